@@ -1,0 +1,41 @@
+import type { Config } from '../core/config.js';
+
+/**
+ * What the CLI (bin/svcdb.ts) needs from the composition root (bin/app.ts).
+ * The composition root is the one place that builds and connects the parts.
+ */
+export interface ServeHandle {
+  /** e.g. http://127.0.0.1:8080 */
+  readonly httpUrl: string;
+  /** null when the ops port is off. */
+  readonly opsUrl: string | null;
+  /** Graceful: stop accepting, finish in-flight requests and writes, fsync, close. Idempotent. */
+  close(reason: string): Promise<void>;
+}
+
+export interface ReplayProgress {
+  readonly recordsDone: number;
+  readonly recordsTotal: number;
+}
+
+export interface ReplayReport {
+  readonly records: number;
+  readonly elapsedMs: number;
+}
+
+export interface InspectReport {
+  readonly dataDir: string;
+  readonly segments: readonly { file: string; baseLsn: number; lastLsn: number; sizeBytes: number }[];
+  readonly firstLsn: number;
+  readonly lastLsn: number;
+  readonly consumers: readonly { name: string; offsetLsn: number }[];
+  readonly tables: number;
+}
+
+export interface AppCommands {
+  startServer(config: Config): Promise<ServeHandle>;
+  replay(config: Config, onProgress: (progress: ReplayProgress) => void): Promise<ReplayReport>;
+  inspect(config: Config): Promise<InspectReport>;
+  /** Truncates the log at the first corrupt record (after a LOG_CORRUPT error); returns bytes cut. */
+  repair(config: Config): Promise<{ bytesTruncated: number; segment: string | null }>;
+}

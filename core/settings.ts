@@ -1,0 +1,40 @@
+import { MIB } from './units.js';
+
+/**
+ * Every setting of svcdb, in one table. It drives the environment variables, the CLI flags, the
+ * config file keys and `svcdb --help`, so the four can never disagree.
+ * Precedence: flag > environment > config file > default.
+ */
+export type SettingType = 'string' | 'int' | 'bool' | { enum: readonly string[] };
+
+export interface SettingSpec {
+  /** Key in the config file and in the Config object. */
+  readonly key: string;
+  readonly env: string;
+  readonly flag: string;
+  readonly type: SettingType;
+  /** undefined means "unset" (only for optional settings such as the API key). */
+  readonly defaultValue: string | number | boolean | undefined;
+  readonly doc: string;
+  /** Inclusive bounds for integers. */
+  readonly min?: number;
+  readonly max?: number;
+  /** Kept out of logs and `--help` output values. */
+  readonly secret?: boolean;
+}
+
+export const SETTINGS = [
+  { key: 'dataDir', env: 'SVC_DATA_DIR', flag: 'data', type: 'string', defaultValue: './data', doc: 'Directory holding the log and the projections' },
+  { key: 'host', env: 'SVC_HOST', flag: 'host', type: 'string', defaultValue: '0.0.0.0', doc: 'Address the HTTP listeners bind to' },
+  { key: 'httpPort', env: 'SVC_HTTP_PORT', flag: 'port', type: 'int', defaultValue: 8080, min: 0, max: 65535, doc: 'HTTP port of /api/v1 (0 = any free port)' },
+  { key: 'opsPort', env: 'SVC_OPS_PORT', flag: 'ops-port', type: 'int', defaultValue: 5432, min: 0, max: 65535, doc: 'Operations port: /health, /health/detailed, /health/ready, /metrics (0 = off)' },
+  { key: 'apiKey', env: 'SVC_API_KEY', flag: 'api-key', type: 'string', defaultValue: undefined, secret: true, doc: 'Admin API key; when unset one is generated on first start, kept hashed in the data dir and printed once' },
+  { key: 'logLevel', env: 'SVC_LOG_LEVEL', flag: 'log-level', type: { enum: ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'] }, defaultValue: 'info', doc: 'Log level of the server (pino)' },
+  { key: 'logSegmentSizeBytesMax', env: 'SVC_LOG_SEGMENT_SIZE_BYTES_MAX', flag: 'log-segment-size-bytes-max', type: 'int', defaultValue: 64 * MIB, min: 64 * 1024, max: 1024 * MIB, doc: 'A log segment is rolled when it would grow past this size' },
+  { key: 'logDurability', env: 'SVC_LOG_DURABILITY', flag: 'log-durability', type: { enum: ['commit', 'interval'] }, defaultValue: 'commit', doc: 'commit: a write is acknowledged after a (shared) fdatasync; interval: after the write, with an fdatasync every logFsyncIntervalMs (a crash may lose the last interval)' },
+  { key: 'logFsyncIntervalMs', env: 'SVC_LOG_FSYNC_INTERVAL_MS', flag: 'log-fsync-interval-ms', type: 'int', defaultValue: 10, min: 1, max: 10_000, doc: 'With logDurability=interval: time between fdatasyncs' },
+  { key: 'logRetentionEnabled', env: 'SVC_LOG_RETENTION_ENABLED', flag: 'log-retention-enabled', type: 'bool', defaultValue: false, doc: 'Delete log segments below every consumer\'s durable offset (off: the log is the database, and replay needs it)' },
+  { key: 'logReadBatchBytesMax', env: 'SVC_LOG_READ_BATCH_BYTES_MAX', flag: 'log-read-batch-bytes-max', type: 'int', defaultValue: 4 * MIB, min: 4096, max: 256 * MIB, doc: 'Most bytes of records a consumer reads from the log in one batch' },
+  { key: 'shutdownTimeoutMs', env: 'SVC_SHUTDOWN_TIMEOUT_MS', flag: 'shutdown-timeout-ms', type: 'int', defaultValue: 10_000, min: 0, max: 600_000, doc: 'How long a graceful shutdown waits for in-flight requests' },
+  { key: 'bodyLimitBytes', env: 'SVC_BODY_LIMIT_BYTES', flag: 'body-limit-bytes', type: 'int', defaultValue: 16 * MIB, min: 1024, max: 1024 * MIB, doc: 'Largest accepted request body' },
+] as const satisfies readonly SettingSpec[];
