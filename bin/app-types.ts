@@ -1,3 +1,4 @@
+import type { Logger as PinoLogger } from 'pino';
 import type { Config } from '../core/config.js';
 
 /**
@@ -9,6 +10,8 @@ export interface ServeHandle {
   readonly httpUrl: string;
   /** null when the ops port is off. */
   readonly opsUrl: string | null;
+  /** The admin API key generated on this first start (print it once), or null. */
+  readonly generatedApiKey: string | null;
   /** Graceful: stop accepting, finish in-flight requests and writes, fsync, close. Idempotent. */
   close(reason: string): Promise<void>;
 }
@@ -33,9 +36,10 @@ export interface InspectReport {
 }
 
 export interface AppCommands {
-  startServer(config: Config): Promise<ServeHandle>;
-  replay(config: Config, onProgress: (progress: ReplayProgress) => void): Promise<ReplayReport>;
-  inspect(config: Config): Promise<InspectReport>;
+  /** Every command takes the CLI's root pino logger (the one logger of the process). */
+  startServer(config: Config, rootLogger: PinoLogger): Promise<ServeHandle>;
+  replay(config: Config, onProgress: (progress: ReplayProgress) => void, rootLogger: PinoLogger): Promise<ReplayReport>;
+  inspect(config: Config, rootLogger: PinoLogger): Promise<InspectReport>;
   /** Truncates the log at the first corrupt record (after a LOG_CORRUPT error); returns bytes cut. */
-  repair(config: Config): Promise<{ bytesTruncated: number; segment: string | null }>;
+  repair(config: Config, rootLogger: PinoLogger): Promise<{ bytesTruncated: number; segment: string | null }>;
 }

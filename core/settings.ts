@@ -27,7 +27,7 @@ export const SETTINGS = [
   { key: 'dataDir', env: 'SVC_DATA_DIR', flag: 'data', type: 'string', defaultValue: './data', doc: 'Directory holding the log and the projections' },
   { key: 'host', env: 'SVC_HOST', flag: 'host', type: 'string', defaultValue: '0.0.0.0', doc: 'Address the HTTP listeners bind to' },
   { key: 'httpPort', env: 'SVC_HTTP_PORT', flag: 'port', type: 'int', defaultValue: 8080, min: 0, max: 65535, doc: 'HTTP port of /api/v1 (0 = any free port)' },
-  { key: 'opsPort', env: 'SVC_OPS_PORT', flag: 'ops-port', type: 'int', defaultValue: 5432, min: 0, max: 65535, doc: 'Operations port: /health, /health/detailed, /health/ready, /metrics (0 = off)' },
+  { key: 'opsPort', env: 'SVC_OPS_PORT', flag: 'ops-port', type: 'int', defaultValue: 5432, min: 0, max: 65535, doc: 'Operations port: /health, /health/detailed, /health/ready (0 = off)' },
   { key: 'apiKey', env: 'SVC_API_KEY', flag: 'api-key', type: 'string', defaultValue: undefined, secret: true, doc: 'Admin API key; when unset one is generated on first start, kept hashed in the data dir and printed once' },
   { key: 'logLevel', env: 'SVC_LOG_LEVEL', flag: 'log-level', type: { enum: ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'] }, defaultValue: 'info', doc: 'Log level of the server (pino)' },
   { key: 'logSegmentSizeBytesMax', env: 'SVC_LOG_SEGMENT_SIZE_BYTES_MAX', flag: 'log-segment-size-bytes-max', type: 'int', defaultValue: 64 * MIB, min: 64 * 1024, max: 1024 * MIB, doc: 'A log segment is rolled when it would grow past this size' },

@@ -1,0 +1,156 @@
+/**
+ * The composition root: the one module that builds the parts and connects them. No logic here
+ * beyond the order things open and close in.
+ */
+import type { Logger as PinoLogger } from 'pino';
+import type { Config } from '../core/config.js';
+import type { Logger } from '../core/logger.js';
+import { inspectLogDir, openLog, repairLog, type Log, type LogOptions } from '../log/index.js';
+import {
+  openStateStore, prepareDataDir, Projections, rebuildProjections, TablesProjection,
+  type DataDirLayout, type StateStore,
+} from '../projections/index.js';
+import { createHttpServer, createOpsServer, connectionGauge, listen, loadAdminKey, settingLabel, type EngineStatus } from '../protocols/index.js';
+import type { AppCommands, InspectReport, ReplayProgress, ReplayReport, ServeHandle } from './app-types.js';
+import { SVC_VERSION } from '../core/version.js';
+
+/** One sparse-index entry per this many bytes of log segment. */
+const LOG_INDEX_INTERVAL_BYTES = 64 * 1024;
+
+function logOptions(config: Config, layout: DataDirLayout, logger: Logger): LogOptions {
+  return {
+    dir: layout.logDir,
+    segmentSizeBytesMax: config.logSegmentSizeBytesMax,
+    durability: config.logDurability,
+    fsyncIntervalMs: config.logFsyncIntervalMs,
+    readBatchBytesMax: config.logReadBatchBytesMax,
+    indexIntervalBytes: LOG_INDEX_INTERVAL_BYTES,
+    logger: logger.child({ component: 'log' }),
+  };
+}
+
+interface Storage {
+  readonly layout: DataDirLayout;
+  readonly store: StateStore;
+  readonly log: Log;
+}
+
+/** Data dir checks, then the store (its LevelDB lock makes the directory ours), then the log. */
+async function openStorage(config: Config, logger: Logger, create: boolean): Promise<Storage> {
+  const layout = await prepareDataDir(config.dataDir, { create });
+  const store = await openStateStore(layout.stateDir);
+  try {
+    const log = await openLog(logOptions(config, layout, logger));
+    return { layout, store, log };
+  } catch (error) {
+    await store.close();
+    throw error;
+  }
+}
+
+export async function startServer(config: Config, rootLogger: PinoLogger): Promise<ServeHandle> {
+  const logger = rootLogger as unknown as Logger;
+  const startedAtMs = Date.now();
+  const { layout, store, log } = await openStorage(config, logger, true);
+  const projections = await Projections.open(log, store, {
+    readBatchBytesMax: config.logReadBatchBytesMax,
+    retentionEnabled: config.logRetentionEnabled,
+    logger: logger.child({ component: 'projections' }),
+  });
+  const adminKey = await loadAdminKey(layout.root, config.apiKey);
+  let caughtUp = false;
+  const status: EngineStatus = {
+    version: SVC_VERSION,
+    startedAtMs,
+    isReady: () => caughtUp && projections.healthy,
+    storageHealthy: () => projections.healthy && log.healthy,
+  };
+  const http = createHttpServer({ config, logger: rootLogger, status, plugins: [] });
+  const ops = config.opsPort === 0 ? null : createOpsServer({ config, logger: rootLogger, status, connections: connectionGauge(http.server) });
+
+  let closing: Promise<void> | null = null;
+  const close = (reason: string): Promise<void> => {
+    closing ??= (async () => {
+      logger.info({ reason }, 'shutting down');
+      caughtUp = false;
+      // Stop accepting and let in-flight requests (and so their writes) finish, then stop applying
+      // and flush the log: every acknowledged write is durable before the process exits.
+      await Promise.all([http.close(), ops?.close()]);
+      await projections.stop();
+      await log.close();
+      await store.close();
+      logger.info({}, 'shut down');
+    })();
+    return closing;
+  };
+
+  try {
+    // Listen before catching up, so /live answers and /ready says false while the log is replayed.
+    const httpUrl = await listen(http, { host: config.host, port: config.httpPort, settingName: settingLabel('httpPort') });
+    const opsUrl = ops ? await listen(ops, { host: config.host, port: config.opsPort, settingName: settingLabel('opsPort') }) : null;
+    const target = log.durableLsn;
+    await projections.start((applied) => {
+      if (applied === target || applied % 100_000 === 0) logger.info({ appliedLsn: applied, targetLsn: target }, 'catching up');
+    });
+    caughtUp = true;
+    logger.info({ lsn: log.durableLsn, tables: [...projections.catalog.tables()].length }, 'ready');
+    return { httpUrl, opsUrl, generatedApiKey: adminKey.generated, close };
+  } catch (error) {
+    await close('start failed').catch(() => undefined);
+    throw error;
+  }
+}
+
+export async function replay(config: Config, onProgress: (progress: ReplayProgress) => void, rootLogger: PinoLogger): Promise<ReplayReport> {
+  const logger = rootLogger as unknown as Logger;
+  const started = Date.now();
+  const { layout, store, log } = await openStorage(config, logger, false);
+  try {
+    const { records } = await rebuildProjections({
+      log, layout, liveStore: store, batchBytesMax: config.logReadBatchBytesMax, logger, onProgress,
+    });
+    return { records, elapsedMs: Date.now() - started };
+  } finally {
+    await log.close();
+  }
+}
+
+export async function inspect(config: Config, rootLogger: PinoLogger): Promise<InspectReport> {
+  const layout = await prepareDataDir(config.dataDir, { create: false });
+  const segments = await inspectLogDir(layout.logDir);
+  // The store is locked while a server runs; the log can still be listed.
+  let consumers: InspectReport['consumers'] = [];
+  let tables = 0;
+  let store: StateStore | null = null;
+  try {
+    store = await openStateStore(layout.stateDir);
+    const projection = await TablesProjection.load(store, rootLogger as unknown as Logger);
+    consumers = [{ name: projection.name, offsetLsn: projection.offset }];
+    tables = [...projection.catalog.tables()].length;
+  } catch (error) {
+    if ((error as { code?: string }).code !== 'DATA_DIR_LOCKED') throw error;
+  } finally {
+    await store?.close();
+  }
+  return {
+    dataDir: layout.root,
+    segments: segments.segments.map((s) => ({ file: s.path, baseLsn: s.baseLsn, lastLsn: s.lastLsn, sizeBytes: s.sizeBytes })),
+    firstLsn: segments.firstLsn,
+    lastLsn: segments.lastLsn,
+    consumers,
+    tables,
+  };
+}
+
+export async function repair(config: Config, rootLogger: PinoLogger): Promise<{ bytesTruncated: number; segment: string | null }> {
+  const logger = rootLogger as unknown as Logger;
+  const layout = await prepareDataDir(config.dataDir, { create: false });
+  const store = await openStateStore(layout.stateDir);
+  try {
+    return await repairLog(logOptions(config, layout, logger));
+  } finally {
+    await store.close();
+  }
+}
+
+export const commands: AppCommands = { startServer, replay, inspect, repair };

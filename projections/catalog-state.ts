@@ -1,0 +1,127 @@
+import type { ColumnId, IndexDef, IndexId, TableDef, TableId } from '../core/catalog.js';
+import { encodeKey } from '../core/key-encoding.js';
+import { decodeRowInto } from '../core/row-codec.js';
+import type { SqlType, SqlValue } from '../core/values.js';
+
+/** A secondary btree index compiled for the write path: row image -> index key. */
+export interface CompiledIndex {
+  readonly tableId: TableId;
+  readonly def: IndexDef;
+  /** Encodes the index key of a row image. */
+  keyOf(image: Uint8Array): Uint8Array;
+}
+
+export interface TableStats {
+  rowCount: number;
+  sizeBytes: number;
+  indexSizeBytes: number;
+}
+
+/** A table and what the apply path derives from it once (not per row). */
+export interface TableEntry {
+  readonly def: TableDef;
+  /** Secondary btree indexes (the primary key is the row key itself). */
+  readonly btreeIndexes: readonly CompiledIndex[];
+  readonly stats: TableStats;
+}
+
+export const qualifiedName = (tenant: string, schema: string, name: string): string =>
+  `${tenant}\u0000${schema}\u0000${name}`;
+
+/**
+ * The in-memory catalog as of the store's applied offset: tables, indexes, sequences and
+ * statistics. Only the tables projection mutates it, while applying log records.
+ */
+export class CatalogState {
+  private readonly tablesById = new Map<TableId, TableEntry>();
+  private readonly tableIdsByName = new Map<string, TableId>();
+  private readonly indexesById = new Map<IndexId, CompiledIndex>();
+  private readonly sequences = new Map<string, bigint>();
+
+  table(tableId: TableId): TableEntry | undefined {
+    return this.tablesById.get(tableId);
+  }
+
+  tableByName(tenant: string, schema: string, name: string): TableEntry | undefined {
+    const id = this.tableIdsByName.get(qualifiedName(tenant, schema, name));
+    return id === undefined ? undefined : this.tablesById.get(id);
+  }
+
+  tables(): IterableIterator<TableEntry> {
+    return this.tablesById.values();
+  }
+
+  index(indexId: IndexId): CompiledIndex | undefined {
+    return this.indexesById.get(indexId);
+  }
+
+  sequence(name: string): bigint | undefined {
+    return this.sequences.get(name);
+  }
+
+  sequenceEntries(): IterableIterator<[string, bigint]> {
+    return this.sequences.entries();
+  }
+
+  /** The largest table, column and index ids in use (the writer allocates above them). */
+  maxIds(): { tableId: number; indexId: number } {
+    let tableId = 0;
+    let indexId = 0;
+    for (const entry of this.tablesById.values()) {
+      tableId = Math.max(tableId, entry.def.id);
+      for (const index of entry.def.indexes) indexId = Math.max(indexId, index.id);
+    }
+    return { tableId, indexId };
+  }
+
+  /** Creates or replaces a table definition; statistics carry over. */
+  putTable(def: TableDef, stats?: TableStats): TableEntry {
+    const previous = this.tablesById.get(def.id);
+    if (previous) this.forgetTable(previous);
+    const entry: TableEntry = {
+      def,
+      btreeIndexes: def.indexes.filter((index) => index.kind === 'btree' && !index.primary).map((index) => compileIndex(def, index)),
+      stats: stats ?? previous?.stats ?? { rowCount: 0, sizeBytes: 0, indexSizeBytes: 0 },
+    };
+    this.tablesById.set(def.id, entry);
+    this.tableIdsByName.set(qualifiedName(def.tenant, def.schema, def.name), def.id);
+    for (const index of entry.btreeIndexes) this.indexesById.set(index.def.id, index);
+    return entry;
+  }
+
+  dropTable(tableId: TableId): TableEntry | undefined {
+    const entry = this.tablesById.get(tableId);
+    if (entry) this.forgetTable(entry);
+    return entry;
+  }
+
+  setSequence(name: string, lastValue: bigint): void {
+    this.sequences.set(name, lastValue);
+  }
+
+  private forgetTable(entry: TableEntry): void {
+    const { def } = entry;
+    this.tablesById.delete(def.id);
+    const key = qualifiedName(def.tenant, def.schema, def.name);
+    if (this.tableIdsByName.get(key) === def.id) this.tableIdsByName.delete(key);
+    for (const index of entry.btreeIndexes) this.indexesById.delete(index.def.id);
+  }
+}
+
+function compileIndex(table: TableDef, def: IndexDef): CompiledIndex {
+  const types: SqlType[] = [];
+  const missing: SqlValue[] = [];
+  for (const columnId of def.columnIds) {
+    const column = table.columns.find((c) => c.id === columnId);
+    if (!column) throw new Error(`assertion failed: index ${def.name} names unknown column id ${columnId}`);
+    types.push(column.type);
+    missing.push(column.missingValue);
+  }
+  const columnIds: readonly ColumnId[] = def.columnIds;
+  const scratch: SqlValue[] = new Array(columnIds.length);
+  return {
+    tableId: table.id,
+    def,
+    keyOf: (image) => encodeKey(types, decodeRowInto(image, columnIds, missing, scratch), def.descending),
+  };
+}

@@ -1,0 +1,11 @@
+/** Public interface of projections/: the consumer framework, the tables projection, the writer. */
+export { AppliedTracker } from './applied-tracker.js';
+export { CatalogState, type CompiledIndex, type TableEntry, type TableStats } from './catalog-state.js';
+export { runConsumer, type Consumer, type ConsumerRunOptions } from './consumer.js';
+export { dataDirLayout, prepareDataDir, type DataDirLayout } from './data-dir.js';
+export * as keys from './keys.js';
+export { Projections, type ConsumerOffset, type ProjectionOptions } from './projections.js';
+export { rebuildProjections, type RebuildProgress } from './rebuild.js';
+export { Sequencer, type TxnBuilder, type WriteView } from './sequencer.js';
+export { openStateStore, type KvOp, type RangeOptions, type StateStore, type StoreSnapshot } from './state-store.js';
+export { TablesProjection, TABLES_CONSUMER } from './tables-projection.js';

@@ -1,0 +1,97 @@
+import type { IndexId, TableId } from '../core/catalog.js';
+import type { Lsn } from '../core/units.js';
+import { lsn } from '../core/units.js';
+
+/**
+ * The keyspace of the projection store. The first byte says what a key is; ids are big-endian so
+ * every table's rows (and every index's entries) are one contiguous, ordered range.
+ *
+ *   0x01 name                   -> u64 offset        consumer durable offsets
+ *   0x02 u32 tableId            -> catalog entry     table definitions
+ *   0x03 name                   -> i64 last value    sequences
+ *   0x04 u32 tableId            -> 3 x u64           table statistics
+ *   0x10 u32 tableId pk         -> row image         rows (pk = core/key-encoding of the key)
+ *   0x11 u32 indexId ikey pk    -> (empty)           secondary btree index entries
+ */
+export const enum KeySpace {
+  ConsumerOffset = 0x01,
+  Table = 0x02,
+  Sequence = 0x03,
+  TableStats = 0x04,
+  Row = 0x10,
+  IndexEntry = 0x11,
+}
+
+const utf8 = new TextEncoder();
+
+function prefixed(space: KeySpace, id: number, rest?: Uint8Array): Uint8Array {
+  const key = new Uint8Array(5 + (rest?.length ?? 0));
+  key[0] = space;
+  new DataView(key.buffer).setUint32(1, id, false);
+  if (rest) key.set(rest, 5);
+  return key;
+}
+
+function named(space: KeySpace, name: string): Uint8Array {
+  const bytes = utf8.encode(name);
+  const key = new Uint8Array(1 + bytes.length);
+  key[0] = space;
+  key.set(bytes, 1);
+  return key;
+}
+
+export const consumerOffsetKey = (name: string): Uint8Array => named(KeySpace.ConsumerOffset, name);
+export const sequenceKey = (name: string): Uint8Array => named(KeySpace.Sequence, name);
+export const tableKey = (tableId: TableId): Uint8Array => prefixed(KeySpace.Table, tableId);
+export const tableStatsKey = (tableId: TableId): Uint8Array => prefixed(KeySpace.TableStats, tableId);
+
+/** Key of one row: table prefix + encoded primary key. */
+export const rowKey = (tableId: TableId, pk: Uint8Array): Uint8Array => prefixed(KeySpace.Row, tableId, pk);
+/** First key of a table's rows; its upper bound is rowPrefix(tableId + 1). */
+export const rowPrefix = (tableId: TableId): Uint8Array => prefixed(KeySpace.Row, tableId);
+/** Strips the 5-byte table prefix from a row key, leaving the encoded primary key. */
+export const pkOfRowKey = (key: Uint8Array): Uint8Array => key.subarray(5);
+
+/** Key of one index entry: index prefix + encoded index key + encoded primary key. */
+export function indexEntryKey(indexId: IndexId, indexKey: Uint8Array, pk: Uint8Array): Uint8Array {
+  const key = prefixed(KeySpace.IndexEntry, indexId);
+  const out = new Uint8Array(key.length + indexKey.length + pk.length);
+  out.set(key, 0);
+  out.set(indexKey, key.length);
+  out.set(pk, key.length + indexKey.length);
+  return out;
+}
+export const indexPrefix = (indexId: IndexId, indexKey?: Uint8Array): Uint8Array =>
+  prefixed(KeySpace.IndexEntry, indexId, indexKey);
+
+/** Bounds [gte, lt) of every key starting with space + id. */
+export function idRange(space: KeySpace, id: number): { gte: Uint8Array; lt: Uint8Array } {
+  return { gte: prefixed(space, id), lt: prefixed(space, id + 1) };
+}
+
+/** Bounds of a whole key space. */
+export function spaceRange(space: KeySpace): { gte: Uint8Array; lt: Uint8Array } {
+  return { gte: Uint8Array.of(space), lt: Uint8Array.of(space + 1) };
+}
+
+export function encodeU64(value: number | bigint): Uint8Array {
+  const out = new Uint8Array(8);
+  new DataView(out.buffer).setBigUint64(0, BigInt(value), false);
+  return out;
+}
+
+export function decodeU64(bytes: Uint8Array): number {
+  return Number(new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength).getBigUint64(0, false));
+}
+
+export function encodeI64(value: bigint): Uint8Array {
+  const out = new Uint8Array(8);
+  new DataView(out.buffer).setBigInt64(0, value, false);
+  return out;
+}
+
+export function decodeI64(bytes: Uint8Array): bigint {
+  return new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength).getBigInt64(0, false);
+}
+
+export const decodeOffset = (bytes: Uint8Array | undefined): Lsn => lsn(bytes ? decodeU64(bytes) : 0);

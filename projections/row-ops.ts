@@ -1,0 +1,57 @@
+import type { RowChange } from '../core/log-records.js';
+import type { TableEntry } from './catalog-state.js';
+import { indexEntryKey, rowKey } from './keys.js';
+import type { KvOp } from './state-store.js';
+
+const EMPTY = new Uint8Array(0);
+
+/** Change in a table's statistics caused by one row change. */
+export interface StatsDelta {
+  rowCount: number;
+  sizeBytes: number;
+  indexSizeBytes: number;
+}
+
+/**
+ * The key/value operations one row change makes: the row itself and its secondary index entries.
+ * Index maintenance uses the before image carried in the log record, so applying never reads.
+ * Shared by the tables projection (apply) and the pending overlay (validation before apply), so
+ * the two can never disagree. Adds the statistics change to `delta`.
+ */
+export function rowChangeOps(table: TableEntry, change: RowChange, out: KvOp[], delta: StatsDelta): void {
+  const key = rowKey(change.tableId, change.key);
+  const { before, after } = change;
+  if (after) out.push({ type: 'put', key, value: after });
+  else out.push({ type: 'del', key });
+
+  if (before && after) delta.sizeBytes += after.length - before.length;
+  else if (after) {
+    delta.rowCount += 1;
+    delta.sizeBytes += key.length + after.length;
+  } else if (before) {
+    delta.rowCount -= 1;
+    delta.sizeBytes -= key.length + before.length;
+  }
+
+  for (const index of table.btreeIndexes) {
+    const oldKey = before ? index.keyOf(before) : null;
+    const newKey = after ? index.keyOf(after) : null;
+    if (oldKey && newKey && sameBytes(oldKey, newKey)) continue;
+    if (oldKey) {
+      const entry = indexEntryKey(index.def.id, oldKey, change.key);
+      out.push({ type: 'del', key: entry });
+      delta.indexSizeBytes -= entry.length;
+    }
+    if (newKey) {
+      const entry = indexEntryKey(index.def.id, newKey, change.key);
+      out.push({ type: 'put', key: entry, value: EMPTY });
+      delta.indexSizeBytes += entry.length;
+    }
+  }
+}
+
+export function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}

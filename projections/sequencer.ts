@@ -1,0 +1,173 @@
+import type { IndexId, TableId } from '../core/catalog.js';
+import { SvcError } from '../core/errors.js';
+import { encodeLogRecord, type TxnRecord } from '../core/log-records.js';
+import type { Lsn } from '../core/units.js';
+import type { Log } from '../log/index.js';
+import type { AppliedTracker } from './applied-tracker.js';
+import type { CatalogState } from './catalog-state.js';
+import { idRange, indexPrefix, KeySpace, pkOfRowKey, rowKey } from './keys.js';
+import { mergedRange } from './merged-range.js';
+import { PendingOverlay } from './pending-overlay.js';
+import { rowChangeOps, type StatsDelta } from './row-ops.js';
+import type { KvOp, StateStore } from './state-store.js';
+import { prefixUpperBound } from '../core/key-encoding.js';
+
+const SCAN_BATCH_ROWS = 1024;
+
+/**
+ * What a writer validates against: the applied state plus every change appended but not yet
+ * applied. Only valid while the builder runs (the sequencer holds the write lock).
+ */
+export interface WriteView {
+  readonly catalog: CatalogState;
+  /** The current row image of a primary key, or undefined. */
+  getRow(tableId: TableId, pk: Uint8Array): Promise<Uint8Array | undefined>;
+  /** Rows of a table in key order: [pk, image] batches. Bounds are encoded primary keys. */
+  rows(tableId: TableId, bounds?: { gte?: Uint8Array; lt?: Uint8Array; reverse?: boolean }): AsyncIterable<[Uint8Array, Uint8Array][]>;
+  /**
+   * Index entries starting with `indexKeyPrefix`: for each, the bytes after the prefix (the rest of
+   * the index key, then the encoded primary key). With a complete index key that is the primary key.
+   */
+  indexEntries(indexId: IndexId, indexKeyPrefix?: Uint8Array): AsyncIterable<Uint8Array[]>;
+  /** Last value of a sequence including pending records. */
+  sequence(name: string): bigint | undefined;
+}
+
+/** A builder returns the record to append (and its result), or null to append nothing. */
+export type TxnBuilder<T> = (view: WriteView) => Promise<{ record: TxnRecord; result: T } | null>;
+
+export interface SequencerDeps {
+  readonly log: Log;
+  readonly store: StateStore;
+  readonly catalog: CatalogState;
+  readonly applied: AppliedTracker;
+}
+
+/**
+ * The one writer. Builders run one at a time (validation needs a stable view); the append's fsync
+ * and the apply are awaited outside the lock, so concurrent writers share a group commit.
+ * Resolves only after the tables projection applied the record: read-your-writes.
+ */
+export class Sequencer {
+  private readonly overlay = new PendingOverlay();
+  private readonly pendingSequences = new Map<string, { value: bigint; lsn: Lsn }>();
+  private lock: Promise<void> = Promise.resolve();
+  private closed = false;
+
+  constructor(private readonly deps: SequencerDeps) {}
+
+  /** Number of row/index keys appended but not yet applied (for tests and metrics). */
+  get pendingKeys(): number {
+    return this.overlay.size;
+  }
+
+  async submit<T>(build: TxnBuilder<T>): Promise<{ lsn: Lsn | null; result: T | null }> {
+    const release = await this.acquire();
+    let appended: { lsn: Lsn; durable: Promise<void> } | null = null;
+    let result: T | null = null;
+    let drain = false;
+    try {
+      this.assertWritable();
+      const built = await build(this.view());
+      if (!built) return { lsn: null, result: null };
+      result = built.result;
+      const ops = this.overlayOps(built.record);
+      drain = ops === null;
+      const append = this.deps.log.append(encodeLogRecord(built.record));
+      appended = append;
+      if (ops) this.overlay.add(append.lsn, ops);
+      this.trackSequences(built.record, append.lsn);
+      // A catalog change alters how later records are validated: hold the lock until it is applied.
+      if (drain) await this.settle(append);
+    } finally {
+      release();
+    }
+    const done = appended as { lsn: Lsn; durable: Promise<void> };
+    if (!drain) await this.settle(done);
+    return { lsn: done.lsn, result };
+  }
+
+  close(): void {
+    this.closed = true;
+  }
+
+  private async settle(appended: { lsn: Lsn; durable: Promise<void> }): Promise<void> {
+    try {
+      await appended.durable;
+      await this.deps.applied.waitFor(appended.lsn);
+    } finally {
+      this.overlay.release(this.deps.applied.lsn);
+      for (const [name, pending] of this.pendingSequences) {
+        if (pending.lsn <= this.deps.applied.lsn) this.pendingSequences.delete(name);
+      }
+    }
+  }
+
+  private assertWritable(): void {
+    if (this.closed) throw new SvcError('SHUTTING_DOWN', 'the server is shutting down; retry against the next instance');
+    if (this.deps.applied.failed) throw this.deps.applied.failed;
+  }
+
+  /** The key/value effects of a record's row changes; null when it changes the catalog. */
+  private overlayOps(record: TxnRecord): KvOp[] | null {
+    const ops: KvOp[] = [];
+    const delta: StatsDelta = { rowCount: 0, sizeBytes: 0, indexSizeBytes: 0 };
+    for (const op of record.ops) {
+      if (op.kind === 'sequence') continue;
+      if (op.kind !== 'row') return null;
+      const table = this.deps.catalog.table(op.tableId);
+      if (!table) throw new SvcError('TABLE_NOT_FOUND', `table id ${op.tableId} does not exist`, { tableId: op.tableId });
+      rowChangeOps(table, op, ops, delta);
+    }
+    return ops;
+  }
+
+  private trackSequences(record: TxnRecord, lsn: Lsn): void {
+    for (const op of record.ops) {
+      if (op.kind === 'sequence') this.pendingSequences.set(op.name, { value: op.lastValue, lsn });
+    }
+  }
+
+  private view(): WriteView {
+    const { store, catalog } = this.deps;
+    const overlay = this.overlay;
+    return {
+      catalog,
+      async getRow(tableId, pk) {
+        const key = rowKey(tableId, pk);
+        const pending = overlay.get(key);
+        if (pending) return pending.value ?? undefined;
+        return store.get(key);
+      },
+      async *rows(tableId, bounds = {}) {
+        const whole = idRange(KeySpace.Row, tableId);
+        const range = {
+          gte: bounds.gte ? rowKey(tableId, bounds.gte) : whole.gte,
+          lt: bounds.lt ? rowKey(tableId, bounds.lt) : whole.lt,
+          reverse: bounds.reverse ?? false,
+        };
+        for await (const batch of mergedRange(store, overlay, range, SCAN_BATCH_ROWS)) {
+          yield batch.map(([key, value]) => [pkOfRowKey(key), value] as [Uint8Array, Uint8Array]);
+        }
+      },
+      async *indexEntries(indexId, indexKeyPrefix) {
+        const gte = indexPrefix(indexId, indexKeyPrefix);
+        const lt = prefixUpperBound(gte) ?? idRange(KeySpace.IndexEntry, indexId).lt;
+        const prefixLength = gte.length;
+        for await (const batch of mergedRange(store, overlay, { gte, lt }, SCAN_BATCH_ROWS)) {
+          yield batch.map(([key]) => key.subarray(prefixLength));
+        }
+      },
+      sequence: (name) => this.pendingSequences.get(name)?.value ?? catalog.sequence(name),
+    };
+  }
+
+  private async acquire(): Promise<() => void> {
+    let release!: () => void;
+    const next = new Promise<void>((resolve) => (release = resolve));
+    const previous = this.lock;
+    this.lock = previous.then(() => next);
+    await previous;
+    return release;
+  }
+}

@@ -1,0 +1,110 @@
+import { ClassicLevel } from 'classic-level';
+import { SvcError } from '../core/errors.js';
+
+/**
+ * The one adapter over classic-level. Keys and values are bytes; the layout lives in keys.ts.
+ * Writes are not fsynced: the log is the truth, and every batch carries the consumer offset it
+ * covers, so a batch lost in a crash is simply re-applied from the log.
+ */
+export type KvOp =
+  | { readonly type: 'put'; readonly key: Uint8Array; readonly value: Uint8Array }
+  | { readonly type: 'del'; readonly key: Uint8Array };
+
+export interface RangeOptions {
+  readonly gte?: Uint8Array;
+  readonly gt?: Uint8Array;
+  readonly lt?: Uint8Array;
+  readonly lte?: Uint8Array;
+  readonly reverse?: boolean;
+  readonly limit?: number;
+  /** Entries fetched from LevelDB per step. */
+  readonly batchSize?: number;
+  readonly snapshot?: StoreSnapshot;
+}
+
+export interface StoreSnapshot {
+  close(): Promise<void>;
+}
+
+export interface StateStore {
+  get(key: Uint8Array, snapshot?: StoreSnapshot): Promise<Uint8Array | undefined>;
+  getMany(keys: readonly Uint8Array[], snapshot?: StoreSnapshot): Promise<(Uint8Array | undefined)[]>;
+  /** Key/value pairs in key order (or reverse), fetched in bounded steps. */
+  entries(range: RangeOptions): AsyncIterable<[Uint8Array, Uint8Array][]>;
+  write(ops: readonly KvOp[]): Promise<void>;
+  snapshot(): StoreSnapshot;
+  close(): Promise<void>;
+}
+
+const DEFAULT_RANGE_BATCH_SIZE = 1024;
+
+type Db = ClassicLevel<Uint8Array, Uint8Array>;
+
+/** Opens (creating if missing) the LevelDB holding every projection's state. */
+export async function openStateStore(location: string): Promise<StateStore> {
+  const db: Db = new ClassicLevel<Uint8Array, Uint8Array>(location, {
+    keyEncoding: 'view',
+    valueEncoding: 'view',
+    createIfMissing: true,
+    errorIfExists: false,
+    compression: true,
+  });
+  try {
+    await db.open();
+  } catch (error) {
+    throw wrapOpenError(location, error);
+  }
+  return new ClassicLevelStore(db);
+}
+
+function wrapOpenError(location: string, error: unknown): SvcError {
+  const code = (error as { code?: string }).code;
+  const causeCode = ((error as { cause?: { code?: string } }).cause ?? {}).code;
+  if (code === 'LEVEL_LOCKED' || causeCode === 'LEVEL_LOCKED') {
+    return new SvcError('DATA_DIR_LOCKED', `the data directory is in use by another svcdb process (lock held on ${location}); stop that process or choose another --data`, { location }, error);
+  }
+  const message = (error as Error).message ?? String(error);
+  return new SvcError('DATA_DIR_INVALID', `cannot open the projection store at ${location}: ${(error as { cause?: Error }).cause?.message ?? message}; run \`svcdb replay\` to rebuild it from the log`, { location }, error);
+}
+
+class ClassicLevelStore implements StateStore {
+  constructor(private readonly db: Db) {}
+
+  get(key: Uint8Array, snapshot?: StoreSnapshot): Promise<Uint8Array | undefined> {
+    return snapshot ? this.db.get(key, { snapshot: snapshot as never }) : this.db.get(key);
+  }
+
+  getMany(keys: readonly Uint8Array[], snapshot?: StoreSnapshot): Promise<(Uint8Array | undefined)[]> {
+    return snapshot ? this.db.getMany([...keys], { snapshot: snapshot as never }) : this.db.getMany([...keys]);
+  }
+
+  async *entries(range: RangeOptions): AsyncIterable<[Uint8Array, Uint8Array][]> {
+    const { batchSize = DEFAULT_RANGE_BATCH_SIZE, snapshot, ...bounds } = range;
+    const options: Record<string, unknown> = { ...bounds };
+    if (snapshot) options.snapshot = snapshot;
+    if (options.limit === undefined) options.limit = -1;
+    const iterator = this.db.iterator(options as never);
+    try {
+      for (;;) {
+        const entries = (await iterator.nextv(batchSize)) as [Uint8Array, Uint8Array][];
+        if (entries.length === 0) return;
+        yield entries;
+      }
+    } finally {
+      await iterator.close();
+    }
+  }
+
+  write(ops: readonly KvOp[]): Promise<void> {
+    if (ops.length === 0) return Promise.resolve();
+    return this.db.batch(ops as never);
+  }
+
+  snapshot(): StoreSnapshot {
+    return this.db.snapshot() as StoreSnapshot;
+  }
+
+  close(): Promise<void> {
+    return this.db.close();
+  }
+}

@@ -1,0 +1,203 @@
+import type { TableDef, TableId } from '../core/catalog.js';
+import { decodeLogRecord, type CatalogChange, type RowChange, type TxnOp } from '../core/log-records.js';
+import type { Logger } from '../core/logger.js';
+import { lsn, type Lsn } from '../core/units.js';
+import type { LogEntry } from '../log/index.js';
+import { decodeStats, decodeTableDef, encodeStats, encodeTableDef } from './catalog-codec.js';
+import { CatalogState, type TableEntry } from './catalog-state.js';
+import type { Consumer } from './consumer.js';
+import {
+  consumerOffsetKey, decodeI64, decodeOffset, encodeI64, encodeU64, idRange, indexEntryKey, KeySpace,
+  pkOfRowKey, sequenceKey, spaceRange, tableKey, tableStatsKey,
+} from './keys.js';
+import { rowChangeOps, type StatsDelta } from './row-ops.js';
+import type { KvOp, StateStore } from './state-store.js';
+
+export const TABLES_CONSUMER = 'tables';
+
+/** Deletes and backfills run in chunks of this many keys (each chunk one LevelDB batch). */
+const BULK_CHUNK_KEYS = 10_000;
+
+/**
+ * The tables projection: catalog, rows, secondary btree indexes and statistics, applied together
+ * so one offset covers them all (the rows of a table are only meaningful with its definition).
+ *
+ * Row and index writes are idempotent puts and deletes. Statistics, catalog entries and the offset
+ * are written only in the batch that completes a log batch, so a crash in the middle of a long
+ * operation (dropping or indexing a big table) re-applies it from the same starting statistics.
+ */
+export class TablesProjection implements Consumer {
+  readonly name = TABLES_CONSUMER;
+  private appliedOffset: Lsn;
+  private dataOps: KvOp[] = [];
+  private readonly metaOps = new Map<string, KvOp>();
+  private readonly touched = new Set<TableEntry>();
+
+  private constructor(
+    private readonly store: StateStore,
+    readonly catalog: CatalogState,
+    offset: Lsn,
+    private readonly logger: Logger,
+  ) {
+    this.appliedOffset = offset;
+  }
+
+  /** Loads the catalog, sequences, statistics and offset from the store. */
+  static async load(store: StateStore, logger: Logger): Promise<TablesProjection> {
+    const catalog = new CatalogState();
+    const stats = new Map<TableId, Uint8Array>();
+    for await (const batch of store.entries(spaceRange(KeySpace.TableStats))) {
+      for (const [key, value] of batch) stats.set(new DataView(key.buffer, key.byteOffset).getUint32(1, false), value);
+    }
+    for await (const batch of store.entries(spaceRange(KeySpace.Table))) {
+      for (const [, value] of batch) {
+        const def = decodeTableDef(value);
+        catalog.putTable(def, decodeStats(stats.get(def.id)));
+      }
+    }
+    const decoder = new TextDecoder();
+    for await (const batch of store.entries(spaceRange(KeySpace.Sequence))) {
+      for (const [key, value] of batch) catalog.setSequence(decoder.decode(key.subarray(1)), decodeI64(value));
+    }
+    const offset = decodeOffset(await store.get(consumerOffsetKey(TABLES_CONSUMER)));
+    return new TablesProjection(store, catalog, offset, logger);
+  }
+
+  get offset(): Lsn {
+    return this.appliedOffset;
+  }
+
+  async applyBatch(entries: readonly LogEntry[]): Promise<void> {
+    for (const entry of entries) {
+      if (entry.lsn <= this.appliedOffset) continue;
+      const record = decodeLogRecord(entry.payload);
+      for (const op of record.ops) await this.applyOp(op);
+      this.appliedOffset = entry.lsn;
+    }
+    await this.commit();
+  }
+
+  private async applyOp(op: TxnOp): Promise<void> {
+    switch (op.kind) {
+      case 'row':
+        return this.applyRow(op);
+      case 'sequence':
+        this.catalog.setSequence(op.name, op.lastValue);
+        this.meta({ type: 'put', key: sequenceKey(op.name), value: encodeI64(op.lastValue) });
+        return;
+      default:
+        return this.applyCatalog(op);
+    }
+  }
+
+  private applyRow(change: RowChange): void {
+    const table = this.catalog.table(change.tableId);
+    if (!table) throw new Error(`assertion failed: row change for unknown table ${change.tableId}`);
+    const delta: StatsDelta = { rowCount: 0, sizeBytes: 0, indexSizeBytes: 0 };
+    rowChangeOps(table, change, this.dataOps, delta);
+    addStats(table, delta);
+    this.touched.add(table);
+  }
+
+  private async applyCatalog(change: CatalogChange): Promise<void> {
+    // Bulk work reads the store, so what this batch wrote so far must be there first.
+    await this.flushData();
+    if (change.kind === 'put_table') await this.putTable(change.table);
+    else if (change.kind === 'drop_table') await this.dropTable(change.tableId);
+    else for (const tableId of change.tableIds) await this.truncate(tableId);
+  }
+
+  private async putTable(def: TableDef): Promise<void> {
+    const previous = this.catalog.table(def.id);
+    const oldIndexIds = new Set(previous?.btreeIndexes.map((index) => index.def.id) ?? []);
+    const entry = this.catalog.putTable(def);
+    const newIndexIds = new Set(entry.btreeIndexes.map((index) => index.def.id));
+    for (const indexId of oldIndexIds) {
+      if (!newIndexIds.has(indexId)) entry.stats.indexSizeBytes -= await this.deleteRange(idRange(KeySpace.IndexEntry, indexId));
+    }
+    for (const index of entry.btreeIndexes) {
+      if (!oldIndexIds.has(index.def.id) && previous) await this.backfillIndex(entry, index.def.id);
+    }
+    this.meta({ type: 'put', key: tableKey(def.id), value: encodeTableDef(def) });
+    this.touched.add(entry);
+  }
+
+  private async dropTable(tableId: TableId): Promise<void> {
+    const entry = this.catalog.dropTable(tableId);
+    if (!entry) return;
+    await this.deleteRange(idRange(KeySpace.Row, tableId));
+    for (const index of entry.btreeIndexes) await this.deleteRange(idRange(KeySpace.IndexEntry, index.def.id));
+    this.touched.delete(entry);
+    this.meta({ type: 'del', key: tableKey(tableId) });
+    this.meta({ type: 'del', key: tableStatsKey(tableId) });
+  }
+
+  private async truncate(tableId: TableId): Promise<void> {
+    const entry = this.catalog.table(tableId);
+    if (!entry) throw new Error(`assertion failed: truncate of unknown table ${tableId}`);
+    await this.deleteRange(idRange(KeySpace.Row, tableId));
+    for (const index of entry.btreeIndexes) await this.deleteRange(idRange(KeySpace.IndexEntry, index.def.id));
+    Object.assign(entry.stats, { rowCount: 0, sizeBytes: 0, indexSizeBytes: 0 });
+    this.touched.add(entry);
+  }
+
+  /** Builds the entries of an index added to a table that already has rows. */
+  private async backfillIndex(entry: TableEntry, indexId: number): Promise<void> {
+    const index = entry.btreeIndexes.find((candidate) => candidate.def.id === indexId);
+    if (!index) return;
+    const empty = new Uint8Array(0);
+    for await (const batch of this.store.entries({ ...idRange(KeySpace.Row, entry.def.id), batchSize: BULK_CHUNK_KEYS })) {
+      const ops: KvOp[] = [];
+      for (const [key, value] of batch) {
+        const entryKey = indexEntryKey(indexId, index.keyOf(value), pkOfRowKey(key));
+        ops.push({ type: 'put', key: entryKey, value: empty });
+        entry.stats.indexSizeBytes += entryKey.length;
+      }
+      await this.store.write(ops);
+    }
+    this.logger.info({ table: entry.def.name, index: index.def.name }, 'index backfilled');
+  }
+
+  /** Deletes every key in the range, in chunks; returns the bytes of the keys deleted. */
+  private async deleteRange(range: { gte: Uint8Array; lt: Uint8Array }): Promise<number> {
+    let keyBytes = 0;
+    for await (const batch of this.store.entries({ ...range, batchSize: BULK_CHUNK_KEYS })) {
+      await this.store.write(batch.map(([key]) => ({ type: 'del', key })));
+      for (const [key] of batch) keyBytes += key.length;
+    }
+    return keyBytes;
+  }
+
+  private meta(op: KvOp): void {
+    this.metaOps.set(Buffer.from(op.key).toString('latin1'), op);
+  }
+
+  private async flushData(): Promise<void> {
+    const ops = this.dataOps;
+    this.dataOps = [];
+    await this.store.write(ops);
+  }
+
+  /** One atomic batch: remaining row/index writes, statistics, catalog entries and the offset. */
+  private async commit(): Promise<void> {
+    const ops = this.dataOps;
+    this.dataOps = [];
+    for (const op of this.metaOps.values()) ops.push(op);
+    this.metaOps.clear();
+    // After the catalog ops: a table dropped and created again in this batch gets its new stats.
+    for (const table of this.touched) {
+      if (this.catalog.table(table.def.id) === table) ops.push({ type: 'put', key: tableStatsKey(table.def.id), value: encodeStats(table.stats) });
+    }
+    this.touched.clear();
+    ops.push({ type: 'put', key: consumerOffsetKey(this.name), value: encodeU64(this.appliedOffset) });
+    await this.store.write(ops);
+  }
+}
+
+function addStats(table: TableEntry, delta: StatsDelta): void {
+  table.stats.rowCount += delta.rowCount;
+  table.stats.sizeBytes += delta.sizeBytes;
+  table.stats.indexSizeBytes += delta.indexSizeBytes;
+}
+
+export const noOffset: Lsn = lsn(0);

@@ -1,0 +1,21 @@
+import type { FastifyBaseLogger, FastifyPluginAsync } from 'fastify';
+import type { Config } from '../../core/config.js';
+
+/** What the protocols need to know about the engine to answer health and readiness. */
+export interface EngineStatus {
+  readonly version: string;
+  readonly startedAtMs: number;
+  /** The engine is open and its projections have caught up with the log. */
+  isReady(): boolean;
+  /** The log can be written (the last append or fsync did not fail). */
+  storageHealthy(): boolean;
+}
+
+export interface HttpServerDeps {
+  readonly config: Config;
+  /** The root pino logger (or a child of it); the server logs through `child({ component })`. */
+  readonly logger: FastifyBaseLogger;
+  readonly status: EngineStatus;
+  /** Resource plugins; each is registered under /api/v1. */
+  readonly plugins?: readonly FastifyPluginAsync[];
+}

@@ -1,0 +1,9 @@
+/** The public interface of protocols/: what the composition root (bin/app.ts) wires together. */
+export { HTTP_STATUS_BY_CODE, MALFORMED_REQUEST_CODE, errorEnvelope, httpStatusOf, toSvcError, type ErrorEnvelope } from './errors.js';
+export { API_PREFIX, createHttpServer } from './http/server.js';
+export { connectionGauge, type ConnectionGauge } from './http/connections.js';
+export { REQUEST_ID_HEADER } from './http/fastify-base.js';
+export type { EngineStatus, HttpServerDeps } from './http/types.js';
+export { createOpsServer, type OpsServerDeps } from './ops/server.js';
+export { listen, settingLabel, type ListenOptions } from './listen.js';
+export { loadAdminKey, type AdminKey } from './auth/admin-key.js';

@@ -1,0 +1,102 @@
+import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
+import type { Config } from '../../core/config.js';
+import { connectionsAvailable, type ConnectionGauge } from '../http/connections.js';
+import { createBaseServer } from '../http/fastify-base.js';
+import {
+  CACHE_STATUS,
+  COMPONENT_STATUSES,
+  OVERALL_STATUSES,
+  REPLICATION_STATUS,
+  databaseStatus,
+  healthBody,
+  healthBodySchema,
+  healthHttpStatus,
+  overallStatus,
+  readyBody,
+  readyBodySchema,
+  readyHttpStatus,
+  storageStatus,
+  uptimeSeconds,
+} from '../http/health.js';
+import type { EngineStatus } from '../http/types.js';
+import { CpuMeter, diskUsagePercent, memoryUsagePercent } from './system-metrics.js';
+
+export interface OpsServerDeps {
+  readonly config: Config;
+  readonly logger: FastifyBaseLogger;
+  readonly status: EngineStatus;
+  /** Connections of the database's HTTP listener (connectionGauge(httpServer.server)). */
+  readonly connections: ConnectionGauge;
+}
+
+const component = { type: 'string', enum: [...COMPONENT_STATUSES] } as const;
+const detailedSchema = {
+  type: 'object',
+  required: ['status', 'timestamp', 'version', 'components', 'metrics'],
+  properties: {
+    status: { type: 'string', enum: [...OVERALL_STATUSES] },
+    timestamp: { type: 'string', format: 'date-time' },
+    version: { type: 'string' },
+    components: {
+      type: 'object',
+      required: ['database', 'replication', 'cache', 'storage'],
+      properties: { database: component, replication: component, cache: component, storage: component },
+    },
+    metrics: {
+      type: 'object',
+      required: ['uptime_seconds', 'connections', 'memory_usage_pct', 'disk_usage_pct', 'cpu_usage_pct'],
+      properties: {
+        uptime_seconds: { type: 'integer' },
+        connections: { type: 'integer' },
+        memory_usage_pct: { type: 'number' },
+        disk_usage_pct: { type: 'number' },
+        cpu_usage_pct: { type: 'number' },
+      },
+    },
+  },
+} as const;
+
+/**
+ * The operations listener (SVC_OPS_PORT): GET /health, /health/ready, /health/detailed.
+ * /metrics is not served yet (a later issue). Not yet listening.
+ */
+export function createOpsServer(deps: OpsServerDeps): FastifyInstance {
+  const app = createBaseServer({ logger: deps.logger.child({ component: 'ops' }), bodyLimitBytes: deps.config.bodyLimitBytes });
+  const { status, connections } = deps;
+  const cpu = new CpuMeter();
+
+  app.get('/health', { schema: { response: { 200: healthBodySchema, 503: healthBodySchema } } }, async (_request, reply) => {
+    const body = healthBody(status, Date.now());
+    return reply.code(healthHttpStatus(body)).send(body);
+  });
+
+  app.get('/health/ready', { schema: { response: { 200: readyBodySchema, 503: readyBodySchema } } }, async (_request, reply) => {
+    const body = readyBody(status, await connectionsAvailable(connections));
+    return reply.code(readyHttpStatus(body)).send(body);
+  });
+
+  app.get('/health/detailed', { schema: { response: { 200: detailedSchema, 503: detailedSchema } } }, async (_request, reply) => {
+    const nowMs = Date.now();
+    const body = {
+      status: overallStatus(status),
+      timestamp: new Date(nowMs).toISOString(),
+      version: status.version,
+      components: {
+        database: databaseStatus(status),
+        replication: REPLICATION_STATUS,
+        cache: CACHE_STATUS,
+        storage: storageStatus(status),
+      },
+      metrics: {
+        uptime_seconds: uptimeSeconds(status, nowMs),
+        connections: await connections.count(),
+        memory_usage_pct: memoryUsagePercent(),
+        disk_usage_pct: await diskUsagePercent(deps.config.dataDir),
+        cpu_usage_pct: cpu.percent(),
+      },
+    };
+    return reply.code(body.status === 'healthy' ? 200 : 503).send(body);
+  });
+
+  return app;
+}

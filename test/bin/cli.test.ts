@@ -1,0 +1,220 @@
+/**
+ * End-to-end tests of the `svcdb` executable: the built dist/bin/svcdb.js (npm test builds it
+ * first), run as a child process against a temporary data directory.
+ * SVCDB_CLI may point at another build of the same file.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { createServer, type Server } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { SETTINGS } from '../../core/settings.js';
+
+const CLI = resolve(process.env['SVCDB_CLI'] ?? 'dist/bin/svcdb.js');
+
+/** The environment without any SVC_* variable of the machine running the tests. */
+function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [name, value] of Object.entries(process.env)) if (!name.startsWith('SVC_')) env[name] = value;
+  return { ...env, ...extra };
+}
+
+interface Finished {
+  readonly code: number | null;
+  readonly signal: NodeJS.Signals | null;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+function runCli(args: string[], env: Record<string, string> = {}, timeoutMs = 30_000): Promise<Finished> {
+  return new Promise((resolvePromise, reject) => {
+    const child = spawn(process.execPath, [CLI, ...args], { env: cleanEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (c: Buffer) => (stdout += c.toString('utf8')));
+    child.stderr.on('data', (c: Buffer) => (stderr += c.toString('utf8')));
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`svcdb ${args.join(' ')} did not exit within ${timeoutMs} ms; stderr: ${stderr}`));
+    }, timeoutMs);
+    child.on('error', reject);
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      resolvePromise({ code, signal, stdout, stderr });
+    });
+  });
+}
+
+interface Serving {
+  readonly child: ChildProcess;
+  readonly listening: { httpUrl: string; opsUrl: string | null; msg: string };
+  readonly exited: Promise<Finished>;
+  stdout(): string;
+}
+
+/** Start `svcdb serve`; resolve once it logged its URL line. */
+function serve(args: string[]): Promise<Serving> {
+  return new Promise((resolvePromise, reject) => {
+    const child = spawn(process.execPath, [CLI, 'serve', ...args], { env: cleanEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    let settled = false;
+    const exited = new Promise<Finished>((done) => {
+      child.on('close', (code, signal) => done({ code, signal, stdout, stderr }));
+    });
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`svcdb serve did not log its URL line in time; stdout: ${stdout} stderr: ${stderr}`));
+    }, 30_000);
+    child.stdout.on('data', (c: Buffer) => {
+      stdout += c.toString('utf8');
+      for (const line of stdout.split('\n')) {
+        if (settled || !line.startsWith('{')) continue;
+        const entry = JSON.parse(line) as { msg?: string; httpUrl?: string; opsUrl?: string | null };
+        if (typeof entry.httpUrl === 'string') {
+          settled = true;
+          clearTimeout(timer);
+          resolvePromise({ child, listening: entry as Serving['listening'], exited, stdout: () => stdout });
+        }
+      }
+    });
+    child.stderr.on('data', (c: Buffer) => (stderr += c.toString('utf8')));
+    void exited.then((f) => {
+      if (!settled) {
+        clearTimeout(timer);
+        reject(new Error(`svcdb serve exited (${f.code}) before listening: ${f.stderr}`));
+      }
+    });
+  });
+}
+
+/** A port that was free a moment ago (the ops port cannot be 0: 0 turns it off). */
+async function freePort(): Promise<number> {
+  const probe = createServer();
+  await new Promise<void>((done) => probe.listen(0, '127.0.0.1', () => done()));
+  const { port } = probe.address() as { port: number };
+  await new Promise((done) => probe.close(done));
+  return port;
+}
+
+const lines = (text: string): string[] => text.split('\n').filter((l) => l !== '');
+
+describe('svcdb CLI', () => {
+  let dataDir = '';
+  const children: ChildProcess[] = [];
+  beforeAll(async () => {
+    if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run \`npm run build\` first (\`npm test\` does)`);
+    dataDir = await mkdtemp(join(tmpdir(), 'svcdb-cli-e2e-'));
+  });
+  afterEach(() => {
+    for (const child of children.splice(0)) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  });
+  afterAll(async () => {
+    await rm(dataDir, { recursive: true, force: true });
+  });
+
+  it('--help documents every command and every setting', async () => {
+    const result = await runCli(['--help']);
+    expect(result.code).toBe(0);
+    expect(result.stderr).toBe('');
+    for (const command of ['serve', 'replay', 'inspect', 'repair', 'help']) expect(result.stdout).toContain(`  ${command}`);
+    for (const spec of SETTINGS) {
+      expect(result.stdout).toContain(`--${spec.flag}`);
+      expect(result.stdout).toContain(spec.env);
+      expect(result.stdout).toContain(spec.doc);
+    }
+  });
+
+  it('--version prints the version', async () => {
+    const result = await runCli(['--version']);
+    expect(result.code).toBe(0);
+    expect(result.stdout.trim()).toBe('7.0.0');
+  });
+
+  it('an unknown flag is one line on stderr and exit code 2', async () => {
+    const result = await runCli(['--colour', 'blue']);
+    expect(result.code).toBe(2);
+    expect(lines(result.stderr)).toEqual(["svcdb: unknown option '--colour' (see svcdb --help)"]);
+    expect(result.stdout).toBe('');
+  });
+
+  it('a bad config file is one line and exit code 1', async () => {
+    const file = join(dataDir, 'bad.json');
+    await writeFile(file, '{"httpPort": 80');
+    const result = await runCli(['--config', file]);
+    expect(result.code).toBe(1);
+    expect(lines(result.stderr)).toHaveLength(1);
+    expect(result.stderr).toMatch(/^svcdb: config file .*bad\.json is not valid JSON: /);
+
+    const viaEnv = await runCli([], { SVC_CONFIG: join(dataDir, 'missing.json') });
+    expect(viaEnv.code).toBe(1);
+    expect(lines(viaEnv.stderr)).toEqual([`svcdb: config file ${join(dataDir, 'missing.json')} does not exist (--config / SVC_CONFIG)`]);
+  });
+
+  it('an invalid setting value is one line naming where it came from', async () => {
+    const result = await runCli([], { SVC_HTTP_PORT: 'eighty' });
+    expect(result.code).toBe(1);
+    expect(lines(result.stderr)).toEqual(['svcdb: SVC_HTTP_PORT must be an integer, got "eighty"']);
+  });
+
+  it('serve on port 0 logs one URL line, answers /api/v1/live, and exits 0 on SIGTERM', async () => {
+    const server = await serve(['--host', '127.0.0.1', '--port', '0', '--ops-port', '0', '--data', join(dataDir, 'serve')]);
+    children.push(server.child);
+    expect(server.listening.httpUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    expect(server.listening.opsUrl).toBeNull();
+    const urlLines = lines(server.stdout()).filter((l) => l.includes(server.listening.httpUrl));
+    expect(urlLines).toHaveLength(1);
+
+    const live = await fetch(`${server.listening.httpUrl}/api/v1/live`);
+    expect(live.status).toBe(200);
+    expect(await live.json()).toEqual({ alive: true });
+
+    server.child.kill('SIGTERM');
+    const finished = await server.exited;
+    expect(finished.code).toBe(0);
+    expect(finished.stderr).not.toMatch(/\n\s+at /);
+  });
+
+  it('serve answers the ops port and stops on SIGINT', async () => {
+    const opsPort = await freePort();
+    const server = await serve(['--host', '127.0.0.1', '--port', '0', '--ops-port', String(opsPort), '--data', join(dataDir, 'serve')]);
+    children.push(server.child);
+    expect(server.listening.opsUrl).toBe(`http://127.0.0.1:${opsPort}`);
+    const health = await fetch(`${server.listening.opsUrl}/health`);
+    expect(health.status).toBe(200);
+    server.child.kill('SIGINT');
+    expect((await server.exited).code).toBe(0);
+  });
+
+  describe('with a taken port', () => {
+    let blocker: Server;
+    let port = 0;
+    beforeAll(async () => {
+      blocker = createServer();
+      await new Promise<void>((done) => blocker.listen(0, '127.0.0.1', () => done()));
+      port = (blocker.address() as { port: number }).port;
+    });
+    afterAll(async () => {
+      await new Promise((done) => blocker.close(done));
+    });
+
+    it('serve exits non-zero with one line naming the port and the setting', async () => {
+      const result = await runCli(['serve', '--host', '127.0.0.1', '--port', String(port), '--ops-port', '0', '--data', join(dataDir, 'taken')]);
+      expect(result.code).toBe(1);
+      const errorLines = lines(result.stderr).filter((l) => l.startsWith('svcdb: '));
+      expect(errorLines).toEqual([
+        `svcdb: port ${port} is already in use (SVC_HTTP_PORT / --port); choose another or stop the process using it`,
+      ]);
+      expect(result.stderr).not.toMatch(/\n\s+at /);
+    });
+  });
+
+  it('inspect of a data dir that does not exist is one line and exit code 1', async () => {
+    const result = await runCli(['inspect', '--data', join(dataDir, 'nothing-here')]);
+    expect(result.code).toBe(1);
+    expect(lines(result.stderr)).toHaveLength(1);
+    expect(result.stderr).toMatch(/^svcdb: /);
+  });
+});

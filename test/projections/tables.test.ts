@@ -1,0 +1,135 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { decodeRow } from '../../core/row-codec.js';
+import { keys } from '../../projections/index.js';
+import {
+  dumpStore, itemImage, itemKey, itemsTable, openStack, rowChange, tempDir, txn, type Stack,
+} from '../helpers/stack.js';
+
+const cleanups: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+async function freshStack(): Promise<Stack> {
+  const { dir, remove } = await tempDir();
+  const stack = await openStack(dir);
+  cleanups.push(remove, () => stack.close());
+  return stack;
+}
+
+describe('tables projection', () => {
+  it('applies catalog and row changes, with read-your-writes', async () => {
+    const stack = await freshStack();
+    const table = itemsTable(1, { scoreIndexId: 7 });
+    await stack.projections.sequencer.submit(async () => ({ record: txn([{ kind: 'put_table', table }]), result: null }));
+    expect(stack.projections.catalog.tableByName('default', 'public', 'items')?.def.id).toBe(1);
+
+    const a = { id: 1n, name: 'a', score: 10 };
+    const { lsn } = await stack.projections.sequencer.submit(async () => ({ record: txn([rowChange(table, 'insert', null, a)]), result: null }));
+    expect(stack.projections.applied.lsn).toBeGreaterThanOrEqual(lsn!);
+    const stored = await stack.store.get(keys.rowKey(1, itemKey(1n)));
+    expect(stored && Buffer.from(stored).equals(Buffer.from(itemImage(table, a)))).toBe(true);
+
+    const b = { id: 1n, name: 'a2', score: 20 };
+    await stack.projections.sequencer.submit(async () => ({ record: txn([rowChange(table, 'update', a, b)]), result: null }));
+    const entries = await collectIndex(stack, 7);
+    expect(entries).toHaveLength(1);
+
+    const stats = stack.projections.catalog.table(1)!.stats;
+    expect(stats.rowCount).toBe(1);
+    expect(stats.sizeBytes).toBeGreaterThan(0);
+    expect(stats.indexSizeBytes).toBe(entries[0]!.length);
+
+    await stack.projections.sequencer.submit(async () => ({ record: txn([rowChange(table, 'delete', b, null)]), result: null }));
+    expect(await stack.store.get(keys.rowKey(1, itemKey(1n)))).toBeUndefined();
+    expect(await collectIndex(stack, 7)).toHaveLength(0);
+    expect(stack.projections.catalog.table(1)!.stats).toEqual({ rowCount: 0, sizeBytes: 0, indexSizeBytes: 0 });
+  });
+
+  it('lets a writer see changes appended but not yet applied', async () => {
+    const stack = await freshStack();
+    const table = itemsTable(1);
+    await stack.projections.sequencer.submit(async () => ({ record: txn([{ kind: 'put_table', table }]), result: null }));
+    const writes = [];
+    const seen: boolean[] = [];
+    for (let i = 1n; i <= 50n; i++) {
+      writes.push(stack.projections.sequencer.submit(async (view) => {
+        // Every earlier insert was acknowledged to the log before this builder ran.
+        seen.push((await view.getRow(1, itemKey(i - 1n))) !== undefined || i === 1n);
+        let count = 0;
+        for await (const batch of view.rows(1)) count += batch.length;
+        seen.push(count === Number(i - 1n));
+        return { record: txn([rowChange(table, 'insert', null, { id: i, name: `n${i}`, score: Number(i) })]), result: null };
+      }));
+    }
+    await Promise.all(writes);
+    expect(seen.every(Boolean)).toBe(true);
+    expect(stack.projections.catalog.table(1)!.stats.rowCount).toBe(50);
+    expect(stack.projections.sequencer.pendingKeys).toBe(0);
+  });
+
+  it('backfills an index added to a table with rows, and drops it again', async () => {
+    const stack = await freshStack();
+    const table = itemsTable(1);
+    const rows = Array.from({ length: 300 }, (_, i) => ({ id: BigInt(i), name: `r${i}`, score: i % 7 }));
+    await stack.projections.sequencer.submit(async () => ({
+      record: txn([{ kind: 'put_table', table }, ...rows.map((row) => rowChange(table, 'insert', null, row))]),
+      result: null,
+    }));
+    const withIndex = itemsTable(1, { scoreIndexId: 9 });
+    await stack.projections.sequencer.submit(async () => ({ record: txn([{ kind: 'put_table', table: withIndex }]), result: null }));
+    expect(await collectIndex(stack, 9)).toHaveLength(300);
+    const indexBytes = stack.projections.catalog.table(1)!.stats.indexSizeBytes;
+    expect(indexBytes).toBeGreaterThan(0);
+
+    await stack.projections.sequencer.submit(async () => ({ record: txn([{ kind: 'put_table', table }]), result: null }));
+    expect(await collectIndex(stack, 9)).toHaveLength(0);
+    expect(stack.projections.catalog.table(1)!.stats.indexSizeBytes).toBe(0);
+  });
+
+  it('truncates and drops tables, and survives a restart with the same state', async () => {
+    const { dir, remove } = await tempDir();
+    cleanups.push(remove);
+    let stack = await openStack(dir);
+    const t1 = itemsTable(1, { scoreIndexId: 11 });
+    const t2 = itemsTable(2, { name: 'other' });
+    const ops = [{ kind: 'put_table' as const, table: t1 }, { kind: 'put_table' as const, table: t2 }];
+    await stack.projections.sequencer.submit(async () => ({ record: txn(ops), result: null }));
+    for (const table of [t1, t2]) {
+      const inserts = Array.from({ length: 20 }, (_, i) => rowChange(table, 'insert', null, { id: BigInt(i), name: null, score: i }));
+      await stack.projections.sequencer.submit(async () => ({ record: txn(inserts), result: null }));
+    }
+    await stack.projections.sequencer.submit(async () => ({ record: txn([{ kind: 'truncate', tableIds: [1] }]), result: null }));
+    await stack.projections.sequencer.submit(async () => ({ record: txn([{ kind: 'drop_table', tableId: 2 }]), result: null }));
+    await stack.projections.sequencer.submit(async () => ({ record: txn([{ kind: 'sequence', name: 'items_id_seq', lastValue: 42n }]), result: null }));
+    const before = await dumpStore(stack.store);
+    await stack.close();
+
+    stack = await openStack(dir);
+    cleanups.push(() => stack.close());
+    expect(await dumpStore(stack.store)).toEqual(before);
+    expect(stack.projections.catalog.table(1)!.stats.rowCount).toBe(0);
+    expect(stack.projections.catalog.table(2)).toBeUndefined();
+    expect(stack.projections.catalog.sequence('items_id_seq')).toBe(42n);
+    let rows = 0;
+    for await (const batch of stack.store.entries(keys.idRange(keys.KeySpace.Row, 2))) rows += batch.length;
+    expect(rows).toBe(0);
+  });
+
+  it('decodes stored rows with the table definition', async () => {
+    const stack = await freshStack();
+    const table = itemsTable(3);
+    await stack.projections.sequencer.submit(async () => ({
+      record: txn([{ kind: 'put_table', table }, rowChange(table, 'insert', null, { id: 5n, name: 'five', score: null })]),
+      result: null,
+    }));
+    const image = await stack.store.get(keys.rowKey(3, itemKey(5n)));
+    expect(decodeRow(image!)).toEqual(new Map<number, unknown>([[1, 5n], [2, 'five'], [3, null]]));
+  });
+});
+
+async function collectIndex(stack: Stack, indexId: number): Promise<Uint8Array[]> {
+  const out: Uint8Array[] = [];
+  for await (const batch of stack.store.entries(keys.idRange(keys.KeySpace.IndexEntry, indexId))) for (const [key] of batch) out.push(key);
+  return out;
+}
