@@ -1,0 +1,269 @@
+/**
+ * Log records: the facts the log stores, one per committed transaction. A payload is one byte of
+ * schema version followed by the Avro encoding (core/log-record-schema.ts) of the LogRecord union.
+ * The mapping between the TypeScript unions and avsc's union values lives in small functions here.
+ */
+import type { Type } from 'avsc';
+import type {
+  ColumnDef, ConstraintDef, ConstraintKind, ForeignKeyAction, IndexDef, IndexKind, TableDef, TableId, TableKind,
+} from './catalog.js';
+import { SvcError, isSvcError } from './errors.js';
+import { BRANCH, LOG_RECORD_SCHEMA_V1, buildLogRecordType } from './log-record-schema.js';
+import { decodeValue, encodeValue } from './row-codec.js';
+import type { SqlType, SqlTypeName } from './values.js';
+
+export type RowOp = 'insert' | 'update' | 'delete';
+
+export interface RowChange {
+  readonly kind: 'row';
+  readonly tableId: TableId;
+  readonly op: RowOp;
+  /** encodeKey of the PK. */
+  readonly key: Uint8Array;
+  /** Row image (core/row-codec). */
+  readonly before: Uint8Array | null;
+  readonly after: Uint8Array | null;
+}
+
+export type CatalogChange =
+  | { readonly kind: 'put_table'; readonly table: TableDef } // create or alter: the full new definition
+  | { readonly kind: 'drop_table'; readonly tableId: TableId }
+  | { readonly kind: 'truncate'; readonly tableIds: readonly TableId[] };
+
+export interface SequenceUpdate {
+  readonly kind: 'sequence';
+  readonly name: string;
+  readonly lastValue: bigint;
+}
+
+export type TxnOp = RowChange | CatalogChange | SequenceUpdate;
+
+/** One committed transaction: its ops in order. */
+export interface TxnRecord {
+  readonly type: 'txn';
+  readonly txnId: string;
+  readonly tenant: string;
+  readonly timestampMicros: bigint;
+  readonly ops: readonly TxnOp[];
+}
+
+/** Room for more record types: new union branches are appended at the end. */
+export type LogRecord = TxnRecord;
+
+export const LOG_RECORD_SCHEMA_VERSION = 1;
+
+const TYPE_V1: Type = buildLogRecordType(LOG_RECORD_SCHEMA_V1);
+
+// ---------------------------------------------------------------------------------------------
+// Encoding
+
+const SCRATCH_BYTES_INITIAL = 64 * 1024;
+/** A scratch buffer grown past this by a huge transaction is dropped after use. */
+const SCRATCH_BYTES_RETAINED_MAX = 4 * 1024 * 1024;
+let scratch = Buffer.allocUnsafe(SCRATCH_BYTES_INITIAL);
+
+/** The payload of a record: version byte + Avro. Row images and keys are copied, not retained. */
+export function encodeLogRecord(record: LogRecord): Uint8Array {
+  const value = toAvroTxn(record);
+  try {
+    for (;;) {
+      scratch[0] = LOG_RECORD_SCHEMA_VERSION;
+      const end = TYPE_V1.encode(value, scratch, 1);
+      if (end >= 0) return new Uint8Array(scratch.subarray(0, end));
+      scratch = Buffer.allocUnsafe(Math.max(scratch.length * 2, scratch.length - end));
+    }
+  } catch (err) {
+    if (isSvcError(err)) throw err;
+    throw new SvcError('INTERNAL_ERROR', `log record does not fit its schema: ${(err as Error).message}`, {}, err);
+  } finally {
+    if (scratch.length > SCRATCH_BYTES_RETAINED_MAX) scratch = Buffer.allocUnsafe(SCRATCH_BYTES_INITIAL);
+  }
+}
+
+function toAvroTxn(record: TxnRecord): object {
+  return {
+    txnId: record.txnId,
+    tenant: record.tenant,
+    timestampMicros: record.timestampMicros,
+    ops: record.ops.map(toAvroOp),
+  };
+}
+
+function toAvroOp(op: TxnOp): object {
+  switch (op.kind) {
+    // Literal keys (equal to BRANCH.*): a computed key makes V8 build the object the slow way.
+    case 'row':
+      return { 'svcdb.log.RowChange': { tableId: op.tableId, op: op.op, key: op.key, before: op.before, after: op.after } };
+    case 'put_table': return { 'svcdb.log.PutTable': { table: toAvroTable(op.table) } };
+    case 'drop_table': return { 'svcdb.log.DropTable': { tableId: op.tableId } };
+    case 'truncate': return { 'svcdb.log.TruncateTables': { tableIds: op.tableIds } };
+    case 'sequence': return { 'svcdb.log.SequenceUpdate': { name: op.name, lastValue: op.lastValue } };
+  }
+}
+
+function toAvroTable(table: TableDef): object {
+  return {
+    id: table.id,
+    tenant: table.tenant,
+    schema: table.schema,
+    name: table.name,
+    kind: table.kind,
+    columns: table.columns.map(toAvroColumn),
+    primaryKey: table.primaryKey,
+    indexes: table.indexes,
+    constraints: table.constraints.map((c) => ({ ...c, references: c.references ?? null })),
+    viewSql: table.viewSql,
+    createdAtMicros: table.createdAtMicros,
+    updatedAtMicros: table.updatedAtMicros,
+  };
+}
+
+function toAvroColumn(column: ColumnDef): object {
+  const type = column.type;
+  return {
+    id: column.id,
+    name: column.name,
+    type: {
+      name: type.name,
+      length: type.length ?? null,
+      precision: type.precision ?? null,
+      scale: type.scale ?? null,
+      dimension: type.dimension ?? null,
+    },
+    nullable: column.nullable,
+    defaultExpr: column.defaultExpr,
+    missingValue: encodeValue(type, column.missingValue),
+    sequence: column.sequence,
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Decoding
+
+function corrupt(message: string, cause?: unknown): SvcError {
+  return new SvcError('LOG_CORRUPT', message, {}, cause);
+}
+
+/**
+ * Decodes a payload written by encodeLogRecord (of this or an older schema version). Keys and row
+ * images come back as plain Uint8Array views of one private copy of `payload` (the caller may reuse
+ * its buffer). Throws LOG_CORRUPT on an
+ * unknown version or bytes that do not decode.
+ */
+export function decodeLogRecord(payload: Uint8Array): LogRecord {
+  if (payload.length === 0) throw corrupt('empty log record payload');
+  const version = payload[0];
+  if (version !== LOG_RECORD_SCHEMA_VERSION) throw corrupt(`unknown log record schema version ${version}`);
+  // One private copy: decoded keys and images are views of it, never of the caller's buffer.
+  const bytes = Buffer.from(payload);
+  try {
+    const { value, offset } = TYPE_V1.decode(bytes, 1);
+    if (offset < 0) throw corrupt('truncated log record payload');
+    if (offset !== bytes.length) throw corrupt(`${bytes.length - offset} trailing bytes after the log record`);
+    return fromAvroTxn(value as AvroTxn);
+  } catch (err) {
+    if (isSvcError(err) && err.code === 'LOG_CORRUPT') throw err;
+    throw corrupt(`undecodable log record: ${(err as Error).message}`, err);
+  }
+}
+
+// The shapes avsc produces for the v1 schema.
+interface AvroTxn { txnId: string; tenant: string; timestampMicros: bigint; ops: AvroOp[] }
+type AvroOp = Partial<Record<(typeof BRANCH)[keyof typeof BRANCH], unknown>>;
+interface AvroRow { tableId: number; op: RowOp; key: Uint8Array; before: Uint8Array | null; after: Uint8Array | null }
+interface AvroSqlType { name: SqlTypeName; length: number | null; precision: number | null; scale: number | null; dimension: number | null }
+interface AvroColumn {
+  id: number; name: string; type: AvroSqlType; nullable: boolean; defaultExpr: string | null; missingValue: Uint8Array; sequence: string | null;
+}
+interface AvroIndex {
+  id: number; name: string; kind: IndexKind; columnIds: number[]; descending: boolean[]; unique: boolean; primary: boolean;
+  options: Record<string, number | string>;
+}
+interface AvroConstraint {
+  name: string; kind: ConstraintKind; definition: string; columnIds: number[];
+  references: { tableId: number; columnIds: number[]; onDelete: ForeignKeyAction } | null;
+}
+interface AvroTable {
+  id: number; tenant: string; schema: string; name: string; kind: TableKind; columns: AvroColumn[]; primaryKey: number[];
+  indexes: AvroIndex[]; constraints: AvroConstraint[]; viewSql: string | null; createdAtMicros: bigint; updatedAtMicros: bigint;
+}
+
+function fromAvroTxn(raw: AvroTxn): TxnRecord {
+  const ops: TxnOp[] = new Array<TxnOp>(raw.ops.length);
+  for (let i = 0; i < raw.ops.length; i++) ops[i] = fromAvroOp(raw.ops[i]!);
+  return { type: 'txn', txnId: raw.txnId, tenant: raw.tenant, timestampMicros: raw.timestampMicros, ops };
+}
+
+function fromAvroOp(op: AvroOp): TxnOp {
+  const row = op[BRANCH.row] as AvroRow | undefined;
+  if (row !== undefined) {
+    return { kind: 'row', tableId: row.tableId, op: row.op, key: row.key, before: row.before, after: row.after };
+  }
+  const put = op[BRANCH.putTable] as { table: AvroTable } | undefined;
+  if (put !== undefined) return { kind: 'put_table', table: fromAvroTable(put.table) };
+  const drop = op[BRANCH.dropTable] as { tableId: number } | undefined;
+  if (drop !== undefined) return { kind: 'drop_table', tableId: drop.tableId };
+  const truncate = op[BRANCH.truncate] as { tableIds: number[] } | undefined;
+  if (truncate !== undefined) return { kind: 'truncate', tableIds: truncate.tableIds };
+  const sequence = op[BRANCH.sequence] as { name: string; lastValue: bigint } | undefined;
+  if (sequence !== undefined) return { kind: 'sequence', name: sequence.name, lastValue: sequence.lastValue };
+  throw corrupt(`unknown op branch ${Object.keys(op).join(',')}`);
+}
+
+function fromAvroTable(raw: AvroTable): TableDef {
+  return {
+    id: raw.id,
+    tenant: raw.tenant,
+    schema: raw.schema,
+    name: raw.name,
+    kind: raw.kind,
+    columns: raw.columns.map(fromAvroColumn),
+    primaryKey: raw.primaryKey,
+    indexes: raw.indexes.map(fromAvroIndex),
+    constraints: raw.constraints.map(fromAvroConstraint),
+    viewSql: raw.viewSql,
+    createdAtMicros: raw.createdAtMicros,
+    updatedAtMicros: raw.updatedAtMicros,
+  };
+}
+
+function fromAvroColumn(raw: AvroColumn): ColumnDef {
+  return {
+    id: raw.id,
+    name: raw.name,
+    type: fromAvroSqlType(raw.type),
+    nullable: raw.nullable,
+    defaultExpr: raw.defaultExpr,
+    missingValue: decodeValue(raw.missingValue),
+    sequence: raw.sequence,
+  };
+}
+
+function fromAvroSqlType(raw: AvroSqlType): SqlType {
+  const type: { -readonly [K in keyof SqlType]: SqlType[K] } = { name: raw.name };
+  if (raw.length !== null) type.length = raw.length;
+  if (raw.precision !== null) type.precision = raw.precision;
+  if (raw.scale !== null) type.scale = raw.scale;
+  if (raw.dimension !== null) type.dimension = raw.dimension;
+  return type;
+}
+
+function fromAvroIndex(raw: AvroIndex): IndexDef {
+  return {
+    id: raw.id,
+    name: raw.name,
+    kind: raw.kind,
+    columnIds: raw.columnIds,
+    descending: raw.descending,
+    unique: raw.unique,
+    primary: raw.primary,
+    options: { ...raw.options },
+  };
+}
+
+function fromAvroConstraint(raw: AvroConstraint): ConstraintDef {
+  const base = { name: raw.name, kind: raw.kind, definition: raw.definition, columnIds: raw.columnIds };
+  if (raw.references === null) return base;
+  const { tableId, columnIds, onDelete } = raw.references;
+  return { ...base, references: { tableId, columnIds, onDelete } };
+}
