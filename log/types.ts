@@ -80,4 +80,48 @@ export interface Log {
   sync(): Promise<void>;
   /** Stops accepting appends, waits for pending ones, fsyncs, writes the sparse index, closes. */
   close(): Promise<void>;
+  /** False once a write failed (appends are then refused until the log is reopened) or after close. */
+  readonly healthy: boolean;
+  /**
+   * Backpressure for append(): resolves when fewer than LOG_LIMITS.appendQueueBytesMax bytes wait
+   * to be written. append() itself never waits (its LSN is assigned synchronously); past
+   * LOG_LIMITS.appendQueueBytesHardMax it refuses with LIMIT_EXCEEDED.
+   */
+  whenWritable(signal?: AbortSignal): Promise<void>;
+  /** Counters for tests, metrics and benchmarks. */
+  stats(): LogStats;
+}
+
+export interface LogStats {
+  readonly appendCount: number;
+  /** Write batches written (one writev each). */
+  readonly flushCount: number;
+  /** fdatasyncs of segment files (group commit makes this far smaller than appendCount). */
+  readonly fsyncCount: number;
+  readonly rollCount: number;
+  readonly bytesWritten: number;
+  /** Appended bytes (frames) not yet written. */
+  readonly pendingBytes: number;
+  readonly segmentCount: number;
+}
+
+/** What `svcdb repair` did (repairLog). */
+export interface RepairReport {
+  /** Bytes cut, counting whole segments deleted after the damage. */
+  readonly bytesTruncated: number;
+  /** File name of the segment cut at the damage, or null when nothing was damaged. */
+  readonly segment: string | null;
+  readonly truncatedAtBytes: FilePositionBytes | null;
+  readonly segmentsDeleted: number;
+  /** Last LSN the log holds after the repair. */
+  readonly lastLsn: Lsn;
+}
+
+/** A read-only look at a log directory (inspectLogDir), safe while a server has the log open. */
+export interface LogDirSummary {
+  readonly segments: readonly SegmentInfo[];
+  /** baseLsn of the first segment; 1 when there is none. */
+  readonly firstLsn: Lsn;
+  /** Last LSN of the valid prefix of the last segment; 0 when empty. */
+  readonly lastLsn: Lsn;
 }

@@ -9,56 +9,85 @@ export interface PendingEntry {
   readonly lsn: Lsn;
 }
 
-const hashKey = (key: Uint8Array): string => Buffer.from(key.buffer, key.byteOffset, key.byteLength).toString('latin1');
+/** The effects of one pending record, sorted by key (the last op on a key wins). */
+interface PendingRecord {
+  readonly lsn: Lsn;
+  readonly entries: readonly PendingEntry[];
+}
 
 /**
  * The key/value effects of records appended to the log but not yet applied by the tables
  * projection. The writer validates against "store + overlay", so a transaction sees every change
  * acknowledged before it even while group commit and apply are still running.
  *
- * Entries are dropped once the projection has applied their LSN. Reading the overlay before the
- * store is therefore safe: an entry disappears only after the store has it.
+ * Each record's effects are kept as one sorted array: adding is a sort, lookups are binary
+ * searches over the few records in flight (newest first), and releasing drops whole arrays.
+ * Entries disappear only after the store has them, so reading the overlay before the store is safe.
  */
 export class PendingOverlay {
-  private readonly entries = new Map<string, PendingEntry>();
-  private readonly keysByLsn = new Map<Lsn, string[]>();
+  /** In LSN order. */
+  private records: PendingRecord[] = [];
+  private entryCount = 0;
 
   get size(): number {
-    return this.entries.size;
+    return this.entryCount;
   }
 
   add(lsn: Lsn, ops: readonly KvOp[]): void {
-    const keys: string[] = [];
-    for (const op of ops) {
-      const hashed = hashKey(op.key);
-      this.entries.set(hashed, { key: op.key, value: op.type === 'put' ? op.value : null, lsn });
-      keys.push(hashed);
+    if (ops.length === 0) return;
+    const entries: PendingEntry[] = ops.map((op) => ({ key: op.key, value: op.type === 'put' ? op.value : null, lsn }));
+    // Stable sort keeps op order among equal keys; then keep only the last op per key.
+    entries.sort((a, b) => compareKeys(a.key, b.key));
+    const unique: PendingEntry[] = [];
+    for (const entry of entries) {
+      const last = unique[unique.length - 1];
+      if (last !== undefined && compareKeys(last.key, entry.key) === 0) unique[unique.length - 1] = entry;
+      else unique.push(entry);
     }
-    this.keysByLsn.set(lsn, keys);
+    this.records.push({ lsn, entries: unique });
+    this.entryCount += unique.length;
   }
 
-  /** Forgets every entry written by a record at or below `applied`. */
+  /** Forgets every record at or below `applied`. */
   release(applied: Lsn): void {
-    for (const [lsn, keys] of this.keysByLsn) {
-      if (lsn > applied) continue;
-      for (const hashed of keys) {
-        if (this.entries.get(hashed)?.lsn === lsn) this.entries.delete(hashed);
-      }
-      this.keysByLsn.delete(lsn);
-    }
+    if (this.records.length === 0 || this.records[0]!.lsn > applied) return;
+    const kept = this.records.filter((record) => record.lsn > applied);
+    for (const record of this.records) if (record.lsn <= applied) this.entryCount -= record.entries.length;
+    this.records = kept;
   }
 
   get(key: Uint8Array): PendingEntry | undefined {
-    return this.entries.get(hashKey(key));
+    for (let r = this.records.length - 1; r >= 0; r--) {
+      const entries = this.records[r]!.entries;
+      const at = lowerBound(entries, key);
+      const entry = entries[at];
+      if (entry !== undefined && compareKeys(entry.key, key) === 0) return entry;
+    }
+    return undefined;
   }
 
-  /** Pending entries with gte <= key < lt, in key order (a copy: safe across awaits). */
+  /** Pending entries with gte <= key < lt, newest per key, in key order (a copy: safe across awaits). */
   range(gte: Uint8Array, lt: Uint8Array): PendingEntry[] {
-    if (this.entries.size === 0) return [];
-    const found: PendingEntry[] = [];
-    for (const entry of this.entries.values()) {
-      if (compareKeys(entry.key, gte) >= 0 && compareKeys(entry.key, lt) < 0) found.push(entry);
+    if (this.records.length === 0) return [];
+    const byKey = new Map<string, PendingEntry>();
+    for (const record of this.records) {
+      const { entries } = record;
+      for (let i = lowerBound(entries, gte); i < entries.length && compareKeys(entries[i]!.key, lt) < 0; i++) {
+        byKey.set(Buffer.from(entries[i]!.key).toString('latin1'), entries[i]!);
+      }
     }
-    return found.sort((a, b) => compareKeys(a.key, b.key));
+    return [...byKey.values()].sort((a, b) => compareKeys(a.key, b.key));
   }
+}
+
+/** Index of the first entry whose key is >= key. */
+function lowerBound(entries: readonly PendingEntry[], key: Uint8Array): number {
+  let low = 0;
+  let high = entries.length;
+  while (low < high) {
+    const mid = (low + high) >>> 1;
+    if (compareKeys(entries[mid]!.key, key) < 0) low = mid + 1;
+    else high = mid;
+  }
+  return low;
 }

@@ -1,0 +1,58 @@
+/**
+ * Replay: records/s (and rows/s) rebuilding every projection from the log, as `svcdb replay`
+ * does. Env: BENCH_RECORDS (default 200,000), BENCH_RECORD_ROWS rows per record (default 5).
+ */
+import { encodeLogRecord, type RowChange } from '../core/log-records.js';
+import { silentLogger } from '../core/logger.js';
+import { openStateStore, prepareDataDir, rebuildProjections } from '../projections/index.js';
+import { itemImage, itemKey, itemsTable, openLogAt, tempDir, txn } from '../test/helpers/stack.js';
+import { printBenchResult, progress } from './lib/print-result.js';
+
+const RECORDS = Number(process.env.BENCH_RECORDS ?? 200_000);
+const RECORD_ROWS = Number(process.env.BENCH_RECORD_ROWS ?? 5);
+const APPENDS_IN_FLIGHT = 256;
+
+const table = itemsTable(1, { scoreIndexId: 2 });
+const { dir, remove } = await tempDir('svcdb-bench-replay-');
+try {
+  const layout = await prepareDataDir(dir, { create: true });
+  const log = await openLogAt(layout.logDir, { segmentSizeBytesMax: 64 * 1024 * 1024 });
+  progress(`writing ${RECORDS} records of ${RECORD_ROWS} rows`);
+  await log.append(encodeLogRecord(txn([{ kind: 'put_table', table }]))).durable;
+  let inFlight: Promise<void>[] = [];
+  for (let r = 0; r < RECORDS; r++) {
+    const changes: RowChange[] = [];
+    for (let i = 0; i < RECORD_ROWS; i++) {
+      const id = BigInt(r * RECORD_ROWS + i);
+      changes.push({ kind: 'row', tableId: 1, op: 'insert', key: itemKey(id), before: null, after: itemImage(table, { id, name: `user-${id}`, score: Number(id % 1000n) }) });
+    }
+    inFlight.push(log.append(encodeLogRecord(txn(changes))).durable);
+    if (inFlight.length >= APPENDS_IN_FLIGHT) {
+      await Promise.all(inFlight);
+      inFlight = [];
+    }
+  }
+  await Promise.all(inFlight);
+
+  const liveStore = await openStateStore(layout.stateDir);
+  progress('replaying');
+  const started = performance.now();
+  const { records } = await rebuildProjections({
+    log, layout, liveStore, batchBytesMax: 4 * 1024 * 1024, logger: silentLogger,
+    onProgress: ({ recordsDone }) => {
+      if (recordsDone % 50_000 < 100) progress(`replayed ${recordsDone}`);
+    },
+  });
+  const elapsedSec = (performance.now() - started) / 1000;
+  await log.close();
+  printBenchResult({
+    bench: 'replay',
+    records,
+    rowsPerRecord: RECORD_ROWS,
+    secondaryIndexes: 1,
+    recordsPerSec: Math.round(records / elapsedSec),
+    rowsPerSec: Math.round((records - 1) * RECORD_ROWS / elapsedSec),
+  });
+} finally {
+  await remove();
+}

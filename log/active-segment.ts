@@ -1,0 +1,74 @@
+import { open, type FileHandle } from 'node:fs/promises';
+import type { Logger } from '../core/logger.js';
+import { lsn, type Lsn } from '../core/units.js';
+import { Segment } from './segment.js';
+import { SparseIndex, writeIndexFile } from './sparse-index.js';
+
+/** The one segment being appended to: its file handle and how much of it is known durable. */
+export class ActiveSegment {
+  private syncedSizeBytes: number;
+
+  private constructor(
+    readonly segment: Segment,
+    private readonly fh: FileHandle,
+  ) {
+    this.syncedSizeBytes = segment.sizeBytes;
+  }
+
+  /** Reopens the recovered last segment (whose size recovery has verified and made durable). */
+  static async open(segment: Segment): Promise<ActiveSegment> {
+    return new ActiveSegment(segment, await open(segment.path, 'r+'));
+  }
+
+  /** Creates the next segment; 'wx' because a file of that name must not already exist. */
+  static async create(dir: string, baseLsn: Lsn, indexIntervalBytes: number): Promise<ActiveSegment> {
+    const segment = new Segment(dir, baseLsn, lsn(baseLsn - 1), 0);
+    segment.index = new SparseIndex(indexIntervalBytes);
+    return new ActiveSegment(segment, await open(segment.path, 'wx+'));
+  }
+
+  get hasUnsyncedBytes(): boolean {
+    return this.syncedSizeBytes < this.segment.sizeBytes;
+  }
+
+  /** One writev at the end of the segment; a short write is a failure (we cannot know what landed). */
+  async write(buffers: Buffer[], sizeBytes: number): Promise<void> {
+    const { bytesWritten } = await this.fh.writev(buffers, this.segment.sizeBytes);
+    if (bytesWritten !== sizeBytes) {
+      throw new Error(`short write: ${bytesWritten} of ${sizeBytes} bytes at offset ${this.segment.sizeBytes}`);
+    }
+    this.segment.sizeBytes += sizeBytes;
+  }
+
+  /** fdatasync when something is not yet durable; returns whether it synced. */
+  async datasync(): Promise<boolean> {
+    if (!this.hasUnsyncedBytes) return false;
+    const target = this.segment.sizeBytes;
+    await this.fh.datasync();
+    this.syncedSizeBytes = target;
+    return true;
+  }
+
+  /** Makes the segment durable, writes its sparse index and closes it (at roll and close); returns whether it synced. */
+  async seal(logger: Logger): Promise<boolean> {
+    const synced = await this.datasync();
+    const { segment } = this;
+    if (segment.index !== null) {
+      try {
+        await writeIndexFile(segment.indexPath, segment.index, {
+          baseLsn: segment.baseLsn, lastLsn: segment.lastLsn, segmentSizeBytes: segment.sizeBytes,
+        });
+      } catch (error) {
+        // The index is a cache of the segment: without it the segment is scanned and it is rebuilt.
+        logger.warn({ segment: segment.fileName, err: error }, 'log: could not write a sparse index; it will be rebuilt');
+      }
+    }
+    await this.fh.close();
+    return synced;
+  }
+
+  /** After a failure: release the descriptor, and ignore what closing says (it already failed). */
+  async closeAfterFailure(): Promise<void> {
+    await this.fh.close().catch(() => undefined);
+  }
+}

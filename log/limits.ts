@@ -1,0 +1,39 @@
+import { assert } from '../core/errors.js';
+import { KIB, MIB } from '../core/units.js';
+
+/**
+ * Every limit of the log layer, in one place. Options that an operator tunes (segment size,
+ * durability, index interval) come from config through LogOptions; these are the bounds that keep
+ * memory and syscall sizes sane whatever the options say.
+ */
+export const LOG_LIMITS = Object.freeze({
+  /** Largest payload of one record; append() refuses a bigger one with PAYLOAD_TOO_LARGE. */
+  recordPayloadBytesMax: 128 * MIB,
+  /** Frames are encoded into arena chunks of this size, so a batch is one or two iovecs. */
+  writeChunkBytes: 1 * MIB,
+  /** A frame bigger than this gets its own buffer instead of a slot in a chunk. */
+  writeChunkFrameBytesMax: 256 * KIB,
+  /** Most bytes written by one writev + fdatasync; appends beyond it wait for the next flush. */
+  writeBatchBytesMax: 16 * MIB,
+  /** whenWritable() waits while this many appended bytes are not yet written. */
+  appendQueueBytesMax: 64 * MIB,
+  /**
+   * append() refuses (LIMIT_EXCEEDED) once this many bytes wait: a caller that ignores
+   * whenWritable() gets a clear error instead of exhausting memory. An empty queue always accepts.
+   */
+  appendQueueBytesHardMax: 256 * MIB,
+  /** Bytes read from a segment per read syscall (reads and recovery scans parse frames from it). */
+  readChunkBytes: 1 * MIB,
+  /** Smallest such read: a reader asking for small batches (a point read) does not read 1 MiB. */
+  readChunkBytesMin: 64 * KIB,
+  /** Sealed segments whose sparse index stays in memory (least recently used are dropped). */
+  sparseIndexCacheCountMax: 16,
+});
+
+// Relations between the limits, asserted once at load (TigerBeetle style).
+assert(LOG_LIMITS.writeChunkFrameBytesMax <= LOG_LIMITS.writeChunkBytes, 'a chunk holds a small frame');
+assert(LOG_LIMITS.writeBatchBytesMax >= LOG_LIMITS.writeChunkBytes, 'a batch holds a chunk');
+assert(LOG_LIMITS.readChunkBytesMin <= LOG_LIMITS.readChunkBytes, 'read chunk bounds are ordered');
+assert(LOG_LIMITS.appendQueueBytesMax >= LOG_LIMITS.writeBatchBytesMax, 'the queue holds a batch');
+assert(LOG_LIMITS.appendQueueBytesHardMax >= 2 * LOG_LIMITS.appendQueueBytesMax, 'room above the soft bound');
+assert(LOG_LIMITS.recordPayloadBytesMax < 2 ** 32 - 64, 'payload length fits the u32 frame field');

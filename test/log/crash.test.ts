@@ -1,0 +1,66 @@
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { openLog } from '../../log/index.js';
+import { logOptions, makeTempDir, payloadFor, readAll, removeTempDir } from './helpers.js';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+// The child runs the compiled log (`npm test` builds first).
+const appender = path.join(root, 'dist/test/log/crash-appender.js');
+const ROUNDS = 5;
+
+/** Runs the appender, SIGKILLs it after writeMs of appending; resolves with the LSNs it acknowledged. */
+function runAndKill(dir: string, writeMs: number): Promise<number[]> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [appender, dir], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const acked: number[] = [];
+    let buffered = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8');
+    child.stdout.on('data', (chunk: string) => {
+      buffered += chunk;
+      const lines = buffered.split('\n');
+      buffered = lines.pop() ?? '';
+      for (const line of lines) {
+        if (line === 'ready') setTimeout(() => child.kill('SIGKILL'), writeMs);
+        else if (line.startsWith('ack ')) acked.push(Number(line.slice(4)));
+      }
+    });
+    child.stderr.on('data', (chunk) => (stderr += chunk));
+    child.on('error', reject);
+    child.on('exit', (code, signal) => {
+      if (signal === 'SIGKILL') resolve(acked);
+      else reject(new Error(`appender exited with ${code ?? signal} before the kill: ${stderr}`));
+    });
+  });
+}
+
+describe('log crash safety', () => {
+  it.runIf(existsSync(appender))(`keeps every acknowledged record, intact and in order, across ${ROUNDS} SIGKILLs`, async () => {
+    const dir = await makeTempDir();
+    try {
+      let ackedMax = 0;
+      for (let round = 1; round <= ROUNDS; round++) {
+        const acked = await runAndKill(dir, 30 + Math.floor(Math.random() * 200));
+        ackedMax = Math.max(ackedMax, ...acked);
+        const log = await openLog(logOptions(dir, { segmentSizeBytesMax: 64 * 1024 }));
+        try {
+          expect(log.headLsn).toBeGreaterThanOrEqual(ackedMax);
+          const entries = await readAll(log);
+          expect(entries.map((e) => e.lsn)).toEqual(Array.from({ length: log.headLsn }, (_, i) => i + 1));
+          // Payload sizes vary; their bytes are a function of the LSN.
+          for (const entry of entries) {
+            expect(Buffer.from(entry.payload).equals(payloadFor(entry.lsn, entry.payload.length))).toBe(true);
+          }
+        } finally {
+          await log.close();
+        }
+      }
+      expect(ackedMax).toBeGreaterThan(0);
+    } finally {
+      await removeTempDir(dir);
+    }
+  });
+});

@@ -1,0 +1,71 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { openLog } from '../../log/index.js';
+import { logOptions, makeTempDir, payloadFor, readAll, removeTempDir } from './helpers.js';
+
+describe('group commit', () => {
+  let dir: string;
+  beforeEach(async () => {
+    dir = await makeTempDir();
+  });
+  afterEach(async () => {
+    await removeTempDir(dir);
+  });
+
+  it('200 concurrent appends share few fdatasyncs, get LSNs in call order and all become durable', async () => {
+    const log = await openLog(logOptions(dir));
+    const results = Array.from({ length: 200 }, (_, i) => log.append(payloadFor(i + 1, 100)));
+    expect(results.map((r) => r.lsn)).toEqual(Array.from({ length: 200 }, (_, i) => i + 1));
+    expect(log.headLsn).toBe(200);
+    await Promise.all(results.map((r) => r.durable));
+    expect(log.durableLsn).toBe(200);
+    const stats = log.stats();
+    expect(stats.appendCount).toBe(200);
+    expect(stats.fsyncCount).toBeGreaterThan(0);
+    expect(stats.fsyncCount).toBeLessThanOrEqual(5);
+    expect(stats.flushCount).toBeLessThanOrEqual(5);
+    const entries = await readAll(log);
+    expect(entries.map((e) => e.lsn)).toEqual(results.map((r) => r.lsn));
+    entries.forEach((e) => expect(Buffer.from(e.payload).equals(payloadFor(e.lsn, 100))).toBe(true));
+    await log.close();
+  });
+
+  it('appends made while a flush is in flight form the next batch (leader/follower)', async () => {
+    const log = await openLog(logOptions(dir));
+    // 64 writers that each append, await durability, and append again.
+    const writers = Array.from({ length: 64 }, async () => {
+      for (let i = 0; i < 10; i++) await log.append(payloadFor(i, 256)).durable;
+    });
+    await Promise.all(writers);
+    const stats = log.stats();
+    expect(stats.appendCount).toBe(640);
+    // Each writer waits for its own fsync, so there are at least 10 rounds; far fewer than 640.
+    expect(stats.fsyncCount).toBeGreaterThanOrEqual(10);
+    expect(stats.fsyncCount).toBeLessThan(100);
+    await log.close();
+  });
+
+  it('interval durability resolves after the write and fdatasyncs on the timer; sync() forces it', async () => {
+    const log = await openLog(logOptions(dir, { durability: 'interval', fsyncIntervalMs: 20 }));
+    const results = Array.from({ length: 50 }, (_, i) => log.append(payloadFor(i + 1, 64)));
+    await Promise.all(results.map((r) => r.durable));
+    expect(log.durableLsn).toBe(50);
+    const before = log.stats().fsyncCount;
+    await new Promise((resolve) => setTimeout(resolve, 120));
+    expect(log.stats().fsyncCount).toBeGreaterThan(before);
+    log.append(payloadFor(51, 64));
+    await log.sync();
+    expect(log.durableLsn).toBe(51);
+    await log.close();
+    const reopened = await openLog(logOptions(dir, { durability: 'interval' }));
+    expect(reopened.headLsn).toBe(51);
+    await reopened.close();
+  });
+
+  it('sync() in commit mode waits for everything appended so far', async () => {
+    const log = await openLog(logOptions(dir));
+    for (let i = 1; i <= 20; i++) log.append(payloadFor(i, 10));
+    await log.sync();
+    expect(log.durableLsn).toBe(20);
+    await log.close();
+  });
+});
