@@ -3,7 +3,7 @@
  * with group-committed fdatasync -> tables projection apply -> acknowledged), against raw
  * classic-level batch writes of the same keys and values in the same run.
  * Env: BENCH_ROWS (default 1,000,000), BENCH_TXN_ROWS rows per transaction (default 1000),
- * BENCH_CONCURRENCY transactions in flight (default 4).
+ * BENCH_CONCURRENCY transactions in flight (default 8: a server has many clients).
  */
 import { ClassicLevel } from 'classic-level';
 import path from 'node:path';
@@ -14,7 +14,7 @@ import { printBenchResult, progress, round2 } from './lib/print-result.js';
 
 const ROWS = Number(process.env.BENCH_ROWS ?? 1_000_000);
 const TXN_ROWS = Number(process.env.BENCH_TXN_ROWS ?? 1000);
-const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 4);
+const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 8);
 
 const table = itemsTable(1);
 
@@ -34,7 +34,8 @@ function buildTransactions(): RowChange[][] {
 
 async function runSvcdb(txns: RowChange[][]): Promise<number> {
   const { dir, remove } = await tempDir('svcdb-bench-apply-');
-  const stack = await openStack(dir, { segmentSizeBytesMax: 64 * 1024 * 1024 });
+  // The server's defaults: 64 MiB segments, 4 MiB read batches.
+  const stack = await openStack(dir, { segmentSizeBytesMax: 64 * 1024 * 1024, readBatchBytesMax: 4 * 1024 * 1024 });
   try {
     await stack.projections.sequencer.submit(async () => ({ record: txn([{ kind: 'put_table', table }]), result: null }));
     const started = performance.now();

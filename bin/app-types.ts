@@ -33,6 +33,8 @@ export interface InspectReport {
   readonly lastLsn: number;
   readonly consumers: readonly { name: string; offsetLsn: number }[];
   readonly tables: number;
+  /** True when a running server holds the projection store: consumers and tables are unknown. */
+  readonly storeLocked: boolean;
 }
 
 export interface AppCommands {

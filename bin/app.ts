@@ -121,6 +121,7 @@ export async function inspect(config: Config, rootLogger: PinoLogger): Promise<I
   // The store is locked while a server runs; the log can still be listed.
   let consumers: InspectReport['consumers'] = [];
   let tables = 0;
+  let storeLocked = false;
   let store: StateStore | null = null;
   try {
     store = await openStateStore(layout.stateDir);
@@ -129,6 +130,7 @@ export async function inspect(config: Config, rootLogger: PinoLogger): Promise<I
     tables = [...projection.catalog.tables()].length;
   } catch (error) {
     if ((error as { code?: string }).code !== 'DATA_DIR_LOCKED') throw error;
+    storeLocked = true;
   } finally {
     await store?.close();
   }
@@ -139,6 +141,7 @@ export async function inspect(config: Config, rootLogger: PinoLogger): Promise<I
     lastLsn: segments.lastLsn,
     consumers,
     tables,
+    storeLocked,
   };
 }
 

@@ -33,6 +33,10 @@ export function formatInspect(report: InspectReport): string {
       ]),
     );
   }
+  if (report.storeLocked) {
+    lines.push('consumers and tables: unknown (a running server holds the projection store; ask it, or stop it first)');
+    return lines.join('\n');
+  }
   lines.push(report.consumers.length === 0 ? 'consumers: none' : 'consumers:');
   if (report.consumers.length > 0) {
     lines.push(

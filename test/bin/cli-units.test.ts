@@ -131,6 +131,7 @@ describe('output', () => {
       lastLsn: 120,
       consumers: [{ name: 'tables', offsetLsn: 100 }],
       tables: 4,
+      storeLocked: false,
     });
     expect(text).toContain('log: 1 segment(s), LSN 1..120');
     expect(text).toMatch(/00000000000000000001\.log\s+1\s+120\s+3\.0 MiB/);
@@ -143,9 +144,12 @@ describe('output', () => {
       lastLsn: 0,
       consumers: [],
       tables: 0,
+      storeLocked: false,
     });
     expect(fresh).toContain('log: 1 segment(s), no records yet');
     expect(fresh).toContain('consumers: none');
+    expect(formatInspect({ dataDir: '/d', segments: [], firstLsn: 1, lastLsn: 0, consumers: [], tables: 0, storeLocked: true }))
+      .toContain('unknown (a running server holds the projection store');
     expect(formatRepair({ bytesTruncated: 0, segment: null })).toBe('log is intact; nothing to repair');
     expect(formatRepair({ bytesTruncated: 17, segment: 'x.log' })).toContain('truncated 17 bytes');
   });

@@ -36,11 +36,15 @@ export async function openLogAt(logDir: string, overrides: { segmentSizeBytesMax
   });
 }
 
-export async function openStack(dataDir: string, options: { start?: boolean; segmentSizeBytesMax?: number } = {}): Promise<Stack> {
+export async function openStack(
+  dataDir: string,
+  options: { start?: boolean; segmentSizeBytesMax?: number; readBatchBytesMax?: number } = {},
+): Promise<Stack> {
   const layout = await prepareDataDir(dataDir, { create: true });
   const store = await openStateStore(layout.stateDir);
   const log = await openLogAt(layout.logDir, options);
-  const projections = await Projections.open(log, store, { readBatchBytesMax: 64 * 1024, retentionEnabled: false, logger: silentLogger });
+  const readBatchBytesMax = options.readBatchBytesMax ?? 64 * 1024;
+  const projections = await Projections.open(log, store, { readBatchBytesMax, retentionEnabled: false, logger: silentLogger });
   if (options.start !== false) await projections.start();
   let closed = false;
   return {
