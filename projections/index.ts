@@ -7,5 +7,5 @@ export * as keys from './keys.js';
 export { Projections, type ConsumerOffset, type ProjectionOptions } from './projections.js';
 export { rebuildProjections, type RebuildProgress } from './rebuild.js';
 export { Sequencer, type TxnBuilder, type WriteView } from './sequencer.js';
-export { openStateStore, type KvOp, type RangeOptions, type StateStore, type StoreSnapshot } from './state-store.js';
+export { openStateStore, STORE_OPTIONS, type KvOp, type RangeOptions, type StateStore, type StoreSnapshot } from './state-store.js';
 export { TablesProjection, TABLES_CONSUMER } from './tables-projection.js';

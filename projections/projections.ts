@@ -4,6 +4,7 @@ import type { Log } from '../log/index.js';
 import { AppliedTracker } from './applied-tracker.js';
 import type { CatalogState } from './catalog-state.js';
 import { runConsumer } from './consumer.js';
+import { RecordHandoff } from './record-handoff.js';
 import { Sequencer } from './sequencer.js';
 import type { StateStore } from './state-store.js';
 import { TablesProjection } from './tables-projection.js';
@@ -34,15 +35,17 @@ export class Projections {
     readonly log: Log,
     readonly store: StateStore,
     readonly tables: TablesProjection,
+    handoff: RecordHandoff,
     private readonly options: ProjectionOptions,
   ) {
     this.applied = new AppliedTracker(tables.offset);
-    this.sequencer = new Sequencer({ log, store, catalog: tables.catalog, applied: this.applied });
+    this.sequencer = new Sequencer({ log, store, catalog: tables.catalog, applied: this.applied, handoff });
   }
 
   static async open(log: Log, store: StateStore, options: ProjectionOptions): Promise<Projections> {
-    const tables = await TablesProjection.load(store, options.logger.child({ component: 'tables-projection' }));
-    return new Projections(log, store, tables, options);
+    const handoff = new RecordHandoff();
+    const tables = await TablesProjection.load(store, options.logger.child({ component: 'tables-projection' }), handoff);
+    return new Projections(log, store, tables, handoff, options);
   }
 
   get catalog(): CatalogState {

@@ -1,4 +1,5 @@
-import type { RowChange } from '../core/log-records.js';
+import { SvcError } from '../core/errors.js';
+import type { RowChange, TxnOp } from '../core/log-records.js';
 import type { TableEntry } from './catalog-state.js';
 import { indexEntryKey, rowKey } from './keys.js';
 import type { KvOp } from './state-store.js';
@@ -54,4 +55,29 @@ export function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
   if (a.length !== b.length) return false;
   for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
   return true;
+}
+
+/** The key/value effects of a record that only changes rows (and sequences). */
+export interface RowRecordEffects {
+  readonly ops: KvOp[];
+  readonly deltas: Map<number, StatsDelta>;
+}
+
+/**
+ * The effects of every row change of a record, with statistics per table; null when the record
+ * changes the catalog (its effects depend on reading the store, so only the projection applies it).
+ */
+export function rowRecordEffects(ops: readonly TxnOp[], tableOf: (tableId: number) => TableEntry | undefined): RowRecordEffects | null {
+  const out: KvOp[] = [];
+  const deltas = new Map<number, StatsDelta>();
+  for (const op of ops) {
+    if (op.kind === 'sequence') continue;
+    if (op.kind !== 'row') return null;
+    const table = tableOf(op.tableId);
+    if (!table) throw new SvcError('TABLE_NOT_FOUND', `table id ${op.tableId} does not exist`, { tableId: op.tableId });
+    let delta = deltas.get(op.tableId);
+    if (!delta) deltas.set(op.tableId, (delta = { rowCount: 0, sizeBytes: 0, indexSizeBytes: 0 }));
+    rowChangeOps(table, op, out, delta);
+  }
+  return { ops: out, deltas };
 }

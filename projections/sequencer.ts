@@ -8,8 +8,9 @@ import type { CatalogState } from './catalog-state.js';
 import { idRange, indexPrefix, KeySpace, pkOfRowKey, rowKey } from './keys.js';
 import { mergedRange } from './merged-range.js';
 import { PendingOverlay } from './pending-overlay.js';
-import { rowChangeOps, type StatsDelta } from './row-ops.js';
-import type { KvOp, StateStore } from './state-store.js';
+import { rowRecordEffects } from './row-ops.js';
+import type { RecordHandoff } from './record-handoff.js';
+import type { StateStore } from './state-store.js';
 import { prefixUpperBound } from '../core/key-encoding.js';
 
 const SCAN_BATCH_ROWS = 1024;
@@ -41,6 +42,7 @@ export interface SequencerDeps {
   readonly store: StateStore;
   readonly catalog: CatalogState;
   readonly applied: AppliedTracker;
+  readonly handoff: RecordHandoff;
 }
 
 /**
@@ -71,11 +73,15 @@ export class Sequencer {
       const built = await build(this.view());
       if (!built) return { lsn: null, result: null };
       result = built.result;
-      const ops = this.overlayOps(built.record);
-      drain = ops === null;
+      const effects = rowRecordEffects(built.record.ops, (id) => this.deps.catalog.table(id));
+      drain = effects === null;
       const append = this.deps.log.append(encodeLogRecord(built.record));
       appended = append;
-      if (ops) this.overlay.add(append.lsn, ops);
+      if (effects) {
+        this.overlay.add(append.lsn, effects.ops);
+        // The projection applies these very effects instead of decoding and recomputing them.
+        this.deps.handoff.put(append.lsn, { record: built.record, effects });
+      }
       this.trackSequences(built.record, append.lsn);
       // A catalog change alters how later records are validated: hold the lock until it is applied.
       if (drain) await this.settle(append);
@@ -95,6 +101,9 @@ export class Sequencer {
     try {
       await appended.durable;
       await this.deps.applied.waitFor(appended.lsn);
+    } catch (error) {
+      this.deps.handoff.take(appended.lsn); // never to be applied: the log refuses writes now
+      throw error;
     } finally {
       this.overlay.release(this.deps.applied.lsn);
       for (const [name, pending] of this.pendingSequences) {
@@ -106,20 +115,6 @@ export class Sequencer {
   private assertWritable(): void {
     if (this.closed) throw new SvcError('SHUTTING_DOWN', 'the server is shutting down; retry against the next instance');
     if (this.deps.applied.failed) throw this.deps.applied.failed;
-  }
-
-  /** The key/value effects of a record's row changes; null when it changes the catalog. */
-  private overlayOps(record: TxnRecord): KvOp[] | null {
-    const ops: KvOp[] = [];
-    const delta: StatsDelta = { rowCount: 0, sizeBytes: 0, indexSizeBytes: 0 };
-    for (const op of record.ops) {
-      if (op.kind === 'sequence') continue;
-      if (op.kind !== 'row') return null;
-      const table = this.deps.catalog.table(op.tableId);
-      if (!table) throw new SvcError('TABLE_NOT_FOUND', `table id ${op.tableId} does not exist`, { tableId: op.tableId });
-      rowChangeOps(table, op, ops, delta);
-    }
-    return ops;
   }
 
   private trackSequences(record: TxnRecord, lsn: Lsn): void {

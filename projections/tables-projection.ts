@@ -1,5 +1,5 @@
 import type { TableDef, TableId } from '../core/catalog.js';
-import { decodeLogRecord, type CatalogChange, type RowChange, type TxnOp } from '../core/log-records.js';
+import { decodeLogRecord, type CatalogChange, type RowChange, type SequenceUpdate, type TxnOp } from '../core/log-records.js';
 import type { Logger } from '../core/logger.js';
 import { lsn, type Lsn } from '../core/units.js';
 import type { LogEntry } from '../log/index.js';
@@ -10,6 +10,7 @@ import {
   consumerOffsetKey, decodeI64, decodeOffset, encodeI64, encodeU64, idRange, indexEntryKey, KeySpace,
   pkOfRowKey, sequenceKey, spaceRange, tableKey, tableStatsKey,
 } from './keys.js';
+import type { PreparedRecord, RecordHandoff } from './record-handoff.js';
 import { rowChangeOps, type StatsDelta } from './row-ops.js';
 import type { KvOp, StateStore } from './state-store.js';
 
@@ -38,12 +39,16 @@ export class TablesProjection implements Consumer {
     readonly catalog: CatalogState,
     offset: Lsn,
     private readonly logger: Logger,
+    private readonly handoff: RecordHandoff | null,
   ) {
     this.appliedOffset = offset;
   }
 
-  /** Loads the catalog, sequences, statistics and offset from the store. */
-  static async load(store: StateStore, logger: Logger): Promise<TablesProjection> {
+  /**
+   * Loads the catalog, sequences, statistics and offset from the store. With a handoff, records
+   * the sequencer prepared are applied from memory instead of being decoded again.
+   */
+  static async load(store: StateStore, logger: Logger, handoff: RecordHandoff | null = null): Promise<TablesProjection> {
     const catalog = new CatalogState();
     const stats = new Map<TableId, Uint8Array>();
     for await (const batch of store.entries(spaceRange(KeySpace.TableStats))) {
@@ -60,7 +65,7 @@ export class TablesProjection implements Consumer {
       for (const [key, value] of batch) catalog.setSequence(decoder.decode(key.subarray(1)), decodeI64(value));
     }
     const offset = decodeOffset(await store.get(consumerOffsetKey(TABLES_CONSUMER)));
-    return new TablesProjection(store, catalog, offset, logger);
+    return new TablesProjection(store, catalog, offset, logger, handoff);
   }
 
   get offset(): Lsn {
@@ -70,11 +75,28 @@ export class TablesProjection implements Consumer {
   async applyBatch(entries: readonly LogEntry[]): Promise<void> {
     for (const entry of entries) {
       if (entry.lsn <= this.appliedOffset) continue;
-      const record = decodeLogRecord(entry.payload);
-      for (const op of record.ops) await this.applyOp(op);
+      const prepared = this.handoff?.take(entry.lsn);
+      if (prepared) this.applyPrepared(prepared);
+      else for (const op of decodeLogRecord(entry.payload).ops) await this.applyOp(op);
       this.appliedOffset = entry.lsn;
     }
     await this.commit();
+  }
+
+  private applyPrepared({ record, effects }: PreparedRecord): void {
+    for (const op of effects.ops) this.dataOps.push(op);
+    for (const [tableId, delta] of effects.deltas) {
+      const table = this.catalog.table(tableId);
+      if (!table) throw new Error(`assertion failed: prepared row changes for unknown table ${tableId}`);
+      addStats(table, delta);
+      this.touched.add(table);
+    }
+    for (const op of record.ops) if (op.kind === 'sequence') this.applySequence(op);
+  }
+
+  private applySequence(op: SequenceUpdate): void {
+    this.catalog.setSequence(op.name, op.lastValue);
+    this.meta({ type: 'put', key: sequenceKey(op.name), value: encodeI64(op.lastValue) });
   }
 
   private async applyOp(op: TxnOp): Promise<void> {
@@ -82,9 +104,7 @@ export class TablesProjection implements Consumer {
       case 'row':
         return this.applyRow(op);
       case 'sequence':
-        this.catalog.setSequence(op.name, op.lastValue);
-        this.meta({ type: 'put', key: sequenceKey(op.name), value: encodeI64(op.lastValue) });
-        return;
+        return this.applySequence(op);
       default:
         return this.applyCatalog(op);
     }
