@@ -1,9 +1,9 @@
-import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { openLog } from '../../log/index.js';
+import { runUntilKilled } from '../helpers/kill.js';
 import { logOptions, makeTempDir, payloadFor, readAll, removeTempDir } from './helpers.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -12,29 +12,8 @@ const appender = path.join(root, 'dist/test/log/crash-appender.js');
 const ROUNDS = 5;
 
 /** Runs the appender, SIGKILLs it after writeMs of appending; resolves with the LSNs it acknowledged. */
-function runAndKill(dir: string, writeMs: number): Promise<number[]> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [appender, dir], { stdio: ['ignore', 'pipe', 'pipe'] });
-    const acked: number[] = [];
-    let buffered = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8');
-    child.stdout.on('data', (chunk: string) => {
-      buffered += chunk;
-      const lines = buffered.split('\n');
-      buffered = lines.pop() ?? '';
-      for (const line of lines) {
-        if (line === 'ready') setTimeout(() => child.kill('SIGKILL'), writeMs);
-        else if (line.startsWith('ack ')) acked.push(Number(line.slice(4)));
-      }
-    });
-    child.stderr.on('data', (chunk) => (stderr += chunk));
-    child.on('error', reject);
-    child.on('exit', (code, signal) => {
-      if (signal === 'SIGKILL') resolve(acked);
-      else reject(new Error(`appender exited with ${code ?? signal} before the kill: ${stderr}`));
-    });
-  });
+async function runAndKill(dir: string, writeMs: number): Promise<number[]> {
+  return (await runUntilKilled(appender, [dir], writeMs)).map(Number);
 }
 
 describe('log crash safety', () => {

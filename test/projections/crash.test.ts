@@ -1,9 +1,9 @@
-import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { decodeRow } from '../../core/row-codec.js';
 import { keys } from '../../projections/index.js';
+import { runUntilKilled } from '../helpers/kill.js';
 import { itemKey, openStack, tempDir } from '../helpers/stack.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -11,29 +11,9 @@ const writer = path.join(root, 'dist/test/fixtures/crash-writer.js');
 const ROUNDS = 20;
 
 /** Runs the writer until it is ready, lets it write for a random while, then SIGKILLs it. */
-function runAndKill(dataDir: string, firstId: bigint, writeMs: number): Promise<bigint[][]> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [writer, dataDir, String(firstId)], { stdio: ['ignore', 'pipe', 'pipe'] });
-    const acked: bigint[][] = [];
-    let buffered = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8');
-    child.stdout.on('data', (chunk: string) => {
-      buffered += chunk;
-      const lines = buffered.split('\n');
-      buffered = lines.pop() ?? '';
-      for (const line of lines) {
-        if (line === 'ready') setTimeout(() => child.kill('SIGKILL'), writeMs);
-        else if (line.startsWith('ack ')) acked.push(line.slice(4).split(',').map(BigInt));
-      }
-    });
-    child.stderr.on('data', (chunk) => (stderr += chunk));
-    child.on('error', reject);
-    child.on('exit', (code, signal) => {
-      if (signal === 'SIGKILL') resolve(acked);
-      else reject(new Error(`writer exited with ${code ?? signal} before the kill: ${stderr}`));
-    });
-  });
+async function runAndKill(dataDir: string, firstId: bigint, writeMs: number): Promise<bigint[][]> {
+  const acked = await runUntilKilled(writer, [dataDir, String(firstId)], writeMs);
+  return acked.map((ids) => ids.split(',').map(BigInt));
 }
 
 describe('crash safety', () => {
