@@ -70,6 +70,8 @@ export class Sequencer {
     let drain = false;
     try {
       this.assertWritable();
+      // Backpressure: while the log has too much unwritten, writers queue here (bounded memory).
+      await this.deps.log.whenWritable();
       const built = await build(this.view());
       if (!built) return { lsn: null, result: null };
       result = built.result;
