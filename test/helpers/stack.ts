@@ -38,13 +38,14 @@ export async function openLogAt(logDir: string, overrides: { segmentSizeBytesMax
 
 export async function openStack(
   dataDir: string,
-  options: { start?: boolean; segmentSizeBytesMax?: number; readBatchBytesMax?: number } = {},
+  options: { start?: boolean; segmentSizeBytesMax?: number; readBatchBytesMax?: number; retentionEnabled?: boolean } = {},
 ): Promise<Stack> {
   const layout = await prepareDataDir(dataDir, { create: true });
   const store = await openStateStore(layout.stateDir);
   const log = await openLogAt(layout.logDir, options);
   const readBatchBytesMax = options.readBatchBytesMax ?? 64 * 1024;
-  const projections = await Projections.open(log, store, { readBatchBytesMax, retentionEnabled: false, logger: silentLogger });
+  const retentionEnabled = options.retentionEnabled ?? false;
+  const projections = await Projections.open(log, store, { readBatchBytesMax, retentionEnabled, logger: silentLogger });
   if (options.start !== false) await projections.start();
   let closed = false;
   return {
