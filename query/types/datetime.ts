@@ -1,0 +1,357 @@
+/**
+ * DATE (days since 1970-01-01, a number) and TIMESTAMP [WITH TIME ZONE] (microseconds since
+ * 1970-01-01 00:00 UTC, a bigint): calendar arithmetic, text input and output.
+ * The session time zone is UTC, always: TIMESTAMPTZ prints with '+00' and a TIMESTAMP without
+ * zone is read as UTC when converted. Years before 1 AD print with ' BC' (year 0 is 1 BC).
+ * +-infinity are the extreme values of the representation, as in PostgreSQL.
+ */
+import { dataError, invalidInput, outOfRange } from './errors.js';
+import { ZONE_CACHE_ENTRIES_MAX } from './limits.js';
+
+export const USECS_PER_SEC = 1_000_000n;
+export const USECS_PER_MINUTE = 60_000_000n;
+export const USECS_PER_HOUR = 3_600_000_000n;
+export const USECS_PER_DAY = 86_400_000_000n;
+
+export const TIMESTAMP_INFINITY = 9223372036854775807n;
+export const TIMESTAMP_MINUS_INFINITY = -9223372036854775808n;
+export const DATE_INFINITY = 2147483647;
+export const DATE_MINUS_INFINITY = -2147483648;
+
+/** PostgreSQL's ranges: dates 4713-11-24 BC .. 5874897-12-31, timestamps 4713-11-24 BC .. 294276-12-31. */
+const DATE_DAYS_MIN = -2440588; // 4714-11-24 (astronomical -4713) is Julian day 0
+const DATE_DAYS_MAX = 2147483494 - 2440588; // PostgreSQL's DATE_END_JULIAN - epoch, exclusive
+const TIMESTAMP_USECS_MIN = BigInt(DATE_DAYS_MIN) * USECS_PER_DAY;
+const TIMESTAMP_USECS_END = BigInt(109203489 - 2440588) * USECS_PER_DAY; // TIMESTAMP_END_JULIAN, exclusive
+
+export function isFiniteTimestamp(v: bigint): boolean {
+  return v !== TIMESTAMP_INFINITY && v !== TIMESTAMP_MINUS_INFINITY;
+}
+
+export function isFiniteDate(v: number): boolean {
+  return v !== DATE_INFINITY && v !== DATE_MINUS_INFINITY;
+}
+
+export function isValidTimestamp(v: bigint): boolean {
+  return !isFiniteTimestamp(v) || (v >= TIMESTAMP_USECS_MIN && v < TIMESTAMP_USECS_END);
+}
+
+export function isValidDate(v: number): boolean {
+  return !isFiniteDate(v) || (v >= DATE_DAYS_MIN && v < DATE_DAYS_MAX);
+}
+
+export function checkTimestamp(v: bigint): bigint {
+  if (!isValidTimestamp(v)) throw outOfRange('timestamp out of range');
+  return v;
+}
+
+export function checkDate(v: number): number {
+  if (!isValidDate(v)) throw outOfRange('date out of range');
+  return v;
+}
+
+/** Days since 1970-01-01 of a proleptic Gregorian date (astronomical year: 0 = 1 BC). */
+export function daysFromCivil(year: number, month: number, day: number): number {
+  const y = month <= 2 ? year - 1 : year;
+  const era = Math.floor(y / 400);
+  const yoe = y - era * 400;
+  const mp = month > 2 ? month - 3 : month + 9;
+  const doy = Math.floor((153 * mp + 2) / 5) + day - 1;
+  const doe = yoe * 365 + Math.floor(yoe / 4) - Math.floor(yoe / 100) + doy;
+  return era * 146097 + doe - 719468;
+}
+
+export interface Civil { year: number; month: number; day: number }
+
+export function civilFromDays(days: number): Civil {
+  const z = days + 719468;
+  const era = Math.floor(z / 146097);
+  const doe = z - era * 146097;
+  const yoe = Math.floor((doe - Math.floor(doe / 1460) + Math.floor(doe / 36524) - Math.floor(doe / 146096)) / 365);
+  const doy = doe - (365 * yoe + Math.floor(yoe / 4) - Math.floor(yoe / 100));
+  const mp = Math.floor((5 * doy + 2) / 153);
+  const day = doy - Math.floor((153 * mp + 2) / 5) + 1;
+  const month = mp < 10 ? mp + 3 : mp - 9;
+  return { year: yoe + era * 400 + (month <= 2 ? 1 : 0), month, day };
+}
+
+export function isLeapYear(year: number): boolean {
+  return (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0;
+}
+
+const MONTH_DAYS = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+export function daysInMonth(year: number, month: number): number {
+  return month === 2 && isLeapYear(year) ? 29 : MONTH_DAYS[month - 1]!;
+}
+
+/** Floor division of a timestamp into (days, microseconds of the day). */
+export function splitTimestamp(ts: bigint): { days: number; timeUs: bigint } {
+  let days = ts / USECS_PER_DAY;
+  let timeUs = ts - days * USECS_PER_DAY;
+  if (timeUs < 0n) { days -= 1n; timeUs += USECS_PER_DAY; }
+  return { days: Number(days), timeUs };
+}
+
+export function timestampFromParts(days: number, timeUs: bigint): bigint {
+  return BigInt(days) * USECS_PER_DAY + timeUs;
+}
+
+function pad(n: number, width: number): string {
+  const s = String(n);
+  return s.length >= width ? s : '0'.repeat(width - s.length) + s;
+}
+
+function formatYmd(c: Civil): { text: string; bc: boolean } {
+  const bc = c.year <= 0;
+  const y = bc ? 1 - c.year : c.year;
+  return { text: `${pad(y, 4)}-${pad(c.month, 2)}-${pad(c.day, 2)}`, bc };
+}
+
+/** HH:MM:SS[.ffffff] with trailing fraction zeros dropped. */
+export function formatTimeOfDay(timeUs: bigint): string {
+  const totalSec = Number(timeUs / USECS_PER_SEC);
+  const frac = Number(timeUs % USECS_PER_SEC);
+  const h = Math.floor(totalSec / 3600);
+  const m = Math.floor((totalSec % 3600) / 60);
+  const s = totalSec % 60;
+  return `${pad(h, 2)}:${pad(m, 2)}:${pad(s, 2)}${formatFraction(frac)}`;
+}
+
+/** '.123' for 123000 microseconds, '' for 0. */
+export function formatFraction(micros: number): string {
+  if (micros === 0) return '';
+  return '.' + pad(micros, 6).replace(/0+$/, '');
+}
+
+export function formatDate(days: number): string {
+  if (days === DATE_INFINITY) return 'infinity';
+  if (days === DATE_MINUS_INFINITY) return '-infinity';
+  const { text, bc } = formatYmd(civilFromDays(days));
+  return bc ? `${text} BC` : text;
+}
+
+/** timestamp: 'YYYY-MM-DD HH:MM:SS[.ffffff]'; timestamptz adds '+00' (the session zone is UTC). */
+export function formatTimestamp(ts: bigint, withZone: boolean): string {
+  if (ts === TIMESTAMP_INFINITY) return 'infinity';
+  if (ts === TIMESTAMP_MINUS_INFINITY) return '-infinity';
+  const { days, timeUs } = splitTimestamp(ts);
+  const { text, bc } = formatYmd(civilFromDays(days));
+  return `${text} ${formatTimeOfDay(timeUs)}${withZone ? '+00' : ''}${bc ? ' BC' : ''}`;
+}
+
+/** ISO 8601 UTC with 'Z' for JSON: '2024-01-02T03:04:05.123456Z' (fraction only when non-zero). */
+export function formatTimestampIso(ts: bigint): string {
+  if (ts === TIMESTAMP_INFINITY) return 'infinity';
+  if (ts === TIMESTAMP_MINUS_INFINITY) return '-infinity';
+  const { days, timeUs } = splitTimestamp(ts);
+  const c = civilFromDays(days);
+  const year = c.year >= 0 && c.year <= 9999 ? pad(c.year, 4) : (c.year < 0 ? '-' : '+') + pad(Math.abs(c.year), 6);
+  return `${year}-${pad(c.month, 2)}-${pad(c.day, 2)}T${formatTimeOfDay(timeUs)}Z`;
+}
+
+export type DateTimeKind = 'date' | 'timestamp' | 'timestamptz';
+
+const KIND_NAMES: Record<DateTimeKind, string> = {
+  date: 'date',
+  timestamp: 'timestamp without time zone',
+  timestamptz: 'timestamp with time zone',
+};
+
+/** The moment a statement started is the caller's; 'now' and friends read the wall clock here. */
+function nowUs(): bigint {
+  return BigInt(Date.now()) * 1000n;
+}
+
+const DATE_RE = /^(\d{1,7})-(\d{1,2})-(\d{1,2})|^(\d{4})(\d{2})(\d{2})(?=$|[T ])|^(\d{1,7})\/(\d{1,2})\/(\d{1,2})/;
+const TIME_RE = /^(\d{1,2}):(\d{1,2})(?::(\d{1,2})(?:\.(\d*))?)?/;
+const ZONE_RE = /^(?:(z|utc|gmt|zulu)|([+-])(\d{1,2})(?::?(\d{2}))?(?::?(\d{2}))?)$/i;
+
+const MONTH_NAMES = ['jan', 'feb', 'mar', 'apr', 'may', 'jun', 'jul', 'aug', 'sep', 'oct', 'nov', 'dec'];
+const MDY_RE = /^(\d{1,2})\/(\d{1,2})\/(\d{1,7})/;
+const NAME_DAY_YEAR_RE = /^(?:[a-z]{3,9},?\s+)?([a-z]{3,9})\.?\s+(\d{1,2})(?:st|nd|rd|th)?,?\s+(\d{1,7})/i;
+const DAY_NAME_YEAR_RE = /^(\d{1,2})[\s-]+([a-z]{3,9})\.?[\s-]+(\d{1,7})/i;
+
+function monthNumber(name: string): number {
+  const n = name.toLowerCase();
+  const i = MONTH_NAMES.indexOf(n.slice(0, 3));
+  const full = ['january', 'february', 'march', 'april', 'may', 'june', 'july', 'august', 'september', 'october', 'november', 'december'][i];
+  return i >= 0 && (n.length === 3 || full!.startsWith(n) || (n === 'sept')) ? i + 1 : 0;
+}
+
+/**
+ * The date part of a literal: ISO 'YYYY-MM-DD', 'YYYYMMDD', 'YYYY/MM/DD', 'MM/DD/YYYY' (DateStyle
+ * MDY), 'Jan 5, 2024', '5 January 2024', '05-Jan-2024'. `length` is the text consumed.
+ */
+function readDate(s: string): { year: number; month: number; day: number; length: number } | null {
+  const mdy = MDY_RE.exec(s);
+  if (mdy && mdy[3]!.length >= 3) return { year: Number(mdy[3]), month: Number(mdy[1]), day: Number(mdy[2]), length: mdy[0].length };
+  const ndy = NAME_DAY_YEAR_RE.exec(s);
+  if (ndy && monthNumber(ndy[1]!) > 0) return { year: Number(ndy[3]), month: monthNumber(ndy[1]!), day: Number(ndy[2]), length: ndy[0].length };
+  const dny = DAY_NAME_YEAR_RE.exec(s);
+  if (dny && monthNumber(dny[2]!) > 0) return { year: Number(dny[3]), month: monthNumber(dny[2]!), day: Number(dny[1]), length: dny[0].length };
+  const dm = DATE_RE.exec(s);
+  if (!dm) return null;
+  return { year: Number(dm[1] ?? dm[4] ?? dm[7]), month: Number(dm[2] ?? dm[5] ?? dm[8]), day: Number(dm[3] ?? dm[6] ?? dm[9]), length: dm[0].length };
+}
+
+/** Parsed pieces of a date/time literal. */
+interface Parsed { days: number; timeUs: bigint; offsetSec: number | null }
+
+function parseFields(text: string, kind: DateTimeKind): Parsed {
+  const bad = (): Error => invalidInput(KIND_NAMES[kind], text);
+  let s = text.trim();
+  let bc = false;
+  const era = /\s*\b(bc|ad)$/i.exec(s);
+  if (era) { bc = era[1]!.toLowerCase() === 'bc'; s = s.slice(0, era.index).trimEnd(); }
+  const ymd = readDate(s);
+  if (ymd === null) throw bad();
+  const { year, month, day } = ymd;
+  s = s.slice(ymd.length);
+  if (year === 0 && bc) throw bad();
+  if (month < 1 || month > 12 || day < 1 || day > daysInMonth(bc ? 1 - year : year, month)) {
+    throw dataError(`date/time field value out of range: "${text}"`, '22008');
+  }
+  let days = daysFromCivil(bc ? 1 - year : year, month, day);
+  let timeUs = 0n;
+  let offsetSec: number | null = null;
+  s = s.replace(/^(?:T|\s+T?\s*)/i, '');
+  const tm = TIME_RE.exec(s);
+  if (tm) {
+    const h = Number(tm[1]), mi = Number(tm[2]), sec = Number(tm[3] ?? 0);
+    const fracDigits = tm[4] ?? '';
+    let fracUs = Number((fracDigits + '000000').slice(0, 6));
+    if (fracDigits.length > 6 && Number(fracDigits[6]) >= 5) fracUs++;
+    if (mi > 59 || sec > 60 || h > 24 || (h === 24 && (mi > 0 || sec > 0 || fracUs > 0))) {
+      throw dataError(`date/time field value out of range: "${text}"`, '22008');
+    }
+    timeUs = BigInt(h) * USECS_PER_HOUR + BigInt(mi) * USECS_PER_MINUTE + BigInt(sec) * USECS_PER_SEC + BigInt(fracUs);
+    s = s.slice(tm[0].length).trim();
+  }
+  let zoneName: string | null = null;
+  if (s.length > 0) {
+    const zm = ZONE_RE.exec(s);
+    if (!zm) {
+      if (!ZONE_NAME_RE.test(s)) throw bad();
+      if (zoneFormatter(s) === null) throw dataError(`time zone "${s.toLowerCase()}" not recognized`, '22023');
+      zoneName = s;
+    } else if (zm[1] !== undefined) offsetSec = 0;
+    else {
+      const hh = Number(zm[3]), mm = Number(zm[4] ?? 0), ss = Number(zm[5] ?? 0);
+      if (hh > 15 || mm > 59 || ss > 59) throw dataError(`time zone displacement out of range: "${text}"`, '22009');
+      offsetSec = (zm[2] === '-' ? -1 : 1) * (hh * 3600 + mm * 60 + ss);
+    }
+  }
+  if (timeUs >= USECS_PER_DAY) { days += 1; timeUs -= USECS_PER_DAY; }
+  if (zoneName !== null) offsetSec = namedZoneOffsetSec(zoneName, days, timeUs);
+  return { days, timeUs, offsetSec };
+}
+
+const ZONE_NAME_RE = /^[A-Za-z][A-Za-z0-9_+\-]*(?:\/[A-Za-z0-9_+\-]+)*$/;
+/** Formatters per IANA zone name (null: unknown zone); bounded like any cache. */
+const ZONE_FORMATTERS = new Map<string, Intl.DateTimeFormat | null>();
+
+function zoneFormatter(name: string): Intl.DateTimeFormat | null {
+  let f = ZONE_FORMATTERS.get(name);
+  if (f === undefined) {
+    try {
+      f = new Intl.DateTimeFormat('en-US', {
+        timeZone: name, hourCycle: 'h23', year: 'numeric', month: 'numeric', day: 'numeric',
+        hour: 'numeric', minute: 'numeric', second: 'numeric', era: 'short',
+      });
+    } catch {
+      f = null; // RangeError: not a time zone Intl knows
+    }
+    if (ZONE_FORMATTERS.size >= ZONE_CACHE_ENTRIES_MAX) ZONE_FORMATTERS.clear();
+    ZONE_FORMATTERS.set(name, f);
+  }
+  return f;
+}
+
+/** The zone's UTC offset (seconds east) at a UTC instant. */
+function offsetAt(f: Intl.DateTimeFormat, utcMs: number): number {
+  const parts: Record<string, string> = {};
+  for (const p of f.formatToParts(new Date(utcMs))) parts[p.type] = p.value;
+  let year = Number(parts.year);
+  if (parts.era === 'BC' || parts.era === 'B') year = 1 - year;
+  const local = daysFromCivil(year, Number(parts.month), Number(parts.day)) * 86_400_000
+    + (Number(parts.hour) * 3600 + Number(parts.minute) * 60 + Number(parts.second)) * 1000;
+  return Math.round((local - Math.floor(utcMs / 1000) * 1000) / 1000);
+}
+
+/**
+ * Offset of a named zone for a local wall-clock time, resolved as PostgreSQL does around DST
+ * changes: an ambiguous time is the later instant (standard time); a time in the spring-forward
+ * gap uses the offset in effect before the change.
+ */
+function namedZoneOffsetSec(name: string, days: number, timeUs: bigint): number {
+  const f = zoneFormatter(name)!;
+  const localMs = days * 86_400_000 + Number(timeUs / 1000n);
+  const before = offsetAt(f, localMs - 86_400_000);
+  const after = offsetAt(f, localMs + 86_400_000);
+  const validBefore = offsetAt(f, localMs - before * 1000) === before;
+  const validAfter = offsetAt(f, localMs - after * 1000) === after;
+  if (validBefore && validAfter) return Math.min(before, after);
+  if (validAfter) return after;
+  return before;
+}
+
+/** 'epoch', 'infinity', 'now', 'today'...: the value, or null when `s` is no special word. */
+function specialValue(s: string, kind: DateTimeKind): bigint | null {
+  const today = (): bigint => splitTimestampDays(nowUs());
+  switch (s.trim().toLowerCase()) {
+    case 'epoch': return 0n;
+    case 'infinity': case '+infinity': return TIMESTAMP_INFINITY;
+    case '-infinity': return TIMESTAMP_MINUS_INFINITY;
+    case 'now': return kind === 'date' ? today() : nowUs();
+    case 'today': return today();
+    case 'tomorrow': return today() + USECS_PER_DAY;
+    case 'yesterday': return today() - USECS_PER_DAY;
+    default: return null;
+  }
+}
+
+function splitTimestampDays(ts: bigint): bigint {
+  return BigInt(splitTimestamp(ts).days) * USECS_PER_DAY;
+}
+
+/** timestamp_in / timestamptz_in: ISO 8601 or 'YYYY-MM-DD HH:MM:SS[.f][zone]'. A zone is ignored by timestamp. */
+export function parseTimestamp(text: string, withZone: boolean): bigint {
+  const kind = withZone ? 'timestamptz' : 'timestamp';
+  const sp = specialValue(text, kind);
+  if (sp !== null) return sp;
+  const p = parseFields(text, kind);
+  let ts = timestampFromParts(p.days, p.timeUs);
+  if (withZone && p.offsetSec !== null) ts -= BigInt(p.offsetSec) * USECS_PER_SEC;
+  if (!isValidTimestamp(ts) || !isFiniteTimestamp(ts)) throw outOfRange(`timestamp out of range: "${text}"`);
+  return ts;
+}
+
+/** date_in: a date, or a timestamp whose time is dropped. */
+export function parseDate(text: string): number {
+  const sp = specialValue(text, 'date');
+  if (sp !== null) {
+    if (sp === TIMESTAMP_INFINITY) return DATE_INFINITY;
+    if (sp === TIMESTAMP_MINUS_INFINITY) return DATE_MINUS_INFINITY;
+    return splitTimestamp(sp).days;
+  }
+  const p = parseFields(text, 'date');
+  if (!isValidDate(p.days) || !isFiniteDate(p.days)) throw outOfRange(`date out of range: "${text}"`);
+  return p.days;
+}
+
+export function dateToTimestamp(days: number): bigint {
+  if (days === DATE_INFINITY) return TIMESTAMP_INFINITY;
+  if (days === DATE_MINUS_INFINITY) return TIMESTAMP_MINUS_INFINITY;
+  return checkTimestamp(BigInt(days) * USECS_PER_DAY);
+}
+
+export function timestampToDate(ts: bigint): number {
+  if (ts === TIMESTAMP_INFINITY) return DATE_INFINITY;
+  if (ts === TIMESTAMP_MINUS_INFINITY) return DATE_MINUS_INFINITY;
+  return splitTimestamp(ts).days;
+}
+
+/** The wall clock in microseconds since the epoch (now() and friends). */
+export function currentTimestampUs(): bigint {
+  return nowUs();
+}

@@ -1,0 +1,175 @@
+/**
+ * JSONB values are parsed JSON (core/values.ts). This module gives them PostgreSQL's behaviour:
+ * text output with its spacing ('{"a": 1, "b": [1, 2]}') and key order (shorter keys first, then
+ * bytewise), the jsonb btree order, containment (@>) and existence (?).
+ * Limitation: numbers are JavaScript doubles, so '1.0' reads back as 1 and integers beyond 2^53 lose digits.
+ */
+import type { JsonValue } from '../../core/values.js';
+import { dataError } from './errors.js';
+import { compareText } from './text-order.js';
+
+export type JsonObject = { [key: string]: JsonValue };
+
+export function isJsonObject(v: JsonValue): v is JsonObject {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** Object keys in jsonb storage order: shorter (in UTF-8 bytes) first, then bytewise. */
+export function sortedKeys(o: JsonObject): string[] {
+  return Object.keys(o).sort(compareKeys);
+}
+
+function compareKeys(a: string, b: string): number {
+  if (a.length !== b.length) {
+    const la = Buffer.byteLength(a), lb = Buffer.byteLength(b);
+    if (la !== lb) return la - lb;
+  }
+  return compareText(a, b);
+}
+
+/** Sets `key` as an own property even when it is '__proto__'. */
+export function setKey(o: JsonObject, key: string, value: JsonValue): void {
+  if (key === '__proto__') Object.defineProperty(o, key, { value, enumerable: true, writable: true, configurable: true });
+  else o[key] = value;
+}
+
+/** jsonb_in: strict JSON; PostgreSQL's message on failure. */
+export function parseJsonb(text: string, typeName = 'json'): JsonValue {
+  try {
+    const v = JSON.parse(text) as JsonValue;
+    checkNumbers(v);
+    return v;
+  } catch (err) {
+    if (err instanceof SyntaxError) {
+      throw dataError(`invalid input syntax for type ${typeName}`, '22P02');
+    }
+    throw err;
+  }
+}
+
+function checkNumbers(v: JsonValue): void {
+  if (typeof v === 'number' && !Number.isFinite(v)) throw dataError('value overflows numeric format', '22003');
+  if (Array.isArray(v)) v.forEach(checkNumbers);
+  else if (isJsonObject(v)) for (const k of Object.keys(v)) checkNumbers(v[k]!);
+}
+
+/** A JSON number as PostgreSQL's numeric prints it: plain notation, never an exponent. */
+export function formatJsonNumber(n: number): string {
+  if (Number.isInteger(n) && Math.abs(n) < 1e21) return Object.is(n, -0) ? '0' : String(n);
+  const m = /^(-?)(\d)(?:\.(\d+))?e([+-]\d+)$/.exec(n.toExponential())!;
+  const sign = m[1]!, digits = m[2]! + (m[3] ?? ''), exp = Number(m[4]);
+  if (exp < 0) return `${sign}0.${'0'.repeat(-exp - 1)}${digits}`;
+  if (digits.length <= exp + 1) return sign + digits + '0'.repeat(exp + 1 - digits.length);
+  return `${sign}${digits.slice(0, exp + 1)}.${digits.slice(exp + 1)}`;
+}
+
+/** jsonb_out. */
+export function formatJsonb(v: JsonValue): string {
+  if (v === null) return 'null';
+  if (typeof v === 'boolean') return v ? 'true' : 'false';
+  if (typeof v === 'number') return formatJsonNumber(v);
+  if (typeof v === 'string') return JSON.stringify(v);
+  if (Array.isArray(v)) return `[${v.map(formatJsonb).join(', ')}]`;
+  return `{${sortedKeys(v).map((k) => `${JSON.stringify(k)}: ${formatJsonb(v[k]!)}`).join(', ')}}`;
+}
+
+/** The type rank of jsonb's order: null < string < number < boolean < array < object. */
+function rank(v: JsonValue): number {
+  if (v === null) return 0;
+  switch (typeof v) {
+    case 'string': return 1;
+    case 'number': return 2;
+    case 'boolean': return 3;
+    default: return Array.isArray(v) ? 4 : 5;
+  }
+}
+
+function isScalar(v: JsonValue): boolean {
+  return rank(v) < 4;
+}
+
+function cmp(a: number, b: number): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/**
+ * PostgreSQL's jsonb btree order (compareJsonbContainers). A top-level scalar is a one-element
+ * pseudo-array there: it sorts below arrays of one element and above the empty array.
+ */
+export function compareJsonb(a: JsonValue, b: JsonValue): number {
+  const sa = isScalar(a), sb = isScalar(b);
+  if (sa && Array.isArray(b)) return b.length !== 1 ? cmp(1, b.length) : -1;
+  if (sb && Array.isArray(a)) return a.length !== 1 ? cmp(a.length, 1) : 1;
+  return compareNested(a, b);
+}
+
+function compareNested(a: JsonValue, b: JsonValue): number {
+  const ra = rank(a), rb = rank(b);
+  if (ra !== rb) return ra < rb ? -1 : 1;
+  switch (ra) {
+    case 0: return 0;
+    case 1: return compareText(a as string, b as string);
+    case 2: return cmp(a as number, b as number);
+    case 3: return cmp(Number(a), Number(b));
+    case 4: {
+      const x = a as JsonValue[], y = b as JsonValue[];
+      if (x.length !== y.length) return cmp(x.length, y.length);
+      for (let i = 0; i < x.length; i++) {
+        const c = compareNested(x[i]!, y[i]!);
+        if (c !== 0) return c;
+      }
+      return 0;
+    }
+    default: {
+      const x = a as JsonObject, y = b as JsonObject;
+      const kx = sortedKeys(x), ky = sortedKeys(y);
+      if (kx.length !== ky.length) return cmp(kx.length, ky.length);
+      for (let i = 0; i < kx.length; i++) {
+        const ck = compareText(kx[i]!, ky[i]!);
+        if (ck !== 0) return ck;
+        const cv = compareNested(x[kx[i]!]!, y[ky[i]!]!);
+        if (cv !== 0) return cv;
+      }
+      return 0;
+    }
+  }
+}
+
+export function jsonbEquals(a: JsonValue, b: JsonValue): boolean {
+  return compareNested(a, b) === 0;
+}
+
+/** a @> b (jsonb containment). At top level an array contains a scalar it has as an element. */
+export function jsonbContains(a: JsonValue, b: JsonValue): boolean {
+  if (Array.isArray(a) && isScalar(b)) return a.some((e) => isScalar(e) && jsonbEquals(e, b));
+  return contains(a, b);
+}
+
+function contains(a: JsonValue, b: JsonValue): boolean {
+  const ra = rank(a), rb = rank(b);
+  if (ra !== rb) return false;
+  if (ra < 4) return jsonbEquals(a, b);
+  if (ra === 4) {
+    const x = a as JsonValue[];
+    return (b as JsonValue[]).every((eb) => x.some((ea) => contains(ea, eb)));
+  }
+  const x = a as JsonObject, y = b as JsonObject;
+  return Object.keys(y).every((k) => Object.prototype.hasOwnProperty.call(x, k) && contains(x[k]!, y[k]!));
+}
+
+/** a ? key: an object key, an array's string element, or the string scalar itself. */
+export function jsonbExists(a: JsonValue, key: string): boolean {
+  if (typeof a === 'string') return a === key;
+  if (Array.isArray(a)) return a.some((e) => e === key);
+  if (isJsonObject(a)) return Object.prototype.hasOwnProperty.call(a, key);
+  return false;
+}
+
+/** jsonb_typeof. */
+export function jsonbTypeof(v: JsonValue): string {
+  if (v === null) return 'null';
+  if (typeof v === 'string') return 'string';
+  if (typeof v === 'number') return 'number';
+  if (typeof v === 'boolean') return 'boolean';
+  return Array.isArray(v) ? 'array' : 'object';
+}
