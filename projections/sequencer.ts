@@ -23,6 +23,8 @@ export interface WriteView {
   readonly catalog: CatalogState;
   /** The current row image of a primary key, or undefined. */
   getRow(tableId: TableId, pk: Uint8Array): Promise<Uint8Array | undefined>;
+  /** getRow for many keys in one LevelDB round trip (bulk INSERT checks every key). */
+  getRows(tableId: TableId, pks: readonly Uint8Array[]): Promise<(Uint8Array | undefined)[]>;
   /** Rows of a table in key order: [pk, image] batches. Bounds are encoded primary keys. */
   rows(tableId: TableId, bounds?: { gte?: Uint8Array; lt?: Uint8Array; reverse?: boolean }): AsyncIterable<[Uint8Array, Uint8Array][]>;
   /**
@@ -135,6 +137,21 @@ export class Sequencer {
         const pending = overlay.get(key);
         if (pending) return pending.value ?? undefined;
         return store.get(key);
+      },
+      async getRows(tableId, pks) {
+        const keys = pks.map((pk) => rowKey(tableId, pk));
+        const out: (Uint8Array | undefined)[] = new Array(keys.length);
+        const missing: number[] = [];
+        keys.forEach((key, i) => {
+          const pending = overlay.get(key);
+          if (pending) out[i] = pending.value ?? undefined;
+          else missing.push(i);
+        });
+        if (missing.length > 0) {
+          const found = await store.getMany(missing.map((i) => keys[i]!));
+          missing.forEach((i, j) => (out[i] = found[j]));
+        }
+        return out;
       },
       async *rows(tableId, bounds = {}) {
         const whole = idRange(KeySpace.Row, tableId);

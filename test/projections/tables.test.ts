@@ -56,6 +56,8 @@ describe('tables projection', () => {
       writes.push(stack.projections.sequencer.submit(async (view) => {
         // Every earlier insert was acknowledged to the log before this builder ran.
         seen.push((await view.getRow(1, itemKey(i - 1n))) !== undefined || i === 1n);
+        const many = await view.getRows(1, [itemKey(i - 1n), itemKey(i), itemKey(1n)]);
+        seen.push((many[0] !== undefined || i === 1n) && many[1] === undefined && (many[2] !== undefined || i === 1n));
         let count = 0;
         for await (const batch of view.rows(1)) count += batch.length;
         seen.push(count === Number(i - 1n));
