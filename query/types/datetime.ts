@@ -208,10 +208,9 @@ function parseFields(text: string, kind: DateTimeKind): Parsed {
   const { year, month, day } = ymd;
   s = s.slice(ymd.length);
   if (year === 0 && bc) throw bad();
-  if (month < 1 || month > 12 || day < 1 || day > daysInMonth(bc ? 1 - year : year, month)) {
-    throw dataError(`date/time field value out of range: "${text}"`, '22008');
-  }
-  let days = daysFromCivil(bc ? 1 - year : year, month, day);
+  // PostgreSQL reads the whole literal before it checks field ranges: '2024-02-30x' is a syntax error.
+  const dateOutOfRange = month < 1 || month > 12 || day < 1 || day > daysInMonth(bc ? 1 - year : year, month);
+  let days = dateOutOfRange ? 0 : daysFromCivil(bc ? 1 - year : year, month, day);
   let timeUs = 0n;
   let offsetSec: number | null = null;
   s = s.replace(/^(?:T|\s+T?\s*)/i, '');
@@ -232,7 +231,11 @@ function parseFields(text: string, kind: DateTimeKind): Parsed {
     const zm = ZONE_RE.exec(s);
     if (!zm) {
       if (!ZONE_NAME_RE.test(s)) throw bad();
-      if (zoneFormatter(s) === null) throw dataError(`time zone "${s.toLowerCase()}" not recognized`, '22023');
+      if (zoneFormatter(s) === null) {
+        // A bare unknown word is not a zone at all for PostgreSQL; 'Area/Name' is an unknown zone.
+        if (!s.includes('/')) throw bad();
+        throw dataError(`time zone "${s.toLowerCase()}" not recognized`, '22023');
+      }
       zoneName = s;
     } else if (zm[1] !== undefined) offsetSec = 0;
     else {
@@ -241,6 +244,7 @@ function parseFields(text: string, kind: DateTimeKind): Parsed {
       offsetSec = (zm[2] === '-' ? -1 : 1) * (hh * 3600 + mm * 60 + ss);
     }
   }
+  if (dateOutOfRange) throw dataError(`date/time field value out of range: "${text}"`, '22008');
   if (timeUs >= USECS_PER_DAY) { days += 1; timeUs -= USECS_PER_DAY; }
   if (zoneName !== null) offsetSec = namedZoneOffsetSec(zoneName, days, timeUs);
   return { days, timeUs, offsetSec };

@@ -10,7 +10,7 @@ import type { JsonValue } from '../../core/values.js';
 import type { Interval, QType, QValue } from './contract.js';
 import { formatDate, formatTimestampIso } from './datetime.js';
 import { formatInterval } from './interval.js';
-import { formatJsonNumber } from './jsonb.js';
+import { formatJsonNumber, inStorageOrder } from './jsonb.js';
 import { parseNumeric } from './numeric.js';
 import { elementType } from './qtype.js';
 import { formatFloat, INT2_MAX, INT2_MIN, INT4_MAX, INT4_MIN, INT8_MAX, INT8_MIN } from './scalar-text.js';
@@ -36,7 +36,7 @@ export function toJson(type: QType, value: QValue): unknown {
       if (!Number.isFinite(n)) return formatFloat(n);
       return type.name === 'float4' ? Number(formatFloat(n, true)) : n;
     }
-    case 'jsonb': return value;
+    case 'jsonb': return inStorageOrder(value as JsonValue);
     case 'timestamp': case 'timestamptz': return formatTimestampIso(value as bigint);
     case 'date': return formatDate(value as number);
     case 'interval': return formatInterval(value as Interval);

@@ -63,6 +63,19 @@ export function formatJsonNumber(n: number): string {
   return `${sign}${digits.slice(0, exp + 1)}.${digits.slice(exp + 1)}`;
 }
 
+/**
+ * A copy whose objects list their keys in jsonb storage order, so JSON results show keys as
+ * PostgreSQL does. (JavaScript still lists integer-like keys first: a JSON object cannot say
+ * otherwise once parsed by the client either.)
+ */
+export function inStorageOrder(v: JsonValue): JsonValue {
+  if (Array.isArray(v)) return v.map(inStorageOrder);
+  if (!isJsonObject(v)) return v;
+  const out: JsonObject = {};
+  for (const key of sortedKeys(v)) setKey(out, key, inStorageOrder(v[key]!));
+  return out;
+}
+
 /** jsonb_out. */
 export function formatJsonb(v: JsonValue): string {
   if (v === null) return 'null';
