@@ -10,7 +10,8 @@ import {
   openStateStore, prepareDataDir, Projections, rebuildProjections, TablesProjection,
   type DataDirLayout, type StateStore,
 } from '../projections/index.js';
-import { createHttpServer, createOpsServer, connectionGauge, listen, loadAdminKey, settingLabel, type EngineStatus } from '../protocols/index.js';
+import { createHttpServer, createOpsServer, connectionGauge, listen, loadAdminKey, queryRoutes, settingLabel, withAuth, type EngineStatus } from '../protocols/index.js';
+import { SqlEngine, typeSystem } from '../query/index.js';
 import type { AppCommands, InspectReport, ReplayProgress, ReplayReport, ServeHandle } from './app-types.js';
 import { SVC_VERSION } from '../core/version.js';
 
@@ -65,7 +66,8 @@ export async function startServer(config: Config, rootLogger: PinoLogger): Promi
     isReady: () => caughtUp && projections.healthy,
     storageHealthy: () => projections.healthy && log.healthy,
   };
-  const http = createHttpServer({ config, logger: rootLogger, status, plugins: [] });
+  const engine = new SqlEngine({ projections, types: typeSystem, logger: logger.child({ component: 'sql' }) });
+  const http = createHttpServer({ config, logger: rootLogger, status, plugins: [withAuth(adminKey, queryRoutes({ engine }))] });
   const ops = config.opsPort === 0 ? null : createOpsServer({ config, logger: rootLogger, status, connections: connectionGauge(http.server) });
 
   let closing: Promise<void> | null = null;

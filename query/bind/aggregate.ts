@@ -1,0 +1,80 @@
+import type { AggCall, Expr, WindowCall } from '../plan/expr.js';
+import { aggKey, exprKey, mapExpr, walkExpr } from '../plan/expr-util.js';
+import type { OutputColumn, Plan } from '../plan/nodes.js';
+import { invalid } from './context.js';
+
+/** Aggregate calls found in expressions, de-duplicated. */
+export function collectAggregates(exprs: readonly Expr[]): AggCall[] {
+  const seen = new Map<string, AggCall>();
+  for (const e of exprs) {
+    walkExpr(e, (n) => {
+      if (n.kind === 'agg' && !seen.has(aggKey(n.call))) seen.set(aggKey(n.call), n.call);
+    });
+  }
+  return [...seen.values()];
+}
+
+export function hasAggregate(exprs: readonly Expr[]): boolean {
+  return collectAggregates(exprs).length > 0;
+}
+
+/**
+ * Rewrites an expression over the FROM row into one over the Aggregate node's output
+ * (group keys, then aggregate results). A column outside both is PostgreSQL's grouping error.
+ */
+export function rewriteOverAggregate(expr: Expr, groupKeys: readonly string[], aggs: readonly AggCall[], names: (index: number) => string): Expr {
+  const aggIndex = new Map(aggs.map((a, i) => [aggKey(a), i]));
+  return mapExpr(expr, (e) => {
+    const g = groupKeys.indexOf(exprKey(e));
+    if (g >= 0 && e.kind !== 'const') return { kind: 'column', type: e.type, index: g, name: names(g) };
+    if (e.kind === 'agg') {
+      const i = aggIndex.get(aggKey(e.call))!;
+      return { kind: 'column', type: e.type, index: groupKeys.length + i, name: e.call.name };
+    }
+    if (e.kind === 'column') {
+      throw invalid(`column "${e.name}" must appear in the GROUP BY clause or be used in an aggregate function`, { column: e.name });
+    }
+    return undefined;
+  });
+}
+
+export function aggregateNode(input: Plan, groupBy: readonly Expr[], aggs: readonly AggCall[], groupNames: readonly string[]): Plan {
+  const columns: OutputColumn[] = [
+    ...groupBy.map((g, i) => ({ name: groupNames[i] ?? `group${i + 1}`, type: g.type, nullable: true })),
+    ...aggs.map((a) => ({ name: a.name, type: a.agg.returnType, nullable: true })),
+  ];
+  return { kind: 'aggregate', input, groupBy, aggs, columns };
+}
+
+/** Window calls found in expressions, de-duplicated by structure. */
+export function collectWindows(exprs: readonly Expr[]): { calls: WindowCall[]; keys: string[]; nodes: Expr[] } {
+  const keys: string[] = [];
+  const calls: WindowCall[] = [];
+  const nodes: Expr[] = [];
+  for (const e of exprs) {
+    walkExpr(e, (n) => {
+      if (n.kind !== 'window') return;
+      const key = exprKey(n);
+      if (!keys.includes(key)) {
+        keys.push(key);
+        calls.push(n.call);
+        nodes.push(n);
+      }
+    });
+  }
+  return { calls, keys, nodes };
+}
+
+/** Replaces window calls by the columns the Window node appends after its input's. */
+export function rewriteOverWindow(expr: Expr, keys: readonly string[], inputWidth: number): Expr {
+  return mapExpr(expr, (e) => {
+    if (e.kind !== 'window') return undefined;
+    const i = keys.indexOf(exprKey(e));
+    return { kind: 'column', type: e.type, index: inputWidth + i, name: e.call.fn };
+  });
+}
+
+export function windowNode(input: Plan, calls: readonly WindowCall[], types: readonly Expr[]): Plan {
+  const columns: OutputColumn[] = [...input.columns, ...calls.map((c, i) => ({ name: c.fn, type: types[i]!.type, nullable: true }))];
+  return { kind: 'window', input, calls, columns };
+}

@@ -1,0 +1,70 @@
+import { DEFAULT_SCHEMA, type TableDef } from '../../core/catalog.js';
+import { SvcError } from '../../core/errors.js';
+import type { CatalogState, TableEntry } from '../../projections/index.js';
+import type { QType, TypeSystem } from '../types/contract.js';
+import type { AstNode } from '../parse/index.js';
+
+/** Everything binding one statement needs; one per statement. */
+export class BindContext {
+  /** Types of $1..$n as inferred so far (index 0 is $1). */
+  readonly paramTypes: (QType | undefined)[] = [];
+  /** Table definitions read: a cached plan is valid while these are current. */
+  readonly tablesUsed = new Map<number, TableDef>();
+  private nextSubqueryId = 1;
+  /** Views being expanded (to refuse a view defined through itself). */
+  readonly expanding: string[] = [];
+
+  constructor(
+    readonly types: TypeSystem,
+    readonly catalog: CatalogState,
+    readonly tenant: string,
+    readonly parseView: (sql: string) => AstNode,
+    /** VECTOR(n) dimensions of the statement, in order of appearance. */
+    readonly vectorDims: (number | null)[] = [],
+    /** LIMIT/OFFSET expressions the pre-processor set aside (see parse/preprocess.ts). */
+    readonly limitExprs: readonly string[] = [],
+  ) {}
+
+  subqueryId(): number {
+    return this.nextSubqueryId++;
+  }
+
+  /** A table or view by name; schema defaults to public. */
+  findTable(schema: string | null, name: string): TableEntry | undefined {
+    const entry = this.catalog.tableByName(this.tenant, schema ?? DEFAULT_SCHEMA, name);
+    if (entry) this.tablesUsed.set(entry.def.id, entry.def);
+    return entry;
+  }
+
+  table(schema: string | null, name: string): TableEntry {
+    const entry = this.findTable(schema, name);
+    if (!entry) throw tableNotFound(schema, name);
+    return entry;
+  }
+
+  paramType(index: number): QType | undefined {
+    return this.paramTypes[index];
+  }
+
+  setParamType(index: number, type: QType): void {
+    this.paramTypes[index] = type;
+  }
+}
+
+export function tableNotFound(schema: string | null, name: string): SvcError {
+  const shown = schema === null ? name : `${schema}.${name}`;
+  return new SvcError('TABLE_NOT_FOUND', `relation "${shown}" does not exist`, { table: shown });
+}
+
+export function columnNotFound(name: string, table?: string): SvcError {
+  const shown = table === undefined ? name : `${table}.${name}`;
+  return new SvcError('COLUMN_NOT_FOUND', `column "${shown}" does not exist`, { column: name, ...(table === undefined ? {} : { table }) });
+}
+
+export function invalid(message: string, details: Record<string, unknown> = {}): SvcError {
+  return new SvcError('INVALID_QUERY', message, details);
+}
+
+export function mismatch(message: string, details: Record<string, unknown> = {}): SvcError {
+  return new SvcError('TYPE_MISMATCH', message, details);
+}

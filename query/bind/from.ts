@@ -1,0 +1,192 @@
+import type { TableDef } from '../../core/catalog.js';
+import type { AstNode } from '../parse/index.js';
+import type { Expr } from '../plan/expr.js';
+import { andAll } from '../plan/expr-util.js';
+import type { JoinType, OutputColumn, Plan } from '../plan/nodes.js';
+import { asCondition, callByName, unify, resolveUnknown } from './coerce.js';
+import { invalid, type BindContext } from './context.js';
+import { bindExpr, type ExprEnv } from './expr.js';
+import { identName } from './names.js';
+import { Scope, type ScopeColumn } from './scope.js';
+
+/** Binds a whole query (SELECT with set operations, CTEs, ORDER BY, LIMIT) in a scope. */
+export type QueryBinder = (ast: AstNode, scope: Scope) => { plan: Plan; names: readonly string[] };
+
+export interface FromDeps {
+  readonly ctx: BindContext;
+  readonly bindQuery: QueryBinder;
+  readonly exprEnv: (scope: Scope, clause: string) => ExprEnv;
+}
+
+/** "x(a, b)" -> { alias: x, columns: [a, b] } (node-sql-parser keeps column aliases in the alias text). */
+export function parseAlias(as: unknown): { alias: string | null; columns: string[] | null } {
+  if (as === null || as === undefined) return { alias: null, columns: null };
+  const text = typeof as === 'string' ? as : identName(as);
+  const m = /^\s*("?)([^"(]+)\1\s*\((.*)\)\s*$/.exec(text);
+  if (!m) return { alias: text.replace(/^"(.*)"$/, '$1'), columns: null };
+  const columns = m[3]!.split(',').map((c) => c.trim().replace(/^"(.*)"$/, '$1')).filter((c) => c !== '');
+  return { alias: m[2]!.trim(), columns };
+}
+
+function renamed(columns: readonly ScopeColumn[], names: string[] | null): ScopeColumn[] {
+  if (!names) return [...columns];
+  if (names.length > columns.length) throw invalid(`table has ${columns.length} columns available but ${names.length} columns specified`);
+  return columns.map((c, i) => (i < names.length ? { ...c, name: names[i]! } : c));
+}
+
+const JOIN_TYPES: Record<string, JoinType> = {
+  'INNER JOIN': 'inner', JOIN: 'inner', 'LEFT JOIN': 'left', 'LEFT OUTER JOIN': 'left', 'RIGHT JOIN': 'right',
+  'RIGHT OUTER JOIN': 'right', 'FULL JOIN': 'full', 'FULL OUTER JOIN': 'full', 'CROSS JOIN': 'cross',
+};
+
+/** Binds the FROM list into one plan (left-deep joins) and registers each item in `scope`. */
+export function bindFrom(items: readonly AstNode[], scope: Scope, deps: FromDeps): Plan {
+  let plan: Plan | null = null;
+  for (const item of items) {
+    const before = scope.width;
+    const right = bindFromItem(item, scope, deps);
+    if (!plan) {
+      plan = right;
+      continue;
+    }
+    const joinWord = String(item.join ?? '').toUpperCase();
+    const joinType: JoinType = joinWord === '' ? 'cross' : JOIN_TYPES[joinWord] ?? unsupportedJoin(joinWord);
+    let on: Expr | null = null;
+    if (item.using) on = usingCondition(item.using, scope, before, deps, joinType);
+    else if (item.on) on = asCondition(deps.ctx, bindExpr(item.on, deps.exprEnv(scope, 'JOIN conditions')), 'JOIN');
+    else if (joinType !== 'cross' && joinWord !== '') throw invalid(`${joinWord} requires an ON or USING clause`);
+    plan = joinNode(joinType === 'cross' && on ? 'inner' : joinType, plan, right, on);
+  }
+  return plan!;
+}
+
+function unsupportedJoin(word: string): never {
+  throw invalid(`unsupported join type: ${word}`);
+}
+
+export function joinNode(joinType: JoinType, left: Plan, right: Plan, on: Expr | null): Plan {
+  const nullableLeft = joinType === 'right' || joinType === 'full';
+  const nullableRight = joinType === 'left' || joinType === 'full';
+  const columns: OutputColumn[] = [
+    ...left.columns.map((c) => (nullableLeft ? { ...c, nullable: true } : c)),
+    ...right.columns.map((c) => (nullableRight ? { ...c, nullable: true } : c)),
+  ];
+  return { kind: 'join', joinType, left, right, on, hash: null, columns };
+}
+
+/** JOIN ... USING (a, b): equality of the columns; the right side's copies are hidden from * and unqualified names. */
+function usingCondition(using: readonly AstNode[], scope: Scope, rightStart: number, deps: FromDeps, joinType: JoinType): Expr | null {
+  const rightEntry = scope.entries[scope.entries.length - 1]!;
+  const conditions: Expr[] = [];
+  const hidden = new Set<string>();
+  for (const u of using) {
+    const name = identName(u);
+    const leftIdx = findLeftColumn(scope, name, rightStart);
+    const ri = rightEntry.columns.findIndex((c) => c.name === name);
+    if (ri < 0) throw invalid(`column "${name}" specified in USING clause does not exist in right table`, { column: name });
+    const l: Expr = { kind: 'column', type: leftIdx.type, index: leftIdx.index, name };
+    const r: Expr = { kind: 'column', type: rightEntry.columns[ri]!.type, index: rightEntry.offset + ri, name };
+    const unified = unify(deps.ctx, [l, r], 'JOIN/USING');
+    conditions.push(callByName(deps.ctx, '=', unified.exprs, true));
+    hidden.add(name);
+    if (joinType === 'full') scope.usingOverrides.set(name, { kind: 'coalesce', type: unified.type, args: unified.exprs });
+    else if (joinType === 'right') scope.usingOverrides.set(name, r);
+    else scope.usingOverrides.delete(name);
+  }
+  (rightEntry as { columns: readonly ScopeColumn[] }).columns = rightEntry.columns.map((c) => (hidden.has(c.name) ? { ...c, hidden: true } : c));
+  return andAll(conditions);
+}
+
+function findLeftColumn(scope: Scope, name: string, rightStart: number): { index: number; type: ScopeColumn['type'] } {
+  for (const entry of scope.entries) {
+    if (entry.offset >= rightStart) break;
+    const i = entry.columns.findIndex((c) => c.name === name && !c.hidden);
+    if (i >= 0) return { index: entry.offset + i, type: entry.columns[i]!.type };
+  }
+  throw invalid(`column "${name}" specified in USING clause does not exist in left table`, { column: name });
+}
+
+function bindFromItem(item: AstNode, scope: Scope, deps: FromDeps): Plan {
+  const { alias, columns: aliasColumns } = parseAlias(item.as);
+  if (item.expr?.ast) {
+    const inner = new Scope(item.prefix === 'lateral' ? scope : scope.parent);
+    for (const [name, cte] of scope.ctes) inner.ctes.set(name, cte);
+    const { plan, names } = deps.bindQuery(item.expr.ast, inner);
+    if (alias === null) throw invalid('subquery in FROM must have an alias');
+    const cols = renamed(plan.columns.map((c, i) => ({ name: names[i]!, type: c.type, nullable: c.nullable })), aliasColumns);
+    scope.add(alias, cols);
+    return plan;
+  }
+  if (item.expr?.type === 'values') return bindValuesItem(item.expr, alias ?? 'values', aliasColumns, scope, deps);
+  if (item.table === undefined) throw invalid('unsupported FROM item');
+  const schema = item.db ? identName(item.db) : null;
+  const name = identName(item.table);
+  const cte = schema === null ? scope.cte(name) : undefined;
+  if (cte) {
+    const cols = renamed(cte.plan.columns.map((c, i) => ({ name: cte.columnNames[i]!, type: c.type, nullable: c.nullable })), aliasColumns);
+    scope.add(alias ?? name, cols);
+    return cte.plan;
+  }
+  const entry = deps.ctx.table(schema, name);
+  if (entry.def.kind !== 'table') return bindView(entry.def, alias ?? name, aliasColumns, scope, deps);
+  const columns = entry.def.columns.map((c) => ({ name: c.name, type: c.type, nullable: c.nullable }));
+  scope.add(alias ?? name, renamed(columns, aliasColumns), alias === null ? name : undefined);
+  return scanOf(entry.def, alias ?? name, false);
+}
+
+/** Hidden columns a DML scan appends: the encoded primary key and the stored row image. */
+export const KEY_COLUMNS = [
+  { name: '__key', type: { name: 'unknown' as const }, nullable: false, hidden: true },
+  { name: '__image', type: { name: 'unknown' as const }, nullable: false, hidden: true },
+];
+
+export function scanOf(def: TableDef, alias: string, withKey: boolean): Plan {
+  const columns = def.columns.map((c) => ({ name: c.name, type: c.type, nullable: c.nullable }));
+  return {
+    kind: 'scan',
+    table: def,
+    alias,
+    columns: withKey ? [...columns, ...KEY_COLUMNS] : columns,
+    withKey,
+    filter: null,
+    access: { kind: 'seq', reverse: false },
+  };
+}
+
+function bindView(def: TableDef, alias: string, aliasColumns: string[] | null, scope: Scope, deps: FromDeps): Plan {
+  const key = `${def.schema}.${def.name}`;
+  if (deps.ctx.expanding.includes(key)) throw invalid(`infinite recursion detected in rules for relation "${def.name}"`);
+  deps.ctx.expanding.push(key);
+  try {
+    const ast = deps.ctx.parseView(def.viewSql ?? '');
+    const { plan, names } = deps.bindQuery(ast, new Scope(null));
+    const cols = renamed(plan.columns.map((c, i) => ({ name: def.columns[i]?.name ?? names[i]!, type: c.type, nullable: c.nullable })), aliasColumns);
+    scope.add(alias, cols, alias === def.name ? def.name : undefined);
+    return plan;
+  } finally {
+    deps.ctx.expanding.pop();
+  }
+}
+
+/** VALUES (...), (...): column types unified per position like PostgreSQL. */
+export function bindValuesRows(rows: readonly AstNode[], scope: Scope, deps: FromDeps): { plan: Plan; names: string[] } {
+  const env = deps.exprEnv(scope, 'VALUES');
+  const bound = rows.map((r) => (r.value as AstNode[]).map((v) => bindExpr(v, env)));
+  const width = bound[0]?.length ?? 0;
+  if (bound.some((r) => r.length !== width)) throw invalid('VALUES lists must all be the same length');
+  const columns: OutputColumn[] = [];
+  const byColumn: Expr[][] = bound.map(() => []);
+  for (let c = 0; c < width; c++) {
+    const unified = unify(deps.ctx, bound.map((r) => r[c]!), 'VALUES');
+    const exprs = unified.exprs.map((e) => resolveUnknown(deps.ctx, e));
+    exprs.forEach((e, r) => byColumn[r]!.push(e));
+    columns.push({ name: `column${c + 1}`, type: exprs[0]!.type, nullable: true });
+  }
+  return { plan: { kind: 'values', rows: byColumn, columns }, names: columns.map((c) => c.name) };
+}
+
+function bindValuesItem(node: AstNode, alias: string, aliasColumns: string[] | null, scope: Scope, deps: FromDeps): Plan {
+  const { plan, names } = bindValuesRows(node.values ?? [], new Scope(scope.parent), deps);
+  scope.add(alias, renamed(plan.columns.map((c, i) => ({ name: names[i]!, type: c.type, nullable: c.nullable })), aliasColumns));
+  return plan;
+}

@@ -1,0 +1,12 @@
+/** query/bind: names to catalog ids and slots, types through the TypeSystem. */
+export { BindContext, columnNotFound, invalid, mismatch, tableNotFound } from './context.js';
+export { asCondition, coerce, callByName, resolveUnknown, sameType, unify } from './coerce.js';
+export { bindExpr, type ExprEnv } from './expr.js';
+export { bindFunction } from './functions.js';
+export { bindFrom, KEY_COLUMNS, scanOf, type FromDeps } from './from.js';
+export { uniqueNames } from './names.js';
+export { Scope, type ScopeColumn } from './scope.js';
+export { QueryBinder, type BoundQuery } from './select.js';
+export { bindTypeName } from './type-names.js';
+export { identName, functionName } from './names.js';
+export { bindCheck, bindDefault, tableScope } from './table-expr.js';

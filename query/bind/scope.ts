@@ -1,0 +1,114 @@
+import { SvcError } from '../../core/errors.js';
+import type { QType } from '../types/contract.js';
+import type { Plan } from '../plan/nodes.js';
+import { columnNotFound, invalid } from './context.js';
+import type { Expr } from '../plan/expr.js';
+import type { AstNode } from '../parse/index.js';
+
+/** One column visible in a FROM item. */
+export interface ScopeColumn {
+  readonly name: string;
+  readonly type: QType;
+  readonly nullable: boolean;
+  /** Excluded from `*` and from unqualified lookup (the right side of JOIN USING). */
+  readonly hidden?: boolean;
+}
+
+/** A FROM item (table, subquery, CTE reference, VALUES) and where its columns sit in the row. */
+export interface RangeEntry {
+  readonly alias: string;
+  readonly columns: readonly ScopeColumn[];
+  /** Index of its first column in the combined row of the FROM clause. */
+  readonly offset: number;
+  /** The table name for table entries (`schema.t` qualification). */
+  readonly tableName?: string;
+}
+
+/** A CTE visible by name: the bound plan of its query. */
+export interface CteDef {
+  readonly name: string;
+  readonly plan: Plan;
+  readonly columnNames: readonly string[];
+}
+
+/** Names visible to an expression: this query's FROM items, then enclosing queries (correlation). */
+export class Scope {
+  entries: RangeEntry[] = [];
+  /** Set when an expression of this scope referenced an enclosing scope. */
+  usedOuter = false;
+  readonly ctes = new Map<string, CteDef>();
+  /** Output aliases visible to GROUP BY / ORDER BY (name -> select-list expression). */
+  aliases: Map<string, Expr> | null = null;
+  /** JOIN ... USING columns whose unqualified name means an expression (FULL: COALESCE, RIGHT: the right side's). */
+  readonly usingOverrides = new Map<string, Expr>();
+  /** WINDOW w AS (...) definitions of this query. */
+  namedWindows = new Map<string, AstNode>();
+
+  constructor(readonly parent: Scope | null) {}
+
+  get width(): number {
+    const last = this.entries[this.entries.length - 1];
+    return last === undefined ? 0 : last.offset + last.columns.length;
+  }
+
+  add(alias: string, columns: readonly ScopeColumn[], tableName?: string): RangeEntry {
+    if (this.entries.some((e) => e.alias === alias)) throw invalid(`table name "${alias}" specified more than once`);
+    const entry: RangeEntry = { alias, columns, offset: this.width, ...(tableName === undefined ? {} : { tableName }) };
+    this.entries.push(entry);
+    return entry;
+  }
+
+  cte(name: string): CteDef | undefined {
+    for (let s: Scope | null = this; s; s = s.parent) {
+      const found = s.ctes.get(name);
+      if (found) return found;
+    }
+    return undefined;
+  }
+
+  /** Resolves [table.]column here or in an enclosing scope: depth 0 is this scope. */
+  resolve(table: string | null, column: string): { depth: number; index: number; column: ScopeColumn } {
+    let depth = 0;
+    for (let s: Scope | null = this; s; s = s.parent, depth++) {
+      const found = s.lookup(table, column);
+      if (found) {
+        if (depth > 0) this.markOuter(depth);
+        return { depth, ...found };
+      }
+    }
+    if (table !== null && !this.hasAlias(table)) throw missingFromClause(table);
+    throw columnNotFound(column, table ?? undefined);
+  }
+
+  private hasAlias(table: string): boolean {
+    for (let s: Scope | null = this; s; s = s.parent) if (s.entries.some((e) => e.alias === table || e.tableName === table)) return true;
+    return false;
+  }
+
+  private markOuter(depth: number): void {
+    let s: Scope | null = this;
+    for (let d = 0; d < depth && s; d++, s = s.parent) s.usedOuter = true;
+  }
+
+  lookup(table: string | null, column: string): { index: number; column: ScopeColumn } | null {
+    let found: { index: number; column: ScopeColumn } | null = null;
+    for (const entry of this.entries) {
+      if (table !== null && entry.alias !== table && entry.tableName !== table) continue;
+      entry.columns.forEach((c, i) => {
+        if (c.name !== column || (table === null && c.hidden)) return;
+        if (found) throw invalid(`column reference "${column}" is ambiguous`, { column });
+        found = { index: entry.offset + i, column: c };
+      });
+      if (table !== null && found) break;
+    }
+    return found;
+  }
+
+  entry(table: string): RangeEntry | undefined {
+    return this.entries.find((e) => e.alias === table || e.tableName === table);
+  }
+}
+
+function missingFromClause(table: string): SvcError {
+  return new SvcError('TABLE_NOT_FOUND', `missing FROM-clause entry for table "${table}"`, { table });
+}

@@ -1,0 +1,171 @@
+import type { ColumnDef, TableDef } from '../../core/catalog.js';
+import { SvcError } from '../../core/errors.js';
+import { decodeRowInto } from '../../core/row-codec.js';
+import type { SqlValue } from '../../core/values.js';
+import type { WriteView } from '../../projections/index.js';
+import { bindCheck, bindDefault, identName, invalid, tableNotFound, type BindContext } from '../bind/index.js';
+import { compile } from '../exec/index.js';
+import type { CustomStatement, AstNode } from '../parse/index.js';
+import { parseExpression, renameIdentifier } from '../parse/index.js';
+import { emptyResult, type QueryResult } from '../result.js';
+import { execContext } from '../run-query.js';
+import { WriteViewSource } from '../exec/index.js';
+import type { QValue } from '../types/contract.js';
+import { ForeignKeys } from '../dml/foreign-keys.js';
+import { StatementWriter } from '../dml/writer.js';
+import { columnByName, IdAllocator, namesInSchema, nextColumnId, nowMicros, tableRef, txnRecord } from './common.js';
+import { columnFromAst } from './columns.js';
+import { assertUnique } from './create-index.js';
+import type { DdlDeps } from './deps.js';
+import { ConstraintBuilder } from './table-builder.js';
+
+/** ALTER TABLE t ADD COLUMN | DROP COLUMN | ADD CONSTRAINT ..., applied in order as one put_table. */
+export async function alterTable(ast: AstNode, deps: DdlDeps): Promise<QueryResult> {
+  const { schema, name } = tableRef(ast.table[0]);
+  const tenant = deps.env.tenant;
+  await deps.projections.sequencer.submit(async (view) => {
+    const entry = view.catalog.tableByName(tenant, schema, name);
+    if (!entry || entry.def.kind !== 'table') {
+      if (ast.if_exists) return null;
+      throw tableNotFound(ast.table[0].db ? schema : null, name);
+    }
+    const ctx = deps.bindContext(view.catalog);
+    const ids = new IdAllocator(view.catalog);
+    let def = entry.def;
+    for (const action of ast.expr as AstNode[]) def = await applyAction(def, action, { ctx, ids, view, deps });
+    def = { ...def, updatedAtMicros: nowMicros() };
+    return { record: txnRecord(tenant, [{ kind: 'put_table', table: def }]), result: null };
+  });
+  return emptyResult('ALTER TABLE');
+}
+
+interface AlterEnv {
+  readonly ctx: BindContext;
+  readonly ids: IdAllocator;
+  readonly view: WriteView;
+  readonly deps: DdlDeps;
+}
+
+async function applyAction(def: TableDef, action: AstNode, env: AlterEnv): Promise<TableDef> {
+  const verb = String(action.action).toLowerCase();
+  if (verb === 'add' && action.resource === 'column') return addColumn(def, action, env);
+  if (verb === 'drop' && action.resource === 'column') return dropColumn(def, identName(action.column?.column ?? action.column), Boolean(action.if_exists));
+  if (verb === 'add' && action.resource === 'constraint') return addConstraint(def, action.create_definitions, env);
+  throw invalid(`unsupported ALTER TABLE action: ${verb} ${String(action.resource ?? '')}`.trim());
+}
+
+async function addColumn(def: TableDef, action: AstNode, env: AlterEnv): Promise<TableDef> {
+  const taken = namesInSchema(env.view.catalog, def.tenant, def.schema);
+  const constraints = new ConstraintBuilder(env.ctx, env.view.catalog, taken);
+  const column = columnFromAst(env.ctx, action, def, nextColumnId(def), constraints);
+  if (def.columns.some((c) => c.name === column.name)) {
+    if (action.if_not_exists) return def;
+    throw new SvcError('CONSTRAINT_VIOLATION', `column "${column.name}" of relation "${def.name}" already exists`, { column: column.name, reason: 'already_exists' });
+  }
+  const hasRows = await tableHasRows(env.view, def);
+  let missingValue: SqlValue = null;
+  if (column.defaultExpr !== null && !column.sequence) {
+    const expr = bindDefault(env.ctx, def, parseExpression(column.defaultExpr), column.type);
+    missingValue = compile(expr, checkContext(env)).eval([]) as SqlValue;
+  }
+  if (column.sequence && hasRows) throw invalid('adding a SERIAL column to a table with rows is not supported');
+  if (!column.nullable && missingValue === null && hasRows) {
+    throw new SvcError('CONSTRAINT_VIOLATION', `column "${column.name}" of relation "${def.name}" contains null values`, { column: column.name, table: def.name });
+  }
+  const withColumn: TableDef = { ...def, columns: [...def.columns, { ...column, missingValue }] };
+  const built = constraints.build(withColumn, env.ids);
+  const next: TableDef = {
+    ...withColumn,
+    primaryKey: built.primaryKey,
+    indexes: [...def.indexes, ...built.indexes],
+    constraints: [...def.constraints, ...built.constraints],
+  };
+  if (built.primaryKey.join() !== def.primaryKey.join()) throw invalid('adding a PRIMARY KEY to an existing table is not supported');
+  await validateNew(def, next, env);
+  return next;
+}
+
+function dropColumn(def: TableDef, name: string, ifExists: boolean): TableDef {
+  const column = def.columns.find((c) => c.name === name);
+  if (!column) {
+    if (ifExists) return def;
+    throw new SvcError('COLUMN_NOT_FOUND', `column "${name}" of relation "${def.name}" does not exist`, { column: name, table: def.name });
+  }
+  if (def.primaryKey.includes(column.id)) throw invalid(`cannot drop column ${name} of table ${def.name}: it is part of the primary key`);
+  if (def.columns.length === 1) throw invalid(`cannot drop the only column of table ${def.name}`);
+  return {
+    ...def,
+    columns: def.columns.filter((c) => c.id !== column.id),
+    indexes: def.indexes.filter((i) => !i.columnIds.includes(column.id)),
+    constraints: def.constraints.filter((c) => !c.columnIds.includes(column.id)),
+  };
+}
+
+async function addConstraint(def: TableDef, node: AstNode, env: AlterEnv): Promise<TableDef> {
+  const taken = namesInSchema(env.view.catalog, def.tenant, def.schema);
+  const constraints = new ConstraintBuilder(env.ctx, env.view.catalog, taken);
+  constraints.addTableConstraint(node);
+  if (constraints.primaryKey) throw invalid('adding a PRIMARY KEY to an existing table is not supported');
+  const built = constraints.build(def, env.ids);
+  const next: TableDef = { ...def, indexes: [...def.indexes, ...built.indexes], constraints: [...def.constraints, ...built.constraints] };
+  await validateNew(def, next, env);
+  return next;
+}
+
+/** Existing rows must satisfy new CHECK, UNIQUE and FOREIGN KEY constraints. */
+async function validateNew(before: TableDef, after: TableDef, env: AlterEnv): Promise<void> {
+  const added = after.constraints.filter((c) => !before.constraints.some((b) => b.name === c.name));
+  if (added.length === 0 || !(await tableHasRows(env.view, before))) return;
+  for (const index of after.indexes.filter((i) => !before.indexes.some((b) => b.id === i.id) && i.unique)) await assertUnique(env.view, after, index, env.deps);
+  const checks = added.filter((c) => c.kind === 'check').map((c) => ({ name: c.name, eval: compile(bindCheck(env.ctx, after, parseExpression(c.definition)), checkContext(env)).eval }));
+  const fks = added.filter((c) => c.kind === 'foreign_key');
+  const writer = new StatementWriter(env.view, env.deps.types, () => []);
+  const fkChecker = new ForeignKeys(writer);
+  const onlyNew: TableDef = { ...after, constraints: fks };
+  const ids = after.columns.map((c) => c.id);
+  const missing = after.columns.map((c) => c.missingValue);
+  for await (const batch of env.view.rows(before.id)) {
+    for (const [, image] of batch) {
+      const values = decodeRowInto(image, ids, missing) as QValue[];
+      for (const check of checks) {
+        if (check.eval(values) === false) {
+          throw new SvcError('CONSTRAINT_VIOLATION', `check constraint "${check.name}" of relation "${after.name}" is violated by some row`, { table: after.name, constraint: check.name });
+        }
+      }
+      if (fks.length > 0) await fkChecker.checkChild(onlyNew, values);
+    }
+  }
+}
+
+function checkContext(env: AlterEnv) {
+  return execContext({ types: env.deps.types, source: new WriteViewSource(env.view), params: [], deadlineMs: env.deps.env.deadlineMs, signal: env.deps.env.signal, stats: null });
+}
+
+async function tableHasRows(view: WriteView, def: TableDef): Promise<boolean> {
+  for await (const batch of view.rows(def.id)) if (batch.length > 0) return true;
+  return false;
+}
+
+/** ALTER TABLE t RENAME [COLUMN] a TO b: CHECK texts are rewritten to the new name. */
+export async function renameColumn(stmt: Extract<CustomStatement, { kind: 'rename_column' }>, deps: DdlDeps): Promise<QueryResult> {
+  const schema = stmt.table.schema ?? 'public';
+  const tenant = deps.env.tenant;
+  await deps.projections.sequencer.submit(async (view) => {
+    const entry = view.catalog.tableByName(tenant, schema, stmt.table.name);
+    if (!entry || entry.def.kind !== 'table') {
+      if (stmt.ifExists) return null;
+      throw tableNotFound(stmt.table.schema, stmt.table.name);
+    }
+    const def = entry.def;
+    const column = columnByName(def, stmt.from);
+    if (def.columns.some((c) => c.name === stmt.to)) throw new SvcError('CONSTRAINT_VIOLATION', `column "${stmt.to}" of relation "${def.name}" already exists`, { column: stmt.to, reason: 'already_exists' });
+    const columns: ColumnDef[] = def.columns.map((c) => (c.id === column.id ? { ...c, name: stmt.to } : c));
+    const constraints = def.constraints.map((c) => {
+      if (!c.columnIds.includes(column.id)) return c;
+      return { ...c, definition: renameIdentifier(c.definition, stmt.from, stmt.to) };
+    });
+    const next: TableDef = { ...def, columns, constraints, updatedAtMicros: nowMicros() };
+    return { record: txnRecord(tenant, [{ kind: 'put_table', table: next }]), result: null };
+  });
+  return emptyResult('ALTER TABLE');
+}

@@ -1,0 +1,92 @@
+import { randomUUID } from 'node:crypto';
+import { DEFAULT_SCHEMA, type ColumnDef, type ConstraintDef, type IndexDef, type TableDef } from '../../core/catalog.js';
+import { SvcError } from '../../core/errors.js';
+import type { TxnOp, TxnRecord } from '../../core/log-records.js';
+import type { CatalogState, TableEntry } from '../../projections/index.js';
+import { identName } from '../bind/index.js';
+import type { AstNode } from '../parse/index.js';
+
+export const nowMicros = (): bigint => BigInt(Date.now()) * 1000n;
+
+export function txnRecord(tenant: string, ops: TxnOp[]): TxnRecord {
+  return { type: 'txn', txnId: randomUUID(), tenant, timestampMicros: nowMicros(), ops };
+}
+
+export function alreadyExists(kind: string, name: string): SvcError {
+  return new SvcError('CONSTRAINT_VIOLATION', `${kind} "${name}" already exists`, { name, reason: 'already_exists' });
+}
+
+/** schema + name of a node-sql-parser table reference. */
+export function tableRef(node: AstNode): { schema: string; name: string } {
+  return { schema: node.db ? identName(node.db) : DEFAULT_SCHEMA, name: identName(node.table) };
+}
+
+/** The internal sequence name of a SERIAL column (unique per tenant and schema). */
+export function sequenceName(tenant: string, schema: string, table: string, column: string): string {
+  return `${tenant}:${schema}.${table}_${column}_seq`;
+}
+
+/** Ids above everything in use (the builder runs under the write lock). */
+export class IdAllocator {
+  private table: number;
+  private index: number;
+  constructor(catalog: CatalogState) {
+    const max = catalog.maxIds();
+    this.table = max.tableId;
+    this.index = max.indexId;
+  }
+  nextTable(): number {
+    return ++this.table;
+  }
+  nextIndex(): number {
+    return ++this.index;
+  }
+}
+
+export function nextColumnId(table: TableDef): number {
+  return table.columns.reduce((m, c) => Math.max(m, c.id), 0) + 1;
+}
+
+/** Every index and constraint name of a schema (PostgreSQL names share one namespace per schema). */
+export function namesInSchema(catalog: CatalogState, tenant: string, schema: string): Set<string> {
+  const names = new Set<string>();
+  for (const entry of catalog.tables()) {
+    if (entry.def.tenant !== tenant || entry.def.schema !== schema) continue;
+    names.add(entry.def.name);
+    for (const index of entry.def.indexes) names.add(index.name);
+    for (const c of entry.def.constraints) names.add(c.name);
+  }
+  return names;
+}
+
+/** PostgreSQL's choice of a free name: base, then base1, base2, ... */
+export function freeName(base: string, taken: Set<string>): string {
+  let name = base;
+  for (let n = 1; taken.has(name); n++) name = `${base}${n}`;
+  taken.add(name);
+  return name;
+}
+
+export function columnByName(table: TableDef, name: string): ColumnDef {
+  const column = table.columns.find((c) => c.name === name);
+  if (!column) throw new SvcError('COLUMN_NOT_FOUND', `column "${name}" of relation "${table.name}" does not exist`, { column: name, table: table.name });
+  return column;
+}
+
+export function findTableOrNull(catalog: CatalogState, tenant: string, schema: string, name: string): TableEntry | undefined {
+  return catalog.tableByName(tenant, schema, name);
+}
+
+/** Tables (other than `table`) with a foreign key referencing it. */
+export function referencingTables(catalog: CatalogState, table: TableDef): TableEntry[] {
+  return [...catalog.tables()].filter((e) => e.def.id !== table.id && e.def.constraints.some((c) => c.references?.tableId === table.id));
+}
+
+export function btreeIndex(id: number, name: string, columnIds: readonly number[], options: { unique: boolean; primary: boolean; descending?: readonly boolean[] }): IndexDef {
+  return { id, name, kind: 'btree', columnIds, descending: options.descending ?? columnIds.map(() => false), unique: options.unique, primary: options.primary, options: {} };
+}
+
+export function keyConstraint(kind: 'primary_key' | 'unique', name: string, columns: readonly ColumnDef[]): ConstraintDef {
+  const list = columns.map((c) => c.name).join(', ');
+  return { name, kind, definition: `${kind === 'primary_key' ? 'PRIMARY KEY' : 'UNIQUE'} (${list})`, columnIds: columns.map((c) => c.id) };
+}

@@ -1,0 +1,75 @@
+import type { IndexDef, TableDef } from '../../core/catalog.js';
+import { encodeKey } from '../../core/key-encoding.js';
+import { decodeRowInto } from '../../core/row-codec.js';
+import type { SqlValue } from '../../core/values.js';
+import type { WriteView } from '../../projections/index.js';
+import { identName, invalid, tableNotFound } from '../bind/index.js';
+import type { AstNode } from '../parse/index.js';
+import { emptyResult, type QueryResult } from '../result.js';
+import { uniqueViolation } from '../dml/errors.js';
+import { alreadyExists, columnByName, IdAllocator, namesInSchema, nowMicros, tableRef, txnRecord } from './common.js';
+import type { DdlDeps } from './deps.js';
+
+/** CREATE [UNIQUE] INDEX [IF NOT EXISTS] [name] ON t [USING btree|hnsw] (cols [DESC]) [WITH (...)]. */
+export async function createIndex(ast: AstNode, deps: DdlDeps): Promise<QueryResult> {
+  const { schema, name: tableName } = tableRef(ast.table);
+  const tenant = deps.env.tenant;
+  const hnsw = deps.statement.hnsw;
+  await deps.projections.sequencer.submit(async (view) => {
+    const entry = view.catalog.tableByName(tenant, schema, tableName);
+    if (!entry || entry.def.kind !== 'table') throw tableNotFound(schema === 'public' ? null : schema, tableName);
+    const table = entry.def;
+    const columns = (ast.index_columns as AstNode[]).map((c) => columnByName(table, identName(c.column ?? c)));
+    const taken = namesInSchema(view.catalog, tenant, schema);
+    const explicit = ast.index ? identName(ast.index) : null;
+    if (explicit !== null && taken.has(explicit)) {
+      if (ast.if_not_exists) return null;
+      throw alreadyExists('relation', explicit);
+    }
+    let name = explicit ?? `${table.name}_${columns.map((c) => c.name).join('_')}_idx`;
+    for (let n = 1; explicit === null && taken.has(name); n++) name = `${table.name}_${columns.map((c) => c.name).join('_')}_idx${n}`;
+    const unique = String(ast.index_type ?? '').toLowerCase() === 'unique';
+    const method = hnsw ? 'hnsw' : String(ast.index_using?.type ?? 'btree').toLowerCase();
+    if (method !== 'btree' && method !== 'hnsw') throw invalid(`access method "${method}" is not supported (btree, hnsw)`);
+    if (method === 'hnsw' && (unique || columns.length !== 1 || columns[0]!.type.name !== 'vector')) throw invalid('an hnsw index takes exactly one VECTOR column and cannot be UNIQUE');
+    if (method === 'btree' && columns.some((c) => c.type.name === 'jsonb' || c.type.name === 'vector')) throw invalid('btree indexes cannot hold JSONB or VECTOR columns');
+    const options: Record<string, number | string> = {};
+    for (const w of (ast.with as AstNode[] | null) ?? []) options[String(w.type).toLowerCase()] = Number(w.expr?.value ?? w.value);
+    const index: IndexDef = {
+      id: new IdAllocator(view.catalog).nextIndex(),
+      name,
+      kind: method,
+      columnIds: columns.map((c) => c.id),
+      descending: (ast.index_columns as AstNode[]).map((c) => String(c.order_by ?? '').toLowerCase() === 'desc'),
+      unique,
+      primary: false,
+      options,
+    };
+    if (unique) await assertUnique(view, table, index, deps);
+    const def: TableDef = { ...table, indexes: [...table.indexes, index], updatedAtMicros: nowMicros() };
+    return { record: txnRecord(tenant, [{ kind: 'put_table', table: def }]), result: null };
+  });
+  return emptyResult('CREATE INDEX');
+}
+
+/** A UNIQUE index on existing rows: refuse when two rows already share a key (NULLs are distinct). */
+export async function assertUnique(view: WriteView, table: TableDef, index: IndexDef, deps: DdlDeps): Promise<void> {
+  const positions = index.columnIds.map((id) => table.columns.findIndex((c) => c.id === id));
+  const types = positions.map((p) => table.columns[p]!.type);
+  const ids = table.columns.map((c) => c.id);
+  const missing = table.columns.map((c) => c.missingValue);
+  const seen = new Set<string>();
+  for await (const batch of view.rows(table.id)) {
+    for (const [, image] of batch) {
+      const values = decodeRowInto(image, ids, missing);
+      const key = positions.map((p) => values[p] as SqlValue);
+      if (key.some((v) => v === null)) continue;
+      const k = Buffer.from(encodeKey(types, key)).toString('hex');
+      if (seen.has(k)) {
+        const shown = positions.map((p, i) => deps.types.formatText(table.columns[p]!.type, key[i]!)).join(', ');
+        throw uniqueViolation(table.name, index.name, `(${positions.map((p) => table.columns[p]!.name).join(', ')})=(${shown})`);
+      }
+      seen.add(k);
+    }
+  }
+}

@@ -1,0 +1,56 @@
+import type { ColumnDef, TableDef } from '../../core/catalog.js';
+import type { TxnOp } from '../../core/log-records.js';
+import { identName, invalid } from '../bind/index.js';
+import type { AstNode } from '../parse/index.js';
+import { emptyResult, type QueryResult } from '../result.js';
+import { alreadyExists, IdAllocator, namesInSchema, nowMicros, tableRef, txnRecord } from './common.js';
+import { columnFromAst } from './columns.js';
+import type { DdlDeps } from './deps.js';
+import { ConstraintBuilder } from './table-builder.js';
+
+/** CREATE TABLE [IF NOT EXISTS]: one put_table record (plus sequence resets for SERIAL columns). */
+export async function createTable(ast: AstNode, deps: DdlDeps): Promise<QueryResult> {
+  const { schema, name } = tableRef(ast.table[0]);
+  const tenant = deps.env.tenant;
+  await deps.projections.sequencer.submit(async (view) => {
+    if (view.catalog.tableByName(tenant, schema, name)) {
+      if (ast.if_not_exists) return null;
+      throw alreadyExists('relation', name);
+    }
+    const ctx = deps.bindContext(view.catalog);
+    const ids = new IdAllocator(view.catalog);
+    const taken = namesInSchema(view.catalog, tenant, schema);
+    if (taken.has(name)) throw alreadyExists('relation', name);
+    taken.add(name);
+    const constraints = new ConstraintBuilder(ctx, view.catalog, taken);
+    const shell = { tenant, schema, name };
+    const columns: ColumnDef[] = [];
+    for (const item of ast.create_definitions as AstNode[]) {
+      if (item.resource === 'column') {
+        const column = columnFromAst(ctx, item, shell, columns.length + 1, constraints);
+        if (columns.some((c) => c.name === column.name)) throw invalid(`column "${column.name}" specified more than once`, { column: column.name });
+        columns.push(column);
+      } else constraints.addTableConstraint(item);
+    }
+    const now = nowMicros();
+    const base: TableDef = {
+      id: ids.nextTable(), tenant, schema, name, kind: 'table', columns, primaryKey: [], indexes: [], constraints: [],
+      viewSql: null, createdAtMicros: now, updatedAtMicros: now,
+    };
+    const built = constraints.build(base, ids);
+    const pkIds = new Set(built.primaryKey);
+    const def: TableDef = {
+      ...base,
+      columns: columns.map((c) => (pkIds.has(c.id) ? { ...c, nullable: false } : c)),
+      primaryKey: built.primaryKey,
+      indexes: built.indexes,
+      constraints: built.constraints,
+    };
+    const ops: TxnOp[] = [{ kind: 'put_table', table: def }];
+    for (const c of def.columns) if (c.sequence) ops.push({ kind: 'sequence', name: c.sequence, lastValue: 0n });
+    return { record: txnRecord(tenant, ops), result: null };
+  });
+  return emptyResult('CREATE TABLE');
+}
+
+export const columnName = (node: AstNode): string => identName(node);

@@ -1,0 +1,152 @@
+import type { TableDef } from '../../core/catalog.js';
+import { SvcError } from '../../core/errors.js';
+import type { TxnOp } from '../../core/log-records.js';
+import type { CatalogState } from '../../projections/index.js';
+import { identName, invalid, QueryBinder, Scope, tableNotFound } from '../bind/index.js';
+import { parseSql } from '../parse/index.js';
+import type { AstNode } from '../parse/index.js';
+import { emptyResult, type QueryResult } from '../result.js';
+import { nowMicros, referencingTables, tableRef, txnRecord } from './common.js';
+import type { DdlDeps } from './deps.js';
+
+/** DROP TABLE|VIEW [IF EXISTS] a, b [CASCADE]: FKs of other tables referencing them go too with CASCADE. */
+export async function dropTables(ast: AstNode, deps: DdlDeps, keyword: 'table' | 'view'): Promise<QueryResult> {
+  const names = ast.name as AstNode[];
+  const cascade = String(names[names.length - 1]?.as ?? '').toLowerCase() === 'cascade' || /\bcascade\s*$/i.test(deps.statement.text);
+  const ifExists = String(ast.prefix ?? '').toUpperCase().includes('IF EXISTS');
+  const tenant = deps.env.tenant;
+  await deps.projections.sequencer.submit(async (view) => {
+    const targets: TableDef[] = [];
+    for (const n of names) {
+      const { schema, name } = tableRef(n);
+      const entry = view.catalog.tableByName(tenant, schema, name);
+      const wanted = keyword === 'view' ? 'view' : 'table';
+      if (!entry) {
+        if (ifExists) continue;
+        throw new SvcError('TABLE_NOT_FOUND', `${wanted} "${name}" does not exist`, { table: name });
+      }
+      if (entry.def.kind !== wanted) throw invalid(`"${name}" is not a ${wanted}`, { name });
+      targets.push(entry.def);
+    }
+    if (targets.length === 0) return null;
+    const ops: TxnOp[] = [];
+    const all = withDependentViews(view.catalog, deps, targets, cascade);
+    const dropped = new Set(all.map((t) => t.id));
+    for (const t of all) ops.push(...detachReferences(view.catalog, t, dropped, cascade));
+    for (const t of all) ops.push({ kind: 'drop_table', tableId: t.id });
+    return { record: txnRecord(tenant, ops), result: null };
+  });
+  return emptyResult(keyword === 'view' ? 'DROP VIEW' : 'DROP TABLE');
+}
+
+/** The targets plus the views that read them (transitively); without CASCADE such views refuse the drop. */
+function withDependentViews(catalog: CatalogState, deps: DdlDeps, targets: readonly TableDef[], cascade: boolean): TableDef[] {
+  const out = [...targets];
+  const ids = new Set(targets.map((t) => t.id));
+  for (let changed = true; changed; ) {
+    changed = false;
+    for (const entry of catalog.tables()) {
+      const v = entry.def;
+      if (v.kind !== 'view' || ids.has(v.id) || v.tenant !== targets[0]!.tenant) continue;
+      const read = viewReads(catalog, deps, v);
+      const hit = out.find((t) => read.has(t.id));
+      if (!hit) continue;
+      if (!cascade) {
+        throw new SvcError('CONSTRAINT_VIOLATION', `cannot drop ${hit.kind} ${hit.name} because other objects depend on it`, {
+          table: hit.name, dependent_view: v.name, hint: 'Use DROP ... CASCADE to drop the dependent objects too.',
+        });
+      }
+      out.push(v);
+      ids.add(v.id);
+      changed = true;
+    }
+  }
+  return out;
+}
+
+/** Ids of the tables and views a view's query reads (empty when it no longer binds). */
+function viewReads(catalog: CatalogState, deps: DdlDeps, v: TableDef): Set<number> {
+  try {
+    const ctx = deps.bindContext(catalog);
+    new QueryBinder(ctx).bindQuery(parseSql(v.viewSql ?? '')[0]!.ast!, new Scope(null));
+    return new Set(ctx.tablesUsed.keys());
+  } catch {
+    return new Set();
+  }
+}
+
+function detachReferences(catalog: CatalogState, table: TableDef, dropped: Set<number>, cascade: boolean): TxnOp[] {
+  const ops: TxnOp[] = [];
+  for (const child of referencingTables(catalog, table)) {
+    if (dropped.has(child.def.id)) continue;
+    const fk = child.def.constraints.find((c) => c.references?.tableId === table.id)!;
+    if (!cascade) {
+      throw new SvcError('CONSTRAINT_VIOLATION', `cannot drop table ${table.name} because other objects depend on it`, {
+        table: table.name, constraint: fk.name, referencing_table: child.def.name, hint: 'Use DROP ... CASCADE to drop the dependent objects too.',
+      });
+    }
+    const constraints = child.def.constraints.filter((c) => c.references?.tableId !== table.id);
+    ops.push({ kind: 'put_table', table: { ...child.def, constraints, updatedAtMicros: nowMicros() } });
+  }
+  return ops;
+}
+
+/** DROP INDEX [IF EXISTS] name [CASCADE]. Indexes backing a PRIMARY KEY or UNIQUE constraint need CASCADE. */
+export async function dropIndex(ast: AstNode, deps: DdlDeps): Promise<QueryResult> {
+  const nameNode = ast.name as AstNode;
+  const schema = nameNode.table ? identName(nameNode.table) : 'public';
+  const name = identName(nameNode.column ?? nameNode);
+  const ifExists = String(ast.prefix ?? '').toUpperCase().includes('IF EXISTS');
+  const cascade = /\bcascade\s*$/i.test(deps.statement.text);
+  const tenant = deps.env.tenant;
+  await deps.projections.sequencer.submit(async (view) => {
+    for (const entry of view.catalog.tables()) {
+      const def = entry.def;
+      if (def.tenant !== tenant || def.schema !== schema) continue;
+      const index = def.indexes.find((i) => i.name === name);
+      if (!index) continue;
+      const constraint = def.constraints.find((c) => c.name === name && (c.kind === 'unique' || c.kind === 'primary_key'));
+      if (index.primary) throw invalid(`cannot drop index ${name} because constraint ${name} on table ${def.name} requires it`);
+      if (constraint && !cascade) throw invalid(`cannot drop index ${name} because constraint ${name} on table ${def.name} requires it`);
+      const next: TableDef = {
+        ...def,
+        indexes: def.indexes.filter((i) => i.id !== index.id),
+        constraints: def.constraints.filter((c) => c !== constraint),
+        updatedAtMicros: nowMicros(),
+      };
+      return { record: txnRecord(tenant, [{ kind: 'put_table', table: next }]), result: null };
+    }
+    if (ifExists) return null;
+    throw new SvcError('TABLE_NOT_FOUND', `index "${name}" does not exist`, { index: name });
+  });
+  return emptyResult('DROP INDEX');
+}
+
+/** TRUNCATE [TABLE] a, b [CASCADE]: tables referenced by other tables' foreign keys need those too (or CASCADE). */
+export async function truncate(ast: AstNode, deps: DdlDeps): Promise<QueryResult> {
+  const tenant = deps.env.tenant;
+  const cascade = /\bcascade\s*$/i.test(deps.statement.text);
+  await deps.projections.sequencer.submit(async (view) => {
+    const tables = (ast.name as AstNode[]).map((n) => {
+      const { schema, name } = tableRef(n);
+      const entry = view.catalog.tableByName(tenant, schema, name);
+      if (!entry || entry.def.kind !== 'table') throw tableNotFound(n.db ? schema : null, name);
+      return entry.def;
+    });
+    const ids = new Set(tables.map((t) => t.id));
+    for (let i = 0; i < tables.length; i++) {
+      for (const child of referencingTables(view.catalog, tables[i]!)) {
+        if (ids.has(child.def.id)) continue;
+        if (!cascade) {
+          throw new SvcError('CONSTRAINT_VIOLATION', 'cannot truncate a table referenced in a foreign key constraint', {
+            table: child.def.name, referenced_table: tables[i]!.name, hint: `Truncate table "${child.def.name}" at the same time, or use TRUNCATE ... CASCADE.`,
+          });
+        }
+        ids.add(child.def.id);
+        tables.push(child.def);
+      }
+    }
+    return { record: txnRecord(tenant, [{ kind: 'truncate', tableIds: [...ids] }]), result: null };
+  });
+  return emptyResult('TRUNCATE TABLE');
+}

@@ -1,0 +1,36 @@
+import type { TableDef } from '../../core/catalog.js';
+import { identName, QueryBinder, Scope, uniqueNames } from '../bind/index.js';
+import { viewQueryText, type AstNode } from '../parse/index.js';
+import { emptyResult, type QueryResult } from '../result.js';
+import { storableType } from './columns.js';
+import { alreadyExists, IdAllocator, namesInSchema, nowMicros, txnRecord } from './common.js';
+import type { DdlDeps } from './deps.js';
+
+/** CREATE [OR REPLACE] VIEW v [(cols)] AS query: the query text is stored and expanded when v is read. */
+export async function createView(ast: AstNode, deps: DdlDeps): Promise<QueryResult> {
+  const schema = ast.view?.db ? identName(ast.view.db) : 'public';
+  const name = identName(ast.view?.view ?? ast.view);
+  const tenant = deps.env.tenant;
+  const sql = viewQueryText(deps.statement.text.replace(/^\s*create\s+(or\s+replace\s+)?view\s+/i, (m) => m));
+  await deps.projections.sequencer.submit(async (view) => {
+    const existing = view.catalog.tableByName(tenant, schema, name);
+    if (existing && !(ast.replace && existing.def.kind === 'view')) throw alreadyExists('relation', name);
+    if (!existing && namesInSchema(view.catalog, tenant, schema).has(name)) throw alreadyExists('relation', name);
+    const ctx = deps.bindContext(view.catalog);
+    const bound = new QueryBinder(ctx).bindQuery(ast.select, new Scope(null));
+    const explicit: string[] = (ast.columns as AstNode[] | null)?.map((c) => identName(c)) ?? [];
+    const names = uniqueNames(bound.names.map((n, i) => explicit[i] ?? n));
+    const now = nowMicros();
+    const def: TableDef = {
+      id: existing?.def.id ?? new IdAllocator(view.catalog).nextTable(),
+      tenant, schema, name, kind: 'view',
+      columns: bound.plan.columns.map((c, i) => ({
+        id: i + 1, name: names[i]!, type: storableType(c.type.name === 'unknown' ? { name: 'text' } : c.type, names[i]!), nullable: true, defaultExpr: null, missingValue: null, sequence: null,
+      })),
+      primaryKey: [], indexes: [], constraints: [], viewSql: sql,
+      createdAtMicros: existing?.def.createdAtMicros ?? now, updatedAtMicros: now,
+    };
+    return { record: txnRecord(tenant, [{ kind: 'put_table', table: def }]), result: null };
+  });
+  return emptyResult('CREATE VIEW');
+}

@@ -1,0 +1,133 @@
+import type { TableDef } from '../../core/catalog.js';
+import type { CatalogState, Projections, WriteView } from '../../projections/index.js';
+import { bindCheck, bindExpr, bindFunction, identName, invalid, QueryBinder, resolveUnknown, tableScope, uniqueNames, type BindContext, type ExprEnv, type Scope } from '../bind/index.js';
+import { compile, WriteViewSource, type ExecContext } from '../exec/index.js';
+import { parseExpression, type AstNode, type ParsedStatement } from '../parse/index.js';
+import type { Expr } from '../plan/expr.js';
+import { convertParams, fillParamTypes } from '../prepare.js';
+import { emptyResult, RowConverter, type QueryResult } from '../result.js';
+import { execContext } from '../run-query.js';
+import type { StatementEnv } from '../statement.js';
+import type { QValue, TypeSystem } from '../types/contract.js';
+import { txnRecord } from '../ddl/common.js';
+import { StatementWriter, type CheckEval } from './writer.js';
+
+export interface DmlDeps {
+  readonly projections: Projections;
+  readonly types: TypeSystem;
+  readonly env: StatementEnv;
+  readonly statement: ParsedStatement;
+  bindContext(catalog: CatalogState): BindContext;
+}
+
+/** What a DML body works with inside the sequencer's builder. */
+export interface DmlRun {
+  readonly view: WriteView;
+  readonly ctx: BindContext;
+  readonly writer: StatementWriter;
+  readonly binder: QueryBinder;
+  /** An execution context reading through the view; call after binding (it converts the parameters). */
+  exec(): ExecContext;
+}
+
+export interface DmlOutcome {
+  readonly affected: number;
+  readonly returning: { readonly names: readonly string[]; readonly exprs: readonly Expr[]; readonly rows: QValue[][] } | null;
+}
+
+/** Runs a DML body as ONE sequencer submit: all rows of the statement in one log record, or nothing. */
+export async function submitDml(deps: DmlDeps, command: string, body: (run: DmlRun) => Promise<DmlOutcome>): Promise<QueryResult> {
+  let outcome: DmlOutcome | null = null;
+  await deps.projections.sequencer.submit(async (view) => {
+    const ctx = deps.bindContext(view.catalog);
+    let cachedExec: ExecContext | null = null;
+    const exec = (): ExecContext => {
+      cachedExec ??= execContext({
+        types: deps.types, source: new WriteViewSource(view), deadlineMs: deps.env.deadlineMs, signal: deps.env.signal, stats: null,
+        params: convertParams(deps.types, fillParamTypes(ctx.paramTypes), deps.env.params),
+      });
+      return cachedExec;
+    };
+    const checksOf = (table: TableDef): CheckEval[] => compileChecks(table, ctx, exec());
+    const writer = new StatementWriter(view, deps.types, checksOf);
+    outcome = await body({ view, ctx, writer, binder: new QueryBinder(ctx), exec });
+    if (writer.ops.length === 0) return null;
+    return { record: txnRecord(deps.env.tenant, [...writer.ops, ...writer.sequenceOps()]), result: null };
+  });
+  const done = outcome as DmlOutcome | null;
+  if (!done) return emptyResult(command, 0);
+  if (!done.returning) return emptyResult(command, done.affected);
+  const { names, exprs, rows } = done.returning;
+  const converter = new RowConverter(deps.types, names, exprs.map((e) => e.type));
+  return {
+    command,
+    columns: exprs.map((e, i) => ({ name: names[i]!, type: deps.types.typeText(e.type), nullable: true })),
+    rows: rows.map((r) => converter.convert(r)),
+    rowCount: rows.length,
+    affectedRows: done.affected,
+    truncated: false,
+  };
+}
+
+function compileChecks(table: TableDef, ctx: BindContext, exec: ExecContext): CheckEval[] {
+  return table.constraints
+    .filter((c) => c.kind === 'check')
+    .map((c) => {
+      const compiled = compile(bindCheck(ctx, table, parseExpression(c.definition)), exec);
+      return { name: c.name, eval: (row: readonly QValue[]) => compiled.eval(row as QValue[]) };
+    });
+}
+
+export function exprEnv(run: DmlRun, scope: Scope, clause: string): ExprEnv {
+  const base = run.binder.env(scope, clause, false);
+  return { ...base, bindFunction };
+}
+
+/** The target table of a DML statement (a table, not a view). */
+export function targetTable(ctx: BindContext, node: AstNode): TableDef {
+  const def = ctx.table(node.db ? identName(node.db) : null, identName(node.table)).def;
+  if (def.kind !== 'table') throw invalid(`cannot change rows of view "${def.name}"`, { table: def.name });
+  return def;
+}
+
+/** RETURNING items bound over the table's row (columns in table order). */
+export function bindReturning(run: DmlRun, table: TableDef, alias: string, items: readonly AstNode[] | undefined): { names: string[]; exprs: Expr[] } | null {
+  return bindReturningIn(run, tableScope(table, alias), items);
+}
+
+/** RETURNING items bound over a scope (UPDATE ... FROM / DELETE ... USING see every FROM item). */
+export function bindReturningIn(run: DmlRun, scope: Scope, items: readonly AstNode[] | undefined): { names: string[]; exprs: Expr[] } | null {
+  if (!items || items.length === 0) return null;
+  const env = exprEnv(run, scope, 'RETURNING');
+  const names: string[] = [];
+  const exprs: Expr[] = [];
+  for (const item of items) {
+    const node = item.expr as AstNode;
+    if (node?.type === 'column_ref' && node.column === '*') {
+      const only = node.table ? identName(node.table) : null;
+      for (const entry of scope.entries) {
+        if (only !== null && entry.alias !== only) continue;
+        entry.columns.forEach((c, i) => {
+          if (c.hidden) return;
+          names.push(c.name);
+          exprs.push({ kind: 'column', type: c.type, index: entry.offset + i, name: c.name });
+        });
+      }
+      continue;
+    }
+    exprs.push(resolveUnknown(run.ctx, bindExpr(node, env)));
+    names.push(item.as ? identName(item.as) : node.type === 'column_ref' ? identName(node.column) : '?column?');
+  }
+  return { names: uniqueNames(names), exprs };
+}
+
+/** Evaluates RETURNING expressions for one row. */
+export function returningRow(compiled: ReturnType<typeof compile>[], row: readonly QValue[]): QValue[] {
+  return compiled.map((c) => c.eval(row as QValue[]));
+}
+
+export function emptyOutcome(affected: number): DmlOutcome {
+  return { affected, returning: null };
+}
+
+export const NO_RESULT = emptyResult;

@@ -1,0 +1,140 @@
+import type { IndexDef, TableDef } from '../../core/catalog.js';
+import { SvcError } from '../../core/errors.js';
+import { decodeRowInto } from '../../core/row-codec.js';
+import { asCondition, bindExpr, coerce, identName, invalid, Scope } from '../bind/index.js';
+import { compile, type Compiled } from '../exec/index.js';
+import { parseAlias } from '../bind/from.js';
+import type { AstNode } from '../parse/index.js';
+import type { Expr } from '../plan/expr.js';
+import type { QueryResult } from '../result.js';
+import type { QValue } from '../types/contract.js';
+import { bindReturning, exprEnv, returningRow, submitDml, type DmlDeps, type DmlRun } from './common.js';
+import { insertRows } from './row-source.js';
+
+interface Conflict {
+  /** Indexes whose conflict triggers the action (all unique ones when no target is given). */
+  readonly indexes: readonly IndexDef[];
+  readonly update: { readonly sets: { position: number; expr: Expr }[]; readonly where: Expr | null } | null;
+}
+
+/** INSERT ... VALUES | SELECT [ON CONFLICT ...] [RETURNING ...]: one log record. */
+export function insert(ast: AstNode, deps: DmlDeps): Promise<QueryResult> {
+  return submitDml(deps, 'INSERT', async (run) => {
+    const node = ast.table[0] as AstNode;
+    const table = await Promise.resolve(targetOf(run, node));
+    const alias = parseAlias(node.as).alias ?? table.name;
+    const targets = targetColumns(table, ast.columns);
+    const conflict = ast.conflict ? bindConflict(run, table, alias, ast.conflict) : null;
+    const returning = bindReturning(run, table, alias, ast.returning?.columns);
+    const exec = () => run.exec();
+    let setEvals: { position: number; eval: Compiled }[] = [];
+    let whereEval: Compiled | null = null;
+    let returningEvals: Compiled[] = [];
+    let prepared = false;
+    const rows: QValue[][] = [];
+    const touched = new Set<string>();
+    const hexOf = (k: Uint8Array): string => Buffer.from(k).toString('hex');
+    let affected = 0;
+    const writer = run.writer.writer(table);
+    const proposed: QValue[][] = [];
+    await insertRows(run, table, targets, ast.values, async (values) => {
+      proposed.push(values);
+    });
+    await writer.prefetch(proposed);
+    for (const values of proposed) await handle(values);
+    return { affected, returning: returning ? { ...returning, rows } : null };
+
+    async function handle(values: QValue[]): Promise<void> {
+      if (!prepared) {
+        prepared = true;
+        setEvals = conflict?.update?.sets.map((s) => ({ position: s.position, eval: compile(s.expr, exec()) })) ?? [];
+        whereEval = conflict?.update?.where ? compile(conflict.update.where, exec()) : null;
+        returningEvals = returning?.exprs.map((e) => compile(e, exec())) ?? [];
+      }
+      if (conflict) {
+        const key = await findConflict(run, table, conflict, values);
+        if (key) {
+          if (!conflict.update) return;
+          if (touched.has(hexOf(key))) {
+            throw new SvcError('CONSTRAINT_VIOLATION', 'ON CONFLICT DO UPDATE command cannot affect row a second time', {
+              table: table.name, hint: 'Ensure that no rows proposed for insertion within the same command have duplicate constrained values.',
+            });
+          }
+          const image = (await writer.current(key))!;
+          const existing = decodeRowInto(image, table.columns.map((c) => c.id), table.columns.map((c) => c.missingValue)) as QValue[];
+          const combined = [...existing, ...values];
+          if (whereEval && whereEval.eval(combined) !== true) return;
+          const next = [...existing];
+          for (const s of setEvals) next[s.position] = s.eval.eval(combined);
+          await writer.update(key, image, existing, next);
+          touched.add(hexOf(writer.pkPositions ? writer.keyOf(next) : key));
+          affected += 1;
+          if (returning) rows.push(returningRow(returningEvals, next));
+          return;
+        }
+      }
+      touched.add(hexOf(await writer.insert(values)));
+      affected += 1;
+      if (returning) rows.push(returningRow(returningEvals, values));
+    }
+  });
+}
+
+function targetOf(run: DmlRun, node: AstNode): TableDef {
+  const def = run.ctx.table(node.db ? identName(node.db) : null, identName(node.table)).def;
+  if (def.kind !== 'table') throw invalid(`cannot insert into view "${def.name}"`, { table: def.name });
+  return def;
+}
+
+function targetColumns(table: TableDef, columns: readonly AstNode[] | null | undefined): number[] {
+  if (!columns) return table.columns.map((_c, i) => i);
+  const out: number[] = [];
+  for (const c of columns) {
+    const name = identName(c);
+    const at = table.columns.findIndex((col) => col.name === name);
+    if (at < 0) throw new SvcError('COLUMN_NOT_FOUND', `column "${name}" of relation "${table.name}" does not exist`, { column: name, table: table.name });
+    if (out.includes(at)) throw invalid(`column "${name}" specified more than once`, { column: name });
+    out.push(at);
+  }
+  return out;
+}
+
+function bindConflict(run: DmlRun, table: TableDef, alias: string, node: AstNode): Conflict {
+  const targetCols: string[] = (node.target?.expr ?? []).map((c: AstNode) => identName(c.column ?? c));
+  let indexes = table.indexes.filter((i) => i.unique && i.kind === 'btree');
+  if (targetCols.length > 0) {
+    const ids = targetCols.map((n) => {
+      const col = table.columns.find((c) => c.name === n);
+      if (!col) throw new SvcError('COLUMN_NOT_FOUND', `column "${n}" does not exist`, { column: n });
+      return col.id;
+    });
+    const match = indexes.find((i) => i.columnIds.length === ids.length && ids.every((id) => i.columnIds.includes(id)));
+    if (!match) throw invalid('there is no unique or exclusion constraint matching the ON CONFLICT specification');
+    indexes = [match];
+  }
+  const action = node.action?.expr as AstNode;
+  if (action?.type !== 'update') return { indexes, update: null };
+  if (targetCols.length === 0) throw invalid('ON CONFLICT DO UPDATE requires inference specification or constraint name');
+  const scope = new Scope(null);
+  const cols = table.columns.map((c) => ({ name: c.name, type: c.type, nullable: c.nullable }));
+  scope.add(alias, cols, table.name);
+  scope.add('excluded', cols);
+  const env = exprEnv(run, scope, 'ON CONFLICT DO UPDATE');
+  const sets = (action.set as AstNode[]).map((s) => {
+    const name = identName(s.column);
+    const position = table.columns.findIndex((c) => c.name === name);
+    if (position < 0) throw new SvcError('COLUMN_NOT_FOUND', `column "${name}" of relation "${table.name}" does not exist`, { column: name });
+    return { position, expr: coerce(run.ctx, bindExpr(s.value, env), table.columns[position]!.type, 'assignment') };
+  });
+  const where = action.where ? asCondition(run.ctx, bindExpr(action.where, env), 'WHERE') : null;
+  return { indexes, update: { sets, where } };
+}
+
+async function findConflict(run: DmlRun, table: TableDef, conflict: Conflict, values: QValue[]): Promise<Uint8Array | null> {
+  const writer = run.writer.writer(table);
+  for (const index of conflict.indexes) {
+    const key = await writer.conflicting(index, values);
+    if (key) return key;
+  }
+  return null;
+}

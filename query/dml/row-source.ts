@@ -1,0 +1,90 @@
+import type { TableDef } from '../../core/catalog.js';
+import { bindDefault, bindExpr, coerce, invalid, Scope } from '../bind/index.js';
+import { compile, prepare, type ExecContext } from '../exec/index.js';
+import { optimize } from '../optimize/index.js';
+import { parseExpression, type AstNode } from '../parse/index.js';
+import type { Expr } from '../plan/expr.js';
+import { pullRows } from '../run-query.js';
+import type { QValue } from '../types/contract.js';
+import { exprEnv, type DmlRun } from './common.js';
+
+/** A value of an INSERT row: an expression or DEFAULT. */
+type Cell = Expr | 'default';
+
+/** Per-column defaults of a table: sequence, DEFAULT expression or NULL. */
+export function defaultsOf(run: DmlRun, table: TableDef): ((exec: ExecContext) => QValue)[] {
+  return table.columns.map((c) => {
+    if (c.sequence) {
+      const name = c.sequence;
+      return () => (c.type.name === 'int8' ? run.writer.nextval(name) : Number(run.writer.nextval(name)));
+    }
+    if (c.defaultExpr === null) return () => null;
+    const expr = bindDefault(run.ctx, table, parseExpression(c.defaultExpr), c.type);
+    let compiled: ReturnType<typeof compile> | null = null;
+    return (exec) => {
+      compiled ??= compile(expr, exec);
+      return compiled.eval([]);
+    };
+  });
+}
+
+/** The DEFAULT of a column as an expression (UPDATE ... SET c = DEFAULT). */
+export function defaultExprOf(run: DmlRun, table: TableDef, position: number): Expr {
+  const c = table.columns[position]!;
+  if (c.sequence) {
+    const name = c.sequence;
+    const fn = { name: 'nextval', argTypes: [], returnType: c.type, strict: false, immutable: false, impl: () => (c.type.name === 'int8' ? run.writer.nextval(name) : Number(run.writer.nextval(name))) };
+    return { kind: 'call', type: c.type, fn, args: [], label: 'nextval' };
+  }
+  if (c.defaultExpr === null) return { kind: 'const', type: c.type, value: null };
+  return bindDefault(run.ctx, table, parseExpression(c.defaultExpr), c.type);
+}
+
+export const isDefaultMarker = (node: AstNode): boolean => isDefault(node);
+
+const isDefault = (node: AstNode): boolean =>
+  node?.type === 'column_ref' && node.table === null && node.column?.expr?.type !== 'double_quote_string' && String(node.column?.expr?.value ?? node.column).toLowerCase() === 'default';
+
+/** The rows an INSERT proposes, as full rows in table column order (defaults filled in). */
+export async function insertRows(run: DmlRun, table: TableDef, targets: readonly number[], source: AstNode, onRow: (values: QValue[]) => Promise<void>): Promise<void> {
+  const defaults = defaultsOf(run, table);
+  if (source.type === 'values') {
+    const env = exprEnv(run, new Scope(null), 'VALUES');
+    const rows: Cell[][] = (source.values as AstNode[]).map((r) => {
+      const items = r.value as AstNode[];
+      if (items.length > targets.length) throw invalid('INSERT has more expressions than target columns');
+      return items.map((item, i) => (isDefault(item) ? 'default' : coerce(run.ctx, bindExpr(item, env), table.columns[targets[i]!]!.type, 'assignment')));
+    });
+    const exec = run.exec();
+    for (const cells of rows) {
+      const compiled = cells.map((c) => (c === 'default' ? null : compile(c, exec)));
+      await prepare(compiled.filter((c) => c !== null), [], exec);
+      const given = new Map<number, QValue>();
+      compiled.forEach((c, i) => {
+        if (c) given.set(targets[i]!, c.eval([]));
+      });
+      await onRow(fullRow(table, given, defaults, exec));
+    }
+    return;
+  }
+  const query = run.binder.bindQuery(source, new Scope(null));
+  const columns = query.plan.columns;
+  if (columns.length > targets.length) throw invalid('INSERT has more expressions than target columns');
+  const casts = columns.map((c, i) => coerce(run.ctx, { kind: 'column', type: c.type, index: i, name: c.name }, table.columns[targets[i]!]!.type, 'assignment'));
+  const plan = optimize(query.plan, { types: run.ctx.types, rowCount: (id) => run.view.catalog.table(id)?.stats.rowCount ?? 0 });
+  const exec = run.exec();
+  const evals = casts.map((c) => compile(c, exec).eval);
+  const collected: QValue[][] = [];
+  await pullRows(plan, exec, (row) => {
+    collected.push(evals.map((f) => f(row)));
+    return true;
+  });
+  for (const values of collected) {
+    const given = new Map<number, QValue>(values.map((v, i) => [targets[i]!, v]));
+    await onRow(fullRow(table, given, defaults, exec));
+  }
+}
+
+function fullRow(table: TableDef, given: Map<number, QValue>, defaults: ((exec: ExecContext) => QValue)[], exec: ExecContext): QValue[] {
+  return table.columns.map((_c, i) => (given.has(i) ? given.get(i)! : defaults[i]!(exec)));
+}

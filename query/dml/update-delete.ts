@@ -1,0 +1,70 @@
+import { SvcError } from '../../core/errors.js';
+import { bindExpr, coerce, identName } from '../bind/index.js';
+import { compile, prepare } from '../exec/index.js';
+import type { AstNode } from '../parse/index.js';
+import type { QueryResult } from '../result.js';
+import type { QValue } from '../types/contract.js';
+import { bindReturningIn, exprEnv, returningRow, submitDml, targetTable, type DmlDeps } from './common.js';
+import { bindTargetRows, collectTargets, keyOf } from './target-rows.js';
+import { defaultExprOf, isDefaultMarker } from './row-source.js';
+
+/** UPDATE t SET ... [FROM ...] [WHERE ...] [RETURNING ...]: one log record. */
+export function update(ast: AstNode, deps: DmlDeps): Promise<QueryResult> {
+  return submitDml(deps, 'UPDATE', async (run) => {
+    const node = ast.table[0] as AstNode;
+    const table = targetTable(run.ctx, node);
+    const target = bindTargetRows(run, table, node.as, ast.from ?? [], ast.where ?? null);
+    const env = exprEnv(run, target.scope, 'UPDATE');
+    const assigned = new Set<number>();
+    const sets = (ast.set as AstNode[]).map((s) => {
+      const name = identName(s.column);
+      const position = table.columns.findIndex((c) => c.name === name);
+      if (position < 0) throw new SvcError('COLUMN_NOT_FOUND', `column "${name}" of relation "${table.name}" does not exist`, { column: name, table: table.name });
+      if (assigned.has(position)) throw new SvcError('INVALID_QUERY', `multiple assignments to same column "${name}"`, { column: name });
+      assigned.add(position);
+      const column = table.columns[position]!;
+      const value = isDefaultMarker(s.value) ? defaultExprOf(run, table, position) : bindExpr(s.value, env);
+      return { position, expr: coerce(run.ctx, value, column.type, 'assignment') };
+    });
+    const returning = bindReturningIn(run, target.scope, ast.returning?.columns);
+    const rows = await collectTargets(run, target);
+    const exec = run.exec();
+    const compiled = sets.map((s) => ({ position: s.position, c: compile(s.expr, exec) }));
+    const returningEvals = returning?.exprs.map((e) => compile(e, exec)) ?? [];
+    const writer = run.writer.writer(table);
+    const out: QValue[][] = [];
+    for (const row of rows) {
+      await prepare(compiled.map((x) => x.c), row, exec);
+      const { key, image, values } = keyOf(row, target.width);
+      const next = [...values];
+      for (const s of compiled) next[s.position] = s.c.eval(row);
+      await writer.update(key, image, values, next);
+      if (returning) out.push(returningRow(returningEvals, [...next, ...row.slice(target.width)]));
+    }
+    return { affected: rows.length, returning: returning ? { ...returning, rows: out } : null };
+  });
+}
+
+/** DELETE FROM t [USING ...] [WHERE ...] [RETURNING ...]: one log record (with FK cascades). */
+export function remove(ast: AstNode, deps: DmlDeps): Promise<QueryResult> {
+  return submitDml(deps, 'DELETE', async (run) => {
+    const from = ast.from as AstNode[];
+    const node = from[0]!;
+    const table = targetTable(run.ctx, node);
+    const target = bindTargetRows(run, table, node.as, from.slice(1), ast.where ?? null);
+    const returning = bindReturningIn(run, target.scope, ast.returning?.columns);
+    const rows = await collectTargets(run, target);
+    const exec = run.exec();
+    const returningEvals = returning?.exprs.map((e) => compile(e, exec)) ?? [];
+    const writer = run.writer.writer(table);
+    const out: QValue[][] = [];
+    let affected = 0;
+    for (const row of rows) {
+      const { key, image, values } = keyOf(row, target.width);
+      if (!(await writer.delete(key, image, values))) continue;
+      affected += 1;
+      if (returning) out.push(returningRow(returningEvals, row));
+    }
+    return { affected, returning: returning ? { ...returning, rows: out } : null };
+  });
+}

@@ -1,0 +1,291 @@
+import type { ColumnDef, IndexDef, TableDef, TableId } from '../../core/catalog.js';
+import { compareKeys, decodeKey, encodeKey, prefixUpperBound } from '../../core/key-encoding.js';
+import type { RowChange, SequenceUpdate, TxnOp } from '../../core/log-records.js';
+import { encodeRow } from '../../core/row-codec.js';
+import type { SqlType, SqlValue } from '../../core/values.js';
+import type { CatalogState, WriteView } from '../../projections/index.js';
+import { LIMITS } from '../limits.js';
+import type { QValue, TypeSystem } from '../types/contract.js';
+import { limitExceededRows } from './limits.js';
+import { checkViolation, notNullViolation, uniqueViolation } from './errors.js';
+import { ForeignKeys } from './foreign-keys.js';
+
+export const hex = (bytes: Uint8Array): string => Buffer.from(bytes).toString('hex');
+
+/** Below this many rows, point reads are cheaper than a range scan. */
+const PREFETCH_ROWS_MIN = 32;
+
+export interface CheckEval {
+  readonly name: string;
+  readonly eval: (row: readonly QValue[]) => QValue;
+}
+
+interface UniqueIndex {
+  readonly index: IndexDef;
+  readonly positions: number[];
+  readonly types: SqlType[];
+}
+
+/** All changes of one DML statement: per-table writers, the row ops in order, sequence values. */
+export class StatementWriter {
+  readonly ops: TxnOp[] = [];
+  private readonly writers = new Map<TableId, TableWriter>();
+  private readonly sequences = new Map<string, bigint>();
+  readonly fks: ForeignKeys;
+  changed = 0;
+
+  constructor(
+    readonly view: WriteView,
+    readonly types: TypeSystem,
+    private readonly checksOf: (table: TableDef) => CheckEval[],
+  ) {
+    this.fks = new ForeignKeys(this);
+  }
+
+  get catalog(): CatalogState {
+    return this.view.catalog;
+  }
+
+  writer(table: TableDef): TableWriter {
+    let w = this.writers.get(table.id);
+    if (!w) this.writers.set(table.id, (w = new TableWriter(table, this, () => this.checksOf(table))));
+    return w;
+  }
+
+  existingWriter(tableId: TableId): TableWriter | undefined {
+    return this.writers.get(tableId);
+  }
+
+  nextval(name: string): bigint {
+    const next = (this.sequences.get(name) ?? this.view.sequence(name) ?? 0n) + 1n;
+    this.sequences.set(name, next);
+    return next;
+  }
+
+  sequenceOps(): SequenceUpdate[] {
+    return [...this.sequences].map(([name, lastValue]) => ({ kind: 'sequence', name, lastValue }));
+  }
+
+  push(op: RowChange): void {
+    this.changed += 1;
+    if (this.changed > LIMITS.dmlRowsMax) throw limitExceededRows(LIMITS.dmlRowsMax);
+    this.ops.push(op);
+  }
+}
+
+/** Validation and encoding of row changes for one table. */
+export class TableWriter {
+  readonly pkTypes: SqlType[];
+  readonly pkPositions: number[] | null;
+  private readonly uniques: UniqueIndex[];
+  /** pk hex -> image (null: deleted) for rows changed by this statement. */
+  readonly pending = new Map<string, Uint8Array | null>();
+  private readonly pendingUnique = new Map<number, Map<string, string>>();
+  private nextRowId: bigint | null = null;
+
+  private compiledChecks: CheckEval[] | null = null;
+
+  constructor(readonly def: TableDef, private readonly statement: StatementWriter, private readonly checksOf: () => CheckEval[]) {
+    const position = (id: number): number => def.columns.findIndex((c) => c.id === id);
+    this.pkPositions = def.primaryKey.length > 0 ? def.primaryKey.map(position) : null;
+    this.pkTypes = this.pkPositions ? this.pkPositions.map((p) => def.columns[p]!.type) : [{ name: 'int8' }];
+    this.uniques = def.indexes
+      .filter((i) => i.unique && !i.primary && i.kind === 'btree')
+      .map((index) => {
+        const positions = index.columnIds.map(position);
+        return { index, positions, types: positions.map((p) => def.columns[p]!.type) };
+      });
+  }
+
+  get columns(): readonly ColumnDef[] {
+    return this.def.columns;
+  }
+
+  keyOf(values: readonly QValue[]): Uint8Array {
+    return encodeKey(this.pkTypes, this.pkPositions!.map((p) => values[p] as SqlValue));
+  }
+
+  /** Images read ahead by prefetch (null: no such row), keyed by hex key. */
+  private readonly known = new Map<string, Uint8Array | null>();
+
+  /** The current image of a key as this statement sees it (its own changes first). */
+  async current(key: Uint8Array): Promise<Uint8Array | undefined> {
+    const k = hex(key);
+    const pending = this.pending.get(k);
+    if (pending !== undefined) return pending ?? undefined;
+    const known = this.known.get(k);
+    if (known !== undefined) return known ?? undefined;
+    return this.statement.view.getRow(this.def.id, key);
+  }
+
+  /**
+   * Reads ahead whether the primary keys of many proposed rows exist: one range scan over
+   * [smallest, largest] instead of a point read per row (appends of new ids find an empty range).
+   */
+  async prefetch(rows: readonly (readonly QValue[])[]): Promise<void> {
+    if (!this.pkPositions || rows.length < PREFETCH_ROWS_MIN) return;
+    const keys = rows.map((r) => this.keyOf(r)).sort(compareKeys);
+    const wanted = new Set(keys.map(hex));
+    const lt = prefixUpperBound(keys[keys.length - 1]!);
+    let visited = 0;
+    for await (const batch of this.statement.view.rows(this.def.id, { gte: keys[0]!, ...(lt ? { lt } : {}) })) {
+      for (const [key, image] of batch) {
+        const k = hex(key);
+        if (wanted.has(k)) this.known.set(k, image);
+      }
+      visited += batch.length;
+      if (visited > rows.length * 8 + 4096) return; // a dense range: point reads for the rest
+    }
+    for (const k of wanted) if (!this.known.has(k)) this.known.set(k, null);
+  }
+
+  private async allocateRowId(): Promise<Uint8Array> {
+    if (this.nextRowId === null) {
+      this.nextRowId = 1n;
+      for await (const batch of this.statement.view.rows(this.def.id, { reverse: true })) {
+        const last = batch[0];
+        if (last) this.nextRowId = (decodeKey(this.pkTypes, last[0])[0] as bigint) + 1n;
+        break;
+      }
+    }
+    const id = this.nextRowId;
+    this.nextRowId += 1n;
+    return encodeKey(this.pkTypes, [id]);
+  }
+
+  private validate(values: readonly QValue[]): void {
+    this.def.columns.forEach((c, i) => {
+      if (!c.nullable && values[i] === null) throw notNullViolation(this.def.name, c.name);
+    });
+    this.compiledChecks ??= this.checksOf();
+    for (const check of this.compiledChecks) if (check.eval(values) === false) throw checkViolation(this.def.name, check.name);
+  }
+
+  async insert(values: QValue[]): Promise<Uint8Array> {
+    this.validate(values);
+    const key = this.pkPositions ? this.keyOf(values) : await this.allocateRowId();
+    if (this.pkPositions && (await this.current(key))) throw uniqueViolation(this.def.name, this.pkName(), this.describeKey(this.pkPositions, values));
+    await this.checkUniques(values, key, null);
+    await this.statement.fks.checkChild(this.def, values);
+    const after = encodeRow(this.def.columns, values as SqlValue[]);
+    this.record(key, null, after, values);
+    this.statement.push({ kind: 'row', tableId: this.def.id, op: 'insert', key, before: null, after });
+    return key;
+  }
+
+  async update(key: Uint8Array, before: Uint8Array, oldValues: readonly QValue[], values: QValue[]): Promise<void> {
+    this.validate(values);
+    const newKey = this.pkPositions ? this.keyOf(values) : key;
+    const keyChanged = hex(newKey) !== hex(key);
+    const changed = (positions: readonly number[]): boolean => positions.some((p) => !sameValue(oldValues[p] ?? null, values[p] ?? null));
+    if (keyChanged && (await this.current(newKey))) throw uniqueViolation(this.def.name, this.pkName(), this.describeKey(this.pkPositions!, values));
+    await this.checkUniques(values, newKey, key, changed);
+    if (this.statement.fks.childColumnsChanged(this.def, changed)) await this.statement.fks.checkChild(this.def, values);
+    await this.statement.fks.onParentUpdate(this.def, oldValues, values, changed);
+    const after = encodeRow(this.def.columns, values as SqlValue[]);
+    this.forget(key, oldValues);
+    if (keyChanged) {
+      this.record(key, before, null, null);
+      this.statement.push({ kind: 'row', tableId: this.def.id, op: 'delete', key, before, after: null });
+      this.record(newKey, null, after, values);
+      this.statement.push({ kind: 'row', tableId: this.def.id, op: 'insert', key: newKey, before: null, after });
+    } else {
+      this.record(key, before, after, values);
+      this.statement.push({ kind: 'row', tableId: this.def.id, op: 'update', key, before, after });
+    }
+  }
+
+  async delete(key: Uint8Array, before: Uint8Array, values: readonly QValue[]): Promise<boolean> {
+    if (this.pending.get(hex(key)) === null) return false;
+    this.forget(key, values);
+    this.record(key, before, null, null);
+    this.statement.push({ kind: 'row', tableId: this.def.id, op: 'delete', key, before, after: null });
+    await this.statement.fks.onParentDelete(this.def, values);
+    return true;
+  }
+
+  private record(key: Uint8Array, _before: Uint8Array | null, after: Uint8Array | null, values: readonly QValue[] | null): void {
+    const k = hex(key);
+    this.pending.set(k, after);
+    if (!values) return;
+    for (const u of this.uniques) {
+      const ik = this.indexKey(u, values);
+      if (!ik) continue;
+      let map = this.pendingUnique.get(u.index.id);
+      if (!map) this.pendingUnique.set(u.index.id, (map = new Map()));
+      map.set(hex(ik), k);
+    }
+  }
+
+  private forget(key: Uint8Array, values: readonly QValue[]): void {
+    const k = hex(key);
+    for (const u of this.uniques) {
+      const ik = this.indexKey(u, values);
+      const map = this.pendingUnique.get(u.index.id);
+      if (ik && map?.get(hex(ik)) === k) map.delete(hex(ik));
+    }
+  }
+
+  private indexKey(u: UniqueIndex, values: readonly QValue[]): Uint8Array | null {
+    const keyValues = u.positions.map((p) => values[p] as SqlValue);
+    if (keyValues.some((v) => v === null)) return null;
+    return encodeKey(u.types, keyValues, u.index.descending);
+  }
+
+  private async checkUniques(values: readonly QValue[], key: Uint8Array, oldKey: Uint8Array | null, changed?: (p: readonly number[]) => boolean): Promise<void> {
+    for (const u of this.uniques) {
+      if (changed && !changed(u.positions) && oldKey && hex(oldKey) === hex(key)) continue;
+      const conflict = await this.findByIndex(u, values, [key, ...(oldKey ? [oldKey] : [])]);
+      if (conflict) throw uniqueViolation(this.def.name, u.index.name, this.describeKey(u.positions, values));
+    }
+  }
+
+  /** A row (other than `exclude`) holding the same unique key, as this statement sees it. */
+  private async findByIndex(u: UniqueIndex, values: readonly QValue[], exclude: readonly Uint8Array[]): Promise<Uint8Array | null> {
+    const ik = this.indexKey(u, values);
+    if (!ik) return null;
+    const skip = new Set(exclude.map(hex));
+    const local = this.pendingUnique.get(u.index.id)?.get(hex(ik));
+    if (local && !skip.has(local)) return Buffer.from(local, 'hex');
+    for await (const batch of this.statement.view.indexEntries(u.index.id, ik)) {
+      for (const pk of batch) {
+        const k = hex(pk);
+        if (skip.has(k)) continue;
+        if (this.pending.has(k)) continue; // changed by this statement: pendingUnique knows its key
+        return pk;
+      }
+    }
+    return null;
+  }
+
+  /** ON CONFLICT: the existing row whose key on `index` equals the proposed row's. */
+  async conflicting(index: IndexDef, values: readonly QValue[]): Promise<Uint8Array | null> {
+    if (index.primary) {
+      const key = this.keyOf(values);
+      return (await this.current(key)) ? key : null;
+    }
+    const u = this.uniques.find((x) => x.index.id === index.id);
+    return u ? this.findByIndex(u, values, []) : null;
+  }
+
+  private pkName(): string {
+    return this.def.indexes.find((i) => i.primary)?.name ?? `${this.def.name}_pkey`;
+  }
+
+  describeKey(positions: readonly number[], values: readonly QValue[]): string {
+    const names = positions.map((p) => this.def.columns[p]!.name).join(', ');
+    const shown = positions.map((p) => {
+      const v = values[p] ?? null;
+      return v === null ? 'null' : this.statement.types.formatText(this.def.columns[p]!.type, v);
+    }).join(', ');
+    return `(${names})=(${shown})`;
+  }
+}
+
+export function sameValue(a: QValue, b: QValue): boolean {
+  if (a === b) return true;
+  if (a === null || b === null) return false;
+  if (typeof a === 'bigint' || typeof b === 'bigint') return String(a) === String(b);
+  if (typeof a === 'object' || typeof b === 'object') return JSON.stringify(a, (_k, v) => (typeof v === 'bigint' ? String(v) : v)) === JSON.stringify(b, (_k, v) => (typeof v === 'bigint' ? String(v) : v));
+  return false;
+}

@@ -1,0 +1,124 @@
+import { SvcError } from '../core/errors.js';
+import { DEFAULT_TENANT } from '../core/catalog.js';
+import type { CatalogState } from '../projections/index.js';
+import { type BindContext } from './bind/index.js';
+import { executeDdl } from './ddl/index.js';
+import { insert } from './dml/insert.js';
+import { remove, update } from './dml/update-delete.js';
+import { explainStatement, explainQuery, type ExplainOptionsInput, type ExplainResult } from './explain/index.js';
+import { LIMITS } from './limits.js';
+import { parseSql, type ParsedStatement } from './parse/index.js';
+import { convertParams, newBindContext, PlanCache, prepareQuery, type PreparedQuery } from './prepare.js';
+import { emptyResult, RowConverter, type QueryResult } from './result.js';
+import { execContext, pullRows, withSnapshot } from './run-query.js';
+import type { SqlEngineDeps, StatementEnv } from './statement.js';
+
+export interface ExecuteOptions {
+  readonly params?: readonly unknown[];
+  readonly timeoutMs: number;
+  readonly maxRows: number;
+  readonly signal?: AbortSignal;
+  readonly tenant: string;
+}
+
+/**
+ * The SQL engine: parse -> bind -> plan -> optimize -> execute over the projections, writes
+ * through the sequencer. Built once by the composition root.
+ */
+export class SqlEngine {
+  private readonly cache = new PlanCache(LIMITS.planCacheEntriesMax);
+
+  constructor(private readonly deps: SqlEngineDeps) {}
+
+  /** Runs one or more statements separated by semicolons; the result is the last one's. */
+  async execute(sql: string, options: ExecuteOptions): Promise<QueryResult> {
+    const env = this.envOf(sql, options);
+    const statements = parseSql(sql);
+    let result: QueryResult = emptyResult('EMPTY');
+    for (const statement of statements) result = await this.executeStatement(statement, env);
+    return result;
+  }
+
+  /** EXPLAIN [ANALYZE] of one query: the plan tree, its text or yaml rendering, planning time. */
+  async explain(sql: string, options: ExplainOptionsInput & { readonly tenant?: string; readonly timeoutMs?: number; readonly signal?: AbortSignal } = {}): Promise<ExplainResult> {
+    const env = this.envOf(sql, { tenant: options.tenant ?? DEFAULT_TENANT, timeoutMs: options.timeoutMs ?? 30_000, maxRows: LIMITS.resultRowsMax, params: options.params ?? [], ...(options.signal ? { signal: options.signal } : {}) });
+    const statements = parseSql(sql);
+    if (statements.length !== 1 || !statements[0]!.ast || statements[0]!.ast.type !== 'select') {
+      throw new SvcError('INVALID_QUERY', 'EXPLAIN takes exactly one SELECT statement', {});
+    }
+    return explainQuery(this.explainDeps(env), statements[0]!, { analyze: options.analyze ?? false, format: options.format ?? 'json' });
+  }
+
+  private envOf(sql: string, options: ExecuteOptions): StatementEnv {
+    if (Buffer.byteLength(sql, 'utf8') > LIMITS.queryTextBytesMax) {
+      throw new SvcError('LIMIT_EXCEEDED', `query text is larger than ${LIMITS.queryTextBytesMax} bytes`, { max_query_size_bytes: LIMITS.queryTextBytesMax });
+    }
+    return {
+      tenant: options.tenant,
+      params: options.params ?? [],
+      deadlineMs: Date.now() + options.timeoutMs,
+      signal: options.signal,
+      maxRows: Math.min(options.maxRows, LIMITS.resultRowsMax),
+    };
+  }
+
+  private bindContext(env: StatementEnv, statement: ParsedStatement | null) {
+    return (catalog: CatalogState): BindContext => newBindContext(this.deps.types, catalog, env.tenant, statement);
+  }
+
+  private explainDeps(env: StatementEnv) {
+    return { ...this.deps, env, prepare: (s: ParsedStatement) => this.prepared(s, env) };
+  }
+
+  private async executeStatement(statement: ParsedStatement, env: StatementEnv): Promise<QueryResult> {
+    if (statement.explain) return explainStatement(this.explainDeps(env), statement);
+    if (statement.custom?.kind === 'transaction') return emptyResult(statement.custom.command);
+    const deps = { projections: this.deps.projections, types: this.deps.types, env, statement, bindContext: this.bindContext(env, statement) };
+    if (statement.custom) return executeDdl(statement, deps);
+    const ast = statement.ast!;
+    switch (ast.type) {
+      case 'select': return this.select(statement, env);
+      case 'insert': return insert(ast, deps);
+      case 'update': return update(ast, deps);
+      case 'delete': return remove(ast, deps);
+      default: return executeDdl(statement, deps);
+    }
+  }
+
+  /** The prepared plan of a SELECT: from the cache when the tables it read are unchanged. */
+  private prepared(statement: ParsedStatement, env: StatementEnv): PreparedQuery {
+    const catalog = this.deps.projections.catalog;
+    const cacheable = statement.text.length <= LIMITS.planCacheTextBytesMax;
+    const key = `${env.tenant}\u0000${statement.text}`;
+    const cached = cacheable ? this.cache.get(key, catalog) : undefined;
+    if (cached) return cached;
+    const prepared = prepareQuery(statement.ast!, newBindContext(this.deps.types, catalog, env.tenant, statement), catalog);
+    if (cacheable) this.cache.set(key, prepared);
+    return prepared;
+  }
+
+  private async select(statement: ParsedStatement, env: StatementEnv): Promise<QueryResult> {
+    const prepared = this.prepared(statement, env);
+    const { types } = this.deps;
+    const params = convertParams(types, prepared.paramTypes, env.params);
+    const columns = prepared.plan.columns;
+    const converter = new RowConverter(types, prepared.names, columns.map((c) => c.type));
+    const rows: Record<string, unknown>[] = [];
+    const truncated = await withSnapshot(this.deps.projections.store, (source) => {
+      const ctx = execContext({ types, source, params, deadlineMs: env.deadlineMs, signal: env.signal, stats: null });
+      return pullRows(prepared.plan, ctx, (row) => {
+        if (rows.length >= env.maxRows) return false;
+        rows.push(converter.convert(row));
+        return true;
+      });
+    });
+    return {
+      command: 'SELECT',
+      columns: columns.map((c, i) => ({ name: prepared.names[i]!, type: types.typeText(c.type), nullable: c.nullable })),
+      rows,
+      rowCount: rows.length,
+      affectedRows: null,
+      truncated,
+    };
+  }
+}

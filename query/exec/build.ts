@@ -1,0 +1,54 @@
+import type { Plan, PlanKind } from '../plan/nodes.js';
+import type { Batch, ExecContext, NodeStats } from './context.js';
+import { filterOp, limitOp, oneRowOp, projectOp, valuesOp } from './ops/basic.js';
+import { hashAggregateOp } from './ops/aggregate.js';
+import { distinctOnOp, distinctOp, setOp } from './ops/distinct.js';
+import { hashJoinOp, nestedLoopJoinOp } from './ops/join.js';
+import { scanOp } from './ops/scan.js';
+import { sortOp } from './ops/sort.js';
+import { windowOp } from './ops/window.js';
+
+type Builder<K extends PlanKind> = (node: Extract<Plan, { kind: K }>, ctx: ExecContext) => AsyncIterable<Batch>;
+
+/** One builder per plan kind: a new kind without an operator is a compile error. */
+const BUILDERS: { [K in PlanKind]: Builder<K> } = {
+  scan: (node, ctx) => scanOp(node, ctx),
+  values: (node, ctx) => valuesOp(ctx, node.rows),
+  one_row: () => oneRowOp(),
+  filter: (node, ctx) => filterOp(run(node.input, ctx), ctx, node.predicate),
+  project: (node, ctx) => projectOp(run(node.input, ctx), ctx, node.exprs),
+  join: (node, ctx) =>
+    node.hash ? hashJoinOp(run(node.left, ctx), run(node.right, ctx), ctx, node) : nestedLoopJoinOp(run(node.left, ctx), run(node.right, ctx), ctx, node),
+  aggregate: (node, ctx) => hashAggregateOp(run(node.input, ctx), ctx, node.groupBy, node.aggs),
+  window: (node, ctx) => windowOp(run(node.input, ctx), ctx, node.calls),
+  sort: (node, ctx) => sortOp(run(node.input, ctx), ctx, node.keys),
+  limit: (node, ctx) => limitOp(run(node.input, ctx), ctx, node.limit, node.offset),
+  distinct: (node, ctx) => (node.on ? distinctOnOp(run(node.input, ctx), ctx, node.on) : distinctOp(run(node.input, ctx), ctx, node.columns)),
+  setop: (node, ctx) => setOp(run(node.left, ctx), run(node.right, ctx), ctx, node.op, node.all, node.columns),
+};
+
+/** The operator tree of a plan (instrumented when EXPLAIN ANALYZE collects statistics). */
+export function run(plan: Plan, ctx: ExecContext): AsyncIterable<Batch> {
+  const build = BUILDERS[plan.kind] as Builder<PlanKind>;
+  const iterable = build(plan as never, ctx);
+  return ctx.stats ? instrument(plan, iterable, ctx.stats) : iterable;
+}
+
+async function* instrument(plan: Plan, input: AsyncIterable<Batch>, stats: Map<Plan, NodeStats>): AsyncIterable<Batch> {
+  let entry = stats.get(plan);
+  if (!entry) stats.set(plan, (entry = { rows: 0, timeMs: 0, loops: 0 }));
+  entry.loops += 1;
+  const iterator = input[Symbol.asyncIterator]();
+  try {
+    for (;;) {
+      const started = performance.now();
+      const next = await iterator.next();
+      entry.timeMs += performance.now() - started;
+      if (next.done) return;
+      entry.rows += next.value.length;
+      yield next.value;
+    }
+  } finally {
+    await iterator.return?.();
+  }
+}

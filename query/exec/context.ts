@@ -1,0 +1,52 @@
+import { SvcError } from '../../core/errors.js';
+import type { QValue, TypeSystem } from '../types/contract.js';
+import type { Plan } from '../plan/nodes.js';
+import type { RowSource } from './source.js';
+
+export type Row = QValue[];
+export type Batch = Row[];
+
+/** Rows and time per plan node, filled by EXPLAIN ANALYZE. */
+export interface NodeStats {
+  rows: number;
+  timeMs: number;
+  loops: number;
+}
+
+/** Results of subqueries, by subquery id. */
+export type SubResult =
+  | { readonly kind: 'value'; readonly value: QValue }
+  | { readonly kind: 'set'; readonly values: readonly QValue[]; readonly keys: Set<string> | null; readonly hasNull: boolean };
+
+/** What every operator of one execution shares. */
+export interface ExecContext {
+  readonly types: TypeSystem;
+  readonly source: RowSource;
+  readonly signal: AbortSignal | undefined;
+  /** Date.now() after which the statement is cancelled. */
+  readonly deadlineMs: number;
+  readonly params: readonly QValue[];
+  /** Rows of enclosing queries (correlated subqueries): outer[0] is the nearest. */
+  readonly outer: readonly Row[];
+  /** Subquery results of this execution level (correlated ones are overwritten per row). */
+  readonly subResults: Map<number, SubResult>;
+  /** Results of uncorrelated subqueries, shared by the whole statement. */
+  readonly statementCache: Map<number, SubResult>;
+  readonly stats: Map<Plan, NodeStats> | null;
+  /** Builds the operator tree of a plan (injected so operators need not import the builder). */
+  readonly run: (plan: Plan, ctx: ExecContext) => AsyncIterable<Batch>;
+}
+
+export function checkContinue(ctx: ExecContext): void {
+  if (ctx.signal?.aborted) throw new SvcError('QUERY_TIMEOUT', 'canceling statement due to user request', { reason: 'cancelled' });
+  if (Date.now() > ctx.deadlineMs) throw new SvcError('QUERY_TIMEOUT', 'canceling statement due to statement timeout', { reason: 'timeout' });
+}
+
+/** A child context for a correlated subquery evaluated for `row`. */
+export function childContext(ctx: ExecContext, row: Row | null): ExecContext {
+  return { ...ctx, outer: row === null ? [] : [row, ...ctx.outer], subResults: new Map() };
+}
+
+export function limitExceeded(what: string, max: number): SvcError {
+  return new SvcError('LIMIT_EXCEEDED', `${what} holds more than ${max} rows; add a LIMIT or a more selective WHERE`, { rows_max: max });
+}

@@ -1,0 +1,102 @@
+import type { AggregateState, QValue } from '../../types/contract.js';
+import type { AggCall, Expr } from '../../plan/expr.js';
+import { LIMITS } from '../../limits.js';
+import { compile, type Evaluator } from '../compile.js';
+import { checkContinue, limitExceeded, type Batch, type ExecContext, type Row } from '../context.js';
+import { needsPrepare, prepare } from '../subquery.js';
+import { batches, rowHasher } from './materialize.js';
+import { keyComparator } from './sort.js';
+
+interface AggRuntime {
+  readonly call: AggCall;
+  readonly args: Evaluator[];
+  readonly filter: Evaluator | null;
+  readonly order: Evaluator[];
+  readonly hashArgs: ((values: readonly QValue[]) => string) | null;
+}
+
+interface Group {
+  readonly keys: QValue[];
+  readonly states: AggregateState[];
+  readonly seen: (Set<string> | null)[];
+  /** Aggregates with ORDER BY: buffered [order keys, args] until the end. */
+  readonly buffered: ({ key: QValue[]; args: QValue[] }[] | null)[];
+}
+
+function runtime(call: AggCall, ctx: ExecContext): AggRuntime {
+  return {
+    call,
+    args: call.args.map((a) => compile(a, ctx).eval),
+    filter: call.filter ? compile(call.filter, ctx).eval : null,
+    order: call.orderBy.map((k) => compile(k.expr, ctx).eval),
+    hashArgs: call.distinct ? rowHasher(ctx, call.argTypes) : null,
+  };
+}
+
+function newGroup(keys: QValue[], aggs: readonly AggRuntime[]): Group {
+  return {
+    keys,
+    states: aggs.map((a) => a.call.agg.newState()),
+    seen: aggs.map((a) => (a.hashArgs ? new Set<string>() : null)),
+    buffered: aggs.map((a) => (a.order.length > 0 ? [] : null)),
+  };
+}
+
+function step(group: Group, aggs: readonly AggRuntime[], row: Row): void {
+  for (let i = 0; i < aggs.length; i++) {
+    const a = aggs[i]!;
+    if (a.filter && a.filter(row) !== true) continue;
+    const args = a.args.map((f) => f(row));
+    if (a.call.agg.strict && args.some((v) => v === null)) continue;
+    const seen = group.seen[i];
+    if (seen) {
+      const key = a.hashArgs!(args);
+      if (seen.has(key)) continue;
+      seen.add(key);
+    }
+    const buffer = group.buffered[i];
+    if (buffer) buffer.push({ key: a.order.map((f) => f(row)), args });
+    else group.states[i]!.step(args);
+  }
+}
+
+function finish(group: Group, aggs: readonly AggRuntime[], ctx: ExecContext): Row {
+  const values = aggs.map((a, i) => {
+    const buffer = group.buffered[i];
+    if (buffer) {
+      const cmp = keyComparator(ctx, a.call.orderBy);
+      buffer.sort((x, y) => cmp(x.key, y.key));
+      for (const b of buffer) group.states[i]!.step(b.args);
+    }
+    return group.states[i]!.result();
+  });
+  return [...group.keys, ...values];
+}
+
+/** GROUP BY with aggregates: one hash table of groups (no GROUP BY: exactly one group). */
+export async function* hashAggregateOp(input: AsyncIterable<Batch>, ctx: ExecContext, groupBy: readonly Expr[], calls: readonly AggCall[]): AsyncIterable<Batch> {
+  const keyEvals = groupBy.map((g) => compile(g, ctx));
+  const slow = needsPrepare(keyEvals);
+  const hash = rowHasher(ctx, groupBy.map((g) => g.type));
+  const aggs = calls.map((c) => runtime(c, ctx));
+  const groups = new Map<string, Group>();
+  for await (const batch of input) {
+    checkContinue(ctx);
+    for (const row of batch) {
+      if (slow) await prepare(keyEvals, row, ctx);
+      const keys = keyEvals.map((k) => k.eval(row));
+      const key = groupBy.length === 0 ? '' : hash(keys);
+      let group = groups.get(key);
+      if (!group) {
+        group = newGroup(keys, aggs);
+        groups.set(key, group);
+        if (groups.size > LIMITS.materializedRowsMax) throw limitExceeded('hash aggregate', LIMITS.materializedRowsMax);
+      }
+      step(group, aggs, row);
+    }
+  }
+  if (groupBy.length === 0 && groups.size === 0) groups.set('', newGroup([], aggs));
+  const out: Row[] = [];
+  for (const group of groups.values()) out.push(finish(group, aggs, ctx));
+  yield* batches(out);
+}

@@ -1,0 +1,132 @@
+import type { IndexDef, TableDef } from '../../../core/catalog.js';
+import { decodeKey, encodeKey, prefixUpperBound } from '../../../core/key-encoding.js';
+import { decodeRowInto } from '../../../core/row-codec.js';
+import type { SqlType, SqlValue } from '../../../core/values.js';
+import type { QValue } from '../../types/contract.js';
+import type { KeyAccess, ScanNode } from '../../plan/nodes.js';
+import { compile } from '../compile.js';
+import { checkContinue, type Batch, type ExecContext, type Row } from '../context.js';
+import type { ByteRange } from '../source.js';
+import { filterOp } from './basic.js';
+
+const HIDDEN_ROW_ID: SqlType = { name: 'int8' };
+/** Key-encoding markers (core/key-encoding.ts): a value starts 0x01, NULL is 0x02; DESC complements. */
+const MARK_NULL_ASC = 0x02;
+const MARK_VALUE_DESC = 0xfe;
+
+function concat(prefix: Uint8Array, byte: number): Uint8Array {
+  const out = new Uint8Array(prefix.length + 1);
+  out.set(prefix);
+  out[prefix.length] = byte;
+  return out;
+}
+
+/** Types of the row key: the primary key columns, or the hidden BIGINT row id. */
+export function pkTypes(table: TableDef): SqlType[] {
+  if (table.primaryKey.length === 0) return [HIDDEN_ROW_ID];
+  return table.primaryKey.map((id) => table.columns.find((c) => c.id === id)!.type);
+}
+
+export function indexTypes(table: TableDef, index: IndexDef): SqlType[] {
+  return index.columnIds.map((id) => table.columns.find((c) => c.id === id)!.type);
+}
+
+/** Table scan (whole table, primary-key range or secondary-index range) with its pushed-down filter. */
+export function scanOp(node: ScanNode, ctx: ExecContext): AsyncIterable<Batch> {
+  const rows = node.access.kind === 'index' ? indexRows(node, node.access, ctx) : tableRows(node, ctx);
+  return node.filter ? filterOp(rows, ctx, node.filter) : rows;
+}
+
+function decoder(node: ScanNode): (pk: Uint8Array, image: Uint8Array) => Row {
+  // Columns nobody reads get an id no image holds: decodeRowInto skips them (they stay NULL).
+  const needed = node.needed ? new Set(node.needed) : null;
+  const ids = node.table.columns.map((c, i) => (needed === null || needed.has(i) ? c.id : -1 - i));
+  const missing = node.table.columns.map((c) => c.missingValue);
+  return (pk, image) => {
+    const row = decodeRowInto(image, ids, missing) as Row;
+    if (node.withKey) row.push(pk as unknown as QValue, image as unknown as QValue);
+    return row;
+  };
+}
+
+async function* tableRows(node: ScanNode, ctx: ExecContext): AsyncIterable<Batch> {
+  const decode = decoder(node);
+  const access = node.access;
+  let range: ByteRange = { reverse: access.reverse };
+  if (access.kind === 'pk') {
+    const types = pkTypes(node.table);
+    const computed = keyRange(access, types, access.index.descending, ctx);
+    if (computed === null) return;
+    if (computed.point) {
+      const [image] = await ctx.source.getRows(node.table.id, [computed.point]);
+      if (image) yield [decode(computed.point, image)];
+      return;
+    }
+    range = computed;
+  }
+  for await (const batch of ctx.source.rows(node.table.id, range)) {
+    checkContinue(ctx);
+    yield batch.map(([pk, image]) => decode(pk, image));
+  }
+}
+
+async function* indexRows(node: ScanNode, access: KeyAccess, ctx: ExecContext): AsyncIterable<Batch> {
+  const decode = decoder(node);
+  const keyTypes = indexTypes(node.table, access.index);
+  const pkT = pkTypes(node.table);
+  const range = keyRange(access, keyTypes, access.index.descending, ctx);
+  if (range === null) return;
+  const allTypes = [...keyTypes, ...pkT];
+  const allDesc = [...access.index.descending, ...pkT.map(() => false)];
+  for await (const entries of ctx.source.indexEntries(access.index.id, { ...range, reverse: access.reverse })) {
+    checkContinue(ctx);
+    const pks = entries.map((bytes) => encodeKey(pkT, decodeKey(allTypes, bytes, allDesc).slice(keyTypes.length)));
+    const images = await ctx.source.getRows(node.table.id, pks);
+    const out: Batch = [];
+    images.forEach((image, i) => {
+      if (image) out.push(decode(pks[i]!, image));
+    });
+    if (out.length > 0) yield out;
+  }
+}
+
+/**
+ * The byte range of a key-prefix equality plus bounds on the next column (a superset of the
+ * matching keys: the scan's filter re-checks every condition). null: nothing can match.
+ */
+function keyRange(
+  access: KeyAccess,
+  types: readonly SqlType[],
+  descending: readonly boolean[],
+  ctx: ExecContext,
+): (ByteRange & { point?: Uint8Array }) | null {
+  const evalConst = (e: Parameters<typeof compile>[0]): QValue => compile(e, ctx).eval([]);
+  const prefix = access.eq.map(evalConst) as SqlValue[];
+  if (prefix.some((v) => v === null)) return null;
+  const k = prefix.length;
+  const enc = (values: SqlValue[]): Uint8Array => encodeKey(types.slice(0, values.length), values, descending);
+  const p = enc(prefix);
+  const upperOf = (bytes: Uint8Array): Uint8Array | undefined => (bytes.length === 0 ? undefined : prefixUpperBound(bytes) ?? undefined);
+  if (k === types.length && !access.lower && !access.upper) return { point: p, gte: p, ...(upperOf(p) ? { lt: upperOf(p)! } : {}), reverse: access.reverse };
+  const lo = access.lower ? (evalConst(access.lower.expr) as SqlValue) : undefined;
+  const hi = access.upper ? (evalConst(access.upper.expr) as SqlValue) : undefined;
+  if (lo === null || hi === null) return null;
+  const desc = descending[k] === true;
+  // In key order: ASC columns hold values (0x01) then NULLs (0x02); DESC columns the complement.
+  const from = desc ? hi : lo;
+  const fromInclusive = desc ? access.upper?.inclusive : access.lower?.inclusive;
+  const to = desc ? lo : hi;
+  const toInclusive = desc ? access.lower?.inclusive : access.upper?.inclusive;
+  let gte: Uint8Array | undefined;
+  let lt: Uint8Array | undefined;
+  if (from === undefined && to === undefined) return { ...(k === 0 ? {} : { gte: p }), ...(upperOf(p) ? { lt: upperOf(p)! } : {}), reverse: access.reverse };
+  if (from !== undefined) {
+    const bytes = enc([...prefix, from]);
+    gte = fromInclusive ? bytes : upperOf(bytes);
+  } else gte = desc ? concat(p, MARK_VALUE_DESC) : k === 0 ? undefined : p;
+  if (to !== undefined) {
+    const bytes = enc([...prefix, to]);
+    lt = toInclusive ? upperOf(bytes) : bytes;
+  } else lt = desc ? upperOf(p) : concat(p, MARK_NULL_ASC);
+  return { ...(gte ? { gte } : {}), ...(lt ? { lt } : {}), reverse: access.reverse };
+}

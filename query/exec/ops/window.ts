@@ -1,0 +1,147 @@
+import type { QValue } from '../../types/contract.js';
+import type { WindowCall } from '../../plan/expr.js';
+import { compile } from '../compile.js';
+import type { Batch, ExecContext, Row } from '../context.js';
+import { batches, materialize, rowHasher } from './materialize.js';
+import { decorate, keyComparator } from './sort.js';
+
+/** Window functions: each call adds one column, computed per partition in its ORDER BY. */
+export async function* windowOp(input: AsyncIterable<Batch>, ctx: ExecContext, calls: readonly WindowCall[]): AsyncIterable<Batch> {
+  const rows = await materialize(input, ctx, 'window');
+  const width = rows[0]?.length ?? 0;
+  const results = await Promise.all(calls.map((call) => computeCall(rows, call, ctx)));
+  const out = rows.map((row, r) => {
+    const next = row.slice(0, width);
+    for (const values of results) next.push(values[r]!);
+    return next;
+  });
+  yield* batches(out);
+}
+
+async function computeCall(rows: readonly Row[], call: WindowCall, ctx: ExecContext): Promise<QValue[]> {
+  const result = new Array<QValue>(rows.length).fill(null);
+  const partKeys = call.partitionBy.map((p) => compile(p, ctx).eval);
+  const hash = rowHasher(ctx, call.partitionBy.map((p) => p.type));
+  const partitions = new Map<string, number[]>();
+  rows.forEach((row, i) => {
+    const key = call.partitionBy.length === 0 ? '' : hash(partKeys.map((f) => f(row)));
+    const list = partitions.get(key);
+    if (list) list.push(i);
+    else partitions.set(key, [i]);
+  });
+  const cmp = keyComparator(ctx, call.orderBy);
+  for (const indexes of partitions.values()) {
+    const decorated = await decorate(indexes.map((i) => rows[i]!), call.orderBy, ctx);
+    const order = indexes.map((rowIndex, j) => ({ rowIndex, key: decorated[j]!.key }));
+    order.sort((a, b) => cmp(a.key, b.key));
+    computePartition(order, rows, call, ctx, cmp, result);
+  }
+  return result;
+}
+
+type Sorted = { rowIndex: number; key: QValue[] }[];
+
+function peerEnds(order: Sorted, cmp: (a: QValue[], b: QValue[]) => number): number[] {
+  // For each position, the index one past the last peer (rows equal in ORDER BY).
+  const ends = new Array<number>(order.length);
+  let start = 0;
+  for (let i = 1; i <= order.length; i++) {
+    if (i === order.length || cmp(order[i - 1]!.key, order[i]!.key) !== 0) {
+      for (let j = start; j < i; j++) ends[j] = i;
+      start = i;
+    }
+  }
+  return ends;
+}
+
+function computePartition(order: Sorted, rows: readonly Row[], call: WindowCall, ctx: ExecContext, cmp: (a: QValue[], b: QValue[]) => number, out: QValue[]): void {
+  const args = call.args.map((a) => compile(a, ctx).eval);
+  const ends = peerEnds(order, cmp);
+  const n = order.length;
+  const set = (i: number, v: QValue): void => {
+    out[order[i]!.rowIndex] = v;
+  };
+  switch (call.fn) {
+    case 'row_number':
+      for (let i = 0; i < n; i++) set(i, BigInt(i + 1));
+      return;
+    case 'rank': case 'dense_rank': case 'percent_rank': case 'cume_dist': {
+      let rank = 1;
+      let dense = 1;
+      for (let i = 0; i < n; i++) {
+        if (i > 0 && ends[i - 1] === i) {
+          rank = i + 1;
+          dense += 1;
+        }
+        if (call.fn === 'rank') set(i, BigInt(rank));
+        else if (call.fn === 'dense_rank') set(i, BigInt(dense));
+        else if (call.fn === 'percent_rank') set(i, n > 1 ? (rank - 1) / (n - 1) : 0);
+        else set(i, ends[i]! / n);
+      }
+      return;
+    }
+    case 'ntile': {
+      const buckets = Number(args[0]!(rows[order[0]!.rowIndex]!));
+      const base = Math.floor(n / buckets);
+      const extra = n % buckets;
+      let i = 0;
+      for (let b = 1; b <= buckets && i < n; b++) {
+        const size = base + (b <= extra ? 1 : 0);
+        for (let j = 0; j < size && i < n; j++, i++) set(i, b);
+      }
+      return;
+    }
+    case 'lag': case 'lead': {
+      for (let i = 0; i < n; i++) {
+        const row = rows[order[i]!.rowIndex]!;
+        const offset = Number(args[1]!(row));
+        const j = call.fn === 'lag' ? i - offset : i + offset;
+        set(i, j >= 0 && j < n ? args[0]!(rows[order[j]!.rowIndex]!) : args[2]!(row));
+      }
+      return;
+    }
+    case 'first_value': case 'last_value': {
+      for (let i = 0; i < n; i++) {
+        const j = call.fn === 'first_value' ? 0 : call.frame === 'whole' ? n - 1 : call.frame === 'rows_current' ? i : ends[i]! - 1;
+        set(i, args[0]!(rows[order[j]!.rowIndex]!));
+      }
+      return;
+    }
+    case 'aggregate':
+      return aggregateOverFrame(order, rows, call, ctx, ends, set);
+  }
+}
+
+function aggregateOverFrame(order: Sorted, rows: readonly Row[], call: WindowCall, ctx: ExecContext, ends: number[], set: (i: number, v: QValue) => void): void {
+  const agg = call.agg!;
+  const args = agg.args.map((a) => compile(a, ctx).eval);
+  const filter = agg.filter ? compile(agg.filter, ctx).eval : null;
+  const distinct = agg.distinct ? rowHasher(ctx, agg.argTypes) : null;
+  const state = agg.agg.newState();
+  const seen = new Set<string>();
+  const stepRow = (i: number): void => {
+    const row = rows[order[i]!.rowIndex]!;
+    if (filter && filter(row) !== true) return;
+    const values = args.map((f) => f(row));
+    if (agg.agg.strict && values.some((v) => v === null)) return;
+    if (distinct) {
+      const key = distinct(values);
+      if (seen.has(key)) return;
+      seen.add(key);
+    }
+    state.step(values);
+  };
+  const n = order.length;
+  if (call.frame === 'whole') {
+    for (let i = 0; i < n; i++) stepRow(i);
+    const value = state.result();
+    for (let i = 0; i < n; i++) set(i, value);
+    return;
+  }
+  let stepped = 0;
+  for (let i = 0; i < n; i++) {
+    const upTo = call.frame === 'rows_current' ? i + 1 : ends[i]!;
+    while (stepped < upTo) stepRow(stepped++);
+    set(i, state.result());
+  }
+}

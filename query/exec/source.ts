@@ -1,0 +1,82 @@
+import type { IndexId, TableId } from '../../core/catalog.js';
+import { keys, type StateStore, type StoreSnapshot, type WriteView } from '../../projections/index.js';
+import { LIMITS } from '../limits.js';
+
+/** A byte range [gte, lt) over encoded keys (primary keys, or index keys followed by primary keys). */
+export interface ByteRange {
+  readonly gte?: Uint8Array;
+  readonly lt?: Uint8Array;
+  readonly reverse: boolean;
+}
+
+/**
+ * Where operators read rows: a store snapshot for queries, the writer's view (pending changes
+ * included) for the reads of a DML statement.
+ */
+export interface RowSource {
+  /** [encoded pk, row image] batches of a table in key order. */
+  rows(tableId: TableId, range: ByteRange): AsyncIterable<[Uint8Array, Uint8Array][]>;
+  /** Index entries as bytes after the index id prefix: encoded index key, then encoded pk. */
+  indexEntries(indexId: IndexId, range: ByteRange): AsyncIterable<Uint8Array[]>;
+  getRows(tableId: TableId, pks: readonly Uint8Array[]): Promise<(Uint8Array | undefined)[]>;
+}
+
+export class SnapshotSource implements RowSource {
+  constructor(private readonly store: StateStore, private readonly snapshot: StoreSnapshot) {}
+
+  async *rows(tableId: TableId, range: ByteRange): AsyncIterable<[Uint8Array, Uint8Array][]> {
+    const whole = keys.idRange(keys.KeySpace.Row, tableId);
+    const gte = range.gte ? keys.rowKey(tableId, range.gte) : whole.gte;
+    const lt = range.lt ? keys.rowKey(tableId, range.lt) : whole.lt;
+    for await (const batch of this.store.entries({ gte, lt, reverse: range.reverse, snapshot: this.snapshot, batchSize: LIMITS.batchRows })) {
+      yield batch.map(([k, v]) => [keys.pkOfRowKey(k), v] as [Uint8Array, Uint8Array]);
+    }
+  }
+
+  async *indexEntries(indexId: IndexId, range: ByteRange): AsyncIterable<Uint8Array[]> {
+    const whole = keys.idRange(keys.KeySpace.IndexEntry, indexId);
+    const gte = range.gte ? keys.indexPrefix(indexId, range.gte) : whole.gte;
+    const lt = range.lt ? keys.indexPrefix(indexId, range.lt) : whole.lt;
+    for await (const batch of this.store.entries({ gte, lt, reverse: range.reverse, snapshot: this.snapshot, batchSize: LIMITS.batchRows })) {
+      yield batch.map(([k]) => k.subarray(5));
+    }
+  }
+
+  getRows(tableId: TableId, pks: readonly Uint8Array[]): Promise<(Uint8Array | undefined)[]> {
+    return this.store.getMany(pks.map((pk) => keys.rowKey(tableId, pk)), this.snapshot);
+  }
+}
+
+function compareBytes(a: Uint8Array, b: Uint8Array): number {
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) if (a[i] !== b[i]) return a[i]! - b[i]!;
+  return a.length - b.length;
+}
+
+const inRange = (key: Uint8Array, range: ByteRange): boolean =>
+  (!range.gte || compareBytes(key, range.gte) >= 0) && (!range.lt || compareBytes(key, range.lt) < 0);
+
+/** Reads of a DML statement through the sequencer's WriteView (sees records not yet applied). */
+export class WriteViewSource implements RowSource {
+  constructor(private readonly view: WriteView) {}
+
+  rows(tableId: TableId, range: ByteRange): AsyncIterable<[Uint8Array, Uint8Array][]> {
+    return this.view.rows(tableId, { ...(range.gte ? { gte: range.gte } : {}), ...(range.lt ? { lt: range.lt } : {}), reverse: range.reverse });
+  }
+
+  async *indexEntries(indexId: IndexId, range: ByteRange): AsyncIterable<Uint8Array[]> {
+    // The view scans by prefix only: filter to the range, and reverse in memory when asked.
+    const all: Uint8Array[] = [];
+    for await (const batch of this.view.indexEntries(indexId)) {
+      const kept = batch.filter((k) => inRange(k, range));
+      if (!range.reverse) {
+        if (kept.length > 0) yield kept;
+      } else all.push(...kept);
+    }
+    if (range.reverse && all.length > 0) yield all.reverse();
+  }
+
+  async getRows(tableId: TableId, pks: readonly Uint8Array[]): Promise<(Uint8Array | undefined)[]> {
+    return Promise.all(pks.map((pk) => this.view.getRow(tableId, pk)));
+  }
+}

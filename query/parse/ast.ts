@@ -1,0 +1,37 @@
+/**
+ * The parse tree handed to the binder: node-sql-parser's AST, seen through a loose type so its
+ * own types do not leak past query/parse/. Only the binder reads it.
+ */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type AstNode = { readonly type?: string; readonly [key: string]: any };
+
+export interface ExplainOptions {
+  readonly analyze: boolean;
+  readonly format: 'text' | 'json' | 'yaml';
+}
+
+export interface QualifiedName {
+  readonly schema: string | null;
+  readonly name: string;
+}
+
+/** Statements the adapter recognises itself (node-sql-parser cannot parse them). */
+export type CustomStatement =
+  | { readonly kind: 'rename_column'; readonly table: QualifiedName; readonly ifExists: boolean; readonly from: string; readonly to: string }
+  | { readonly kind: 'transaction'; readonly command: 'BEGIN' | 'COMMIT' | 'ROLLBACK' };
+
+export interface ParsedStatement {
+  /** The statement's original text (without the trailing semicolon). */
+  readonly text: string;
+  /** Offset of the statement in the request text. */
+  readonly offset: number;
+  readonly explain: ExplainOptions | null;
+  readonly ast: AstNode | null;
+  readonly custom: CustomStatement | null;
+  /** VECTOR(n) dimensions in order of appearance (see preprocess.ts). */
+  readonly vectorDims: readonly (number | null)[];
+  /** CREATE INDEX ... USING hnsw. */
+  readonly hnsw: boolean;
+  /** LIMIT/OFFSET expressions the pre-processor replaced by $LIMIT_PARAM_BASE+i. */
+  readonly limitExprs?: readonly string[];
+}

@@ -1,0 +1,2 @@
+/** Bound expressions (defined with the plan nodes in ir.ts). */
+export * from './ir.js';

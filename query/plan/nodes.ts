@@ -1,0 +1,2 @@
+/** Plan nodes (defined with the bound expressions in ir.ts). */
+export * from './ir.js';

@@ -1,0 +1,95 @@
+import { SvcError } from '../core/errors.js';
+import type { TableDef } from '../core/catalog.js';
+import type { CatalogState } from '../projections/index.js';
+import { BindContext, QueryBinder, Scope, uniqueNames } from './bind/index.js';
+import { parseExpression, parseSql, type AstNode, type ParsedStatement } from './parse/index.js';
+import type { Plan } from './plan/nodes.js';
+import { optimize } from './optimize/index.js';
+import type { QType, QValue, TypeSystem } from './types/contract.js';
+
+/** A SELECT bound and optimized: cacheable while the tables it read keep their definitions. */
+export interface PreparedQuery {
+  readonly plan: Plan;
+  /** Unique output names. */
+  readonly names: readonly string[];
+  readonly paramTypes: readonly QType[];
+  readonly tablesUsed: ReadonlyMap<number, TableDef>;
+  /** Row counts the plan was costed with (a plan is redone when they change a lot). */
+  readonly rowCounts: ReadonlyMap<number, number>;
+  readonly planningTimeMs: number;
+}
+
+export function newBindContext(types: TypeSystem, catalog: CatalogState, tenant: string, statement: ParsedStatement | null): BindContext {
+  return new BindContext(types, catalog, tenant, parseViewSql, statement ? [...statement.vectorDims] : [], statement?.limitExprs ?? []);
+}
+
+function parseViewSql(sql: string): AstNode {
+  const [statement] = parseSql(sql);
+  if (!statement?.ast) throw new SvcError('INVALID_QUERY', 'view definition is not a query', {});
+  return statement.ast;
+}
+
+/** Binds and optimizes a query AST. */
+export function prepareQuery(ast: AstNode, ctx: BindContext, catalog: CatalogState): PreparedQuery {
+  const started = performance.now();
+  const bound = new QueryBinder(ctx).bindQuery(ast, new Scope(null));
+  const plan = optimize(bound.plan, { types: ctx.types, rowCount: (id) => catalog.table(id)?.stats.rowCount ?? 0 });
+  const paramTypes = fillParamTypes(ctx.paramTypes);
+  const rowCounts = new Map([...ctx.tablesUsed.keys()].map((id) => [id, catalog.table(id)?.stats.rowCount ?? 0]));
+  return { plan, names: uniqueNames(bound.names), paramTypes, tablesUsed: new Map(ctx.tablesUsed), rowCounts, planningTimeMs: performance.now() - started };
+}
+
+export function fillParamTypes(types: readonly (QType | undefined)[]): QType[] {
+  return Array.from({ length: types.length }, (_v, i) => types[i] ?? { name: 'text' });
+}
+
+/** Request parameters converted to the inferred types of $1..$n. */
+export function convertParams(types: TypeSystem, paramTypes: readonly QType[], raw: readonly unknown[]): QValue[] {
+  if (raw.length < paramTypes.length) {
+    throw new SvcError('INVALID_QUERY', `there is no parameter $${raw.length + 1}: the query uses ${paramTypes.length} parameter(s) and ${raw.length} were given`, { expected: paramTypes.length, given: raw.length });
+  }
+  return raw.map((value, i) => {
+    const type = paramTypes[i];
+    if (value === null || value === undefined) return null;
+    if (!type) return typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean' ? value : JSON.stringify(value);
+    return types.fromJson(type, value);
+  });
+}
+
+/** Row counts that changed enough to change a costed choice (doubled or halved, by more than 50 rows). */
+function statsMoved(planned: number, now: number): boolean {
+  return Math.abs(now - planned) > 50 && (now > planned * 2 || now * 2 < planned);
+}
+
+/** A bounded LRU of prepared queries by tenant and statement text. */
+export class PlanCache {
+  private readonly entries = new Map<string, PreparedQuery>();
+  constructor(private readonly capacity: number) {}
+
+  get(key: string, catalog: CatalogState): PreparedQuery | undefined {
+    const found = this.entries.get(key);
+    if (!found) return undefined;
+    for (const [id, def] of found.tablesUsed) {
+      const entry = catalog.table(id);
+      if (entry?.def !== def || statsMoved(found.rowCounts.get(id) ?? 0, entry.stats.rowCount)) {
+        this.entries.delete(key);
+        return undefined;
+      }
+    }
+    this.entries.delete(key);
+    this.entries.set(key, found);
+    return found;
+  }
+
+  set(key: string, value: PreparedQuery): void {
+    this.entries.delete(key);
+    this.entries.set(key, value);
+    while (this.entries.size > this.capacity) this.entries.delete(this.entries.keys().next().value as string);
+  }
+
+  get size(): number {
+    return this.entries.size;
+  }
+}
+
+export { parseExpression };

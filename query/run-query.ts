@@ -1,0 +1,49 @@
+import type { StateStore } from '../projections/index.js';
+import { run, SnapshotSource, type ExecContext, type NodeStats, type Row, type RowSource } from './exec/index.js';
+import type { Plan } from './plan/nodes.js';
+import type { QValue, TypeSystem } from './types/contract.js';
+
+export interface RunOptions {
+  readonly types: TypeSystem;
+  readonly source: RowSource;
+  readonly params: readonly QValue[];
+  readonly deadlineMs: number;
+  readonly signal: AbortSignal | undefined;
+  readonly stats: Map<Plan, NodeStats> | null;
+}
+
+export function execContext(options: RunOptions): ExecContext {
+  return {
+    types: options.types,
+    source: options.source,
+    signal: options.signal,
+    deadlineMs: options.deadlineMs,
+    params: options.params,
+    outer: [],
+    subResults: new Map(),
+    statementCache: new Map(),
+    stats: options.stats,
+    run,
+  };
+}
+
+/**
+ * Runs a plan and hands each row to `onRow` until it returns false (then stops pulling, so
+ * upstream scans close early). Returns whether rows were left unread.
+ */
+export async function pullRows(plan: Plan, ctx: ExecContext, onRow: (row: Row) => boolean): Promise<boolean> {
+  for await (const batch of run(plan, ctx)) {
+    for (const row of batch) if (!onRow(row)) return true;
+  }
+  return false;
+}
+
+/** Runs a read-only plan against a snapshot of the store taken now (one consistent view per statement). */
+export async function withSnapshot<T>(store: StateStore, fn: (source: RowSource) => Promise<T>): Promise<T> {
+  const snapshot = store.snapshot();
+  try {
+    return await fn(new SnapshotSource(store, snapshot));
+  } finally {
+    await snapshot.close();
+  }
+}

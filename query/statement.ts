@@ -1,0 +1,20 @@
+import type { Logger } from '../core/logger.js';
+import type { Projections } from '../projections/index.js';
+import type { TypeSystem } from './types/contract.js';
+
+/** What the engine is built with (by the composition root). */
+export interface SqlEngineDeps {
+  readonly projections: Projections;
+  readonly types: TypeSystem;
+  readonly logger: Logger;
+}
+
+/** The per-request settings every statement of a request shares. */
+export interface StatementEnv {
+  readonly tenant: string;
+  /** Raw request parameters ($1 is params[0]), converted per inferred type. */
+  readonly params: readonly unknown[];
+  readonly deadlineMs: number;
+  readonly signal: AbortSignal | undefined;
+  readonly maxRows: number;
+}

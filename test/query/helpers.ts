@@ -1,0 +1,29 @@
+import { silentLogger } from '../../core/logger.js';
+import { SqlEngine, typeSystem, type QueryResult } from '../../query/index.js';
+import { openStack, tempDir, type Stack } from '../helpers/stack.js';
+
+/** A real stack (log + LevelDB + projections) in a temp dir with a SqlEngine over it. */
+export interface SqlHarness {
+  readonly engine: SqlEngine;
+  readonly stack: Stack;
+  q(sql: string, params?: unknown[]): Promise<QueryResult>;
+  rows(sql: string, params?: unknown[]): Promise<Record<string, unknown>[]>;
+  close(): Promise<void>;
+}
+
+export async function openSql(): Promise<SqlHarness> {
+  const dir = await tempDir('svcdb-sql-');
+  const stack = await openStack(dir.dir);
+  const engine = new SqlEngine({ projections: stack.projections, types: typeSystem, logger: silentLogger });
+  const q = (sql: string, params: unknown[] = []): Promise<QueryResult> => engine.execute(sql, { params, timeoutMs: 30_000, maxRows: 10_000, tenant: 'default' });
+  return {
+    engine,
+    stack,
+    q,
+    rows: async (sql, params) => (await q(sql, params)).rows,
+    async close() {
+      await stack.close();
+      await dir.remove();
+    },
+  };
+}
