@@ -14,6 +14,7 @@ export interface FkTableWriter {
   readonly pkTypes: SqlType[];
   readonly pending: Map<string, Uint8Array | null>;
   current(key: Uint8Array): Promise<Uint8Array | undefined>;
+  prefetchKeys(keys: readonly Uint8Array[]): Promise<void>;
   update(key: Uint8Array, before: Uint8Array, oldValues: readonly QValue[], values: QValue[]): Promise<void>;
   delete(key: Uint8Array, before: Uint8Array, values: readonly QValue[]): Promise<boolean>;
   describeKey(positions: readonly number[], values: readonly QValue[]): string;
@@ -51,10 +52,35 @@ export class ForeignKeys {
     }
   }
 
+  /** Reads ahead the parents (by primary key) that checkChild will look up for these rows. */
+  async prefetchParents(table: TableDef, rows: readonly (readonly QValue[])[]): Promise<void> {
+    const work: Promise<void>[] = [];
+    for (const c of table.constraints) {
+      if (!c.references) continue;
+      const parent = c.references.tableId === table.id ? table : this.host.catalog.table(c.references.tableId)?.def;
+      const refIds = c.references.columnIds;
+      if (!parent || !this.byPrimaryKey(parent, refIds)) continue;
+      const positions = positionsOf(table, c.columnIds);
+      const writer = this.host.writer(parent);
+      const keys: Uint8Array[] = [];
+      for (const values of rows) {
+        const keyValues = positions.map((p) => values[p] ?? null);
+        if (keyValues.some((v) => v === null)) continue;
+        keys.push(encodeKey(writer.pkTypes, parent.primaryKey.map((id) => keyValues[refIds.indexOf(id)] as SqlValue)));
+      }
+      if (keys.length > 0) work.push(writer.prefetchKeys(keys));
+    }
+    await Promise.all(work);
+  }
+
+  private byPrimaryKey(parent: TableDef, refIds: readonly number[]): boolean {
+    return parent.primaryKey.length === refIds.length && parent.primaryKey.every((id) => refIds.includes(id));
+  }
+
   private async parentExists(parent: TableDef, c: ConstraintDef, keyValues: readonly QValue[]): Promise<boolean> {
     const refIds = c.references!.columnIds;
     const writer = this.host.writer(parent);
-    if (parent.primaryKey.length === refIds.length && parent.primaryKey.every((id) => refIds.includes(id))) {
+    if (this.byPrimaryKey(parent, refIds)) {
       const ordered = parent.primaryKey.map((id) => keyValues[refIds.indexOf(id)] as SqlValue);
       return (await writer.current(encodeKey(writer.pkTypes, ordered))) !== undefined;
     }

@@ -1,5 +1,5 @@
 import type { ColumnDef, IndexDef, TableDef, TableId } from '../../core/catalog.js';
-import { compareKeys, decodeKey, encodeKey, prefixUpperBound } from '../../core/key-encoding.js';
+import { compareKeys, decodeKey, encodeKey } from '../../core/key-encoding.js';
 import type { RowChange, SequenceUpdate, TxnOp } from '../../core/log-records.js';
 import { encodeRow } from '../../core/row-codec.js';
 import type { SqlType, SqlValue } from '../../core/values.js';
@@ -12,8 +12,10 @@ import { ForeignKeys } from './foreign-keys.js';
 
 export const hex = (bytes: Uint8Array): string => Buffer.from(bytes).toString('hex');
 
-/** Below this many rows, point reads are cheaper than a range scan. */
-const PREFETCH_ROWS_MIN = 32;
+/** Below this many rows, reading ahead is not worth it. */
+const PREFETCH_ROWS_MIN = 2;
+/** Unique-index probes of one prefetch in flight at once. */
+const PREFETCH_PROBES = 64;
 
 export interface CheckEval {
   readonly name: string;
@@ -118,25 +120,107 @@ export class TableWriter {
     return this.statement.view.getRow(this.def.id, key);
   }
 
+  /** Unique index id -> index key hex -> pks holding that key before this statement (read ahead by prefetch). */
+  private readonly knownIndex = new Map<number, Map<string, Uint8Array[]>>();
+
   /**
-   * Reads ahead whether the primary keys of many proposed rows exist: one range scan over
-   * [smallest, largest] instead of a point read per row (appends of new ids find an empty range).
+   * Reads ahead, for many proposed rows, everything their checks will look up: whether their
+   * primary keys exist (one getMany), which rows hold their unique-index keys (probes run
+   * concurrently) and whether their foreign-key parents exist (one getMany per parent table).
+   * Only the state before this statement is cached; this statement's own changes (`pending`)
+   * are always consulted first, so results are exactly those of the per-row reads.
+   * Prefetch is an optimisation only: on any error the per-row reads stand in.
    */
   async prefetch(rows: readonly (readonly QValue[])[]): Promise<void> {
-    if (!this.pkPositions || rows.length < PREFETCH_ROWS_MIN) return;
-    const keys = rows.map((r) => this.keyOf(r)).sort(compareKeys);
-    const wanted = new Set(keys.map(hex));
-    const lt = prefixUpperBound(keys[keys.length - 1]!);
+    if (rows.length < PREFETCH_ROWS_MIN) return;
+    try {
+      await Promise.all([
+        this.pkPositions ? this.prefetchKeys(rows.map((r) => this.keyOf(r))) : Promise.resolve(),
+        ...this.uniques.map((u) => this.prefetchIndex(u, rows)),
+        this.statement.fks.prefetchParents(this.def, rows),
+      ]);
+    } catch {
+      // fall back to point reads
+    }
+  }
+
+  /** Reads the images of many primary keys in one round trip into the prefetch cache. */
+  async prefetchKeys(keys: readonly Uint8Array[]): Promise<void> {
+    const fresh = new Map<string, Uint8Array>();
+    for (const key of keys) {
+      const k = hex(key);
+      if (!this.known.has(k) && !this.pending.has(k)) fresh.set(k, key);
+    }
+    if (fresh.size === 0) return;
+    const images = await this.statement.view.getRows(this.def.id, [...fresh.values()]);
+    let i = 0;
+    for (const k of fresh.keys()) this.known.set(k, images[i++] ?? null);
+  }
+
+  private async prefetchIndex(u: UniqueIndex, rows: readonly (readonly QValue[])[]): Promise<void> {
+    let known = this.knownIndex.get(u.index.id);
+    if (!known) this.knownIndex.set(u.index.id, (known = new Map()));
+    const fresh = new Map<string, Uint8Array>();
+    for (const r of rows) {
+      const ik = this.indexKey(u, r);
+      if (ik && !known.has(hex(ik))) fresh.set(hex(ik), ik);
+    }
+    const found = new Map<string, Uint8Array[]>();
+    const todo = await this.scanIndex(u, [...fresh.values()].sort(compareKeys), found);
+    const probe = async (): Promise<void> => {
+      for (let next = todo.pop(); next; next = todo.pop()) {
+        const pks: Uint8Array[] = [];
+        for await (const batch of this.statement.view.indexEntries(u.index.id, next[1])) pks.push(...batch);
+        found.set(next[0], pks);
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(PREFETCH_PROBES, todo.length) }, probe));
+    for (const [k, pks] of found) known.set(k, pks);
+  }
+
+  /**
+   * One sorted pass over the index entries under the wanted keys' common prefix, matching
+   * entries to wanted keys (index entry = index key + pk; encoded keys are prefix-free). Stops
+   * after a bounded number of entries; returns the keys it could not settle, for point probes.
+   */
+  private async scanIndex(u: UniqueIndex, wanted: readonly Uint8Array[], found: Map<string, Uint8Array[]>): Promise<[string, Uint8Array][]> {
+    if (wanted.length === 0) return [];
+    const first = wanted[0]!;
+    const last = wanted[wanted.length - 1]!;
+    let common = 0;
+    while (common < first.length && common < last.length && first[common] === last[common]) common += 1;
+    const prefix = first.subarray(0, common);
+    const budget = wanted.length * 8 + 4096;
     let visited = 0;
-    for await (const batch of this.statement.view.rows(this.def.id, { gte: keys[0]!, ...(lt ? { lt } : {}) })) {
-      for (const [key, image] of batch) {
-        const k = hex(key);
-        if (wanted.has(k)) this.known.set(k, image);
+    let i = 0;
+    const hold = (at: number): Uint8Array[] => {
+      const k = hex(wanted[at]!);
+      let pks = found.get(k);
+      if (!pks) found.set(k, (pks = []));
+      return pks;
+    };
+    const startsWith = (entry: Uint8Array, ik: Uint8Array): boolean => {
+      if (entry.length < ik.length) return false;
+      for (let j = common; j < ik.length; j++) if (entry[j] !== ik[j]) return false;
+      return true;
+    };
+    scan: for await (const batch of this.statement.view.indexEntries(u.index.id, prefix)) {
+      for (const rest of batch) {
+        const entry = new Uint8Array(common + rest.length);
+        entry.set(prefix, 0);
+        entry.set(rest, common);
+        while (i < wanted.length && !startsWith(entry, wanted[i]!) && compareKeys(wanted[i]!, entry) < 0) hold(i++);
+        if (i >= wanted.length) break scan;
+        if (startsWith(entry, wanted[i]!)) hold(i).push(entry.subarray(wanted[i]!.length));
       }
       visited += batch.length;
-      if (visited > rows.length * 8 + 4096) return; // a dense range: point reads for the rest
+      if (visited > budget) {
+        found.delete(hex(wanted[i]!)); // possibly seen only in part
+        return wanted.slice(i).map((ik) => [hex(ik), ik]);
+      }
     }
-    for (const k of wanted) if (!this.known.has(k)) this.known.set(k, null);
+    while (i < wanted.length) hold(i++);
+    return [];
   }
 
   private async allocateRowId(): Promise<Uint8Array> {
@@ -247,13 +331,14 @@ export class TableWriter {
     const skip = new Set(exclude.map(hex));
     const local = this.pendingUnique.get(u.index.id)?.get(hex(ik));
     if (local && !skip.has(local)) return Buffer.from(local, 'hex');
+    const visible = (pk: Uint8Array): boolean => {
+      const k = hex(pk);
+      return !skip.has(k) && !this.pending.has(k); // changed by this statement: pendingUnique knows its key
+    };
+    const known = this.knownIndex.get(u.index.id)?.get(hex(ik));
+    if (known) return known.find(visible) ?? null;
     for await (const batch of this.statement.view.indexEntries(u.index.id, ik)) {
-      for (const pk of batch) {
-        const k = hex(pk);
-        if (skip.has(k)) continue;
-        if (this.pending.has(k)) continue; // changed by this statement: pendingUnique knows its key
-        return pk;
-      }
+      for (const pk of batch) if (visible(pk)) return pk;
     }
     return null;
   }

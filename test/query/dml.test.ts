@@ -110,4 +110,25 @@ describe('DDL and DML', () => {
     expect(table.indexes.find((i) => i.name === 'items_emb')).toMatchObject({ kind: 'hnsw', options: { m: 16, ef_construction: 64 } });
     expect(table.columns[1]!.type).toEqual({ name: 'vector', dimension: 3 });
   });
+  it('bulk INSERT: read-ahead checks keep per-row semantics (in-batch duplicates, missing parents, NULLs)', async () => {
+    await h.q('CREATE TABLE bg (id INTEGER PRIMARY KEY)');
+    await h.q('INSERT INTO bg VALUES (0), (1), (2)');
+    await h.q('CREATE TABLE bt (id BIGINT PRIMARY KEY, email TEXT UNIQUE, grp INTEGER REFERENCES bg(id))');
+    const values = (from: number, n: number, row: (i: number) => string = (i) => `(${i}, 'u${i}@x', ${i % 3})`): string =>
+      Array.from({ length: n }, (_, j) => row(from + j)).join(', ');
+    await h.q(`INSERT INTO bt VALUES ${values(0, 100)}`);
+    const inBatch = await code(h.q(`INSERT INTO bt VALUES ${values(100, 100, (i) => `(${i}, 'u${i === 150 ? 110 : i}@x', 0)`)}`));
+    expect(inBatch.message).toBe('duplicate key value violates unique constraint "bt_email_key"');
+    const existing = await code(h.q(`INSERT INTO bt VALUES ${values(100, 100, (i) => `(${i}, 'u${i === 180 ? 5 : i}@x', 0)`)}`));
+    expect(existing.message).toBe('duplicate key value violates unique constraint "bt_email_key"');
+    const pk = await code(h.q(`INSERT INTO bt VALUES ${values(100, 100, (i) => `(${i === 160 ? 120 : i}, 'u${i}@x', 0)`)}`));
+    expect(pk.message).toBe('duplicate key value violates unique constraint "bt_pkey"');
+    const fk = await code(h.q(`INSERT INTO bt VALUES ${values(100, 100, (i) => `(${i}, 'u${i}@x', ${i === 170 ? 9 : 1})`)}`));
+    expect(fk.message).toBe('insert or update on table "bt" violates foreign key constraint "bt_grp_fkey"');
+    expect(await h.rows('SELECT count(*) AS n FROM bt')).toEqual([{ n: 100 }]);
+    await h.q(`INSERT INTO bt VALUES ${values(100, 50, (i) => `(${i}, NULL, NULL)`)}`);
+    const r = await h.q(`INSERT INTO bt VALUES ${values(95, 60, (i) => `(${i === 154 ? 200 : i}, 'u${i === 154 ? 99 : i}@x', 2)`)} ON CONFLICT DO NOTHING RETURNING id`);
+    expect(r.rows).toEqual([150, 151, 152, 153].map((id) => ({ id })));
+    expect(await h.rows('SELECT count(*) AS n FROM bt')).toEqual([{ n: 154 }]);
+  });
 });
