@@ -1,3 +1,4 @@
+import { rewriteNotPrecedence } from './not-precedence.js';
 import { leftOperand, matchForward, PREC, rightOperand, type Tok } from './operands.js';
 import { tokenize, type Token } from './tokens.js';
 
@@ -161,6 +162,7 @@ export function rewrite(tokens: readonly Token[]): Rewritten {
     }
   }
   toks = rewriteClauses(toks);
+  toks = rewriteNotPrecedence(toks);
   toks = wrapWindowCalls(toks);
   toks = wrapParenthesizedSetOps(toks);
   const limitExprs: string[] = [];
@@ -249,6 +251,9 @@ function rewriteClauses(toks: Tok[]): Tok[] {
   if (first === 'update') rewriteRowSet(out);
   for (let i = 0; i < out.length; i++) {
     const t = out[i]!;
+    // SELECT ALL and agg(ALL x): ALL is the default the grammar lacks a rule for; drop it.
+    if (t.kind === 'ident' && t.value === 'select' && out[i + 1]?.kind === 'ident' && out[i + 1]?.value === 'all') out.splice(i + 1, 1);
+    if (t.kind === 'ident' && out[i + 1]?.value === '(' && out[i + 2]?.kind === 'ident' && out[i + 2]?.value === 'all' && out[i + 3]?.value !== '(') out.splice(i + 2, 1);
     if (t.kind === 'ident' && t.value === 'substring' && out[i + 1]?.value === '(') rewriteSubstring(out, i + 1);
     if (t.kind === 'ident' && t.value !== 'count' && out[i + 1]?.value === '(' && out[i + 2]?.value === 'distinct' && out[i + 3]?.value !== 'on') markDistinct(out, i + 2);
     if (first === 'delete' && t.kind === 'ident' && t.value === 'using') out[i] = synth('punct', ',', t.orig);
