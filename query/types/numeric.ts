@@ -105,20 +105,16 @@ export function numericMul(a: NumericText, b: NumericText): NumericText {
 }
 
 export function numericDiv(a: NumericText, b: NumericText): NumericText {
-  const x = toNum(a), y = toNum(b);
-  if (x === 'NaN' || y === 'NaN') return 'NaN';
-  if (typeof x === 'string') {
-    if (typeof y === 'string') return 'NaN';
-    if (y.coef === 0n) throw divisionByZero();
-    return infOfSign(signOf(x) * D.sign(y));
-  }
-  if (typeof y === 'string') return '0';
-  if (y.coef === 0n) throw divisionByZero();
-  return fromNum(D.div(x, y));
+  return divide(a, b, D.div);
 }
 
 /** div(a, b): the truncated integer quotient. */
 export function numericDivTrunc(a: NumericText, b: NumericText): NumericText {
+  return divide(a, b, D.divTrunc);
+}
+
+/** Division with PostgreSQL's NaN, infinity and division-by-zero rules around a finite quotient. */
+function divide(a: NumericText, b: NumericText, quotient: (x: Decimal, y: Decimal) => Decimal): NumericText {
   const x = toNum(a), y = toNum(b);
   if (x === 'NaN' || y === 'NaN') return 'NaN';
   if (typeof x === 'string') {
@@ -128,7 +124,7 @@ export function numericDivTrunc(a: NumericText, b: NumericText): NumericText {
   }
   if (typeof y === 'string') return '0';
   if (y.coef === 0n) throw divisionByZero();
-  return fromNum(D.divTrunc(x, y));
+  return fromNum(quotient(x, y));
 }
 
 export function numericMod(a: NumericText, b: NumericText): NumericText {
