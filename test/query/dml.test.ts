@@ -1,15 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openSql, type SqlHarness } from './helpers.js';
+import { caught, openSql, type SqlHarness } from './helpers.js';
 
-async function code(p: Promise<unknown>): Promise<{ code: string; message: string; details: Record<string, unknown> }> {
-  try {
-    await p;
-  } catch (e) {
-    const err = e as { code: string; message: string; details: Record<string, unknown> };
-    return { code: err.code, message: err.message, details: err.details };
-  }
-  throw new Error('expected an error');
-}
+const code = caught;
 
 describe('DDL and DML', () => {
   let h: SqlHarness;

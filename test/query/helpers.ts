@@ -27,3 +27,14 @@ export async function openSql(): Promise<SqlHarness> {
     },
   };
 }
+
+/** The SvcError a promise rejects with (code, message, details); fails when it resolves. */
+export async function caught(p: Promise<unknown>): Promise<{ code: string; message: string; details: Record<string, unknown> }> {
+  try {
+    await p;
+  } catch (e) {
+    const err = e as { code: string; message: string; details: Record<string, unknown> };
+    return { code: err.code, message: err.message, details: err.details };
+  }
+  throw new Error('expected an error');
+}
