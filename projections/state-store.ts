@@ -17,7 +17,11 @@ export interface RangeOptions {
   readonly lte?: Uint8Array;
   readonly reverse?: boolean;
   readonly limit?: number;
-  /** Entries fetched from LevelDB per step. */
+  /**
+   * Most entries fetched from LevelDB per step. Steps start small and grow (x4) up to this:
+   * a scan that stops early (LIMIT, EXISTS, a point in a range) reads few entries, a full scan
+   * reaches the large steps after a few calls.
+   */
   readonly batchSize?: number;
   readonly snapshot?: StoreSnapshot;
 }
@@ -37,6 +41,7 @@ export interface StateStore {
 }
 
 const DEFAULT_RANGE_BATCH_SIZE = 1024;
+const FIRST_RANGE_BATCH_SIZE = 16;
 
 /**
  * LevelDB tuning, shared with the benchmarks' raw classic-level baseline so the comparison stays
@@ -94,9 +99,11 @@ class ClassicLevelStore implements StateStore {
     if (snapshot) options.snapshot = snapshot;
     if (options.limit === undefined) options.limit = -1;
     const iterator = this.db.iterator(options as never);
+    let stepSize = Math.min(FIRST_RANGE_BATCH_SIZE, batchSize);
     try {
       for (;;) {
-        const entries = (await iterator.nextv(batchSize)) as [Uint8Array, Uint8Array][];
+        const entries = (await iterator.nextv(stepSize)) as [Uint8Array, Uint8Array][];
+        stepSize = Math.min(stepSize * 4, batchSize);
         if (entries.length === 0) return;
         yield entries;
       }

@@ -21,7 +21,7 @@ const BUILDERS: { [K in PlanKind]: Builder<K> } = {
     node.hash ? hashJoinOp(run(node.left, ctx), run(node.right, ctx), ctx, node) : nestedLoopJoinOp(run(node.left, ctx), run(node.right, ctx), ctx, node),
   aggregate: (node, ctx) => hashAggregateOp(run(node.input, ctx), ctx, node.groupBy, node.aggs),
   window: (node, ctx) => windowOp(run(node.input, ctx), ctx, node.calls),
-  sort: (node, ctx) => sortOp(run(node.input, ctx), ctx, node.keys),
+  sort: (node, ctx) => sortOp(run(node.input, ctx), ctx, node.keys, node.topN),
   limit: (node, ctx) => limitOp(run(node.input, ctx), ctx, node.limit, node.offset),
   distinct: (node, ctx) => (node.on ? distinctOnOp(run(node.input, ctx), ctx, node.on) : distinctOp(run(node.input, ctx), ctx, node.columns)),
   setop: (node, ctx) => setOp(run(node.left, ctx), run(node.right, ctx), ctx, node.op, node.all, node.columns),

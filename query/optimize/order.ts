@@ -1,6 +1,7 @@
 import type { IndexDef } from '../../core/catalog.js';
 import type { SortKey } from '../plan/expr.js';
 import type { Plan, ScanNode } from '../plan/nodes.js';
+import type { TopN } from '../plan/ir.js';
 
 /**
  * ORDER BY ... LIMIT over a single table: when an index (or the primary key) yields rows in the
@@ -10,12 +11,21 @@ export function indexOrder(plan: Plan): Plan {
   switch (plan.kind) {
     case 'limit': {
       const rewritten = orderedInput(plan.input);
-      return { ...plan, input: rewritten ?? indexOrder(plan.input) };
+      if (rewritten) return { ...plan, input: rewritten };
+      const input = indexOrder(plan.input);
+      return { ...plan, input: plan.limit ? withTopN(input, { limit: plan.limit, offset: plan.offset }) : input };
     }
     case 'scan': case 'values': case 'one_row': return plan;
     case 'join': case 'setop': return { ...plan, left: indexOrder(plan.left), right: indexOrder(plan.right) };
     default: return { ...plan, input: indexOrder(plan.input) } as Plan;
   }
+}
+
+/** Marks the sort directly under LIMIT (through a projection) to keep only the rows LIMIT can emit. */
+function withTopN(plan: Plan, topN: TopN): Plan {
+  if (plan.kind === 'project') return { ...plan, input: withTopN(plan.input, topN) };
+  if (plan.kind === 'sort') return { ...plan, topN };
+  return plan;
 }
 
 /** Sort over [project over] [filter over] scan, with keys that are plain scan columns. */

@@ -171,6 +171,12 @@ export interface JoinNode {
   readonly est?: Estimate;
 }
 
+/** A sort under LIMIT keeps only the first limit + offset rows (both constant expressions). */
+export interface TopN {
+  readonly limit: Expr;
+  readonly offset: Expr | null;
+}
+
 export type Plan =
   | ScanNode
   | JoinNode
@@ -180,7 +186,7 @@ export type Plan =
   | { readonly kind: 'project'; readonly input: Plan; readonly exprs: readonly Expr[]; readonly columns: readonly OutputColumn[]; readonly est?: Estimate }
   | { readonly kind: 'aggregate'; readonly input: Plan; readonly groupBy: readonly Expr[]; readonly aggs: readonly AggCall[]; readonly columns: readonly OutputColumn[]; readonly est?: Estimate }
   | { readonly kind: 'window'; readonly input: Plan; readonly calls: readonly WindowCall[]; readonly columns: readonly OutputColumn[]; readonly est?: Estimate }
-  | { readonly kind: 'sort'; readonly input: Plan; readonly keys: readonly SortKey[]; readonly columns: readonly OutputColumn[]; readonly est?: Estimate; readonly topN?: number | null }
+  | { readonly kind: 'sort'; readonly input: Plan; readonly keys: readonly SortKey[]; readonly columns: readonly OutputColumn[]; readonly est?: Estimate; readonly topN?: TopN }
   | { readonly kind: 'limit'; readonly input: Plan; readonly limit: Expr | null; readonly offset: Expr | null; readonly columns: readonly OutputColumn[]; readonly est?: Estimate }
   /** DISTINCT (on = null: whole row) or DISTINCT ON (first row per key, input sorted by it). */
   | { readonly kind: 'distinct'; readonly input: Plan; readonly on: readonly Expr[] | null; readonly columns: readonly OutputColumn[]; readonly est?: Estimate }

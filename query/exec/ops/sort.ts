@@ -1,7 +1,8 @@
 import type { QValue } from '../../types/contract.js';
 import type { SortKey } from '../../plan/expr.js';
+import type { TopN } from '../../plan/ir.js';
 import { compile } from '../compile.js';
-import type { Batch, ExecContext, Row } from '../context.js';
+import { checkContinue, type Batch, type ExecContext, type Row } from '../context.js';
 import { needsPrepare, prepare } from '../subquery.js';
 import { batches, materialize } from './materialize.js';
 
@@ -36,11 +37,58 @@ export async function decorate(rows: readonly Row[], keys: readonly SortKey[], c
   return out;
 }
 
-/** ORDER BY: a stable sort of the whole input. */
-export async function* sortOp(input: AsyncIterable<Batch>, ctx: ExecContext, keys: readonly SortKey[]): AsyncIterable<Batch> {
+/** ORDER BY: a stable sort of the whole input, or of the first `topN` rows under a LIMIT. */
+export async function* sortOp(input: AsyncIterable<Batch>, ctx: ExecContext, keys: readonly SortKey[], topN?: TopN): AsyncIterable<Batch> {
+  const keep = topN ? rowsToKeep(topN, ctx) : null;
+  if (keep !== null) {
+    yield* batches(await topRows(input, ctx, keys, keep));
+    return;
+  }
   const rows = await materialize(input, ctx, 'sort');
   const decorated = await decorate(rows, keys, ctx);
   const cmp = keyComparator(ctx, keys);
   decorated.sort((a, b) => cmp(a.key, b.key));
   yield* batches(decorated.map((d) => d.row));
+}
+
+/** limit + offset when both are known and non-negative (else null: limitOp reports the error). */
+function rowsToKeep(topN: TopN, ctx: ExecContext): number | null {
+  const limit = compile(topN.limit, ctx).eval([]);
+  const offset = topN.offset ? compile(topN.offset, ctx).eval([]) : 0;
+  if (limit === null || offset === null) return null;
+  const n = Number(limit) + Number(offset);
+  return Number.isSafeInteger(n) && Number(limit) >= 0 && Number(offset) >= 0 ? n : null;
+}
+
+/**
+ * The first `keep` rows in sort order without sorting (or holding) the whole input: rows are
+ * buffered, and each time the buffer reaches 2 x keep it is sorted and cut back to `keep`. After
+ * the first cut, a row that does not sort before the last kept one can never be emitted and is
+ * dropped with one comparison. Stable: among equal keys the earlier row wins, as in sortOp.
+ */
+async function topRows(input: AsyncIterable<Batch>, ctx: ExecContext, keys: readonly SortKey[], keep: number): Promise<Row[]> {
+  if (keep === 0) return [];
+  const cmp = keyComparator(ctx, keys);
+  const compiled = keys.map((k) => compile(k.expr, ctx));
+  const slow = needsPrepare(compiled);
+  const capacity = Math.max(2 * keep, 64);
+  let buffer: { key: QValue[]; row: Row }[] = [];
+  let worst: QValue[] | null = null;
+  const cut = (): void => {
+    buffer.sort((a, b) => cmp(a.key, b.key));
+    if (buffer.length > keep) buffer = buffer.slice(0, keep);
+    if (buffer.length === keep) worst = buffer[keep - 1]!.key;
+  };
+  for await (const batch of input) {
+    checkContinue(ctx);
+    for (const row of batch) {
+      if (slow) await prepare(compiled, row, ctx);
+      const key = compiled.map((c) => c.eval(row));
+      if (worst !== null && cmp(key, worst) >= 0) continue;
+      buffer.push({ key, row });
+      if (buffer.length >= capacity) cut();
+    }
+  }
+  cut();
+  return buffer.map((d) => d.row);
 }
