@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
-import { ulid } from 'ulid';
+import { newUlid } from '../../core/ids.js';
 import { SvcError } from '../../core/errors.js';
 import { errorEnvelopeSchema, installErrorHandlers, sendError, type ErrorContext } from '../errors.js';
 
@@ -12,7 +12,7 @@ const CLIENT_REQUEST_ID = /^[\x21-\x7e]{1,128}$/;
 /** The client's X-Request-ID when it is sane, else a fresh ULID (sortable by time). */
 export function requestIdOf(raw: IncomingMessage): string {
   const header = raw.headers[REQUEST_ID_HEADER];
-  return typeof header === 'string' && CLIENT_REQUEST_ID.test(header) ? header : ulid();
+  return typeof header === 'string' && CLIENT_REQUEST_ID.test(header) ? header : newUlid();
 }
 
 /**

@@ -1,5 +1,5 @@
 import type { FastifyPluginAsync } from 'fastify';
-import { ulid } from 'ulid';
+import { newUlid } from '../../core/ids.js';
 import { DEFAULT_TENANT } from '../../core/catalog.js';
 import { SQL_LIMITS, type SqlEngine } from '../../query/index.js';
 
@@ -52,7 +52,7 @@ export function queryRoutes(options: { engine: SqlEngine }): FastifyPluginAsync 
             columns: result.columns,
             row_count: result.rowCount,
             execution_time_ms: Math.round(performance.now() - started),
-            query_id: ulid(),
+            query_id: newUlid(),
             command: result.command,
             affected_rows: result.affectedRows,
             truncated: result.truncated,

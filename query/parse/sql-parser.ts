@@ -3,19 +3,26 @@ import { SvcError } from '../../core/errors.js';
 import type { AstNode, CustomStatement, ExplainOptions, ParsedStatement } from './ast.js';
 import { literalValue, NUM_FN, OP_FN, rewrite, splitStatements, STR_PREFIX } from './preprocess.js';
 import { lineColumn, syntaxError, tokenize, type Token } from './tokens.js';
+import { AstTemplateCache } from './ast-templates.js';
 
 /** The one adapter over node-sql-parser: nothing else imports it. */
 const parser = new nodeSqlParser.Parser();
 const PARSE_OPTIONS = { database: 'postgresql' } as const;
 
-/** Parses a request of one or more statements separated by semicolons. Throws INVALID_QUERY. */
-export function parseSql(sql: string): ParsedStatement[] {
+/**
+ * Parses a request of one or more statements separated by semicolons. Throws INVALID_QUERY.
+ * `useTemplates: false` parses every statement afresh (tests compare the two).
+ */
+export function parseSql(sql: string, options: { readonly useTemplates?: boolean } = {}): ParsedStatement[] {
   const statements = splitStatements(sql);
   if (statements.length === 0) throw new SvcError('INVALID_QUERY', 'empty query: no SQL statement to run', { position: 1, line: 1, column: 1 });
-  return statements.map((s) => parseOne(sql, s.text, s.offset, s.tokens));
+  const parseTokens = options.useTemplates === false ? parseTokensUncached : parseTokensCached;
+  return statements.map((s) => parseOne(sql, s.text, s.offset, s.tokens, parseTokens));
 }
 
-function parseOne(sql: string, text: string, offset: number, tokens: Token[]): ParsedStatement {
+type ParseTokens = (sql: string, at: number, shifted: readonly Token[]) => ParsedTokens;
+
+function parseOne(sql: string, text: string, offset: number, tokens: Token[], parseTokens: ParseTokens): ParsedStatement {
   const explain = explainPrefix(tokens);
   const body = tokens.slice(explain?.width ?? 0);
   if (body.length === 0) throw syntaxError(sql, offset + text.length, 'syntax error at end of input');
@@ -43,8 +50,28 @@ interface ParsedTokens {
   readonly limitExprs: readonly string[];
 }
 
+/** Shapes of recently parsed statements (see ast-templates.ts); bulk INSERTs are too long to keep. */
+const templates = new AstTemplateCache<ParsedTokens>(1024, 2000);
+
+/** Statements parsed from a template, and statements of a shape that cannot be (for tests). */
+export function astTemplateCounts(): { readonly instantiated: number; readonly untemplated: number } {
+  return { ...templates.counts };
+}
+
+/** Rewrites and parses one statement's tokens, through the template cache. */
+function parseTokensCached(sql: string, at: number, shifted: readonly Token[]): ParsedTokens {
+  return templates.parse(
+    shifted,
+    (tokens) => {
+      const parsed = parseTokensUncached(sql, at, tokens);
+      return { parsed, ast: parsed.ast, literalsConsumed: parsed.vectorDims.length > 0 || parsed.limitExprs.length > 0 };
+    },
+    (parsed, ast) => ({ ...parsed, ast: ast as AstNode }),
+  );
+}
+
 /** Rewrites and parses one statement's tokens (offsets relative to `at` in the request text). */
-function parseTokens(sql: string, at: number, shifted: readonly Token[]): ParsedTokens {
+function parseTokensUncached(sql: string, at: number, shifted: readonly Token[]): ParsedTokens {
   const rewritten = rewrite(shifted[0]?.kind === 'ident' && shifted[0].value === 'values' ? wrapValues(shifted) : shifted);
   let ast: unknown;
   try {

@@ -1,0 +1,20 @@
+import { decodeTime } from 'ulid';
+import { describe, expect, it } from 'vitest';
+import { newUlid } from '../../core/ids.js';
+
+describe('newUlid', () => {
+  it('gives valid, unique ULIDs that carry the current time', () => {
+    const before = Date.now();
+    const ids = Array.from({ length: 20_000 }, () => newUlid());
+    for (const id of ids.slice(0, 100)) expect(id).toMatch(/^[0-9A-HJKMNP-TV-Z]{26}$/);
+    expect(new Set(ids).size).toBe(ids.length);
+    const time = decodeTime(ids[0]!);
+    expect(time).toBeGreaterThanOrEqual(before);
+    expect(time).toBeLessThanOrEqual(Date.now());
+  });
+
+  it('uses all of the random alphabet (the pool is not stuck)', () => {
+    const chars = new Set(Array.from({ length: 2000 }, () => newUlid().slice(10)).join(''));
+    expect(chars.size).toBe(32);
+  });
+});
