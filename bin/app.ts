@@ -11,7 +11,7 @@ import {
   type DataDirLayout, type StateStore,
 } from '../projections/index.js';
 import { createHttpServer, createOpsServer, connectionGauge, listen, loadAdminKey, queryRoutes, settingLabel, withAuth, type EngineStatus } from '../protocols/index.js';
-import { SqlEngine, typeSystem } from '../query/index.js';
+import { SqlEngine, typeSystem, type SqlLimits } from '../query/index.js';
 import type { AppCommands, InspectReport, ReplayProgress, ReplayReport, ServeHandle } from './app-types.js';
 import { SVC_VERSION } from '../core/version.js';
 
@@ -66,8 +66,8 @@ export async function startServer(config: Config, rootLogger: PinoLogger): Promi
     isReady: () => caughtUp && projections.healthy,
     storageHealthy: () => projections.healthy && log.healthy,
   };
-  const engine = new SqlEngine({ projections, types: typeSystem, logger: logger.child({ component: 'sql' }) });
-  const http = createHttpServer({ config, logger: rootLogger, status, plugins: [withAuth(adminKey, queryRoutes({ engine }))] });
+  const engine = new SqlEngine({ projections, types: typeSystem, logger: logger.child({ component: 'sql' }), limits: sqlLimitsOf(config) });
+  const http = createHttpServer({ config, logger: rootLogger, status, plugins: [withAuth(adminKey, queryRoutes({ engine, limits: config }))] });
   const ops = config.opsPort === 0 ? null : createOpsServer({ config, logger: rootLogger, status, connections: connectionGauge(http.server) });
 
   let closing: Promise<void> | null = null;
@@ -159,3 +159,13 @@ export async function repair(config: Config, rootLogger: PinoLogger): Promise<{ 
 }
 
 export const commands: AppCommands = { startServer, replay, inspect, repair };
+
+function sqlLimitsOf(config: Config): SqlLimits {
+  return {
+    queryTextBytesMax: config.maxQuerySizeBytes,
+    resultRowsMax: config.maxResultRows,
+    materializedRowsMax: config.sqlMaterializedRowsMax,
+    dmlRowsMax: config.sqlDmlRowsMax,
+    planCacheEntriesMax: config.sqlPlanCacheEntriesMax,
+  };
+}

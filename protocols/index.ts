@@ -8,4 +8,4 @@ export { createOpsServer, type OpsServerDeps } from './ops/server.js';
 export { listen, settingLabel, type ListenOptions } from './listen.js';
 export { loadAdminKey, type AdminKey } from './auth/admin-key.js';
 export { authenticate, presentedKey, withAuth } from './auth/authenticate.js';
-export { queryRoutes, QUERY_TIMEOUT_MS_MAX } from './http/query-routes.js';
+export { queryRoutes, type QueryRouteLimits } from './http/query-routes.js';

@@ -6,7 +6,7 @@ import { executeDdl } from './ddl/index.js';
 import { insert } from './dml/insert.js';
 import { remove, update } from './dml/update-delete.js';
 import { explainStatement, explainQuery, type ExplainOptionsInput, type ExplainResult } from './explain/index.js';
-import { LIMITS } from './limits.js';
+import { DEFAULT_SQL_LIMITS, LIMITS, type SqlLimits } from './limits.js';
 import { parseSql, type ParsedStatement } from './parse/index.js';
 import { convertParams, newBindContext, PlanCache, prepareQuery, type PreparedQuery } from './prepare.js';
 import { emptyResult, RowConverter, type QueryResult } from './result.js';
@@ -26,9 +26,13 @@ export interface ExecuteOptions {
  * through the sequencer. Built once by the composition root.
  */
 export class SqlEngine {
-  private readonly cache = new PlanCache(LIMITS.planCacheEntriesMax);
+  private readonly limits: SqlLimits;
+  private readonly cache: PlanCache;
 
-  constructor(private readonly deps: SqlEngineDeps) {}
+  constructor(private readonly deps: SqlEngineDeps) {
+    this.limits = deps.limits ?? DEFAULT_SQL_LIMITS;
+    this.cache = new PlanCache(this.limits.planCacheEntriesMax);
+  }
 
   /** Runs one or more statements separated by semicolons; the result is the last one's. */
   async execute(sql: string, options: ExecuteOptions): Promise<QueryResult> {
@@ -41,7 +45,7 @@ export class SqlEngine {
 
   /** EXPLAIN [ANALYZE] of one query: the plan tree, its text or yaml rendering, planning time. */
   async explain(sql: string, options: ExplainOptionsInput & { readonly tenant?: string; readonly timeoutMs?: number; readonly signal?: AbortSignal } = {}): Promise<ExplainResult> {
-    const env = this.envOf(sql, { tenant: options.tenant ?? DEFAULT_TENANT, timeoutMs: options.timeoutMs ?? 30_000, maxRows: LIMITS.resultRowsMax, params: options.params ?? [], ...(options.signal ? { signal: options.signal } : {}) });
+    const env = this.envOf(sql, { tenant: options.tenant ?? DEFAULT_TENANT, timeoutMs: options.timeoutMs ?? 30_000, maxRows: this.limits.resultRowsMax, params: options.params ?? [], ...(options.signal ? { signal: options.signal } : {}) });
     const statements = parseSql(sql);
     if (statements.length !== 1 || !statements[0]!.ast || statements[0]!.ast.type !== 'select') {
       throw new SvcError('INVALID_QUERY', 'EXPLAIN takes exactly one SELECT statement', {});
@@ -50,15 +54,17 @@ export class SqlEngine {
   }
 
   private envOf(sql: string, options: ExecuteOptions): StatementEnv {
-    if (Buffer.byteLength(sql, 'utf8') > LIMITS.queryTextBytesMax) {
-      throw new SvcError('LIMIT_EXCEEDED', `query text is larger than ${LIMITS.queryTextBytesMax} bytes`, { max_query_size_bytes: LIMITS.queryTextBytesMax });
+    const bytesMax = this.limits.queryTextBytesMax;
+    if (sql.length > bytesMax || Buffer.byteLength(sql, 'utf8') > bytesMax) {
+      throw new SvcError('LIMIT_EXCEEDED', `query text is larger than ${bytesMax} bytes`, { max_query_size_bytes: bytesMax });
     }
     return {
       tenant: options.tenant,
       params: options.params ?? [],
       deadlineMs: Date.now() + options.timeoutMs,
       signal: options.signal,
-      maxRows: Math.min(options.maxRows, LIMITS.resultRowsMax),
+      maxRows: Math.min(options.maxRows, this.limits.resultRowsMax),
+      limits: this.limits,
     };
   }
 
@@ -105,7 +111,7 @@ export class SqlEngine {
     const converter = new RowConverter(types, prepared.names, columns.map((c) => c.type));
     const rows: Record<string, unknown>[] = [];
     const truncated = await withSnapshot(this.deps.projections.store, (source) => {
-      const ctx = execContext({ types, source, params, deadlineMs: env.deadlineMs, signal: env.signal, stats: null });
+      const ctx = execContext({ types, source, params, deadlineMs: env.deadlineMs, signal: env.signal, stats: null, materializedRowsMax: env.limits.materializedRowsMax });
       return pullRows(prepared.plan, ctx, (row) => {
         if (rows.length >= env.maxRows) return false;
         rows.push(converter.convert(row));

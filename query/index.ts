@@ -3,5 +3,5 @@ export { SqlEngine, type ExecuteOptions } from './engine.js';
 export type { QueryResult, ResultColumn } from './result.js';
 export type { SqlEngineDeps } from './statement.js';
 export type { ExplainOptionsInput, ExplainResult, PlanNode } from './explain/index.js';
-export { LIMITS as SQL_LIMITS } from './limits.js';
+export { DEFAULT_SQL_LIMITS, type SqlLimits } from './limits.js';
 export { typeSystem } from './types/index.js';

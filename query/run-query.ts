@@ -10,6 +10,7 @@ export interface RunOptions {
   readonly deadlineMs: number;
   readonly signal: AbortSignal | undefined;
   readonly stats: Map<Plan, NodeStats> | null;
+  readonly materializedRowsMax: number;
 }
 
 export function execContext(options: RunOptions): ExecContext {
@@ -23,6 +24,7 @@ export function execContext(options: RunOptions): ExecContext {
     subResults: new Map(),
     statementCache: new Map(),
     stats: options.stats,
+    materializedRowsMax: options.materializedRowsMax,
     run,
   };
 }

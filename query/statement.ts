@@ -1,5 +1,6 @@
 import type { Logger } from '../core/logger.js';
 import type { Projections } from '../projections/index.js';
+import type { SqlLimits } from './limits.js';
 import type { TypeSystem } from './types/contract.js';
 
 /** What the engine is built with (by the composition root). */
@@ -7,6 +8,8 @@ export interface SqlEngineDeps {
   readonly projections: Projections;
   readonly types: TypeSystem;
   readonly logger: Logger;
+  /** Defaults: DEFAULT_SQL_LIMITS. */
+  readonly limits?: SqlLimits;
 }
 
 /** The per-request settings every statement of a request shares. */
@@ -17,4 +20,5 @@ export interface StatementEnv {
   readonly deadlineMs: number;
   readonly signal: AbortSignal | undefined;
   readonly maxRows: number;
+  readonly limits: SqlLimits;
 }

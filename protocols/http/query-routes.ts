@@ -1,10 +1,18 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { newUlid } from '../../core/ids.js';
 import { DEFAULT_TENANT } from '../../core/catalog.js';
-import { SQL_LIMITS, type SqlEngine } from '../../query/index.js';
+import type { SqlEngine } from '../../query/index.js';
 
-/** Largest timeout_ms a request may ask for (one hour). */
-export const QUERY_TIMEOUT_MS_MAX = 3_600_000;
+/** Limits of POST /query from config (core/settings.ts). */
+export interface QueryRouteLimits {
+  readonly maxQuerySizeBytes: number;
+  readonly maxResultRows: number;
+  readonly queryTimeoutMsMax: number;
+}
+
+/** The spec's defaults: timeout_ms 30000, max_rows 10000 (never above max_result_rows). */
+const TIMEOUT_MS_DEFAULT = 30_000;
+const MAX_ROWS_DEFAULT = 10_000;
 
 interface QueryBody {
   sql: string;
@@ -14,23 +22,26 @@ interface QueryBody {
   max_rows: number;
 }
 
-const bodySchema = {
-  type: 'object',
-  required: ['sql'],
-  additionalProperties: false,
-  properties: {
-    sql: { type: 'string', minLength: 1, maxLength: SQL_LIMITS.queryTextBytesMax },
-    params: { type: 'array' },
-    timeout_ms: { type: 'integer', minimum: 1, maximum: QUERY_TIMEOUT_MS_MAX, default: 30_000 },
-    include_metadata: { type: 'boolean', default: false },
-    max_rows: { type: 'integer', minimum: 1, maximum: SQL_LIMITS.resultRowsMax, default: 10_000 },
-  },
-} as const;
+function bodySchema(limits: QueryRouteLimits) {
+  return {
+    type: 'object',
+    required: ['sql'],
+    additionalProperties: false,
+    properties: {
+      sql: { type: 'string', minLength: 1, maxLength: limits.maxQuerySizeBytes },
+      params: { type: 'array' },
+      timeout_ms: { type: 'integer', minimum: 1, maximum: limits.queryTimeoutMsMax, default: Math.min(TIMEOUT_MS_DEFAULT, limits.queryTimeoutMsMax) },
+      include_metadata: { type: 'boolean', default: false },
+      max_rows: { type: 'integer', minimum: 1, maximum: limits.maxResultRows, default: Math.min(MAX_ROWS_DEFAULT, limits.maxResultRows) },
+    },
+  } as const;
+}
 
 /** POST /query (under /api/v1): runs SQL synchronously in the spec's result shape. */
-export function queryRoutes(options: { engine: SqlEngine }): FastifyPluginAsync {
+export function queryRoutes(options: { engine: SqlEngine; limits: QueryRouteLimits }): FastifyPluginAsync {
+  const schema = { body: bodySchema(options.limits) };
   return async (app) => {
-    app.post<{ Body: QueryBody }>('/query', { schema: { body: bodySchema } }, async (request, reply) => {
+    app.post<{ Body: QueryBody }>('/query', { schema }, async (request, reply) => {
       const started = performance.now();
       const body = request.body;
       const abort = new AbortController();

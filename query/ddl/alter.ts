@@ -119,7 +119,7 @@ async function validateNew(before: TableDef, after: TableDef, env: AlterEnv): Pr
   for (const index of after.indexes.filter((i) => !before.indexes.some((b) => b.id === i.id) && i.unique)) await assertUnique(env.view, after, index, env.deps);
   const checks = added.filter((c) => c.kind === 'check').map((c) => ({ name: c.name, eval: compile(bindCheck(env.ctx, after, parseExpression(c.definition)), checkContext(env)).eval }));
   const fks = added.filter((c) => c.kind === 'foreign_key');
-  const writer = new StatementWriter(env.view, env.deps.types, () => []);
+  const writer = new StatementWriter(env.view, env.deps.types, () => [], env.deps.env.limits.dmlRowsMax);
   const fkChecker = new ForeignKeys(writer);
   const onlyNew: TableDef = { ...after, constraints: fks };
   const ids = after.columns.map((c) => c.id);
@@ -138,7 +138,7 @@ async function validateNew(before: TableDef, after: TableDef, env: AlterEnv): Pr
 }
 
 function checkContext(env: AlterEnv) {
-  return execContext({ types: env.deps.types, source: new WriteViewSource(env.view), params: [], deadlineMs: env.deps.env.deadlineMs, signal: env.deps.env.signal, stats: null });
+  return execContext({ types: env.deps.types, source: new WriteViewSource(env.view), params: [], deadlineMs: env.deps.env.deadlineMs, signal: env.deps.env.signal, stats: null, materializedRowsMax: env.deps.env.limits.materializedRowsMax });
 }
 
 async function tableHasRows(view: WriteView, def: TableDef): Promise<boolean> {

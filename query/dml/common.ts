@@ -43,13 +43,13 @@ export async function submitDml(deps: DmlDeps, command: string, body: (run: DmlR
     let cachedExec: ExecContext | null = null;
     const exec = (): ExecContext => {
       cachedExec ??= execContext({
-        types: deps.types, source: new WriteViewSource(view), deadlineMs: deps.env.deadlineMs, signal: deps.env.signal, stats: null,
+        types: deps.types, source: new WriteViewSource(view), deadlineMs: deps.env.deadlineMs, signal: deps.env.signal, stats: null, materializedRowsMax: deps.env.limits.materializedRowsMax,
         params: convertParams(deps.types, fillParamTypes(ctx.paramTypes), deps.env.params),
       });
       return cachedExec;
     };
     const checksOf = (table: TableDef): CheckEval[] => compileChecks(table, ctx, exec());
-    const writer = new StatementWriter(view, deps.types, checksOf);
+    const writer = new StatementWriter(view, deps.types, checksOf, deps.env.limits.dmlRowsMax);
     outcome = await body({ view, ctx, writer, binder: new QueryBinder(ctx), exec });
     if (writer.ops.length === 0) return null;
     return { record: txnRecord(deps.env.tenant, [...writer.ops, ...writer.sequenceOps()]), result: null };

@@ -4,7 +4,6 @@ import type { RowChange, SequenceUpdate, TxnOp } from '../../core/log-records.js
 import { encodeRow } from '../../core/row-codec.js';
 import type { SqlType, SqlValue } from '../../core/values.js';
 import type { CatalogState, WriteView } from '../../projections/index.js';
-import { LIMITS } from '../limits.js';
 import type { QValue, TypeSystem } from '../types/contract.js';
 import { limitExceededRows } from './limits.js';
 import { checkViolation, notNullViolation, uniqueViolation } from './errors.js';
@@ -40,6 +39,8 @@ export class StatementWriter {
     readonly view: WriteView,
     readonly types: TypeSystem,
     private readonly checksOf: (table: TableDef) => CheckEval[],
+    /** Rows this statement may change (SqlLimits.dmlRowsMax). */
+    private readonly dmlRowsMax: number,
   ) {
     this.fks = new ForeignKeys(this);
   }
@@ -70,7 +71,7 @@ export class StatementWriter {
 
   push(op: RowChange): void {
     this.changed += 1;
-    if (this.changed > LIMITS.dmlRowsMax) throw limitExceededRows(LIMITS.dmlRowsMax);
+    if (this.changed > this.dmlRowsMax) throw limitExceededRows(this.dmlRowsMax);
     this.ops.push(op);
   }
 }

@@ -33,6 +33,8 @@ export interface ExecContext {
   /** Results of uncorrelated subqueries, shared by the whole statement. */
   readonly statementCache: Map<number, SubResult>;
   readonly stats: Map<Plan, NodeStats> | null;
+  /** Rows a blocking operator may hold (SqlLimits.materializedRowsMax). */
+  readonly materializedRowsMax: number;
   /** Builds the operator tree of a plan (injected so operators need not import the builder). */
   readonly run: (plan: Plan, ctx: ExecContext) => AsyncIterable<Batch>;
 }

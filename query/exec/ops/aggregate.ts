@@ -1,6 +1,5 @@
 import type { AggregateState, QValue } from '../../types/contract.js';
 import type { AggCall, Expr } from '../../plan/expr.js';
-import { LIMITS } from '../../limits.js';
 import { compile, type Evaluator } from '../compile.js';
 import { checkContinue, limitExceeded, type Batch, type ExecContext, type Row } from '../context.js';
 import { needsPrepare, prepare } from '../subquery.js';
@@ -90,7 +89,7 @@ export async function* hashAggregateOp(input: AsyncIterable<Batch>, ctx: ExecCon
       if (!group) {
         group = newGroup(keys, aggs);
         groups.set(key, group);
-        if (groups.size > LIMITS.materializedRowsMax) throw limitExceeded('hash aggregate', LIMITS.materializedRowsMax);
+        if (groups.size > ctx.materializedRowsMax) throw limitExceeded('hash aggregate', ctx.materializedRowsMax);
       }
       step(group, aggs, row);
     }

@@ -1,6 +1,5 @@
 import type { Expr } from '../../plan/expr.js';
 import type { OutputColumn } from '../../plan/nodes.js';
-import { LIMITS } from '../../limits.js';
 import { compile } from '../compile.js';
 import { checkContinue, limitExceeded, type Batch, type ExecContext, type Row } from '../context.js';
 import { materialize, rowHasher } from './materialize.js';
@@ -18,7 +17,7 @@ export async function* distinctOp(input: AsyncIterable<Batch>, ctx: ExecContext,
       seen.add(key);
       out.push(row);
     }
-    if (seen.size > LIMITS.materializedRowsMax) throw limitExceeded('DISTINCT', LIMITS.materializedRowsMax);
+    if (seen.size > ctx.materializedRowsMax) throw limitExceeded('DISTINCT', ctx.materializedRowsMax);
     if (out.length > 0) yield out;
   }
 }

@@ -2,13 +2,13 @@ import type { QType, QValue } from '../../types/contract.js';
 import { LIMITS } from '../../limits.js';
 import { checkContinue, limitExceeded, type Batch, type ExecContext, type Row } from '../context.js';
 
-/** Reads a whole input into memory (bounded by LIMITS.materializedRowsMax). */
+/** Reads a whole input into memory (bounded by ctx.materializedRowsMax). */
 export async function materialize(input: AsyncIterable<Batch>, ctx: ExecContext, what: string): Promise<Row[]> {
   const rows: Row[] = [];
   for await (const batch of input) {
     checkContinue(ctx);
     for (const row of batch) rows.push(row);
-    if (rows.length > LIMITS.materializedRowsMax) throw limitExceeded(what, LIMITS.materializedRowsMax);
+    if (rows.length > ctx.materializedRowsMax) throw limitExceeded(what, ctx.materializedRowsMax);
   }
   return rows;
 }
