@@ -167,5 +167,6 @@ function sqlLimitsOf(config: Config): SqlLimits {
     materializedRowsMax: config.sqlMaterializedRowsMax,
     dmlRowsMax: config.sqlDmlRowsMax,
     planCacheEntriesMax: config.sqlPlanCacheEntriesMax,
+    scanCacheRowsMax: config.sqlScanCacheRowsMax,
   };
 }

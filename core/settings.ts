@@ -42,5 +42,6 @@ export const SETTINGS = [
   { key: 'sqlMaterializedRowsMax', env: 'SVC_SQL_MATERIALIZED_ROWS_MAX', flag: 'sql-materialized-rows-max', type: 'int', defaultValue: 5_000_000, min: 1000, max: 1_000_000_000, doc: 'Rows a sort, hash join, hash aggregate, window or DISTINCT may hold in memory before the query fails with LIMIT_EXCEEDED' },
   { key: 'sqlDmlRowsMax', env: 'SVC_SQL_DML_ROWS_MAX', flag: 'sql-dml-rows-max', type: 'int', defaultValue: 1_000_000, min: 1, max: 100_000_000, doc: 'Rows one INSERT, UPDATE or DELETE may change (one log record)' },
   { key: 'sqlPlanCacheEntriesMax', env: 'SVC_SQL_PLAN_CACHE_ENTRIES_MAX', flag: 'sql-plan-cache-entries-max', type: 'int', defaultValue: 512, min: 0, max: 1_000_000, doc: 'Query plans kept for repeated statement texts (0 = no cache)' },
+  { key: 'sqlScanCacheRowsMax', env: 'SVC_SQL_SCAN_CACHE_ROWS_MAX', flag: 'sql-scan-cache-rows-max', type: 'int', defaultValue: 2_000_000, min: 0, max: 1_000_000_000, doc: 'Decoded rows of whole tables kept in memory for the next full scan of an unchanged table (about 100-300 bytes per row; 0 = off)' },
   { key: 'bodyLimitBytes', env: 'SVC_BODY_LIMIT_BYTES', flag: 'body-limit-bytes', type: 'int', defaultValue: 16 * MIB, min: 1024, max: 1024 * MIB, doc: 'Largest accepted request body' },
 ] as const satisfies readonly SettingSpec[];

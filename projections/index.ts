@@ -5,6 +5,7 @@ export { runConsumer, type Consumer, type ConsumerRunOptions } from './consumer.
 export { dataDirLayout, prepareDataDir, type DataDirLayout } from './data-dir.js';
 export * as keys from './keys.js';
 export { Projections, type ConsumerOffset, type ProjectionOptions } from './projections.js';
+export { RowVersionedStore } from './row-versions.js';
 export { rebuildProjections, type RebuildProgress } from './rebuild.js';
 export { Sequencer, type TxnBuilder, type WriteView } from './sequencer.js';
 export { openStateStore, STORE_OPTIONS, type KvOp, type RangeOptions, type StateStore, type StoreSnapshot } from './state-store.js';

@@ -5,6 +5,7 @@ import { AppliedTracker } from './applied-tracker.js';
 import type { CatalogState } from './catalog-state.js';
 import { runConsumer } from './consumer.js';
 import { RecordHandoff } from './record-handoff.js';
+import { RowVersionedStore } from './row-versions.js';
 import { Sequencer } from './sequencer.js';
 import type { StateStore } from './state-store.js';
 import { TablesProjection } from './tables-projection.js';
@@ -33,7 +34,8 @@ export class Projections {
 
   private constructor(
     readonly log: Log,
-    readonly store: StateStore,
+    /** The store, counting writes to each table's rows (row-versions.ts) for the query layer. */
+    readonly store: RowVersionedStore,
     readonly tables: TablesProjection,
     handoff: RecordHandoff,
     private readonly options: ProjectionOptions,
@@ -42,7 +44,8 @@ export class Projections {
     this.sequencer = new Sequencer({ log, store, catalog: tables.catalog, applied: this.applied, handoff });
   }
 
-  static async open(log: Log, store: StateStore, options: ProjectionOptions): Promise<Projections> {
+  static async open(log: Log, rawStore: StateStore, options: ProjectionOptions): Promise<Projections> {
+    const store = new RowVersionedStore(rawStore);
     const handoff = new RecordHandoff();
     const tables = await TablesProjection.load(store, options.logger.child({ component: 'tables-projection' }), handoff);
     return new Projections(log, store, tables, handoff, options);

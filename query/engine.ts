@@ -11,6 +11,7 @@ import { parseSql, type ParsedStatement } from './parse/index.js';
 import { convertParams, newBindContext, PlanCache, prepareQuery, type PreparedQuery } from './prepare.js';
 import { emptyResult, RowConverter, type QueryResult } from './result.js';
 import { execContext, pullRows, withSnapshot } from './run-query.js';
+import { ScanCache } from './exec/scan-cache.js';
 import type { SqlEngineDeps, StatementEnv } from './statement.js';
 
 export interface ExecuteOptions {
@@ -28,10 +29,18 @@ export interface ExecuteOptions {
 export class SqlEngine {
   private readonly limits: SqlLimits;
   private readonly cache: PlanCache;
+  private readonly scanCache: ScanCache | null;
 
   constructor(private readonly deps: SqlEngineDeps) {
     this.limits = deps.limits ?? DEFAULT_SQL_LIMITS;
     this.cache = new PlanCache(this.limits.planCacheEntriesMax);
+    this.scanCache = this.limits.scanCacheRowsMax > 0 ? new ScanCache(this.limits.scanCacheRowsMax) : null;
+  }
+
+  /** What the scan cache holds and how often it served a scan (exec/scan-cache.ts). */
+  scanCacheStats(): { readonly hits: number; readonly fills: number; readonly tables: number; readonly rows: number } {
+    if (!this.scanCache) return { hits: 0, fills: 0, tables: 0, rows: 0 };
+    return { ...this.scanCache.counts, ...this.scanCache.size };
   }
 
   /** Runs one or more statements separated by semicolons; the result is the last one's. */
@@ -65,6 +74,7 @@ export class SqlEngine {
       signal: options.signal,
       maxRows: Math.min(options.maxRows, this.limits.resultRowsMax),
       limits: this.limits,
+      scanCache: this.scanCache,
     };
   }
 
@@ -111,7 +121,7 @@ export class SqlEngine {
     const converter = new RowConverter(types, prepared.names, columns.map((c) => c.type));
     const rows: Record<string, unknown>[] = [];
     const truncated = await withSnapshot(this.deps.projections.store, (source) => {
-      const ctx = execContext({ types, source, params, deadlineMs: env.deadlineMs, signal: env.signal, stats: null, materializedRowsMax: env.limits.materializedRowsMax });
+      const ctx = execContext({ types, source, params, deadlineMs: env.deadlineMs, signal: env.signal, stats: null, materializedRowsMax: env.limits.materializedRowsMax, scanCache: env.scanCache });
       return pullRows(prepared.plan, ctx, (row) => {
         if (rows.length >= env.maxRows) return false;
         rows.push(converter.convert(row));

@@ -20,6 +20,8 @@ export interface SqlLimits {
   readonly dmlRowsMax: number;
   /** Statements whose plans are kept (LRU by statement text). */
   readonly planCacheEntriesMax: number;
+  /** Decoded rows of whole tables kept for the next full scan (exec/scan-cache.ts); 0: none. */
+  readonly scanCacheRowsMax: number;
 }
 
 /** The defaults of core/settings.ts, for engines built without a config (tests, benchmarks). */
@@ -29,4 +31,5 @@ export const DEFAULT_SQL_LIMITS: SqlLimits = Object.freeze({
   materializedRowsMax: 5_000_000,
   dmlRowsMax: 1_000_000,
   planCacheEntriesMax: 512,
+  scanCacheRowsMax: 2_000_000,
 });

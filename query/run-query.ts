@@ -1,6 +1,7 @@
-import type { StateStore } from '../projections/index.js';
+import type { RowVersionedStore } from '../projections/index.js';
 import { run, SnapshotSource, type ExecContext, type NodeStats, type Row, type RowSource } from './exec/index.js';
 import type { Plan } from './plan/nodes.js';
+import type { ScanCache } from './exec/scan-cache.js';
 import type { QValue, TypeSystem } from './types/contract.js';
 
 export interface RunOptions {
@@ -11,6 +12,8 @@ export interface RunOptions {
   readonly signal: AbortSignal | undefined;
   readonly stats: Map<Plan, NodeStats> | null;
   readonly materializedRowsMax: number;
+  /** Whole-table scans of unchanged tables from memory (null: always from the store). */
+  readonly scanCache?: ScanCache | null;
 }
 
 export function execContext(options: RunOptions): ExecContext {
@@ -25,6 +28,8 @@ export function execContext(options: RunOptions): ExecContext {
     statementCache: new Map(),
     stats: options.stats,
     materializedRowsMax: options.materializedRowsMax,
+    scanCache: options.scanCache ?? null,
+    clock: { lastYieldMs: performance.now() },
     run,
   };
 }
@@ -41,7 +46,7 @@ export async function pullRows(plan: Plan, ctx: ExecContext, onRow: (row: Row) =
 }
 
 /** Runs a read-only plan against a snapshot of the store taken now (one consistent view per statement). */
-export async function withSnapshot<T>(store: StateStore, fn: (source: RowSource) => Promise<T>): Promise<T> {
+export async function withSnapshot<T>(store: RowVersionedStore, fn: (source: RowSource) => Promise<T>): Promise<T> {
   const snapshot = store.snapshot();
   try {
     return await fn(new SnapshotSource(store, snapshot));

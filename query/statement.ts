@@ -1,5 +1,6 @@
 import type { Logger } from '../core/logger.js';
 import type { Projections } from '../projections/index.js';
+import type { ScanCache } from './exec/scan-cache.js';
 import type { SqlLimits } from './limits.js';
 import type { TypeSystem } from './types/contract.js';
 
@@ -21,4 +22,6 @@ export interface StatementEnv {
   readonly signal: AbortSignal | undefined;
   readonly maxRows: number;
   readonly limits: SqlLimits;
+  /** The engine's cache of whole-table scans (null when sized 0). */
+  readonly scanCache: ScanCache | null;
 }

@@ -2,6 +2,7 @@ import { SvcError } from '../../core/errors.js';
 import type { QValue, TypeSystem } from '../types/contract.js';
 import type { Plan } from '../plan/nodes.js';
 import type { RowSource } from './source.js';
+import type { ScanCache } from './scan-cache.js';
 
 export type Row = QValue[];
 export type Batch = Row[];
@@ -35,6 +36,10 @@ export interface ExecContext {
   readonly stats: Map<Plan, NodeStats> | null;
   /** Rows a blocking operator may hold (SqlLimits.materializedRowsMax). */
   readonly materializedRowsMax: number;
+  /** When this execution last let the event loop run (shared by its subquery contexts). */
+  readonly clock: { lastYieldMs: number };
+  /** Decoded rows of whole tables (scan-cache.ts); null: every scan reads the store. */
+  readonly scanCache: ScanCache | null;
   /** Builds the operator tree of a plan (injected so operators need not import the builder). */
   readonly run: (plan: Plan, ctx: ExecContext) => AsyncIterable<Batch>;
 }
@@ -42,6 +47,24 @@ export interface ExecContext {
 export function checkContinue(ctx: ExecContext): void {
   if (ctx.signal?.aborted) throw new SvcError('QUERY_TIMEOUT', 'canceling statement due to user request', { reason: 'cancelled' });
   if (Date.now() > ctx.deadlineMs) throw new SvcError('QUERY_TIMEOUT', 'canceling statement due to statement timeout', { reason: 'timeout' });
+}
+
+/**
+ * A query over rows in memory never waits for I/O, so without this it would hold the event loop
+ * to its end: no other request served, no timer (an abort, a client gone) noticed. Operators call
+ * it per batch (or per row in loops that multiply rows); it gives the loop a turn every few ms.
+ */
+const YIELD_EVERY_MS = 10;
+
+export function shouldYield(ctx: ExecContext): boolean {
+  return performance.now() - ctx.clock.lastYieldMs >= YIELD_EVERY_MS;
+}
+
+/** Gives the event loop a turn (call when shouldYield says so), then checks deadline and abort. */
+export async function yieldNow(ctx: ExecContext): Promise<void> {
+  await new Promise<void>((resolve) => setImmediate(resolve));
+  ctx.clock.lastYieldMs = performance.now();
+  checkContinue(ctx);
 }
 
 /** A child context for a correlated subquery evaluated for `row`. */

@@ -1,5 +1,5 @@
 import type { IndexId, TableId } from '../../core/catalog.js';
-import { keys, type StateStore, type StoreSnapshot, type WriteView } from '../../projections/index.js';
+import { keys, type RowVersionedStore, type StoreSnapshot, type WriteView } from '../../projections/index.js';
 import { LIMITS } from '../limits.js';
 
 /** A byte range [gte, lt) over encoded keys (primary keys, or index keys followed by primary keys). */
@@ -19,10 +19,16 @@ export interface RowSource {
   /** Index entries as bytes after the index id prefix: encoded index key, then encoded pk. */
   indexEntries(indexId: IndexId, range: ByteRange): AsyncIterable<Uint8Array[]>;
   getRows(tableId: TableId, pks: readonly Uint8Array[]): Promise<(Uint8Array | undefined)[]>;
+  /** The version of a table's rows this source reads (row-versions.ts), or null: do not cache. */
+  rowVersion(tableId: TableId): number | null;
 }
 
 export class SnapshotSource implements RowSource {
-  constructor(private readonly store: StateStore, private readonly snapshot: StoreSnapshot) {}
+  constructor(private readonly store: RowVersionedStore, private readonly snapshot: StoreSnapshot) {}
+
+  rowVersion(tableId: TableId): number | null {
+    return this.store.rowVersion(this.snapshot, tableId);
+  }
 
   async *rows(tableId: TableId, range: ByteRange): AsyncIterable<[Uint8Array, Uint8Array][]> {
     const whole = keys.idRange(keys.KeySpace.Row, tableId);
@@ -59,6 +65,11 @@ const inRange = (key: Uint8Array, range: ByteRange): boolean =>
 /** Reads of a DML statement through the sequencer's WriteView (sees records not yet applied). */
 export class WriteViewSource implements RowSource {
   constructor(private readonly view: WriteView) {}
+
+  /** A statement's own reads see its pending changes: never from a cache. */
+  rowVersion(): null {
+    return null;
+  }
 
   rows(tableId: TableId, range: ByteRange): AsyncIterable<[Uint8Array, Uint8Array][]> {
     return this.view.rows(tableId, { ...(range.gte ? { gte: range.gte } : {}), ...(range.lt ? { lt: range.lt } : {}), reverse: range.reverse });

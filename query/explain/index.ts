@@ -44,7 +44,7 @@ export async function explainQuery(deps: ExplainDeps, statement: ParsedStatement
     const started = performance.now();
     const params = convertParams(deps.types, prepared.paramTypes, deps.env.params);
     await withSnapshot(deps.projections.store, (source) =>
-      pullRows(prepared.plan, execContext({ types: deps.types, source, params, deadlineMs: deps.env.deadlineMs, signal: deps.env.signal, stats, materializedRowsMax: deps.env.limits.materializedRowsMax }), () => true),
+      pullRows(prepared.plan, execContext({ types: deps.types, source, params, deadlineMs: deps.env.deadlineMs, signal: deps.env.signal, stats, materializedRowsMax: deps.env.limits.materializedRowsMax, scanCache: deps.env.scanCache }), () => true),
     );
     executionMs = round(performance.now() - started);
   }

@@ -13,10 +13,10 @@ import { addInterval, divInterval } from '../types/interval.js';
 import { setKey, type JsonObject } from '../types/jsonb.js';
 import * as N from '../types/numeric.js';
 import { arrayOf, isIntegerType, T } from '../types/qtype.js';
-import { checkInt8 } from '../types/scalar-text.js';
 import { dataError } from '../types/errors.js';
 import { chooseCandidate, type FnDef, type ParamSpec } from './registry.js';
 import { toJsonb } from './to-jsonb.js';
+import { countState, floatSumState, intAvgState, intSumState, numericAvgState, numericSumState } from './accumulators.js';
 
 interface AggDef {
   readonly name: string;
@@ -32,65 +32,24 @@ function state<S>(init: S, step: (s: S, args: readonly QValue[]) => S, result: (
 }
 
 function sumDefs(): AggDef[] {
-  const intSum = (): AggregateState => state<bigint | null>(null,
-    (s, [v]) => checkInt8((s ?? 0n) + BigInt(v as number)), (s) => s);
   return [
-    { name: 'sum', params: [T.int2], ret: T.int8, state: intSum },
-    { name: 'sum', params: [T.int4], ret: T.int8, state: intSum },
+    { name: 'sum', params: [T.int2], ret: T.int8, state: intSumState },
+    { name: 'sum', params: [T.int4], ret: T.int8, state: intSumState },
     { name: 'sum', params: [T.int8], ret: T.numeric, state: () => state<bigint | null>(null, (s, [v]) => (s ?? 0n) + (v as bigint), (s) => (s === null ? null : s.toString())) },
-    { name: 'sum', params: [T.numeric], ret: T.numeric, state: numericSum },
+    { name: 'sum', params: [T.numeric], ret: T.numeric, state: numericSumState },
     { name: 'sum', params: [T.float4], ret: T.float4, state: () => state<number | null>(null, (s, [v]) => Math.fround((s ?? 0) + (v as number)), (s) => s) },
-    { name: 'sum', params: [T.float8], ret: T.float8, state: () => state<number | null>(null, (s, [v]) => (s ?? 0) + (v as number), (s) => s) },
+    { name: 'sum', params: [T.float8], ret: T.float8, state: () => floatSumState(false) },
     { name: 'sum', params: [T.interval], ret: T.interval, state: () => state<Interval | null>(null, (s, [v]) => (s === null ? (v as Interval) : addInterval(s, v as Interval)), (s) => s) },
   ];
 }
 
-/**
- * Exact NUMERIC accumulation for sum/avg: a Decimal while every input is finite (no text round
- * trip per row), switching to NUMERIC's special-value rules once NaN or an infinity arrives.
- */
-interface NumericAcc { sum: D.Decimal; special: string | null; n: number }
-
-function accumulate(acc: NumericAcc, v: string): NumericAcc {
-  if (acc.special === null) {
-    const x = N.toNum(v);
-    if (typeof x !== 'string') return { sum: D.add(acc.sum, x), special: null, n: acc.n + 1 };
-  }
-  const sofar = acc.special ?? N.fromDecimal(acc.sum);
-  return { sum: acc.sum, special: N.numericAdd(sofar, v), n: acc.n + 1 };
-}
-
-function accText(acc: NumericAcc): string {
-  return acc.special ?? N.fromDecimal(acc.sum);
-}
-
-const NUMERIC_ACC_EMPTY: NumericAcc = { sum: D.ZERO, special: null, n: 0 };
-
-function numericSum(): AggregateState {
-  return state<NumericAcc>(NUMERIC_ACC_EMPTY, (s, [v]) => accumulate(s, v as string), (s) => (s.n === 0 ? null : accText(s)));
-}
-
-/** avg over numeric: the exact sum divided by the count with numeric division's scale. */
-function numericAvg(): AggregateState {
-  return state<NumericAcc>(NUMERIC_ACC_EMPTY, (s, [v]) => accumulate(s, v as string),
-    (s) => (s.n === 0 ? null : N.numericDiv(accText(s), String(s.n))));
-}
-
-/** avg over integers: a bigint sum, divided once at the end (numeric result, division scale). */
-function integerAvg(): AggregateState {
-  return state<{ sum: bigint; n: number }>({ sum: 0n, n: 0 },
-    (s, [v]) => ({ sum: s.sum + BigInt(v as number | bigint), n: s.n + 1 }),
-    (s) => (s.n === 0 ? null : N.numericDiv(s.sum.toString(), String(s.n))));
-}
-
 function avgDefs(): AggDef[] {
-  const floatAvg = (): AggregateState => state<{ sum: number; n: number }>({ sum: 0, n: 0 },
-    (s, [v]) => ({ sum: s.sum + (v as number), n: s.n + 1 }), (s) => (s.n === 0 ? null : s.sum / s.n));
+  const floatAvg = (): AggregateState => floatSumState(true);
   return [
-    { name: 'avg', params: [T.int2], ret: T.numeric, state: integerAvg },
-    { name: 'avg', params: [T.int4], ret: T.numeric, state: integerAvg },
-    { name: 'avg', params: [T.int8], ret: T.numeric, state: integerAvg },
-    { name: 'avg', params: [T.numeric], ret: T.numeric, state: numericAvg },
+    { name: 'avg', params: [T.int2], ret: T.numeric, state: intAvgState },
+    { name: 'avg', params: [T.int4], ret: T.numeric, state: intAvgState },
+    { name: 'avg', params: [T.int8], ret: T.numeric, state: intAvgState },
+    { name: 'avg', params: [T.numeric], ret: T.numeric, state: numericAvgState },
     { name: 'avg', params: [T.float4], ret: T.float8, state: floatAvg },
     { name: 'avg', params: [T.float8], ret: T.float8, state: floatAvg },
     {
@@ -219,7 +178,7 @@ function boolDefs(): AggDef[] {
 
 function countDefs(): AggDef[] {
   return [
-    { name: 'count', params: ['any'], ret: T.int8, state: () => state<bigint>(0n, (s) => s + 1n, (s) => s) },
+    { name: 'count', params: ['any'], ret: T.int8, state: countState },
   ];
 }
 
@@ -240,7 +199,7 @@ export function isAggregateName(name: string): boolean {
 /** count(*) takes no arguments and counts rows. */
 const COUNT_STAR: ResolvedAggregate = {
   name: 'count', argTypes: [], returnType: T.int8, strict: false,
-  newState: () => state<bigint>(0n, (s) => s + 1n, (s) => s),
+  newState: countState,
 };
 
 export function resolveAggregate(name: string, argTypes: readonly QType[], options: { distinct: boolean; star: boolean }): ResolvedAggregate | null {

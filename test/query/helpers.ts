@@ -1,5 +1,5 @@
 import { silentLogger } from '../../core/logger.js';
-import { SqlEngine, typeSystem, type QueryResult } from '../../query/index.js';
+import { SqlEngine, typeSystem, type QueryResult, type SqlLimits } from '../../query/index.js';
 import { openStack, tempDir, type Stack } from '../helpers/stack.js';
 
 /** A real stack (log + LevelDB + projections) in a temp dir with a SqlEngine over it. */
@@ -11,10 +11,10 @@ export interface SqlHarness {
   close(): Promise<void>;
 }
 
-export async function openSql(): Promise<SqlHarness> {
+export async function openSql(options: { limits?: SqlLimits } = {}): Promise<SqlHarness> {
   const dir = await tempDir('svcdb-sql-');
   const stack = await openStack(dir.dir);
-  const engine = new SqlEngine({ projections: stack.projections, types: typeSystem, logger: silentLogger });
+  const engine = new SqlEngine({ projections: stack.projections, types: typeSystem, logger: silentLogger, ...(options.limits ? { limits: options.limits } : {}) });
   const q = (sql: string, params: unknown[] = []): Promise<QueryResult> => engine.execute(sql, { params, timeoutMs: 30_000, maxRows: 10_000, tenant: 'default' });
   return {
     engine,

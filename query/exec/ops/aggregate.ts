@@ -3,12 +3,16 @@ import type { AggCall, Expr } from '../../plan/expr.js';
 import { compile, type Evaluator } from '../compile.js';
 import { checkContinue, limitExceeded, type Batch, type ExecContext, type Row } from '../context.js';
 import { needsPrepare, prepare } from '../subquery.js';
-import { batches, rowHasher } from './materialize.js';
+import { batches, rowHasher, valueKeyer } from './materialize.js';
 import { keyComparator } from './sort.js';
 
 interface AggRuntime {
   readonly call: AggCall;
   readonly args: Evaluator[];
+  /** Reused argument array for aggregates that only step (states never keep the array). */
+  readonly scratch: QValue[];
+  /** No FILTER, DISTINCT or ORDER BY: each row is one step() call. */
+  readonly plain: boolean;
   readonly filter: Evaluator | null;
   readonly order: Evaluator[];
   readonly hashArgs: ((values: readonly QValue[]) => string) | null;
@@ -26,6 +30,8 @@ function runtime(call: AggCall, ctx: ExecContext): AggRuntime {
   return {
     call,
     args: call.args.map((a) => compile(a, ctx).eval),
+    scratch: call.args.map(() => null),
+    plain: !call.filter && !call.distinct && call.orderBy.length === 0,
     filter: call.filter ? compile(call.filter, ctx).eval : null,
     order: call.orderBy.map((k) => compile(k.expr, ctx).eval),
     hashArgs: call.distinct ? rowHasher(ctx, call.argTypes) : null,
@@ -44,6 +50,17 @@ function newGroup(keys: QValue[], aggs: readonly AggRuntime[]): Group {
 function step(group: Group, aggs: readonly AggRuntime[], row: Row): void {
   for (let i = 0; i < aggs.length; i++) {
     const a = aggs[i]!;
+    if (a.plain) {
+      const args = a.scratch;
+      let skip = false;
+      for (let j = 0; j < args.length; j++) {
+        const v = a.args[j]!(row);
+        if (v === null && a.call.agg.strict) skip = true;
+        args[j] = v;
+      }
+      if (!skip) group.states[i]!.step(args);
+      continue;
+    }
     if (a.filter && a.filter(row) !== true) continue;
     const args = a.args.map((f) => f(row));
     if (a.call.agg.strict && args.some((v) => v === null)) continue;
@@ -79,6 +96,10 @@ export async function* hashAggregateOp(input: AsyncIterable<Batch>, ctx: ExecCon
   const hash = rowHasher(ctx, groupBy.map((g) => g.type));
   const aggs = calls.map((c) => runtime(c, ctx));
   const groups = new Map<string, Group>();
+  if (groupBy.length === 1 && !slow) {
+    yield* batches(await groupBySingleKey(input, ctx, keyEvals[0]!.eval, valueKeyer(ctx, groupBy[0]!.type), aggs));
+    return;
+  }
   for await (const batch of input) {
     checkContinue(ctx);
     for (const row of batch) {
@@ -98,4 +119,32 @@ export async function* hashAggregateOp(input: AsyncIterable<Batch>, ctx: ExecCon
   const out: Row[] = [];
   for (const group of groups.values()) out.push(finish(group, aggs, ctx));
   yield* batches(out);
+}
+
+/** The common GROUP BY of one expression: groups keyed by the value (or its hash key), NULL apart. */
+async function groupBySingleKey(input: AsyncIterable<Batch>, ctx: ExecContext, keyOf: Evaluator, mapKey: (v: QValue) => unknown, aggs: readonly AggRuntime[]): Promise<Row[]> {
+  const groups = new Map<unknown, Group>();
+  let nullGroup: Group | null = null;
+  for await (const batch of input) {
+    checkContinue(ctx);
+    for (const row of batch) {
+      const value = keyOf(row);
+      let group: Group | undefined;
+      if (value === null) group = nullGroup ??= newGroup([null], aggs);
+      else {
+        const key = mapKey(value);
+        group = groups.get(key);
+        if (!group) {
+          group = newGroup([value], aggs);
+          groups.set(key, group);
+          if (groups.size > ctx.materializedRowsMax) throw limitExceeded('hash aggregate', ctx.materializedRowsMax);
+        }
+      }
+      step(group, aggs, row);
+    }
+  }
+  const out: Row[] = [];
+  for (const group of groups.values()) out.push(finish(group, aggs, ctx));
+  if (nullGroup) out.push(finish(nullGroup, aggs, ctx));
+  return out;
 }

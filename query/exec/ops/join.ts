@@ -2,9 +2,10 @@ import type { QValue } from '../../types/contract.js';
 import type { Expr } from '../../plan/expr.js';
 import type { JoinNode } from '../../plan/nodes.js';
 import { compile, type Compiled } from '../compile.js';
-import { checkContinue, type Batch, type ExecContext, type Row } from '../context.js';
+import { checkContinue, shouldYield, yieldNow, type Batch, type ExecContext, type Row } from '../context.js';
 import { needsPrepare, prepare } from '../subquery.js';
-import { batches, materialize, rowHasher } from './materialize.js';
+import { LIMITS } from '../../limits.js';
+import { batches, materialize, rowHasher, valueKeyer } from './materialize.js';
 
 interface Matcher {
   readonly compiled: Compiled[];
@@ -25,10 +26,46 @@ async function matches(m: Matcher, row: Row, ctx: ExecContext): Promise<boolean>
 
 const nulls = (n: number): QValue[] => new Array<QValue>(n).fill(null);
 
+/** Right rows that may match a left row (their indexes), or undefined: none. */
+type Candidates = (left: Row) => readonly number[] | undefined;
+
 /** Hash join: builds a table of the right input on its keys, probes it with the left rows. */
 export async function* hashJoinOp(left: AsyncIterable<Batch>, right: AsyncIterable<Batch>, ctx: ExecContext, node: JoinNode): AsyncIterable<Batch> {
   const { leftKeys, rightKeys, residual } = node.hash!;
   const rightRows = await materialize(right, ctx, 'hash join');
+  const candidates = leftKeys.length === 1 && leftKeys[0]!.type.name === rightKeys[0]!.type.name
+    ? singleKeyTable(ctx, rightRows, leftKeys[0]!, rightKeys[0]!)
+    : multiKeyTable(ctx, rightRows, leftKeys, rightKeys);
+  yield* emitJoin(left, rightRows, ctx, node, residual, candidates);
+}
+
+/** Nested-loop join for conditions without equalities (and CROSS JOIN): every right row is a candidate. */
+export async function* nestedLoopJoinOp(left: AsyncIterable<Batch>, right: AsyncIterable<Batch>, ctx: ExecContext, node: JoinNode): AsyncIterable<Batch> {
+  const rightRows = await materialize(right, ctx, 'nested loop join');
+  const all = rightRows.map((_r, i) => i);
+  yield* emitJoin(left, rightRows, ctx, node, node.on, () => all);
+}
+
+function singleKeyTable(ctx: ExecContext, rightRows: readonly Row[], leftKey: Expr, rightKey: Expr): Candidates {
+  const keyOf = valueKeyer(ctx, leftKey.type);
+  const rk = compile(rightKey, ctx).eval;
+  const lk = compile(leftKey, ctx).eval;
+  const table = new Map<unknown, number[]>();
+  rightRows.forEach((row, i) => {
+    const value = rk(row);
+    if (value === null) return;
+    const key = keyOf(value);
+    const list = table.get(key);
+    if (list) list.push(i);
+    else table.set(key, [i]);
+  });
+  return (row) => {
+    const value = lk(row);
+    return value === null ? undefined : table.get(keyOf(value));
+  };
+}
+
+function multiKeyTable(ctx: ExecContext, rightRows: readonly Row[], leftKeys: readonly Expr[], rightKeys: readonly Expr[]): Candidates {
   const rk = rightKeys.map((k) => compile(k, ctx).eval);
   const lk = leftKeys.map((k) => compile(k, ctx).eval);
   const hash = rowHasher(ctx, leftKeys.map((k) => k.type));
@@ -41,37 +78,18 @@ export async function* hashJoinOp(left: AsyncIterable<Batch>, right: AsyncIterab
     if (list) list.push(i);
     else table.set(key, [i]);
   });
-  const res = matcher(residual, ctx);
-  const leftWidth = node.left.columns.length;
-  const rightWidth = node.right.columns.length;
-  const keepLeft = node.joinType === 'left' || node.joinType === 'full';
-  const keepRight = node.joinType === 'right' || node.joinType === 'full';
-  const matched = keepRight ? new Uint8Array(rightRows.length) : null;
-  for await (const batch of left) {
-    checkContinue(ctx);
-    const out: Batch = [];
-    for (const l of batch) {
-      const values = lk.map((f) => f(l));
-      const candidates = values.some((v) => v === null) ? undefined : table.get(hash(values));
-      let any = false;
-      for (const i of candidates ?? []) {
-        const combined = l.concat(rightRows[i]!);
-        if (!(await matches(res, combined, ctx))) continue;
-        any = true;
-        if (matched) matched[i] = 1;
-        out.push(combined);
-      }
-      if (!any && keepLeft) out.push(l.concat(nulls(rightWidth)));
-    }
-    if (out.length > 0) yield out;
-  }
-  if (matched) yield* batches(rightRows.filter((_r, i) => matched[i] === 0).map((r) => nulls(leftWidth).concat(r)));
+  return (row) => {
+    const values = lk.map((f) => f(row));
+    return values.some((v) => v === null) ? undefined : table.get(hash(values));
+  };
 }
 
-/** Nested-loop join for conditions without equalities (and CROSS JOIN). */
-export async function* nestedLoopJoinOp(left: AsyncIterable<Batch>, right: AsyncIterable<Batch>, ctx: ExecContext, node: JoinNode): AsyncIterable<Batch> {
-  const rightRows = await materialize(right, ctx, 'nested loop join');
-  const cond = matcher(node.on, ctx);
+/**
+ * The join loop both joins share: each left row with each candidate right row passing `cond`;
+ * LEFT/FULL keep unmatched left rows padded with NULLs, RIGHT/FULL the unmatched right rows.
+ */
+async function* emitJoin(left: AsyncIterable<Batch>, rightRows: readonly Row[], ctx: ExecContext, node: JoinNode, cond: Expr | null, candidates: Candidates): AsyncIterable<Batch> {
+  const m = matcher(cond, ctx);
   const leftWidth = node.left.columns.length;
   const rightWidth = node.right.columns.length;
   const keepLeft = node.joinType === 'left' || node.joinType === 'full';
@@ -80,17 +98,18 @@ export async function* nestedLoopJoinOp(left: AsyncIterable<Batch>, right: Async
   for await (const batch of left) {
     let out: Batch = [];
     for (const l of batch) {
+      if (shouldYield(ctx)) await yieldNow(ctx);
       checkContinue(ctx);
       let any = false;
-      for (let i = 0; i < rightRows.length; i++) {
+      for (const i of candidates(l) ?? []) {
         const combined = l.concat(rightRows[i]!);
-        if (!(await matches(cond, combined, ctx))) continue;
+        if (!(m.slow ? await matches(m, combined, ctx) : m.test(combined))) continue;
         any = true;
         if (matched) matched[i] = 1;
         out.push(combined);
       }
       if (!any && keepLeft) out.push(l.concat(nulls(rightWidth)));
-      if (out.length >= 1024) {
+      if (out.length >= LIMITS.batchRows) {
         yield out;
         out = [];
       }

@@ -13,6 +13,17 @@ export async function materialize(input: AsyncIterable<Batch>, ctx: ExecContext,
   return rows;
 }
 
+/**
+ * Types whose values are equal under SQL exactly when a JavaScript Map (SameValueZero) says so:
+ * the value itself can be the key (-0 and 0 are one key in both, and so are NaN and NaN).
+ */
+const SELF_KEYED: ReadonlySet<string> = new Set(['bool', 'int2', 'int4', 'date', 'float4', 'float8', 'text', 'varchar', 'uuid', 'unknown']);
+
+/** A Map key for a non-NULL value of `type`: equal keys exactly for SQL-equal values. */
+export function valueKeyer(ctx: ExecContext, type: QType): (value: QValue) => unknown {
+  return SELF_KEYED.has(type.name) ? (value) => value : ctx.types.hashKey(type);
+}
+
 /** Hash key of several values of known types (equal per SQL = gives equal keys). */
 export function rowHasher(ctx: ExecContext, types: readonly QType[]): (values: readonly QValue[]) => string {
   const hashers = types.map((t) => ctx.types.hashKey(t));

@@ -5,9 +5,11 @@ import type { SqlType, SqlValue } from '../../../core/values.js';
 import type { QValue } from '../../types/contract.js';
 import type { KeyAccess, ScanNode } from '../../plan/nodes.js';
 import { compile } from '../compile.js';
-import { checkContinue, type Batch, type ExecContext, type Row } from '../context.js';
+import { checkContinue, shouldYield, yieldNow, type Batch, type ExecContext, type Row } from '../context.js';
 import type { ByteRange } from '../source.js';
 import { filterOp } from './basic.js';
+import { LIMITS } from '../../limits.js';
+import type { CachedTable, ScanCache } from '../scan-cache.js';
 
 const HIDDEN_ROW_ID: SqlType = { name: 'int8' };
 /** Key-encoding markers (core/key-encoding.ts): a value starts 0x01, NULL is 0x02; DESC complements. */
@@ -37,9 +39,9 @@ export function scanOp(node: ScanNode, ctx: ExecContext): AsyncIterable<Batch> {
   return node.filter ? filterOp(rows, ctx, node.filter) : rows;
 }
 
-function decoder(node: ScanNode): (pk: Uint8Array, image: Uint8Array) => Row {
+function decoder(node: ScanNode, allColumns = false): (pk: Uint8Array, image: Uint8Array) => Row {
   // Columns nobody reads get an id no image holds: decodeRowInto skips them (they stay NULL).
-  const needed = node.needed ? new Set(node.needed) : null;
+  const needed = node.needed && !allColumns ? new Set(node.needed) : null;
   const ids = node.table.columns.map((c, i) => (needed === null || needed.has(i) ? c.id : -1 - i));
   const missing = node.table.columns.map((c) => c.missingValue);
   return (pk, image) => {
@@ -50,24 +52,92 @@ function decoder(node: ScanNode): (pk: Uint8Array, image: Uint8Array) => Row {
 }
 
 async function* tableRows(node: ScanNode, ctx: ExecContext): AsyncIterable<Batch> {
-  const decode = decoder(node);
   const access = node.access;
-  let range: ByteRange = { reverse: access.reverse };
+  const version = !node.withKey && ctx.scanCache && access.kind !== 'index' ? ctx.source.rowVersion(node.table.id) : null;
+  const cached = version === null ? null : ctx.scanCache!.get(node.table, version);
+  let range: ByteRange & { point?: Uint8Array } = { reverse: access.reverse };
   if (access.kind === 'pk') {
-    const types = pkTypes(node.table);
-    const computed = keyRange(access, types, access.index.descending, ctx);
+    const computed = keyRange(access, pkTypes(node.table), access.index.descending, ctx);
     if (computed === null) return;
-    if (computed.point) {
-      const [image] = await ctx.source.getRows(node.table.id, [computed.point]);
-      if (image) yield [decode(computed.point, image)];
-      return;
-    }
     range = computed;
+  }
+  if (cached) {
+    yield* cachedRows(cached, range, ctx);
+    return;
+  }
+  if (version !== null && access.kind === 'seq') {
+    yield* collectingScan(node, ctx, ctx.scanCache!, version);
+    return;
+  }
+  const decode = decoder(node);
+  if (range.point) {
+    const [image] = await ctx.source.getRows(node.table.id, [range.point]);
+    if (image) yield [decode(range.point, image)];
+    return;
   }
   for await (const batch of ctx.source.rows(node.table.id, range)) {
     checkContinue(ctx);
     yield batch.map(([pk, image]) => decode(pk, image));
   }
+}
+
+/** The rows of a cached table within a primary-key byte range, in (reverse) key order. */
+async function* cachedRows(cached: CachedTable, range: ByteRange, ctx: ExecContext): AsyncIterable<Batch> {
+  const from = range.gte ? lowerBound(cached.pks, range.gte) : 0;
+  const to = range.lt ? lowerBound(cached.pks, range.lt) : cached.pks.length;
+  const step = LIMITS.batchRows;
+  if (!range.reverse) {
+    for (let i = from; i < to; i += step) {
+      if (shouldYield(ctx)) await yieldNow(ctx);
+      checkContinue(ctx);
+      yield cached.rows.slice(i, Math.min(i + step, to));
+    }
+    return;
+  }
+  for (let end = to; end > from; end -= step) {
+    if (shouldYield(ctx)) await yieldNow(ctx);
+    checkContinue(ctx);
+    yield cached.rows.slice(Math.max(from, end - step), end).reverse();
+  }
+}
+
+/** First index whose key is >= `key` (keys sorted as bytes). */
+function lowerBound(keys: readonly Uint8Array[], key: Uint8Array): number {
+  let lo = 0;
+  let hi = keys.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (Buffer.compare(keys[mid]!, key) < 0) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/**
+ * A whole-table scan from the store that keeps every decoded row (all columns) and its key for
+ * the scan cache, when the table fits the cache and the scan runs to its end.
+ */
+async function* collectingScan(node: ScanNode, ctx: ExecContext, cache: ScanCache, version: number): AsyncIterable<Batch> {
+  const reverse = node.access.reverse;
+  let kept: { pks: Uint8Array[]; rows: Row[] } | null = cache.admits(node.est?.rows ?? 0) ? { pks: [], rows: [] } : null;
+  const decode = decoder(node, kept !== null);
+  for await (const batch of ctx.source.rows(node.table.id, { reverse })) {
+    checkContinue(ctx);
+    const rows = batch.map(([pk, image]) => decode(pk, image));
+    if (kept) {
+      for (let i = 0; i < rows.length; i++) {
+        kept.pks.push(batch[i]![0]);
+        kept.rows.push(rows[i]!);
+      }
+      if (!cache.admits(kept.rows.length)) kept = null;
+    }
+    yield rows;
+  }
+  if (kept && reverse) {
+    kept.pks.reverse();
+    kept.rows.reverse();
+  }
+  if (kept) cache.put(node.table, version, kept);
 }
 
 async function* indexRows(node: ScanNode, access: KeyAccess, ctx: ExecContext): AsyncIterable<Batch> {
