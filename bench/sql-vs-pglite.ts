@@ -4,9 +4,10 @@
  * 10,000-row dimension table. Each query is timed on both engines, BENCH_REPS times (default 5)
  * after one warm-up, and the median reported with ratio = pgliteMs / svcdbMs (> 1: svcdb ahead).
  *
- * svcdb is a real in-process server (test/helpers/sql-server.ts) reached over HTTP
- * (POST /api/v1/query): the figure includes HTTP and JSON, as a client sees it. PGlite runs
- * in-process and in memory, without any of that and without fsync: the baseline is a hard one.
+ * svcdb is a real in-process server (test/helpers/sql-server.ts), timed twice: reached over HTTP
+ * (POST /api/v1/query: with HTTP and JSON, as a client sees it; `ratio`) and through its SQL
+ * engine in the same process, as PGlite is (`ratioInProcess`). PGlite runs in-process and in
+ * memory, without fsync: the baseline is a hard one.
  *
  * Env: BENCH_ROWS, BENCH_REPS, BENCH_INSERT_ROWS (default 100,000: the bulk-insert case),
  * BENCH_BATCH_ROWS rows per INSERT statement (default 1000),
@@ -16,6 +17,7 @@
 import { startTestServer, type TestServer } from '../test/helpers/sql-server.js';
 import { PgliteEngine, probeQueryRoute, SvcdbHttpEngine, type EngineResult, type SqlEngine } from '../test/sql/runner/index.js';
 import { printBenchResult, progress, round2, type BenchResult } from './lib/print-result.js';
+import { SvcdbInProcessEngine } from './lib/svcdb-in-process.js';
 
 const ROWS = Number(process.env.BENCH_ROWS ?? 1_000_000);
 const DIM_ROWS = 10_000;
@@ -149,11 +151,11 @@ async function timeCase(engine: SqlEngine, c: Case): Promise<{ ms: number; rows:
 }
 
 /** Bulk insert: INSERT_ROWS rows, BATCH_ROWS per statement, one statement at a time, into a fresh table per rep. */
-async function timeBulkInsert(engine: SqlEngine): Promise<number> {
+async function timeBulkInsert(engine: SqlEngine, tablePrefix = 'pg'): Promise<number> {
   const samples: number[] = [];
   const reps = Math.max(1, Math.min(REPS, 3));
   for (let rep = 0; rep < reps; rep++) {
-    const table = `facts_insert_${rep}`;
+    const table = `facts_insert_${tablePrefix}_${rep}`;
     await must(engine, `CREATE TABLE ${table} (${FACT_COLUMNS})`);
     await must(engine, `CREATE INDEX ${table}_k_idx ON ${table} (k)`);
     const statements = [...factInserts(table, 1, INSERT_ROWS, INSERT_ROWS, 7 + rep)];
@@ -166,8 +168,10 @@ async function timeBulkInsert(engine: SqlEngine): Promise<number> {
 
 interface Figure {
   svcdbMs: number | null;
+  svcdbInProcessMs: number | null;
   pgliteMs: number;
   ratio: number | null;
+  ratioInProcess: number | null;
   rows?: number;
 }
 
@@ -175,6 +179,7 @@ async function main(): Promise<number> {
   progress(`sql-vs-pglite: ${ROWS} fact rows, ${DIM_ROWS} dimension rows, ${REPS} reps${PGLITE_ONLY ? ' (PGlite only)' : ''}`);
   let server: TestServer | null = null;
   let svcdb: SvcdbHttpEngine | null = null;
+  let inProcess: SvcdbInProcessEngine | null = null;
   const pglite = await PgliteEngine.create();
   try {
     if (!PGLITE_ONLY) {
@@ -185,6 +190,7 @@ async function main(): Promise<number> {
         return 1;
       }
       svcdb = new SvcdbHttpEngine(server.baseUrl, server.apiKey, 600_000);
+      inProcess = new SvcdbInProcessEngine(server.sql);
       progress('loading svcdb');
       await load(svcdb, SVCDB_LOAD_IN_FLIGHT);
     }
@@ -195,14 +201,29 @@ async function main(): Promise<number> {
     for (const c of CASES) {
       const pg = await timeCase(pglite, c);
       const sv = svcdb ? await timeCase(svcdb, c) : null;
-      if (sv && sv.rows !== pg.rows) progress(`  WARNING ${c.name}: svcdb returned ${sv.rows} rows, PGlite ${pg.rows}`);
-      results[c.name] = { svcdbMs: sv ? round3(sv.ms) : null, pgliteMs: round3(pg.ms), ratio: sv ? round2(pg.ms / sv.ms) : null, rows: pg.rows };
-      progress(`  ${c.name}: svcdb ${sv ? round3(sv.ms) : '-'} ms, PGlite ${round3(pg.ms)} ms (${pg.rows} rows)`);
+      const ip = inProcess ? await timeCase(inProcess, c) : null;
+      for (const other of [sv, ip]) if (other && other.rows !== pg.rows) progress(`  WARNING ${c.name}: svcdb returned ${other.rows} rows, PGlite ${pg.rows}`);
+      results[c.name] = {
+        svcdbMs: sv ? round3(sv.ms) : null,
+        svcdbInProcessMs: ip ? round3(ip.ms) : null,
+        pgliteMs: round3(pg.ms),
+        ratio: sv ? round2(pg.ms / sv.ms) : null,
+        ratioInProcess: ip ? round2(pg.ms / ip.ms) : null,
+        rows: pg.rows,
+      };
+      progress(`  ${c.name}: svcdb ${sv ? round3(sv.ms) : '-'} ms (in process ${ip ? round3(ip.ms) : '-'} ms), PGlite ${round3(pg.ms)} ms (${pg.rows} rows)`);
     }
     const pgInsert = await timeBulkInsert(pglite);
-    const svInsert = svcdb ? await timeBulkInsert(svcdb) : null;
-    results[`bulk_insert_${INSERT_ROWS}`] = { svcdbMs: svInsert === null ? null : round3(svInsert), pgliteMs: round3(pgInsert), ratio: svInsert === null ? null : round2(pgInsert / svInsert) };
-    progress(`  bulk_insert_${INSERT_ROWS}: svcdb ${svInsert === null ? '-' : round3(svInsert)} ms, PGlite ${round3(pgInsert)} ms`);
+    const svInsert = svcdb ? await timeBulkInsert(svcdb, 'http') : null;
+    const ipInsert = inProcess ? await timeBulkInsert(inProcess, 'in_process') : null;
+    results[`bulk_insert_${INSERT_ROWS}`] = {
+      svcdbMs: svInsert === null ? null : round3(svInsert),
+      svcdbInProcessMs: ipInsert === null ? null : round3(ipInsert),
+      pgliteMs: round3(pgInsert),
+      ratio: svInsert === null ? null : round2(pgInsert / svInsert),
+      ratioInProcess: ipInsert === null ? null : round2(pgInsert / ipInsert),
+    };
+    progress(`  bulk_insert_${INSERT_ROWS}: svcdb ${svInsert === null ? '-' : round3(svInsert)} ms (in process ${ipInsert === null ? '-' : round3(ipInsert)} ms), PGlite ${round3(pgInsert)} ms`);
 
     const line = {
       bench: 'sql-vs-pglite',
@@ -212,8 +233,8 @@ async function main(): Promise<number> {
       batchRows: BATCH_ROWS,
       reps: REPS,
       unit: 'ms per operation, median (point_lookup: per lookup)',
-      ratioMeaning: 'pgliteMs / svcdbMs: above 1 means svcdb is faster',
-      svcdbVia: PGLITE_ONLY ? null : 'HTTP POST /api/v1/query to an in-process server (log durability commit)',
+      ratioMeaning: 'pgliteMs / svcdbMs (ratioInProcess: pgliteMs / svcdbInProcessMs): above 1 means svcdb is faster',
+      svcdbVia: PGLITE_ONLY ? null : 'HTTP POST /api/v1/query to an in-process server (log durability commit); svcdbInProcessMs: the same server\'s SQL engine called in process',
       pgliteVia: 'in-process PGlite, in memory',
       results,
     };

@@ -1,3 +1,4 @@
+import type { SqlEngine } from '../query/index.js';
 import type { Logger as PinoLogger } from 'pino';
 import type { Config } from '../core/config.js';
 
@@ -12,6 +13,8 @@ export interface ServeHandle {
   readonly opsUrl: string | null;
   /** The admin API key generated on this first start (print it once), or null. */
   readonly generatedApiKey: string | null;
+  /** The SQL engine, for callers in the same process (benchmarks, embedding): no HTTP in between. */
+  readonly sql: SqlEngine;
   /** Graceful: stop accepting, finish in-flight requests and writes, fsync, close. Idempotent. */
   close(reason: string): Promise<void>;
 }

@@ -96,7 +96,7 @@ export async function startServer(config: Config, rootLogger: PinoLogger): Promi
     });
     caughtUp = true;
     logger.info({ lsn: log.durableLsn, tables: [...projections.catalog.tables()].length }, 'ready');
-    return { httpUrl, opsUrl, generatedApiKey: adminKey.generated, close };
+    return { httpUrl, opsUrl, generatedApiKey: adminKey.generated, sql: engine, close };
   } catch (error) {
     await close('start failed').catch(() => undefined);
     throw error;

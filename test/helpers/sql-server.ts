@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { pino } from 'pino';
 import { startServer } from '../../bin/app.js';
+import type { ServeHandle } from '../../bin/app-types.js';
 import { resolveConfig } from '../../core/config.js';
 
 /** A real svcdb server, in this process, on 127.0.0.1 and an ephemeral port, over a temp data dir. */
@@ -12,6 +13,8 @@ export interface TestServer {
   /** The admin API key (send as `Authorization: Bearer …`). */
   readonly apiKey: string;
   readonly dataDir: string;
+  /** The server's SQL engine, called in process (no HTTP). */
+  readonly sql: ServeHandle['sql'];
   /** Stops the server and deletes its data directory. Idempotent. */
   close(): Promise<void>;
 }
@@ -48,6 +51,7 @@ export async function startTestServer(options: { env?: Readonly<Record<string, s
     baseUrl: server.httpUrl.replace(/\/$/, ''),
     apiKey: TEST_API_KEY,
     dataDir,
+    sql: server.sql,
     close() {
       closing ??= (async () => {
         try {

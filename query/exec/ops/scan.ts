@@ -101,6 +101,12 @@ async function* cachedRows(cached: CachedTable, range: ByteRange, ctx: ExecConte
   }
 }
 
+/** The cached row with primary key `pk`, or null (an index entry always has its row). */
+function rowByKey(cached: CachedTable, pk: Uint8Array): Row | null {
+  const i = lowerBound(cached.pks, pk);
+  return i < cached.pks.length && Buffer.compare(cached.pks[i]!, pk) === 0 ? cached.rows[i]! : null;
+}
+
 /** First index whose key is >= `key` (keys sorted as bytes). */
 function lowerBound(keys: readonly Uint8Array[], key: Uint8Array): number {
   let lo = 0;
@@ -148,9 +154,16 @@ async function* indexRows(node: ScanNode, access: KeyAccess, ctx: ExecContext): 
   if (range === null) return;
   const allTypes = [...keyTypes, ...pkT];
   const allDesc = [...access.index.descending, ...pkT.map(() => false)];
+  // Index entries still come from the store; the rows they point to from the cache when it has them.
+  const version = !node.withKey && ctx.scanCache ? ctx.source.rowVersion(node.table.id) : null;
+  const cached = version === null ? null : ctx.scanCache!.get(node.table, version);
   for await (const entries of ctx.source.indexEntries(access.index.id, { ...range, reverse: access.reverse })) {
     checkContinue(ctx);
     const pks = entries.map((bytes) => encodeKey(pkT, decodeKey(allTypes, bytes, allDesc).slice(keyTypes.length)));
+    if (cached) {
+      yield pks.map((pk) => rowByKey(cached, pk)).filter((row): row is Row => row !== null);
+      continue;
+    }
     const images = await ctx.source.getRows(node.table.id, pks);
     const out: Batch = [];
     images.forEach((image, i) => {
