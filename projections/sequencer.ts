@@ -32,6 +32,11 @@ export interface WriteView {
    * the index key, then the encoded primary key). With a complete index key that is the primary key.
    */
   indexEntries(indexId: IndexId, indexKeyPrefix?: Uint8Array): AsyncIterable<Uint8Array[]>;
+  /**
+   * Index entries in a byte range of what follows the index id (index key, then primary key), in
+   * key order or reversed; yields those bytes, as indexEntries() does without a prefix.
+   */
+  indexRange(indexId: IndexId, bounds?: { gte?: Uint8Array; lt?: Uint8Array; reverse?: boolean }): AsyncIterable<Uint8Array[]>;
   /** Last value of a sequence including pending records. */
   sequence(name: string): bigint | undefined;
 }
@@ -169,6 +174,18 @@ export class Sequencer {
         const lt = prefixUpperBound(gte) ?? idRange(KeySpace.IndexEntry, indexId).lt;
         const prefixLength = gte.length;
         for await (const batch of mergedRange(store, overlay, { gte, lt }, SCAN_BATCH_ROWS)) {
+          yield batch.map(([key]) => key.subarray(prefixLength));
+        }
+      },
+      async *indexRange(indexId, bounds = {}) {
+        const whole = idRange(KeySpace.IndexEntry, indexId);
+        const range = {
+          gte: bounds.gte ? indexPrefix(indexId, bounds.gte) : whole.gte,
+          lt: bounds.lt ? indexPrefix(indexId, bounds.lt) : whole.lt,
+          reverse: bounds.reverse ?? false,
+        };
+        const prefixLength = whole.gte.length;
+        for await (const batch of mergedRange(store, overlay, range, SCAN_BATCH_ROWS)) {
           yield batch.map(([key]) => key.subarray(prefixLength));
         }
       },

@@ -53,15 +53,6 @@ export class SnapshotSource implements RowSource {
   }
 }
 
-function compareBytes(a: Uint8Array, b: Uint8Array): number {
-  const n = Math.min(a.length, b.length);
-  for (let i = 0; i < n; i++) if (a[i] !== b[i]) return a[i]! - b[i]!;
-  return a.length - b.length;
-}
-
-const inRange = (key: Uint8Array, range: ByteRange): boolean =>
-  (!range.gte || compareBytes(key, range.gte) >= 0) && (!range.lt || compareBytes(key, range.lt) < 0);
-
 /** Reads of a DML statement through the sequencer's WriteView (sees records not yet applied). */
 export class WriteViewSource implements RowSource {
   constructor(private readonly view: WriteView) {}
@@ -75,16 +66,8 @@ export class WriteViewSource implements RowSource {
     return this.view.rows(tableId, { ...(range.gte ? { gte: range.gte } : {}), ...(range.lt ? { lt: range.lt } : {}), reverse: range.reverse });
   }
 
-  async *indexEntries(indexId: IndexId, range: ByteRange): AsyncIterable<Uint8Array[]> {
-    // The view scans by prefix only: filter to the range, and reverse in memory when asked.
-    const all: Uint8Array[] = [];
-    for await (const batch of this.view.indexEntries(indexId)) {
-      const kept = batch.filter((k) => inRange(k, range));
-      if (!range.reverse) {
-        if (kept.length > 0) yield kept;
-      } else all.push(...kept);
-    }
-    if (range.reverse && all.length > 0) yield all.reverse();
+  indexEntries(indexId: IndexId, range: ByteRange): AsyncIterable<Uint8Array[]> {
+    return this.view.indexRange(indexId, { ...(range.gte ? { gte: range.gte } : {}), ...(range.lt ? { lt: range.lt } : {}), reverse: range.reverse });
   }
 
   async getRows(tableId: TableId, pks: readonly Uint8Array[]): Promise<(Uint8Array | undefined)[]> {
