@@ -191,11 +191,15 @@ async function main(): Promise<number> {
       }
       svcdb = new SvcdbHttpEngine(server.baseUrl, server.apiKey, 600_000);
       inProcess = new SvcdbInProcessEngine(server.sql);
+    }
+    // PGlite first: its load holds this process's event loop for minutes, long enough for an idle
+    // keep-alive connection to svcdb to be closed under the client (ECONNRESET on the next request).
+    progress('loading PGlite');
+    await load(pglite, 1);
+    if (svcdb) {
       progress('loading svcdb');
       await load(svcdb, SVCDB_LOAD_IN_FLIGHT);
     }
-    progress('loading PGlite');
-    await load(pglite, 1);
 
     const results: Record<string, Figure> = {};
     for (const c of CASES) {

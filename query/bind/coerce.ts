@@ -95,12 +95,14 @@ export function callExpr(ctx: BindContext, fn: ResolvedFunction, args: readonly 
 export function callByName(ctx: BindContext, name: string, args: readonly Expr[], operator: boolean): Expr {
   const fn = ctx.types.resolveFunction(name, args.map((a) => a.type));
   if (!fn) {
-    const types = args.map((a) => ctx.types.typeText(a.type).toLowerCase());
+    // PostgreSQL names an untyped literal's type "unknown".
+    const types = args.map((a) => (a.type.name === 'unknown' ? 'unknown' : ctx.types.typeText(a.type).toLowerCase()));
+    const problem = ctx.types.functionIsAmbiguous(name, args.map((a) => a.type)) ? 'is not unique' : 'does not exist';
     if (operator) {
       const shown = types.length === 1 ? `${name} ${types[0]}` : `${types[0]} ${name} ${types[1]}`;
-      throw mismatch(`operator does not exist: ${shown}`, { operator: name, types });
+      throw mismatch(problem === 'is not unique' ? `operator is not unique: ${shown}` : `operator does not exist: ${shown}`, { operator: name, types });
     }
-    throw mismatch(`function ${name}(${types.join(', ')}) does not exist`, { function: name, types });
+    throw mismatch(`function ${name}(${types.join(', ')}) ${problem}`, { function: name, types });
   }
   return callExpr(ctx, fn, args, name);
 }

@@ -21,6 +21,6 @@ register([
   ...MATH_FN_DEFS, ...STRING_FN_DEFS, ...DATETIME_FN_DEFS, ...JSONB_FN_DEFS, ...MISC_FN_DEFS,
 ]);
 
-export { resolveFunction, hasFunction } from './registry.js';
+export { resolveFunction, hasFunction, isAmbiguous } from './registry.js';
 export { resolveAggregate, isAggregateName } from './aggregates.js';
 export { toJsonb } from './to-jsonb.js';

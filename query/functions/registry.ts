@@ -212,7 +212,14 @@ export function chooseCandidate(defs: readonly FnDef[], args: readonly QType[]):
   return c === null ? null : { def: c.def, params: c.params };
 }
 
-/** Resolves a call; null when no candidate fits (or several fit equally: PostgreSQL's "is not unique"). */
+/** Several definitions accept the arguments and none is the best: PostgreSQL's "is not unique". */
+export function isAmbiguous(name: string, args: readonly QType[]): boolean {
+  const cands = candidates(CATALOG.get(name) ?? [], args);
+  if (selectCandidate(cands, args) !== null) return false;
+  return cands.filter((c) => args.every((a, i) => sameBaseType(a, c.params[i]!) || canCoerceImplicitly(a, c.params[i]!))).length > 1;
+}
+
+/** Resolves a call; null when no candidate fits (or several fit equally: see isAmbiguous). */
 export function resolveFunction(name: string, args: readonly QType[]): ResolvedFunction | null {
   const chosen = chooseCandidate(CATALOG.get(name) ?? [], args);
   if (chosen === null) return null;

@@ -64,6 +64,8 @@ export type CastFn = (value: QValue) => QValue;
 export interface TypeSystem {
   /** Scalar function or operator by lower-case name ('upper', '+', '||', '->>', '@>', '~~' for LIKE...). null: none fits. */
   resolveFunction(name: string, argTypes: readonly QType[]): ResolvedFunction | null;
+  /** After resolveFunction gave null: true when several fit and none is best ("is not unique"), false when none fits. */
+  functionIsAmbiguous(name: string, argTypes: readonly QType[]): boolean;
   resolveAggregate(name: string, argTypes: readonly QType[], options: { distinct: boolean; star: boolean }): ResolvedAggregate | null;
   /** explicit: CAST/:: (allows e.g. text->int); implicit: assignment and argument coercion rules of PostgreSQL. */
   resolveCast(from: QType, to: QType, mode: 'explicit' | 'assignment' | 'implicit'): CastFn | null;

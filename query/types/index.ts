@@ -3,7 +3,7 @@
  * query/functions) function, operator and aggregate resolution. The engine core uses only
  * `typeSystem` and the helpers exported here (contract.ts is the agreement).
  */
-import { resolveAggregate, resolveFunction } from '../functions/index.js';
+import { isAmbiguous, resolveAggregate, resolveFunction } from '../functions/index.js';
 import { resolveCast } from './casts.js';
 import { commonType } from './common-type.js';
 import { comparator, hashKey } from './compare.js';
@@ -26,6 +26,7 @@ export { formatInterval, parseInterval, compareInterval } from './interval.js';
 /** PostgreSQL 15 semantics; session time zone UTC; collation C. */
 export const typeSystem: TypeSystem = {
   resolveFunction,
+  functionIsAmbiguous: isAmbiguous,
   resolveAggregate,
   resolveCast,
   commonType,
