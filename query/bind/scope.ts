@@ -39,8 +39,12 @@ export class Scope {
   readonly ctes = new Map<string, CteDef>();
   /** Output aliases visible to GROUP BY / ORDER BY (name -> select-list expression). */
   aliases: Map<string, Expr> | null = null;
-  /** JOIN ... USING columns whose unqualified name means an expression (FULL: COALESCE, RIGHT: the right side's). */
-  readonly usingOverrides = new Map<string, Expr>();
+  /**
+   * Row slots of JOIN ... USING columns whose unqualified name means an expression (FULL:
+   * COALESCE, RIGHT: the right side's). Keyed by slot, not name, so another item's column of
+   * the same name is still itself (and an unqualified reference still ambiguous).
+   */
+  readonly usingOverrides = new Map<number, Expr>();
   /** WINDOW w AS (...) definitions of this query. */
   namedWindows = new Map<string, AstNode>();
 

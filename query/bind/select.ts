@@ -216,7 +216,7 @@ export class QueryBinder implements SelectBinder {
     for (const entry of entries) {
       entry.columns.forEach((c, i) => {
         if (c.hidden && table === null) return;
-        const override = table === null ? scope.usingOverrides.get(c.name) : undefined;
+        const override = table === null ? scope.usingOverrides.get(entry.offset + i) : undefined;
         out.push({ expr: override ?? { kind: 'column', type: c.type, index: entry.offset + i, name: c.name }, name: c.name });
       });
     }

@@ -1,6 +1,6 @@
 import { rewriteNotPrecedence } from './not-precedence.js';
 import { leftOperand, matchForward, PREC, rightOperand, type Tok } from './operands.js';
-import { LIMIT_PARAM_BASE, quote, rewriteLimitExpressions, synth, WINDOW_FN, wrapParenthesizedSetOps, wrapWindowCalls } from './query-rewrites.js';
+import { LIMIT_PARAM_BASE, parenthesizeJoinConditions, quote, rewriteCrossJoins, rewriteLimitExpressions, synth, WINDOW_FN, wrapParenthesizedSetOps, wrapWindowCalls } from './query-rewrites.js';
 import { tokenize, type Token } from './tokens.js';
 
 export { LIMIT_PARAM_BASE, WINDOW_FN };
@@ -85,6 +85,7 @@ export function rewrite(tokens: readonly Token[]): Rewritten {
     }
   }
   toks = rewriteClauses(toks);
+  toks = parenthesizeJoinConditions(rewriteCrossJoins(toks));
   toks = rewriteNotPrecedence(toks);
   toks = wrapWindowCalls(toks);
   toks = wrapParenthesizedSetOps(toks);
@@ -176,12 +177,10 @@ function rewriteClauses(toks: Tok[]): Tok[] {
     const t = out[i]!;
     // SELECT ALL and agg(ALL x): ALL is the default the grammar lacks a rule for; drop it.
     if (t.kind === 'ident' && t.value === 'select' && out[i + 1]?.kind === 'ident' && out[i + 1]?.value === 'all') out.splice(i + 1, 1);
-    if (t.kind === 'ident' && out[i + 1]?.value === '(' && out[i + 2]?.kind === 'ident' && out[i + 2]?.value === 'all' && out[i + 3]?.value !== '(') out.splice(i + 2, 1);
+    if (t.kind === 'ident' && out[i + 1]?.value === '(' && out[i + 2]?.kind === 'ident' && out[i + 2]?.value === 'all') out.splice(i + 2, 1);
     if (t.kind === 'ident' && t.value === 'substring' && out[i + 1]?.value === '(') rewriteSubstring(out, i + 1);
     if (t.kind === 'ident' && t.value !== 'count' && out[i + 1]?.value === '(' && out[i + 2]?.value === 'distinct' && out[i + 3]?.value !== 'on') markDistinct(out, i + 2);
     if (first === 'delete' && t.kind === 'ident' && t.value === 'using') out[i] = synth('punct', ',', t.orig);
-    // CROSS JOIN x -> , x (the binder resolves FROM items left to right in one scope).
-    if (t.kind === 'ident' && t.value === 'cross' && out[i + 1]?.value === 'join') out.splice(i, 2, synth('punct', ',', t.orig));
     // WITH c AS (VALUES ...): node-sql-parser has no VALUES query there; select from it instead.
     if (t.value === 'as' && out[i + 1]?.value === '(' && out[i + 2]?.value === 'values') {
       const close = matchForward(out, i + 1);
