@@ -52,7 +52,8 @@ export function rewrite(tokens: readonly Token[]): Rewritten {
   const vectorDims: (number | null)[] = [];
   let hnsw = false;
   toks = toks.flatMap((t): Tok[] => {
-    if (t.kind === 'ident') return [{ ...t, text: t.value }];
+    // An unquoted name may contain $ (`SELECT $$a$$lo$$` is 'a' AS lo$$); the parser needs it quoted.
+    if (t.kind === 'ident') return [{ ...t, text: t.value.includes('$') ? `"${t.value}"` : t.value }];
     // node-sql-parser reads backslash escapes in standard strings: such literals travel hex-encoded.
     if (t.kind === 'string' && t.value.includes('\\')) return [{ ...t, text: `'${STR_PREFIX}${Buffer.from(t.value, 'utf8').toString('hex')}'` }];
     if (t.kind === 'string' && !t.text.startsWith("'")) return [{ ...t, text: quote(t.value) }];
@@ -104,15 +105,24 @@ function isTypePosition(toks: readonly Tok[], i: number): boolean {
   return (prev.kind === 'ident' || prev.kind === 'qident') && (toks[i - 2]?.value === '(' || toks[i - 2]?.value === ',' || toks[i - 2]?.value === 'column' || toks[i - 2]?.value === 'add');
 }
 
-/** UPDATE ... SET (a, b) = (x, y) -> SET a = x, b = y (not the subquery form). */
+export const ROWSET_FN = '__svc_rowset';
+
+/**
+ * UPDATE ... SET (a, b) = (x, y) -> SET a = x, b = y; SET (a, b) = (SELECT ...) ->
+ * SET a = __svc_rowset(0, 2, (SELECT ...)), b = __svc_rowset(1, 2, (SELECT ...)) (see dml/update-delete.ts).
+ */
 function rewriteRowSet(out: Tok[]): void {
   for (let i = 1; i < out.length; i++) {
     const isSetList = (out[i - 1]!.value === 'set' || out[i - 1]!.value === ',') && out[i]!.value === '(';
     if (!isSetList) continue;
     const close = matchForward(out, i);
-    if (close < 0 || out[close + 1]?.value !== '=' || out[close + 2]?.value !== '(' || out[close + 3]?.value === 'select') continue;
+    if (close < 0 || out[close + 1]?.value !== '=' || out[close + 2]?.value !== '(') continue;
     const valuesClose = matchForward(out, close + 2);
     if (valuesClose < 0) continue;
+    if (out[close + 3]?.value === 'select' || out[close + 3]?.value === 'with') {
+      rowSubquerySet(out, i, close, valuesClose);
+      continue;
+    }
     const split = (from: number, to: number): Tok[][] => {
       const parts: Tok[][] = [[]];
       let depth = 0;
@@ -133,6 +143,18 @@ function rewriteRowSet(out: Tok[]): void {
     const assignments = columns.flatMap((c, k) => [...(k > 0 ? [synth('punct', ',', o)] : []), ...unglue(c), synth('op', '=', o), ...unglue(values[k]!)]);
     out.splice(i, valuesClose - i + 1, ...assignments);
   }
+}
+
+function rowSubquerySet(out: Tok[], open: number, close: number, valuesClose: number): void {
+  const columns = out.slice(open + 1, close).filter((t) => !(t.kind === 'punct' && t.value === ','));
+  const query = out.slice(close + 2, valuesClose + 1);
+  const o = out[open]!.orig;
+  const assignments = columns.flatMap((c, k) => [
+    ...(k > 0 ? [synth('punct', ',', o)] : []), { ...c, glued: false }, synth('op', '=', o), synth('ident', ROWSET_FN, o),
+    synth('punct', '(', o, true), synth('number', String(k), o), synth('punct', ',', o), synth('number', String(columns.length), o), synth('punct', ',', o),
+    ...query, synth('punct', ')', o),
+  ]);
+  out.splice(open, valuesClose - open + 1, ...assignments);
 }
 
 /** DELETE/UPDATE ... RETURNING without WHERE: node-sql-parser needs a WHERE before RETURNING. */
