@@ -128,9 +128,15 @@ function findUsingColumn(scope: Scope, name: string, from: number, to: number, s
 function bindFromItem(item: AstNode, scope: Scope, deps: FromDeps): Plan {
   const { alias, columns: aliasColumns } = parseAlias(item.as);
   if (item.expr?.ast) {
-    const inner = new Scope(item.prefix === 'lateral' ? scope : scope.parent);
+    const lateral = item.prefix === 'lateral';
+    const inner = new Scope(lateral ? scope : scope.parent);
     for (const [name, cte] of scope.ctes) inner.ctes.set(name, cte);
+    const referenced = scope.referencedFromInner;
+    scope.referencedFromInner = false;
     const { plan, names } = deps.bindQuery(item.expr.ast, inner);
+    // Executing it would need a join that re-runs the subquery per left row (not built yet).
+    if (lateral && scope.referencedFromInner) throw invalid('LATERAL subqueries that reference earlier FROM items are not supported', { reason: 'unsupported' });
+    scope.referencedFromInner ||= referenced;
     if (alias === null) throw invalid('subquery in FROM must have an alias');
     const cols = renamed(plan.columns.map((c, i) => ({ name: names[i]!, type: c.type, nullable: c.nullable })), aliasColumns);
     scope.add(alias, cols);

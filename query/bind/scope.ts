@@ -36,6 +36,8 @@ export class Scope {
   entries: RangeEntry[] = [];
   /** Set when an expression of this scope referenced an enclosing scope. */
   usedOuter = false;
+  /** Set when an expression of a scope nested in this one referenced this scope's columns. */
+  referencedFromInner = false;
   readonly ctes = new Map<string, CteDef>();
   /** Output aliases visible to GROUP BY / ORDER BY (name -> select-list expression). */
   aliases: Map<string, Expr> | null = null;
@@ -76,7 +78,10 @@ export class Scope {
     for (let s: Scope | null = this; s; s = s.parent, depth++) {
       const found = s.lookup(table, column);
       if (found) {
-        if (depth > 0) this.markOuter(depth);
+        if (depth > 0) {
+          this.markOuter(depth);
+          s.referencedFromInner = true;
+        }
         return { depth, ...found };
       }
     }

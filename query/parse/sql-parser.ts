@@ -3,6 +3,7 @@ import { SvcError } from '../../core/errors.js';
 import type { AstNode, CustomStatement, ExplainOptions, ParsedStatement } from './ast.js';
 import { literalValue, NUM_FN, OP_FN, rewrite, splitStatements, STR_PREFIX } from './preprocess.js';
 import { lineColumn, syntaxError, tokenize, type Token } from './tokens.js';
+import { refuseUnsupported } from './unsupported.js';
 
 /** The one adapter over node-sql-parser: nothing else imports it. */
 const parser = new nodeSqlParser.Parser();
@@ -22,6 +23,7 @@ function parseOne(sql: string, text: string, offset: number, tokens: Token[]): P
   const bodyStart = body[0]!.start;
   const shifted = body.map((t) => ({ ...t, start: t.start - bodyStart, end: t.end - bodyStart }));
   const base = { text, offset, explain: explain?.options ?? null, vectorDims: [] as (number | null)[], hnsw: false };
+  refuseUnsupported(shifted);
   const custom = customStatement(shifted);
   if (custom) return { ...base, ast: null, custom };
   const bulk = bulkInsert(shifted);
