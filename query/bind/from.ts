@@ -6,7 +6,8 @@ import type { JoinType, OutputColumn, Plan } from '../plan/nodes.js';
 import { asCondition, callByName, unify, resolveUnknown } from './coerce.js';
 import { invalid, type BindContext } from './context.js';
 import { bindExpr, type ExprEnv } from './expr.js';
-import { identName } from './names.js';
+import { functionName, identName } from './names.js';
+import { bindSeries, isSetReturningCall } from './table-function.js';
 import { Scope, type RangeEntry, type ScopeColumn } from './scope.js';
 
 /** Binds a whole query (SELECT with set operations, CTEs, ORDER BY, LIMIT) in a scope. */
@@ -140,6 +141,12 @@ function bindFromItem(item: AstNode, scope: Scope, deps: FromDeps): Plan {
     if (alias === null) throw invalid('subquery in FROM must have an alias');
     const cols = renamed(plan.columns.map((c, i) => ({ name: names[i]!, type: c.type, nullable: c.nullable })), aliasColumns);
     scope.add(alias, cols);
+    return plan;
+  }
+  if (item.expr?.type === 'function') {
+    if (!isSetReturningCall(item.expr)) throw invalid(`function ${functionName(item.expr).name}() in FROM is not supported`, { reason: 'unsupported' });
+    const plan = bindSeries(item.expr, deps.exprEnv(scope, 'functions in FROM'), aliasColumns?.[0] ?? alias ?? 'generate_series');
+    scope.add(alias ?? 'generate_series', renamed(plan.columns, aliasColumns));
     return plan;
   }
   if (item.expr?.type === 'values') return bindValuesItem(item.expr, alias ?? 'values', aliasColumns, scope, deps);

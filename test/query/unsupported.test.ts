@@ -34,6 +34,18 @@ describe('unsupported statements and features', () => {
     expect(await h.rows('SELECT * FROM (VALUES (1)) v(x), LATERAL (SELECT 2 AS y) s')).toEqual([{ x: 1, y: 2 }]);
   });
 
+  it('refuses the generate_series forms it does not implement', async () => {
+    const cases: [string, string][] = [
+      ['SELECT * FROM t, generate_series(1, t.a)', 'generate_series arguments that reference FROM items (LATERAL) are not supported'],
+      ['SELECT generate_series(1, a) FROM t', 'generate_series arguments that reference FROM items (LATERAL) are not supported'],
+      ['SELECT generate_series(1, 2), generate_series(1, 3)', 'more than one set-returning function in a select list is not supported'],
+      ['SELECT count(*), generate_series(1, 2) FROM t', 'set-returning functions in the select list of a grouped query are not supported'],
+      ["SELECT * FROM upper('a')", 'function upper() in FROM is not supported'],
+    ];
+    for (const [sql, message] of cases) expect(await caught(h.q(sql))).toMatchObject({ message, details: { reason: 'unsupported' } });
+    expect(await caught(h.q('SELECT * FROM generate_series(1.5, 3)'))).toMatchObject({ code: 'TYPE_MISMATCH', details: { reason: 'unsupported' } });
+  });
+
   it('refuses array columns in tables', async () => {
     const e = await caught(h.q('CREATE TABLE arr (id INT, v INT[])'));
     expect(e.code).toBe('INVALID_QUERY');
