@@ -67,10 +67,10 @@ function bindColumnRef(node: AstNode, env: ExprEnv): Expr {
   if (node.column === '*') throw invalid('"*" is not allowed in this context');
   const column = identName(node.column);
   const table = node.table === null || node.table === undefined ? null : identName(node.table);
-  const override = table === null ? env.scope.usingOverrides.get(column) : undefined;
-  if (override) return override;
   const found = env.scope.resolve(table, column);
   const { type } = found.column;
+  const override = table === null && found.depth === 0 ? env.scope.usingOverrides.get(found.index) : undefined;
+  if (override) return override;
   if (found.depth === 0) return { kind: 'column', type, index: found.index, name: column };
   return { kind: 'outer', type, depth: found.depth, index: found.index, name: column };
 }

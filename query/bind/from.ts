@@ -1,13 +1,14 @@
 import type { TableDef } from '../../core/catalog.js';
 import type { AstNode } from '../parse/index.js';
 import type { Expr } from '../plan/expr.js';
-import { andAll } from '../plan/expr-util.js';
+import { andAll, shiftColumns } from '../plan/expr-util.js';
 import type { JoinType, OutputColumn, Plan } from '../plan/nodes.js';
 import { asCondition, callByName, unify, resolveUnknown } from './coerce.js';
 import { invalid, type BindContext } from './context.js';
 import { bindExpr, type ExprEnv } from './expr.js';
-import { identName } from './names.js';
-import { Scope, type ScopeColumn } from './scope.js';
+import { functionName, identName } from './names.js';
+import { bindSeries, isSetReturningCall } from './table-function.js';
+import { Scope, type RangeEntry, type ScopeColumn } from './scope.js';
 
 /** Binds a whole query (SELECT with set operations, CTEs, ORDER BY, LIMIT) in a scope. */
 export type QueryBinder = (ast: AstNode, scope: Scope) => { plan: Plan; names: readonly string[] };
@@ -39,25 +40,37 @@ const JOIN_TYPES: Record<string, JoinType> = {
   'RIGHT OUTER JOIN': 'right', 'FULL JOIN': 'full', 'FULL OUTER JOIN': 'full', 'CROSS JOIN': 'cross',
 };
 
-/** Binds the FROM list into one plan (left-deep joins) and registers each item in `scope`. */
+/**
+ * Binds the FROM list into one plan and registers each item in `scope`. A comma starts a new join
+ * chain (PostgreSQL's comma binds looser than JOIN: `a, b RIGHT JOIN c` is a x (b RIGHT JOIN c));
+ * the chains are then crossed in order, so the row is the items' columns in scope order.
+ */
 export function bindFrom(items: readonly AstNode[], scope: Scope, deps: FromDeps): Plan {
-  let plan: Plan | null = null;
+  let head: Plan | null = null;
+  let chain: Plan | null = null;
+  let chainStart = scope.width;
   for (const item of items) {
+    const joinWord = String(item.join ?? '').toUpperCase();
     const before = scope.width;
-    const right = bindFromItem(item, scope, deps);
-    if (!plan) {
-      plan = right;
+    if (joinWord === '' || chain === null) {
+      if (chain) head = head ? joinNode('cross', head, chain, null) : chain;
+      chainStart = before;
+      chain = bindFromItem(item, scope, deps);
       continue;
     }
-    const joinWord = String(item.join ?? '').toUpperCase();
-    const joinType: JoinType = joinWord === '' ? 'cross' : JOIN_TYPES[joinWord] ?? unsupportedJoin(joinWord);
+    const right = bindFromItem(item, scope, deps);
+    let joinType: JoinType = JOIN_TYPES[joinWord] ?? unsupportedJoin(joinWord);
     let on: Expr | null = null;
-    if (item.using) on = usingCondition(item.using, scope, before, deps, joinType);
+    if (item.using) on = usingCondition(item.using, scope, chainStart, before, deps, joinType);
     else if (item.on) on = asCondition(deps.ctx, bindExpr(item.on, deps.exprEnv(scope, 'JOIN conditions')), 'JOIN');
-    else if (joinType !== 'cross' && joinWord !== '') throw invalid(`${joinWord} requires an ON or USING clause`);
-    plan = joinNode(joinType === 'cross' && on ? 'inner' : joinType, plan, right, on);
+    else if (joinType !== 'cross') throw invalid(`${joinWord} requires an ON or USING clause`);
+    // CROSS JOIN arrives as JOIN ... ON true (see parse/preprocess.ts).
+    if (joinType === 'inner' && on?.kind === 'const' && on.value === true) [joinType, on] = ['cross', null];
+    // Conditions were bound against the whole FROM row; the join sees the chain's row only.
+    chain = joinNode(joinType, chain, right, on && shiftColumns(on, -chainStart));
   }
-  return plan!;
+  if (!chain) throw invalid('empty FROM clause');
+  return head ? joinNode('cross', head, chain, null) : chain;
 }
 
 function unsupportedJoin(word: string): never {
@@ -74,50 +87,70 @@ export function joinNode(joinType: JoinType, left: Plan, right: Plan, on: Expr |
   return { kind: 'join', joinType, left, right, on, hash: null, columns };
 }
 
-/** JOIN ... USING (a, b): equality of the columns; the right side's copies are hidden from * and unqualified names. */
-function usingCondition(using: readonly AstNode[], scope: Scope, rightStart: number, deps: FromDeps, joinType: JoinType): Expr | null {
-  const rightEntry = scope.entries[scope.entries.length - 1]!;
+/**
+ * JOIN ... USING (a, b): equality of the columns; the right side's copies are hidden from * and
+ * unqualified names. The left side is the join chain so far ([leftStart, rightStart) of the row).
+ */
+function usingCondition(using: readonly AstNode[], scope: Scope, leftStart: number, rightStart: number, deps: FromDeps, joinType: JoinType): Expr | null {
   const conditions: Expr[] = [];
-  const hidden = new Set<string>();
   for (const u of using) {
     const name = identName(u);
-    const leftIdx = findLeftColumn(scope, name, rightStart);
-    const ri = rightEntry.columns.findIndex((c) => c.name === name);
-    if (ri < 0) throw invalid(`column "${name}" specified in USING clause does not exist in right table`, { column: name });
-    const l: Expr = { kind: 'column', type: leftIdx.type, index: leftIdx.index, name };
-    const r: Expr = { kind: 'column', type: rightEntry.columns[ri]!.type, index: rightEntry.offset + ri, name };
+    const left = findUsingColumn(scope, name, leftStart, rightStart, 'left');
+    const right = findUsingColumn(scope, name, rightStart, Infinity, 'right');
+    // Either side's merged column when it is itself the result of an earlier USING (FULL/RIGHT).
+    const l: Expr = scope.usingOverrides.get(left.index) ?? { kind: 'column', type: left.column.type, index: left.index, name };
+    const r: Expr = scope.usingOverrides.get(right.index) ?? { kind: 'column', type: right.column.type, index: right.index, name };
     const unified = unify(deps.ctx, [l, r], 'JOIN/USING');
     conditions.push(callByName(deps.ctx, '=', unified.exprs, true));
-    hidden.add(name);
-    if (joinType === 'full') scope.usingOverrides.set(name, { kind: 'coalesce', type: unified.type, args: unified.exprs });
-    else if (joinType === 'right') scope.usingOverrides.set(name, r);
-    else scope.usingOverrides.delete(name);
+    const columns = [...right.entry.columns];
+    columns[right.index - right.entry.offset] = { ...right.column, hidden: true };
+    (right.entry as { columns: readonly ScopeColumn[] }).columns = columns;
+    if (joinType === 'full') scope.usingOverrides.set(left.index, { kind: 'coalesce', type: unified.type, args: unified.exprs });
+    else if (joinType === 'right') scope.usingOverrides.set(left.index, r);
   }
-  (rightEntry as { columns: readonly ScopeColumn[] }).columns = rightEntry.columns.map((c) => (hidden.has(c.name) ? { ...c, hidden: true } : c));
   return andAll(conditions);
 }
 
-function findLeftColumn(scope: Scope, name: string, rightStart: number): { index: number; type: ScopeColumn['type'] } {
+/** The one visible column `name` among the FROM items whose row slots are in [from, to). */
+function findUsingColumn(scope: Scope, name: string, from: number, to: number, side: 'left' | 'right'): { entry: RangeEntry; index: number; column: ScopeColumn } {
+  let found: { entry: RangeEntry; index: number; column: ScopeColumn } | null = null;
   for (const entry of scope.entries) {
-    if (entry.offset >= rightStart) break;
-    const i = entry.columns.findIndex((c) => c.name === name && !c.hidden);
-    if (i >= 0) return { index: entry.offset + i, type: entry.columns[i]!.type };
+    if (entry.offset < from || entry.offset >= to) continue;
+    entry.columns.forEach((column, i) => {
+      if (column.name !== name || column.hidden) return;
+      if (found) throw invalid(`common column name "${name}" appears more than once in ${side} table`, { column: name });
+      found = { entry, index: entry.offset + i, column };
+    });
   }
-  throw invalid(`column "${name}" specified in USING clause does not exist in left table`, { column: name });
+  if (!found) throw invalid(`column "${name}" specified in USING clause does not exist in ${side} table`, { column: name });
+  return found;
 }
 
 function bindFromItem(item: AstNode, scope: Scope, deps: FromDeps): Plan {
   const { alias, columns: aliasColumns } = parseAlias(item.as);
   if (item.expr?.ast) {
-    const inner = new Scope(item.prefix === 'lateral' ? scope : scope.parent);
+    const lateral = item.prefix === 'lateral';
+    const inner = new Scope(lateral ? scope : scope.parent);
     for (const [name, cte] of scope.ctes) inner.ctes.set(name, cte);
+    const referenced = scope.referencedFromInner;
+    scope.referencedFromInner = false;
     const { plan, names } = deps.bindQuery(item.expr.ast, inner);
+    // Executing it would need a join that re-runs the subquery per left row (not built yet).
+    if (lateral && scope.referencedFromInner) throw invalid('LATERAL subqueries that reference earlier FROM items are not supported', { reason: 'unsupported' });
+    scope.referencedFromInner ||= referenced;
     if (alias === null) throw invalid('subquery in FROM must have an alias');
     const cols = renamed(plan.columns.map((c, i) => ({ name: names[i]!, type: c.type, nullable: c.nullable })), aliasColumns);
     scope.add(alias, cols);
     return plan;
   }
+  if (item.expr?.type === 'function') {
+    if (!isSetReturningCall(item.expr)) throw invalid(`function ${functionName(item.expr).name}() in FROM is not supported`, { reason: 'unsupported' });
+    const plan = bindSeries(item.expr, deps.exprEnv(scope, 'functions in FROM'), aliasColumns?.[0] ?? alias ?? 'generate_series');
+    scope.add(alias ?? 'generate_series', renamed(plan.columns, aliasColumns));
+    return plan;
+  }
   if (item.expr?.type === 'values') return bindValuesItem(item.expr, alias ?? 'values', aliasColumns, scope, deps);
+  if (item.expr?.type === 'tables') return bindJoinedTable(item.expr.expr, alias, aliasColumns, scope, deps);
   if (item.table === undefined) throw invalid('unsupported FROM item');
   const schema = item.db ? identName(item.db) : null;
   const name = identName(item.table);
@@ -132,6 +165,30 @@ function bindFromItem(item: AstNode, scope: Scope, deps: FromDeps): Plan {
   const columns = entry.def.columns.map((c) => ({ name: c.name, type: c.type, nullable: c.nullable }));
   scope.add(alias ?? name, renamed(columns, aliasColumns), alias === null ? name : undefined);
   return scanOf(entry.def, alias ?? name, false);
+}
+
+/**
+ * (a JOIN b ON ...) [AS j], bound in a scope of its own (its join conditions index its own row).
+ * Without an alias its items are then visible in the enclosing FROM scope (a.x, b.x), as in
+ * PostgreSQL; with one, only j's columns are: the joined row without the right copies of USING
+ * columns, as PostgreSQL's join alias shows them.
+ */
+function bindJoinedTable(items: readonly AstNode[], alias: string | null, aliasColumns: string[] | null, scope: Scope, deps: FromDeps): Plan {
+  const inner = new Scope(scope.parent);
+  for (const [name, cte] of scope.ctes) inner.ctes.set(name, cte);
+  const input = bindFrom(items, inner, deps);
+  if (inner.usedOuter) scope.usedOuter = true;
+  if (alias === null) {
+    const offset = scope.width;
+    for (const e of inner.entries) scope.add(e.alias, e.columns, e.tableName);
+    for (const [index, e] of inner.usingOverrides) scope.usingOverrides.set(index + offset, shiftColumns(e, offset));
+    return input;
+  }
+  const visible = inner.entries.flatMap((e) => e.columns.map((c, i) => ({ c, index: e.offset + i }))).filter((x) => !x.c.hidden);
+  const exprs: Expr[] = visible.map(({ c, index }) => inner.usingOverrides.get(index) ?? { kind: 'column', type: c.type, index, name: c.name });
+  const columns: OutputColumn[] = visible.map(({ c }, i) => ({ name: c.name, type: exprs[i]!.type, nullable: c.nullable }));
+  scope.add(alias, renamed(columns, aliasColumns));
+  return { kind: 'project', input, exprs, columns };
 }
 
 /** Hidden columns a DML scan appends: the encoded primary key and the stored row image. */

@@ -36,11 +36,17 @@ export class Scope {
   entries: RangeEntry[] = [];
   /** Set when an expression of this scope referenced an enclosing scope. */
   usedOuter = false;
+  /** Set when an expression of a scope nested in this one referenced this scope's columns. */
+  referencedFromInner = false;
   readonly ctes = new Map<string, CteDef>();
   /** Output aliases visible to GROUP BY / ORDER BY (name -> select-list expression). */
   aliases: Map<string, Expr> | null = null;
-  /** JOIN ... USING columns whose unqualified name means an expression (FULL: COALESCE, RIGHT: the right side's). */
-  readonly usingOverrides = new Map<string, Expr>();
+  /**
+   * Row slots of JOIN ... USING columns whose unqualified name means an expression (FULL:
+   * COALESCE, RIGHT: the right side's). Keyed by slot, not name, so another item's column of
+   * the same name is still itself (and an unqualified reference still ambiguous).
+   */
+  readonly usingOverrides = new Map<number, Expr>();
   /** WINDOW w AS (...) definitions of this query. */
   namedWindows = new Map<string, AstNode>();
 
@@ -72,7 +78,10 @@ export class Scope {
     for (let s: Scope | null = this; s; s = s.parent, depth++) {
       const found = s.lookup(table, column);
       if (found) {
-        if (depth > 0) this.markOuter(depth);
+        if (depth > 0) {
+          this.markOuter(depth);
+          s.referencedFromInner = true;
+        }
         return { depth, ...found };
       }
     }

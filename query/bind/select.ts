@@ -12,6 +12,7 @@ import { bindFunction, bindSortKeys } from './functions.js';
 import { identName, outputName } from './names.js';
 import { Scope } from './scope.js';
 import { bindSetOperation } from './set-ops.js';
+import { bindSelectListSeries } from './table-function.js';
 import type { BoundQuery, SelectBinder } from './bound.js';
 
 export type { BoundQuery } from './bound.js';
@@ -73,7 +74,9 @@ export class QueryBinder implements SelectBinder {
       const predicate = asCondition(this.ctx, bindExpr(ast.where, this.env(scope, 'WHERE', false)), 'WHERE');
       plan = { kind: 'filter', input: plan, predicate, columns: plan.columns };
     }
-    const items = this.bindSelectList(ast.columns ?? [], scope);
+    const series = bindSelectListSeries(ast.columns ?? [], scope, this.env(scope, 'SELECT', false), plan);
+    if (series) plan = series.plan;
+    const items = this.bindSelectList(series?.items ?? ast.columns ?? [], scope);
     let exprs = items.map((i) => i.expr);
     const names = items.map((i) => i.name);
     scope.aliases = new Map(names.map((n, i) => [n, exprs[i]!]));
@@ -87,6 +90,8 @@ export class QueryBinder implements SelectBinder {
 
     const aggs = collectAggregates([...exprs, ...(having ? [having] : []), ...orderExprs, ...(distinctOn ?? [])]);
     if (aggs.length > 0 || groupBy.length > 0) {
+      // PostgreSQL runs a select list's set-returning function after grouping; crossing is before.
+      if (series) throw invalid('set-returning functions in the select list of a grouped query are not supported', { reason: 'unsupported' });
       const keys = groupBy.map(exprKey);
       const groupNames = groupBy.map((g) => (g.kind === 'column' ? g.name : '?column?'));
       const rewrite = (e: Expr): Expr => rewriteOverAggregate(e, keys, aggs, (i) => groupNames[i]!);
@@ -102,6 +107,7 @@ export class QueryBinder implements SelectBinder {
 
     const windows = collectWindows([...exprs, ...orderExprs]);
     if (windows.calls.length > 0) {
+      if (series) throw invalid('set-returning functions in the select list of a query with window functions are not supported', { reason: 'unsupported' });
       const width = plan.columns.length;
       plan = windowNode(plan, windows.calls, windows.nodes);
       exprs = exprs.map((e) => rewriteOverWindow(e, windows.keys, width));
@@ -216,7 +222,7 @@ export class QueryBinder implements SelectBinder {
     for (const entry of entries) {
       entry.columns.forEach((c, i) => {
         if (c.hidden && table === null) return;
-        const override = table === null ? scope.usingOverrides.get(c.name) : undefined;
+        const override = table === null ? scope.usingOverrides.get(entry.offset + i) : undefined;
         out.push({ expr: override ?? { kind: 'column', type: c.type, index: entry.offset + i, name: c.name }, name: c.name });
       });
     }

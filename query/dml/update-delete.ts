@@ -7,6 +7,7 @@ import type { QValue } from '../types/contract.js';
 import { bindReturningIn, exprEnv, returningRow, submitDml, targetTable, type DmlDeps } from './common.js';
 import { bindTargetRows, collectTargets, keyOf } from './target-rows.js';
 import { defaultExprOf, isDefaultMarker } from './row-source.js';
+import { bindRowSetValue, isRowSetValue } from './row-set.js';
 
 /** UPDATE t SET ... [FROM ...] [WHERE ...] [RETURNING ...]: one log record. */
 export function update(ast: AstNode, deps: DmlDeps): Promise<QueryResult> {
@@ -23,7 +24,7 @@ export function update(ast: AstNode, deps: DmlDeps): Promise<QueryResult> {
       if (assigned.has(position)) throw new SvcError('INVALID_QUERY', `multiple assignments to same column "${name}"`, { column: name });
       assigned.add(position);
       const column = table.columns[position]!;
-      const value = isDefaultMarker(s.value) ? defaultExprOf(run, table, position) : bindExpr(s.value, env);
+      const value = isDefaultMarker(s.value) ? defaultExprOf(run, table, position) : isRowSetValue(s.value) ? bindRowSetValue(s.value, env) : bindExpr(s.value, env);
       return { position, expr: coerce(run.ctx, value, column.type, 'assignment') };
     });
     const returning = bindReturningIn(run, target.scope, ast.returning?.columns);

@@ -15,6 +15,8 @@ export function estimate(plan: Plan, deps: OptimizerDeps): Plan {
     }
     case 'values': return { ...plan, est: { rows: plan.rows.length, cost: plan.rows.length * CPU_PER_ROW } };
     case 'one_row': return { ...plan, est: { rows: 1, cost: CPU_PER_ROW } };
+    // PostgreSQL's default guess for a function returning a set.
+    case 'function_scan': return { ...plan, est: { rows: 1000, cost: 1000 * CPU_PER_ROW } };
     case 'join': {
       const left = estimate(plan.left, deps);
       const right = estimate(plan.right, deps);

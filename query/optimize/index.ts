@@ -21,7 +21,7 @@ export function optimize(plan: Plan, deps: OptimizerDeps): Plan {
 function physicalize(plan: Plan, deps: OptimizerDeps): Plan {
   switch (plan.kind) {
     case 'scan': return withAccess(plan, deps);
-    case 'values': case 'one_row': return plan;
+    case 'values': case 'one_row': case 'function_scan': return plan;
     case 'join': {
       const node = { ...plan, left: physicalize(plan.left, deps), right: physicalize(plan.right, deps) };
       return { ...node, hash: hashKeysOf(node, deps.types) };

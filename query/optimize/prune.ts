@@ -37,7 +37,7 @@ export function pruneColumns(plan: Plan, need: Need = null): Plan {
       if (all === null || all.size >= plan.table.columns.length) return plan;
       return { ...plan, needed: [...all].filter((c) => c < plan.table.columns.length).sort((a, b) => a - b) };
     }
-    case 'values': case 'one_row': return plan;
+    case 'values': case 'one_row': case 'function_scan': return plan;
     case 'filter': return { ...plan, input: pruneColumns(plan.input, union(need, colsOf([plan.predicate]))) };
     case 'project': return { ...plan, input: pruneColumns(plan.input, colsOf(plan.exprs)) };
     case 'join': {

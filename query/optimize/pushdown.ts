@@ -27,7 +27,7 @@ export function pushdown(plan: Plan): Plan {
       const right = pushdown(plan.right);
       return pushJoinCondition({ ...plan, left, right });
     }
-    case 'scan': case 'values': case 'one_row': return plan;
+    case 'scan': case 'values': case 'one_row': case 'function_scan': return plan;
     case 'setop': return { ...plan, left: pushdown(plan.left), right: pushdown(plan.right) };
     default: return { ...plan, input: pushdown(plan.input) } as Plan;
   }

@@ -1,6 +1,6 @@
 import { rewriteNotPrecedence } from './not-precedence.js';
 import { leftOperand, matchForward, PREC, rightOperand, type Tok } from './operands.js';
-import { LIMIT_PARAM_BASE, quote, rewriteLimitExpressions, synth, WINDOW_FN, wrapParenthesizedSetOps, wrapWindowCalls } from './query-rewrites.js';
+import { LIMIT_PARAM_BASE, parenthesizeJoinConditions, quote, rewriteCrossJoins, rewriteLimitExpressions, synth, WINDOW_FN, wrapParenthesizedSetOps, wrapWindowCalls } from './query-rewrites.js';
 import { tokenize, type Token } from './tokens.js';
 
 export { LIMIT_PARAM_BASE, WINDOW_FN };
@@ -52,7 +52,8 @@ export function rewrite(tokens: readonly Token[]): Rewritten {
   const vectorDims: (number | null)[] = [];
   let hnsw = false;
   toks = toks.flatMap((t): Tok[] => {
-    if (t.kind === 'ident') return [{ ...t, text: t.value }];
+    // An unquoted name may contain $ (`SELECT $$a$$lo$$` is 'a' AS lo$$); the parser needs it quoted.
+    if (t.kind === 'ident') return [{ ...t, text: t.value.includes('$') ? `"${t.value}"` : t.value }];
     // node-sql-parser reads backslash escapes in standard strings: such literals travel hex-encoded.
     if (t.kind === 'string' && t.value.includes('\\')) return [{ ...t, text: `'${STR_PREFIX}${Buffer.from(t.value, 'utf8').toString('hex')}'` }];
     if (t.kind === 'string' && !t.text.startsWith("'")) return [{ ...t, text: quote(t.value) }];
@@ -85,6 +86,7 @@ export function rewrite(tokens: readonly Token[]): Rewritten {
     }
   }
   toks = rewriteClauses(toks);
+  toks = parenthesizeJoinConditions(rewriteCrossJoins(toks));
   toks = rewriteNotPrecedence(toks);
   toks = wrapWindowCalls(toks);
   toks = wrapParenthesizedSetOps(toks);
@@ -103,15 +105,24 @@ function isTypePosition(toks: readonly Tok[], i: number): boolean {
   return (prev.kind === 'ident' || prev.kind === 'qident') && (toks[i - 2]?.value === '(' || toks[i - 2]?.value === ',' || toks[i - 2]?.value === 'column' || toks[i - 2]?.value === 'add');
 }
 
-/** UPDATE ... SET (a, b) = (x, y) -> SET a = x, b = y (not the subquery form). */
+export const ROWSET_FN = '__svc_rowset';
+
+/**
+ * UPDATE ... SET (a, b) = (x, y) -> SET a = x, b = y; SET (a, b) = (SELECT ...) ->
+ * SET a = __svc_rowset(0, 2, (SELECT ...)), b = __svc_rowset(1, 2, (SELECT ...)) (see dml/update-delete.ts).
+ */
 function rewriteRowSet(out: Tok[]): void {
   for (let i = 1; i < out.length; i++) {
     const isSetList = (out[i - 1]!.value === 'set' || out[i - 1]!.value === ',') && out[i]!.value === '(';
     if (!isSetList) continue;
     const close = matchForward(out, i);
-    if (close < 0 || out[close + 1]?.value !== '=' || out[close + 2]?.value !== '(' || out[close + 3]?.value === 'select') continue;
+    if (close < 0 || out[close + 1]?.value !== '=' || out[close + 2]?.value !== '(') continue;
     const valuesClose = matchForward(out, close + 2);
     if (valuesClose < 0) continue;
+    if (out[close + 3]?.value === 'select' || out[close + 3]?.value === 'with') {
+      rowSubquerySet(out, i, close, valuesClose);
+      continue;
+    }
     const split = (from: number, to: number): Tok[][] => {
       const parts: Tok[][] = [[]];
       let depth = 0;
@@ -132,6 +143,18 @@ function rewriteRowSet(out: Tok[]): void {
     const assignments = columns.flatMap((c, k) => [...(k > 0 ? [synth('punct', ',', o)] : []), ...unglue(c), synth('op', '=', o), ...unglue(values[k]!)]);
     out.splice(i, valuesClose - i + 1, ...assignments);
   }
+}
+
+function rowSubquerySet(out: Tok[], open: number, close: number, valuesClose: number): void {
+  const columns = out.slice(open + 1, close).filter((t) => !(t.kind === 'punct' && t.value === ','));
+  const query = out.slice(close + 2, valuesClose + 1);
+  const o = out[open]!.orig;
+  const assignments = columns.flatMap((c, k) => [
+    ...(k > 0 ? [synth('punct', ',', o)] : []), { ...c, glued: false }, synth('op', '=', o), synth('ident', ROWSET_FN, o),
+    synth('punct', '(', o, true), synth('number', String(k), o), synth('punct', ',', o), synth('number', String(columns.length), o), synth('punct', ',', o),
+    ...query, synth('punct', ')', o),
+  ]);
+  out.splice(open, valuesClose - open + 1, ...assignments);
 }
 
 /** DELETE/UPDATE ... RETURNING without WHERE: node-sql-parser needs a WHERE before RETURNING. */
@@ -176,12 +199,10 @@ function rewriteClauses(toks: Tok[]): Tok[] {
     const t = out[i]!;
     // SELECT ALL and agg(ALL x): ALL is the default the grammar lacks a rule for; drop it.
     if (t.kind === 'ident' && t.value === 'select' && out[i + 1]?.kind === 'ident' && out[i + 1]?.value === 'all') out.splice(i + 1, 1);
-    if (t.kind === 'ident' && out[i + 1]?.value === '(' && out[i + 2]?.kind === 'ident' && out[i + 2]?.value === 'all' && out[i + 3]?.value !== '(') out.splice(i + 2, 1);
+    if (t.kind === 'ident' && out[i + 1]?.value === '(' && out[i + 2]?.kind === 'ident' && out[i + 2]?.value === 'all') out.splice(i + 2, 1);
     if (t.kind === 'ident' && t.value === 'substring' && out[i + 1]?.value === '(') rewriteSubstring(out, i + 1);
     if (t.kind === 'ident' && t.value !== 'count' && out[i + 1]?.value === '(' && out[i + 2]?.value === 'distinct' && out[i + 3]?.value !== 'on') markDistinct(out, i + 2);
     if (first === 'delete' && t.kind === 'ident' && t.value === 'using') out[i] = synth('punct', ',', t.orig);
-    // CROSS JOIN x -> , x (the binder resolves FROM items left to right in one scope).
-    if (t.kind === 'ident' && t.value === 'cross' && out[i + 1]?.value === 'join') out.splice(i, 2, synth('punct', ',', t.orig));
     // WITH c AS (VALUES ...): node-sql-parser has no VALUES query there; select from it instead.
     if (t.value === 'as' && out[i + 1]?.value === '(' && out[i + 2]?.value === 'values') {
       const close = matchForward(out, i + 1);

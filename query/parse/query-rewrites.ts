@@ -83,3 +83,85 @@ export function rewriteLimitExpressions(toks: Tok[], exprs: string[]): Tok[] {
   }
   return toks;
 }
+
+/** Words that end a join condition at its own parenthesis depth (`left`/`right`/`full` only before JOIN or OUTER). */
+const CONDITION_END = new Set(['where', 'group', 'having', 'order', 'limit', 'offset', 'fetch', 'union', 'intersect', 'except', 'window', 'returning', 'on', 'join', 'inner', 'cross', 'natural', 'using', 'for']);
+const JOIN_SIDES = new Set(['left', 'right', 'full']);
+
+/**
+ * JOIN ... ON cond -> ON (cond), and `a JOIN b ON cond, c` -> `(a JOIN b ON (cond)), c`.
+ * node-sql-parser reads `ON x = y, c` as the expression list (x = y, c) and fails on
+ * `ON x = y, c AS d`; in PostgreSQL the comma ends the condition and the join before it.
+ */
+export function parenthesizeJoinConditions(toks: Tok[]): Tok[] {
+  for (let i = 0; i < toks.length; i++) {
+    const t = toks[i]!;
+    if (t.kind !== 'ident' || t.value !== 'on') continue;
+    const chainStart = joinChainStart(toks, i);
+    if (chainStart < 0) continue;
+    const end = conditionEnd(toks, i + 1);
+    if (end <= i + 1) continue;
+    const o = toks[i + 1]!.orig;
+    const wrapped = toks[i + 1]!.value === '(' && matchForward(toks, i + 1) === end - 1;
+    const condition = wrapped ? toks.slice(i + 1, end) : [synth('punct', '(', o), ...toks.slice(i + 1, end), synth('punct', ')', toks[end - 1]!.orig, true)];
+    if (toks[end]?.value !== ',') {
+      toks = [...toks.slice(0, i + 1), ...condition, ...toks.slice(end)];
+      continue;
+    }
+    const s = toks[chainStart]!.orig;
+    toks = [...toks.slice(0, chainStart), synth('punct', '(', s), ...toks.slice(chainStart, i + 1), ...condition, synth('punct', ')', o, true), ...toks.slice(end)];
+    i++;
+  }
+  return toks;
+}
+
+/** The first token of the join chain an ON belongs to (after FROM or a comma), or -1 when the ON is not a join's. */
+function joinChainStart(toks: readonly Tok[], at: number): number {
+  let depth = 0;
+  let sawJoin = false;
+  for (let j = at - 1; j >= 0; j--) {
+    const t = toks[j]!;
+    if (t.kind === 'punct' && t.value === ')') depth++;
+    else if (t.kind === 'punct' && t.value === '(') {
+      if (depth === 0) return sawJoin ? j + 1 : -1;
+      depth--;
+    } else if (depth > 0) continue;
+    else if (t.kind === 'ident' && t.value === 'join') sawJoin = true;
+    else if (t.kind === 'ident' && t.value === 'on' && !sawJoin) return -1;
+    else if ((t.kind === 'ident' && (t.value === 'from' || t.value === 'select')) || (t.kind === 'punct' && t.value === ',')) return sawJoin ? j + 1 : -1;
+  }
+  return -1;
+}
+/**
+ * CROSS JOIN x -> JOIN x ON true: the grammar lacks CROSS JOIN, and a comma would bind looser
+ * than the joins after it (`a CROSS JOIN b RIGHT JOIN c` is (a x b) RIGHT JOIN c).
+ */
+export function rewriteCrossJoins(toks: Tok[]): Tok[] {
+  for (let i = 0; i < toks.length; i++) {
+    const t = toks[i]!;
+    if (t.kind !== 'ident' || t.value !== 'cross' || toks[i + 1]?.value !== 'join') continue;
+    const end = conditionEnd(toks, i + 2);
+    const o = toks[end - 1]!.orig;
+    toks = [...toks.slice(0, i), ...toks.slice(i + 1, end), synth('ident', 'on', o), synth('ident', 'true', o), ...toks.slice(end)];
+  }
+  return toks;
+}
+
+/** Index just past the condition that starts at `from`. */
+function conditionEnd(toks: readonly Tok[], from: number): number {
+  let depth = 0;
+  for (let j = from; j < toks.length; j++) {
+    const t = toks[j]!;
+    if (t.kind === 'punct' && (t.value === '(' || t.value === '[')) depth++;
+    else if (t.kind === 'punct' && (t.value === ')' || t.value === ']')) {
+      if (depth === 0) return j;
+      depth--;
+    } else if (depth === 0 && t.kind === 'punct' && (t.value === ',' || t.value === ';')) return j;
+    else if (depth === 0 && t.kind === 'ident') {
+      if (CONDITION_END.has(t.value)) return j;
+      const next = toks[j + 1]?.value;
+      if (JOIN_SIDES.has(t.value) && (next === 'join' || next === 'outer')) return j;
+    }
+  }
+  return toks.length;
+}

@@ -4,6 +4,7 @@ import type { AstNode, CustomStatement, ExplainOptions, ParsedStatement } from '
 import { literalValue, NUM_FN, OP_FN, rewrite, splitStatements, STR_PREFIX } from './preprocess.js';
 import { lineColumn, syntaxError, tokenize, type Token } from './tokens.js';
 import { AstTemplateCache } from './ast-templates.js';
+import { refuseUnsupported } from './unsupported.js';
 
 /** The one adapter over node-sql-parser: nothing else imports it. */
 const parser = new nodeSqlParser.Parser();
@@ -29,6 +30,7 @@ function parseOne(sql: string, text: string, offset: number, tokens: Token[], pa
   const bodyStart = body[0]!.start;
   const shifted = body.map((t) => ({ ...t, start: t.start - bodyStart, end: t.end - bodyStart }));
   const base = { text, offset, explain: explain?.options ?? null, vectorDims: [] as (number | null)[], hnsw: false };
+  refuseUnsupported(shifted);
   const custom = customStatement(shifted);
   if (custom) return { ...base, ast: null, custom };
   const bulk = bulkInsert(shifted);

@@ -182,6 +182,8 @@ export type Plan =
   | JoinNode
   | { readonly kind: 'values'; readonly rows: readonly (readonly Expr[])[]; readonly columns: readonly OutputColumn[]; readonly est?: Estimate }
   | { readonly kind: 'one_row'; readonly columns: readonly OutputColumn[]; readonly est?: Estimate }
+  /** A set-returning function in FROM: generate_series(start, stop[, step]) over int4 or int8. */
+  | { readonly kind: 'function_scan'; readonly fn: 'generate_series'; readonly args: readonly Expr[]; readonly columns: readonly OutputColumn[]; readonly est?: Estimate }
   | { readonly kind: 'filter'; readonly input: Plan; readonly predicate: Expr; readonly columns: readonly OutputColumn[]; readonly est?: Estimate }
   | { readonly kind: 'project'; readonly input: Plan; readonly exprs: readonly Expr[]; readonly columns: readonly OutputColumn[]; readonly est?: Estimate }
   | { readonly kind: 'aggregate'; readonly input: Plan; readonly groupBy: readonly Expr[]; readonly aggs: readonly AggCall[]; readonly columns: readonly OutputColumn[]; readonly est?: Estimate }
@@ -197,7 +199,7 @@ export type PlanKind = Plan['kind'];
 /** The children of a node, in order. */
 export function children(plan: Plan): Plan[] {
   switch (plan.kind) {
-    case 'scan': case 'values': case 'one_row': return [];
+    case 'scan': case 'values': case 'one_row': case 'function_scan': return [];
     case 'join': case 'setop': return [plan.left, plan.right];
     default: return [plan.input];
   }

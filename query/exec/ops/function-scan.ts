@@ -1,0 +1,32 @@
+import { SvcError } from '../../../core/errors.js';
+import type { QValue } from '../../types/contract.js';
+import type { Expr } from '../../plan/expr.js';
+import { compile } from '../compile.js';
+import { checkContinue, type Batch, type ExecContext } from '../context.js';
+import { prepare } from '../subquery.js';
+import { LIMITS } from '../../limits.js';
+
+/**
+ * generate_series(start, stop[, step]) over int4 (numbers) or int8 (bigints): rows are produced
+ * a batch at a time, so LIMIT stops it early. A NULL argument gives no rows, as in PostgreSQL.
+ */
+export async function* generateSeriesOp(ctx: ExecContext, args: readonly Expr[]): AsyncIterable<Batch> {
+  const compiled = args.map((e) => compile(e, ctx));
+  await prepare(compiled, [], ctx);
+  const values = compiled.map((c) => c.eval([]));
+  if (values.some((v) => v === null)) return;
+  const wide = typeof values[0] === 'bigint';
+  const [start, stop, step] = [values[0], values[1], values[2] ?? 1].map((v) => BigInt(v as number | bigint));
+  if (step === 0n) throw new SvcError('INVALID_QUERY', 'step size cannot equal zero', {});
+  const out = (v: bigint): QValue => (wide ? v : Number(v));
+  let batch: Batch = [];
+  for (let v = start!; step! > 0n ? v <= stop! : v >= stop!; v += step!) {
+    batch.push([out(v)]);
+    if (batch.length >= LIMITS.batchRows) {
+      yield batch;
+      batch = [];
+      checkContinue(ctx);
+    }
+  }
+  if (batch.length > 0) yield batch;
+}

@@ -1,0 +1,54 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { caught, openSql, type SqlHarness } from './helpers.js';
+
+/** Features svcdb does not have fail with a clear INVALID_QUERY, not a syntax error or a 500. */
+describe('unsupported statements and features', () => {
+  let h: SqlHarness;
+  beforeAll(async () => {
+    h = await openSql();
+    await h.q('CREATE TABLE t (id INT PRIMARY KEY, a INT)');
+  });
+  afterAll(async () => {
+    await h.close();
+  });
+
+  it('refuses statements it does not implement by name', async () => {
+    const cases: [string, string][] = [
+      ['CREATE MATERIALIZED VIEW mv AS SELECT * FROM t', 'CREATE MATERIALIZED VIEW is not supported'],
+      ['drop materialized view mv', 'DROP MATERIALIZED VIEW is not supported'],
+      ['REFRESH MATERIALIZED VIEW mv', 'REFRESH MATERIALIZED VIEW is not supported'],
+      ['CREATE SCHEMA s', 'CREATE SCHEMA is not supported'],
+      ['DROP SCHEMA s', 'DROP SCHEMA is not supported'],
+      ['CREATE OR REPLACE FUNCTION f(int) RETURNS int LANGUAGE sql AS $$SELECT $1$$', 'CREATE FUNCTION is not supported'],
+      ['DROP FUNCTION f(int)', 'DROP FUNCTION is not supported'],
+      ['COMMENT ON TABLE t IS $$x$$', 'COMMENT ON is not supported'],
+    ];
+    for (const [sql, message] of cases) {
+      expect(await caught(h.q(sql))).toMatchObject({ code: 'INVALID_QUERY', message, details: { reason: 'unsupported' } });
+    }
+  });
+
+  it('refuses LATERAL references to earlier FROM items (a plain LATERAL subquery runs)', async () => {
+    const e = await caught(h.q('SELECT * FROM t, LATERAL (SELECT t.a + 1 AS b) s'));
+    expect(e).toMatchObject({ code: 'INVALID_QUERY', message: 'LATERAL subqueries that reference earlier FROM items are not supported' });
+    expect(await h.rows('SELECT * FROM (VALUES (1)) v(x), LATERAL (SELECT 2 AS y) s')).toEqual([{ x: 1, y: 2 }]);
+  });
+
+  it('refuses the generate_series forms it does not implement', async () => {
+    const cases: [string, string][] = [
+      ['SELECT * FROM t, generate_series(1, t.a)', 'generate_series arguments that reference FROM items (LATERAL) are not supported'],
+      ['SELECT generate_series(1, a) FROM t', 'generate_series arguments that reference FROM items (LATERAL) are not supported'],
+      ['SELECT generate_series(1, 2), generate_series(1, 3)', 'more than one set-returning function in a select list is not supported'],
+      ['SELECT count(*), generate_series(1, 2) FROM t', 'set-returning functions in the select list of a grouped query are not supported'],
+      ["SELECT * FROM upper('a')", 'function upper() in FROM is not supported'],
+    ];
+    for (const [sql, message] of cases) expect(await caught(h.q(sql))).toMatchObject({ message, details: { reason: 'unsupported' } });
+    expect(await caught(h.q('SELECT * FROM generate_series(1.5, 3)'))).toMatchObject({ code: 'TYPE_MISMATCH', details: { reason: 'unsupported' } });
+  });
+
+  it('refuses array columns in tables', async () => {
+    const e = await caught(h.q('CREATE TABLE arr (id INT, v INT[])'));
+    expect(e.code).toBe('INVALID_QUERY');
+    expect(e.message).toContain('cannot store in a table');
+  });
+});
