@@ -53,7 +53,7 @@ export class ForeignKeys {
   }
 
   /** Reads ahead the parents (by primary key) that checkChild will look up for these rows. */
-  async prefetchParents(table: TableDef, rows: readonly (readonly QValue[])[]): Promise<void> {
+  async prefetchParents(table: TableDef, rows: readonly (readonly QValue[])[], assigned?: ReadonlySet<number>): Promise<void> {
     const work: Promise<void>[] = [];
     for (const c of table.constraints) {
       if (!c.references) continue;
@@ -61,6 +61,7 @@ export class ForeignKeys {
       const refIds = c.references.columnIds;
       if (!parent || !this.byPrimaryKey(parent, refIds)) continue;
       const positions = positionsOf(table, c.columnIds);
+      if (assigned && !positions.some((p) => assigned.has(p))) continue; // an UPDATE not touching the FK columns
       const writer = this.host.writer(parent);
       const keys: Uint8Array[] = [];
       for (const values of rows) {

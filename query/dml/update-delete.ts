@@ -34,11 +34,18 @@ export function update(ast: AstNode, deps: DmlDeps): Promise<QueryResult> {
     const returningEvals = returning?.exprs.map((e) => compile(e, exec)) ?? [];
     const writer = run.writer.writer(table);
     const out: QValue[][] = [];
+    // New values first (SET sees each row as it was), then every check's reads at once, then the checks.
+    const nexts = [];
     for (const row of rows) {
       await prepare(compiled.map((x) => x.c), row, exec);
-      const { key, image, values } = keyOf(row, target.width);
-      const next = [...values];
+      const next = [...keyOf(row, target.width).values];
       for (const s of compiled) next[s.position] = s.c.eval(row);
+      nexts.push(next);
+    }
+    await writer.prefetch(nexts, new Set(sets.map((s) => s.position)));
+    for (const [i, row] of rows.entries()) {
+      const { key, image, values } = keyOf(row, target.width);
+      const next = nexts[i]!;
       await writer.update(key, image, values, next);
       if (returning) out.push(returningRow(returningEvals, [...next, ...row.slice(target.width)]));
     }

@@ -131,14 +131,17 @@ export class TableWriter {
    * Only the state before this statement is cached; this statement's own changes (`pending`)
    * are always consulted first, so results are exactly those of the per-row reads.
    * Prefetch is an optimisation only: on any error the per-row reads stand in.
+   * `assigned` (UPDATE): the column positions the statement sets; checks of other columns do
+   * not run, so nothing is read for them.
    */
-  async prefetch(rows: readonly (readonly QValue[])[]): Promise<void> {
+  async prefetch(rows: readonly (readonly QValue[])[], assigned?: ReadonlySet<number>): Promise<void> {
     if (rows.length < PREFETCH_ROWS_MIN) return;
+    const touches = (positions: readonly number[]): boolean => !assigned || positions.some((p) => assigned.has(p));
     try {
       await Promise.all([
-        this.pkPositions ? this.prefetchKeys(rows.map((r) => this.keyOf(r))) : Promise.resolve(),
-        ...this.uniques.map((u) => this.prefetchIndex(u, rows)),
-        this.statement.fks.prefetchParents(this.def, rows),
+        this.pkPositions && touches(this.pkPositions) ? this.prefetchKeys(rows.map((r) => this.keyOf(r))) : Promise.resolve(),
+        ...this.uniques.filter((u) => touches(u.positions)).map((u) => this.prefetchIndex(u, rows)),
+        this.statement.fks.prefetchParents(this.def, rows, assigned),
       ]);
     } catch {
       // fall back to point reads
