@@ -6,7 +6,7 @@ import type { Log } from '../log/index.js';
 import type { AppliedTracker } from './applied-tracker.js';
 import type { CatalogState } from './catalog-state.js';
 import { idRange, indexPrefix, KeySpace, pkOfRowKey, rowKey } from './keys.js';
-import { mergedRange } from './merged-range.js';
+import { mergedRange, type KeyRange } from './merged-range.js';
 import { PendingOverlay } from './pending-overlay.js';
 import { rowRecordEffects } from './row-ops.js';
 import type { RecordHandoff } from './record-handoff.js';
@@ -159,12 +159,7 @@ export class Sequencer {
         return out;
       },
       async *rows(tableId, bounds = {}) {
-        const whole = idRange(KeySpace.Row, tableId);
-        const range = {
-          gte: bounds.gte ? rowKey(tableId, bounds.gte) : whole.gte,
-          lt: bounds.lt ? rowKey(tableId, bounds.lt) : whole.lt,
-          reverse: bounds.reverse ?? false,
-        };
+        const range = subRange(KeySpace.Row, tableId, bounds, rowKey);
         for await (const batch of mergedRange(store, overlay, range, SCAN_BATCH_ROWS)) {
           yield batch.map(([key, value]) => [pkOfRowKey(key), value] as [Uint8Array, Uint8Array]);
         }
@@ -178,15 +173,9 @@ export class Sequencer {
         }
       },
       async *indexRange(indexId, bounds = {}) {
-        const whole = idRange(KeySpace.IndexEntry, indexId);
-        const range = {
-          gte: bounds.gte ? indexPrefix(indexId, bounds.gte) : whole.gte,
-          lt: bounds.lt ? indexPrefix(indexId, bounds.lt) : whole.lt,
-          reverse: bounds.reverse ?? false,
-        };
-        const prefixLength = whole.gte.length;
+        const range = subRange(KeySpace.IndexEntry, indexId, bounds, indexPrefix);
         for await (const batch of mergedRange(store, overlay, range, SCAN_BATCH_ROWS)) {
-          yield batch.map(([key]) => key.subarray(prefixLength));
+          yield batch.map(([key]) => key.subarray(ID_PREFIX_BYTES));
         }
       },
       sequence: (name) => this.pendingSequences.get(name)?.value ?? catalog.sequence(name),
@@ -201,4 +190,22 @@ export class Sequencer {
     await previous;
     return release;
   }
+}
+
+/** Keys of one table or index start with its key space byte and 4-byte id (keys.ts). */
+const ID_PREFIX_BYTES = 5;
+
+/** The key range of one table's rows or one index's entries, from bounds on what follows the id. */
+function subRange(
+  space: KeySpace,
+  id: number,
+  bounds: { gte?: Uint8Array; lt?: Uint8Array; reverse?: boolean },
+  withPrefix: (id: number, rest: Uint8Array) => Uint8Array,
+): KeyRange {
+  const whole = idRange(space, id);
+  return {
+    gte: bounds.gte ? withPrefix(id, bounds.gte) : whole.gte,
+    lt: bounds.lt ? withPrefix(id, bounds.lt) : whole.lt,
+    reverse: bounds.reverse ?? false,
+  };
 }
