@@ -57,12 +57,19 @@ export async function insertRows(run: DmlRun, table: TableDef, targets: readonly
     });
     const exec = run.exec();
     for (const cells of rows) {
-      const compiled = cells.map((c) => (c === 'default' ? null : compile(c, exec)));
-      await prepare(compiled.filter((c) => c !== null), [], exec);
       const given = new Map<number, QValue>();
-      compiled.forEach((c, i) => {
-        if (c) given.set(targets[i]!, c.eval([]));
+      const computed: { target: number; expr: Expr }[] = [];
+      cells.forEach((c, i) => {
+        if (c === 'default') return;
+        // Literals arrive folded to constants (bulk loads are all literals): no compile per cell.
+        if (c.kind === 'const') given.set(targets[i]!, c.value);
+        else computed.push({ target: targets[i]!, expr: c });
       });
+      if (computed.length > 0) {
+        const compiled = computed.map((x) => compile(x.expr, exec));
+        await prepare(compiled, [], exec);
+        compiled.forEach((c, k) => given.set(computed[k]!.target, c.eval([])));
+      }
       await onRow(fullRow(table, given, defaults, exec));
     }
     return;
