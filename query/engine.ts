@@ -90,14 +90,24 @@ export class SqlEngine {
     if (statement.explain) return explainStatement(this.explainDeps(env), statement);
     if (statement.custom?.kind === 'transaction') return emptyResult(statement.custom.command);
     const deps = { projections: this.deps.projections, types: this.deps.types, env, statement, bindContext: this.bindContext(env, statement) };
-    if (statement.custom) return executeDdl(statement, deps);
+    if (statement.custom) return this.ddl(statement, deps);
     const ast = statement.ast!;
     switch (ast.type) {
       case 'select': return this.select(statement, env);
       case 'insert': return insert(ast, deps);
       case 'update': return update(ast, deps);
       case 'delete': return remove(ast, deps);
-      default: return executeDdl(statement, deps);
+      default: return this.ddl(statement, deps);
+    }
+  }
+
+  /** DDL, then the scan cache lets go of tables that no longer exist (nothing would look them up). */
+  private async ddl(statement: ParsedStatement, deps: Parameters<typeof executeDdl>[1]): Promise<QueryResult> {
+    try {
+      return await executeDdl(statement, deps);
+    } finally {
+      const catalog = this.deps.projections.catalog;
+      this.scanCache?.retain((tableId) => catalog.table(tableId) !== undefined);
     }
   }
 

@@ -69,6 +69,11 @@ export class ScanCache {
     this.counts.fills += 1;
   }
 
+  /** Drops the entries of tables `exists` says are gone (after DROP TABLE). */
+  retain(exists: (tableId: TableId) => boolean): void {
+    for (const tableId of [...this.entries.keys()]) if (!exists(tableId)) this.drop(tableId);
+  }
+
   private drop(tableId: TableId): void {
     const entry = this.entries.get(tableId);
     if (!entry) return;

@@ -100,6 +100,20 @@ describe('scan cache', () => {
     expect(stats.hits).toBeGreaterThan(0);
   }, 120_000);
 
+  it('lets go of a dropped table', async () => {
+    const own = await openSql();
+    try {
+      await own.q('CREATE TABLE gone (id INTEGER PRIMARY KEY, v TEXT)');
+      await own.q(`INSERT INTO gone VALUES ${Array.from({ length: 20 }, (_, i) => `(${i}, 'v${i}')`).join(', ')}`);
+      await own.q('SELECT count(*) FROM gone');
+      expect(own.engine.scanCacheStats()).toMatchObject({ fills: 1, tables: 1, rows: 20 });
+      await own.q('DROP TABLE gone');
+      expect(own.engine.scanCacheStats()).toMatchObject({ tables: 0, rows: 0 });
+    } finally {
+      await own.close();
+    }
+  });
+
   it('a table larger than the budget is never cached, and still read right', async () => {
     const small = await openSql({ limits: { ...DEFAULT_SQL_LIMITS, scanCacheRowsMax: 10 } });
     try {
