@@ -10,7 +10,10 @@ import {
   openStateStore, prepareDataDir, Projections, rebuildProjections, TablesProjection,
   type DataDirLayout, type StateStore,
 } from '../projections/index.js';
-import { createHttpServer, createOpsServer, connectionGauge, listen, loadAdminKey, queryRoutes, settingLabel, withAuth, type EngineStatus } from '../protocols/index.js';
+import {
+  createHttpServer, createOpsServer, connectionGauge, explainRoutes, listen, loadAdminKey, queryRoutes,
+  settingLabel, streamRoutes, withAuth, type EngineStatus,
+} from '../protocols/index.js';
 import { SqlEngine, typeSystem, type SqlLimits } from '../query/index.js';
 import type { AppCommands, InspectReport, ReplayProgress, ReplayReport, ServeHandle } from './app-types.js';
 import { SVC_VERSION } from '../core/version.js';
@@ -67,7 +70,12 @@ export async function startServer(config: Config, rootLogger: PinoLogger): Promi
     storageHealthy: () => projections.healthy && log.healthy,
   };
   const engine = new SqlEngine({ projections, types: typeSystem, logger: logger.child({ component: 'sql' }), limits: sqlLimitsOf(config) });
-  const http = createHttpServer({ config, logger: rootLogger, status, plugins: [withAuth(adminKey, queryRoutes({ engine, limits: config }))] });
+  const plugins = [
+    queryRoutes({ engine, limits: config }),
+    explainRoutes({ engine, limits: config }),
+    streamRoutes({ engine, limits: config }),
+  ].map((plugin) => withAuth(adminKey, plugin));
+  const http = createHttpServer({ config, logger: rootLogger, status, plugins });
   const ops = config.opsPort === 0 ? null : createOpsServer({ config, logger: rootLogger, status, connections: connectionGauge(http.server) });
 
   let closing: Promise<void> | null = null;
