@@ -11,3 +11,5 @@ export { authenticate, presentedKey, withAuth } from './auth/authenticate.js';
 export { queryRoutes, type QueryRouteLimits } from './http/query-routes.js';
 export { explainRoutes } from './http/explain-routes.js';
 export { streamRoutes, type StreamRouteLimits } from './http/stream-routes.js';
+export { asyncQueryRoutes } from './http/async-query-routes.js';
+export { AsyncQueries, type AsyncQueryDeps, type AsyncQueryLimits } from './http/async-queries.js';
