@@ -10,7 +10,10 @@ import {
   openStateStore, prepareDataDir, Projections, rebuildProjections, TablesProjection,
   type DataDirLayout, type StateStore,
 } from '../projections/index.js';
-import { createHttpServer, createOpsServer, connectionGauge, listen, loadAdminKey, queryRoutes, settingLabel, withAuth, type EngineStatus } from '../protocols/index.js';
+import {
+  API_PREFIX, AsyncQueries, asyncQueryRoutes, createHttpServer, createOpsServer, connectionGauge, explainRoutes, listen, loadAdminKey, queryRoutes,
+  settingLabel, streamRoutes, withAuth, type EngineStatus,
+} from '../protocols/index.js';
 import { SqlEngine, typeSystem, type SqlLimits } from '../query/index.js';
 import type { AppCommands, InspectReport, ReplayProgress, ReplayReport, ServeHandle } from './app-types.js';
 import { SVC_VERSION } from '../core/version.js';
@@ -67,7 +70,16 @@ export async function startServer(config: Config, rootLogger: PinoLogger): Promi
     storageHealthy: () => projections.healthy && log.healthy,
   };
   const engine = new SqlEngine({ projections, types: typeSystem, logger: logger.child({ component: 'sql' }), limits: sqlLimitsOf(config) });
-  const http = createHttpServer({ config, logger: rootLogger, status, plugins: [withAuth(adminKey, queryRoutes({ engine, limits: config }))] });
+  const asyncQueries = new AsyncQueries({
+    engine, limits: config, logger: logger.child({ component: 'async-queries' }), statusPath: (id) => `${API_PREFIX}/query/${id}`,
+  });
+  const plugins = [
+    queryRoutes({ engine, limits: config }),
+    explainRoutes({ engine, limits: config }),
+    streamRoutes({ engine, limits: config }),
+    asyncQueryRoutes({ queries: asyncQueries, limits: config }),
+  ].map((plugin) => withAuth(adminKey, plugin));
+  const http = createHttpServer({ config, logger: rootLogger, status, plugins });
   const ops = config.opsPort === 0 ? null : createOpsServer({ config, logger: rootLogger, status, connections: connectionGauge(http.server) });
 
   let closing: Promise<void> | null = null;
@@ -77,7 +89,7 @@ export async function startServer(config: Config, rootLogger: PinoLogger): Promi
       caughtUp = false;
       // Stop accepting and let in-flight requests (and so their writes) finish, then stop applying
       // and flush the log: every acknowledged write is durable before the process exits.
-      await Promise.all([http.close(), ops?.close()]);
+      await Promise.all([http.close(), ops?.close(), asyncQueries.close()]);
       await projections.stop();
       await log.close();
       await store.close();

@@ -10,6 +10,8 @@ export const REDACT_PATHS: readonly string[] = [
   'headers["api-key"]',
   'apiKey',
   'config.apiKey',
+  'asyncQueryCallbackSecret',
+  'config.asyncQueryCallbackSecret',
   'vector',
   '*.vector',
 ];

@@ -28,6 +28,7 @@ export const ERROR_CODES = [
   'CONFIG_INVALID',
   'LIMIT_EXCEEDED',
   'SHUTTING_DOWN',
+  'INVALID_STATE',
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];

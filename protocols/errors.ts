@@ -33,6 +33,8 @@ export const HTTP_STATUS_BY_CODE: Readonly<Record<ErrorCode, number>> = Object.f
   // A request asked for more than a configured limit allows (ids per fetch, rows per page...).
   LIMIT_EXCEEDED: 400,
   SHUTTING_DOWN: 503,
+  // The resource exists but its state refuses the operation (cancel of a finished async query).
+  INVALID_STATE: 409,
 });
 
 /**

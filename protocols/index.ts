@@ -9,3 +9,7 @@ export { listen, settingLabel, type ListenOptions } from './listen.js';
 export { loadAdminKey, type AdminKey } from './auth/admin-key.js';
 export { authenticate, presentedKey, withAuth } from './auth/authenticate.js';
 export { queryRoutes, type QueryRouteLimits } from './http/query-routes.js';
+export { explainRoutes } from './http/explain-routes.js';
+export { streamRoutes, type StreamRouteLimits } from './http/stream-routes.js';
+export { asyncQueryRoutes } from './http/async-query-routes.js';
+export { AsyncQueries, type AsyncQueryDeps, type AsyncQueryLimits } from './http/async-queries.js';

@@ -11,6 +11,7 @@ import { parseSql, type ParsedStatement } from './parse/index.js';
 import { convertParams, newBindContext, PlanCache, prepareQuery, type PreparedQuery } from './prepare.js';
 import { emptyResult, RowConverter, type QueryResult } from './result.js';
 import { execContext, pullRows, withSnapshot } from './run-query.js';
+import { checkContinue, run } from './exec/index.js';
 import { ScanCache } from './exec/scan-cache.js';
 import type { SqlEngineDeps, StatementEnv } from './statement.js';
 
@@ -21,6 +22,21 @@ export interface ExecuteOptions {
   readonly signal?: AbortSignal;
   readonly tenant: string;
 }
+
+export interface StreamOptions {
+  readonly params?: readonly unknown[];
+  readonly timeoutMs: number;
+  readonly signal?: AbortSignal;
+  readonly tenant: string;
+  /** Rows per onBatch call (the last batch may be smaller). */
+  readonly batchRows: number;
+}
+
+/** A streamed result: what QueryResult says, without the rows (they went to onBatch). */
+export type StreamResult = Omit<QueryResult, 'rows'>;
+
+/** Receives a batch of JSON-ready rows; resolving false stops the query (backpressure by awaiting). */
+export type OnBatch = (rows: Record<string, unknown>[]) => boolean | void | Promise<boolean | void>;
 
 /**
  * The SQL engine: parse -> bind -> plan -> optimize -> execute over the projections, writes
@@ -60,6 +76,60 @@ export class SqlEngine {
       throw new SvcError('INVALID_QUERY', 'EXPLAIN takes exactly one SELECT statement', {});
     }
     return explainQuery(this.explainDeps(env), statements[0]!, { analyze: options.analyze ?? false, format: options.format ?? 'json' });
+  }
+
+  /**
+   * Runs SQL and hands its rows to `onBatch`, `batchRows` at a time, awaiting each call: one SELECT
+   * is pulled from its plan as the caller consumes it, so at most one batch is held, whatever the
+   * result size (not capped by resultRowsMax). Anything else runs as execute() does (its rows, e.g.
+   * RETURNING, are bounded by its own limits) and its rows are handed over in batches.
+   */
+  async stream(sql: string, options: StreamOptions, onBatch: OnBatch): Promise<StreamResult> {
+    const env = this.envOf(sql, { ...options, maxRows: this.limits.resultRowsMax });
+    const statements = parseSql(sql);
+    const only = statements.length === 1 ? statements[0]! : null;
+    if (only?.ast?.type !== 'select' || only.explain || only.custom) {
+      const { rows, ...result } = await this.execute(sql, { ...options, maxRows: this.limits.resultRowsMax });
+      for (let at = 0; at < rows.length; at += options.batchRows) {
+        const more = (await onBatch(rows.slice(at, at + options.batchRows))) !== false;
+        if (!more) return { ...result, truncated: result.truncated || at + options.batchRows < rows.length };
+      }
+      return result;
+    }
+    const prepared = this.prepared(only, env);
+    const { types } = this.deps;
+    const params = convertParams(types, prepared.paramTypes, env.params);
+    const converter = new RowConverter(types, prepared.names, prepared.plan.columns.map((c) => c.type));
+    let rowCount = 0;
+    const truncated = await withSnapshot(this.deps.projections.store, async (source) => {
+      const ctx = execContext({ types, source, params, deadlineMs: env.deadlineMs, signal: env.signal, stats: null, materializedRowsMax: env.limits.materializedRowsMax, scanCache: env.scanCache });
+      let batch: Record<string, unknown>[] = [];
+      const flush = async (): Promise<boolean> => {
+        const rows = batch;
+        batch = [];
+        rowCount += rows.length;
+        const more = (await onBatch(rows)) !== false;
+        if (more) checkContinue(ctx);
+        return more;
+      };
+      for await (const rows of run(prepared.plan, ctx)) {
+        for (const row of rows) {
+          // A full batch goes when the next row exists: a false from it then means rows were left.
+          if (batch.length >= options.batchRows && !(await flush())) return true;
+          batch.push(converter.convert(row));
+        }
+      }
+      // The last batch: a false from it leaves no row unread.
+      if (batch.length > 0) await flush();
+      return false;
+    });
+    return {
+      command: 'SELECT',
+      columns: prepared.plan.columns.map((c, i) => ({ name: prepared.names[i]!, type: types.typeText(c.type), nullable: c.nullable })),
+      rowCount,
+      affectedRows: null,
+      truncated,
+    };
   }
 
   private envOf(sql: string, options: ExecuteOptions): StatementEnv {

@@ -1,0 +1,239 @@
+import { SvcError, type ErrorCode, type ErrorDetails } from '../../core/errors.js';
+import { DEFAULT_TENANT } from '../../core/catalog.js';
+import { newUlid } from '../../core/ids.js';
+import type { Logger } from '../../core/logger.js';
+import type { ResultColumn, SqlEngine } from '../../query/index.js';
+import { toSvcError } from '../errors.js';
+import { deliverCallback } from './async-callback.js';
+import { isFinished, nextStatus, type AsyncQueryEvent, type AsyncQueryStatus } from './async-state.js';
+
+/** Rows per engine batch: how often `progress` moves and a cancel is noticed between batches. */
+const PROGRESS_BATCH_ROWS = 1000;
+/** Weight of the newest run in estimated_time_ms (an exponential moving average). */
+const ESTIMATE_WEIGHT = 0.2;
+
+export interface AsyncQueryLimits {
+  readonly asyncQueriesMax: number;
+  readonly asyncQueryConcurrencyMax: number;
+  readonly asyncQueryRetentionMs: number;
+  readonly asyncQueryCallbackTimeoutMs: number;
+  readonly asyncQueryCallbackSecret: string | undefined;
+}
+
+export interface AsyncQueryDeps {
+  readonly engine: SqlEngine;
+  readonly limits: AsyncQueryLimits;
+  readonly logger: Logger;
+  /** The path of GET /query/{id} (the spec's status_url). */
+  statusPath(id: string): string;
+  /** Epoch ms; tests may pass their own clock. */
+  now?(): number;
+}
+
+export interface AsyncQueryInput {
+  readonly sql: string;
+  readonly params: readonly unknown[];
+  readonly timeoutMs: number;
+  readonly maxRows: number;
+  readonly callbackUrl: string | null;
+}
+
+interface Entry {
+  readonly id: string;
+  readonly input: AsyncQueryInput;
+  readonly abort: AbortController;
+  readonly createdAtMs: number;
+  status: AsyncQueryStatus;
+  startedAtMs: number | null;
+  finishedAtMs: number | null;
+  rows: Record<string, unknown>[];
+  metadata: Record<string, unknown> | null;
+  error: { code: ErrorCode; message: string; details: ErrorDetails } | null;
+  expiry: NodeJS.Timeout | null;
+}
+
+const iso = (ms: number | null): string | undefined => (ms === null ? undefined : new Date(ms).toISOString());
+
+/**
+ * Async queries (POST /query/async): a bounded table of records, at most asyncQueryConcurrencyMax
+ * running (the rest pending, first come first served), finished ones kept asyncQueryRetentionMs.
+ * Records live in memory: a restart forgets them (docs/api.md).
+ */
+export class AsyncQueries {
+  private readonly entries = new Map<string, Entry>();
+  private readonly queue: Entry[] = [];
+  private readonly running = new Set<Promise<void>>();
+  private readonly deliveries = new Set<Promise<boolean>>();
+  private readonly closed = new AbortController();
+  private readonly now: () => number;
+  private estimateMs = 0;
+
+  constructor(private readonly deps: AsyncQueryDeps) {
+    this.now = deps.now ?? Date.now;
+  }
+
+  /** Accepts a query as pending (and starts it when a slot is free); the creation view. */
+  submit(input: AsyncQueryInput): Record<string, unknown> {
+    if (this.closed.signal.aborted) throw new SvcError('SHUTTING_DOWN', 'the server is shutting down; retry on another instance or after restart');
+    this.makeRoom();
+    const entry: Entry = {
+      id: newUlid(), input, abort: new AbortController(), createdAtMs: this.now(), status: 'pending',
+      startedAtMs: null, finishedAtMs: null, rows: [], metadata: null, error: null, expiry: null,
+    };
+    this.entries.set(entry.id, entry);
+    this.queue.push(entry);
+    this.startQueued();
+    return { query_id: entry.id, status: 'pending', status_url: this.deps.statusPath(entry.id), estimated_time_ms: Math.round(this.estimateMs) };
+  }
+
+  /** The record as GET /query/{id} shows it. */
+  get(id: string): Record<string, unknown> {
+    return this.view(this.entryOf(id));
+  }
+
+  /** DELETE /query/{id}: a pending or running query becomes cancelled; a finished one is an INVALID_STATE. */
+  cancel(id: string): Record<string, unknown> {
+    const entry = this.entryOf(id);
+    if (!this.move(entry, 'cancel')) {
+      throw new SvcError('INVALID_STATE', `query ${id} is already ${entry.status} and cannot be cancelled`, { query_id: id, status: entry.status });
+    }
+    entry.abort.abort();
+    const at = this.queue.indexOf(entry);
+    if (at >= 0) this.queue.splice(at, 1);
+    return { query_id: id, status: entry.status, cancelled_at: iso(entry.finishedAtMs) };
+  }
+
+  /** Stops everything: running queries are aborted, pending ones never start, no more callbacks. */
+  async close(): Promise<void> {
+    this.closed.abort();
+    this.queue.length = 0;
+    for (const entry of this.entries.values()) {
+      entry.abort.abort();
+      if (entry.expiry) clearTimeout(entry.expiry);
+    }
+    await Promise.allSettled([...this.running, ...this.deliveries]);
+    this.entries.clear();
+  }
+
+  private entryOf(id: string): Entry {
+    const entry = this.entries.get(id);
+    if (!entry) throw new SvcError('NOT_FOUND', `async query ${id} does not exist (or its record has expired)`, { query_id: id });
+    return entry;
+  }
+
+  /** When the table is full, the oldest finished record goes; with none finished the request is refused. */
+  private makeRoom(): void {
+    if (this.entries.size < this.deps.limits.asyncQueriesMax) return;
+    let oldest: Entry | null = null;
+    for (const entry of this.entries.values()) {
+      if (entry.finishedAtMs !== null && (oldest === null || entry.finishedAtMs < oldest.finishedAtMs!)) oldest = entry;
+    }
+    if (oldest) return this.forget(oldest);
+    const deadlines = [...this.entries.values()].filter((e) => e.startedAtMs !== null).map((e) => e.startedAtMs! + e.input.timeoutMs);
+    const max = this.deps.limits.asyncQueriesMax;
+    throw new SvcError('RATE_LIMIT_EXCEEDED', `${max} async queries are unfinished (asyncQueriesMax); retry when one has finished`, {
+      limit: max,
+      remaining: 0,
+      reset_at: new Date(deadlines.length > 0 ? Math.min(...deadlines) : this.now()).toISOString(),
+    });
+  }
+
+  private forget(entry: Entry): void {
+    if (entry.expiry) clearTimeout(entry.expiry);
+    this.entries.delete(entry.id);
+  }
+
+  /** The one place a status changes (through the state machine), with the time it did. */
+  private move(entry: Entry, event: AsyncQueryEvent): boolean {
+    const next = nextStatus(entry.status, event);
+    if (next === null) return false;
+    entry.status = next;
+    if (next === 'running') entry.startedAtMs = this.now();
+    if (isFinished(next)) this.finished(entry);
+    return true;
+  }
+
+  private finished(entry: Entry): void {
+    entry.finishedAtMs = this.now();
+    if (entry.status !== 'completed') entry.rows = [];
+    entry.expiry = setTimeout(() => this.forget(entry), this.deps.limits.asyncQueryRetentionMs);
+    entry.expiry.unref();
+    if (entry.input.callbackUrl !== null) this.deliver(entry, entry.input.callbackUrl);
+  }
+
+  private deliver(entry: Entry, url: string): void {
+    const delivery = deliverCallback(url, this.view(entry), entry.id, {
+      timeoutMs: this.deps.limits.asyncQueryCallbackTimeoutMs,
+      secret: this.deps.limits.asyncQueryCallbackSecret ?? null,
+      signal: this.closed.signal,
+      logger: this.deps.logger,
+    });
+    this.deliveries.add(delivery);
+    void delivery.finally(() => this.deliveries.delete(delivery));
+  }
+
+  private startQueued(): void {
+    while (this.running.size < this.deps.limits.asyncQueryConcurrencyMax && this.queue.length > 0) {
+      const entry = this.queue.shift()!;
+      if (!this.move(entry, 'start')) continue;
+      const run = this.run(entry).finally(() => {
+        this.running.delete(run);
+        if (!this.closed.signal.aborted) this.startQueued();
+      });
+      this.running.add(run);
+    }
+  }
+
+  private async run(entry: Entry): Promise<void> {
+    const { input } = entry;
+    const started = performance.now();
+    let columns: ResultColumn[] = [];
+    try {
+      const result = await this.deps.engine.stream(
+        input.sql,
+        { params: input.params, timeoutMs: input.timeoutMs, signal: entry.abort.signal, tenant: DEFAULT_TENANT, batchRows: PROGRESS_BATCH_ROWS },
+        (batch) => this.collect(entry, batch),
+      );
+      columns = result.columns;
+      const elapsedMs = performance.now() - started;
+      entry.metadata = {
+        columns, row_count: entry.rows.length, execution_time_ms: Math.round(elapsedMs), query_id: entry.id,
+        command: result.command, affected_rows: result.affectedRows, truncated: result.truncated,
+      };
+      this.estimateMs = this.estimateMs === 0 ? elapsedMs : this.estimateMs * (1 - ESTIMATE_WEIGHT) + elapsedMs * ESTIMATE_WEIGHT;
+      this.move(entry, 'complete');
+    } catch (error) {
+      this.failed(entry, error);
+    }
+  }
+
+  /** Keeps rows up to max_rows; false (stop the query) once a row past it is seen. */
+  private collect(entry: Entry, batch: Record<string, unknown>[]): boolean {
+    const room = entry.input.maxRows - entry.rows.length;
+    for (let i = 0; i < Math.min(room, batch.length); i++) entry.rows.push(batch[i]!);
+    return batch.length <= room;
+  }
+
+  private failed(entry: Entry, error: unknown): void {
+    if (entry.status !== 'running') return; // cancelled meanwhile: the abort is what ended it
+    const svcError = toSvcError(error, { bodyLimitBytes: 0 });
+    if (svcError.code === 'INTERNAL_ERROR') this.deps.logger.error({ err: error, query_id: entry.id }, 'async query failed');
+    entry.error = { code: svcError.code, message: svcError.message, details: svcError.details };
+    this.move(entry, 'fail');
+  }
+
+  private view(entry: Entry): Record<string, unknown> {
+    const out: Record<string, unknown> = {
+      query_id: entry.id,
+      status: entry.status,
+      status_url: this.deps.statusPath(entry.id),
+      created_at: iso(entry.createdAtMs),
+    };
+    if (entry.startedAtMs !== null) out.started_at = iso(entry.startedAtMs);
+    if (entry.status === 'running') out.progress = entry.rows.length;
+    if (entry.status === 'completed') Object.assign(out, { completed_at: iso(entry.finishedAtMs), data: entry.rows, metadata: entry.metadata });
+    if (entry.status === 'failed') Object.assign(out, { failed_at: iso(entry.finishedAtMs), error: entry.error });
+    if (entry.status === 'cancelled') out.cancelled_at = iso(entry.finishedAtMs);
+    return out;
+  }
+}

@@ -1,0 +1,84 @@
+import type { FastifyPluginAsync } from 'fastify';
+import { SvcError } from '../../core/errors.js';
+import type { AsyncQueries } from './async-queries.js';
+import { MALFORMED_REQUEST_CODE } from '../errors.js';
+import type { QueryRouteLimits } from './query-routes.js';
+
+/** Async queries are for what should not hold a request open: 5 minutes, not POST /query's 30 s (docs/api.md). */
+export const ASYNC_TIMEOUT_MS_DEFAULT = 300_000;
+/** POST /query's default max_rows. */
+const MAX_ROWS_DEFAULT = 10_000;
+const CALLBACK_URL_LENGTH_MAX = 2048;
+
+interface AsyncBody {
+  sql: string;
+  params?: unknown[];
+  timeout_ms: number;
+  max_rows: number;
+  callback_url?: string;
+}
+
+function bodySchema(limits: QueryRouteLimits) {
+  return {
+    type: 'object',
+    required: ['sql'],
+    additionalProperties: false,
+    properties: {
+      sql: { type: 'string', minLength: 1, maxLength: limits.maxQuerySizeBytes },
+      params: { type: 'array' },
+      timeout_ms: { type: 'integer', minimum: 1, maximum: limits.queryTimeoutMsMax, default: Math.min(ASYNC_TIMEOUT_MS_DEFAULT, limits.queryTimeoutMsMax) },
+      max_rows: { type: 'integer', minimum: 1, maximum: limits.maxResultRows, default: Math.min(MAX_ROWS_DEFAULT, limits.maxResultRows) },
+      callback_url: { type: 'string', pattern: '^https?://', maxLength: CALLBACK_URL_LENGTH_MAX },
+    },
+  } as const;
+}
+
+/** Query ids are ULIDs; anything else cannot name a record (and is answered 404 as well). */
+const idParams = {
+  type: 'object',
+  required: ['query_id'],
+  additionalProperties: false,
+  properties: { query_id: { type: 'string', minLength: 1, maxLength: 64 } },
+} as const;
+
+const createdSchema = {
+  type: 'object',
+  required: ['query_id', 'status', 'status_url', 'estimated_time_ms'],
+  properties: {
+    query_id: { type: 'string' },
+    status: { type: 'string' },
+    status_url: { type: 'string' },
+    estimated_time_ms: { type: 'integer' },
+  },
+} as const;
+
+const cancelledSchema = {
+  type: 'object',
+  required: ['query_id', 'status', 'cancelled_at'],
+  properties: { query_id: { type: 'string' }, status: { type: 'string' }, cancelled_at: { type: 'string' } },
+} as const;
+
+function checkedCallbackUrl(raw: string | undefined): string | null {
+  if (raw === undefined) return null;
+  if (!URL.canParse(raw)) {
+    throw new SvcError(MALFORMED_REQUEST_CODE, 'body.callback_url is not a valid http(s) URL', { reason: 'schema_validation', location: 'body', field: 'callback_url' });
+  }
+  return raw;
+}
+
+/** POST /query/async, GET /query/{query_id}, DELETE /query/{query_id} (under /api/v1). */
+export function asyncQueryRoutes(options: { queries: AsyncQueries; limits: QueryRouteLimits }): FastifyPluginAsync {
+  const { queries } = options;
+  return async (app) => {
+    app.post<{ Body: AsyncBody }>('/query/async', { schema: { body: bodySchema(options.limits), response: { 202: createdSchema } } }, async (request, reply) => {
+      const body = request.body;
+      const callbackUrl = checkedCallbackUrl(body.callback_url);
+      const created = queries.submit({ sql: body.sql, params: body.params ?? [], timeoutMs: body.timeout_ms, maxRows: body.max_rows, callbackUrl });
+      return reply.code(202).header('location', created.status_url as string).send(created);
+    });
+    app.get<{ Params: { query_id: string } }>('/query/:query_id', { schema: { params: idParams } }, async (request) => queries.get(request.params.query_id));
+    app.delete<{ Params: { query_id: string } }>('/query/:query_id', { schema: { params: idParams, response: { 200: cancelledSchema } } }, async (request) =>
+      queries.cancel(request.params.query_id),
+    );
+  };
+}

@@ -1,0 +1,81 @@
+import type { FastifyPluginAsync } from 'fastify';
+import { DEFAULT_TENANT } from '../../core/catalog.js';
+import type { SqlEngine } from '../../query/index.js';
+import type { QueryRouteLimits } from './query-routes.js';
+
+/** POST /query's default; with analyze the query runs, and so has a deadline. */
+const TIMEOUT_MS_DEFAULT = 30_000;
+
+type Format = 'json' | 'text' | 'yaml';
+
+interface ExplainBody {
+  sql: string;
+  params?: unknown[];
+  analyze: boolean;
+  format: Format;
+  timeout_ms: number;
+}
+
+function bodySchema(limits: QueryRouteLimits) {
+  return {
+    type: 'object',
+    required: ['sql'],
+    additionalProperties: false,
+    properties: {
+      sql: { type: 'string', minLength: 1, maxLength: limits.maxQuerySizeBytes },
+      params: { type: 'array' },
+      analyze: { type: 'boolean', default: false },
+      format: { type: 'string', enum: ['json', 'text', 'yaml'], default: 'json' },
+      timeout_ms: { type: 'integer', minimum: 1, maximum: limits.queryTimeoutMsMax, default: Math.min(TIMEOUT_MS_DEFAULT, limits.queryTimeoutMsMax) },
+    },
+  } as const;
+}
+
+const responseSchema = {
+  200: {
+    type: 'object',
+    required: ['plan', 'planning_time_ms'],
+    properties: {
+      // json: the plan object tree (node fields vary by node type); text and yaml: a string.
+      plan: {},
+      planning_time_ms: { type: 'number' },
+      execution_time_ms: { type: 'number' },
+    },
+  },
+} as const;
+
+/**
+ * POST /query/explain (under /api/v1): the plan of one SELECT. `plan` is in the requested
+ * format: the spec's plan object for json, PostgreSQL's EXPLAIN text or YAML as one string.
+ */
+export function explainRoutes(options: { engine: SqlEngine; limits: QueryRouteLimits }): FastifyPluginAsync {
+  const schema = { body: bodySchema(options.limits), response: responseSchema };
+  return async (app) => {
+    app.post<{ Body: ExplainBody }>('/query/explain', { schema }, async (request, reply) => {
+      const body = request.body;
+      const abort = new AbortController();
+      const onClose = (): void => {
+        if (!reply.raw.writableFinished) abort.abort();
+      };
+      reply.raw.once('close', onClose);
+      try {
+        const result = await options.engine.explain(body.sql, {
+          params: body.params ?? [],
+          analyze: body.analyze,
+          format: body.format,
+          timeoutMs: body.timeout_ms,
+          signal: abort.signal,
+          tenant: DEFAULT_TENANT,
+        });
+        const plan = body.format === 'text' ? result.text : body.format === 'yaml' ? result.yaml : result.plan;
+        return reply.code(200).send({
+          plan,
+          planning_time_ms: result.planning_time_ms,
+          ...(result.execution_time_ms !== undefined ? { execution_time_ms: result.execution_time_ms } : {}),
+        });
+      } finally {
+        reply.raw.off('close', onClose);
+      }
+    });
+  };
+}

@@ -1,0 +1,122 @@
+import type { ServerResponse } from 'node:http';
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import { DEFAULT_TENANT } from '../../core/catalog.js';
+import type { SqlEngine } from '../../query/index.js';
+import { errorEnvelope, httpStatusOf, toSvcError } from '../errors.js';
+import type { QueryRouteLimits } from './query-routes.js';
+
+export const NDJSON = 'application/x-ndjson';
+
+/** Rows per write (docs/api.md): big enough to amortize a syscall, small enough to reach the client soon. */
+export const STREAM_BATCH_SIZE_DEFAULT = 1000;
+export const STREAM_BATCH_SIZE_MAX = 10_000;
+const TIMEOUT_MS_DEFAULT = 30_000;
+
+export interface StreamRouteLimits extends QueryRouteLimits {
+  readonly bodyLimitBytes: number;
+}
+
+interface StreamBody {
+  sql: string;
+  params?: unknown[];
+  batch_size: number;
+  timeout_ms: number;
+}
+
+function bodySchema(limits: QueryRouteLimits) {
+  return {
+    type: 'object',
+    required: ['sql'],
+    additionalProperties: false,
+    properties: {
+      sql: { type: 'string', minLength: 1, maxLength: limits.maxQuerySizeBytes },
+      params: { type: 'array' },
+      batch_size: { type: 'integer', minimum: 1, maximum: STREAM_BATCH_SIZE_MAX, default: STREAM_BATCH_SIZE_DEFAULT },
+      timeout_ms: { type: 'integer', minimum: 1, maximum: limits.queryTimeoutMsMax, default: Math.min(TIMEOUT_MS_DEFAULT, limits.queryTimeoutMsMax) },
+    },
+  } as const;
+}
+
+/** Resolves when the socket can take more, the client left, the query was aborted, or its deadline passed. */
+function writable(res: ServerResponse, signal: AbortSignal, deadlineMs: number): Promise<void> {
+  return new Promise((resolve) => {
+    const done = (): void => {
+      clearTimeout(timer);
+      res.off('drain', done);
+      res.off('close', done);
+      signal.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, Math.max(0, deadlineMs - Date.now()) + 1);
+    res.once('drain', done);
+    res.once('close', done);
+    signal.addEventListener('abort', done, { once: true });
+  });
+}
+
+/** Switches the reply to a raw NDJSON response, keeping the headers hooks set (X-Request-ID). */
+function startNdjson(reply: FastifyReply): ServerResponse {
+  reply.hijack();
+  for (const [name, value] of Object.entries(reply.getHeaders())) if (value !== undefined) reply.raw.setHeader(name, value);
+  reply.raw.writeHead(200, { 'content-type': `${NDJSON}; charset=utf-8` });
+  return reply.raw;
+}
+
+/** After the first line is sent the status is fixed: an error is one last line, the envelope. */
+function endWithError(error: unknown, request: FastifyRequest, res: ServerResponse, limits: StreamRouteLimits, rows: number): void {
+  const svcError = toSvcError(error, { bodyLimitBytes: limits.bodyLimitBytes });
+  if (res.destroyed || res.writableEnded) {
+    // The client left: make sure the socket goes too (a half-closed one would keep the server's close waiting).
+    res.destroy();
+    request.log.info({ reason: 'client_closed', rows }, 'query stream stopped');
+    return;
+  }
+  const status = httpStatusOf(svcError.code);
+  if (status >= 500) request.log.error({ err: error, code: svcError.code, rows }, 'query stream failed');
+  else request.log.info({ code: svcError.code, reason: svcError.message, rows }, 'query stream failed');
+  res.end(`${JSON.stringify(errorEnvelope(svcError, request.id))}\n`);
+}
+
+/**
+ * POST /query/stream (under /api/v1): one JSON row object per line, written every batch_size rows
+ * as the client reads them (at most one batch in memory). The query stops when the client leaves.
+ */
+export function streamRoutes(options: { engine: SqlEngine; limits: StreamRouteLimits }): FastifyPluginAsync {
+  const schema = { body: bodySchema(options.limits) };
+  return async (app) => {
+    app.post<{ Body: StreamBody }>('/query/stream', { schema }, async (request, reply) => {
+      const body = request.body;
+      const abort = new AbortController();
+      const onClose = (): void => {
+        if (!reply.raw.writableFinished) abort.abort();
+      };
+      reply.raw.once('close', onClose);
+      const deadlineMs = Date.now() + body.timeout_ms;
+      let res: ServerResponse | null = null;
+      let rows = 0;
+      try {
+        await options.engine.stream(
+          body.sql,
+          { params: body.params ?? [], timeoutMs: body.timeout_ms, signal: abort.signal, tenant: DEFAULT_TENANT, batchRows: body.batch_size },
+          async (batch) => {
+            res ??= startNdjson(reply);
+            rows += batch.length;
+            let text = '';
+            for (const row of batch) text += `${JSON.stringify(row)}\n`;
+            if (!res.write(text)) await writable(res, abort.signal, deadlineMs);
+          },
+        );
+      } catch (error) {
+        if (res === null) throw error;
+        endWithError(error, request, res, options.limits, rows);
+        return reply;
+      } finally {
+        reply.raw.off('close', onClose);
+      }
+      if (res === null) return reply.code(200).type(`${NDJSON}; charset=utf-8`).send('');
+      (res as ServerResponse).end();
+      request.log.debug({ rows }, 'query stream completed');
+      return reply;
+    });
+  };
+}
