@@ -54,7 +54,7 @@ export function intAvgState(): AggregateState {
 
 /** sum(float8) and avg(float4/float8). */
 export function floatSumState(average: boolean): AggregateState {
-  let sum = 0;
+  let sum = -0; // the IEEE identity of +: sum(-0) is -0, as in PostgreSQL
   let n = 0;
   return {
     step: (args) => {

@@ -127,7 +127,8 @@ export class AstTemplateCache<T> {
   parse(tokens: readonly Token[], parse: (tokens: readonly Token[]) => TemplateParse<T>, withAst: (parsed: T, ast: unknown) => T): T {
     if (tokens.length > this.tokensMax) return parse(tokens).parsed;
     const classes = tokens.map(classOf);
-    const key = tokens.map((t, i) => classes[i] ?? `${t.kind}:${t.kind === 'ident' ? t.value : t.text}`).join('\u0000');
+    // Spacing is part of the shape: the parser reads `-7` as the number -7 but `- 7` as minus 7.
+    const key = tokens.map((t, i) => `${i > 0 && tokens[i - 1]!.end === t.start ? '' : ' '}${classes[i] ?? `${t.kind}:${t.kind === 'ident' ? t.value : t.text}`}`).join('\u0000');
     const cached = this.entries.get(key);
     if (cached === false) {
       this.counts.untemplated += 1;

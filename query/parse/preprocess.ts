@@ -1,6 +1,6 @@
 import { rewriteNotPrecedence } from './not-precedence.js';
 import { leftOperand, matchForward, PREC, rightOperand, type Tok } from './operands.js';
-import { LIMIT_PARAM_BASE, parenthesizeJoinConditions, quote, rewriteCrossJoins, rewriteLimitExpressions, synth, WINDOW_FN, wrapParenthesizedSetOps, wrapWindowCalls } from './query-rewrites.js';
+import { LIMIT_PARAM_BASE, limitBeforeOffset, parenthesizeJoinConditions, quote, rewriteCrossJoins, rewriteLimitExpressions, synth, WINDOW_FN, wrapParenthesizedSetOps, wrapWindowCalls } from './query-rewrites.js';
 import { tokenize, type Token } from './tokens.js';
 
 export { LIMIT_PARAM_BASE, WINDOW_FN };
@@ -91,7 +91,7 @@ export function rewrite(tokens: readonly Token[]): Rewritten {
   toks = wrapWindowCalls(toks);
   toks = wrapParenthesizedSetOps(toks);
   const limitExprs: string[] = [];
-  toks = rewriteLimitExpressions(toks, limitExprs);
+  toks = rewriteLimitExpressions(limitBeforeOffset(toks), limitExprs);
   toks = rewriteSymmetric(toks);
   toks = rewriteBinaryOperators(toks);
   return { ...render(toks, vectorDims, hnsw), limitExprs };

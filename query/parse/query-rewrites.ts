@@ -60,21 +60,47 @@ export function wrapParenthesizedSetOps(toks: Tok[]): Tok[] {
 }
 
 /** LIMIT 2 + 1 -> LIMIT $1000000 with the expression kept aside (bound by the binder). */
+const CLAUSE_END = ['offset', 'limit', 'for', 'fetch', 'union', 'intersect', 'except', 'rows', 'row', 'returning'];
+
+/** Index just past a LIMIT/OFFSET clause's expression starting at `i` (the keyword). */
+function clauseEnd(toks: readonly Tok[], i: number): number {
+  let depth = 0;
+  let end = i + 1;
+  for (; end < toks.length; end++) {
+    const v = toks[end]!.value;
+    if (v === '(') depth++;
+    else if (v === ')') {
+      if (depth === 0) break;
+      depth--;
+    } else if (depth === 0 && toks[end]!.kind === 'ident' && CLAUSE_END.includes(v)) break;
+    else if (depth === 0 && v === ';') break;
+  }
+  return end;
+}
+
+/**
+ * OFFSET m LIMIT n -> LIMIT n OFFSET m. PostgreSQL takes both orders; node-sql-parser reads the
+ * OFFSET and silently drops a LIMIT after it.
+ */
+export function limitBeforeOffset(toks: Tok[]): Tok[] {
+  for (let i = 0; i < toks.length; i++) {
+    if (toks[i]!.kind !== 'ident' || toks[i]!.value !== 'offset') continue;
+    const offsetEnd = clauseEnd(toks, i);
+    if (toks[offsetEnd]?.kind !== 'ident' || toks[offsetEnd]!.value !== 'limit') continue;
+    const limitEnd = clauseEnd(toks, offsetEnd);
+    const offset = toks.slice(i, offsetEnd);
+    const limit = toks.slice(offsetEnd, limitEnd);
+    toks = [...toks.slice(0, i), ...limit, ...offset, ...toks.slice(limitEnd)];
+    i = limitEnd - 1;
+  }
+  return toks;
+}
+
 export function rewriteLimitExpressions(toks: Tok[], exprs: string[]): Tok[] {
   for (let i = 0; i < toks.length; i++) {
     const word = toks[i]!.value;
     if ((word !== 'limit' && word !== 'offset') || toks[i]!.kind !== 'ident') continue;
-    let depth = 0;
-    let end = i + 1;
-    for (; end < toks.length; end++) {
-      const v = toks[end]!.value;
-      if (v === '(') depth++;
-      else if (v === ')') {
-        if (depth === 0) break;
-        depth--;
-      } else if (depth === 0 && toks[end]!.kind === 'ident' && ['offset', 'limit', 'for', 'fetch', 'union', 'intersect', 'except', 'rows', 'row', 'returning'].includes(v)) break;
-      else if (depth === 0 && v === ';') break;
-    }
+    const end = clauseEnd(toks, i);
     const body = toks.slice(i + 1, end);
     const simple = body.length === 1 && (body[0]!.kind === 'number' || body[0]!.kind === 'param' || body[0]!.value === 'all');
     if (simple || body.length === 0) continue;

@@ -60,6 +60,13 @@ describe('AST templates', () => {
     expect(second.ast).not.toBe(first.ast);
   });
 
+  it('spacing is part of a shape: -7 is a number, - 7 is minus 7', () => {
+    for (const [first, second] of [['SELECT a > - 7 FROM t', 'SELECT a>-1 FROM t'], ['SELECT 2*-3', 'SELECT 4 * - 5'], ['SELECT -2147483648', 'SELECT - 5']]) {
+      parseSql(first!);
+      expect(parseSql(second!)).toEqual(parseSql(second!, { useTemplates: false }));
+    }
+  });
+
   it('syntax errors keep their own text and position', () => {
     parseSql('SELECT * FROM t WHERE id = 1');
     expect(() => parseSql('SELECT * FROM t WHERE id = = 1')).toThrow(/syntax error at or near "="/);

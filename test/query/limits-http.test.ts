@@ -75,6 +75,11 @@ describe('SQL limits from config', () => {
     expect(sorted.status).toBe(400);
     expect(sorted.body.error.code).toBe('LIMIT_EXCEEDED');
     expect(sorted.body.error.details.rows_max).toBe(1000);
+    // ORDER BY ... LIMIT keeps limit + offset rows; a limit above what a sort may hold is a full sort.
+    const topN = await post({ sql: 'SELECT a.i FROM n a CROSS JOIN (SELECT i FROM n LIMIT 4) b ORDER BY a.i DESC LIMIT 100000', max_rows: 10 });
+    expect(topN.body.error.code).toBe('LIMIT_EXCEEDED');
+    const small = await post({ sql: 'SELECT a.i FROM n a CROSS JOIN (SELECT i FROM n LIMIT 4) b ORDER BY a.i DESC LIMIT 3' });
+    expect(small.body.data).toEqual([{ i: 299 }, { i: 299 }, { i: 299 }]);
     const grouped = await post({ sql: 'SELECT i, count(*) FROM n GROUP BY i', max_rows: 10 });
     expect(grouped.status).toBe(200);
   });

@@ -45,18 +45,22 @@ export async function* projectOp(input: AsyncIterable<Batch>, ctx: ExecContext, 
   }
 }
 
+/** The row count of a LIMIT or OFFSET expression (null: none, as LIMIT NULL / ALL). */
+export async function rowCountOf(e: Expr | null, ctx: ExecContext, what: 'LIMIT' | 'OFFSET'): Promise<number | null> {
+  if (!e) return null;
+  const compiled = compile(e, ctx);
+  if (needsPrepare([compiled])) await prepare([compiled], [], ctx); // LIMIT (SELECT ...)
+  const v = compiled.eval([]);
+  if (v === null) return null;
+  const n = Number(v);
+  if (n < 0) throw new SvcError('INVALID_QUERY', `${what} must not be negative`, {});
+  return n;
+}
+
 /** LIMIT / OFFSET: stops pulling its input once the limit is reached. */
 export async function* limitOp(input: AsyncIterable<Batch>, ctx: ExecContext, limit: Expr | null, offset: Expr | null): AsyncIterable<Batch> {
-  const count = (e: Expr | null, what: string): number | null => {
-    if (!e) return null;
-    const v = compile(e, ctx).eval([]);
-    if (v === null) return null;
-    const n = Number(v);
-    if (n < 0) throw new SvcError('INVALID_QUERY', `${what} must not be negative`, {});
-    return n;
-  };
-  const max = count(limit, 'LIMIT');
-  let skip = count(offset, 'OFFSET') ?? 0;
+  const max = await rowCountOf(limit, ctx, 'LIMIT');
+  let skip = (await rowCountOf(offset, ctx, 'OFFSET')) ?? 0;
   if (max === 0) return;
   let emitted = 0;
   for await (const batch of input) {

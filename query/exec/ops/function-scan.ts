@@ -2,7 +2,7 @@ import { SvcError } from '../../../core/errors.js';
 import type { QValue } from '../../types/contract.js';
 import type { Expr } from '../../plan/expr.js';
 import { compile } from '../compile.js';
-import { checkContinue, type Batch, type ExecContext } from '../context.js';
+import { checkContinue, shouldYield, yieldNow, type Batch, type ExecContext } from '../context.js';
 import { prepare } from '../subquery.js';
 import { LIMITS } from '../../limits.js';
 
@@ -25,6 +25,7 @@ export async function* generateSeriesOp(ctx: ExecContext, args: readonly Expr[])
     if (batch.length >= LIMITS.batchRows) {
       yield batch;
       batch = [];
+      if (shouldYield(ctx)) await yieldNow(ctx);
       checkContinue(ctx);
     }
   }

@@ -4,6 +4,7 @@ import type { TopN } from '../../plan/ir.js';
 import { compile } from '../compile.js';
 import { checkContinue, type Batch, type ExecContext, type Row } from '../context.js';
 import { needsPrepare, prepare } from '../subquery.js';
+import { rowCountOf } from './basic.js';
 import { batches, materialize } from './materialize.js';
 
 /** A comparator of key tuples honouring ASC/DESC and NULLS FIRST/LAST. */
@@ -39,7 +40,7 @@ export async function decorate(rows: readonly Row[], keys: readonly SortKey[], c
 
 /** ORDER BY: a stable sort of the whole input, or of the first `topN` rows under a LIMIT. */
 export async function* sortOp(input: AsyncIterable<Batch>, ctx: ExecContext, keys: readonly SortKey[], topN?: TopN): AsyncIterable<Batch> {
-  const keep = topN ? rowsToKeep(topN, ctx) : null;
+  const keep = topN ? await rowsToKeep(topN, ctx) : null;
   if (keep !== null) {
     yield* batches(await topRows(input, ctx, keys, keep));
     return;
@@ -51,13 +52,15 @@ export async function* sortOp(input: AsyncIterable<Batch>, ctx: ExecContext, key
   yield* batches(decorated.map((d) => d.row));
 }
 
-/** limit + offset when both are known and non-negative (else null: limitOp reports the error). */
-function rowsToKeep(topN: TopN, ctx: ExecContext): number | null {
-  const limit = compile(topN.limit, ctx).eval([]);
-  const offset = topN.offset ? compile(topN.offset, ctx).eval([]) : 0;
-  if (limit === null || offset === null) return null;
-  const n = Number(limit) + Number(offset);
-  return Number.isSafeInteger(n) && Number(limit) >= 0 && Number(offset) >= 0 ? n : null;
+/**
+ * limit + offset, or null for a full sort: no limit (LIMIT NULL/ALL), or more rows than a sort may
+ * hold (the full sort then fails with LIMIT_EXCEEDED if the input really is that large).
+ */
+async function rowsToKeep(topN: TopN, ctx: ExecContext): Promise<number | null> {
+  const limit = await rowCountOf(topN.limit, ctx, 'LIMIT');
+  if (limit === null) return null;
+  const n = limit + ((await rowCountOf(topN.offset, ctx, 'OFFSET')) ?? 0);
+  return Number.isSafeInteger(n) && n <= ctx.materializedRowsMax ? n : null;
 }
 
 /**
@@ -71,7 +74,8 @@ async function topRows(input: AsyncIterable<Batch>, ctx: ExecContext, keys: read
   const cmp = keyComparator(ctx, keys);
   const compiled = keys.map((k) => compile(k.expr, ctx));
   const slow = needsPrepare(compiled);
-  const capacity = Math.max(2 * keep, 64);
+  // Cut back at 2 x keep (amortized O(n log keep)), never above what a sort may hold.
+  const capacity = Math.max(keep + 1, Math.min(Math.max(2 * keep, 64), ctx.materializedRowsMax));
   let buffer: { key: QValue[]; row: Row }[] = [];
   let worst: QValue[] | null = null;
   const cut = (): void => {
