@@ -9,6 +9,7 @@ import { bindExpr, type ExprEnv } from './expr.js';
 import { functionName, identName } from './names.js';
 import { bindSeries, isSetReturningCall } from './table-function.js';
 import { Scope, type RangeEntry, type ScopeColumn } from './scope.js';
+import { bindWorktable, checkOuterJoinRefs } from './recursive-cte.js';
 
 /** Binds a whole query (SELECT with set operations, CTEs, ORDER BY, LIMIT) in a scope. */
 export type QueryBinder = (ast: AstNode, scope: Scope) => { plan: Plan; names: readonly string[] };
@@ -29,7 +30,7 @@ export function parseAlias(as: unknown): { alias: string | null; columns: string
   return { alias: m[2]!.trim(), columns };
 }
 
-function renamed(columns: readonly ScopeColumn[], names: string[] | null): ScopeColumn[] {
+function renamed(columns: readonly ScopeColumn[], names: readonly string[] | null): ScopeColumn[] {
   if (!names) return [...columns];
   if (names.length > columns.length) throw invalid(`table has ${columns.length} columns available but ${names.length} columns specified`);
   return columns.map((c, i) => (i < names.length ? { ...c, name: names[i]! } : c));
@@ -49,17 +50,21 @@ export function bindFrom(items: readonly AstNode[], scope: Scope, deps: FromDeps
   let head: Plan | null = null;
   let chain: Plan | null = null;
   let chainStart = scope.width;
+  let chainRefs = deps.ctx.worktableRefs.length;
   for (const item of items) {
     const joinWord = String(item.join ?? '').toUpperCase();
     const before = scope.width;
     if (joinWord === '' || chain === null) {
       if (chain) head = head ? joinNode('cross', head, chain, null) : chain;
       chainStart = before;
+      chainRefs = deps.ctx.worktableRefs.length;
       chain = bindFromItem(item, scope, deps);
       continue;
     }
+    const itemRefs = deps.ctx.worktableRefs.length;
     const right = bindFromItem(item, scope, deps);
     let joinType: JoinType = JOIN_TYPES[joinWord] ?? unsupportedJoin(joinWord);
+    checkOuterJoinRefs(deps.ctx, joinType, chainRefs, itemRefs);
     let on: Expr | null = null;
     if (item.using) on = usingCondition(item.using, scope, chainStart, before, deps, joinType);
     else if (item.on) on = asCondition(deps.ctx, bindExpr(item.on, deps.exprEnv(scope, 'JOIN conditions')), 'JOIN');
@@ -130,11 +135,15 @@ function bindFromItem(item: AstNode, scope: Scope, deps: FromDeps): Plan {
   const { alias, columns: aliasColumns } = parseAlias(item.as);
   if (item.expr?.ast) {
     const lateral = item.prefix === 'lateral';
-    const inner = new Scope(lateral ? scope : scope.parent);
-    for (const [name, cte] of scope.ctes) inner.ctes.set(name, cte);
+    let inner = scope.sibling();
+    if (lateral) {
+      inner = new Scope(scope);
+      for (const [name, cte] of scope.ctes) inner.ctes.set(name, cte);
+    }
     const referenced = scope.referencedFromInner;
     scope.referencedFromInner = false;
     const { plan, names } = deps.bindQuery(item.expr.ast, inner);
+    if (!lateral) scope.adopt(inner);
     // Executing it would need a join that re-runs the subquery per left row (not built yet).
     if (lateral && scope.referencedFromInner) throw invalid('LATERAL subqueries that reference earlier FROM items are not supported', { reason: 'unsupported' });
     scope.referencedFromInner ||= referenced;
@@ -155,6 +164,7 @@ function bindFromItem(item: AstNode, scope: Scope, deps: FromDeps): Plan {
   const schema = item.db ? identName(item.db) : null;
   const name = identName(item.table);
   const cte = schema === null ? scope.cte(name) : undefined;
+  if (cte?.recursive) return bindWorktable(deps.ctx, cte.recursive, alias ?? name, aliasColumns, scope, renamed);
   if (cte) {
     const cols = renamed(cte.plan.columns.map((c, i) => ({ name: cte.columnNames[i]!, type: c.type, nullable: c.nullable })), aliasColumns);
     scope.add(alias ?? name, cols);
@@ -174,10 +184,9 @@ function bindFromItem(item: AstNode, scope: Scope, deps: FromDeps): Plan {
  * columns, as PostgreSQL's join alias shows them.
  */
 function bindJoinedTable(items: readonly AstNode[], alias: string | null, aliasColumns: string[] | null, scope: Scope, deps: FromDeps): Plan {
-  const inner = new Scope(scope.parent);
-  for (const [name, cte] of scope.ctes) inner.ctes.set(name, cte);
+  const inner = scope.sibling();
   const input = bindFrom(items, inner, deps);
-  if (inner.usedOuter) scope.usedOuter = true;
+  scope.adopt(inner);
   if (alias === null) {
     const offset = scope.width;
     for (const e of inner.entries) scope.add(e.alias, e.columns, e.tableName);
@@ -243,7 +252,9 @@ export function bindValuesRows(rows: readonly AstNode[], scope: Scope, deps: Fro
 }
 
 function bindValuesItem(node: AstNode, alias: string, aliasColumns: string[] | null, scope: Scope, deps: FromDeps): Plan {
-  const { plan, names } = bindValuesRows(node.values ?? [], new Scope(scope.parent), deps);
+  const inner = scope.sibling();
+  const { plan, names } = bindValuesRows(node.values ?? [], inner, deps);
+  scope.adopt(inner);
   scope.add(alias, renamed(plan.columns.map((c, i) => ({ name: names[i]!, type: c.type, nullable: c.nullable })), aliasColumns));
   return plan;
 }

@@ -192,15 +192,23 @@ export type Plan =
   | { readonly kind: 'limit'; readonly input: Plan; readonly limit: Expr | null; readonly offset: Expr | null; readonly columns: readonly OutputColumn[]; readonly est?: Estimate }
   /** DISTINCT (on = null: whole row) or DISTINCT ON (first row per key, input sorted by it). */
   | { readonly kind: 'distinct'; readonly input: Plan; readonly on: readonly Expr[] | null; readonly columns: readonly OutputColumn[]; readonly est?: Estimate }
-  | { readonly kind: 'setop'; readonly op: 'union' | 'intersect' | 'except'; readonly all: boolean; readonly left: Plan; readonly right: Plan; readonly columns: readonly OutputColumn[]; readonly est?: Estimate };
+  | { readonly kind: 'setop'; readonly op: 'union' | 'intersect' | 'except'; readonly all: boolean; readonly left: Plan; readonly right: Plan; readonly columns: readonly OutputColumn[]; readonly est?: Estimate }
+  /**
+   * WITH RECURSIVE name: `left` (the non-recursive term) once, then `right` (the recursive term)
+   * over the rows the previous round added (its working table, read by worktable_scan `id`) until
+   * a round adds none. UNION (all = false) drops rows already produced.
+   */
+  | { readonly kind: 'recursive_union'; readonly id: number; readonly name: string; readonly all: boolean; readonly left: Plan; readonly right: Plan; readonly columns: readonly OutputColumn[]; readonly est?: Estimate }
+  /** The working table of the enclosing recursive_union `id`. */
+  | { readonly kind: 'worktable_scan'; readonly id: number; readonly name: string; readonly columns: readonly OutputColumn[]; readonly est?: Estimate };
 
 export type PlanKind = Plan['kind'];
 
 /** The children of a node, in order. */
 export function children(plan: Plan): Plan[] {
   switch (plan.kind) {
-    case 'scan': case 'values': case 'one_row': case 'function_scan': return [];
-    case 'join': case 'setop': return [plan.left, plan.right];
+    case 'scan': case 'values': case 'one_row': case 'function_scan': case 'worktable_scan': return [];
+    case 'join': case 'setop': case 'recursive_union': return [plan.left, plan.right];
     default: return [plan.input];
   }
 }
