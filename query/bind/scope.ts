@@ -1,4 +1,4 @@
-import { SvcError } from '../../core/errors.js';
+import { assert, SvcError } from '../../core/errors.js';
 import type { QType } from '../types/contract.js';
 import type { Plan } from '../plan/nodes.js';
 import { columnNotFound, invalid } from './context.js';
@@ -61,6 +61,8 @@ export class Scope {
    * the same name is still itself (and an unqualified reference still ambiguous).
    */
   readonly usingOverrides = new Map<number, Expr>();
+  /** Row slots in the order `*` lists them (JOIN USING puts the merged columns first). */
+  starOrder: number[] = [];
   /** WINDOW w AS (...) definitions of this query. */
   namedWindows = new Map<string, AstNode>();
 
@@ -75,7 +77,15 @@ export class Scope {
     if (this.entries.some((e) => e.alias === alias)) throw invalid(`table name "${alias}" specified more than once`);
     const entry: RangeEntry = { alias, columns, offset: this.width, ...(tableName === undefined ? {} : { tableName }) };
     this.entries.push(entry);
+    for (let i = 0; i < columns.length; i++) this.starOrder.push(entry.offset + i);
     return entry;
+  }
+
+  /** The column at a row slot. */
+  columnAt(slot: number): ScopeColumn {
+    const entry = this.entries.find((e) => slot >= e.offset && slot < e.offset + e.columns.length);
+    assert(entry !== undefined, `Scope.columnAt: no column at slot ${slot}`);
+    return entry.columns[slot - entry.offset]!;
   }
 
   /**

@@ -235,12 +235,15 @@ export class QueryBinder implements SelectBinder {
     if (table !== null && entries.length === 0) throw invalid(`missing FROM-clause entry for table "${table}"`);
     if (table === null && entries.length === 0) throw invalid('SELECT * with no tables specified is not valid');
     const out: { expr: Expr; name: string }[] = [];
+    if (table === null) {
+      for (const slot of scope.starOrder) {
+        const c = scope.columnAt(slot);
+        if (!c.hidden) out.push({ expr: scope.usingOverrides.get(slot) ?? { kind: 'column', type: c.type, index: slot, name: c.name }, name: c.name });
+      }
+      return out;
+    }
     for (const entry of entries) {
-      entry.columns.forEach((c, i) => {
-        if (c.hidden && table === null) return;
-        const override = table === null ? scope.usingOverrides.get(entry.offset + i) : undefined;
-        out.push({ expr: override ?? { kind: 'column', type: c.type, index: entry.offset + i, name: c.name }, name: c.name });
-      });
+      entry.columns.forEach((c, i) => out.push({ expr: { kind: 'column', type: c.type, index: entry.offset + i, name: c.name }, name: c.name }));
     }
     return out;
   }

@@ -147,6 +147,28 @@ export function rewriteCrossJoins(toks: Tok[]): Tok[] {
   return toks;
 }
 
+/** The USING column that stands for NATURAL's "every column name both sides have" (bind/from.ts). */
+export const NATURAL_MARKER = '__svc_natural';
+
+/**
+ * NATURAL [INNER | LEFT | RIGHT | FULL [OUTER]] JOIN x -> ... JOIN x USING (__svc_natural): the
+ * grammar reads NATURAL as an alias; the binder knows the columns, so it expands the marker.
+ */
+export function rewriteNaturalJoins(toks: Tok[]): Tok[] {
+  for (let i = 0; i < toks.length; i++) {
+    const t = toks[i]!;
+    if (t.kind !== 'ident' || t.value !== 'natural') continue;
+    let join = i + 1;
+    while (join < toks.length && ['inner', 'left', 'right', 'full', 'outer'].includes(toks[join]!.value)) join++;
+    if (toks[join]?.value !== 'join') continue;
+    const end = conditionEnd(toks, join + 1);
+    const o = toks[end - 1]!.orig;
+    const using = [synth('ident', 'using', o), synth('punct', '(', o), synth('ident', NATURAL_MARKER, o, true), synth('punct', ')', o, true)];
+    toks = [...toks.slice(0, i), ...toks.slice(i + 1, end), ...using, ...toks.slice(end)];
+  }
+  return toks;
+}
+
 /** Index just past the condition that starts at `from`. */
 function conditionEnd(toks: readonly Tok[], from: number): number {
   let depth = 0;
