@@ -79,9 +79,24 @@ export interface WindowCall {
   readonly args: readonly Expr[];
   readonly partitionBy: readonly Expr[];
   readonly orderBy: readonly SortKey[];
-  /** ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW instead of the default RANGE frame. */
-  readonly frame: 'range_current' | 'rows_current' | 'whole';
+  /** Which rows of the partition an aggregate, first_value and last_value see for each row. */
+  readonly frame: WindowFrame;
 }
+
+/**
+ * ROWS counts rows from the current one; RANGE (bounds UNBOUNDED or CURRENT ROW only) reaches
+ * to the current row's first or last peer. The default is RANGE UNBOUNDED PRECEDING to CURRENT
+ * ROW, which without ORDER BY (every row a peer) is the whole partition.
+ */
+export interface WindowFrame {
+  readonly mode: 'rows' | 'range';
+  readonly start: FrameBound;
+  readonly end: FrameBound;
+}
+
+export type FrameBound =
+  | { readonly kind: 'unbounded_preceding' | 'current' | 'unbounded_following' }
+  | { readonly kind: 'preceding' | 'following'; readonly offset: number };
 
 export interface SortKey {
   readonly expr: Expr;
