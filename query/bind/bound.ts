@@ -15,5 +15,6 @@ export interface SelectBinder {
   readonly ctx: BindContext;
   env(scope: Scope, clause: string, aggregates: boolean): ExprEnv;
   bindSelect(ast: AstNode, scope: Scope, withTail: boolean): BoundQuery;
+  bindQuery(ast: AstNode, scope: Scope): BoundQuery;
   applyLimit(plan: Plan, limit: AstNode | null | undefined): Plan;
 }

@@ -13,6 +13,10 @@ export class BindContext {
   private nextSubqueryId = 1;
   /** Views being expanded (to refuse a view defined through itself). */
   readonly expanding: string[] = [];
+  /** Subquery expressions being bound around the current point (a recursive CTE may not be read in one). */
+  sublinkDepth = 0;
+  /** The CTE name of each working-table reference bound so far, in order (recursive-cte.ts). */
+  readonly worktableRefs: string[] = [];
 
   constructor(
     readonly types: TypeSystem,

@@ -7,6 +7,7 @@ import { invalid, mismatch, type BindContext } from './context.js';
 import { functionName, identName } from './names.js';
 import { Scope } from './scope.js';
 import { bindTypeName } from './type-names.js';
+import { bindRowComparison, bindRowDistinct, bindRowIn, bindRowIsNull, rowItems, type RowEnv } from './row-compare.js';
 
 /** What an expression is bound in. */
 export interface ExprEnv {
@@ -123,6 +124,7 @@ function bindBinary(node: AstNode, env: ExprEnv): Expr {
     const quantifier = functionName(right).name;
     if (quantifier === 'any' || quantifier === 'some' || quantifier === 'all') return bindQuantified(node, env, quantifiable, quantifier === 'all');
   }
+  if (COMPARISON[op] !== undefined && (rowItems(node.left) || rowItems(right))) return bindRowComparison(COMPARISON[op]!, node.left, right, rowEnv(env));
   const left = bindExpr(node.left, env);
   const rightExpr = bindExpr(right, env);
   if (COMPARISON[op] !== undefined) return callByName(env.ctx, COMPARISON[op]!, [left, rightExpr], true);
@@ -149,8 +151,9 @@ export function negate(expr: Expr): Expr {
 }
 
 function bindIs(node: AstNode, env: ExprEnv, negated: boolean): Expr {
-  const arg = bindExpr(node.left, env);
   const right = node.right as AstNode;
+  if (right.type === 'null' && rowItems(node.left)) return bindRowIsNull(node.left, negated, rowEnv(env));
+  const arg = bindExpr(node.left, env);
   if (right.type === 'null') return { kind: 'is_null', type: BOOL, arg, negated };
   if (right.type === 'bool') return { kind: 'is_bool', type: BOOL, arg: asCondition(env.ctx, arg, 'IS'), value: Boolean(right.value), negated };
   if (right.type === 'column_ref' && identName(right.column) === 'unknown') {
@@ -178,6 +181,7 @@ function bindIn(node: AstNode, env: ExprEnv, negated: boolean): Expr {
     const sub = lefts.length > 1 ? bindTupleIn(items[0]!.ast, lefts, env) : bindSubqueryExpr(items[0]!.ast, env, 'in', { left: node.left, op: '=' });
     return negated ? negate(sub) : sub;
   }
+  if (rowItems(node.left)) return bindRowIn(node.left, items, negated, rowEnv(env));
   const arg = bindExpr(node.left, env);
   const list = items.map((item) => bindExpr(item, env));
   const unified = unify(env.ctx, [arg, ...list], 'IN');
@@ -262,16 +266,24 @@ function bindFunctionNode(node: AstNode, env: ExprEnv): Expr {
 
 function bindRewrittenOperator(op: string, args: AstNode[], env: ExprEnv): Expr {
   if (args.length === 1) return callByName(env.ctx, op, [bindExpr(args[0]!, env)], true);
+  const distinct = op === 'is distinct from' || op === 'is not distinct from';
+  if (distinct && (rowItems(args[0]) || rowItems(args[1]))) return bindRowDistinct(args[0]!, args[1]!, op === 'is not distinct from', rowEnv(env));
   const left = bindExpr(args[0]!, env);
   const right = bindExpr(args[1]!, env);
-  if (op === 'is distinct from' || op === 'is not distinct from') {
-    const unified = unify(env.ctx, [left, right], 'IS DISTINCT FROM');
-    const call = callByName(env.ctx, '=', unified.exprs, true);
-    const fn = call.kind === 'call' ? call.fn : env.ctx.types.resolveFunction('=', [unified.type, unified.type]);
-    if (!fn) throw mismatch(`operator does not exist: ${unified.type.name} = ${unified.type.name}`);
-    return { kind: 'distinct_from', type: BOOL, left: unified.exprs[0]!, right: unified.exprs[1]!, eq: fn, negated: op === 'is not distinct from' };
-  }
+  if (distinct) return distinctFrom(env, left, right, op === 'is not distinct from');
   return callByName(env.ctx, op, [left, right], true);
+}
+
+function distinctFrom(env: ExprEnv, left: Expr, right: Expr, negated: boolean): Expr {
+  const unified = unify(env.ctx, [left, right], 'IS DISTINCT FROM');
+  const call = callByName(env.ctx, '=', unified.exprs, true);
+  const fn = call.kind === 'call' ? call.fn : env.ctx.types.resolveFunction('=', [unified.type, unified.type]);
+  if (!fn) throw mismatch(`operator does not exist: ${unified.type.name} = ${unified.type.name}`);
+  return { kind: 'distinct_from', type: BOOL, left: unified.exprs[0]!, right: unified.exprs[1]!, eq: fn, negated };
+}
+
+function rowEnv(env: ExprEnv): RowEnv {
+  return { ctx: env.ctx, bind: (n) => bindExpr(n, env), distinct: (l, r, negated) => distinctFrom(env, l, r, negated) };
 }
 
 function bindCase(node: AstNode, env: ExprEnv): Expr {

@@ -1,14 +1,16 @@
 import type { TableDef } from '../../core/catalog.js';
 import type { AstNode } from '../parse/index.js';
 import type { Expr } from '../plan/expr.js';
-import { andAll, shiftColumns } from '../plan/expr-util.js';
+import { shiftColumns } from '../plan/expr-util.js';
 import type { JoinType, OutputColumn, Plan } from '../plan/nodes.js';
-import { asCondition, callByName, unify, resolveUnknown } from './coerce.js';
+import { asCondition, unify, resolveUnknown } from './coerce.js';
 import { invalid, type BindContext } from './context.js';
 import { bindExpr, type ExprEnv } from './expr.js';
 import { functionName, identName } from './names.js';
 import { bindSeries, isSetReturningCall } from './table-function.js';
-import { Scope, type RangeEntry, type ScopeColumn } from './scope.js';
+import { Scope, type ScopeColumn } from './scope.js';
+import { bindWorktable, checkOuterJoinRefs } from './recursive-cte.js';
+import { usingCondition } from './using.js';
 
 /** Binds a whole query (SELECT with set operations, CTEs, ORDER BY, LIMIT) in a scope. */
 export type QueryBinder = (ast: AstNode, scope: Scope) => { plan: Plan; names: readonly string[] };
@@ -29,7 +31,7 @@ export function parseAlias(as: unknown): { alias: string | null; columns: string
   return { alias: m[2]!.trim(), columns };
 }
 
-function renamed(columns: readonly ScopeColumn[], names: string[] | null): ScopeColumn[] {
+function renamed(columns: readonly ScopeColumn[], names: readonly string[] | null): ScopeColumn[] {
   if (!names) return [...columns];
   if (names.length > columns.length) throw invalid(`table has ${columns.length} columns available but ${names.length} columns specified`);
   return columns.map((c, i) => (i < names.length ? { ...c, name: names[i]! } : c));
@@ -49,23 +51,27 @@ export function bindFrom(items: readonly AstNode[], scope: Scope, deps: FromDeps
   let head: Plan | null = null;
   let chain: Plan | null = null;
   let chainStart = scope.width;
+  let chainRefs = deps.ctx.worktableRefs.length;
   for (const item of items) {
     const joinWord = String(item.join ?? '').toUpperCase();
     const before = scope.width;
     if (joinWord === '' || chain === null) {
       if (chain) head = head ? joinNode('cross', head, chain, null) : chain;
       chainStart = before;
+      chainRefs = deps.ctx.worktableRefs.length;
       chain = bindFromItem(item, scope, deps);
       continue;
     }
+    const itemRefs = deps.ctx.worktableRefs.length;
     const right = bindFromItem(item, scope, deps);
     let joinType: JoinType = JOIN_TYPES[joinWord] ?? unsupportedJoin(joinWord);
+    checkOuterJoinRefs(deps.ctx, joinType, chainRefs, itemRefs);
     let on: Expr | null = null;
-    if (item.using) on = usingCondition(item.using, scope, chainStart, before, deps, joinType);
+    if (item.using) on = usingCondition(deps.ctx, item.using, scope, chainStart, before, joinType);
     else if (item.on) on = asCondition(deps.ctx, bindExpr(item.on, deps.exprEnv(scope, 'JOIN conditions')), 'JOIN');
     else if (joinType !== 'cross') throw invalid(`${joinWord} requires an ON or USING clause`);
-    // CROSS JOIN arrives as JOIN ... ON true (see parse/preprocess.ts).
-    if (joinType === 'inner' && on?.kind === 'const' && on.value === true) [joinType, on] = ['cross', null];
+    // CROSS JOIN arrives as JOIN ... ON true (see parse/preprocess.ts); NATURAL JOIN without common columns as no condition.
+    if (joinType === 'inner' && (on === null || (on.kind === 'const' && on.value === true))) [joinType, on] = ['cross', null];
     // Conditions were bound against the whole FROM row; the join sees the chain's row only.
     chain = joinNode(joinType, chain, right, on && shiftColumns(on, -chainStart));
   }
@@ -87,54 +93,19 @@ export function joinNode(joinType: JoinType, left: Plan, right: Plan, on: Expr |
   return { kind: 'join', joinType, left, right, on, hash: null, columns };
 }
 
-/**
- * JOIN ... USING (a, b): equality of the columns; the right side's copies are hidden from * and
- * unqualified names. The left side is the join chain so far ([leftStart, rightStart) of the row).
- */
-function usingCondition(using: readonly AstNode[], scope: Scope, leftStart: number, rightStart: number, deps: FromDeps, joinType: JoinType): Expr | null {
-  const conditions: Expr[] = [];
-  for (const u of using) {
-    const name = identName(u);
-    const left = findUsingColumn(scope, name, leftStart, rightStart, 'left');
-    const right = findUsingColumn(scope, name, rightStart, Infinity, 'right');
-    // Either side's merged column when it is itself the result of an earlier USING (FULL/RIGHT).
-    const l: Expr = scope.usingOverrides.get(left.index) ?? { kind: 'column', type: left.column.type, index: left.index, name };
-    const r: Expr = scope.usingOverrides.get(right.index) ?? { kind: 'column', type: right.column.type, index: right.index, name };
-    const unified = unify(deps.ctx, [l, r], 'JOIN/USING');
-    conditions.push(callByName(deps.ctx, '=', unified.exprs, true));
-    const columns = [...right.entry.columns];
-    columns[right.index - right.entry.offset] = { ...right.column, hidden: true };
-    (right.entry as { columns: readonly ScopeColumn[] }).columns = columns;
-    if (joinType === 'full') scope.usingOverrides.set(left.index, { kind: 'coalesce', type: unified.type, args: unified.exprs });
-    else if (joinType === 'right') scope.usingOverrides.set(left.index, r);
-  }
-  return andAll(conditions);
-}
-
-/** The one visible column `name` among the FROM items whose row slots are in [from, to). */
-function findUsingColumn(scope: Scope, name: string, from: number, to: number, side: 'left' | 'right'): { entry: RangeEntry; index: number; column: ScopeColumn } {
-  let found: { entry: RangeEntry; index: number; column: ScopeColumn } | null = null;
-  for (const entry of scope.entries) {
-    if (entry.offset < from || entry.offset >= to) continue;
-    entry.columns.forEach((column, i) => {
-      if (column.name !== name || column.hidden) return;
-      if (found) throw invalid(`common column name "${name}" appears more than once in ${side} table`, { column: name });
-      found = { entry, index: entry.offset + i, column };
-    });
-  }
-  if (!found) throw invalid(`column "${name}" specified in USING clause does not exist in ${side} table`, { column: name });
-  return found;
-}
-
 function bindFromItem(item: AstNode, scope: Scope, deps: FromDeps): Plan {
   const { alias, columns: aliasColumns } = parseAlias(item.as);
   if (item.expr?.ast) {
     const lateral = item.prefix === 'lateral';
-    const inner = new Scope(lateral ? scope : scope.parent);
-    for (const [name, cte] of scope.ctes) inner.ctes.set(name, cte);
+    let inner = scope.sibling();
+    if (lateral) {
+      inner = new Scope(scope);
+      for (const [name, cte] of scope.ctes) inner.ctes.set(name, cte);
+    }
     const referenced = scope.referencedFromInner;
     scope.referencedFromInner = false;
     const { plan, names } = deps.bindQuery(item.expr.ast, inner);
+    if (!lateral) scope.adopt(inner);
     // Executing it would need a join that re-runs the subquery per left row (not built yet).
     if (lateral && scope.referencedFromInner) throw invalid('LATERAL subqueries that reference earlier FROM items are not supported', { reason: 'unsupported' });
     scope.referencedFromInner ||= referenced;
@@ -155,6 +126,7 @@ function bindFromItem(item: AstNode, scope: Scope, deps: FromDeps): Plan {
   const schema = item.db ? identName(item.db) : null;
   const name = identName(item.table);
   const cte = schema === null ? scope.cte(name) : undefined;
+  if (cte?.recursive) return bindWorktable(deps.ctx, cte.recursive, alias ?? name, aliasColumns, scope, renamed);
   if (cte) {
     const cols = renamed(cte.plan.columns.map((c, i) => ({ name: cte.columnNames[i]!, type: c.type, nullable: c.nullable })), aliasColumns);
     scope.add(alias ?? name, cols);
@@ -174,17 +146,18 @@ function bindFromItem(item: AstNode, scope: Scope, deps: FromDeps): Plan {
  * columns, as PostgreSQL's join alias shows them.
  */
 function bindJoinedTable(items: readonly AstNode[], alias: string | null, aliasColumns: string[] | null, scope: Scope, deps: FromDeps): Plan {
-  const inner = new Scope(scope.parent);
-  for (const [name, cte] of scope.ctes) inner.ctes.set(name, cte);
+  const inner = scope.sibling();
   const input = bindFrom(items, inner, deps);
-  if (inner.usedOuter) scope.usedOuter = true;
+  scope.adopt(inner);
   if (alias === null) {
     const offset = scope.width;
+    const order = [...scope.starOrder];
     for (const e of inner.entries) scope.add(e.alias, e.columns, e.tableName);
     for (const [index, e] of inner.usingOverrides) scope.usingOverrides.set(index + offset, shiftColumns(e, offset));
+    scope.starOrder = [...order, ...inner.starOrder.map((slot) => slot + offset)];
     return input;
   }
-  const visible = inner.entries.flatMap((e) => e.columns.map((c, i) => ({ c, index: e.offset + i }))).filter((x) => !x.c.hidden);
+  const visible = inner.starOrder.map((index) => ({ c: inner.columnAt(index), index })).filter((x) => !x.c.hidden);
   const exprs: Expr[] = visible.map(({ c, index }) => inner.usingOverrides.get(index) ?? { kind: 'column', type: c.type, index, name: c.name });
   const columns: OutputColumn[] = visible.map(({ c }, i) => ({ name: c.name, type: exprs[i]!.type, nullable: c.nullable }));
   scope.add(alias, renamed(columns, aliasColumns));
@@ -243,7 +216,9 @@ export function bindValuesRows(rows: readonly AstNode[], scope: Scope, deps: Fro
 }
 
 function bindValuesItem(node: AstNode, alias: string, aliasColumns: string[] | null, scope: Scope, deps: FromDeps): Plan {
-  const { plan, names } = bindValuesRows(node.values ?? [], new Scope(scope.parent), deps);
+  const inner = scope.sibling();
+  const { plan, names } = bindValuesRows(node.values ?? [], inner, deps);
+  scope.adopt(inner);
   scope.add(alias, renamed(plan.columns.map((c, i) => ({ name: names[i]!, type: c.type, nullable: c.nullable })), aliasColumns));
   return plan;
 }

@@ -1,3 +1,4 @@
+import { frameOf } from './window-frame.js';
 import type { QType } from '../types/contract.js';
 import { BOOL, constant, FLOAT8, INT4, INT8, UNKNOWN, type AggCall, type Expr, type SortKey, type WindowCall, type WindowFnName } from '../plan/expr.js';
 import { DISTINCT_FN, WINDOW_FN, type AstNode } from '../parse/index.js';
@@ -107,7 +108,7 @@ function windowOf(fn: WindowFnName, type: QType, args: readonly Expr[], agg: Agg
   const inner = { ...env, allowWindows: false, clause: 'window definitions' };
   const partitionBy = (spec.partitionby ?? []).map((p: AstNode) => bindExpr(p.expr ?? p, inner));
   const orderBy = bindSortKeys(spec.orderby ?? [], inner);
-  const call: WindowCall = { fn, agg, args, partitionBy, orderBy, frame: frameOf(spec.window_frame_clause, orderBy.length > 0) };
+  const call: WindowCall = { fn, agg, args, partitionBy, orderBy, frame: frameOf(spec.window_frame_clause) };
   return { kind: 'window', type, call };
 }
 
@@ -120,15 +121,6 @@ function windowSpec(over: AstNode, env: ExprEnv): AstNode {
     return named;
   }
   return spec?.window_specification ?? {};
-}
-
-function frameOf(frame: AstNode | null | undefined, ordered: boolean): WindowCall['frame'] {
-  if (!ordered) return 'whole';
-  if (!frame) return 'range_current';
-  const text = JSON.stringify(frame).toLowerCase();
-  if (text.includes('unbounded following')) return 'whole';
-  if (text.includes('"rows"')) return 'rows_current';
-  return 'range_current';
 }
 
 /** COALESCE, NULLIF, GREATEST, LEAST, POSITION(a IN b), TRIM(... FROM ...), CURRENT_*. */

@@ -1,4 +1,4 @@
-import { SvcError } from '../../core/errors.js';
+import { assert, SvcError } from '../../core/errors.js';
 import type { QType } from '../types/contract.js';
 import type { Plan } from '../plan/nodes.js';
 import { columnNotFound, invalid } from './context.js';
@@ -29,6 +29,20 @@ export interface CteDef {
   readonly name: string;
   readonly plan: Plan;
   readonly columnNames: readonly string[];
+  /** Set while a WITH RECURSIVE member is bound: a reference reads its working table. */
+  readonly recursive?: RecursiveCte;
+}
+
+/** The state of a recursive CTE while its terms are bound (see recursive-cte.ts). */
+export interface RecursiveCte {
+  readonly id: number;
+  readonly name: string;
+  phase: 'non_recursive' | 'recursive';
+  /** The non-recursive term's columns (known once it is bound). */
+  columns: readonly ScopeColumn[];
+  refs: number;
+  /** BindContext.sublinkDepth of the recursive term itself. */
+  sublinkDepth: number;
 }
 
 /** Names visible to an expression: this query's FROM items, then enclosing queries (correlation). */
@@ -47,6 +61,8 @@ export class Scope {
    * the same name is still itself (and an unqualified reference still ambiguous).
    */
   readonly usingOverrides = new Map<number, Expr>();
+  /** Row slots in the order `*` lists them (JOIN USING puts the merged columns first). */
+  starOrder: number[] = [];
   /** WINDOW w AS (...) definitions of this query. */
   namedWindows = new Map<string, AstNode>();
 
@@ -61,7 +77,32 @@ export class Scope {
     if (this.entries.some((e) => e.alias === alias)) throw invalid(`table name "${alias}" specified more than once`);
     const entry: RangeEntry = { alias, columns, offset: this.width, ...(tableName === undefined ? {} : { tableName }) };
     this.entries.push(entry);
+    for (let i = 0; i < columns.length; i++) this.starOrder.push(entry.offset + i);
     return entry;
+  }
+
+  /** The column at a row slot. */
+  columnAt(slot: number): ScopeColumn {
+    const entry = this.entries.find((e) => slot >= e.offset && slot < e.offset + e.columns.length);
+    assert(entry !== undefined, `Scope.columnAt: no column at slot ${slot}`);
+    return entry.columns[slot - entry.offset]!;
+  }
+
+  /**
+   * A scope for a part of this query bound on its own (a subquery or VALUES in FROM, a CTE body,
+   * a member of a set operation): it sees this query's CTEs and the enclosing queries but not
+   * this query's FROM items, and a column of an enclosing query is at the depth it has from
+   * here, since the part runs inside this query's plan with the same outer rows.
+   */
+  sibling(): Scope {
+    const s = new Scope(this.parent);
+    for (const [name, cte] of this.ctes) s.ctes.set(name, cte);
+    return s;
+  }
+
+  /** Takes over a sibling's references to enclosing queries (which make a subquery correlated). */
+  adopt(sibling: Scope): void {
+    if (sibling.usedOuter) this.usedOuter = true;
   }
 
   cte(name: string): CteDef | undefined {

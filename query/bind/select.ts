@@ -12,6 +12,7 @@ import { bindFunction, bindSortKeys } from './functions.js';
 import { identName, outputName } from './names.js';
 import { Scope } from './scope.js';
 import { bindSetOperation } from './set-ops.js';
+import { bindRecursiveCte, refersTo } from './recursive-cte.js';
 import { bindSelectListSeries } from './table-function.js';
 import type { BoundQuery, SelectBinder } from './bound.js';
 
@@ -37,8 +38,13 @@ export class QueryBinder implements SelectBinder {
       allowAggregates: aggregates,
       allowWindows: aggregates,
       bindSubquery: (ast, child) => {
-        const q = this.bindQuery(ast, child);
-        return { plan: q.plan, types: q.plan.columns.map((c) => c.type) };
+        this.ctx.sublinkDepth += 1;
+        try {
+          const q = this.bindQuery(ast, child);
+          return { plan: q.plan, types: q.plan.columns.map((c) => c.type) };
+        } finally {
+          this.ctx.sublinkDepth -= 1;
+        }
       },
       bindFunction,
     };
@@ -52,12 +58,20 @@ export class QueryBinder implements SelectBinder {
   }
 
   private bindCtes(ctes: readonly AstNode[], scope: Scope): void {
+    // node-sql-parser marks the first member only; RECURSIVE applies to the whole list.
+    const recursive = ctes.some((c) => c.recursive);
     for (const cte of ctes) {
-      if (cte.recursive) throw invalid('WITH RECURSIVE is not supported');
       const name = identName(cte.name);
       if (scope.ctes.has(name)) throw invalid(`WITH query name "${name}" specified more than once`, { name });
-      const q = this.bindQuery(cte.stmt?.ast ?? cte.stmt, new Scope(scope));
+      const ast: AstNode = cte.stmt?.ast ?? cte.stmt;
       const columns: string[] | null = cte.columns ? cte.columns.map((c: AstNode) => identName(c.column ?? c)) : null;
+      if (recursive && refersTo(ast, name)) {
+        scope.ctes.set(name, bindRecursiveCte(this, name, ast, columns, scope));
+        continue;
+      }
+      const body = scope.sibling();
+      const q = this.bindQuery(ast, body);
+      scope.adopt(body);
       if (columns && columns.length > q.names.length) {
         throw invalid(`WITH query "${name}" has ${q.names.length} columns available but ${columns.length} columns specified`, { name });
       }
@@ -68,6 +82,7 @@ export class QueryBinder implements SelectBinder {
 
   /** One SELECT; `withTail` false leaves ORDER BY/LIMIT to a set operation. */
   bindSelect(ast: AstNode, scope: Scope, withTail: boolean): BoundQuery {
+    const worktableRefs = this.ctx.worktableRefs.length;
     let plan: Plan = ast.from && ast.from.length > 0 ? bindFrom(ast.from, scope, this.deps) : { kind: 'one_row', columns: [] };
     if (ast.window) this.registerWindows(ast.window, scope);
     if (ast.where) {
@@ -89,6 +104,7 @@ export class QueryBinder implements SelectBinder {
     let onExprs = distinctOn;
 
     const aggs = collectAggregates([...exprs, ...(having ? [having] : []), ...orderExprs, ...(distinctOn ?? [])]);
+    if (aggs.length > 0 && this.ctx.worktableRefs.length > worktableRefs) throw invalid("aggregate functions are not allowed in a recursive query's recursive term");
     if (aggs.length > 0 || groupBy.length > 0) {
       // PostgreSQL runs a select list's set-returning function after grouping; crossing is before.
       if (series) throw invalid('set-returning functions in the select list of a grouped query are not supported', { reason: 'unsupported' });
@@ -219,12 +235,15 @@ export class QueryBinder implements SelectBinder {
     if (table !== null && entries.length === 0) throw invalid(`missing FROM-clause entry for table "${table}"`);
     if (table === null && entries.length === 0) throw invalid('SELECT * with no tables specified is not valid');
     const out: { expr: Expr; name: string }[] = [];
+    if (table === null) {
+      for (const slot of scope.starOrder) {
+        const c = scope.columnAt(slot);
+        if (!c.hidden) out.push({ expr: scope.usingOverrides.get(slot) ?? { kind: 'column', type: c.type, index: slot, name: c.name }, name: c.name });
+      }
+      return out;
+    }
     for (const entry of entries) {
-      entry.columns.forEach((c, i) => {
-        if (c.hidden && table === null) return;
-        const override = table === null ? scope.usingOverrides.get(entry.offset + i) : undefined;
-        out.push({ expr: override ?? { kind: 'column', type: c.type, index: entry.offset + i, name: c.name }, name: c.name });
-      });
+      entry.columns.forEach((c, i) => out.push({ expr: { kind: 'column', type: c.type, index: entry.offset + i, name: c.name }, name: c.name }));
     }
     return out;
   }

@@ -19,7 +19,12 @@ export function bindSetOperation(ast: AstNode, scope: Scope, binder: QueryBinder
     if (node._next) ops.push(parseOp(String(node.set_op)));
   }
   const last = members[members.length - 1]!;
-  const bound = members.map((m) => binder.bindSelect(m, new Scope(scope), false));
+  const bound = members.map((m) => {
+    const member = scope.sibling();
+    const q = binder.bindSelect(m, member, false);
+    scope.adopt(member);
+    return q;
+  });
   // INTERSECT first.
   const queries: BoundQuery[] = [bound[0]!];
   const rest: { op: SetOpName; all: boolean }[] = [];

@@ -8,6 +8,7 @@ import { scanOp } from './ops/scan.js';
 import { sortOp } from './ops/sort.js';
 import { windowOp } from './ops/window.js';
 import { generateSeriesOp } from './ops/function-scan.js';
+import { recursiveUnionOp, worktableScanOp } from './ops/recursive-union.js';
 
 type Builder<K extends PlanKind> = (node: Extract<Plan, { kind: K }>, ctx: ExecContext) => AsyncIterable<Batch>;
 
@@ -27,6 +28,8 @@ const BUILDERS: { [K in PlanKind]: Builder<K> } = {
   limit: (node, ctx) => limitOp(run(node.input, ctx), ctx, node.limit, node.offset),
   distinct: (node, ctx) => (node.on ? distinctOnOp(run(node.input, ctx), ctx, node.on) : distinctOp(run(node.input, ctx), ctx, node.columns)),
   setop: (node, ctx) => setOp(run(node.left, ctx), run(node.right, ctx), ctx, node.op, node.all, node.columns),
+  recursive_union: (node, ctx) => recursiveUnionOp(node, ctx),
+  worktable_scan: (node, ctx) => worktableScanOp(ctx, node.id),
 };
 
 /** The operator tree of a plan (instrumented when EXPLAIN ANALYZE collects statistics). */

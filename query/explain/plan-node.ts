@@ -75,6 +75,8 @@ const DESCRIBERS: { [K in PlanKind]: Describer<K> } = {
     node_type: node.op === 'union' ? (node.all ? 'Append' : 'Union') : `HashSetOp ${node.op === 'intersect' ? 'Intersect' : 'Except'}${node.all ? ' All' : ''}`,
     plans: [d(node.left), d(node.right)],
   }),
+  recursive_union: (node, d) => ({ node_type: 'Recursive Union', plans: [d(node.left), d(node.right)] }),
+  worktable_scan: (node) => ({ node_type: 'WorkTable Scan', relation: node.name, plans: [] }),
 };
 
 /** The plan object tree of a physical plan (with actual values when `stats` came from ANALYZE). */

@@ -17,6 +17,13 @@ export function estimate(plan: Plan, deps: OptimizerDeps): Plan {
     case 'one_row': return { ...plan, est: { rows: 1, cost: CPU_PER_ROW } };
     // PostgreSQL's default guess for a function returning a set.
     case 'function_scan': return { ...plan, est: { rows: 1000, cost: 1000 * CPU_PER_ROW } };
+    // Unknown until run: PostgreSQL's guess of 10 rounds, the working table the size of the first.
+    case 'worktable_scan': return { ...plan, est: { rows: 10, cost: 10 * CPU_PER_ROW } };
+    case 'recursive_union': {
+      const left = estimate(plan.left, deps);
+      const right = estimate(plan.right, deps);
+      return { ...plan, left, right, est: { rows: left.est!.rows + 10 * right.est!.rows, cost: round(left.est!.cost + 10 * right.est!.cost) } };
+    }
     case 'join': {
       const left = estimate(plan.left, deps);
       const right = estimate(plan.right, deps);

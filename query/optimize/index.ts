@@ -21,12 +21,12 @@ export function optimize(plan: Plan, deps: OptimizerDeps): Plan {
 function physicalize(plan: Plan, deps: OptimizerDeps): Plan {
   switch (plan.kind) {
     case 'scan': return withAccess(plan, deps);
-    case 'values': case 'one_row': case 'function_scan': return plan;
+    case 'values': case 'one_row': case 'function_scan': case 'worktable_scan': return plan;
     case 'join': {
       const node = { ...plan, left: physicalize(plan.left, deps), right: physicalize(plan.right, deps) };
       return { ...node, hash: hashKeysOf(node, deps.types) };
     }
-    case 'setop': return { ...plan, left: physicalize(plan.left, deps), right: physicalize(plan.right, deps) };
+    case 'setop': case 'recursive_union': return { ...plan, left: physicalize(plan.left, deps), right: physicalize(plan.right, deps) };
     default: return { ...plan, input: physicalize(plan.input, deps) } as Plan;
   }
 }

@@ -15,8 +15,8 @@ export function indexOrder(plan: Plan): Plan {
       const input = indexOrder(plan.input);
       return { ...plan, input: plan.limit ? withTopN(input, { limit: plan.limit, offset: plan.offset }) : input };
     }
-    case 'scan': case 'values': case 'one_row': case 'function_scan': return plan;
-    case 'join': case 'setop': return { ...plan, left: indexOrder(plan.left), right: indexOrder(plan.right) };
+    case 'scan': case 'values': case 'one_row': case 'function_scan': case 'worktable_scan': return plan;
+    case 'join': case 'setop': case 'recursive_union': return { ...plan, left: indexOrder(plan.left), right: indexOrder(plan.right) };
     default: return { ...plan, input: indexOrder(plan.input) } as Plan;
   }
 }

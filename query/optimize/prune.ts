@@ -37,7 +37,7 @@ export function pruneColumns(plan: Plan, need: Need = null): Plan {
       if (all === null || all.size >= plan.table.columns.length) return plan;
       return { ...plan, needed: [...all].filter((c) => c < plan.table.columns.length).sort((a, b) => a - b) };
     }
-    case 'values': case 'one_row': case 'function_scan': return plan;
+    case 'values': case 'one_row': case 'function_scan': case 'worktable_scan': return plan;
     case 'filter': return { ...plan, input: pruneColumns(plan.input, union(need, colsOf([plan.predicate]))) };
     case 'project': return { ...plan, input: pruneColumns(plan.input, colsOf(plan.exprs)) };
     case 'join': {
@@ -57,6 +57,6 @@ export function pruneColumns(plan: Plan, need: Need = null): Plan {
     case 'sort': return { ...plan, input: pruneColumns(plan.input, union(need, colsOf(plan.keys.map((k) => k.expr)))) };
     case 'limit': return { ...plan, input: pruneColumns(plan.input, need) };
     case 'distinct': return { ...plan, input: pruneColumns(plan.input, plan.on === null ? null : union(need, colsOf(plan.on))) };
-    case 'setop': return { ...plan, left: pruneColumns(plan.left, null), right: pruneColumns(plan.right, null) };
+    case 'setop': case 'recursive_union': return { ...plan, left: pruneColumns(plan.left, null), right: pruneColumns(plan.right, null) };
   }
 }

@@ -1,9 +1,9 @@
 import { rewriteNotPrecedence } from './not-precedence.js';
 import { leftOperand, matchForward, PREC, rightOperand, type Tok } from './operands.js';
-import { LIMIT_PARAM_BASE, limitBeforeOffset, parenthesizeJoinConditions, quote, rewriteCrossJoins, rewriteLimitExpressions, synth, WINDOW_FN, wrapParenthesizedSetOps, wrapWindowCalls } from './query-rewrites.js';
+import { LIMIT_PARAM_BASE, NATURAL_MARKER, FRAME_CODE_BASE, FRAME_CODES, limitBeforeOffset, rewriteRangeFrames, parenthesizeJoinConditions, quote, rewriteCrossJoins, rewriteLimitExpressions, rewriteNaturalJoins, synth, WINDOW_FN, wrapParenthesizedSetOps, wrapWindowCalls } from './query-rewrites.js';
 import { tokenize, type Token } from './tokens.js';
 
-export { LIMIT_PARAM_BASE, WINDOW_FN };
+export { LIMIT_PARAM_BASE, NATURAL_MARKER, FRAME_CODE_BASE, FRAME_CODES, WINDOW_FN };
 
 /**
  * Rewrites one statement's tokens into text node-sql-parser (PostgreSQL dialect) can parse:
@@ -86,9 +86,9 @@ export function rewrite(tokens: readonly Token[]): Rewritten {
     }
   }
   toks = rewriteClauses(toks);
-  toks = parenthesizeJoinConditions(rewriteCrossJoins(toks));
+  toks = parenthesizeJoinConditions(rewriteCrossJoins(rewriteNaturalJoins(toks)));
   toks = rewriteNotPrecedence(toks);
-  toks = wrapWindowCalls(toks);
+  toks = wrapWindowCalls(rewriteRangeFrames(toks));
   toks = wrapParenthesizedSetOps(toks);
   const limitExprs: string[] = [];
   toks = rewriteLimitExpressions(limitBeforeOffset(toks), limitExprs);

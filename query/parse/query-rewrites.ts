@@ -1,3 +1,4 @@
+import { SvcError } from '../../core/errors.js';
 import { matchForward, type Tok } from './operands.js';
 
 /**
@@ -171,6 +172,90 @@ export function rewriteCrossJoins(toks: Tok[]): Tok[] {
     toks = [...toks.slice(0, i), ...toks.slice(i + 1, end), synth('ident', 'on', o), synth('ident', 'true', o), ...toks.slice(end)];
   }
   return toks;
+}
+
+/** The USING column that stands for NATURAL's "every column name both sides have" (bind/from.ts). */
+export const NATURAL_MARKER = '__svc_natural';
+
+/**
+ * NATURAL [INNER | LEFT | RIGHT | FULL [OUTER]] JOIN x -> ... JOIN x USING (__svc_natural): the
+ * grammar reads NATURAL as an alias; the binder knows the columns, so it expands the marker.
+ */
+export function rewriteNaturalJoins(toks: Tok[]): Tok[] {
+  for (let i = 0; i < toks.length; i++) {
+    const t = toks[i]!;
+    if (t.kind !== 'ident' || t.value !== 'natural') continue;
+    let join = i + 1;
+    while (join < toks.length && ['inner', 'left', 'right', 'full', 'outer'].includes(toks[join]!.value)) join++;
+    if (toks[join]?.value !== 'join') continue;
+    const end = conditionEnd(toks, join + 1);
+    const o = toks[end - 1]!.orig;
+    const using = [synth('ident', 'using', o), synth('punct', '(', o), synth('ident', NATURAL_MARKER, o, true), synth('punct', ')', o, true)];
+    toks = [...toks.slice(0, i), ...toks.slice(i + 1, end), ...using, ...toks.slice(end)];
+  }
+  return toks;
+}
+
+/**
+ * Frame bounds the grammar cannot read, written as `<code> FOLLOWING` (bind/window-frame.ts
+ * decodes them): a RANGE frame's CURRENT ROW, and an end bound that PRECEDES (n, or UNBOUNDED
+ * for PostgreSQL's error). Offsets above FRAME_CODE_BASE are not used as such.
+ */
+export const FRAME_CODE_BASE = 1_000_000_000;
+export const FRAME_CODES = { rangeCurrent: 1_999_999_999, endUnboundedPreceding: 1_999_999_998 } as const;
+
+/**
+ * The grammar has ROWS frames only, whose end does not precede: RANGE [BETWEEN] ... -> ROWS
+ * BETWEEN ... with the bounds above as codes. (RANGE UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING
+ * is the same frame in either mode.) RANGE with an offset is refused here.
+ */
+export function rewriteRangeFrames(toks: Tok[]): Tok[] {
+  for (let i = 0; i < toks.length; i++) {
+    const t = toks[i]!;
+    const next = toks[i + 1]?.value;
+    if (t.kind === 'ident' && t.value === 'rows' && next === 'between') {
+      toks = encodePrecedingEnd(toks, i + 2);
+      continue;
+    }
+    if (t.kind !== 'ident' || t.value !== 'range' || (next !== 'between' && next !== 'unbounded' && next !== 'current' && toks[i + 1]?.kind !== 'number')) continue;
+    const between = next === 'between';
+    let j = between ? i + 2 : i + 1;
+    const bounds: Tok[][] = [];
+    for (let b = 0; b < (between ? 2 : 1); b++) {
+      const first = toks[j];
+      const second = toks[j + 1];
+      if (!first || !second) return toks;
+      if (first.kind === 'number' || first.value === 'current' && second.value !== 'row') {
+        throw new SvcError('INVALID_QUERY', 'RANGE with offset PRECEDING/FOLLOWING is not supported', { reason: 'unsupported' });
+      }
+      bounds.push(first.value === 'current' ? frameCode(FRAME_CODES.rangeCurrent, first.orig) : [first, second]);
+      j += 2;
+      if (between && b === 0) {
+        if (toks[j]?.value !== 'and') return toks;
+        j += 1;
+      }
+    }
+    if (!between) bounds.push(frameCode(FRAME_CODES.rangeCurrent, t.orig));
+    const o = t.orig;
+    const frame = [synth('ident', 'rows', o), synth('ident', 'between', o), ...bounds[0]!, synth('ident', 'and', o), ...bounds[1]!];
+    toks = encodePrecedingEnd([...toks.slice(0, i), ...frame, ...toks.slice(j)], i + 2);
+  }
+  return toks;
+}
+
+const frameCode = (code: number, orig: number): Tok[] => [synth('number', String(code), orig), synth('ident', 'following', orig)];
+
+/** In `ROWS BETWEEN <start> AND <end>` (from the start bound at `at`): an end that precedes as a code. */
+function encodePrecedingEnd(toks: Tok[], at: number): Tok[] {
+  const and = toks[at + 2]?.value === 'and' ? at + 2 : -1;
+  const end = toks[and + 1];
+  const word = toks[and + 2];
+  if (and < 0 || !end || word?.value !== 'preceding') return toks;
+  let code: number;
+  if (end.value === 'unbounded') code = FRAME_CODES.endUnboundedPreceding;
+  else if (end.kind === 'number' && /^\d+$/.test(end.value) && Number(end.value) < FRAME_CODE_BASE) code = FRAME_CODE_BASE + Number(end.value);
+  else return toks;
+  return [...toks.slice(0, and + 1), ...frameCode(code, end.orig), ...toks.slice(and + 3)];
 }
 
 /** Index just past the condition that starts at `from`. */

@@ -88,7 +88,7 @@ export function exprKey(expr: Expr): string {
     case 'quantified': return `q${expr.all ? 'all' : 'any'}${expr.op.name}(${exprKey(expr.arg)},${exprKey(expr.array)})`;
     case 'subquery': return `sub${expr.id}`;
     case 'agg': return `agg:${aggKey(expr.call)}`;
-    case 'window': return `win:${expr.call.fn}:${expr.call.agg ? aggKey(expr.call.agg) : ''}(${expr.call.args.map(exprKey).join(',')}) over(${expr.call.partitionBy.map(exprKey).join(',')};${sortKey(expr.call.orderBy)};${expr.call.frame})`;
+    case 'window': return `win:${expr.call.fn}:${expr.call.agg ? aggKey(expr.call.agg) : ''}(${expr.call.args.map(exprKey).join(',')}) over(${expr.call.partitionBy.map(exprKey).join(',')};${sortKey(expr.call.orderBy)};${JSON.stringify(expr.call.frame)})`;
   }
 }
 

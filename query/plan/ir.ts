@@ -79,9 +79,24 @@ export interface WindowCall {
   readonly args: readonly Expr[];
   readonly partitionBy: readonly Expr[];
   readonly orderBy: readonly SortKey[];
-  /** ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW instead of the default RANGE frame. */
-  readonly frame: 'range_current' | 'rows_current' | 'whole';
+  /** Which rows of the partition an aggregate, first_value and last_value see for each row. */
+  readonly frame: WindowFrame;
 }
+
+/**
+ * ROWS counts rows from the current one; RANGE (bounds UNBOUNDED or CURRENT ROW only) reaches
+ * to the current row's first or last peer. The default is RANGE UNBOUNDED PRECEDING to CURRENT
+ * ROW, which without ORDER BY (every row a peer) is the whole partition.
+ */
+export interface WindowFrame {
+  readonly mode: 'rows' | 'range';
+  readonly start: FrameBound;
+  readonly end: FrameBound;
+}
+
+export type FrameBound =
+  | { readonly kind: 'unbounded_preceding' | 'current' | 'unbounded_following' }
+  | { readonly kind: 'preceding' | 'following'; readonly offset: number };
 
 export interface SortKey {
   readonly expr: Expr;
@@ -192,15 +207,23 @@ export type Plan =
   | { readonly kind: 'limit'; readonly input: Plan; readonly limit: Expr | null; readonly offset: Expr | null; readonly columns: readonly OutputColumn[]; readonly est?: Estimate }
   /** DISTINCT (on = null: whole row) or DISTINCT ON (first row per key, input sorted by it). */
   | { readonly kind: 'distinct'; readonly input: Plan; readonly on: readonly Expr[] | null; readonly columns: readonly OutputColumn[]; readonly est?: Estimate }
-  | { readonly kind: 'setop'; readonly op: 'union' | 'intersect' | 'except'; readonly all: boolean; readonly left: Plan; readonly right: Plan; readonly columns: readonly OutputColumn[]; readonly est?: Estimate };
+  | { readonly kind: 'setop'; readonly op: 'union' | 'intersect' | 'except'; readonly all: boolean; readonly left: Plan; readonly right: Plan; readonly columns: readonly OutputColumn[]; readonly est?: Estimate }
+  /**
+   * WITH RECURSIVE name: `left` (the non-recursive term) once, then `right` (the recursive term)
+   * over the rows the previous round added (its working table, read by worktable_scan `id`) until
+   * a round adds none. UNION (all = false) drops rows already produced.
+   */
+  | { readonly kind: 'recursive_union'; readonly id: number; readonly name: string; readonly all: boolean; readonly left: Plan; readonly right: Plan; readonly columns: readonly OutputColumn[]; readonly est?: Estimate }
+  /** The working table of the enclosing recursive_union `id`. */
+  | { readonly kind: 'worktable_scan'; readonly id: number; readonly name: string; readonly columns: readonly OutputColumn[]; readonly est?: Estimate };
 
 export type PlanKind = Plan['kind'];
 
 /** The children of a node, in order. */
 export function children(plan: Plan): Plan[] {
   switch (plan.kind) {
-    case 'scan': case 'values': case 'one_row': case 'function_scan': return [];
-    case 'join': case 'setop': return [plan.left, plan.right];
+    case 'scan': case 'values': case 'one_row': case 'function_scan': case 'worktable_scan': return [];
+    case 'join': case 'setop': case 'recursive_union': return [plan.left, plan.right];
     default: return [plan.input];
   }
 }

@@ -84,6 +84,18 @@ describe('SQL limits from config', () => {
     expect(grouped.status).toBe(200);
   });
 
+  it('stops a runaway WITH RECURSIVE at sqlMaterializedRowsMax rows; LIMIT or a cycle under UNION ends it first', async () => {
+    const runaway = await post({ sql: 'WITH RECURSIVE t(k) AS (SELECT 1 UNION ALL SELECT k + 1 FROM t) SELECT count(*) FROM t' });
+    expect(runaway.status).toBe(400);
+    expect(runaway.body.error.code).toBe('LIMIT_EXCEEDED');
+    expect(runaway.body.error.details.rows_max).toBe(1000);
+    expect(runaway.body.error.message).toContain('recursive query "t"');
+    const limited = await post({ sql: 'WITH RECURSIVE t(k) AS (SELECT 1 UNION ALL SELECT k + 1 FROM t) SELECT k FROM t LIMIT 3' });
+    expect(limited.body.data).toEqual([{ k: 1 }, { k: 2 }, { k: 3 }]);
+    const cycle = await post({ sql: 'WITH RECURSIVE t(k) AS (SELECT 1 UNION SELECT (k + 1) % 5 FROM t) SELECT count(*) AS c FROM t' });
+    expect(cycle.body.data).toEqual([{ c: 5 }]);
+  });
+
   it('refuses a DML statement changing more than sqlDmlRowsMax rows, and writes nothing of it', async () => {
     const values = Array.from({ length: 101 }, (_, k) => `(${1000 + k})`).join(', ');
     const over = await post({ sql: `INSERT INTO n VALUES ${values}` });

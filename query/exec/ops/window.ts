@@ -1,8 +1,9 @@
 import type { QValue } from '../../types/contract.js';
 import type { WindowCall } from '../../plan/expr.js';
 import { compile } from '../compile.js';
-import type { Batch, ExecContext, Row } from '../context.js';
+import { checkContinue, type Batch, type ExecContext, type Row } from '../context.js';
 import { batches, materialize, rowHasher } from './materialize.js';
+import { frameSpans, type FrameSpans } from './window-frame.js';
 import { decorate, keyComparator } from './sort.js';
 
 /** Window functions: each call adds one column, computed per partition in its ORDER BY. */
@@ -101,23 +102,31 @@ function computePartition(order: Sorted, rows: readonly Row[], call: WindowCall,
       return;
     }
     case 'first_value': case 'last_value': {
+      const span = frameSpans(call.frame, ends);
       for (let i = 0; i < n; i++) {
-        const j = call.fn === 'first_value' ? 0 : call.frame === 'whole' ? n - 1 : call.frame === 'rows_current' ? i : ends[i]! - 1;
-        set(i, args[0]!(rows[order[j]!.rowIndex]!));
+        const [start, end] = span(i);
+        const j = call.fn === 'first_value' ? start : end - 1;
+        set(i, start < end ? args[0]!(rows[order[j]!.rowIndex]!) : null);
       }
       return;
     }
     case 'aggregate':
-      return aggregateOverFrame(order, rows, call, ctx, ends, set);
+      return aggregateOverFrame(order, rows, call, ctx, frameSpans(call.frame, ends), set);
   }
 }
 
-function aggregateOverFrame(order: Sorted, rows: readonly Row[], call: WindowCall, ctx: ExecContext, ends: number[], set: (i: number, v: QValue) => void): void {
+/**
+ * An aggregate over each row's frame. While the frame keeps its start and only grows (the default
+ * frame, ROWS/RANGE UNBOUNDED PRECEDING, a whole partition) the state steps on; a frame whose
+ * start moves (n PRECEDING, CURRENT ROW AND ...) is aggregated afresh, since states cannot remove
+ * rows: up to partition size x frame size steps.
+ */
+function aggregateOverFrame(order: Sorted, rows: readonly Row[], call: WindowCall, ctx: ExecContext, span: FrameSpans, set: (i: number, v: QValue) => void): void {
   const agg = call.agg!;
   const args = agg.args.map((a) => compile(a, ctx).eval);
   const filter = agg.filter ? compile(agg.filter, ctx).eval : null;
   const distinct = agg.distinct ? rowHasher(ctx, agg.argTypes) : null;
-  const state = agg.agg.newState();
+  let state = agg.agg.newState();
   const seen = new Set<string>();
   const stepRow = (i: number): void => {
     const row = rows[order[i]!.rowIndex]!;
@@ -132,16 +141,24 @@ function aggregateOverFrame(order: Sorted, rows: readonly Row[], call: WindowCal
     state.step(values);
   };
   const n = order.length;
-  if (call.frame === 'whole') {
-    for (let i = 0; i < n; i++) stepRow(i);
-    const value = state.result();
-    for (let i = 0; i < n; i++) set(i, value);
-    return;
-  }
+  let from = 0;
   let stepped = 0;
+  let last: { start: number; end: number; value: QValue } | null = null;
   for (let i = 0; i < n; i++) {
-    const upTo = call.frame === 'rows_current' ? i + 1 : ends[i]!;
-    while (stepped < upTo) stepRow(stepped++);
-    set(i, state.result());
+    const [start, end] = span(i);
+    if (last && last.start === start && last.end === end) {
+      set(i, last.value);
+      continue;
+    }
+    if (start !== from || end < stepped) {
+      checkContinue(ctx);
+      state = agg.agg.newState();
+      seen.clear();
+      from = start;
+      stepped = start;
+    }
+    while (stepped < end) stepRow(stepped++);
+    last = { start, end, value: state.result() };
+    set(i, last.value);
   }
 }
