@@ -140,11 +140,12 @@ function collectDefs(): AggDef[] {
     },
     {
       name: 'array_agg', params: ['anynonarray'], ret: (p) => arrayOf(p[0]!), strict: false,
-      state: () => state<QValue[] | null>(null, (s, [v]) => { const a = s ?? []; a.push(v ?? null); return a; }, (s) => s),
+      // result() copies: a window calls it after every row, and must not see later rows appear.
+      state: () => state<QValue[] | null>(null, (s, [v]) => { const a = s ?? []; a.push(v ?? null); return a; }, (s) => (s === null ? null : [...s])),
     },
     {
       name: 'jsonb_agg', params: ['anyelement'], ret: T.jsonb, strict: false,
-      state: (p) => state<JsonValue[] | null>(null, (s, [v]) => { const a = s ?? []; a.push(toJsonb(p[0]!, v ?? null)); return a; }, (s) => s),
+      state: (p) => state<JsonValue[] | null>(null, (s, [v]) => { const a = s ?? []; a.push(toJsonb(p[0]!, v ?? null)); return a; }, (s) => (s === null ? null : [...s])),
     },
     {
       name: 'jsonb_object_agg', params: ['any', 'any'], ret: T.jsonb, strict: false,
@@ -154,7 +155,7 @@ function collectDefs(): AggDef[] {
         const key = toJsonb(p[0]!, k!);
         setKey(o, typeof key === 'string' ? key : JSON.stringify(key), toJsonb(p[1]!, v ?? null));
         return o;
-      }, (s) => s),
+      }, (s) => (s === null ? null : { ...s })),
     },
   ];
 }
