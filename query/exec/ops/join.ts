@@ -42,8 +42,8 @@ export async function* hashJoinOp(left: AsyncIterable<Batch>, right: AsyncIterab
   const { leftKeys, rightKeys, residual } = node.hash!;
   const rightRows = await materialize(right, ctx, 'hash join');
   const candidates = leftKeys.length === 1 && leftKeys[0]!.type.name === rightKeys[0]!.type.name
-    ? singleKeyTable(ctx, rightRows, leftKeys[0]!, rightKeys[0]!)
-    : multiKeyTable(ctx, rightRows, leftKeys, rightKeys);
+    ? await singleKeyTable(ctx, rightRows, leftKeys[0]!, rightKeys[0]!)
+    : await multiKeyTable(ctx, rightRows, leftKeys, rightKeys);
   yield* emitJoin(left, rightRows, ctx, node, residual, candidates, 64);
 }
 
@@ -54,12 +54,20 @@ export async function* nestedLoopJoinOp(left: AsyncIterable<Batch>, right: Async
   yield* emitJoin(left, rightRows, ctx, node, node.on, () => all, 1);
 }
 
-function singleKeyTable(ctx: ExecContext, rightRows: readonly Row[], leftKey: Expr, rightKey: Expr): Candidates {
+/** Calls `add` for each right row, giving the event loop its turns on a large build side. */
+async function eachBuildRow(ctx: ExecContext, rightRows: readonly Row[], add: (row: Row, i: number) => void): Promise<void> {
+  for (let i = 0; i < rightRows.length; i++) {
+    if ((i & 4095) === 4095 && shouldYield(ctx)) await yieldNow(ctx);
+    add(rightRows[i]!, i);
+  }
+}
+
+async function singleKeyTable(ctx: ExecContext, rightRows: readonly Row[], leftKey: Expr, rightKey: Expr): Promise<Candidates> {
   const keyOf = valueKeyer(ctx, leftKey.type);
   const rk = compile(rightKey, ctx).eval;
   const lk = compile(leftKey, ctx).eval;
   const table = new Map<unknown, number[]>();
-  rightRows.forEach((row, i) => {
+  await eachBuildRow(ctx, rightRows, (row, i) => {
     const value = rk(row);
     if (value === null) return;
     const key = keyOf(value);
@@ -73,12 +81,12 @@ function singleKeyTable(ctx: ExecContext, rightRows: readonly Row[], leftKey: Ex
   };
 }
 
-function multiKeyTable(ctx: ExecContext, rightRows: readonly Row[], leftKeys: readonly Expr[], rightKeys: readonly Expr[]): Candidates {
+async function multiKeyTable(ctx: ExecContext, rightRows: readonly Row[], leftKeys: readonly Expr[], rightKeys: readonly Expr[]): Promise<Candidates> {
   const rk = rightKeys.map((k) => compile(k, ctx).eval);
   const lk = leftKeys.map((k) => compile(k, ctx).eval);
   const hash = rowHasher(ctx, leftKeys.map((k) => k.type));
   const table = new Map<string, number[]>();
-  rightRows.forEach((row, i) => {
+  await eachBuildRow(ctx, rightRows, (row, i) => {
     const values = rk.map((f) => f(row));
     if (values.some((v) => v === null)) return;
     const key = hash(values);
