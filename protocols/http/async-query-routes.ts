@@ -2,12 +2,11 @@ import type { FastifyPluginAsync } from 'fastify';
 import { SvcError } from '../../core/errors.js';
 import type { AsyncQueries } from './async-queries.js';
 import { MALFORMED_REQUEST_CODE } from '../errors.js';
-import type { QueryRouteLimits } from './query-routes.js';
+import { maxRowsProperty, sqlBodySchema, type QueryRouteLimits } from './sql-body-schema.js';
 
 /** Async queries are for what should not hold a request open: 5 minutes, not POST /query's 30 s (docs/api.md). */
 export const ASYNC_TIMEOUT_MS_DEFAULT = 300_000;
 /** POST /query's default max_rows. */
-const MAX_ROWS_DEFAULT = 10_000;
 const CALLBACK_URL_LENGTH_MAX = 2048;
 
 interface AsyncBody {
@@ -19,18 +18,11 @@ interface AsyncBody {
 }
 
 function bodySchema(limits: QueryRouteLimits) {
-  return {
-    type: 'object',
-    required: ['sql'],
-    additionalProperties: false,
-    properties: {
-      sql: { type: 'string', minLength: 1, maxLength: limits.maxQuerySizeBytes },
-      params: { type: 'array' },
-      timeout_ms: { type: 'integer', minimum: 1, maximum: limits.queryTimeoutMsMax, default: Math.min(ASYNC_TIMEOUT_MS_DEFAULT, limits.queryTimeoutMsMax) },
-      max_rows: { type: 'integer', minimum: 1, maximum: limits.maxResultRows, default: Math.min(MAX_ROWS_DEFAULT, limits.maxResultRows) },
-      callback_url: { type: 'string', pattern: '^https?://', maxLength: CALLBACK_URL_LENGTH_MAX },
-    },
-  } as const;
+  return sqlBodySchema(
+    limits,
+    { max_rows: maxRowsProperty(limits), callback_url: { type: 'string', pattern: '^https?://', maxLength: CALLBACK_URL_LENGTH_MAX } },
+    ASYNC_TIMEOUT_MS_DEFAULT,
+  );
 }
 
 /** Query ids are ULIDs; anything else cannot name a record (and is answered 404 as well). */

@@ -1,10 +1,9 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { DEFAULT_TENANT } from '../../core/catalog.js';
 import type { SqlEngine } from '../../query/index.js';
-import type { QueryRouteLimits } from './query-routes.js';
+import { sqlBodySchema, type QueryRouteLimits } from './sql-body-schema.js';
 
 /** POST /query's default; with analyze the query runs, and so has a deadline. */
-const TIMEOUT_MS_DEFAULT = 30_000;
 
 type Format = 'json' | 'text' | 'yaml';
 
@@ -17,18 +16,10 @@ interface ExplainBody {
 }
 
 function bodySchema(limits: QueryRouteLimits) {
-  return {
-    type: 'object',
-    required: ['sql'],
-    additionalProperties: false,
-    properties: {
-      sql: { type: 'string', minLength: 1, maxLength: limits.maxQuerySizeBytes },
-      params: { type: 'array' },
-      analyze: { type: 'boolean', default: false },
-      format: { type: 'string', enum: ['json', 'text', 'yaml'], default: 'json' },
-      timeout_ms: { type: 'integer', minimum: 1, maximum: limits.queryTimeoutMsMax, default: Math.min(TIMEOUT_MS_DEFAULT, limits.queryTimeoutMsMax) },
-    },
-  } as const;
+  return sqlBodySchema(limits, {
+    analyze: { type: 'boolean', default: false },
+    format: { type: 'string', enum: ['json', 'text', 'yaml'], default: 'json' },
+  });
 }
 
 const responseSchema = {

@@ -2,17 +2,9 @@ import type { FastifyPluginAsync } from 'fastify';
 import { newUlid } from '../../core/ids.js';
 import { DEFAULT_TENANT } from '../../core/catalog.js';
 import type { SqlEngine } from '../../query/index.js';
+import { maxRowsProperty, sqlBodySchema, type QueryRouteLimits } from './sql-body-schema.js';
 
-/** Limits of POST /query from config (core/settings.ts). */
-export interface QueryRouteLimits {
-  readonly maxQuerySizeBytes: number;
-  readonly maxResultRows: number;
-  readonly queryTimeoutMsMax: number;
-}
-
-/** The spec's defaults: timeout_ms 30000, max_rows 10000 (never above max_result_rows). */
-const TIMEOUT_MS_DEFAULT = 30_000;
-const MAX_ROWS_DEFAULT = 10_000;
+export type { QueryRouteLimits } from './sql-body-schema.js';
 
 interface QueryBody {
   sql: string;
@@ -23,18 +15,7 @@ interface QueryBody {
 }
 
 function bodySchema(limits: QueryRouteLimits) {
-  return {
-    type: 'object',
-    required: ['sql'],
-    additionalProperties: false,
-    properties: {
-      sql: { type: 'string', minLength: 1, maxLength: limits.maxQuerySizeBytes },
-      params: { type: 'array' },
-      timeout_ms: { type: 'integer', minimum: 1, maximum: limits.queryTimeoutMsMax, default: Math.min(TIMEOUT_MS_DEFAULT, limits.queryTimeoutMsMax) },
-      include_metadata: { type: 'boolean', default: false },
-      max_rows: { type: 'integer', minimum: 1, maximum: limits.maxResultRows, default: Math.min(MAX_ROWS_DEFAULT, limits.maxResultRows) },
-    },
-  } as const;
+  return sqlBodySchema(limits, { include_metadata: { type: 'boolean', default: false }, max_rows: maxRowsProperty(limits) });
 }
 
 /** POST /query (under /api/v1): runs SQL synchronously in the spec's result shape. */

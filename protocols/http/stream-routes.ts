@@ -3,14 +3,13 @@ import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { DEFAULT_TENANT } from '../../core/catalog.js';
 import type { SqlEngine } from '../../query/index.js';
 import { errorEnvelope, httpStatusOf, toSvcError } from '../errors.js';
-import type { QueryRouteLimits } from './query-routes.js';
+import { sqlBodySchema, type QueryRouteLimits } from './sql-body-schema.js';
 
 export const NDJSON = 'application/x-ndjson';
 
 /** Rows per write (docs/api.md): big enough to amortize a syscall, small enough to reach the client soon. */
 export const STREAM_BATCH_SIZE_DEFAULT = 1000;
 export const STREAM_BATCH_SIZE_MAX = 10_000;
-const TIMEOUT_MS_DEFAULT = 30_000;
 
 export interface StreamRouteLimits extends QueryRouteLimits {
   readonly bodyLimitBytes: number;
@@ -24,17 +23,7 @@ interface StreamBody {
 }
 
 function bodySchema(limits: QueryRouteLimits) {
-  return {
-    type: 'object',
-    required: ['sql'],
-    additionalProperties: false,
-    properties: {
-      sql: { type: 'string', minLength: 1, maxLength: limits.maxQuerySizeBytes },
-      params: { type: 'array' },
-      batch_size: { type: 'integer', minimum: 1, maximum: STREAM_BATCH_SIZE_MAX, default: STREAM_BATCH_SIZE_DEFAULT },
-      timeout_ms: { type: 'integer', minimum: 1, maximum: limits.queryTimeoutMsMax, default: Math.min(TIMEOUT_MS_DEFAULT, limits.queryTimeoutMsMax) },
-    },
-  } as const;
+  return sqlBodySchema(limits, { batch_size: { type: 'integer', minimum: 1, maximum: STREAM_BATCH_SIZE_MAX, default: STREAM_BATCH_SIZE_DEFAULT } });
 }
 
 /** Resolves when the socket can take more, the client left, the query was aborted, or its deadline passed. */
