@@ -1,6 +1,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { DEFAULT_TENANT } from '../../core/catalog.js';
 import type { SqlEngine } from '../../query/index.js';
+import { untilClientLeaves } from './client-abort.js';
 import { sqlBodySchema, type QueryRouteLimits } from './sql-body-schema.js';
 
 /** POST /query's default; with analyze the query runs, and so has a deadline. */
@@ -44,29 +45,22 @@ export function explainRoutes(options: { engine: SqlEngine; limits: QueryRouteLi
   return async (app) => {
     app.post<{ Body: ExplainBody }>('/query/explain', { schema }, async (request, reply) => {
       const body = request.body;
-      const abort = new AbortController();
-      const onClose = (): void => {
-        if (!reply.raw.writableFinished) abort.abort();
-      };
-      reply.raw.once('close', onClose);
-      try {
-        const result = await options.engine.explain(body.sql, {
+      const result = await untilClientLeaves(reply, (signal) =>
+        options.engine.explain(body.sql, {
           params: body.params ?? [],
           analyze: body.analyze,
           format: body.format,
           timeoutMs: body.timeout_ms,
-          signal: abort.signal,
+          signal,
           tenant: DEFAULT_TENANT,
-        });
-        const plan = body.format === 'text' ? result.text : body.format === 'yaml' ? result.yaml : result.plan;
-        return reply.code(200).send({
-          plan,
-          planning_time_ms: result.planning_time_ms,
-          ...(result.execution_time_ms !== undefined ? { execution_time_ms: result.execution_time_ms } : {}),
-        });
-      } finally {
-        reply.raw.off('close', onClose);
-      }
+        }),
+      );
+      const plan = body.format === 'text' ? result.text : body.format === 'yaml' ? result.yaml : result.plan;
+      return reply.code(200).send({
+        plan,
+        planning_time_ms: result.planning_time_ms,
+        ...(result.execution_time_ms !== undefined ? { execution_time_ms: result.execution_time_ms } : {}),
+      });
     });
   };
 }

@@ -2,6 +2,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import { newUlid } from '../../core/ids.js';
 import { DEFAULT_TENANT } from '../../core/catalog.js';
 import type { SqlEngine } from '../../query/index.js';
+import { untilClientLeaves } from './client-abort.js';
 import { maxRowsProperty, sqlBodySchema, type QueryRouteLimits } from './sql-body-schema.js';
 
 export type { QueryRouteLimits } from './sql-body-schema.js';
@@ -25,35 +26,22 @@ export function queryRoutes(options: { engine: SqlEngine; limits: QueryRouteLimi
     app.post<{ Body: QueryBody }>('/query', { schema }, async (request, reply) => {
       const started = performance.now();
       const body = request.body;
-      const abort = new AbortController();
-      const onClose = (): void => {
-        if (!reply.raw.writableFinished) abort.abort();
-      };
-      reply.raw.once('close', onClose);
-      try {
-        const result = await options.engine.execute(body.sql, {
-          params: body.params ?? [],
-          timeoutMs: body.timeout_ms,
-          maxRows: body.max_rows,
-          signal: abort.signal,
-          tenant: DEFAULT_TENANT,
-        });
-        const response: Record<string, unknown> = { success: true, data: result.rows };
-        if (body.include_metadata) {
-          response.metadata = {
-            columns: result.columns,
-            row_count: result.rowCount,
-            execution_time_ms: Math.round(performance.now() - started),
-            query_id: newUlid(),
-            command: result.command,
-            affected_rows: result.affectedRows,
-            truncated: result.truncated,
-          };
-        }
-        return reply.code(200).send(response);
-      } finally {
-        reply.raw.off('close', onClose);
+      const result = await untilClientLeaves(reply, (signal) =>
+        options.engine.execute(body.sql, { params: body.params ?? [], timeoutMs: body.timeout_ms, maxRows: body.max_rows, signal, tenant: DEFAULT_TENANT }),
+      );
+      const response: Record<string, unknown> = { success: true, data: result.rows };
+      if (body.include_metadata) {
+        response.metadata = {
+          columns: result.columns,
+          row_count: result.rowCount,
+          execution_time_ms: Math.round(performance.now() - started),
+          query_id: newUlid(),
+          command: result.command,
+          affected_rows: result.affectedRows,
+          truncated: result.truncated,
+        };
       }
+      return reply.code(200).send(response);
     });
   };
 }

@@ -3,6 +3,7 @@ import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { DEFAULT_TENANT } from '../../core/catalog.js';
 import type { SqlEngine } from '../../query/index.js';
 import { errorEnvelope, httpStatusOf, toSvcError } from '../errors.js';
+import { untilClientLeaves } from './client-abort.js';
 import { sqlBodySchema, type QueryRouteLimits } from './sql-body-schema.js';
 
 export const NDJSON = 'application/x-ndjson';
@@ -75,32 +76,27 @@ export function streamRoutes(options: { engine: SqlEngine; limits: StreamRouteLi
   return async (app) => {
     app.post<{ Body: StreamBody }>('/query/stream', { schema }, async (request, reply) => {
       const body = request.body;
-      const abort = new AbortController();
-      const onClose = (): void => {
-        if (!reply.raw.writableFinished) abort.abort();
-      };
-      reply.raw.once('close', onClose);
       const deadlineMs = Date.now() + body.timeout_ms;
       let res: ServerResponse | null = null;
       let rows = 0;
       try {
-        await options.engine.stream(
-          body.sql,
-          { params: body.params ?? [], timeoutMs: body.timeout_ms, signal: abort.signal, tenant: DEFAULT_TENANT, batchRows: body.batch_size },
-          async (batch) => {
-            res ??= startNdjson(reply);
-            rows += batch.length;
-            let text = '';
-            for (const row of batch) text += `${JSON.stringify(row)}\n`;
-            if (!res.write(text)) await writable(res, abort.signal, deadlineMs);
-          },
+        await untilClientLeaves(reply, (signal) =>
+          options.engine.stream(
+            body.sql,
+            { params: body.params ?? [], timeoutMs: body.timeout_ms, signal, tenant: DEFAULT_TENANT, batchRows: body.batch_size },
+            async (batch) => {
+              res ??= startNdjson(reply);
+              rows += batch.length;
+              let text = '';
+              for (const row of batch) text += `${JSON.stringify(row)}\n`;
+              if (!res.write(text)) await writable(res, signal, deadlineMs);
+            },
+          ),
         );
       } catch (error) {
         if (res === null) throw error;
         endWithError(error, request, res, options.limits, rows);
         return reply;
-      } finally {
-        reply.raw.off('close', onClose);
       }
       if (res === null) return reply.code(200).type(`${NDJSON}; charset=utf-8`).send('');
       (res as ServerResponse).end();
