@@ -51,9 +51,8 @@ export function rewrite(tokens: readonly Token[]): Rewritten {
   let toks = toToks(tokens);
   const vectorDims: (number | null)[] = [];
   let hnsw = false;
-  toks = toks.flatMap((t): Tok[] => {
-    // An unquoted name may contain $ (`SELECT $$a$$lo$$` is 'a' AS lo$$); the parser needs it quoted.
-    if (t.kind === 'ident') return [{ ...t, text: t.value.includes('$') ? `"${t.value}"` : t.value }];
+  toks = toks.flatMap((t, i, all): Tok[] => {
+    if (t.kind === 'ident') return [{ ...t, text: needsQuotes(all, i) ? `"${t.value}"` : t.value }];
     // node-sql-parser reads backslash escapes in standard strings: such literals travel hex-encoded.
     if (t.kind === 'string' && t.value.includes('\\')) return [{ ...t, text: `'${STR_PREFIX}${Buffer.from(t.value, 'utf8').toString('hex')}'` }];
     if (t.kind === 'string' && !t.text.startsWith("'")) return [{ ...t, text: quote(t.value) }];
@@ -95,6 +94,27 @@ export function rewrite(tokens: readonly Token[]): Rewritten {
   toks = rewriteSymmetric(toks);
   toks = rewriteBinaryOperators(toks);
   return { ...render(toks, vectorDims, hnsw), limitExprs };
+}
+
+/**
+ * Words node-sql-parser reserves but PostgreSQL lets users name columns and tables with, and
+ * where each is the keyword: anywhere else it is a name (`at TIMESTAMPTZ`, `SELECT partition`).
+ */
+const PARSER_ONLY_KEYWORDS: ReadonlyMap<string, (toks: readonly Tok[], i: number) => boolean> = new Map([
+  ['at', (toks, i) => toks[i + 1]?.value === 'time' && toks[i + 2]?.value === 'zone'],
+  ['partition', (toks, i) => toks[i + 1]?.value === 'by'],
+  ['recursive', (toks, i) => toks[i - 1]?.value === 'with'],
+]);
+
+/**
+ * An unquoted name the parser needs quoted: one containing $ (`SELECT $$a$$lo$$` is 'a' AS lo$$),
+ * or a parser-only keyword used as a name.
+ */
+function needsQuotes(toks: readonly Tok[], i: number): boolean {
+  const t = toks[i]!;
+  if (t.value.includes('$')) return true;
+  const isKeywordHere = PARSER_ONLY_KEYWORDS.get(t.value);
+  return isKeywordHere !== undefined && !isKeywordHere(toks, i);
 }
 
 /** `vector` is a type name after ::, in a column definition, or in CAST(... AS vector). */
