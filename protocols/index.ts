@@ -13,3 +13,4 @@ export { explainRoutes } from './http/explain-routes.js';
 export { streamRoutes, type StreamRouteLimits } from './http/stream-routes.js';
 export { asyncQueryRoutes } from './http/async-query-routes.js';
 export { AsyncQueries, type AsyncQueryDeps, type AsyncQueryLimits } from './http/async-queries.js';
+export { DEFAULT_PRINCIPAL, ROLES, engineScope, principalOf, type Principal, type Role } from './auth/principal.js';

@@ -21,13 +21,19 @@ export interface ExecuteOptions {
   readonly maxRows: number;
   readonly signal?: AbortSignal;
   readonly tenant: string;
+  /** Refuse anything but reads: 'role' for a read_only credential (403), 'transaction' for a read-only transaction. */
+  readonly readOnly?: ReadOnlyReason;
 }
+
+/** Why writes are refused (ExecuteOptions.readOnly). */
+export type ReadOnlyReason = 'role' | 'transaction';
 
 export interface StreamOptions {
   readonly params?: readonly unknown[];
   readonly timeoutMs: number;
   readonly signal?: AbortSignal;
   readonly tenant: string;
+  readonly readOnly?: ReadOnlyReason;
   /** Rows per onBatch call (the last batch may be smaller). */
   readonly batchRows: number;
 }
@@ -143,6 +149,7 @@ export class SqlEngine {
       deadlineMs: Date.now() + options.timeoutMs,
       signal: options.signal,
       maxRows: Math.min(options.maxRows, this.limits.resultRowsMax),
+      readOnly: options.readOnly ?? null,
       limits: this.limits,
       scanCache: this.scanCache,
     };
@@ -157,6 +164,7 @@ export class SqlEngine {
   }
 
   private async executeStatement(statement: ParsedStatement, env: StatementEnv): Promise<QueryResult> {
+    if (env.readOnly) refuseWrite(statement, env.readOnly);
     if (statement.explain) return explainStatement(this.explainDeps(env), statement);
     if (statement.custom?.kind === 'transaction') return emptyResult(statement.custom.command);
     const deps = { projections: this.deps.projections, types: this.deps.types, env, statement, bindContext: this.bindContext(env, statement) };
@@ -217,4 +225,16 @@ export class SqlEngine {
       truncated,
     };
   }
+}
+
+/** Reads (SELECT, EXPLAIN of one, transaction control) pass; anything else is refused with the reason's code. */
+function refuseWrite(statement: ParsedStatement, reason: ReadOnlyReason): void {
+  const kind = statement.custom?.kind ?? statement.ast?.type ?? 'statement';
+  // EXPLAIN takes only a SELECT (explain/), so an EXPLAIN passes with the SELECT it wraps.
+  if (kind === 'select' || kind === 'transaction') return;
+  const what = statement.custom ? 'this statement' : String(kind).toUpperCase();
+  if (reason === 'role') {
+    throw new SvcError('AUTHORIZATION_DENIED', `the read_only role may not run ${what}; use a read_write or admin credential`, { role: 'read_only' });
+  }
+  throw new SvcError('INVALID_STATE', `cannot execute ${what} in a read-only transaction`, { read_only: true });
 }

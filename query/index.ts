@@ -1,5 +1,5 @@
 /** Public interface of query/: the SQL engine. */
-export { SqlEngine, type ExecuteOptions, type OnBatch, type StreamOptions, type StreamResult } from './engine.js';
+export { SqlEngine, type ExecuteOptions, type ReadOnlyReason, type OnBatch, type StreamOptions, type StreamResult } from './engine.js';
 export type { QueryResult, ResultColumn } from './result.js';
 export type { SqlEngineDeps } from './statement.js';
 export type { ExplainOptionsInput, ExplainResult, PlanNode } from './explain/index.js';

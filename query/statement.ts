@@ -21,6 +21,8 @@ export interface StatementEnv {
   readonly deadlineMs: number;
   readonly signal: AbortSignal | undefined;
   readonly maxRows: number;
+  /** Writes are refused, and why (ExecuteOptions.readOnly); null: writes allowed. */
+  readonly readOnly: 'role' | 'transaction' | null;
   readonly limits: SqlLimits;
   /** The engine's cache of whole-table scans (null when sized 0). */
   readonly scanCache: ScanCache | null;

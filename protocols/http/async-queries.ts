@@ -1,8 +1,7 @@
 import { SvcError, type ErrorCode, type ErrorDetails } from '../../core/errors.js';
-import { DEFAULT_TENANT } from '../../core/catalog.js';
 import { newUlid } from '../../core/ids.js';
 import type { Logger } from '../../core/logger.js';
-import type { ResultColumn, SqlEngine } from '../../query/index.js';
+import type { ReadOnlyReason, ResultColumn, SqlEngine } from '../../query/index.js';
 import { toSvcError } from '../errors.js';
 import { deliverCallback } from './async-callback.js';
 import { isFinished, nextStatus, type AsyncQueryEvent, type AsyncQueryStatus } from './async-state.js';
@@ -36,6 +35,9 @@ export interface AsyncQueryInput {
   readonly timeoutMs: number;
   readonly maxRows: number;
   readonly callbackUrl: string | null;
+  /** The tenant the query runs in; only callers in the same tenant see its record. */
+  readonly tenant: string;
+  readonly readOnly?: ReadOnlyReason;
 }
 
 interface Entry {
@@ -87,13 +89,13 @@ export class AsyncQueries {
   }
 
   /** The record as GET /query/{id} shows it. */
-  get(id: string): Record<string, unknown> {
-    return this.view(this.entryOf(id));
+  get(id: string, tenant: string): Record<string, unknown> {
+    return this.view(this.entryOf(id, tenant));
   }
 
   /** DELETE /query/{id}: a pending or running query becomes cancelled; a finished one is an INVALID_STATE. */
-  cancel(id: string): Record<string, unknown> {
-    const entry = this.entryOf(id);
+  cancel(id: string, tenant: string): Record<string, unknown> {
+    const entry = this.entryOf(id, tenant);
     if (!this.move(entry, 'cancel')) {
       throw new SvcError('INVALID_STATE', `query ${id} is already ${entry.status} and cannot be cancelled`, { query_id: id, status: entry.status });
     }
@@ -115,9 +117,10 @@ export class AsyncQueries {
     this.entries.clear();
   }
 
-  private entryOf(id: string): Entry {
+  /** Another tenant's record is answered as missing: its existence is not theirs to learn. */
+  private entryOf(id: string, tenant: string): Entry {
     const entry = this.entries.get(id);
-    if (!entry) throw new SvcError('NOT_FOUND', `async query ${id} does not exist (or its record has expired)`, { query_id: id });
+    if (!entry || entry.input.tenant !== tenant) throw new SvcError('NOT_FOUND', `async query ${id} does not exist (or its record has expired)`, { query_id: id });
     return entry;
   }
 
@@ -191,7 +194,7 @@ export class AsyncQueries {
     try {
       const result = await this.deps.engine.stream(
         input.sql,
-        { params: input.params, timeoutMs: input.timeoutMs, signal: entry.abort.signal, tenant: DEFAULT_TENANT, batchRows: PROGRESS_BATCH_ROWS },
+        { params: input.params, timeoutMs: input.timeoutMs, signal: entry.abort.signal, tenant: input.tenant, ...(input.readOnly ? { readOnly: input.readOnly } : {}), batchRows: PROGRESS_BATCH_ROWS },
         (batch) => this.collect(entry, batch),
       );
       columns = result.columns;

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsync } from 'fastify';
-import { DEFAULT_TENANT } from '../../core/catalog.js';
 import type { SqlEngine } from '../../query/index.js';
+import { engineScope } from '../auth/principal.js';
 import { untilClientLeaves } from './client-abort.js';
 import { sqlBodySchema, type QueryRouteLimits } from './sql-body-schema.js';
 
@@ -52,7 +52,7 @@ export function explainRoutes(options: { engine: SqlEngine; limits: QueryRouteLi
           format: body.format,
           timeoutMs: body.timeout_ms,
           signal,
-          tenant: DEFAULT_TENANT,
+          ...engineScope(request),
         }),
       );
       const plan = body.format === 'text' ? result.text : body.format === 'yaml' ? result.yaml : result.plan;

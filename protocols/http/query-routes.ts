@@ -1,7 +1,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { newUlid } from '../../core/ids.js';
-import { DEFAULT_TENANT } from '../../core/catalog.js';
 import type { SqlEngine } from '../../query/index.js';
+import { engineScope } from '../auth/principal.js';
 import { untilClientLeaves } from './client-abort.js';
 import { maxRowsProperty, sqlBodySchema, type QueryRouteLimits } from './sql-body-schema.js';
 
@@ -27,7 +27,7 @@ export function queryRoutes(options: { engine: SqlEngine; limits: QueryRouteLimi
       const started = performance.now();
       const body = request.body;
       const result = await untilClientLeaves(reply, (signal) =>
-        options.engine.execute(body.sql, { params: body.params ?? [], timeoutMs: body.timeout_ms, maxRows: body.max_rows, signal, tenant: DEFAULT_TENANT }),
+        options.engine.execute(body.sql, { params: body.params ?? [], timeoutMs: body.timeout_ms, maxRows: body.max_rows, signal, ...engineScope(request) }),
       );
       const response: Record<string, unknown> = { success: true, data: result.rows };
       if (body.include_metadata) {

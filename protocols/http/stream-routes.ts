@@ -1,8 +1,8 @@
 import type { ServerResponse } from 'node:http';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
-import { DEFAULT_TENANT } from '../../core/catalog.js';
 import type { SqlEngine } from '../../query/index.js';
 import { errorEnvelope, httpStatusOf, toSvcError } from '../errors.js';
+import { engineScope } from '../auth/principal.js';
 import { untilClientLeaves } from './client-abort.js';
 import { sqlBodySchema, type QueryRouteLimits } from './sql-body-schema.js';
 
@@ -83,7 +83,7 @@ export function streamRoutes(options: { engine: SqlEngine; limits: StreamRouteLi
         await untilClientLeaves(reply, (signal) =>
           options.engine.stream(
             body.sql,
-            { params: body.params ?? [], timeoutMs: body.timeout_ms, signal, tenant: DEFAULT_TENANT, batchRows: body.batch_size },
+            { params: body.params ?? [], timeoutMs: body.timeout_ms, signal, ...engineScope(request), batchRows: body.batch_size },
             async (batch) => {
               res ??= startNdjson(reply);
               rows += batch.length;
