@@ -12,9 +12,9 @@ import {
 } from '../projections/index.js';
 import {
   API_PREFIX, AsyncQueries, asyncQueryRoutes, createHttpServer, createOpsServer, connectionGauge, explainRoutes, listen, loadAdminKey, queryRoutes,
-  settingLabel, streamRoutes, withAuth, type EngineStatus,
+  settingLabel, streamRoutes, transactionRoutes, withAuth, type EngineStatus,
 } from '../protocols/index.js';
-import { SqlEngine, typeSystem, type SqlLimits } from '../query/index.js';
+import { SqlEngine, TxnManager, typeSystem, type SqlLimits } from '../query/index.js';
 import type { AppCommands, InspectReport, ReplayProgress, ReplayReport, ServeHandle } from './app-types.js';
 import { SVC_VERSION } from '../core/version.js';
 
@@ -73,11 +73,13 @@ export async function startServer(config: Config, rootLogger: PinoLogger): Promi
   const asyncQueries = new AsyncQueries({
     engine, limits: config, logger: logger.child({ component: 'async-queries' }), statusPath: (id) => `${API_PREFIX}/query/${id}`,
   });
+  const transactions = new TxnManager({ projections, engine, limits: config, logger: logger.child({ component: 'transactions' }) });
   const plugins = [
     queryRoutes({ engine, limits: config }),
     explainRoutes({ engine, limits: config }),
     streamRoutes({ engine, limits: config }),
     asyncQueryRoutes({ queries: asyncQueries, limits: config }),
+    transactionRoutes({ transactions, limits: config }),
   ].map((plugin) => withAuth(adminKey, plugin));
   const http = createHttpServer({ config, logger: rootLogger, status, plugins });
   const ops = config.opsPort === 0 ? null : createOpsServer({ config, logger: rootLogger, status, connections: connectionGauge(http.server) });
@@ -90,6 +92,7 @@ export async function startServer(config: Config, rootLogger: PinoLogger): Promi
       // Stop accepting and let in-flight requests (and so their writes) finish, then stop applying
       // and flush the log: every acknowledged write is durable before the process exits.
       await Promise.all([http.close(), ops?.close(), asyncQueries.close()]);
+      await transactions.close();
       await projections.stop();
       await log.close();
       await store.close();

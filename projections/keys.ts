@@ -99,3 +99,18 @@ export function decodeI64(bytes: Uint8Array): bigint {
 }
 
 export const decodeOffset = (bytes: Uint8Array | undefined): Lsn => lsn(bytes ? decodeU64(bytes) : 0);
+
+/** The keys of a table's rows between bounds on the encoded primary key (either may be absent). */
+export function rowSpan(tableId: TableId, bounds: { gte?: Uint8Array | undefined; lt?: Uint8Array | undefined }): { gte: Uint8Array; lt: Uint8Array } {
+  const whole = idRange(KeySpace.Row, tableId);
+  return { gte: bounds.gte ? rowKey(tableId, bounds.gte) : whole.gte, lt: bounds.lt ? rowKey(tableId, bounds.lt) : whole.lt };
+}
+
+/** The keys of an index's entries between bounds on what follows the index id (index key, then pk). */
+export function indexSpan(indexId: IndexId, bounds: { gte?: Uint8Array | undefined; lt?: Uint8Array | undefined }): { gte: Uint8Array; lt: Uint8Array } {
+  const whole = idRange(KeySpace.IndexEntry, indexId);
+  return { gte: bounds.gte ? indexPrefix(indexId, bounds.gte) : whole.gte, lt: bounds.lt ? indexPrefix(indexId, bounds.lt) : whole.lt };
+}
+
+/** Bytes of the key space and id at the start of every row and index entry key. */
+export const ID_PREFIX_BYTES = 5;

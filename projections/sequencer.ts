@@ -41,6 +41,13 @@ export interface WriteView {
   sequence(name: string): bigint | undefined;
 }
 
+/**
+ * Told of every record as it is appended (inside the write lock, in LSN order): the keys its row
+ * changes touch (rows and index entries), or null for a record that changes the catalog.
+ * Optimistic transactions (query/txn) check their reads against these.
+ */
+export type AppendObserver = (lsn: Lsn, keys: readonly Uint8Array[] | null) => void;
+
 /** A builder returns the record to append (and its result), or null to append nothing. */
 export type TxnBuilder<T> = (view: WriteView) => Promise<{ record: TxnRecord; result: T } | null>;
 
@@ -60,6 +67,9 @@ export interface SequencerDeps {
 export class Sequencer {
   private readonly overlay = new PendingOverlay();
   private readonly pendingSequences = new Map<string, { value: bigint; lsn: Lsn }>();
+  /** Sequence values handed out by open transactions, not yet in any record (like PostgreSQL, never given twice). */
+  private readonly reservedSequences = new Map<string, bigint>();
+  private readonly observers = new Set<AppendObserver>();
   private lock: Promise<void> = Promise.resolve();
   private closed = false;
 
@@ -92,6 +102,7 @@ export class Sequencer {
         this.deps.handoff.put(append.lsn, { record: built.record, effects });
       }
       this.trackSequences(built.record, append.lsn);
+      for (const observer of this.observers) observer(append.lsn, effects ? effects.ops.map((op) => op.key) : null);
       // A catalog change alters how later records are validated: hold the lock until it is applied.
       if (drain) await this.settle(append);
     } finally {
@@ -104,6 +115,25 @@ export class Sequencer {
 
   close(): void {
     this.closed = true;
+  }
+
+  /** The LSN of the last record appended (durable or not). */
+  get headLsn(): Lsn {
+    return this.deps.log.headLsn;
+  }
+
+  /** Calls `observer` for every record appended from now on; returns the unsubscribe. */
+  observeAppends(observer: AppendObserver): () => void {
+    this.observers.add(observer);
+    return () => this.observers.delete(observer);
+  }
+
+  /**
+   * Marks sequence values as taken without a log record (an open transaction used them): later
+   * writers continue above them. Forgotten at restart, when no transaction is open any more.
+   */
+  reserveSequence(name: string, value: bigint): void {
+    if (value > (this.reservedSequences.get(name) ?? 0n)) this.reservedSequences.set(name, value);
   }
 
   private async settle(appended: { lsn: Lsn; durable: Promise<void> }): Promise<void> {
@@ -178,7 +208,11 @@ export class Sequencer {
           yield batch.map(([key]) => key.subarray(ID_PREFIX_BYTES));
         }
       },
-      sequence: (name) => this.pendingSequences.get(name)?.value ?? catalog.sequence(name),
+      sequence: (name) => {
+        const current = this.pendingSequences.get(name)?.value ?? catalog.sequence(name);
+        const reserved = this.reservedSequences.get(name);
+        return current !== undefined && reserved !== undefined && reserved > current ? reserved : current;
+      },
     };
   }
 
@@ -195,7 +229,7 @@ export class Sequencer {
 /** Keys of one table or index start with its key space byte and 4-byte id (keys.ts). */
 const ID_PREFIX_BYTES = 5;
 
-/** The key range of one table's rows or one index's entries, from bounds on what follows the id. */
+/** The key range of one table's rows or one index's entries, from bounds on what follows the id (ID_PREFIX_BYTES). */
 function subRange(
   space: KeySpace,
   id: number,

@@ -14,6 +14,7 @@ import { execContext, pullRows, withSnapshot } from './run-query.js';
 import { checkContinue, run } from './exec/index.js';
 import { ScanCache } from './exec/scan-cache.js';
 import type { SqlEngineDeps, StatementEnv } from './statement.js';
+import type { TxnContext } from './txn/context.js';
 
 export interface ExecuteOptions {
   readonly params?: readonly unknown[];
@@ -21,6 +22,8 @@ export interface ExecuteOptions {
   readonly maxRows: number;
   readonly signal?: AbortSignal;
   readonly tenant: string;
+  /** Run inside this open transaction (query/txn): reads see its changes, writes are staged in it. */
+  readonly txn?: TxnContext;
   /** Refuse anything but reads: 'role' for a read_only credential (403), 'transaction' for a read-only transaction. */
   readonly readOnly?: ReadOnlyReason;
 }
@@ -150,6 +153,7 @@ export class SqlEngine {
       signal: options.signal,
       maxRows: Math.min(options.maxRows, this.limits.resultRowsMax),
       readOnly: options.readOnly ?? null,
+      txn: options.txn ?? null,
       limits: this.limits,
       scanCache: this.scanCache,
     };
@@ -165,6 +169,7 @@ export class SqlEngine {
 
   private async executeStatement(statement: ParsedStatement, env: StatementEnv): Promise<QueryResult> {
     if (env.readOnly) refuseWrite(statement, env.readOnly);
+    if (env.txn) refuseInTransaction(statement);
     if (statement.explain) return explainStatement(this.explainDeps(env), statement);
     if (statement.custom?.kind === 'transaction') return emptyResult(statement.custom.command);
     const deps = { projections: this.deps.projections, types: this.deps.types, env, statement, bindContext: this.bindContext(env, statement) };
@@ -208,7 +213,9 @@ export class SqlEngine {
     const columns = prepared.plan.columns;
     const converter = new RowConverter(types, prepared.names, columns.map((c) => c.type));
     const rows: Record<string, unknown>[] = [];
-    const truncated = await withSnapshot(this.deps.projections.store, (source) => {
+    const store = this.deps.projections.store;
+    const read = env.txn ? env.txn.withReadSource.bind(env.txn) : withSnapshot;
+    const truncated = await read(store, (source) => {
       const ctx = execContext({ types, source, params, deadlineMs: env.deadlineMs, signal: env.signal, stats: null, materializedRowsMax: env.limits.materializedRowsMax, scanCache: env.scanCache });
       return pullRows(prepared.plan, ctx, (row) => {
         if (rows.length >= env.maxRows) return false;
@@ -237,4 +244,14 @@ function refuseWrite(statement: ParsedStatement, reason: ReadOnlyReason): void {
     throw new SvcError('AUTHORIZATION_DENIED', `the read_only role may not run ${what}; use a read_write or admin credential`, { role: 'read_only' });
   }
   throw new SvcError('INVALID_STATE', `cannot execute ${what} in a read-only transaction`, { read_only: true });
+}
+
+/** Statements a REST transaction cannot hold: its own control (the endpoints do that) and DDL (not transactional here). */
+function refuseInTransaction(statement: ParsedStatement): void {
+  const kind = statement.custom?.kind ?? statement.ast?.type;
+  if (kind === 'transaction') {
+    throw new SvcError('INVALID_QUERY', 'BEGIN, COMMIT and ROLLBACK are not statements of a transaction: use POST /transactions/{id}/commit or /rollback', { reason: 'transaction_control' });
+  }
+  if (statement.explain || kind === 'select' || kind === 'insert' || kind === 'update' || kind === 'delete') return;
+  throw new SvcError('INVALID_QUERY', 'DDL cannot run inside a transaction; run it outside the transaction (POST /query)', { reason: 'ddl_in_transaction' });
 }

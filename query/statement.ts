@@ -3,6 +3,7 @@ import type { Projections } from '../projections/index.js';
 import type { ScanCache } from './exec/scan-cache.js';
 import type { SqlLimits } from './limits.js';
 import type { TypeSystem } from './types/contract.js';
+import type { TxnContext } from './txn/context.js';
 
 /** What the engine is built with (by the composition root). */
 export interface SqlEngineDeps {
@@ -23,6 +24,8 @@ export interface StatementEnv {
   readonly maxRows: number;
   /** Writes are refused, and why (ExecuteOptions.readOnly); null: writes allowed. */
   readonly readOnly: 'role' | 'transaction' | null;
+  /** The open transaction the statement runs in (POST /transactions/{id}/query), or null. */
+  readonly txn: TxnContext | null;
   readonly limits: SqlLimits;
   /** The engine's cache of whole-table scans (null when sized 0). */
   readonly scanCache: ScanCache | null;

@@ -8,8 +8,9 @@ import type { AstNode } from '../parse/index.js';
 
 export const nowMicros = (): bigint => BigInt(Date.now()) * 1000n;
 
-export function txnRecord(tenant: string, ops: TxnOp[]): TxnRecord {
-  return { type: 'txn', txnId: randomUUID(), tenant, timestampMicros: nowMicros(), ops };
+/** A log record of `ops`; `txnId` names it (a REST transaction's id), else a fresh UUID. */
+export function txnRecord(tenant: string, ops: TxnOp[], txnId: string = randomUUID()): TxnRecord {
+  return { type: 'txn', txnId, tenant, timestampMicros: nowMicros(), ops };
 }
 
 export function alreadyExists(kind: string, name: string): SvcError {

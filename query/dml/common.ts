@@ -38,7 +38,11 @@ export interface DmlOutcome {
 /** Runs a DML body as ONE sequencer submit: all rows of the statement in one log record, or nothing. */
 export async function submitDml(deps: DmlDeps, command: string, body: (run: DmlRun) => Promise<DmlOutcome>): Promise<QueryResult> {
   let outcome: DmlOutcome | null = null;
-  await deps.projections.sequencer.submit(async (view) => {
+  const { sequencer } = deps.projections;
+  const txn = deps.env.txn;
+  await sequencer.submit(async (sequencerView) => {
+    // In a transaction the statement sees the transaction's changes, and they stay staged in it.
+    const view = txn ? txn.dmlView(sequencerView, sequencer.headLsn) : sequencerView;
     const ctx = deps.bindContext(view.catalog);
     let cachedExec: ExecContext | null = null;
     const exec = (): ExecContext => {
@@ -52,6 +56,10 @@ export async function submitDml(deps: DmlDeps, command: string, body: (run: DmlR
     const writer = new StatementWriter(view, deps.types, checksOf, deps.env.limits.dmlRowsMax);
     outcome = await body({ view, ctx, writer, binder: new QueryBinder(ctx), exec });
     if (writer.ops.length === 0) return null;
+    if (txn) {
+      txn.stage([...writer.ops, ...writer.sequenceOps()], view.catalog);
+      return null;
+    }
     return { record: txnRecord(deps.env.tenant, [...writer.ops, ...writer.sequenceOps()]), result: null };
   });
   const done = outcome as DmlOutcome | null;

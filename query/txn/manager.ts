@@ -1,0 +1,296 @@
+import { randomUUID } from 'node:crypto';
+import { SvcError } from '../../core/errors.js';
+import type { Logger } from '../../core/logger.js';
+import { lsn as asLsn, type Lsn } from '../../core/units.js';
+import type { Projections } from '../../projections/index.js';
+import type { ExecuteOptions, SqlEngine } from '../engine.js';
+import { txnRecord } from '../ddl/common.js';
+import type { QueryResult } from '../result.js';
+import { RecentWrites } from './recent-writes.js';
+import { Transaction } from './transaction.js';
+import type { IsolationLevel, TxnStatus } from './txn-state.js';
+
+export interface TxnLimits {
+  readonly transactionTimeoutMsDefault: number;
+  readonly transactionTimeoutMsMax: number;
+  readonly transactionsOpenMax: number;
+  /** Row changes one transaction may stage (the same bound as one DML statement's). */
+  readonly sqlDmlRowsMax: number;
+}
+
+export interface TxnManagerDeps {
+  readonly projections: Projections;
+  readonly engine: SqlEngine;
+  readonly limits: TxnLimits;
+  readonly logger: Logger;
+  now?(): number;
+}
+
+export interface BeginOptions {
+  readonly tenant: string;
+  readonly isolation: IsolationLevel;
+  readonly readOnly: boolean;
+  readonly timeoutMs?: number;
+}
+
+/** A statement of a transaction; the role's read-only refusal wins over the transaction's. */
+export type TxnStatementOptions = Omit<ExecuteOptions, 'txn' | 'tenant'>;
+
+/** Key ranges one transaction may depend on before it is refused (each costs a check at commit). */
+const READS_MAX = 1_000_000;
+/** Ended transactions are remembered this long, so a late call hears why it ended rather than "not found". */
+const ENDED_RETENTION_MS = 10 * 60_000;
+const ENDED_KEPT_MAX = 10_000;
+
+const iso = (ms: number): string => new Date(ms).toISOString();
+
+/**
+ * The open transactions of POST /transactions: begin, run statements, commit, roll back, expire.
+ * Watches every appended record (while a transaction is open) so commits can be validated.
+ */
+export class TxnManager {
+  private readonly open = new Map<string, Transaction>();
+  private readonly timers = new Map<string, NodeJS.Timeout>();
+  private readonly ended = new Map<string, Transaction>();
+  private readonly recent = new RecentWrites();
+  /** Floors of transactions being begun (they watch appends before they are in `open`). */
+  private readonly pendingFloors = new Set<{ floorLsn: Lsn }>();
+  private readonly now: () => number;
+  private readonly unobserve: () => void;
+  private closed = false;
+
+  constructor(private readonly deps: TxnManagerDeps) {
+    this.now = deps.now ?? Date.now;
+    this.unobserve = deps.projections.sequencer.observeAppends((lsn, keys) => {
+      if (this.open.size === 0 && this.pendingFloors.size === 0) return;
+      this.recent.add(lsn, keys);
+    });
+  }
+
+  /** Open transactions, and what the conflict checks hold (for tests and metrics). */
+  stats(): { readonly open: number; readonly recentRecords: number; readonly recentKeys: number } {
+    const size = this.recent.size;
+    return { open: this.open.size, recentRecords: size.records, recentKeys: size.keys };
+  }
+
+  async begin(options: BeginOptions): Promise<Record<string, unknown>> {
+    if (this.closed) throw new SvcError('SHUTTING_DOWN', 'the server is shutting down; retry on another instance or after restart');
+    this.makeRoom();
+    const { limits, projections } = this.deps;
+    const timeoutMs = options.timeoutMs ?? limits.transactionTimeoutMsDefault;
+    if (timeoutMs > limits.transactionTimeoutMsMax) {
+      throw new SvcError('VALIDATION_ERROR', `timeout_ms is above the maximum of ${limits.transactionTimeoutMsMax} (transactionTimeoutMsMax)`, { field: 'timeout_ms', max: limits.transactionTimeoutMsMax });
+    }
+    const id = randomUUID();
+    const startedAtMs = this.now();
+    const headLsn = projections.sequencer.headLsn;
+    // Registered before the snapshot, so every record after it is watched; the snapshot waits for
+    // what was appended before, so it covers every LSN up to its own.
+    const placeholder = { floorLsn: asLsn(0) };
+    this.pendingFloors.add(placeholder);
+    let snapshot: { store: ReturnType<typeof projections.store.snapshot>; lsn: Lsn } | null = null;
+    try {
+      if (options.isolation !== 'read_committed') {
+        await projections.applied.waitFor(headLsn);
+        const appliedLsn = projections.applied.lsn;
+        snapshot = { store: projections.store.snapshot(), lsn: appliedLsn };
+      }
+    } finally {
+      this.pendingFloors.delete(placeholder);
+    }
+    const txn = new Transaction({
+      id, tenant: options.tenant, isolation: options.isolation, readOnly: options.readOnly,
+      startedAtMs, expiresAtMs: startedAtMs + timeoutMs, snapshot, floorLsn: snapshot?.lsn ?? headLsn,
+      sequencer: projections.sequencer, recent: this.recent, readsMax: READS_MAX, opsMax: limits.sqlDmlRowsMax,
+    });
+    this.open.set(id, txn);
+    const timer = setTimeout(() => void this.expire(txn), timeoutMs);
+    timer.unref();
+    this.timers.set(id, timer);
+    return this.view(txn);
+  }
+
+  /** The transaction's record as GET /transactions/{id} shows it. */
+  get(id: string, tenant: string): Record<string, unknown> {
+    return this.view(this.find(id, tenant));
+  }
+
+  /** Runs SQL inside an open transaction; a failing statement aborts it (PostgreSQL's rule). */
+  async query(id: string, tenant: string, sql: string, options: TxnStatementOptions): Promise<QueryResult> {
+    await this.expireIfDue(this.find(id, tenant));
+    const txn = this.usable(id, tenant);
+    txn.busy = true;
+    const signal = options.signal ? AbortSignal.any([options.signal, txn.abort.signal]) : txn.abort.signal;
+    const timeoutMs = Math.max(0, Math.min(options.timeoutMs, txn.init.expiresAtMs - this.now()));
+    try {
+      return await this.deps.engine.execute(sql, {
+        ...options, signal, timeoutMs, tenant, txn,
+        ...(options.readOnly ? {} : txn.init.readOnly ? { readOnly: 'transaction' as const } : {}),
+      });
+    } catch (error) {
+      if (txn.status === 'open') {
+        txn.failure = { code: (error as SvcError).code ?? 'INTERNAL_ERROR', message: (error as Error).message };
+        txn.move('statement_failed', this.now());
+      }
+      throw error;
+    } finally {
+      txn.busy = false;
+    }
+  }
+
+  /** Validates and appends the transaction as one log record; a conflict rolls it back. */
+  async commit(id: string, tenant: string): Promise<Record<string, unknown>> {
+    const txn = this.find(id, tenant);
+    await this.expireIfDue(txn);
+    this.refuseEnded(txn);
+    if (txn.busy) throw busy(txn);
+    if (txn.status === 'aborted') {
+      const failure = txn.failure;
+      await this.end(txn, 'commit');
+      throw new SvcError('INVALID_STATE', `transaction ${id} was aborted by an error in an earlier statement and has been rolled back${failure ? ` (${failure.code}: ${failure.message})` : ''}`, {
+        transaction_id: id, status: txn.status,
+      });
+    }
+    txn.move('commit', this.now());
+    txn.busy = true;
+    let lsn: Lsn | null = null;
+    try {
+      if (txn.changeCount > 0) {
+        const appended = await this.deps.projections.sequencer.submit(async (view) => {
+          txn.refuseOnConflict();
+          return { record: txnRecord(tenant, txn.commitOps(view), txn.id), result: null };
+        });
+        lsn = appended.lsn;
+      }
+      // Without changes there is nothing to validate: what it read was one consistent snapshot
+      // (repeatable_read, serializable) or committed data (read_committed).
+    } catch (error) {
+      txn.busy = false;
+      await this.end(txn, 'commit_failed');
+      throw error;
+    }
+    txn.busy = false;
+    await this.end(txn, 'committed');
+    return { success: true, transaction_id: id, status: txn.status, committed_at: iso(txn.endedAtMs!), ...(lsn !== null ? { lsn } : {}) };
+  }
+
+  async rollback(id: string, tenant: string): Promise<Record<string, unknown>> {
+    const txn = this.find(id, tenant);
+    this.refuseEnded(txn);
+    if (txn.status === 'committing') throw busy(txn);
+    await this.end(txn, 'rollback');
+    return { success: true, transaction_id: id, status: txn.status, rolled_back_at: iso(txn.endedAtMs!) };
+  }
+
+  /** Rolls back every open transaction (shutdown): nothing of them reaches the log. */
+  async close(): Promise<void> {
+    this.closed = true;
+    await Promise.all([...this.open.values()].map((txn) => this.end(txn, 'rollback')));
+    this.unobserve();
+  }
+
+  /** Ends a transaction past its expires_at whose timer has not fired yet (timers may run late). */
+  private async expireIfDue(txn: Transaction): Promise<void> {
+    if (this.now() >= txn.init.expiresAtMs) await this.expire(txn);
+  }
+
+  private async expire(txn: Transaction): Promise<void> {
+    if (txn.status !== 'open' && txn.status !== 'aborted') return; // committing finishes on its own
+    this.deps.logger.info({ transaction_id: txn.id, expires_at: iso(txn.init.expiresAtMs) }, 'transaction expired and was rolled back');
+    await this.end(txn, 'expire');
+  }
+
+  private async end(txn: Transaction, event: 'commit' | 'committed' | 'commit_failed' | 'rollback' | 'expire'): Promise<void> {
+    if (!txn.move(event, this.now())) return;
+    txn.abort.abort();
+    this.open.delete(txn.id);
+    clearTimeout(this.timers.get(txn.id));
+    this.timers.delete(txn.id);
+    this.remember(txn);
+    this.recent.retain(this.floor());
+    await txn.release();
+  }
+
+  /** The LSN below which no open transaction needs the recent writes. */
+  private floor(): Lsn {
+    let floor: Lsn = this.deps.projections.sequencer.headLsn;
+    for (const txn of this.open.values()) if (txn.init.floorLsn < floor) floor = txn.init.floorLsn;
+    for (const pending of this.pendingFloors) if (pending.floorLsn < floor) floor = pending.floorLsn;
+    return floor;
+  }
+
+  private remember(txn: Transaction): void {
+    this.ended.set(txn.id, txn);
+    const cutoff = this.now() - ENDED_RETENTION_MS;
+    for (const [id, old] of this.ended) {
+      if (this.ended.size <= ENDED_KEPT_MAX && (old.endedAtMs ?? 0) >= cutoff) break;
+      this.ended.delete(id);
+    }
+  }
+
+  private find(id: string, tenant: string): Transaction {
+    const txn = this.open.get(id) ?? this.ended.get(id);
+    // Another tenant's transaction is answered as missing: its existence is not theirs to learn.
+    if (!txn || txn.init.tenant !== tenant) {
+      throw new SvcError('NOT_FOUND', `transaction ${id} does not exist (or ended more than ${ENDED_RETENTION_MS / 60_000} minutes ago)`, { transaction_id: id });
+    }
+    return txn;
+  }
+
+  /** An open transaction that can take a statement now. */
+  private usable(id: string, tenant: string): Transaction {
+    const txn = this.find(id, tenant);
+    this.refuseEnded(txn);
+    if (txn.status === 'aborted') {
+      throw new SvcError('INVALID_STATE', `transaction ${id} is aborted (${txn.failure?.code ?? 'error'}: ${txn.failure?.message ?? ''}); commands are ignored until it is rolled back`, {
+        transaction_id: id, status: txn.status,
+      });
+    }
+    if (txn.busy || txn.status !== 'open') throw busy(txn);
+    return txn;
+  }
+
+  private refuseEnded(txn: Transaction): void {
+    if (txn.status === 'expired') {
+      throw new SvcError('INVALID_STATE', `transaction ${txn.id} expired at ${iso(txn.init.expiresAtMs)} and was rolled back; start a new one`, {
+        transaction_id: txn.id, status: txn.status, expired_at: iso(txn.init.expiresAtMs),
+      });
+    }
+    if (txn.status === 'committed' || txn.status === 'rolled_back') {
+      throw new SvcError('INVALID_STATE', `transaction ${txn.id} has already ${txn.status === 'committed' ? 'committed' : 'been rolled back'}`, {
+        transaction_id: txn.id, status: txn.status,
+      });
+    }
+  }
+
+  private makeRoom(): void {
+    const max = this.deps.limits.transactionsOpenMax;
+    if (this.open.size < max) return;
+    const nextExpiryMs = Math.min(...[...this.open.values()].map((t) => t.init.expiresAtMs));
+    throw new SvcError('RATE_LIMIT_EXCEEDED', `${max} transactions are open (transactionsOpenMax); commit or roll back one, or retry after the next expiry`, {
+      limit: max, remaining: 0, reset_at: iso(nextExpiryMs),
+    });
+  }
+
+  private view(txn: Transaction): Record<string, unknown> {
+    const out: Record<string, unknown> = {
+      transaction_id: txn.id,
+      isolation_level: txn.init.isolation,
+      read_only: txn.init.readOnly,
+      status: txn.status,
+      started_at: iso(txn.init.startedAtMs),
+      expires_at: iso(txn.init.expiresAtMs),
+    };
+    if (txn.endedAtMs !== null) out.ended_at = iso(txn.endedAtMs);
+    if (txn.failure) out.error = txn.failure;
+    return out;
+  }
+}
+
+function busy(txn: Transaction): SvcError {
+  return new SvcError('INVALID_STATE', `transaction ${txn.id} is running another statement (or committing); send its statements one at a time`, {
+    transaction_id: txn.id, status: txn.status,
+  });
+}
+
+export type { TxnStatus };

@@ -1,0 +1,85 @@
+import { compareKeys } from '../../core/key-encoding.js';
+import type { Lsn } from '../../core/units.js';
+
+/** A half-open key range [gte, lt) in the store's key space. */
+export interface KeySpan {
+  readonly gte: Uint8Array;
+  readonly lt: Uint8Array;
+}
+
+interface AppendedRecord {
+  readonly lsn: Lsn;
+  /** Keys the record wrote, sorted; null: it changed the catalog (it conflicts with everything). */
+  readonly keys: readonly Uint8Array[] | null;
+}
+
+/**
+ * The keys written by records appended recently, in LSN order: what optimistic transactions
+ * validate their reads against ("did anything after the LSN I read at write into this range?").
+ * Kept only as far back as an open transaction, or an unapplied record, can need.
+ */
+export class RecentWrites {
+  private records: AppendedRecord[] = [];
+  private keyCount = 0;
+
+  /** Records held and the keys they wrote (for tests and limits). */
+  get size(): { readonly records: number; readonly keys: number } {
+    return { records: this.records.length, keys: this.keyCount };
+  }
+
+  add(lsn: Lsn, keys: readonly Uint8Array[] | null): void {
+    const sorted = keys ? [...keys].sort(compareKeys) : null;
+    this.records.push({ lsn, keys: sorted });
+    this.keyCount += sorted?.length ?? 0;
+  }
+
+  /** Forgets the records at or below `floorLsn`: nobody reads from before them any more. */
+  retain(floorLsn: Lsn): void {
+    let drop = 0;
+    while (drop < this.records.length && this.records[drop]!.lsn <= floorLsn) {
+      this.keyCount -= this.records[drop]!.keys?.length ?? 0;
+      drop += 1;
+    }
+    if (drop > 0) this.records = this.records.slice(drop);
+  }
+
+  /** The LSN of the first record after `seenLsn` that wrote into `span`, or null. */
+  firstWriteInto(span: KeySpan, seenLsn: Lsn): Lsn | null {
+    for (let r = firstAfter(this.records, seenLsn); r < this.records.length; r++) {
+      const record = this.records[r]!;
+      if (record.keys === null) return record.lsn;
+      const at = lowerBound(record.keys, span.gte);
+      if (at < record.keys.length && compareKeys(record.keys[at]!, span.lt) < 0) return record.lsn;
+    }
+    return null;
+  }
+}
+
+function firstAfter(records: readonly AppendedRecord[], lsn: Lsn): number {
+  let low = 0;
+  let high = records.length;
+  while (low < high) {
+    const mid = (low + high) >>> 1;
+    if (records[mid]!.lsn <= lsn) low = mid + 1;
+    else high = mid;
+  }
+  return low;
+}
+
+function lowerBound(keys: readonly Uint8Array[], key: Uint8Array): number {
+  let low = 0;
+  let high = keys.length;
+  while (low < high) {
+    const mid = (low + high) >>> 1;
+    if (compareKeys(keys[mid]!, key) < 0) low = mid + 1;
+    else high = mid;
+  }
+  return low;
+}
+
+/** The span holding exactly one key. */
+export function pointSpan(key: Uint8Array): KeySpan {
+  const lt = new Uint8Array(key.length + 1);
+  lt.set(key);
+  return { gte: key, lt };
+}
