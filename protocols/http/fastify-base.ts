@@ -75,6 +75,7 @@ export function createBaseServer(options: BaseServerOptions): FastifyInstance {
     },
   });
   app.addSchema(errorEnvelopeSchema);
+  acceptEmptyJsonBodies(app);
 
   let closing = false;
   app.addHook('preClose', async () => {
@@ -89,4 +90,21 @@ export function createBaseServer(options: BaseServerOptions): FastifyInstance {
   });
   installErrorHandlers(app, context);
   return app;
+}
+
+/**
+ * Many clients send `Content-Type: application/json` on every request, DELETE and bodiless POSTs
+ * (commit, rollback) included: an empty body is then no body, not malformed JSON. Anything else
+ * goes to fastify's own parser (prototype-poisoning checks included).
+ */
+function acceptEmptyJsonBodies(app: FastifyInstance): void {
+  const parseJson = app.getDefaultJsonParser('error', 'error');
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    if (body === '' || body.length === 0) {
+      done(null, undefined);
+      return;
+    }
+    parseJson(request, body as string, done);
+  });
 }

@@ -137,10 +137,15 @@ describe('HTTP server: error envelope', () => {
     expect(res.body.error.message).toBe('request body is not valid JSON');
   });
 
-  it('an empty JSON body and an unsupported content type are 400 envelopes', async () => {
-    const empty = await getJson(`${server.url}/api/v1/echo`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '' });
+  it('an empty JSON body is no body: 400 where a body is required, accepted where none is; an unsupported content type is a 400 envelope', async () => {
+    const empty = await getJson(`${server.url}/api/v1/strict`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '' });
     expect(empty.status).toBe(400);
-    expect(empty.body.error.details.reason).toBe('empty_body');
+    expect(empty.body.error.details.reason).toBe('schema_validation');
+    expect(empty.body.error.message).toMatch(/body must be object/);
+    // Clients that send Content-Type: application/json on every request (DELETE, commit) are not refused.
+    const bodiless = await getJson(`${server.url}/api/v1/echo`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '' });
+    expect(bodiless.status).toBe(200);
+    expect(bodiless.body).toEqual({});
     const xml = await getJson(`${server.url}/api/v1/echo`, { method: 'POST', headers: { 'content-type': 'application/xml' }, body: '<a/>' });
     expect(xml.status).toBe(400);
     expect(xml.body.error.details.reason).toBe('unsupported_media_type');

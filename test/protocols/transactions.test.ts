@@ -54,7 +54,12 @@ describe('/api/v1/transactions', () => {
     expect(Date.parse(r.body.expires_at) - Date.parse(r.body.started_at)).toBe(30_000);
     const shown = await call('GET', `/transactions/${r.body.transaction_id}`);
     expect(shown.body.status).toBe('open');
-    expect((await rollback(r.body.transaction_id)).body).toMatchObject({ success: true, status: 'rolled_back' });
+    // Clients that always send Content-Type: application/json with an empty body are served.
+    const bare = await fetch(`${server.baseUrl}/api/v1/transactions/${r.body.transaction_id}/rollback`, {
+      method: 'POST', headers: { authorization: `Bearer ${server.apiKey}`, 'content-type': 'application/json' }, body: '',
+    });
+    expect(bare.status).toBe(200);
+    expect(await bare.json()).toMatchObject({ success: true, status: 'rolled_back' });
   });
 
   it('commits several statements as one record, with rows for SELECT and RETURNING', async () => {
