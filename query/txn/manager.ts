@@ -122,12 +122,16 @@ export class TxnManager {
     txn.busy = true;
     const signal = options.signal ? AbortSignal.any([options.signal, txn.abort.signal]) : txn.abort.signal;
     const timeoutMs = Math.max(0, Math.min(options.timeoutMs, txn.init.expiresAtMs - this.now()));
+    const running = this.deps.engine.execute(sql, {
+      ...options, signal, timeoutMs, tenant, txn,
+      ...(options.readOnly ? {} : txn.init.readOnly ? { readOnly: 'transaction' as const } : {}),
+    });
+    txn.running = running;
     try {
-      return await this.deps.engine.execute(sql, {
-        ...options, signal, timeoutMs, tenant, txn,
-        ...(options.readOnly ? {} : txn.init.readOnly ? { readOnly: 'transaction' as const } : {}),
-      });
+      return await running;
     } catch (error) {
+      // Ended while the statement ran (expiry, rollback from another request): say that, not "cancelled".
+      if (txn.status !== 'open' && txn.status !== 'aborted') this.refuseEnded(txn);
       if (txn.status === 'open') {
         txn.failure = { code: (error as SvcError).code ?? 'INTERNAL_ERROR', message: (error as Error).message };
         txn.move('statement_failed', this.now());
@@ -135,6 +139,7 @@ export class TxnManager {
       throw error;
     } finally {
       txn.busy = false;
+      txn.running = null;
     }
   }
 
@@ -208,6 +213,7 @@ export class TxnManager {
     this.timers.delete(txn.id);
     this.remember(txn);
     this.recent.retain(this.floor());
+    await txn.running?.catch(() => undefined);
     await txn.release();
   }
 

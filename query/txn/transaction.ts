@@ -39,6 +39,8 @@ export class Transaction implements TxnContext {
   failure: { readonly code: string; readonly message: string } | null = null;
   /** A statement or the commit is running (one at a time per transaction). */
   busy = false;
+  /** The running statement, awaited before the snapshot is released (ending while it runs). */
+  running: Promise<unknown> | null = null;
   /** Aborted when the transaction ends while a statement runs (rollback, expiry). */
   readonly abort = new AbortController();
   readonly reads: ReadSet;

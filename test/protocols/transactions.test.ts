@@ -243,6 +243,16 @@ describe('/api/v1/transactions', () => {
     expect(await balance(1)).toBe(100);
   });
 
+  it('expiring while a long statement runs cancels it; the transaction ends expired and the server keeps serving', async () => {
+    const id = await begin({ timeout_ms: 300 });
+    await ok(id, 'UPDATE acct SET balance = 5 WHERE id = 2');
+    const long = await inTxn(id, 'SELECT count(*) FROM generate_series(1, 200000000)');
+    expect([409, 504]).toContain(long.status);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect((await call('GET', `/transactions/${id}`)).body.status).toBe('expired');
+    expect(await balance(2)).not.toBe(5);
+  });
+
   it('refuses DDL and transaction control inside, bad bodies, unknown ids', async () => {
     const id = await begin();
     const ddl = await inTxn(id, 'CREATE TABLE nope (a INT)');
