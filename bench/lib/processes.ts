@@ -1,0 +1,74 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+/** dist/bin/svcdb.js, from dist/bench/lib/. */
+const SVCDB_BIN = path.join(here, '..', '..', 'bin', 'svcdb.js');
+
+/** A free TCP port on 127.0.0.1 (bound and released: a child process then listens on it). */
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+export interface ChildServer {
+  readonly url: string;
+  stop(): Promise<void>;
+}
+
+async function waitForHttp(url: string, child: ChildProcess, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`${url}: the process exited with ${child.exitCode}`);
+    try {
+      if ((await fetch(url)).ok) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error(`${url} did not answer within ${timeoutMs} ms`);
+}
+
+function stopper(child: ChildProcess, after: () => Promise<void> = async () => undefined): () => Promise<void> {
+  return async () => {
+    if (child.exitCode === null) {
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGTERM');
+      await exited;
+    }
+    await after();
+  };
+}
+
+/** `svcdb serve` in its own process (its own core), over a fresh data dir, durable commits. */
+export async function startSvcdbProcess(apiKey: string, env: Record<string, string> = {}): Promise<ChildServer> {
+  const dataDir = await mkdtemp(path.join(os.tmpdir(), 'svcdb-bench-'));
+  const port = await freePort();
+  const child = spawn(process.execPath, [SVCDB_BIN, 'serve'], {
+    env: { ...process.env, SVC_DATA_DIR: dataDir, SVC_HOST: '127.0.0.1', SVC_HTTP_PORT: String(port), SVC_OPS_PORT: '0', SVC_API_KEY: apiKey, SVC_LOG_LEVEL: 'warn', ...env },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  const url = `http://127.0.0.1:${port}`;
+  await waitForHttp(`${url}/api/v1/ready`, child, 60_000);
+  return { url, stop: stopper(child, () => rm(dataDir, { recursive: true, force: true })) };
+}
+
+/** The baseline: fastify hello-world (GET /), a JSON POST (/echo) and an NDJSON stream, in its own process. */
+export async function startFastifyBaseline(): Promise<ChildServer> {
+  const port = await freePort();
+  const child = spawn(process.execPath, [path.join(here, 'fastify-baseline.js'), String(port)], { stdio: ['ignore', 'ignore', 'inherit'] });
+  const url = `http://127.0.0.1:${port}`;
+  await waitForHttp(url, child, 30_000);
+  return { url, stop: stopper(child) };
+}
