@@ -56,12 +56,15 @@ export function transactionRoutes(options: { transactions: TxnManager; limits: T
   });
   return async (app) => {
     // A body is optional: POST /transactions with none begins a read_committed transaction.
-    app.post<{ Body: BeginBody | undefined }>('/transactions', { schema: { body: beginSchema(options.limits) } }, async (request, reply) => {
-      const body = request.body ?? { isolation_level: 'read_committed', read_only: false };
+    const noBodyIsEmpty = async (request: { body: unknown }): Promise<void> => {
+      request.body ??= {};
+    };
+    app.post<{ Body: BeginBody }>('/transactions', { schema: { body: beginSchema(options.limits) }, preValidation: noBodyIsEmpty }, async (request, reply) => {
+      const body = request.body;
       const created = await transactions.begin({
         tenant: principalOf(request).tenant,
-        isolation: body.isolation_level ?? 'read_committed',
-        readOnly: body.read_only ?? false,
+        isolation: body.isolation_level,
+        readOnly: body.read_only,
         ...(body.timeout_ms !== undefined ? { timeoutMs: body.timeout_ms } : {}),
       });
       return reply.code(201).header('location', `${request.url.replace(/\/$/, '')}/${created.transaction_id as string}`).send(created);

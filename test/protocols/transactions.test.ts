@@ -59,6 +59,12 @@ describe('/api/v1/transactions', () => {
       method: 'POST', headers: { authorization: `Bearer ${server.apiKey}`, 'content-type': 'application/json' }, body: '',
     });
     expect(bare.status).toBe(200);
+    // No body at all begins with the defaults.
+    const none = await fetch(`${server.baseUrl}/api/v1/transactions`, { method: 'POST', headers: { authorization: `Bearer ${server.apiKey}` } });
+    expect(none.status).toBe(201);
+    const noneBody = (await none.json()) as { transaction_id: string; isolation_level: string };
+    expect(noneBody.isolation_level).toBe('read_committed');
+    await rollback(noneBody.transaction_id);
     expect(await bare.json()).toMatchObject({ success: true, status: 'rolled_back' });
   });
 
