@@ -140,7 +140,10 @@ function validationError(error: FastifyError): SvcError {
   const field = [path, typeof missing === 'string' ? missing : ''].filter((p) => p !== '').join('.');
   const reason = first?.message ?? 'is invalid';
   const where = field === '' ? location : `${location}.${field}`;
-  return new SvcError(MALFORMED_REQUEST_CODE, `${where} ${reason}`, {
+  // A well-formed body with wrong content is a validation error (422, the spec's "validation
+  // error"); a bad query string or path parameter is a malformed request (400).
+  const code: ErrorCode = location === 'body' ? 'VALIDATION_ERROR' : MALFORMED_REQUEST_CODE;
+  return new SvcError(code, `${where} ${reason}`, {
     reason: 'schema_validation',
     location,
     ...(field === '' ? {} : { field }),

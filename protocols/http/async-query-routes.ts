@@ -54,7 +54,7 @@ const cancelledSchema = {
 function checkedCallbackUrl(raw: string | undefined): string | null {
   if (raw === undefined) return null;
   if (!URL.canParse(raw)) {
-    throw new SvcError(MALFORMED_REQUEST_CODE, 'body.callback_url is not a valid http(s) URL', { reason: 'schema_validation', location: 'body', field: 'callback_url' });
+    throw new SvcError('VALIDATION_ERROR', 'body.callback_url is not a valid http(s) URL', { reason: 'schema_validation', location: 'body', field: 'callback_url' });
   }
   return raw;
 }

@@ -155,7 +155,8 @@ describe('POST /query/async, GET and DELETE /query/{id}', () => {
     const malformed = await call('POST', '/query/async', '{"sql":');
     expect(malformed.body.error.details.reason).toBe('malformed_json');
     const wrongType = await call('POST', '/query/async', { sql: 'SELECT 1', timeout_ms: 'soon' });
-    expect(wrongType.status).toBe(400);
+    expect(wrongType.status).toBe(422);
+    expect(wrongType.body.error.code).toBe('VALIDATION_ERROR');
     expect(wrongType.body.error.details.field).toBe('timeout_ms');
     const extra = await call('POST', '/query/async', { sql: 'SELECT 1', priority: 1 });
     expect(extra.body.error.details.reason).toBe('schema_validation');

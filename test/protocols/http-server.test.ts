@@ -137,9 +137,9 @@ describe('HTTP server: error envelope', () => {
     expect(res.body.error.message).toBe('request body is not valid JSON');
   });
 
-  it('an empty JSON body is no body: 400 where a body is required, accepted where none is; an unsupported content type is a 400 envelope', async () => {
+  it('an empty JSON body is no body: 422 where a body is required, accepted where none is; an unsupported content type is a 400 envelope', async () => {
     const empty = await getJson(`${server.url}/api/v1/strict`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '' });
-    expect(empty.status).toBe(400);
+    expect(empty.status).toBe(422);
     expect(empty.body.error.details.reason).toBe('schema_validation');
     expect(empty.body.error.message).toMatch(/body must be object/);
     // Clients that send Content-Type: application/json on every request (DELETE, commit) are not refused.
@@ -163,15 +163,15 @@ describe('HTTP server: error envelope', () => {
     expect(res.body.error.details).toEqual({ limit_bytes: 2048 });
   });
 
-  it('a body failing the route schema is a 400 envelope naming the field', async () => {
+  it('a body failing the route schema is a 422 VALIDATION_ERROR envelope naming the field', async () => {
     const missing = await getJson(`${server.url}/api/v1/strict`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ size: 1 }),
     });
-    expect(missing.status).toBe(400);
+    expect(missing.status).toBe(422);
     expect(missing.body.error).toMatchObject({
-      code: 'INVALID_QUERY',
+      code: 'VALIDATION_ERROR',
       details: { reason: 'schema_validation', location: 'body', field: 'name' },
     });
     const wrongType = await getJson(`${server.url}/api/v1/strict`, {
@@ -186,7 +186,7 @@ describe('HTTP server: error envelope', () => {
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ name: 'a', other: 1 }),
     });
-    expect(extra.status).toBe(400);
+    expect(extra.status).toBe(422);
   });
 
   it('a path parameter that is not valid percent-encoding is a 400 envelope with a request id', async () => {

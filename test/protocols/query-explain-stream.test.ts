@@ -73,12 +73,12 @@ describe('POST /query/explain and /query/stream', () => {
       expect((await postJson('/query/explain', { sql: 'SELECT * FROM nope' })).status).toBe(404);
       expect((await postJson('/query/explain', { sql: 'SELECT nope FROM big' })).body.error.code).toBe('COLUMN_NOT_FOUND');
       const format = await postJson('/query/explain', { sql: 'SELECT 1', format: 'xml' });
-      expect(format.status).toBe(400);
+      expect(format.status).toBe(422);
       expect(format.body.error.details).toMatchObject({ reason: 'schema_validation', field: 'format' });
       const type = await postJson('/query/explain', { sql: 'SELECT 1', analyze: 'yes' });
       expect(type.body.error.details.field).toBe('analyze');
       const unknown = await postJson('/query/explain', { sql: 'SELECT 1', verbose: true });
-      expect(unknown.status).toBe(400);
+      expect(unknown.status).toBe(422);
       expect(unknown.body.error.details.reason).toBe('schema_validation');
       const malformed = await postJson('/query/explain', '{"sql": ');
       expect(malformed.body.error.details.reason).toBe('malformed_json');
@@ -137,7 +137,7 @@ describe('POST /query/explain and /query/stream', () => {
       const syntax = await postJson('/query/stream', { sql: 'SELEC 1' });
       expect(syntax.status).toBe(400);
       expect((await postJson('/query/stream', { sql: 'SELECT 1', batch_size: 0 })).body.error.details.field).toBe('batch_size');
-      expect((await postJson('/query/stream', { sql: 'SELECT 1', batch_size: 'ten' })).status).toBe(400);
+      expect((await postJson('/query/stream', { sql: 'SELECT 1', batch_size: 'ten' })).status).toBe(422);
       expect((await postJson('/query/stream', { sql: 'SELECT 1', max_rows: 5 })).body.error.details.reason).toBe('schema_validation');
       expect((await postJson('/query/stream', '[')).body.error.details.reason).toBe('malformed_json');
       expect((await postJson('/query/stream', { params: [] })).body.error.details.field).toBe('sql');

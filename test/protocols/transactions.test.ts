@@ -268,9 +268,9 @@ describe('/api/v1/transactions', () => {
     const id2 = await begin();
     expect((await inTxn(id2, 'COMMIT')).status).toBe(400);
     await rollback(id2);
-    expect((await call('POST', '/transactions', { isolation_level: 'snapshot' })).status).toBe(400);
-    expect((await call('POST', '/transactions', { timeout_ms: 10_000_000 })).status).toBe(400);
-    expect((await call('POST', '/transactions', { read_only: 'yes' })).status).toBe(400);
+    expect((await call('POST', '/transactions', { isolation_level: 'snapshot' })).status).toBe(422);
+    expect((await call('POST', '/transactions', { timeout_ms: 10_000_000 })).body.error.code).toBe('VALIDATION_ERROR');
+    expect((await call('POST', '/transactions', { read_only: 'yes' })).status).toBe(422);
     const missing = await call('POST', '/transactions/00000000-0000-0000-0000-000000000000/query', { sql: 'SELECT 1' });
     expect(missing.status).toBe(404);
     expect(missing.body.error.code).toBe('NOT_FOUND');

@@ -75,7 +75,7 @@ describe('POST /api/v1/query over a real server', () => {
     const type = await post({ sql: "SELECT 'x' + 1" });
     expect(type.status).toBe(422);
     const unknown = await post({ sql: 'SELECT 1', bogus: true });
-    expect(unknown.status).toBe(400);
+    expect(unknown.status).toBe(422);
     const timeout = await post({ sql: 'SELECT count(*) FROM (VALUES (1)) a, (VALUES (1)) b', timeout_ms: 1 });
     expect([200, 504]).toContain(timeout.status);
   });

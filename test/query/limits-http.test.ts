@@ -45,8 +45,8 @@ describe('SQL limits from config', () => {
 
   it('refuses max_rows above max_result_rows and defaults to it when smaller than 10000', async () => {
     const over = await post({ sql: 'SELECT i FROM n', max_rows: 51 });
-    expect(over.status).toBe(400);
-    expect(over.body.error.code).toBe('INVALID_QUERY');
+    expect(over.status).toBe(422);
+    expect(over.body.error.code).toBe('VALIDATION_ERROR');
     const dflt = await post({ sql: 'SELECT i FROM n ORDER BY i', include_metadata: true });
     expect(dflt.status).toBe(200);
     expect(dflt.body.data).toHaveLength(50);
@@ -55,14 +55,15 @@ describe('SQL limits from config', () => {
 
   it('refuses a timeout_ms above queryTimeoutMsMax', async () => {
     const over = await post({ sql: 'SELECT 1', timeout_ms: 5001 });
-    expect(over.status).toBe(400);
+    expect(over.status).toBe(422);
     expect((await post({ sql: 'SELECT 1', timeout_ms: 5000 })).status).toBe(200);
   });
 
   it('refuses SQL text over max_query_size_bytes', async () => {
     const text = `SELECT '${'x'.repeat(2100)}'`;
     const over = await post({ sql: text });
-    expect(over.status).toBe(400);
+    expect(over.status).toBe(422); // the body schema counts characters
+    expect(over.body.error.code).toBe('VALIDATION_ERROR');
     // Multi-byte text over the limit in bytes but not in characters reaches the engine's check.
     const wide = await post({ sql: `SELECT '${'é'.repeat(1100)}'` });
     expect(wide.status).toBe(400);
