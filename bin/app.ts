@@ -74,6 +74,7 @@ export async function startServer(config: Config, rootLogger: PinoLogger): Promi
     engine, limits: config, logger: logger.child({ component: 'async-queries' }), statusPath: (id) => `${API_PREFIX}/query/${id}`,
   });
   const transactions = new TxnManager({ projections, engine, limits: config, logger: logger.child({ component: 'transactions' }) });
+  engine.runBatchesWith(transactions);
   const plugins = [
     queryRoutes({ engine, limits: config }),
     explainRoutes({ engine, limits: config }),

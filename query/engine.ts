@@ -15,6 +15,7 @@ import { checkContinue, run } from './exec/index.js';
 import { ScanCache } from './exec/scan-cache.js';
 import type { SqlEngineDeps, StatementEnv } from './statement.js';
 import type { TxnContext } from './txn/context.js';
+import { atomicBatch, type AtomicBatchRunner } from './txn/batch.js';
 
 export interface ExecuteOptions {
   readonly params?: readonly unknown[];
@@ -55,6 +56,7 @@ export class SqlEngine {
   private readonly limits: SqlLimits;
   private readonly cache: PlanCache;
   private readonly scanCache: ScanCache | null;
+  private batches: AtomicBatchRunner | null = null;
 
   constructor(private readonly deps: SqlEngineDeps) {
     this.limits = deps.limits ?? DEFAULT_SQL_LIMITS;
@@ -72,6 +74,22 @@ export class SqlEngine {
   async execute(sql: string, options: ExecuteOptions): Promise<QueryResult> {
     const env = this.envOf(sql, options);
     const statements = parseSql(sql);
+    const batch = env.txn || !this.batches ? null : atomicBatch(statements);
+    if (batch) {
+      return this.batches!.atomically(env.tenant, Math.max(1, env.deadlineMs - Date.now()), (txn) => this.executeAll(batch.body, { ...env, txn }), batch.end);
+    }
+    return this.executeAll(statements, env);
+  }
+
+  /**
+   * Lets several data statements of one request run as one transaction (query/txn/batch.ts). Set
+   * once by the composition root: the runner (the transaction manager) is built on this engine.
+   */
+  runBatchesWith(runner: AtomicBatchRunner): void {
+    this.batches = runner;
+  }
+
+  private async executeAll(statements: readonly ParsedStatement[], env: StatementEnv): Promise<QueryResult> {
     let result: QueryResult = emptyResult('EMPTY');
     for (const statement of statements) result = await this.executeStatement(statement, env);
     return result;

@@ -8,6 +8,8 @@ import { txnRecord } from '../ddl/common.js';
 import type { QueryResult } from '../result.js';
 import { RecentWrites } from './recent-writes.js';
 import { Transaction } from './transaction.js';
+import type { TxnContext } from './context.js';
+import type { AtomicBatchRunner } from './batch.js';
 import type { IsolationLevel, TxnStatus } from './txn-state.js';
 
 export interface TxnLimits {
@@ -48,7 +50,7 @@ const iso = (ms: number): string => new Date(ms).toISOString();
  * The open transactions of POST /transactions: begin, run statements, commit, roll back, expire.
  * Watches every appended record (while a transaction is open) so commits can be validated.
  */
-export class TxnManager {
+export class TxnManager implements AtomicBatchRunner {
   private readonly open = new Map<string, Transaction>();
   private readonly timers = new Map<string, NodeJS.Timeout>();
   private readonly ended = new Map<string, Transaction>();
@@ -141,6 +143,26 @@ export class TxnManager {
       txn.busy = false;
       txn.running = null;
     }
+  }
+
+  /**
+   * Runs `body` in a read_committed transaction of its own and commits it (or rolls it back):
+   * the statements of one request as one record (query/txn/batch.ts).
+   */
+  async atomically<T>(tenant: string, timeoutMs: number, body: (txn: TxnContext) => Promise<T>, end: 'commit' | 'rollback'): Promise<T> {
+    const created = await this.begin({ tenant, isolation: 'read_committed', readOnly: false, timeoutMs: Math.min(timeoutMs, this.deps.limits.transactionTimeoutMsMax) });
+    const id = created.transaction_id as string;
+    const txn = this.open.get(id)!;
+    let result: T;
+    try {
+      result = await body(txn);
+    } catch (error) {
+      await this.rollback(id, tenant).catch(() => undefined);
+      throw error;
+    }
+    if (end === 'commit') await this.commit(id, tenant);
+    else await this.rollback(id, tenant);
+    return result;
   }
 
   /** Validates and appends the transaction as one log record; a conflict rolls it back. */

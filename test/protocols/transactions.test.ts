@@ -321,4 +321,47 @@ describe('/api/v1/transactions', () => {
     expect(Number(total[0]!.total)).toBe(accounts * 1000);
     expect(conflicts).toBeGreaterThan(0); // the interleaving really raced
   });
+
+  describe('several statements in one POST /query run as one transaction, as in PostgreSQL', () => {
+    const lsnOfEmptyCommit = async (): Promise<number> => {
+      const id = await begin();
+      await ok(id, "INSERT INTO person VALUES (1000, 'lsn-probe') ON CONFLICT (id) DO UPDATE SET email = 'lsn-probe'");
+      return (await commit(id)).body.lsn as number;
+    };
+
+    it('commits them as one record, with or without BEGIN ... COMMIT', async () => {
+      await reset();
+      const before = await lsnOfEmptyCommit();
+      await sql('BEGIN; UPDATE acct SET balance = balance - 5 WHERE id = 1; UPDATE acct SET balance = balance + 5 WHERE id = 2; COMMIT');
+      await sql('UPDATE acct SET balance = balance - 1 WHERE id = 1; UPDATE acct SET balance = balance + 1 WHERE id = 2');
+      expect(await lsnOfEmptyCommit()).toBe(before + 3);
+      expect(await balance(1)).toBe(94);
+      expect(await balance(2)).toBe(56);
+    });
+
+    it('a failing statement leaves nothing of the others', async () => {
+      await reset();
+      const failed = await call('POST', '/query', { sql: "UPDATE acct SET balance = 0 WHERE id = 1; INSERT INTO acct VALUES (2, 'dup', 0)" });
+      expect(failed.status).toBe(409);
+      expect(await balance(1)).toBe(100);
+      const explicit = await call('POST', '/query', { sql: "BEGIN; DELETE FROM acct WHERE id = 2; INSERT INTO acct VALUES (1, 'dup', 0); COMMIT" });
+      expect(explicit.status).toBe(409);
+      expect(await balance(2)).toBe(50);
+    });
+
+    it('ROLLBACK at the end discards them, and the last result still comes back', async () => {
+      await reset();
+      const r = await call('POST', '/query', { sql: 'BEGIN; UPDATE acct SET balance = 1 WHERE id = 1 RETURNING balance; ROLLBACK' });
+      expect(r.status).toBe(200);
+      expect(await balance(1)).toBe(100);
+    });
+
+    it('refuses BEGIN without COMMIT, and control statements in the middle', async () => {
+      for (const text of ['BEGIN; UPDATE acct SET balance = 1 WHERE id = 1', 'UPDATE acct SET balance = 1 WHERE id = 1; COMMIT', 'UPDATE acct SET balance = 1 WHERE id = 1; COMMIT; UPDATE acct SET balance = 2 WHERE id = 1']) {
+        const r = await call('POST', '/query', { sql: text });
+        expect(r.status, text).toBe(400);
+        expect(r.body.error.details.reason).toBe('transaction_control');
+      }
+    });
+  });
 });

@@ -1,0 +1,39 @@
+import { SvcError } from '../../core/errors.js';
+import type { ParsedStatement } from '../parse/index.js';
+import type { TxnContext } from './context.js';
+
+/** Runs `body` inside a short read_committed transaction, committed (or rolled back) at its end. */
+export interface AtomicBatchRunner {
+  atomically<T>(tenant: string, timeoutMs: number, body: (txn: TxnContext) => Promise<T>, end: 'commit' | 'rollback'): Promise<T>;
+}
+
+const DATA_STATEMENTS = new Set(['select', 'insert', 'update', 'delete']);
+
+function controlOf(statement: ParsedStatement): 'BEGIN' | 'COMMIT' | 'ROLLBACK' | null {
+  return statement.custom?.kind === 'transaction' ? statement.custom.command : null;
+}
+
+/**
+ * How a request of several statements runs. PostgreSQL runs the statements of one simple-query
+ * message as one transaction, with BEGIN ... COMMIT | ROLLBACK around them or not; so does svcdb
+ * when they only read and write rows (and at least one writes). Returns the statements to run
+ * atomically and how the batch ends, or null to run them one by one (one statement; or DDL in the
+ * batch: catalog changes are not transactional here, so BEGIN and COMMIT then do nothing).
+ */
+export function atomicBatch(statements: readonly ParsedStatement[]): { body: ParsedStatement[]; end: 'commit' | 'rollback' } | null {
+  const body = statements.filter((s) => controlOf(s) === null);
+  const data = body.every((s) => s.explain !== null || DATA_STATEMENTS.has(s.ast?.type ?? ''));
+  const writes = body.some((s) => s.explain === null && s.ast?.type !== 'select');
+  if (!data || !writes || statements.length < 2) return null;
+  const controls = statements.map(controlOf);
+  const opens = controls[0] === 'BEGIN';
+  const last = controls.at(-1);
+  const closes = last === 'COMMIT' || last === 'ROLLBACK';
+  const inner = controls.slice(1, -1).some((c) => c !== null);
+  if (inner || opens !== closes) {
+    throw new SvcError('INVALID_QUERY', 'in one request, BEGIN may only come first and COMMIT or ROLLBACK only last; for a transaction over several requests use POST /transactions', {
+      reason: 'transaction_control',
+    });
+  }
+  return { body, end: last === 'ROLLBACK' ? 'rollback' : 'commit' };
+}
