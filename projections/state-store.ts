@@ -82,6 +82,13 @@ function wrapOpenError(location: string, error: unknown): SvcError {
   return new SvcError('DATA_DIR_INVALID', `cannot open the projection store at ${location}: ${(error as { cause?: Error }).cause?.message ?? message}; run \`svcdb replay\` to rebuild it from the log`, { location }, error);
 }
 
+/**
+ * Up to this many keys are read with getSync on the main thread: a point read from LevelDB's
+ * block cache or the OS page cache takes a few microseconds, less than the thread-pool round trip
+ * of an async get (which was the largest single cost of a primary-key query over HTTP).
+ */
+const SYNC_GET_KEYS_MAX = 8;
+
 class ClassicLevelStore implements StateStore {
   constructor(private readonly db: Db) {}
 
@@ -90,6 +97,14 @@ class ClassicLevelStore implements StateStore {
   }
 
   getMany(keys: readonly Uint8Array[], snapshot?: StoreSnapshot): Promise<(Uint8Array | undefined)[]> {
+    if (keys.length <= SYNC_GET_KEYS_MAX) {
+      try {
+        const options = snapshot ? { snapshot: snapshot as never } : {};
+        return Promise.resolve(keys.map((key) => this.db.getSync(key, options)));
+      } catch (error) {
+        return Promise.reject(error);
+      }
+    }
     return snapshot ? this.db.getMany([...keys], { snapshot: snapshot as never }) : this.db.getMany([...keys]);
   }
 

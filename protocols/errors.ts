@@ -162,7 +162,10 @@ function internalError(): SvcError {
 export function sendError(original: unknown, request: FastifyRequest, reply: FastifyReply, context: ErrorContext): FastifyReply {
   const error = toSvcError(original, context);
   const statusCode = httpStatusOf(error.code);
-  if (statusCode >= 500) {
+  if (request.raw.destroyed) {
+    // The client left (and so its query was cancelled): nothing failed on our side.
+    request.log.info({ code: error.code, method: request.method, url: request.url }, 'client closed the request');
+  } else if (statusCode >= 500) {
     request.log.error({ err: original, code: error.code, statusCode, method: request.method, url: request.url }, 'request failed');
   } else {
     request.log.info({ code: error.code, statusCode, method: request.method, url: request.url, reason: error.message }, 'request rejected');

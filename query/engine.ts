@@ -73,7 +73,16 @@ export class SqlEngine {
   /** Runs one or more statements separated by semicolons; the result is the last one's. */
   async execute(sql: string, options: ExecuteOptions): Promise<QueryResult> {
     const env = this.envOf(sql, options);
+    // A SELECT sent again with other parameters skips parsing: its plan is cached under its text.
+    const known = this.cache.get(plainSelectKey(env.tenant, sql), this.deps.projections.catalog);
+    if (known) return this.select(known, env);
     const statements = parseSql(sql);
+    const only = statements.length === 1 ? statements[0]! : null;
+    if (only && only.text === sql && only.ast?.type === 'select' && !only.explain && !only.custom && sql.length <= LIMITS.planCacheTextBytesMax) {
+      const result = await this.select(this.prepared(only, env), env);
+      this.cache.set(plainSelectKey(env.tenant, sql), this.prepared(only, env));
+      return result;
+    }
     const batch = env.txn || !this.batches ? null : atomicBatch(statements);
     if (batch) {
       return this.batches!.atomically(env.tenant, Math.max(1, env.deadlineMs - Date.now()), (txn) => this.executeAll(batch.body, { ...env, txn }), batch.end);
@@ -194,7 +203,7 @@ export class SqlEngine {
     if (statement.custom) return this.ddl(statement, deps);
     const ast = statement.ast!;
     switch (ast.type) {
-      case 'select': return this.select(statement, env);
+      case 'select': return this.select(this.prepared(statement, env), env);
       case 'insert': return insert(ast, deps);
       case 'update': return update(ast, deps);
       case 'delete': return remove(ast, deps);
@@ -224,8 +233,7 @@ export class SqlEngine {
     return prepared;
   }
 
-  private async select(statement: ParsedStatement, env: StatementEnv): Promise<QueryResult> {
-    const prepared = this.prepared(statement, env);
+  private async select(prepared: PreparedQuery, env: StatementEnv): Promise<QueryResult> {
     const { types } = this.deps;
     const params = convertParams(types, prepared.paramTypes, env.params);
     const columns = prepared.plan.columns;
@@ -272,4 +280,9 @@ function refuseInTransaction(statement: ParsedStatement): void {
   }
   if (statement.explain || kind === 'select' || kind === 'insert' || kind === 'update' || kind === 'delete') return;
   throw new SvcError('INVALID_QUERY', 'DDL cannot run inside a transaction; run it outside the transaction (POST /query)', { reason: 'ddl_in_transaction' });
+}
+
+/** The plan cache key of a text that is exactly one plain SELECT (nothing to parse to know it). */
+function plainSelectKey(tenant: string, sql: string): string {
+  return `\u0001${tenant}\u0000${sql}`;
 }
