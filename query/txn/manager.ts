@@ -43,6 +43,11 @@ const READS_MAX = 1_000_000;
 /** Ended transactions are remembered this long, so a late call hears why it ended rather than "not found". */
 const ENDED_RETENTION_MS = 10 * 60_000;
 const ENDED_KEPT_MAX = 10_000;
+/**
+ * Keys of others' writes kept to validate open transactions (a few hundred MB at most). Past it,
+ * the oldest are dropped and the transactions that needed them can only end in a conflict.
+ */
+const RECENT_KEYS_MAX = 2_000_000;
 
 const iso = (ms: number): string => new Date(ms).toISOString();
 
@@ -66,6 +71,7 @@ export class TxnManager implements AtomicBatchRunner {
     this.unobserve = deps.projections.sequencer.observeAppends((lsn, keys) => {
       if (this.open.size === 0 && this.pendingFloors.size === 0) return;
       this.recent.add(lsn, keys);
+      if (this.recent.size.keys > RECENT_KEYS_MAX) this.shedRecentWrites();
     });
   }
 
@@ -239,10 +245,20 @@ export class TxnManager implements AtomicBatchRunner {
     await txn.release();
   }
 
-  /** The LSN below which no open transaction needs the recent writes. */
+  /** Keeps the recent writes bounded: the oldest half goes, and transactions that needed it are doomed. */
+  private shedRecentWrites(): void {
+    const dropped = this.recent.shed(RECENT_KEYS_MAX / 2);
+    if (dropped === null) return;
+    for (const txn of this.open.values()) {
+      if (txn.init.floorLsn < dropped && txn.doomedAtLsn === null) txn.doomedAtLsn = dropped;
+    }
+    this.deps.logger.warn({ droppedThroughLsn: dropped, keysMax: RECENT_KEYS_MAX }, 'long transactions outlived the conflict-check window; they will be refused at commit');
+  }
+
+  /** The LSN below which no open transaction needs the recent writes (a doomed one needs none). */
   private floor(): Lsn {
     let floor: Lsn = this.deps.projections.sequencer.headLsn;
-    for (const txn of this.open.values()) if (txn.init.floorLsn < floor) floor = txn.init.floorLsn;
+    for (const txn of this.open.values()) if (txn.doomedAtLsn === null && txn.init.floorLsn < floor) floor = txn.init.floorLsn;
     for (const pending of this.pendingFloors) if (pending.floorLsn < floor) floor = pending.floorLsn;
     return floor;
   }

@@ -43,6 +43,22 @@ export class RecentWrites {
     if (drop > 0) this.records = this.records.slice(drop);
   }
 
+  /**
+   * Forgets the oldest records until at most `keysMax` keys are held; returns the LSN of the last
+   * record forgotten (readers from before it can no longer be checked), or null.
+   */
+  shed(keysMax: number): Lsn | null {
+    let drop = 0;
+    let last: Lsn | null = null;
+    while (this.keyCount > keysMax && drop < this.records.length) {
+      const record = this.records[drop++]!;
+      this.keyCount -= record.keys?.length ?? 0;
+      last = record.lsn;
+    }
+    if (drop > 0) this.records = this.records.slice(drop);
+    return last;
+  }
+
   /** The LSN of the first record after `seenLsn` that wrote into `span`, or null. */
   firstWriteInto(span: KeySpan, seenLsn: Lsn): Lsn | null {
     for (let r = firstAfter(this.records, seenLsn); r < this.records.length; r++) {

@@ -114,8 +114,19 @@ export class Transaction implements TxnContext {
     }
   }
 
+  /**
+   * Set when the writes of others since this transaction began outgrew what is kept to check it
+   * (the manager's bound): it can no longer be validated, so it can only fail.
+   */
+  doomedAtLsn: Lsn | null = null;
+
   /** Throws TRANSACTION_CONFLICT when another commit wrote into something this transaction read or wrote. */
   refuseOnConflict(): void {
+    if (this.doomedAtLsn !== null) {
+      throw new SvcError('TRANSACTION_CONFLICT', 'too much was written by others while this transaction was open to check it for conflicts; roll back and retry it (shorter)', {
+        transaction_id: this.id, isolation_level: this.init.isolation,
+      });
+    }
     const conflict = this.reads.firstConflict(this.init.recent);
     if (!conflict) return;
     throw new SvcError(

@@ -63,3 +63,13 @@ describe('transaction state machine', () => {
     expect(isFinal('aborted')).toBe(false);
   });
 });
+
+describe('RecentWrites bound', () => {
+  it('sheds the oldest records down to a key count and says through which LSN', () => {
+    const recent = new RecentWrites();
+    for (let i = 1; i <= 10; i++) recent.add(lsn(i), [key(i, 1), key(i, 2)]);
+    expect(recent.shed(10)).toBe(5);
+    expect(recent.size).toEqual({ records: 5, keys: 10 });
+    expect(recent.shed(100)).toBeNull();
+  });
+});
