@@ -11,7 +11,7 @@ import {
   type DataDirLayout, type StateStore,
 } from '../projections/index.js';
 import {
-  API_PREFIX, AsyncQueries, asyncQueryRoutes, createHttpServer, createOpsServer, connectionGauge, explainRoutes, listen, loadAdminKey, queryRoutes,
+  API_PREFIX, AsyncQueries, asyncQueryRoutes, createHttpServer, createOpsServer, connectionGauge, explainRoutes, listen, loadAdminKey, openAuth, queryRoutes,
   settingLabel, streamRoutes, transactionRoutes, withAuth, type EngineStatus,
 } from '../protocols/index.js';
 import { SqlEngine, TxnManager, typeSystem, type SqlLimits } from '../query/index.js';
@@ -62,6 +62,7 @@ export async function startServer(config: Config, rootLogger: PinoLogger): Promi
     logger: logger.child({ component: 'projections' }),
   });
   const adminKey = await loadAdminKey(layout.root, config.apiKey);
+  const auth = await openAuth({ dataDir: layout.root, adminKey, settings: config, logger: logger.child({ component: 'auth' }) });
   let caughtUp = false;
   const status: EngineStatus = {
     version: SVC_VERSION,
@@ -81,7 +82,7 @@ export async function startServer(config: Config, rootLogger: PinoLogger): Promi
     streamRoutes({ engine, limits: config }),
     asyncQueryRoutes({ queries: asyncQueries, limits: config }),
     transactionRoutes({ transactions, limits: config }),
-  ].map((plugin) => withAuth(adminKey, plugin));
+  ].map((plugin) => withAuth(auth, plugin));
   const http = createHttpServer({ config, logger: rootLogger, status, plugins });
   const ops = config.opsPort === 0 ? null : createOpsServer({ config, logger: rootLogger, status, connections: connectionGauge(http.server) });
 

@@ -1,7 +1,7 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { SETTINGS } from '../core/settings.js';
 
-export const COMMANDS = ['serve', 'replay', 'inspect', 'repair', 'help'] as const;
+export const COMMANDS = ['serve', 'replay', 'inspect', 'repair', 'keys', 'help'] as const;
 export type Command = (typeof COMMANDS)[number];
 
 /** A mistake in how svcdb was called: one line on stderr, exit code 2. */
@@ -17,6 +17,10 @@ export interface ParsedCli {
   readonly json: boolean;
   readonly help: boolean;
   readonly version: boolean;
+  /** Words after the command: only `keys` takes them (`keys revoke <id>`). */
+  readonly args: readonly string[];
+  /** `keys create` options: --role, --tenant, --name. */
+  readonly keyOptions: Readonly<Record<'role' | 'tenant' | 'name', string | undefined>>;
 }
 
 type Options = NonNullable<ParseArgsConfig['options']>;
@@ -27,7 +31,12 @@ export const CLI_OPTIONS = {
   json: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
   version: { type: 'boolean' },
+  role: { type: 'string' },
+  tenant: { type: 'string' },
+  name: { type: 'string' },
 } as const satisfies Options;
+
+const KEY_OPTIONS = ['role', 'tenant', 'name'] as const;
 
 function options(): Options {
   const all: Options = { ...CLI_OPTIONS };
@@ -45,11 +54,14 @@ export function parseCli(argv: readonly string[]): ParsedCli {
   }
   const { values, positionals } = parsed;
   const [first, ...rest] = positionals;
-  if (rest.length > 0) throw new UsageError(`unexpected argument '${rest[0]}'`);
   const command = first ?? 'serve';
   if (!(COMMANDS as readonly string[]).includes(command)) {
     throw new UsageError(`unknown command '${command}'; commands are ${COMMANDS.join(', ')}`);
   }
+  if (command !== 'keys' && rest.length > 0) throw new UsageError(`unexpected argument '${rest[0]}'`);
+  const keyOptions = { role: stringOf(values['role']), tenant: stringOf(values['tenant']), name: stringOf(values['name']) };
+  const misplaced = KEY_OPTIONS.find((o) => keyOptions[o] !== undefined);
+  if (command !== 'keys' && misplaced !== undefined) throw new UsageError(`option '--${misplaced}' is only for svcdb keys create`);
   const flags: Record<string, string | boolean | undefined> = {};
   for (const spec of SETTINGS) {
     const value = values[spec.flag];
@@ -63,8 +75,12 @@ export function parseCli(argv: readonly string[]): ParsedCli {
     json: values['json'] === true,
     help: values['help'] === true || command === 'help',
     version: values['version'] === true,
+    args: command === 'keys' ? rest : [],
+    keyOptions,
   };
 }
+
+const stringOf = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
 
 /** node's parseArgs messages are long and advise on `--`; keep the first clause, one line. */
 function usageMessage(error: unknown): string {

@@ -5,12 +5,17 @@ const COMMAND_HELP: readonly (readonly [string, string])[] = [
   ['replay --data DIR', 'Rebuild every projection from the log, with a progress bar'],
   ['inspect --data DIR [--json]', 'Print the log segments, LSN range, consumers and their offsets, table count'],
   ['repair --data DIR', 'Truncate the log at its first corrupt record (after a LOG_CORRUPT error)'],
+  ['keys create [--role R] [--tenant T]', 'Create an API key and print it once: role admin, read_write (default) or read_only;'],
+  ['  [--name N] [--rate-limit-max N]', 'a tenant binds it to that tenant; --rate-limit-max gives it its own limit'],
+  ['keys list [--json]', 'List the API keys: id, name, role, tenant, created, revoked (never the keys)'],
+  ['keys revoke ID', 'Revoke an API key (a running server refuses it within about a second; docs/auth.md)'],
   ['help', 'Show this help'],
 ];
 
 const OPTION_HELP: readonly (readonly [string, string])[] = [
   ['--config FILE', 'JSON config file keyed by setting key (below); also SVC_CONFIG. Optional'],
-  ['--json', 'inspect: print the report as JSON'],
+  ['--json', 'inspect, keys: print JSON'],
+  ['--role, --tenant, --name', 'keys create: the new key\'s role, tenant and name'],
   ['-h, --help', 'Show this help'],
   ['--version', 'Print the version'],
 ];

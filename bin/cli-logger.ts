@@ -12,6 +12,8 @@ export const REDACT_PATHS: readonly string[] = [
   'config.apiKey',
   'asyncQueryCallbackSecret',
   'config.asyncQueryCallbackSecret',
+  'jwtSecret',
+  'config.jwtSecret',
   'vector',
   '*.vector',
 ];

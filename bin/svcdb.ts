@@ -50,6 +50,9 @@ async function run(cli: ParsedCli, config: Config): Promise<void> {
     }
     case 'repair':
       return print(formatRepair(await (await loadApp()).repair(config, commandLogger(config))));
+    case 'keys':
+      // Loaded on demand like app.js; touches only the key file, so it works beside a running server.
+      return print(await (await import('./cli-keys.js')).runKeys(cli, config));
     case 'help':
       return print(helpText(SVC_VERSION));
   }

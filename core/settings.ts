@@ -51,5 +51,11 @@ export const SETTINGS = [
   { key: 'transactionTimeoutMsDefault', env: 'SVC_TRANSACTION_TIMEOUT_MS_DEFAULT', flag: 'transaction-timeout-ms-default', type: 'int', defaultValue: 30_000, min: 100, max: 86_400_000, doc: 'A transaction without timeout_ms is rolled back this long after it began (its expires_at)' },
   { key: 'transactionTimeoutMsMax', env: 'SVC_TRANSACTION_TIMEOUT_MS_MAX', flag: 'transaction-timeout-ms-max', type: 'int', defaultValue: 600_000, min: 100, max: 86_400_000, doc: 'Largest timeout_ms POST /transactions accepts' },
   { key: 'transactionsOpenMax', env: 'SVC_TRANSACTIONS_OPEN_MAX', flag: 'transactions-open-max', type: 'int', defaultValue: 1000, min: 1, max: 1_000_000, doc: 'Transactions open at once; one more is refused with 429 until one ends' },
+  { key: 'jwtSecret', env: 'SVC_JWT_SECRET', flag: 'jwt-secret', type: 'string', defaultValue: undefined, secret: true, doc: 'HS256 key of bearer JWTs (at least 32 characters, as PostgREST asks); unset: HS256 tokens are refused' },
+  { key: 'jwtPublicKey', env: 'SVC_JWT_PUBLIC_KEY', flag: 'jwt-public-key', type: 'string', defaultValue: undefined, doc: 'Public key of RS256 (RSA) or ES256 (EC P-256) bearer JWTs: PEM text, or the path of a PEM file; unset: such tokens are refused' },
+  { key: 'jwtIssuer', env: 'SVC_JWT_ISSUER', flag: 'jwt-issuer', type: 'string', defaultValue: undefined, doc: 'When set, a JWT must carry this iss claim' },
+  { key: 'jwtAudience', env: 'SVC_JWT_AUDIENCE', flag: 'jwt-audience', type: 'string', defaultValue: undefined, doc: 'When set, a JWT must carry this aud claim (as PostgREST\'s jwt-aud)' },
+  { key: 'rateLimitMax', env: 'SVC_RATE_LIMIT_MAX', flag: 'rate-limit-max', type: 'int', defaultValue: 100_000, min: 1, max: 1_000_000_000, doc: 'Requests one credential (or one client address without a valid credential) may make to /api/v1 per rate-limit window; an API key may carry its own' },
+  { key: 'rateLimitWindowMs', env: 'SVC_RATE_LIMIT_WINDOW_MS', flag: 'rate-limit-window-ms', type: 'int', defaultValue: 1000, min: 100, max: 86_400_000, doc: 'Length of the fixed rate-limit window' },
   { key: 'bodyLimitBytes', env: 'SVC_BODY_LIMIT_BYTES', flag: 'body-limit-bytes', type: 'int', defaultValue: 16 * MIB, min: 1024, max: 1024 * MIB, doc: 'Largest accepted request body' },
 ] as const satisfies readonly SettingSpec[];

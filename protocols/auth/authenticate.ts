@@ -1,8 +1,12 @@
-import type { FastifyPluginAsync, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
 import { SvcError } from '../../core/errors.js';
-import type { AdminKey } from './admin-key.js';
+import type { Authenticator, Credential } from './credential.js';
+import type { Principal } from './principal.js';
+import { rateLimitExceeded, setRateLimitHeaders, type FixedWindowRateLimiter } from './rate-limit.js';
+import { guardReadOnly } from './roles.js';
+import { requestTenant } from './tenancy.js';
 
-/** The presented API key: `Authorization: Bearer <key>` or `X-API-Key: <key>`; null when none. */
+/** The presented credential: `Authorization: Bearer <key|JWT>` or `X-API-Key: <key>`; null when none. */
 export function presentedKey(request: FastifyRequest): string | null {
   const auth = request.headers.authorization;
   if (typeof auth === 'string' && auth.trim() !== '') {
@@ -14,24 +18,67 @@ export function presentedKey(request: FastifyRequest): string | null {
   return null;
 }
 
+/** What the hook of every /api/v1 resource plugin shares: one authenticator, one rate limiter. */
+export interface AuthGate {
+  readonly authenticator: Authenticator;
+  readonly limiter: FixedWindowRateLimiter;
+  /** Requests per window of a credential without its own limit, and of a client without a valid credential. */
+  readonly rateLimitMax: number;
+  readonly rateLimitWindowMs: number;
+}
+
+type Verified = { readonly credential: Credential } | { readonly credential: null; readonly failure: unknown };
+
+async function verify(gate: AuthGate, request: FastifyRequest, nowMs: number): Promise<Verified> {
+  const presented = presentedKey(request);
+  if (presented === null) {
+    const failure = new SvcError('AUTHENTICATION_REQUIRED', 'authentication required: send Authorization: Bearer <API key or JWT> or X-API-Key: <API key>', {});
+    return { credential: null, failure };
+  }
+  try {
+    return { credential: await gate.authenticator.authenticate(presented, nowMs) };
+  } catch (failure) {
+    return { credential: null, failure };
+  }
+}
+
 /**
- * onRequest hook of the /api/v1 resource plugins: no credentials -> 401 AUTHENTICATION_REQUIRED,
- * a key that does not match -> 401 AUTHENTICATION_FAILED. (Roles, JWT and tenants: issue 4.)
+ * Count the request against its credential's limit (or its client address when it has no valid
+ * credential) and put the X-RateLimit-* headers on the reply, so every answer carries them.
  */
-export function authenticate(adminKey: AdminKey): onRequestAsyncHookHandler {
-  return async (request) => {
-    const key = presentedKey(request);
-    if (key === null) {
-      throw new SvcError('AUTHENTICATION_REQUIRED', 'authentication required: send Authorization: Bearer <API key> or X-API-Key: <API key>', {});
-    }
-    if (!adminKey.matches(key)) throw new SvcError('AUTHENTICATION_FAILED', 'invalid API key', {});
+function limit(gate: AuthGate, request: FastifyRequest, reply: FastifyReply, credential: Credential | null, nowMs: number): void {
+  const bucket = credential === null ? `ip:${request.ip}` : `${credential.kind}:${credential.subject}`;
+  const decision = gate.limiter.hit(bucket, credential?.rateLimitMax ?? gate.rateLimitMax, nowMs);
+  setRateLimitHeaders(reply, decision, nowMs);
+  if (!decision.allowed) throw rateLimitExceeded(reply, decision, nowMs, gate.rateLimitWindowMs);
+}
+
+/**
+ * onRequest hook of the /api/v1 resource plugins: authenticate (401 AUTHENTICATION_REQUIRED /
+ * AUTHENTICATION_FAILED), rate-limit (429), pick the tenant (X-Tenant-ID; 400 / 403), refuse a
+ * read_only credential a route that may write (403), and set request.principal.
+ */
+export function authenticate(gate: AuthGate): onRequestAsyncHookHandler {
+  return async (request, reply) => {
+    const nowMs = Date.now();
+    const verified = await verify(gate, request, nowMs);
+    limit(gate, request, reply, verified.credential, nowMs);
+    if (verified.credential === null) throw verified.failure;
+    const credential = verified.credential;
+    // Every later line of this request names its caller (never the credential itself).
+    request.log = request.log.child({ subject: credential.subject });
+    reply.log = request.log;
+    const principal: Principal = { subject: credential.subject, role: credential.role, tenant: requestTenant(request, credential) };
+    request.principal = principal;
+    guardReadOnly(request, principal);
   };
 }
 
-/** Wraps a resource plugin so every route in it requires a valid API key. */
-export function withAuth(adminKey: AdminKey, plugin: FastifyPluginAsync): FastifyPluginAsync {
+/** Wraps a resource plugin so every route in it requires a credential (and counts against its rate limit). */
+export function withAuth(gate: AuthGate, plugin: FastifyPluginAsync): FastifyPluginAsync {
+  const hook = authenticate(gate);
   return async (app) => {
-    app.addHook('onRequest', authenticate(adminKey));
+    app.addHook('onRequest', hook);
     await app.register(plugin);
   };
 }

@@ -30,7 +30,7 @@ describe('parseCli', () => {
   it('turns mistakes into one-line usage errors', () => {
     const cases: [string[], string][] = [
       [['--bogus'], "unknown option '--bogus'"],
-      [['frobnicate'], "unknown command 'frobnicate'; commands are serve, replay, inspect, repair, help"],
+      [['frobnicate'], "unknown command 'frobnicate'; commands are serve, replay, inspect, repair, keys, help"],
       [['serve', 'extra'], "unexpected argument 'extra'"],
       [['--port'], "option '--port' needs a value"],
     ];

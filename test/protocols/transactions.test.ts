@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/sql-server.js';
+import { api, bearer, newKey } from '../helpers/auth.js';
 
 /** REST transactions end to end: lifecycle, isolation anomalies per level, conflicts, expiry. */
 describe('/api/v1/transactions', () => {
@@ -363,5 +364,25 @@ describe('/api/v1/transactions', () => {
         expect(r.body.error.details.reason).toBe('transaction_control');
       }
     });
+  });
+
+  it('roles and tenants: a read_only key reads in a transaction and is refused writes; another tenant cannot see it', async () => {
+    const reader = await newKey(server.dataDir, { role: 'read_only' });
+    const other = await newKey(server.dataDir, { role: 'read_write', tenant: 'other' });
+    let begun = await api(server.baseUrl, '/transactions', { headers: bearer(reader.key), body: {} });
+    for (let i = 0; begun.status === 401 && i < 50; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 100)); // the key file is re-read about once a second
+      begun = await api(server.baseUrl, '/transactions', { headers: bearer(reader.key), body: {} });
+    }
+    expect(begun.status).toBe(201);
+    const id = begun.body.transaction_id as string;
+    const read = await api(server.baseUrl, `/transactions/${id}/query`, { headers: bearer(reader.key), body: { sql: 'SELECT count(*) AS n FROM acct' } });
+    expect(read.status).toBe(200);
+    const write = await api(server.baseUrl, `/transactions/${id}/query`, { headers: bearer(reader.key), body: { sql: 'DELETE FROM acct WHERE true' } });
+    expect(write.status).toBe(403);
+    expect(write.body.error.code).toBe('AUTHORIZATION_DENIED');
+    const foreign = await api(server.baseUrl, `/transactions/${id}`, { headers: bearer(other.key) });
+    expect(foreign.status).toBe(404);
+    expect((await api(server.baseUrl, `/transactions/${id}/rollback`, { headers: bearer(reader.key), body: {} })).status).toBe(200);
   });
 });

@@ -1,0 +1,19 @@
+import type { Role } from './principal.js';
+
+/** What a verified credential grants, before the request picks its tenant. */
+export interface Credential {
+  /** Which kind of credential: rate limits count each kind's subjects apart. */
+  readonly kind: 'admin_key' | 'api_key' | 'jwt';
+  /** `admin` for the admin key, the key id of an API key, the sub claim of a JWT. */
+  readonly subject: string;
+  readonly role: Role;
+  /** The tenant it is bound to; null: unbound (its tenant is `default`, and an admin may choose any). */
+  readonly tenant: string | null;
+  /** Its own requests per rate-limit window; null: the server's rateLimitMax. */
+  readonly rateLimitMax: number | null;
+}
+
+/** Verifies a presented credential; throws SvcError AUTHENTICATION_FAILED (or AUTHORIZATION_DENIED). */
+export interface Authenticator {
+  authenticate(presented: string, nowMs: number): Promise<Credential>;
+}

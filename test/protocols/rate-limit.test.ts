@@ -1,0 +1,136 @@
+/**
+ * Rate limits of /api/v1: the X-RateLimit-* headers on every answer (success and errors), 429
+ * RATE_LIMIT_EXCEEDED with details and Retry-After, per-key limits, and the memory bound.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FixedWindowRateLimiter } from '../../protocols/auth/rate-limit.js';
+import { api, bearer, newKey, query, untilStatus } from '../helpers/auth.js';
+import { startTestServer, TEST_API_KEY, type TestServer } from '../helpers/sql-server.js';
+
+const DAY_MS = 86_400_000;
+
+function limitHeaders(headers: Headers): { limit: number; remaining: number; reset: number; resetAfter: number } {
+  const read = (name: string): number => {
+    const value = headers.get(name);
+    expect(value, name).toMatch(/^\d+$/);
+    return Number(value);
+  };
+  return { limit: read('x-ratelimit-limit'), remaining: read('x-ratelimit-remaining'), reset: read('x-ratelimit-reset'), resetAfter: read('x-ratelimit-reset-after') };
+}
+
+describe('rate-limit headers with the default limit', () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startTestServer();
+  });
+  afterAll(() => server?.close());
+
+  it('are on successes and on every kind of error, counting down', async () => {
+    const admin = bearer(TEST_API_KEY);
+    const answers = [
+      await query(server.baseUrl, admin, 'SELECT 1'),
+      await query(server.baseUrl, admin, 'SELEC nonsense'),
+      await query(server.baseUrl, admin, 'SELECT * FROM missing'),
+      await query(server.baseUrl, { ...admin, 'x-tenant-id': 'bad tenant' }, 'SELECT 1'),
+      await api(server.baseUrl, '/query/01ARZ3NDEKTSV4RRFFQ69G5FAV', { headers: admin }),
+      await query(server.baseUrl, {}, 'SELECT 1'),
+      await query(server.baseUrl, bearer('wrong'), 'SELECT 1'),
+    ];
+    expect(answers.map((a) => a.status)).toEqual([200, 400, 404, 400, 404, 401, 401]);
+    const nowS = Date.now() / 1000;
+    for (const answer of answers) {
+      const h = limitHeaders(answer.headers);
+      expect(h.limit).toBe(100_000);
+      expect(h.remaining).toBeLessThan(100_000);
+      expect(h.reset).toBeGreaterThanOrEqual(Math.floor(nowS));
+      expect(h.reset).toBeLessThanOrEqual(Math.ceil(nowS) + 2);
+      expect(h.resetAfter).toBeLessThanOrEqual(1);
+    }
+  });
+
+  it('probes are neither counted nor limited', async () => {
+    const live = await api(server.baseUrl, '/live');
+    expect(live.status).toBe(200);
+    expect(live.headers.get('x-ratelimit-limit')).toBeNull();
+  });
+});
+
+describe('over the limit', () => {
+  let server: TestServer;
+  // A window of a day: the test cannot straddle two windows (short of midnight UTC).
+  beforeAll(async () => {
+    server = await startTestServer({ env: { SVC_RATE_LIMIT_MAX: '3', SVC_RATE_LIMIT_WINDOW_MS: String(DAY_MS) } });
+  });
+  afterAll(() => server?.close());
+
+  it('the request past the limit is 429 RATE_LIMIT_EXCEEDED with limit, remaining, reset_at and Retry-After', async () => {
+    const admin = bearer(TEST_API_KEY);
+    const remaining: number[] = [];
+    for (let i = 0; i < 3; i++) {
+      const ok = await query(server.baseUrl, admin, 'SELECT 1');
+      expect(ok.status).toBe(200);
+      remaining.push(limitHeaders(ok.headers).remaining);
+    }
+    expect(remaining).toEqual([2, 1, 0]);
+    const refused = await query(server.baseUrl, admin, 'SELECT 1');
+    expect(refused.status).toBe(429);
+    expect(refused.body.error.code).toBe('RATE_LIMIT_EXCEEDED');
+    const windowEndMs = (Math.floor(Date.now() / DAY_MS) + 1) * DAY_MS;
+    expect(refused.body.error.details).toEqual({ limit: 3, remaining: 0, reset_at: new Date(windowEndMs).toISOString() });
+    const h = limitHeaders(refused.headers);
+    expect(h).toMatchObject({ limit: 3, remaining: 0, reset: windowEndMs / 1000 });
+    expect(Number(refused.headers.get('retry-after'))).toBe(h.resetAfter);
+    expect(h.resetAfter).toBeGreaterThan(0);
+    expect(typeof refused.body.error.request_id).toBe('string');
+  });
+
+  it('without a valid credential, requests count per client address', async () => {
+    const statuses = [];
+    for (const headers of [{}, bearer('wrong'), {}, { 'x-api-key': 'wrong' }]) statuses.push((await query(server.baseUrl, headers, 'SELECT 1')).status);
+    expect(statuses).toEqual([401, 401, 401, 429]);
+    // The admin key has its own counter, spent by the test above.
+    expect((await query(server.baseUrl, bearer(TEST_API_KEY), 'SELECT 1')).status).toBe(429);
+  });
+});
+
+describe('per-key limits', () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startTestServer({ env: { SVC_RATE_LIMIT_MAX: '1000', SVC_RATE_LIMIT_WINDOW_MS: String(DAY_MS) } });
+  });
+  afterAll(() => server?.close());
+
+  it('a key may carry its own limit; each credential is counted apart', async () => {
+    const own = await newKey(server.dataDir, { role: 'read_only', rateLimitMax: 2 });
+    const other = await newKey(server.dataDir, { role: 'read_only' });
+    await untilStatus(server.baseUrl, own.key, 200);
+    const second = await query(server.baseUrl, bearer(own.key), 'SELECT 1');
+    expect(second.status).toBe(200);
+    expect(limitHeaders(second.headers)).toMatchObject({ limit: 2, remaining: 0 });
+    const refused = await query(server.baseUrl, bearer(own.key), 'SELECT 1');
+    expect(refused.status).toBe(429);
+    expect(refused.body.error.details).toMatchObject({ limit: 2, remaining: 0 });
+    const fresh = await query(server.baseUrl, bearer(other.key), 'SELECT 1');
+    expect(fresh.status).toBe(200);
+    expect(limitHeaders(fresh.headers)).toMatchObject({ limit: 1000, remaining: 999 });
+  });
+});
+
+describe('FixedWindowRateLimiter', () => {
+  it('resets at the window boundary and refuses without counting', () => {
+    const limiter = new FixedWindowRateLimiter({ windowMs: 1000, countersMax: 10 });
+    expect(limiter.hit('a', 2, 5_000)).toEqual({ allowed: true, limit: 2, remaining: 1, resetAtMs: 6_000 });
+    expect(limiter.hit('a', 2, 5_500).remaining).toBe(0);
+    expect(limiter.hit('a', 2, 5_999)).toEqual({ allowed: false, limit: 2, remaining: 0, resetAtMs: 6_000 });
+    expect(limiter.hit('b', 2, 5_999).allowed).toBe(true);
+    expect(limiter.hit('a', 2, 6_000)).toEqual({ allowed: true, limit: 2, remaining: 1, resetAtMs: 7_000 });
+  });
+
+  it('holds at most countersMax counters, and only those of the current window', () => {
+    const limiter = new FixedWindowRateLimiter({ windowMs: 1000, countersMax: 100 });
+    for (let i = 0; i < 1000; i++) limiter.hit(`subject-${i}`, 5, 10_000);
+    expect(limiter.size).toBe(100);
+    limiter.hit('late', 5, 11_000);
+    expect(limiter.size).toBe(1);
+  });
+});
