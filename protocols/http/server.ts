@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { adminRoutes } from './admin-routes.js';
+import { installContentNegotiation } from './content-negotiation.js';
 import { createBaseServer } from './fastify-base.js';
 import type { HttpServerDeps } from './types.js';
 
@@ -12,6 +13,7 @@ export function createHttpServer(deps: HttpServerDeps): FastifyInstance {
     logger: deps.logger.child({ component: 'http' }),
     bodyLimitBytes: deps.config.bodyLimitBytes,
   });
+  installContentNegotiation(app);
   app.register(adminRoutes, { prefix: API_PREFIX, status: deps.status });
   for (const plugin of deps.plugins ?? []) app.register(plugin, { prefix: API_PREFIX });
   return app;
