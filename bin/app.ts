@@ -2,6 +2,7 @@
  * The composition root: the one module that builds the parts and connects them. No logic here
  * beyond the order things open and close in.
  */
+import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
 import type { Logger as PinoLogger } from 'pino';
 import type { Config } from '../core/config.js';
 import type { Logger } from '../core/logger.js';
@@ -11,9 +12,10 @@ import {
   type DataDirLayout, type StateStore,
 } from '../projections/index.js';
 import {
-  API_PREFIX, AsyncQueries, asyncQueryRoutes, createHttpServer, createOpsServer, connectionGauge, explainRoutes, listen, loadAdminKey, queryRoutes,
+  API_PREFIX, AsyncQueries, asyncQueryRoutes, createHttpServer, createOpsServer, explainRoutes, listen, loadAdminKey, queryRoutes,
   settingLabel, streamRoutes, withAuth, type EngineStatus,
 } from '../protocols/index.js';
+import { ConnectionLimiter, loadTlsMaterial } from '../protocols/index.js';
 import { SqlEngine, typeSystem, type SqlLimits } from '../query/index.js';
 import type { AppCommands, InspectReport, ReplayProgress, ReplayReport, ServeHandle } from './app-types.js';
 import { SVC_VERSION } from '../core/version.js';
@@ -55,6 +57,7 @@ async function openStorage(config: Config, logger: Logger, create: boolean): Pro
 export async function startServer(config: Config, rootLogger: PinoLogger): Promise<ServeHandle> {
   const logger = rootLogger as unknown as Logger;
   const startedAtMs = Date.now();
+  const tls = await loadTlsMaterial(config);
   const { layout, store, log } = await openStorage(config, logger, true);
   const projections = await Projections.open(log, store, {
     readBatchBytesMax: config.logReadBatchBytesMax,
@@ -70,6 +73,7 @@ export async function startServer(config: Config, rootLogger: PinoLogger): Promi
     storageHealthy: () => projections.healthy && log.healthy,
   };
   const engine = new SqlEngine({ projections, types: typeSystem, logger: logger.child({ component: 'sql' }), limits: sqlLimitsOf(config) });
+  const connections = new ConnectionLimiter(config.maxConnections);
   const asyncQueries = new AsyncQueries({
     engine, limits: config, logger: logger.child({ component: 'async-queries' }), statusPath: (id) => `${API_PREFIX}/query/${id}`,
   });
@@ -79,8 +83,7 @@ export async function startServer(config: Config, rootLogger: PinoLogger): Promi
     streamRoutes({ engine, limits: config }),
     asyncQueryRoutes({ queries: asyncQueries, limits: config }),
   ].map((plugin) => withAuth(adminKey, plugin));
-  const http = createHttpServer({ config, logger: rootLogger, status, plugins });
-  const ops = config.opsPort === 0 ? null : createOpsServer({ config, logger: rootLogger, status, connections: connectionGauge(http.server) });
+  const { http, https, ops } = createListeners({ config, rootLogger, status, plugins, connections, tls });
 
   let closing: Promise<void> | null = null;
   const close = (reason: string): Promise<void> => {
@@ -89,7 +92,7 @@ export async function startServer(config: Config, rootLogger: PinoLogger): Promi
       caughtUp = false;
       // Stop accepting and let in-flight requests (and so their writes) finish, then stop applying
       // and flush the log: every acknowledged write is durable before the process exits.
-      await Promise.all([http.close(), ops?.close(), asyncQueries.close()]);
+      await Promise.all([http.close(), https?.close(), ops?.close(), asyncQueries.close()]);
       await projections.stop();
       await log.close();
       await store.close();
@@ -101,6 +104,7 @@ export async function startServer(config: Config, rootLogger: PinoLogger): Promi
   try {
     // Listen before catching up, so /live answers and /ready says false while the log is replayed.
     const httpUrl = await listen(http, { host: config.host, port: config.httpPort, settingName: settingLabel('httpPort') });
+    const httpsUrl = https ? await listen(https, { host: config.host, port: config.httpsPort, settingName: settingLabel('httpsPort') }) : null;
     const opsUrl = ops ? await listen(ops, { host: config.host, port: config.opsPort, settingName: settingLabel('opsPort') }) : null;
     const target = log.durableLsn;
     await projections.start((applied) => {
@@ -108,11 +112,29 @@ export async function startServer(config: Config, rootLogger: PinoLogger): Promi
     });
     caughtUp = true;
     logger.info({ lsn: log.durableLsn, tables: [...projections.catalog.tables()].length }, 'ready');
-    return { httpUrl, opsUrl, generatedApiKey: adminKey.generated, sql: engine, close };
+    return { httpUrl, httpsUrl, opsUrl, generatedApiKey: adminKey.generated, sql: engine, close };
   } catch (error) {
     await close('start failed').catch(() => undefined);
     throw error;
   }
+}
+
+interface ListenerDeps {
+  readonly config: Config;
+  readonly rootLogger: PinoLogger;
+  readonly status: EngineStatus;
+  readonly plugins: readonly FastifyPluginAsync[];
+  readonly connections: ConnectionLimiter;
+  readonly tls: Awaited<ReturnType<typeof loadTlsMaterial>>;
+}
+
+/** The API listeners (plain HTTP; HTTPS when TLS is set), sharing one connection limit, and the ops listener. */
+function createListeners(deps: ListenerDeps): { http: FastifyInstance; https: FastifyInstance | null; ops: FastifyInstance | null } {
+  const { config, rootLogger: logger, status, plugins, connections, tls } = deps;
+  const http = createHttpServer({ config, logger, status, plugins, connections });
+  const https = tls === null ? null : createHttpServer({ config, logger, status, plugins, connections, tls });
+  const ops = config.opsPort === 0 ? null : createOpsServer({ config, logger, status, connections });
+  return { http, https, ops };
 }
 
 export async function replay(config: Config, onProgress: (progress: ReplayProgress) => void, rootLogger: PinoLogger): Promise<ReplayReport> {

@@ -14,3 +14,5 @@ export { streamRoutes, type StreamRouteLimits } from './http/stream-routes.js';
 export { asyncQueryRoutes } from './http/async-query-routes.js';
 export { AsyncQueries, type AsyncQueryDeps, type AsyncQueryLimits } from './http/async-queries.js';
 export { DEFAULT_PRINCIPAL, ROLES, engineScope, principalOf, type Principal, type Role } from './auth/principal.js';
+export { ConnectionLimiter } from './http/connection-limit.js';
+export { loadTlsMaterial } from './http/tls.js';
