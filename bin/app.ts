@@ -15,7 +15,7 @@ import {
   API_PREFIX, AsyncQueries, asyncQueryRoutes, createHttpServer, createOpsServer, explainRoutes, listen, loadAdminKey, queryRoutes,
   settingLabel, streamRoutes, withAuth, type EngineStatus,
 } from '../protocols/index.js';
-import { ConnectionLimiter, loadTlsMaterial } from '../protocols/index.js';
+import { ConnectionLimiter, infoRoutes, loadTlsMaterial, metricsRoutes, ServiceMetrics, type MetricsSource } from '../protocols/index.js';
 import { SqlEngine, typeSystem, type SqlLimits } from '../query/index.js';
 import type { AppCommands, InspectReport, ReplayProgress, ReplayReport, ServeHandle } from './app-types.js';
 import { SVC_VERSION } from '../core/version.js';
@@ -74,16 +74,19 @@ export async function startServer(config: Config, rootLogger: PinoLogger): Promi
   };
   const engine = new SqlEngine({ projections, types: typeSystem, logger: logger.child({ component: 'sql' }), limits: sqlLimitsOf(config) });
   const connections = new ConnectionLimiter(config.maxConnections);
+  const metrics = new ServiceMetrics({ connections, scanCache: () => engine.scanCacheStats(), healthy: status.storageHealthy });
   const asyncQueries = new AsyncQueries({
-    engine, limits: config, logger: logger.child({ component: 'async-queries' }), statusPath: (id) => `${API_PREFIX}/query/${id}`,
+    engine, limits: config, logger: logger.child({ component: 'async-queries' }), statusPath: (id) => `${API_PREFIX}/query/${id}`, metrics,
   });
   const plugins = [
-    queryRoutes({ engine, limits: config }),
-    explainRoutes({ engine, limits: config }),
-    streamRoutes({ engine, limits: config }),
+    queryRoutes({ engine, limits: config, metrics }),
+    explainRoutes({ engine, limits: config, metrics }),
+    streamRoutes({ engine, limits: config, metrics }),
     asyncQueryRoutes({ queries: asyncQueries, limits: config }),
+    infoRoutes({ limits: config }),
+    metricsRoutes({ metrics }),
   ].map((plugin) => withAuth(adminKey, plugin));
-  const { http, https, ops } = createListeners({ config, rootLogger, status, plugins, connections, tls });
+  const { http, https, ops } = createListeners({ config, rootLogger, status, plugins, connections, metrics, tls });
 
   let closing: Promise<void> | null = null;
   const close = (reason: string): Promise<void> => {
@@ -125,15 +128,16 @@ interface ListenerDeps {
   readonly status: EngineStatus;
   readonly plugins: readonly FastifyPluginAsync[];
   readonly connections: ConnectionLimiter;
+  readonly metrics: MetricsSource;
   readonly tls: Awaited<ReturnType<typeof loadTlsMaterial>>;
 }
 
 /** The API listeners (plain HTTP; HTTPS when TLS is set), sharing one connection limit, and the ops listener. */
 function createListeners(deps: ListenerDeps): { http: FastifyInstance; https: FastifyInstance | null; ops: FastifyInstance | null } {
-  const { config, rootLogger: logger, status, plugins, connections, tls } = deps;
+  const { config, rootLogger: logger, status, plugins, connections, metrics, tls } = deps;
   const http = createHttpServer({ config, logger, status, plugins, connections });
   const https = tls === null ? null : createHttpServer({ config, logger, status, plugins, connections, tls });
-  const ops = config.opsPort === 0 ? null : createOpsServer({ config, logger, status, connections });
+  const ops = config.opsPort === 0 ? null : createOpsServer({ config, logger, status, connections, metrics });
   return { http, https, ops };
 }
 
