@@ -9,6 +9,8 @@ import type { Config } from '../core/config.js';
 export interface ServeHandle {
   /** e.g. http://127.0.0.1:8080 */
   readonly httpUrl: string;
+  /** e.g. https://127.0.0.1:443; null when TLS is not configured (no SVC_TLS_CERT / SVC_TLS_KEY). */
+  readonly httpsUrl: string | null;
   /** null when the ops port is off. */
   readonly opsUrl: string | null;
   /** The admin API key generated on this first start (print it once), or null. */

@@ -2,6 +2,7 @@
  * The composition root: the one module that builds the parts and connects them. No logic here
  * beyond the order things open and close in.
  */
+import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
 import type { Logger as PinoLogger } from 'pino';
 import type { Config } from '../core/config.js';
 import type { Logger } from '../core/logger.js';
@@ -11,9 +12,10 @@ import {
   type DataDirLayout, type StateStore,
 } from '../projections/index.js';
 import {
-  API_PREFIX, AsyncQueries, asyncQueryRoutes, createHttpServer, createOpsServer, connectionGauge, explainRoutes, listen, loadAdminKey, openAuth, queryRoutes,
+  API_PREFIX, AsyncQueries, asyncQueryRoutes, createHttpServer, createOpsServer, explainRoutes, listen, loadAdminKey, openAuth, queryRoutes,
   settingLabel, streamRoutes, transactionRoutes, withAuth, type EngineStatus,
 } from '../protocols/index.js';
+import { ConnectionLimiter, infoRoutes, loadTlsMaterial, metricsRoutes, ServiceMetrics, type MetricsSource } from '../protocols/index.js';
 import { SqlEngine, TxnManager, typeSystem, type SqlLimits } from '../query/index.js';
 import type { AppCommands, InspectReport, ReplayProgress, ReplayReport, ServeHandle } from './app-types.js';
 import { SVC_VERSION } from '../core/version.js';
@@ -55,6 +57,7 @@ async function openStorage(config: Config, logger: Logger, create: boolean): Pro
 export async function startServer(config: Config, rootLogger: PinoLogger): Promise<ServeHandle> {
   const logger = rootLogger as unknown as Logger;
   const startedAtMs = Date.now();
+  const tls = await loadTlsMaterial(config);
   const { layout, store, log } = await openStorage(config, logger, true);
   const projections = await Projections.open(log, store, {
     readBatchBytesMax: config.logReadBatchBytesMax,
@@ -71,20 +74,23 @@ export async function startServer(config: Config, rootLogger: PinoLogger): Promi
     storageHealthy: () => projections.healthy && log.healthy,
   };
   const engine = new SqlEngine({ projections, types: typeSystem, logger: logger.child({ component: 'sql' }), limits: sqlLimitsOf(config) });
+  const connections = new ConnectionLimiter(config.maxConnections);
+  const metrics = new ServiceMetrics({ connections, scanCache: () => engine.scanCacheStats(), healthy: status.storageHealthy });
   const asyncQueries = new AsyncQueries({
-    engine, limits: config, logger: logger.child({ component: 'async-queries' }), statusPath: (id) => `${API_PREFIX}/query/${id}`,
+    engine, limits: config, logger: logger.child({ component: 'async-queries' }), statusPath: (id) => `${API_PREFIX}/query/${id}`, metrics,
   });
   const transactions = new TxnManager({ projections, engine, limits: config, logger: logger.child({ component: 'transactions' }) });
   engine.runBatchesWith(transactions);
   const plugins = [
-    queryRoutes({ engine, limits: config }),
-    explainRoutes({ engine, limits: config }),
-    streamRoutes({ engine, limits: config }),
+    queryRoutes({ engine, limits: config, metrics }),
+    explainRoutes({ engine, limits: config, metrics }),
+    streamRoutes({ engine, limits: config, metrics }),
     asyncQueryRoutes({ queries: asyncQueries, limits: config }),
-    transactionRoutes({ transactions, limits: config }),
+    transactionRoutes({ transactions, limits: config, metrics }),
+    infoRoutes({ limits: config }),
+    metricsRoutes({ metrics }),
   ].map((plugin) => withAuth(auth, plugin));
-  const http = createHttpServer({ config, logger: rootLogger, status, plugins });
-  const ops = config.opsPort === 0 ? null : createOpsServer({ config, logger: rootLogger, status, connections: connectionGauge(http.server) });
+  const { http, https, ops } = createListeners({ config, rootLogger, status, plugins, connections, metrics, tls });
 
   let closing: Promise<void> | null = null;
   const close = (reason: string): Promise<void> => {
@@ -93,7 +99,7 @@ export async function startServer(config: Config, rootLogger: PinoLogger): Promi
       caughtUp = false;
       // Stop accepting and let in-flight requests (and so their writes) finish, then stop applying
       // and flush the log: every acknowledged write is durable before the process exits.
-      await Promise.all([http.close(), ops?.close(), asyncQueries.close()]);
+      await Promise.all([http.close(), https?.close(), ops?.close(), asyncQueries.close()]);
       await transactions.close();
       await projections.stop();
       await log.close();
@@ -106,6 +112,7 @@ export async function startServer(config: Config, rootLogger: PinoLogger): Promi
   try {
     // Listen before catching up, so /live answers and /ready says false while the log is replayed.
     const httpUrl = await listen(http, { host: config.host, port: config.httpPort, settingName: settingLabel('httpPort') });
+    const httpsUrl = https ? await listen(https, { host: config.host, port: config.httpsPort, settingName: settingLabel('httpsPort') }) : null;
     const opsUrl = ops ? await listen(ops, { host: config.host, port: config.opsPort, settingName: settingLabel('opsPort') }) : null;
     const target = log.durableLsn;
     await projections.start((applied) => {
@@ -113,11 +120,30 @@ export async function startServer(config: Config, rootLogger: PinoLogger): Promi
     });
     caughtUp = true;
     logger.info({ lsn: log.durableLsn, tables: [...projections.catalog.tables()].length }, 'ready');
-    return { httpUrl, opsUrl, generatedApiKey: adminKey.generated, sql: engine, close };
+    return { httpUrl, httpsUrl, opsUrl, generatedApiKey: adminKey.generated, sql: engine, close };
   } catch (error) {
     await close('start failed').catch(() => undefined);
     throw error;
   }
+}
+
+interface ListenerDeps {
+  readonly config: Config;
+  readonly rootLogger: PinoLogger;
+  readonly status: EngineStatus;
+  readonly plugins: readonly FastifyPluginAsync[];
+  readonly connections: ConnectionLimiter;
+  readonly metrics: MetricsSource;
+  readonly tls: Awaited<ReturnType<typeof loadTlsMaterial>>;
+}
+
+/** The API listeners (plain HTTP; HTTPS when TLS is set), sharing one connection limit, and the ops listener. */
+function createListeners(deps: ListenerDeps): { http: FastifyInstance; https: FastifyInstance | null; ops: FastifyInstance | null } {
+  const { config, rootLogger: logger, status, plugins, connections, metrics, tls } = deps;
+  const http = createHttpServer({ config, logger, status, plugins, connections });
+  const https = tls === null ? null : createHttpServer({ config, logger, status, plugins, connections, tls });
+  const ops = config.opsPort === 0 ? null : createOpsServer({ config, logger, status, connections, metrics });
+  return { http, https, ops };
 }
 
 export async function replay(config: Config, onProgress: (progress: ReplayProgress) => void, rootLogger: PinoLogger): Promise<ReplayReport> {

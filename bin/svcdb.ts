@@ -85,7 +85,7 @@ async function serve(config: Config): Promise<void> {
   process.on('SIGINT', () => stop('SIGINT'));
 
   handle = await (await loadApp()).startServer(config, logger);
-  logger.info({ httpUrl: handle.httpUrl, opsUrl: handle.opsUrl, dataDir: config.dataDir, version: SVC_VERSION }, 'svcdb listening');
+  logger.info({ httpUrl: handle.httpUrl, httpsUrl: handle.httpsUrl, opsUrl: handle.opsUrl, dataDir: config.dataDir, version: SVC_VERSION }, 'svcdb listening');
   if (handle.generatedApiKey !== null) {
     // Straight to the terminal, not into the structured log: shown this once, kept only hashed.
     process.stderr.write(`svcdb: admin API key (shown once; store it now): ${handle.generatedApiKey}\n`);

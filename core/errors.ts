@@ -29,6 +29,7 @@ export const ERROR_CODES = [
   'LIMIT_EXCEEDED',
   'SHUTTING_DOWN',
   'INVALID_STATE',
+  'TOO_MANY_CONNECTIONS',
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];

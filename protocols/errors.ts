@@ -35,6 +35,9 @@ export const HTTP_STATUS_BY_CODE: Readonly<Record<ErrorCode, number>> = Object.f
   SHUTTING_DOWN: 503,
   // The resource exists but its state refuses the operation (cancel of a finished async query).
   INVALID_STATE: 409,
+  // Server capacity, not a fault of the request: 503 as for other capacity refusals (PostgreSQL's
+  // too_many_connections); LIMIT_EXCEEDED is 400, for requests asking more than a limit allows.
+  TOO_MANY_CONNECTIONS: 503,
 });
 
 /**

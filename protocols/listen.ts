@@ -1,4 +1,5 @@
 import type { AddressInfo } from 'node:net';
+import { Server as TlsServer } from 'node:tls';
 import type { FastifyInstance } from 'fastify';
 import { SvcError } from '../core/errors.js';
 import { SETTINGS } from '../core/settings.js';
@@ -36,7 +37,7 @@ export async function listen(server: FastifyInstance, options: ListenOptions): P
   } finally {
     server.log.level = level;
   }
-  return urlOf(server.server.address() as AddressInfo);
+  return urlOf(server.server.address() as AddressInfo, server.server instanceof TlsServer ? 'https' : 'http');
 }
 
 function listenError(error: unknown, { host, port, settingName }: ListenOptions): unknown {
@@ -58,8 +59,8 @@ function listenError(error: unknown, { host, port, settingName }: ListenOptions)
   }
 }
 
-function urlOf(address: AddressInfo): string {
+function urlOf(address: AddressInfo, scheme: 'http' | 'https'): string {
   const wildcard = address.address === '0.0.0.0' || address.address === '::';
   const host = wildcard ? '127.0.0.1' : address.address;
-  return `http://${host.includes(':') ? `[${host}]` : host}:${address.port}`;
+  return `${scheme}://${host.includes(':') ? `[${host}]` : host}:${address.port}`;
 }

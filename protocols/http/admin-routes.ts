@@ -1,10 +1,12 @@
 import type { FastifyPluginAsync } from 'fastify';
-import { connectionGauge, connectionsAvailable } from './connections.js';
+import { connectionGauge, connectionsAvailable, type ConnectionGauge } from './connections.js';
 import { healthBody, healthBodySchema, healthHttpStatus, readyBody, readyBodySchema, readyHttpStatus } from './health.js';
 import type { EngineStatus } from './types.js';
 
 export interface AdminRoutesOptions {
   readonly status: EngineStatus;
+  /** What /ready's connections_available reads; default: this listener's own connections. */
+  readonly connections?: ConnectionGauge;
 }
 
 const liveSchema = {
@@ -19,7 +21,7 @@ const liveSchema = {
  */
 export const adminRoutes: FastifyPluginAsync<AdminRoutesOptions> = async (app, options) => {
   const { status } = options;
-  const gauge = connectionGauge(app.server);
+  const gauge = options.connections ?? connectionGauge(app.server);
 
   app.get('/live', { schema: { response: { 200: liveSchema } } }, async () => ({ alive: true }));
 

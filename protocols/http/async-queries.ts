@@ -3,6 +3,7 @@ import { newUlid } from '../../core/ids.js';
 import type { Logger } from '../../core/logger.js';
 import type { ReadOnlyReason, ResultColumn, SqlEngine } from '../../query/index.js';
 import { toSvcError } from '../errors.js';
+import { measured, type QueryMetrics } from '../metrics/query-metrics.js';
 import { deliverCallback } from './async-callback.js';
 import { isFinished, nextStatus, type AsyncQueryEvent, type AsyncQueryStatus } from './async-state.js';
 
@@ -27,6 +28,8 @@ export interface AsyncQueryDeps {
   statusPath(id: string): string;
   /** Epoch ms; tests may pass their own clock. */
   now?(): number;
+  /** Where each finished query is counted (svc_queries_total, svc_query_duration_seconds). */
+  readonly metrics?: QueryMetrics;
 }
 
 export interface AsyncQueryInput {
@@ -192,10 +195,12 @@ export class AsyncQueries {
     const started = performance.now();
     let columns: ResultColumn[] = [];
     try {
-      const result = await this.deps.engine.stream(
-        input.sql,
-        { params: input.params, timeoutMs: input.timeoutMs, signal: entry.abort.signal, tenant: input.tenant, ...(input.readOnly ? { readOnly: input.readOnly } : {}), batchRows: PROGRESS_BATCH_ROWS },
-        (batch) => this.collect(entry, batch),
+      const result = await measured(this.deps.metrics, input.tenant, () =>
+        this.deps.engine.stream(
+          input.sql,
+          { params: input.params, timeoutMs: input.timeoutMs, signal: entry.abort.signal, tenant: input.tenant, ...(input.readOnly ? { readOnly: input.readOnly } : {}), batchRows: PROGRESS_BATCH_ROWS },
+          (batch) => this.collect(entry, batch),
+        ),
       );
       columns = result.columns;
       const elapsedMs = performance.now() - started;

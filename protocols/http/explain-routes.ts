@@ -1,6 +1,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { SqlEngine } from '../../query/index.js';
-import { engineScope } from '../auth/principal.js';
+import { engineScope, principalOf } from '../auth/principal.js';
+import { measured, type QueryMetrics } from '../metrics/query-metrics.js';
 import { untilClientLeaves } from './client-abort.js';
 import { sqlBodySchema, type QueryRouteLimits } from './sql-body-schema.js';
 
@@ -40,20 +41,22 @@ const responseSchema = {
  * POST /query/explain (under /api/v1): the plan of one SELECT. `plan` is in the requested
  * format: the spec's plan object for json, PostgreSQL's EXPLAIN text or YAML as one string.
  */
-export function explainRoutes(options: { engine: SqlEngine; limits: QueryRouteLimits }): FastifyPluginAsync {
+export function explainRoutes(options: { engine: SqlEngine; limits: QueryRouteLimits; metrics?: QueryMetrics }): FastifyPluginAsync {
   const schema = { body: bodySchema(options.limits), response: responseSchema };
   return async (app) => {
     app.post<{ Body: ExplainBody }>('/query/explain', { schema }, async (request, reply) => {
       const body = request.body;
-      const result = await untilClientLeaves(reply, (signal) =>
-        options.engine.explain(body.sql, {
-          params: body.params ?? [],
-          analyze: body.analyze,
-          format: body.format,
-          timeoutMs: body.timeout_ms,
-          signal,
-          ...engineScope(request),
-        }),
+      const result = await measured(options.metrics, principalOf(request).tenant, () =>
+        untilClientLeaves(reply, (signal) =>
+          options.engine.explain(body.sql, {
+            params: body.params ?? [],
+            analyze: body.analyze,
+            format: body.format,
+            timeoutMs: body.timeout_ms,
+            signal,
+            ...engineScope(request),
+          }),
+        ),
       );
       const plan = body.format === 'text' ? result.text : body.format === 'yaml' ? result.yaml : result.plan;
       return reply.code(200).send({

@@ -1,5 +1,14 @@
-import type { IncomingMessage } from 'node:http';
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import type { IncomingMessage, Server } from 'node:http';
+import type { Http2ServerRequest, Http2Session, Http2SecureServer } from 'node:http2';
+import Fastify, {
+  LogController,
+  type FastifyBaseLogger,
+  type FastifyHttp2SecureOptions,
+  type FastifyHttpOptions,
+  type FastifyInstance,
+  type FastifyReply,
+  type FastifyRequest,
+} from 'fastify';
 import { newUlid } from '../../core/ids.js';
 import { SvcError } from '../../core/errors.js';
 import { errorEnvelopeSchema, installErrorHandlers, sendError, type ErrorContext } from '../errors.js';
@@ -37,9 +46,29 @@ class SvcLogController extends LogController {
   override routeNotFound(): void {}
 }
 
+/** Key and certificate chain of an HTTPS listener (PEM). */
+export interface TlsMaterial {
+  readonly key: string | Buffer;
+  readonly cert: string | Buffer;
+}
+
 export interface BaseServerOptions {
   readonly logger: FastifyBaseLogger;
   readonly bodyLimitBytes: number;
+  /** Set: an HTTPS listener speaking HTTP/2, and HTTP/1.1 to clients that do not offer h2 (ALPN). */
+  readonly tls?: TlsMaterial;
+}
+
+/** Idle keep-alive connections and HTTP/2 sessions are closed after this long (as nginx's 75 s). */
+const KEEP_ALIVE_TIMEOUT_MS = 72_000;
+
+/**
+ * Ends the connection once this response is sent: `Connection: close` on HTTP/1.1; on HTTP/2, where
+ * that header is forbidden, a graceful GOAWAY (the session's open streams still finish).
+ */
+export function closeAfterResponse(request: FastifyRequest, reply: FastifyReply): void {
+  if (request.raw.httpVersionMajor >= 2) (request.raw as unknown as Http2ServerRequest).stream.session?.close();
+  else reply.header('connection', 'close');
 }
 
 /**
@@ -48,7 +77,7 @@ export interface BaseServerOptions {
  */
 export function createBaseServer(options: BaseServerOptions): FastifyInstance {
   const context: ErrorContext = { bodyLimitBytes: options.bodyLimitBytes };
-  const app = Fastify({
+  const app = createFastify(options, {
     loggerInstance: options.logger,
     logController: new SvcLogController({ requestIdLogLabel: 'request_id' }),
     genReqId: requestIdOf,
@@ -56,7 +85,7 @@ export function createBaseServer(options: BaseServerOptions): FastifyInstance {
     bodyLimit: options.bodyLimitBytes,
     // Queries carry their own deadlines (timeout_ms); a socket-level timeout would cut streams.
     requestTimeout: 0,
-    keepAliveTimeout: 72_000,
+    keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS,
     connectionTimeout: 0,
     forceCloseConnections: 'idle',
     // Our own hook answers SHUTTING_DOWN in the envelope instead of fastify's fixed body.
@@ -84,7 +113,7 @@ export function createBaseServer(options: BaseServerOptions): FastifyInstance {
   app.addHook('onRequest', async (request, reply) => {
     reply.header(REQUEST_ID_HEADER, request.id);
     if (closing) {
-      reply.header('connection', 'close');
+      closeAfterResponse(request, reply);
       throw new SvcError('SHUTTING_DOWN', 'the server is shutting down; retry on another instance or after restart');
     }
   });
@@ -106,5 +135,43 @@ function acceptEmptyJsonBodies(app: FastifyInstance): void {
       return;
     }
     parseJson(request, body as string, done);
+  });
+}
+
+type FastifyOptions = FastifyHttpOptions<Server, FastifyBaseLogger>;
+
+/** Plain HTTP/1.1, or with `tls` node's HTTP/2 secure server with the HTTP/1.1 fallback. */
+function createFastify(options: BaseServerOptions, common: FastifyOptions): FastifyInstance {
+  if (options.tls === undefined) return Fastify(common);
+  const { key, cert } = options.tls;
+  const secure: FastifyHttp2SecureOptions<Http2SecureServer, FastifyBaseLogger> = {
+    ...(common as Omit<FastifyOptions, 'http'>),
+    http2: true,
+    https: { allowHTTP1: true, key, cert },
+    http2SessionTimeout: KEEP_ALIVE_TIMEOUT_MS,
+  } as FastifyHttp2SecureOptions<Http2SecureServer, FastifyBaseLogger>;
+  // The routes are written against fastify's default (HTTP/1) types; node's HTTP/2 compatibility
+  // request and response offer the same API (tested in test/protocols/https-server.test.ts).
+  const app = Fastify(secure) as unknown as FastifyInstance;
+  configureSecureServer(app);
+  return app;
+}
+
+/**
+ * fastify tunes only an HTTP/1 server: give the HTTP/1.1 fallback the plain listener's timeouts,
+ * and close HTTP/2 sessions gracefully (GOAWAY) when the server closes, as idle keep-alive
+ * connections are (node 20 does not, and server.close() would wait for them).
+ */
+function configureSecureServer(app: FastifyInstance): void {
+  const server = app.server as unknown as Http2SecureServer & { keepAliveTimeout: number; requestTimeout: number };
+  server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
+  server.requestTimeout = 0;
+  const sessions = new Set<Http2Session>();
+  server.on('session', (session: Http2Session) => {
+    sessions.add(session);
+    session.once('close', () => sessions.delete(session));
+  });
+  app.addHook('preClose', async () => {
+    for (const session of sessions) session.close();
   });
 }

@@ -1,7 +1,8 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { newUlid } from '../../core/ids.js';
 import type { SqlEngine } from '../../query/index.js';
-import { engineScope } from '../auth/principal.js';
+import { engineScope, principalOf } from '../auth/principal.js';
+import { measured, type QueryMetrics } from '../metrics/query-metrics.js';
 import { untilClientLeaves } from './client-abort.js';
 import { maxRowsProperty, sqlBodySchema, type QueryRouteLimits } from './sql-body-schema.js';
 
@@ -20,14 +21,16 @@ function bodySchema(limits: QueryRouteLimits) {
 }
 
 /** POST /query (under /api/v1): runs SQL synchronously in the spec's result shape. */
-export function queryRoutes(options: { engine: SqlEngine; limits: QueryRouteLimits }): FastifyPluginAsync {
+export function queryRoutes(options: { engine: SqlEngine; limits: QueryRouteLimits; metrics?: QueryMetrics }): FastifyPluginAsync {
   const schema = { body: bodySchema(options.limits) };
   return async (app) => {
     app.post<{ Body: QueryBody }>('/query', { schema }, async (request, reply) => {
       const started = performance.now();
       const body = request.body;
-      const result = await untilClientLeaves(reply, (signal) =>
-        options.engine.execute(body.sql, { params: body.params ?? [], timeoutMs: body.timeout_ms, maxRows: body.max_rows, signal, ...engineScope(request) }),
+      const result = await measured(options.metrics, principalOf(request).tenant, () =>
+        untilClientLeaves(reply, (signal) =>
+          options.engine.execute(body.sql, { params: body.params ?? [], timeoutMs: body.timeout_ms, maxRows: body.max_rows, signal, ...engineScope(request) }),
+        ),
       );
       const response: Record<string, unknown> = { success: true, data: result.rows };
       if (body.include_metadata) {

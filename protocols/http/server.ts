@@ -1,18 +1,28 @@
 import type { FastifyInstance } from 'fastify';
 import { adminRoutes } from './admin-routes.js';
+import { ConnectionLimiter, installConnectionLimit } from './connection-limit.js';
+import { installContentNegotiation } from './content-negotiation.js';
 import { createBaseServer } from './fastify-base.js';
 import type { HttpServerDeps } from './types.js';
 
 /** The REST interface's root; every resource plugin is registered under it. */
 export const API_PREFIX = '/api/v1';
 
-/** The main HTTP listener (SVC_HTTP_PORT): admin routes plus the resource plugins, not yet listening. */
+/**
+ * An API listener: admin routes plus the resource plugins, not yet listening. Plain HTTP
+ * (SVC_HTTP_PORT), or with `deps.tls` HTTPS with HTTP/2 (SVC_HTTPS_PORT); both serve the same routes.
+ */
 export function createHttpServer(deps: HttpServerDeps): FastifyInstance {
+  const tls = deps.tls !== undefined;
   const app = createBaseServer({
-    logger: deps.logger.child({ component: 'http' }),
+    logger: deps.logger.child({ component: tls ? 'https' : 'http' }),
     bodyLimitBytes: deps.config.bodyLimitBytes,
+    ...(deps.tls ? { tls: deps.tls } : {}),
   });
-  app.register(adminRoutes, { prefix: API_PREFIX, status: deps.status });
+  const connections = deps.connections ?? new ConnectionLimiter(deps.config.maxConnections);
+  installConnectionLimit(app, connections, { tls });
+  installContentNegotiation(app);
+  app.register(adminRoutes, { prefix: API_PREFIX, status: deps.status, connections });
   for (const plugin of deps.plugins ?? []) app.register(plugin, { prefix: API_PREFIX });
   return app;
 }

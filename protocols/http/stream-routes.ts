@@ -2,7 +2,8 @@ import type { ServerResponse } from 'node:http';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import type { SqlEngine } from '../../query/index.js';
 import { errorEnvelope, httpStatusOf, toSvcError } from '../errors.js';
-import { engineScope } from '../auth/principal.js';
+import { engineScope, principalOf } from '../auth/principal.js';
+import { measured, type QueryMetrics } from '../metrics/query-metrics.js';
 import { untilClientLeaves } from './client-abort.js';
 import { sqlBodySchema, type QueryRouteLimits } from './sql-body-schema.js';
 
@@ -71,7 +72,7 @@ function endWithError(error: unknown, request: FastifyRequest, res: ServerRespon
  * POST /query/stream (under /api/v1): one JSON row object per line, written every batch_size rows
  * as the client reads them (at most one batch in memory). The query stops when the client leaves.
  */
-export function streamRoutes(options: { engine: SqlEngine; limits: StreamRouteLimits }): FastifyPluginAsync {
+export function streamRoutes(options: { engine: SqlEngine; limits: StreamRouteLimits; metrics?: QueryMetrics }): FastifyPluginAsync {
   const schema = { body: bodySchema(options.limits) };
   return async (app) => {
     app.post<{ Body: StreamBody }>('/query/stream', { schema }, async (request, reply) => {
@@ -80,17 +81,19 @@ export function streamRoutes(options: { engine: SqlEngine; limits: StreamRouteLi
       let res: ServerResponse | null = null;
       let rows = 0;
       try {
-        await untilClientLeaves(reply, (signal) =>
-          options.engine.stream(
-            body.sql,
-            { params: body.params ?? [], timeoutMs: body.timeout_ms, signal, ...engineScope(request), batchRows: body.batch_size },
-            async (batch) => {
-              res ??= startNdjson(reply);
-              rows += batch.length;
-              let text = '';
-              for (const row of batch) text += `${JSON.stringify(row)}\n`;
-              if (!res.write(text)) await writable(res, signal, deadlineMs);
-            },
+        await measured(options.metrics, principalOf(request).tenant, () =>
+          untilClientLeaves(reply, (signal) =>
+            options.engine.stream(
+              body.sql,
+              { params: body.params ?? [], timeoutMs: body.timeout_ms, signal, ...engineScope(request), batchRows: body.batch_size },
+              async (batch) => {
+                res ??= startNdjson(reply);
+                rows += batch.length;
+                let text = '';
+                for (const row of batch) text += `${JSON.stringify(row)}\n`;
+                if (!res.write(text)) await writable(res, signal, deadlineMs);
+              },
+            ),
           ),
         );
       } catch (error) {

@@ -2,6 +2,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import { ISOLATION_LEVELS, type IsolationLevel, type TxnManager } from '../../query/index.js';
 import { engineScope, principalOf } from '../auth/principal.js';
 import { untilClientLeaves } from './client-abort.js';
+import { measured, type QueryMetrics } from '../metrics/query-metrics.js';
 import { maxRowsProperty, sqlBodySchema, type QueryRouteLimits } from './sql-body-schema.js';
 
 export interface TransactionRouteLimits extends QueryRouteLimits {
@@ -48,7 +49,7 @@ type IdRequest = { Params: { transaction_id: string } };
  * (under /api/v1). Transactions are optimistic (query/txn): docs/api.md says what each level
  * guarantees and when TRANSACTION_CONFLICT comes.
  */
-export function transactionRoutes(options: { transactions: TxnManager; limits: TransactionRouteLimits }): FastifyPluginAsync {
+export function transactionRoutes(options: { transactions: TxnManager; limits: TransactionRouteLimits; metrics?: QueryMetrics }): FastifyPluginAsync {
   const { transactions } = options;
   const statementSchema = sqlBodySchema(options.limits, {
     max_rows: maxRowsProperty(options.limits),
@@ -77,8 +78,10 @@ export function transactionRoutes(options: { transactions: TxnManager; limits: T
       const { body } = request;
       const id = request.params.transaction_id;
       const { tenant, ...scope } = engineScope(request);
-      const result = await untilClientLeaves(reply, (signal) =>
-        transactions.query(id, tenant, body.sql, { params: body.params ?? [], timeoutMs: body.timeout_ms, maxRows: body.max_rows, signal, ...scope }),
+      const result = await measured(options.metrics, tenant, () =>
+        untilClientLeaves(reply, (signal) =>
+          transactions.query(id, tenant, body.sql, { params: body.params ?? [], timeoutMs: body.timeout_ms, maxRows: body.max_rows, signal, ...scope }),
+        ),
       );
       const response: Record<string, unknown> = {
         success: true,

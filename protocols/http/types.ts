@@ -1,5 +1,7 @@
 import type { FastifyBaseLogger, FastifyPluginAsync } from 'fastify';
 import type { Config } from '../../core/config.js';
+import type { ConnectionLimiter } from './connection-limit.js';
+import type { TlsMaterial } from './fastify-base.js';
 
 /** What the protocols need to know about the engine to answer health and readiness. */
 export interface EngineStatus {
@@ -18,4 +20,8 @@ export interface HttpServerDeps {
   readonly status: EngineStatus;
   /** Resource plugins; each is registered under /api/v1. */
   readonly plugins?: readonly FastifyPluginAsync[];
+  /** Set: an HTTPS listener (HTTP/2 with the HTTP/1.1 fallback) instead of plain HTTP. */
+  readonly tls?: TlsMaterial;
+  /** The max_connections count shared by every API listener; default: one of its own (config.maxConnections). */
+  readonly connections?: ConnectionLimiter;
 }

@@ -18,15 +18,19 @@ import {
   storageStatus,
   uptimeSeconds,
 } from '../http/health.js';
+import { metricsRoutes } from '../http/metrics-routes.js';
 import type { EngineStatus } from '../http/types.js';
+import type { MetricsSource } from '../metrics/service-metrics.js';
 import { CpuMeter, diskUsagePercent, memoryUsagePercent } from './system-metrics.js';
 
 export interface OpsServerDeps {
   readonly config: Config;
   readonly logger: FastifyBaseLogger;
   readonly status: EngineStatus;
-  /** Connections of the database's HTTP listener (connectionGauge(httpServer.server)). */
+  /** Connections of the database's API listeners (the ConnectionLimiter they share). */
   readonly connections: ConnectionGauge;
+  /** Served as GET /metrics (no credentials: the ops port is for the operator's network). */
+  readonly metrics?: MetricsSource;
 }
 
 const component = { type: 'string', enum: [...COMPONENT_STATUSES] } as const;
@@ -57,8 +61,8 @@ const detailedSchema = {
 } as const;
 
 /**
- * The operations listener (SVC_OPS_PORT): GET /health, /health/ready, /health/detailed.
- * /metrics is not served yet (a later issue). Not yet listening.
+ * The operations listener (SVC_OPS_PORT): GET /health, /health/ready, /health/detailed and, given
+ * `metrics`, GET /metrics. Not yet listening.
  */
 export function createOpsServer(deps: OpsServerDeps): FastifyInstance {
   const app = createBaseServer({ logger: deps.logger.child({ component: 'ops' }), bodyLimitBytes: deps.config.bodyLimitBytes });
@@ -98,5 +102,6 @@ export function createOpsServer(deps: OpsServerDeps): FastifyInstance {
     return reply.code(body.status === 'healthy' ? 200 : 503).send(body);
   });
 
+  if (deps.metrics) app.register(metricsRoutes({ metrics: deps.metrics }));
   return app;
 }

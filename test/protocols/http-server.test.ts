@@ -65,11 +65,16 @@ describe('HTTP server: admin routes', () => {
     expect(starting.body).toEqual({ ready: false, checks: { database: false, connections_available: true, replication_synced: true } });
   });
 
-  it('ready reports connections_available=false when the listener is at its cap', async () => {
-    server.app.server.maxConnections = 1;
-    const res = await getJson(`${server.url}/api/v1/ready`);
-    expect(res.status).toBe(503);
-    expect(res.body.checks.connections_available).toBe(false);
+  it('ready reports connections_available=false when the listener is at its cap (SVC_MAX_CONNECTIONS)', async () => {
+    const capped = await startHttp({ flags: { 'max-connections': '1' } });
+    try {
+      // The probe's own connection is the one allowed: no other can be accepted.
+      const res = await getJson(`${capped.url}/api/v1/ready`);
+      expect(res.status).toBe(503);
+      expect(res.body.checks.connections_available).toBe(false);
+    } finally {
+      await capped.close();
+    }
   });
 
   it('GET /api/v1/health is healthy with every component, uptime and version', async () => {
@@ -246,6 +251,28 @@ describe('HTTP server: request ids', () => {
     expect(id).toMatch(ULID);
     const lines = server.lines.filter((l) => l.msg === 'request completed');
     expect(lines.at(-1)?.request_id).toBe(id);
+  });
+
+  it('puts the request id in every line logged while serving a request, the error handler\'s included', async () => {
+    const requests: [string, RequestInit][] = [
+      ['/api/v1/boom', {}],
+      ['/api/v1/svc/TABLE_NOT_FOUND', {}],
+      ['/api/v1/nope', {}],
+      ['/api/v1/items/%E0%A4%A', {}],
+      ['/api/v1/echo', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"a": ' }],
+      ['/api/v1/live', {}],
+    ];
+    for (const [index, [path, init]] of requests.entries()) {
+      const id = `every-line-${index}`;
+      const from = server.lines.length;
+      const res = await fetch(`${server.url}${path}`, { ...init, headers: { ...(init.headers as Record<string, string>), 'x-request-id': id } });
+      await res.text();
+      // The completion line is written once the response has gone.
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      const logged = server.lines.slice(from);
+      expect(logged.length, path).toBeGreaterThan(0);
+      for (const line of logged) expect(line.request_id, `${path}: "${line.msg}"`).toBe(id);
+    }
   });
 
   it('replaces an unsafe X-Request-ID instead of echoing it', async () => {

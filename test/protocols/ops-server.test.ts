@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { connectionGauge } from '../../protocols/http/connections.js';
 import { listen } from '../../protocols/listen.js';
+import { ServiceMetrics } from '../../protocols/metrics/service-metrics.js';
 import { createOpsServer } from '../../protocols/ops/server.js';
 import { captureLogger, getJson, startHttp, testConfig, type Running } from './helpers.js';
 
@@ -12,12 +13,10 @@ describe('ops server', () => {
   beforeEach(async () => {
     http = await startHttp();
     const { logger } = captureLogger();
-    const ops = createOpsServer({
-      config: testConfig({ data: process.cwd() }),
-      logger,
-      status: http.status,
-      connections: connectionGauge(http.app.server),
-    });
+    const connections = connectionGauge(http.app.server);
+    const status = http.status;
+    const metrics = new ServiceMetrics({ connections, scanCache: () => ({ hits: 0, fills: 0 }), healthy: () => status.storageHealthy() });
+    const ops = createOpsServer({ config: testConfig({ data: process.cwd() }), logger, status, connections, metrics });
     opsUrl = await listen(ops, { host: '127.0.0.1', port: 0, settingName: 'SVC_OPS_PORT / --ops-port' });
     closeOps = () => ops.close();
   });
@@ -85,8 +84,20 @@ describe('ops server', () => {
     expect(res.body.components.database).toBe('unhealthy');
   });
 
-  it('/metrics is not served yet, and unknown paths are envelope 404s', async () => {
-    const res = await getJson(`${opsUrl}/metrics`);
+  it('GET /metrics serves the Prometheus text with svc_up, svc_connections, svc_memory_usage_bytes', async () => {
+    const res = await fetch(`${opsUrl}/metrics`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe('text/plain; version=0.0.4; charset=utf-8');
+    const text = await res.text();
+    expect(text).toMatch(/^svc_up 1$/m);
+    expect(text).toMatch(/^svc_connections \d+$/m);
+    expect(text).toMatch(/^svc_memory_usage_bytes \d+$/m);
+    http.status.storageOk = false;
+    expect(await (await fetch(`${opsUrl}/metrics`)).text()).toMatch(/^svc_up 0$/m);
+  });
+
+  it('unknown paths are envelope 404s', async () => {
+    const res = await getJson(`${opsUrl}/nope`);
     expect(res.status).toBe(404);
     expect(res.body.error.code).toBe('NOT_FOUND');
   });
