@@ -14,6 +14,7 @@ import {
   API_PREFIX, AsyncQueries, asyncQueryRoutes, createHttpServer, createOpsServer, connectionGauge, explainRoutes, listen, loadAdminKey, queryRoutes,
   settingLabel, streamRoutes, transactionRoutes, withAuth, type EngineStatus,
 } from '../protocols/index.js';
+import { tablesRoutes } from '../protocols/index.js';
 import { SqlEngine, TxnManager, typeSystem, type SqlLimits } from '../query/index.js';
 import type { AppCommands, InspectReport, ReplayProgress, ReplayReport, ServeHandle } from './app-types.js';
 import { SVC_VERSION } from '../core/version.js';
@@ -80,6 +81,7 @@ export async function startServer(config: Config, rootLogger: PinoLogger): Promi
     streamRoutes({ engine, limits: config }),
     asyncQueryRoutes({ queries: asyncQueries, limits: config }),
     transactionRoutes({ transactions, limits: config }),
+    tablesRoutes({ engine, catalog: projections.catalog, limits: config }),
   ].map((plugin) => withAuth(adminKey, plugin));
   const http = createHttpServer({ config, logger: rootLogger, status, plugins });
   const ops = config.opsPort === 0 ? null : createOpsServer({ config, logger: rootLogger, status, connections: connectionGauge(http.server) });

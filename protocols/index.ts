@@ -15,3 +15,4 @@ export { asyncQueryRoutes } from './http/async-query-routes.js';
 export { AsyncQueries, type AsyncQueryDeps, type AsyncQueryLimits } from './http/async-queries.js';
 export { DEFAULT_PRINCIPAL, ROLES, engineScope, principalOf, type Principal, type Role } from './auth/principal.js';
 export { transactionRoutes, type TransactionRouteLimits } from './http/transaction-routes.js';
+export { tablesRoutes, type TableRouteDeps, type TableRouteLimits } from './http/tables-routes.js';
