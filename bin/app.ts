@@ -14,7 +14,7 @@ import {
   API_PREFIX, AsyncQueries, asyncQueryRoutes, createHttpServer, createOpsServer, connectionGauge, explainRoutes, listen, loadAdminKey, queryRoutes,
   settingLabel, streamRoutes, transactionRoutes, withAuth, type EngineStatus,
 } from '../protocols/index.js';
-import { tablesRoutes } from '../protocols/index.js';
+import { rowRoutes, rowsRoutes, tablesRoutes } from '../protocols/index.js';
 import { SqlEngine, TxnManager, typeSystem, type SqlLimits } from '../query/index.js';
 import type { AppCommands, InspectReport, ReplayProgress, ReplayReport, ServeHandle } from './app-types.js';
 import { SVC_VERSION } from '../core/version.js';
@@ -82,6 +82,8 @@ export async function startServer(config: Config, rootLogger: PinoLogger): Promi
     asyncQueryRoutes({ queries: asyncQueries, limits: config }),
     transactionRoutes({ transactions, limits: config }),
     tablesRoutes({ engine, catalog: projections.catalog, limits: config }),
+    rowsRoutes({ engine, catalog: projections.catalog, limits: config }),
+    rowRoutes({ engine, catalog: projections.catalog, limits: config }),
   ].map((plugin) => withAuth(adminKey, plugin));
   const http = createHttpServer({ config, logger: rootLogger, status, plugins });
   const ops = config.opsPort === 0 ? null : createOpsServer({ config, logger: rootLogger, status, connections: connectionGauge(http.server) });

@@ -16,3 +16,5 @@ export { AsyncQueries, type AsyncQueryDeps, type AsyncQueryLimits } from './http
 export { DEFAULT_PRINCIPAL, ROLES, engineScope, principalOf, type Principal, type Role } from './auth/principal.js';
 export { transactionRoutes, type TransactionRouteLimits } from './http/transaction-routes.js';
 export { tablesRoutes, type TableRouteDeps, type TableRouteLimits } from './http/tables-routes.js';
+export { rowsRoutes, type RowRouteDeps, type RowRouteLimits } from './http/rows-routes.js';
+export { rowRoutes } from './http/row-routes.js';
