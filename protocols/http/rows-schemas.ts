@@ -3,6 +3,8 @@
 /** GET rows: the spec's limit default and maximum. */
 export const ROWS_LIMIT_DEFAULT = 100;
 export const ROWS_LIMIT_MAX = 10_000;
+/** Largest offset: an integer SQL can spell (beyond it no table has rows). */
+export const OFFSET_MAX = 1_000_000_000_000;
 /** A cursor is a few key values; anything longer is not one of ours. */
 const CURSOR_BYTES_MAX = 16 * 1024;
 
@@ -34,7 +36,7 @@ export function listRowsQuery(maxQuerySizeBytes: number) {
       order_by: { type: 'string', maxLength: 64 * 1024 },
       // The maximum is checked by the handler: over it is a clear 400 LIMIT_EXCEEDED.
       limit: { type: 'integer', minimum: 1, default: ROWS_LIMIT_DEFAULT },
-      offset: { type: 'integer', minimum: 0, default: 0 },
+      offset: { type: 'integer', minimum: 0, maximum: OFFSET_MAX, default: 0 },
       cursor: { type: 'string', minLength: 1, maxLength: CURSOR_BYTES_MAX },
     },
   } as const;

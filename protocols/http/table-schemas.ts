@@ -1,3 +1,5 @@
+import { OFFSET_MAX } from './rows-schemas.js';
+
 /** JSON schemas of the table routes (tables-routes.ts). Unknown fields are refused everywhere. */
 
 /** Names of tables, columns and indexes: no double quote (svcdb's SQL cannot quote one) and no NUL. */
@@ -109,7 +111,7 @@ export const listTablesQuery = {
     include_views: { type: 'boolean', default: true },
     include_system: { type: 'boolean', default: false },
     limit: { type: 'integer', minimum: 1, maximum: TABLE_LIST_LIMIT_MAX, default: TABLE_LIST_LIMIT_MAX },
-    offset: { type: 'integer', minimum: 0, default: 0 },
+    offset: { type: 'integer', minimum: 0, maximum: OFFSET_MAX, default: 0 },
   },
 } as const;
 
