@@ -16,6 +16,7 @@ import {
   settingLabel, streamRoutes, transactionRoutes, withAuth, type EngineStatus,
 } from '../protocols/index.js';
 import { ConnectionLimiter, infoRoutes, loadTlsMaterial, metricsRoutes, ServiceMetrics, type MetricsSource } from '../protocols/index.js';
+import { rowRoutes, rowsRoutes, tablesRoutes } from '../protocols/index.js';
 import { SqlEngine, TxnManager, typeSystem, type SqlLimits } from '../query/index.js';
 import type { AppCommands, InspectReport, ReplayProgress, ReplayReport, ServeHandle } from './app-types.js';
 import { SVC_VERSION } from '../core/version.js';
@@ -87,6 +88,9 @@ export async function startServer(config: Config, rootLogger: PinoLogger): Promi
     streamRoutes({ engine, limits: config, metrics }),
     asyncQueryRoutes({ queries: asyncQueries, limits: config }),
     transactionRoutes({ transactions, limits: config, metrics }),
+    tablesRoutes({ engine, catalog: projections.catalog, limits: config }),
+    rowsRoutes({ engine, catalog: projections.catalog, limits: config }),
+    rowRoutes({ engine, catalog: projections.catalog, limits: config }),
     infoRoutes({ limits: config }),
     metricsRoutes({ metrics }),
   ].map((plugin) => withAuth(auth, plugin));

@@ -4,6 +4,8 @@ import type { CatalogState } from '../projections/index.js';
 import { type BindContext } from './bind/index.js';
 import { executeDdl } from './ddl/index.js';
 import { insert } from './dml/insert.js';
+import { insertJson, JSON_INSERT_STATEMENT, type JsonInsert } from './dml/insert-json.js';
+import { atStatement, isBatchable, runDdlBatch } from './ddl/batch.js';
 import { remove, update } from './dml/update-delete.js';
 import { explainStatement, explainQuery, type ExplainOptionsInput, type ExplainResult } from './explain/index.js';
 import { DEFAULT_SQL_LIMITS, LIMITS, type SqlLimits } from './limits.js';
@@ -102,6 +104,44 @@ export class SqlEngine {
     let result: QueryResult = emptyResult('EMPTY');
     for (const statement of statements) result = await this.executeStatement(statement, env);
     return result;
+  }
+
+  /** Inserts rows given as JSON objects without SQL text (dml/insert-json.ts): INSERT's checks, one log record. */
+  async insertJson(request: JsonInsert, options: ExecuteOptions): Promise<QueryResult> {
+    const env = this.envOf('', options);
+    if (env.readOnly) refuseWrite(JSON_INSERT_STATEMENT, env.readOnly);
+    const deps = { projections: this.deps.projections, types: this.deps.types, env, statement: JSON_INSERT_STATEMENT, bindContext: this.bindContext(env, null) };
+    return insertJson(request, deps);
+  }
+
+  /**
+   * Runs DDL statements (CREATE TABLE, CREATE INDEX, ALTER TABLE) as ONE log record: all or none
+   * (ddl/batch.ts). Each text must parse to exactly one such statement, so generated DDL cannot
+   * carry another; the error of a failing one has details.statement_index. Resolves to whether
+   * anything changed.
+   */
+  async executeDdlBatch(texts: readonly string[], options: ExecuteOptions): Promise<boolean> {
+    const env = this.envOf(texts.join(';\n'), options);
+    const statements = texts.map((text, index) => {
+      let parsed: ParsedStatement[];
+      try {
+        parsed = parseSql(text);
+      } catch (error) {
+        throw atStatement(error, index);
+      }
+      if (parsed.length !== 1 || !isBatchable(parsed[0]!)) {
+        throw new SvcError('INVALID_QUERY', `statement ${index} of the batch is not exactly one CREATE TABLE, CREATE INDEX or ALTER TABLE`, { statement_index: index });
+      }
+      if (env.readOnly) refuseWrite(parsed[0]!, env.readOnly);
+      return parsed[0]!;
+    });
+    const base = { projections: this.deps.projections, types: this.deps.types, env, bindContextOf: (s: ParsedStatement) => this.bindContext(env, s) };
+    try {
+      return await runDdlBatch(statements, base);
+    } finally {
+      const catalog = this.deps.projections.catalog;
+      this.scanCache?.retain((tableId) => catalog.table(tableId) !== undefined);
+    }
   }
 
   /** EXPLAIN [ANALYZE] of one query: the plan tree, its text or yaml rendering, planning time. */

@@ -16,14 +16,14 @@ import { StatementWriter } from '../dml/writer.js';
 import { columnByName, IdAllocator, namesInSchema, nextColumnId, nowMicros, tableRef, txnRecord } from './common.js';
 import { columnFromAst } from './columns.js';
 import { assertUnique } from './create-index.js';
-import type { DdlDeps } from './deps.js';
+import { submitDdl, type DdlDeps } from './deps.js';
 import { ConstraintBuilder } from './table-builder.js';
 
 /** ALTER TABLE t ADD COLUMN | DROP COLUMN | ADD CONSTRAINT ..., applied in order as one put_table. */
 export async function alterTable(ast: AstNode, deps: DdlDeps): Promise<QueryResult> {
   const { schema, name } = tableRef(ast.table[0]);
   const tenant = deps.env.tenant;
-  await deps.projections.sequencer.submit(async (view) => {
+  await submitDdl(deps, async (view) => {
     const entry = view.catalog.tableByName(tenant, schema, name);
     if (!entry || entry.def.kind !== 'table') {
       if (ast.if_exists) return null;
@@ -150,7 +150,7 @@ async function tableHasRows(view: WriteView, def: TableDef): Promise<boolean> {
 export async function renameColumn(stmt: Extract<CustomStatement, { kind: 'rename_column' }>, deps: DdlDeps): Promise<QueryResult> {
   const schema = stmt.table.schema ?? 'public';
   const tenant = deps.env.tenant;
-  await deps.projections.sequencer.submit(async (view) => {
+  await submitDdl(deps, async (view) => {
     const entry = view.catalog.tableByName(tenant, schema, stmt.table.name);
     if (!entry || entry.def.kind !== 'table') {
       if (stmt.ifExists) return null;

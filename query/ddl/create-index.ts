@@ -8,14 +8,14 @@ import type { AstNode } from '../parse/index.js';
 import { emptyResult, type QueryResult } from '../result.js';
 import { uniqueViolation } from '../dml/errors.js';
 import { alreadyExists, columnByName, IdAllocator, namesInSchema, nowMicros, tableRef, txnRecord } from './common.js';
-import type { DdlDeps } from './deps.js';
+import { submitDdl, type DdlDeps } from './deps.js';
 
 /** CREATE [UNIQUE] INDEX [IF NOT EXISTS] [name] ON t [USING btree|hnsw] (cols [DESC]) [WITH (...)]. */
 export async function createIndex(ast: AstNode, deps: DdlDeps): Promise<QueryResult> {
   const { schema, name: tableName } = tableRef(ast.table);
   const tenant = deps.env.tenant;
   const hnsw = deps.statement.hnsw;
-  await deps.projections.sequencer.submit(async (view) => {
+  await submitDdl(deps, async (view) => {
     const entry = view.catalog.tableByName(tenant, schema, tableName);
     if (!entry || entry.def.kind !== 'table') throw tableNotFound(schema === 'public' ? null : schema, tableName);
     const table = entry.def;

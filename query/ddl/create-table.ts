@@ -5,14 +5,14 @@ import type { AstNode } from '../parse/index.js';
 import { emptyResult, type QueryResult } from '../result.js';
 import { alreadyExists, IdAllocator, namesInSchema, nowMicros, tableRef, txnRecord } from './common.js';
 import { columnFromAst } from './columns.js';
-import type { DdlDeps } from './deps.js';
+import { submitDdl, type DdlDeps } from './deps.js';
 import { ConstraintBuilder } from './table-builder.js';
 
 /** CREATE TABLE [IF NOT EXISTS]: one put_table record (plus sequence resets for SERIAL columns). */
 export async function createTable(ast: AstNode, deps: DdlDeps): Promise<QueryResult> {
   const { schema, name } = tableRef(ast.table[0]);
   const tenant = deps.env.tenant;
-  await deps.projections.sequencer.submit(async (view) => {
+  await submitDdl(deps, async (view) => {
     if (view.catalog.tableByName(tenant, schema, name)) {
       if (ast.if_not_exists) return null;
       throw alreadyExists('relation', name);

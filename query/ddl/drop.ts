@@ -7,7 +7,7 @@ import { parseSql } from '../parse/index.js';
 import type { AstNode } from '../parse/index.js';
 import { emptyResult, type QueryResult } from '../result.js';
 import { nowMicros, referencingTables, tableRef, txnRecord } from './common.js';
-import type { DdlDeps } from './deps.js';
+import { submitDdl, type DdlDeps } from './deps.js';
 
 /** DROP TABLE|VIEW [IF EXISTS] a, b [CASCADE]: FKs of other tables referencing them go too with CASCADE. */
 export async function dropTables(ast: AstNode, deps: DdlDeps, keyword: 'table' | 'view'): Promise<QueryResult> {
@@ -15,7 +15,7 @@ export async function dropTables(ast: AstNode, deps: DdlDeps, keyword: 'table' |
   const cascade = String(names[names.length - 1]?.as ?? '').toLowerCase() === 'cascade' || /\bcascade\s*$/i.test(deps.statement.text);
   const ifExists = String(ast.prefix ?? '').toUpperCase().includes('IF EXISTS');
   const tenant = deps.env.tenant;
-  await deps.projections.sequencer.submit(async (view) => {
+  await submitDdl(deps, async (view) => {
     const targets: TableDef[] = [];
     for (const n of names) {
       const { schema, name } = tableRef(n);
@@ -99,7 +99,7 @@ export async function dropIndex(ast: AstNode, deps: DdlDeps): Promise<QueryResul
   const ifExists = String(ast.prefix ?? '').toUpperCase().includes('IF EXISTS');
   const cascade = /\bcascade\s*$/i.test(deps.statement.text);
   const tenant = deps.env.tenant;
-  await deps.projections.sequencer.submit(async (view) => {
+  await submitDdl(deps, async (view) => {
     for (const entry of view.catalog.tables()) {
       const def = entry.def;
       if (def.tenant !== tenant || def.schema !== schema) continue;
@@ -126,7 +126,7 @@ export async function dropIndex(ast: AstNode, deps: DdlDeps): Promise<QueryResul
 export async function truncate(ast: AstNode, deps: DdlDeps): Promise<QueryResult> {
   const tenant = deps.env.tenant;
   const cascade = /\bcascade\s*$/i.test(deps.statement.text);
-  await deps.projections.sequencer.submit(async (view) => {
+  await submitDdl(deps, async (view) => {
     const tables = (ast.name as AstNode[]).map((n) => {
       const { schema, name } = tableRef(n);
       const entry = view.catalog.tableByName(tenant, schema, name);

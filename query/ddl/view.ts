@@ -4,7 +4,7 @@ import { viewQueryText, type AstNode } from '../parse/index.js';
 import { emptyResult, type QueryResult } from '../result.js';
 import { storableType } from './columns.js';
 import { alreadyExists, IdAllocator, namesInSchema, nowMicros, txnRecord } from './common.js';
-import type { DdlDeps } from './deps.js';
+import { submitDdl, type DdlDeps } from './deps.js';
 
 /** CREATE [OR REPLACE] VIEW v [(cols)] AS query: the query text is stored and expanded when v is read. */
 export async function createView(ast: AstNode, deps: DdlDeps): Promise<QueryResult> {
@@ -12,7 +12,7 @@ export async function createView(ast: AstNode, deps: DdlDeps): Promise<QueryResu
   const name = identName(ast.view?.view ?? ast.view);
   const tenant = deps.env.tenant;
   const sql = viewQueryText(deps.statement.text.replace(/^\s*create\s+(or\s+replace\s+)?view\s+/i, (m) => m));
-  await deps.projections.sequencer.submit(async (view) => {
+  await submitDdl(deps, async (view) => {
     const existing = view.catalog.tableByName(tenant, schema, name);
     if (existing && !(ast.replace && existing.def.kind === 'view')) throw alreadyExists('relation', name);
     if (!existing && namesInSchema(view.catalog, tenant, schema).has(name)) throw alreadyExists('relation', name);

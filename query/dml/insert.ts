@@ -2,16 +2,16 @@ import type { IndexDef, TableDef } from '../../core/catalog.js';
 import { SvcError } from '../../core/errors.js';
 import { decodeRowInto } from '../../core/row-codec.js';
 import { asCondition, bindExpr, coerce, identName, invalid, Scope } from '../bind/index.js';
-import { compile, type Compiled } from '../exec/index.js';
+import { compile } from '../exec/index.js';
 import { parseAlias } from '../bind/from.js';
 import type { AstNode } from '../parse/index.js';
 import type { Expr } from '../plan/expr.js';
 import type { QueryResult } from '../result.js';
 import type { QValue } from '../types/contract.js';
-import { bindReturning, exprEnv, returningRow, submitDml, type DmlDeps, type DmlRun } from './common.js';
+import { bindReturning, exprEnv, returningRow, submitDml, type DmlDeps, type DmlOutcome, type DmlRun } from './common.js';
 import { insertRows } from './row-source.js';
 
-interface Conflict {
+export interface Conflict {
   /** Indexes whose conflict triggers the action (all unique ones when no target is given). */
   readonly indexes: readonly IndexDef[];
   readonly update: { readonly sets: { position: number; expr: Expr }[]; readonly where: Expr | null } | null;
@@ -26,58 +26,61 @@ export function insert(ast: AstNode, deps: DmlDeps): Promise<QueryResult> {
     const targets = targetColumns(table, ast.columns);
     const conflict = ast.conflict ? bindConflict(run, table, alias, ast.conflict) : null;
     const returning = bindReturning(run, table, alias, ast.returning?.columns);
-    const exec = () => run.exec();
-    let setEvals: { position: number; eval: Compiled }[] = [];
-    let whereEval: Compiled | null = null;
-    let returningEvals: Compiled[] = [];
-    let prepared = false;
-    const rows: QValue[][] = [];
-    const touched = new Set<string>();
-    const hexOf = (k: Uint8Array): string => Buffer.from(k).toString('hex');
-    let affected = 0;
-    const writer = run.writer.writer(table);
     const proposed: QValue[][] = [];
     await insertRows(run, table, targets, ast.values, async (values) => {
       proposed.push(values);
     });
-    await writer.prefetch(proposed);
-    for (const values of proposed) await handle(values);
-    return { affected, returning: returning ? { ...returning, rows } : null };
-
-    async function handle(values: QValue[]): Promise<void> {
-      if (!prepared) {
-        prepared = true;
-        setEvals = conflict?.update?.sets.map((s) => ({ position: s.position, eval: compile(s.expr, exec()) })) ?? [];
-        whereEval = conflict?.update?.where ? compile(conflict.update.where, exec()) : null;
-        returningEvals = returning?.exprs.map((e) => compile(e, exec())) ?? [];
-      }
-      if (conflict) {
-        const key = await findConflict(run, table, conflict, values);
-        if (key) {
-          if (!conflict.update) return;
-          if (touched.has(hexOf(key))) {
-            throw new SvcError('CONSTRAINT_VIOLATION', 'ON CONFLICT DO UPDATE command cannot affect row a second time', {
-              table: table.name, hint: 'Ensure that no rows proposed for insertion within the same command have duplicate constrained values.',
-            });
-          }
-          const image = (await writer.current(key))!;
-          const existing = decodeRowInto(image, table.columns.map((c) => c.id), table.columns.map((c) => c.missingValue)) as QValue[];
-          const combined = [...existing, ...values];
-          if (whereEval && whereEval.eval(combined) !== true) return;
-          const next = [...existing];
-          for (const s of setEvals) next[s.position] = s.eval.eval(combined);
-          await writer.update(key, image, existing, next);
-          touched.add(hexOf(writer.pkPositions ? writer.keyOf(next) : key));
-          affected += 1;
-          if (returning) rows.push(returningRow(returningEvals, next));
-          return;
-        }
-      }
-      touched.add(hexOf(await writer.insert(values)));
-      affected += 1;
-      if (returning) rows.push(returningRow(returningEvals, values));
-    }
+    return writeProposed(run, table, proposed, conflict, returning);
   });
+}
+
+/**
+ * Validates and writes the proposed full rows (table column order) of one INSERT, with its ON
+ * CONFLICT action and RETURNING items (bound over the table's row): what every INSERT path shares.
+ */
+export async function writeProposed(
+  run: DmlRun, table: TableDef, proposed: readonly QValue[][], conflict: Conflict | null, returning: { names: string[]; exprs: Expr[] } | null,
+): Promise<DmlOutcome> {
+  const exec = run.exec();
+  const setEvals = conflict?.update?.sets.map((s) => ({ position: s.position, eval: compile(s.expr, exec) })) ?? [];
+  const whereEval = conflict?.update?.where ? compile(conflict.update.where, exec) : null;
+  const returningEvals = returning?.exprs.map((e) => compile(e, exec)) ?? [];
+  const rows: QValue[][] = [];
+  const touched = new Set<string>();
+  const hexOf = (k: Uint8Array): string => Buffer.from(k).toString('hex');
+  let affected = 0;
+  const writer = run.writer.writer(table);
+  await writer.prefetch(proposed);
+  for (const values of proposed) await handle(values);
+  return { affected, returning: returning ? { ...returning, rows } : null };
+
+  async function handle(values: QValue[]): Promise<void> {
+    if (conflict) {
+      const key = await findConflict(run, table, conflict, values);
+      if (key) {
+        if (!conflict.update) return;
+        if (touched.has(hexOf(key))) {
+          throw new SvcError('CONSTRAINT_VIOLATION', 'ON CONFLICT DO UPDATE command cannot affect row a second time', {
+            table: table.name, hint: 'Ensure that no rows proposed for insertion within the same command have duplicate constrained values.',
+          });
+        }
+        const image = (await writer.current(key))!;
+        const existing = decodeRowInto(image, table.columns.map((c) => c.id), table.columns.map((c) => c.missingValue)) as QValue[];
+        const combined = [...existing, ...values];
+        if (whereEval && whereEval.eval(combined) !== true) return;
+        const next = [...existing];
+        for (const s of setEvals) next[s.position] = s.eval.eval(combined);
+        await writer.update(key, image, existing, next);
+        touched.add(hexOf(writer.pkPositions ? writer.keyOf(next) : key));
+        affected += 1;
+        if (returning) rows.push(returningRow(returningEvals, next));
+        return;
+      }
+    }
+    touched.add(hexOf(await writer.insert(values)));
+    affected += 1;
+    if (returning) rows.push(returningRow(returningEvals, values));
+  }
 }
 
 function targetOf(run: DmlRun, node: AstNode): TableDef {

@@ -1,0 +1,61 @@
+import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
+import { SvcError } from '../../core/errors.js';
+import type { TableDef } from '../../core/catalog.js';
+import { untilClientLeaves } from './client-abort.js';
+import { idParts } from './row-id.js';
+import { rowTarget, type RowRouteDeps } from './rows-routes.js';
+import { patchRowBody, rowParams, rowQuery } from './rows-schemas.js';
+import { deleteSql, keySql, selectByKeySql, selectColumns, updateSql, type Statement } from './rows-sql.js';
+
+type RowRequest = { Params: { table_name: string; id: string } };
+
+/** The WHERE of one row by its primary key, read from the raw URL (row-id.ts). */
+function keyOf(table: TableDef, request: FastifyRequest): { key: Statement; parts: string[] } {
+  const parts = idParts(table, request.raw.url ?? request.url);
+  return { key: keySql(table, parts), parts };
+}
+
+function rowNotFound(table: TableDef, parts: readonly string[]): SvcError {
+  return new SvcError('NOT_FOUND', `no row of "${table.name}" has id ${parts.join(',')}`, { table: table.name, id: parts });
+}
+
+/** GET, PATCH and DELETE /tables/{table_name}/rows/{id} (under /api/v1): one row by primary key. */
+export function rowRoutes(deps: RowRouteDeps): FastifyPluginAsync {
+  const { engine } = deps;
+  return async (app) => {
+    app.get<RowRequest & { Querystring: { select?: string } }>(
+      '/tables/:table_name/rows/:id',
+      { schema: { params: rowParams, querystring: rowQuery } },
+      async (request, reply) => {
+        const { ref, entry, options } = rowTarget(deps, request);
+        const { key, parts } = keyOf(entry.def, request);
+        const statement = selectByKeySql(ref, selectColumns(entry.def, request.query.select), key);
+        const result = await untilClientLeaves(reply, (signal) => engine.execute(statement.sql, { ...options, params: statement.params, maxRows: 1, signal }));
+        if (result.rows.length === 0) throw rowNotFound(entry.def, parts);
+        return { data: result.rows[0] };
+      },
+    );
+
+    app.patch<RowRequest & { Body: { updates: Record<string, unknown>; returning?: string[] } }>(
+      '/tables/:table_name/rows/:id',
+      { schema: { params: rowParams, body: patchRowBody } },
+      async (request) => {
+        const { ref, entry, options } = rowTarget(deps, request);
+        const { key, parts } = keyOf(entry.def, request);
+        const statement = updateSql(ref, entry.def, request.body.updates, key, request.body.returning);
+        const result = await engine.execute(statement.sql, { ...options, params: statement.params });
+        if (!result.affectedRows) throw rowNotFound(entry.def, parts);
+        return { success: true, data: result.rows[0] ?? {} };
+      },
+    );
+
+    app.delete<RowRequest>('/tables/:table_name/rows/:id', { schema: { params: rowParams } }, async (request) => {
+      const { ref, entry, options } = rowTarget(deps, request);
+      const { key, parts } = keyOf(entry.def, request);
+      const statement = deleteSql(ref, entry.def, key, undefined);
+      const result = await engine.execute(statement.sql, { ...options, params: statement.params });
+      if (!result.affectedRows) throw rowNotFound(entry.def, parts);
+      return { success: true, deleted: true };
+    });
+  };
+}

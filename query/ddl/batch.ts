@@ -1,0 +1,91 @@
+import { SvcError, isSvcError } from '../../core/errors.js';
+import type { TxnOp } from '../../core/log-records.js';
+import { CatalogState, type WriteView } from '../../projections/index.js';
+import type { ParsedStatement } from '../parse/index.js';
+import { txnRecord } from './common.js';
+import type { DdlDeps, DdlSubmit } from './deps.js';
+import { executeDdl } from './index.js';
+
+/** Statement kinds a batch may hold: what a table definition and its alterations are made of. */
+const BATCHABLE = new Set(['create table', 'create index', 'alter table', 'rename_column']);
+
+/** The kind of a DDL statement as BATCHABLE names it ('select', 'drop table', ...). */
+export function ddlKind(statement: ParsedStatement): string {
+  if (statement.custom) return statement.custom.kind;
+  const ast = statement.ast!;
+  return `${String(ast.type)} ${String(ast.keyword ?? '')}`.trim().toLowerCase();
+}
+
+/** True when the statement may be part of a DDL batch. */
+export function isBatchable(statement: ParsedStatement): boolean {
+  return statement.explain === null && BATCHABLE.has(ddlKind(statement));
+}
+
+/**
+ * A view over the writer's view whose catalog also holds what earlier statements of the batch
+ * defined: each statement validates against the state the ones before it leave. Rows are the
+ * writer's (DDL does not change rows; a table created in the batch has none).
+ */
+class StagedView {
+  readonly catalog = new CatalogState();
+  private readonly sequences = new Map<string, bigint>();
+  readonly view: WriteView;
+
+  constructor(base: WriteView) {
+    for (const entry of base.catalog.tables()) this.catalog.putTable(entry.def, { ...entry.stats });
+    for (const [name, value] of base.catalog.sequenceEntries()) this.catalog.setSequence(name, value);
+    this.view = { ...base, catalog: this.catalog, sequence: (name) => this.sequences.get(name) ?? base.sequence(name) };
+  }
+
+  apply(ops: readonly TxnOp[]): void {
+    for (const op of ops) {
+      if (op.kind === 'put_table') this.catalog.putTable(op.table);
+      else if (op.kind === 'drop_table') this.catalog.dropTable(op.tableId);
+      else if (op.kind === 'sequence') this.sequences.set(op.name, op.lastValue);
+    }
+  }
+}
+
+/** The error of statement `index`, with `details.statement_index` so a caller can say which part failed. */
+export function atStatement(error: unknown, index: number): unknown {
+  if (!isSvcError(error)) return error;
+  return new SvcError(error.code, error.message, { ...error.details, statement_index: index }, error.cause);
+}
+
+/** What a batch runs with: DdlDeps but the statement, with a bind context per statement (its VECTOR(n) dimensions). */
+export type DdlBatchDeps = Omit<DdlDeps, 'statement' | 'submit' | 'bindContext'> & {
+  bindContextOf(statement: ParsedStatement): DdlDeps['bindContext'];
+};
+
+/**
+ * Runs DDL statements as ONE log record under one write lock: each validates against the catalog
+ * the previous ones leave, and the record holds all their changes in order, so the batch applies
+ * completely or not at all. Resolves to whether anything changed (IF NOT EXISTS may change nothing).
+ */
+export async function runDdlBatch(statements: readonly ParsedStatement[], base: DdlBatchDeps): Promise<boolean> {
+  let changed = false;
+  await base.projections.sequencer.submit(async (view) => {
+    const staged = new StagedView(view);
+    const ops: TxnOp[] = [];
+    const submit: DdlSubmit = async (build) => {
+      const built = await build(staged.view);
+      if (built) {
+        ops.push(...built.record.ops);
+        staged.apply(built.record.ops);
+      }
+      return { lsn: null, result: built?.result ?? null };
+    };
+    for (const [index, statement] of statements.entries()) {
+      try {
+        const { bindContextOf, ...rest } = base;
+        await executeDdl(statement, { ...rest, statement, submit, bindContext: bindContextOf(statement) });
+      } catch (error) {
+        throw atStatement(error, index);
+      }
+    }
+    if (ops.length === 0) return null;
+    changed = true;
+    return { record: txnRecord(base.env.tenant, ops), result: null };
+  });
+  return changed;
+}

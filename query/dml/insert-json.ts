@@ -1,0 +1,108 @@
+import type { TableDef } from '../../core/catalog.js';
+import { SvcError, isSvcError } from '../../core/errors.js';
+import { invalid } from '../bind/index.js';
+import type { ParsedStatement } from '../parse/index.js';
+import type { Expr } from '../plan/expr.js';
+import type { QueryResult } from '../result.js';
+import type { QValue } from '../types/contract.js';
+import { submitDml, type DmlDeps, type DmlRun } from './common.js';
+import { writeProposed, type Conflict } from './insert.js';
+import { defaultsOf } from './row-source.js';
+
+/** ON CONFLICT of a JSON insert: the unique key it is about and what to do on a clash. */
+export interface JsonConflict {
+  /** Columns of a unique index or the primary key; empty: any unique key (nothing) or the primary key (update). */
+  readonly columns: readonly string[];
+  readonly action: 'update' | 'nothing';
+  /** Columns set from the proposed row (EXCLUDED); null: every column given in the rows but the conflict key. */
+  readonly updateColumns: readonly string[] | null;
+}
+
+/** Rows given as JSON objects (column name -> JSON value), inserted without SQL text. */
+export interface JsonInsert {
+  readonly schema: string | null;
+  readonly table: string;
+  readonly rows: readonly Readonly<Record<string, unknown>>[];
+  /** Column names to return; ['*'] all of them; empty: none. */
+  readonly returning: readonly string[];
+  readonly onConflict: JsonConflict | null;
+}
+
+/** What a JSON insert is, for the read-only check and the DML deps (it has no SQL text). */
+export const JSON_INSERT_STATEMENT: ParsedStatement = Object.freeze({
+  text: 'INSERT (JSON rows)', offset: 0, explain: null, ast: Object.freeze({ type: 'insert' }), custom: null, vectorDims: [], hnsw: false,
+});
+
+/**
+ * INSERT of JSON rows: the same validation, ON CONFLICT handling and one log record as INSERT ...
+ * VALUES (writeProposed), without building and parsing SQL text for every cell. A key missing from
+ * a row takes the column's DEFAULT; an explicit null is NULL. Values convert as $n parameters do.
+ */
+export function insertJson(request: JsonInsert, deps: DmlDeps): Promise<QueryResult> {
+  return submitDml(deps, 'INSERT', async (run) => {
+    const table = run.ctx.table(request.schema, request.table).def;
+    if (table.kind !== 'table') throw invalid(`cannot insert into view "${table.name}"`, { table: table.name });
+    const given = givenColumns(table, request.rows);
+    const conflict = request.onConflict ? conflictOf(table, request.onConflict, given) : null;
+    const returning = returningOf(table, request.returning);
+    const proposed = proposedRows(run, table, request.rows);
+    return writeProposed(run, table, proposed, conflict, returning);
+  });
+}
+
+function position(table: TableDef, name: string): number {
+  const at = table.columns.findIndex((c) => c.name === name);
+  if (at < 0) throw new SvcError('COLUMN_NOT_FOUND', `column "${name}" of relation "${table.name}" does not exist`, { column: name, table: table.name });
+  return at;
+}
+
+/** Positions of every column some row gives (unknown names refused). */
+function givenColumns(table: TableDef, rows: JsonInsert['rows']): number[] {
+  const names = new Set<string>();
+  for (const row of rows) for (const name of Object.keys(row)) names.add(name);
+  return [...names].map((name) => position(table, name));
+}
+
+function proposedRows(run: DmlRun, table: TableDef, rows: JsonInsert['rows']): QValue[][] {
+  const exec = run.exec();
+  const defaults = defaultsOf(run, table);
+  const { types } = run.ctx;
+  const columns = table.columns;
+  return rows.map((row, rowIndex) =>
+    columns.map((column, i) => {
+      if (!Object.hasOwn(row, column.name)) return defaults[i]!(exec);
+      try {
+        return types.fromJson(column.type, row[column.name]);
+      } catch (error) {
+        if (!isSvcError(error)) throw error;
+        throw new SvcError(error.code, `${error.message} (column "${column.name}", row ${rowIndex})`, { ...error.details, column: column.name, row: rowIndex }, error);
+      }
+    }),
+  );
+}
+
+const columnRef = (table: TableDef, at: number, offset = 0): Expr => ({ kind: 'column', type: table.columns[at]!.type, index: offset + at, name: table.columns[at]!.name });
+
+/** The unique index the conflict names and the SET c = EXCLUDED.c list (bindConflict's shape). */
+function conflictOf(table: TableDef, spec: JsonConflict, given: readonly number[]): Conflict {
+  let indexes = table.indexes.filter((i) => i.unique && i.kind === 'btree');
+  const target = spec.columns.length === 0 && spec.action === 'update' ? table.primaryKey : spec.columns.map((n) => table.columns[position(table, n)]!.id);
+  if (spec.action === 'update' && target.length === 0) throw invalid(`on_conflict update needs columns: "${table.name}" has no primary key`, { table: table.name });
+  if (target.length > 0) {
+    const match = indexes.find((i) => i.columnIds.length === target.length && target.every((id) => i.columnIds.includes(id)));
+    if (!match) throw invalid('there is no unique or exclusion constraint matching the ON CONFLICT specification', { columns: spec.columns });
+    indexes = [match];
+  }
+  if (spec.action === 'nothing') return { indexes, update: null };
+  const keyIds = new Set(target);
+  const positions = spec.updateColumns === null ? given.filter((p) => !keyIds.has(table.columns[p]!.id)) : spec.updateColumns.map((n) => position(table, n));
+  // The proposed row follows the existing one in the row ON CONFLICT expressions see (EXCLUDED).
+  const sets = positions.map((p) => ({ position: p, expr: columnRef(table, p, table.columns.length) }));
+  return { indexes, update: { sets, where: null } };
+}
+
+function returningOf(table: TableDef, names: readonly string[]): { names: string[]; exprs: Expr[] } | null {
+  if (names.length === 0) return null;
+  const positions = names.length === 1 && names[0] === '*' ? table.columns.map((_c, i) => i) : names.map((n) => position(table, n));
+  return { names: positions.map((p) => table.columns[p]!.name), exprs: positions.map((p) => columnRef(table, p)) };
+}
