@@ -16,6 +16,7 @@ import {
   settingLabel, streamRoutes, transactionRoutes, withAuth, type EngineStatus,
 } from '../protocols/index.js';
 import { ConnectionLimiter, infoRoutes, loadTlsMaterial, metricsRoutes, ServiceMetrics, type MetricsSource } from '../protocols/index.js';
+import { vectorRoutes } from '../protocols/index.js';
 import { SqlEngine, TxnManager, typeSystem, type SqlLimits } from '../query/index.js';
 import type { AppCommands, InspectReport, ReplayProgress, ReplayReport, ServeHandle } from './app-types.js';
 import { SVC_VERSION } from '../core/version.js';
@@ -89,6 +90,7 @@ export async function startServer(config: Config, rootLogger: PinoLogger): Promi
     transactionRoutes({ transactions, limits: config, metrics }),
     infoRoutes({ limits: config }),
     metricsRoutes({ metrics }),
+    vectorRoutes({ engine, catalog: projections.catalog, limits: config }),
   ].map((plugin) => withAuth(auth, plugin));
   const { http, https, ops } = createListeners({ config, rootLogger, status, plugins, connections, metrics, tls });
 

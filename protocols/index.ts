@@ -25,3 +25,6 @@ export { ConnectionLimiter } from './http/connection-limit.js';
 export { loadTlsMaterial } from './http/tls.js';
 export { ServiceMetrics, type MetricsSource } from './metrics/service-metrics.js';
 export type { QueryMetrics } from './metrics/query-metrics.js';
+export { vectorRoutes, VECTOR_FIELD, type VectorRouteDeps } from './http/vector-routes.js';
+export type { VectorCatalog } from './vectors/vector-table.js';
+export type { VectorLimits } from './vectors/limits.js';
