@@ -28,3 +28,4 @@ export type { QueryMetrics } from './metrics/query-metrics.js';
 export { vectorRoutes, VECTOR_FIELD, type VectorRouteDeps } from './http/vector-routes.js';
 export type { VectorCatalog } from './vectors/vector-table.js';
 export type { VectorLimits } from './vectors/limits.js';
+export { vectorProtocol, type VectorProtocolDeps } from './pinecone/plugin.js';
