@@ -7,4 +7,4 @@ export { DEFAULT_SQL_LIMITS, type SqlLimits } from './limits.js';
 export { typeSystem } from './types/index.js';
 export { TxnManager, type BeginOptions, type TxnLimits, type TxnManagerDeps } from './txn/manager.js';
 export { ISOLATION_LEVELS, type IsolationLevel, type TxnStatus } from './txn/txn-state.js';
-export { assertSingleCondition } from './vector-filter.js';
+export { singleCondition } from './vector-filter.js';

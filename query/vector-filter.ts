@@ -11,14 +11,23 @@ function present(value: unknown): boolean {
   return value !== '' && value !== false;
 }
 
+/** True when the tree holds a `$n` parameter (a filter has no parameters of its own). */
+function hasParameter(node: unknown): boolean {
+  if (Array.isArray(node)) return node.some(hasParameter);
+  if (node === null || typeof node !== 'object') return false;
+  const n = node as AstNode;
+  if (n.type === 'var' && n.prefix === '$') return true;
+  return Object.values(n).some(hasParameter);
+}
+
 /**
  * Checks that `filter` is ONE SQL condition (the WHERE of `SELECT 1 FROM t WHERE (<filter>)`):
- * one statement, nothing but a WHERE. The caller then splices it in parentheses into its own
- * statement. Throws INVALID_QUERY otherwise (a second statement, a comment eating the closing
- * parenthesis, ORDER BY / LIMIT / UNION...). Subqueries inside the condition stay allowed: they run
+ * one statement, nothing but a WHERE, no `$n` parameters. Returns the text the caller splices
+ * into its own statement, parenthesized twice. Throws INVALID_QUERY otherwise (a second
+ * statement, a comment eating the closing parenthesis, ORDER BY / LIMIT / UNION...). Subqueries inside the condition stay allowed: they run
  * with the caller's own tenant and role, as the same text would through POST /query.
  */
-export function assertSingleCondition(filter: string, field = 'filter'): void {
+export function singleCondition(filter: string, field = 'filter'): string {
   const fail = (why: string): never => {
     throw new SvcError('INVALID_QUERY', `${field} must be one SQL condition (${why})`, { field, reason: 'invalid_filter' });
   };
@@ -36,4 +45,7 @@ export function assertSingleCondition(filter: string, field = 'filter'): void {
   const select = ast as AstNode;
   if (!Array.isArray(select.from) || select.from.length !== 1) fail('it changes the FROM clause');
   for (const clause of FORBIDDEN_CLAUSES) if (present(select[clause])) fail(`it brings a ${clause.replace('_next', 'set operation')} clause`);
+  if (hasParameter(select.where)) fail('it refers to a $n parameter');
+  // `(filter)` parsed as the whole WHERE; one more pair keeps `a) OR (b` from escaping the caller's AND.
+  return `((${filter}))`;
 }

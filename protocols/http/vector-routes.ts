@@ -1,6 +1,6 @@
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import { SvcError } from '../../core/errors.js';
-import { assertSingleCondition, type SqlEngine } from '../../query/index.js';
+import { singleCondition, type SqlEngine } from '../../query/index.js';
 import { engineScope } from '../auth/principal.js';
 import { topKMax, TOP_K_DEFAULT, vectorTimeoutMs, type VectorLimits } from '../vectors/limits.js';
 import { scoreOf } from '../vectors/scores.js';
@@ -80,7 +80,7 @@ function schemas(limits: VectorLimits) {
 const scope = (request: FastifyRequest, limits: VectorLimits) => ({ ...engineScope(request), timeoutMs: vectorTimeoutMs(limits) });
 
 /** The SELECT of a search: the nearest rows first (ORDER BY <op> LIMIT k, which an hnsw index serves). */
-function searchSql(target: VectorTable, body: SearchBody): string {
+function searchSql(target: VectorTable, body: SearchBody, filter: string | null): string {
   const vec = quoteIdent(target.vector.name);
   const distance = `${vec} ${DISTANCE_OPERATOR[body.metric]} CAST($1 AS vector)`;
   const columns = [`${quoteIdent(target.id.name)} AS "__id"`, `${distance} AS "__distance"`];
@@ -89,7 +89,7 @@ function searchSql(target: VectorTable, body: SearchBody): string {
     if (target.metadata !== null) columns.push(`${quoteIdent(target.metadata.name)} AS "__metadata"`);
     else for (const c of target.def.columns) if (c !== target.id && c !== target.vector) columns.push(quoteIdent(c.name));
   }
-  const where = [`${vec} IS NOT NULL`, ...(body.filter ? [`(${body.filter})`] : [])].join(' AND ');
+  const where = [`${vec} IS NOT NULL`, ...(filter === null ? [] : [filter])].join(' AND ');
   return `SELECT ${columns.join(', ')} FROM ${target.sql} WHERE ${where} ORDER BY ${distance} LIMIT $2`;
 }
 
@@ -149,8 +149,8 @@ export function vectorRoutes(deps: VectorRouteDeps): FastifyPluginAsync {
       const body = request.body;
       const target = searchTarget(catalog, engineScope(request).tenant, body.index);
       checkDimension(target, body.vector, 'vector');
-      if (body.filter) assertSingleCondition(body.filter);
-      const result = await engine.execute(searchSql(target, body), { params: [body.vector, body.top_k], maxRows: body.top_k, ...scope(request, limits) });
+      const filter = body.filter ? singleCondition(body.filter) : null;
+      const result = await engine.execute(searchSql(target, body, filter), { params: [body.vector, body.top_k], maxRows: body.top_k, ...scope(request, limits) });
       const results = result.rows.map((row) => searchResult(row, target, body));
       return { results, query_time_ms: Math.round(performance.now() - started) };
     });
@@ -171,8 +171,7 @@ export function vectorRoutes(deps: VectorRouteDeps): FastifyPluginAsync {
         throw new SvcError(MALFORMED_REQUEST_CODE, 'DELETE /vectors needs ids, filter or both (both: rows matching both)', { reason: 'ids_or_filter_required' });
       }
       const target = tableNamed(catalog, engineScope(request).tenant, body.table, 'table');
-      if (hasFilter) assertSingleCondition(body.filter!);
-      const where = [...(hasIds ? [`${quoteIdent(target.id.name)} = ANY($1)`] : []), ...(hasFilter ? [`(${body.filter})`] : [])];
+      const where = [...(hasIds ? [`${quoteIdent(target.id.name)} = ANY($1)`] : []), ...(hasFilter ? [singleCondition(body.filter!)] : [])];
       const params = hasIds ? [body.ids] : [];
       const result = await engine.execute(`DELETE FROM ${target.sql} WHERE ${where.join(' AND ')}`, { params, maxRows: 1, ...scope(request, limits) });
       return { success: true, deleted_count: result.affectedRows ?? 0 };
