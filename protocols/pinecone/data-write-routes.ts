@@ -69,7 +69,8 @@ function upsertStatement(index: VectorIndex, records: UpsertBody['vectors'], nam
     checkMetadataSize(r.metadata, metadataBytesMax, `vectors.${i}.metadata`);
     params.push(namespace, r.id, r.values, r.sparseValues ?? null, r.metadata ?? null);
     const p = i * 5;
-    return `($${p + 1}, $${p + 2}, CAST($${p + 3} AS vector), CAST($${p + 4} AS jsonb), CAST($${p + 5} AS jsonb))`;
+    // No CASTs: the target columns type the parameters, and a CAST per row costs several times the insert.
+    return `($${p + 1}, $${p + 2}, $${p + 3}, $${p + 4}, $${p + 5})`;
   });
   const sql = `INSERT INTO ${index.sql} (namespace, id, "values", sparse_values, metadata) VALUES ${rows.join(', ')}
     ON CONFLICT (namespace, id) DO UPDATE SET "values" = EXCLUDED."values", sparse_values = EXCLUDED.sparse_values, metadata = EXCLUDED.metadata`;
