@@ -157,6 +157,16 @@ describe('the vector protocol over HTTP', () => {
     expect((await fetch(`${baseUrl}/indexes`, { headers: bearer('admin-key') })).status).toBe(200);
   });
 
+  it('lets a read_only key query, fetch and describe, and refuses its writes with 403', async () => {
+    const { key } = await newKey(dataDir, { role: 'read_only' });
+    await expect.poll(async () => (await raw('/indexes/docs/query', { key, body: { topK: 1, vector: [1, 0, 0] } })).status, { timeout: 5000 }).toBe(200);
+    expect((await raw('/indexes/docs/vectors/fetch?ids=a1', { key })).status).toBe(200);
+    expect((await raw('/indexes/docs/describe_index_stats', { key, body: {} })).status).toBe(200);
+    const write = await raw('/indexes/docs/vectors/upsert', { key, body: { vectors: [{ id: 'ro', values: [1, 2, 3] }] } });
+    expect(write.body).toMatchObject({ status: 403, error: { code: 'AUTHORIZATION_DENIED' } });
+    expect((await raw('/indexes', { key, body: { name: 'ro-index', dimension: 2 } })).status).toBe(403);
+  });
+
   it('answers JSON bodies and clear 4xx for bad requests and limits', async () => {
     const bad = await raw('/indexes', { body: { name: 'Bad_Name', dimension: 3 } });
     expect(bad.status).toBe(422);
