@@ -191,6 +191,12 @@ describe('the vector protocol over HTTP', () => {
     expect(r.body.matches.map((m: { id: string }) => m.id)).toEqual(['q']);
     const dry = await raw('/indexes/docs/vectors/update', { body: { filter: { genre: { $eq: 'news' } }, setMetadata: { seen: true }, dryRun: true } });
     expect(dry.body).toEqual({ matchedRecords: 2 });
+    const stats = await raw('/indexes/docs/describe_index_stats', { body: { filter: { genre: 'news' } } });
+    expect(stats.body).toMatchObject({ totalVectorCount: 2, namespaces: { __default__: { vectorCount: 2 } }, dimension: 3, metric: 'cosine' });
+    const set = await raw('/indexes/docs/vectors/update', { body: { filter: { genre: 'news' }, setMetadata: { seen: true } } });
+    expect(set.body).toEqual({ matchedRecords: 2 });
+    const seen = await raw('/indexes/docs/query', { body: { topK: 10, vector: [1, 1, 1], filter: { seen: true } } });
+    expect(seen.body.matches.map((m: { id: string }) => m.id).sort()).toEqual(['a1', 'b1']);
     const deleted = await raw('/indexes/docs', { method: 'DELETE', body: undefined, key: 'nope' });
     expect(deleted.status).toBe(401);
   });
