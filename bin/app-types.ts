@@ -13,6 +13,8 @@ export interface ServeHandle {
   readonly httpsUrl: string | null;
   /** null when the ops port is off. */
   readonly opsUrl: string | null;
+  /** The vector protocol's own listener (SVC_VECTOR_PORT set and not the HTTP port); null: it is served on httpUrl. */
+  readonly vectorUrl?: string | null;
   /** The admin API key generated on this first start (print it once), or null. */
   readonly generatedApiKey: string | null;
   /** The SQL engine, for callers in the same process (benchmarks, embedding): no HTTP in between. */

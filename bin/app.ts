@@ -17,6 +17,7 @@ import {
 } from '../protocols/index.js';
 import { ConnectionLimiter, infoRoutes, loadTlsMaterial, metricsRoutes, ServiceMetrics, type MetricsSource } from '../protocols/index.js';
 import { rowRoutes, rowsRoutes, tablesRoutes } from '../protocols/index.js';
+import { vectorProtocol, vectorRoutes } from '../protocols/index.js';
 import { SqlEngine, TxnManager, typeSystem, type SqlLimits } from '../query/index.js';
 import type { AppCommands, InspectReport, ReplayProgress, ReplayReport, ServeHandle } from './app-types.js';
 import { SVC_VERSION } from '../core/version.js';
@@ -93,8 +94,10 @@ export async function startServer(config: Config, rootLogger: PinoLogger): Promi
     rowRoutes({ engine, catalog: projections.catalog, limits: config }),
     infoRoutes({ limits: config }),
     metricsRoutes({ metrics }),
+    vectorRoutes({ engine, catalog: projections.catalog, limits: config }),
   ].map((plugin) => withAuth(auth, plugin));
-  const { http, https, ops } = createListeners({ config, rootLogger, status, plugins, connections, metrics, tls });
+  const vectors = vectorProtocol({ engine, catalog: projections.catalog, limits: config, gate: auth, vectorApiKey: config.vectorApiKey });
+  const { http, https, ops, vector } = createListeners({ config, rootLogger, status, plugins, connections, metrics, tls, vectors });
 
   let closing: Promise<void> | null = null;
   const close = (reason: string): Promise<void> => {
@@ -103,7 +106,7 @@ export async function startServer(config: Config, rootLogger: PinoLogger): Promi
       caughtUp = false;
       // Stop accepting and let in-flight requests (and so their writes) finish, then stop applying
       // and flush the log: every acknowledged write is durable before the process exits.
-      await Promise.all([http.close(), https?.close(), ops?.close(), asyncQueries.close()]);
+      await Promise.all([http.close(), https?.close(), ops?.close(), vector?.close(), asyncQueries.close()]);
       await transactions.close();
       await projections.stop();
       await log.close();
@@ -118,13 +121,14 @@ export async function startServer(config: Config, rootLogger: PinoLogger): Promi
     const httpUrl = await listen(http, { host: config.host, port: config.httpPort, settingName: settingLabel('httpPort') });
     const httpsUrl = https ? await listen(https, { host: config.host, port: config.httpsPort, settingName: settingLabel('httpsPort') }) : null;
     const opsUrl = ops ? await listen(ops, { host: config.host, port: config.opsPort, settingName: settingLabel('opsPort') }) : null;
+    const vectorUrl = vector ? await listen(vector, { host: config.host, port: config.vectorPort ?? 0, settingName: settingLabel('vectorPort') }) : null;
     const target = log.durableLsn;
     await projections.start((applied) => {
       if (applied === target || applied % 100_000 === 0) logger.info({ appliedLsn: applied, targetLsn: target }, 'catching up');
     });
     caughtUp = true;
     logger.info({ lsn: log.durableLsn, tables: [...projections.catalog.tables()].length }, 'ready');
-    return { httpUrl, httpsUrl, opsUrl, generatedApiKey: adminKey.generated, sql: engine, close };
+    return { httpUrl, httpsUrl, opsUrl, vectorUrl, generatedApiKey: adminKey.generated, sql: engine, close };
   } catch (error) {
     await close('start failed').catch(() => undefined);
     throw error;
@@ -139,15 +143,22 @@ interface ListenerDeps {
   readonly connections: ConnectionLimiter;
   readonly metrics: MetricsSource;
   readonly tls: Awaited<ReturnType<typeof loadTlsMaterial>>;
+  /** The vector-compatible protocol: on the API listeners, or on its own when SVC_VECTOR_PORT is another port. */
+  readonly vectors: FastifyPluginAsync;
 }
 
+type Listeners = { http: FastifyInstance; https: FastifyInstance | null; ops: FastifyInstance | null; vector: FastifyInstance | null };
+
 /** The API listeners (plain HTTP; HTTPS when TLS is set), sharing one connection limit, and the ops listener. */
-function createListeners(deps: ListenerDeps): { http: FastifyInstance; https: FastifyInstance | null; ops: FastifyInstance | null } {
+function createListeners(deps: ListenerDeps): Listeners {
   const { config, rootLogger: logger, status, plugins, connections, metrics, tls } = deps;
-  const http = createHttpServer({ config, logger, status, plugins, connections });
-  const https = tls === null ? null : createHttpServer({ config, logger, status, plugins, connections, tls });
+  const own = config.vectorPort !== undefined && config.vectorPort !== config.httpPort;
+  const rootPlugins = own ? [] : [deps.vectors];
+  const http = createHttpServer({ config, logger, status, plugins, connections, rootPlugins });
+  const https = tls === null ? null : createHttpServer({ config, logger, status, plugins, connections, tls, rootPlugins });
   const ops = config.opsPort === 0 ? null : createOpsServer({ config, logger, status, connections, metrics });
-  return { http, https, ops };
+  const vector = own ? createHttpServer({ config, logger, status, plugins: [], connections, rootPlugins: [deps.vectors] }) : null;
+  return { http, https, ops, vector };
 }
 
 export async function replay(config: Config, onProgress: (progress: ReplayProgress) => void, rootLogger: PinoLogger): Promise<ReplayReport> {

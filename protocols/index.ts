@@ -28,3 +28,7 @@ export type { QueryMetrics } from './metrics/query-metrics.js';
 export { tablesRoutes, type TableRouteDeps, type TableRouteLimits } from './http/tables-routes.js';
 export { rowsRoutes, type RowRouteDeps, type RowRouteLimits } from './http/rows-routes.js';
 export { rowRoutes } from './http/row-routes.js';
+export { vectorRoutes, VECTOR_FIELD, type VectorRouteDeps } from './http/vector-routes.js';
+export type { VectorCatalog } from './vectors/vector-table.js';
+export type { VectorLimits } from './vectors/limits.js';
+export { vectorProtocol, type VectorProtocolDeps } from './pinecone/plugin.js';

@@ -36,6 +36,8 @@ export const READ_ONLY_ROUTES: ReadonlySet<string> = new Set(
     'POST /transactions/:transaction_id/query',
     'POST /transactions/:transaction_id/commit',
     'POST /transactions/:transaction_id/rollback',
+    // A vector search is a SELECT.
+    'POST /vectors/search',
   ].map((route) => route.replace(' ', ` ${API_PREFIX}`)),
 );
 

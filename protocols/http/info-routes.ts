@@ -13,8 +13,8 @@ export const SERVED_PROTOCOLS: readonly string[] = ['http'];
 
 /** Each flag is true only when its endpoints exist in this build (docs/api.md, "Admin"). */
 export const FEATURES = Object.freeze({
-  // /vectors and the vector-compatible protocol are not built yet.
-  vector_search: false,
+  // /api/v1/vectors/* and the vector-compatible protocol (docs/vectors-api.md).
+  vector_search: true,
   // The GraphQL endpoint is not built yet.
   graph_queries: false,
   // No time-series tables, retention or downsampling.

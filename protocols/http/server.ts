@@ -24,5 +24,6 @@ export function createHttpServer(deps: HttpServerDeps): FastifyInstance {
   installContentNegotiation(app);
   app.register(adminRoutes, { prefix: API_PREFIX, status: deps.status, connections });
   for (const plugin of deps.plugins ?? []) app.register(plugin, { prefix: API_PREFIX });
+  for (const plugin of deps.rootPlugins ?? []) app.register(plugin);
   return app;
 }

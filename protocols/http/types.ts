@@ -20,6 +20,8 @@ export interface HttpServerDeps {
   readonly status: EngineStatus;
   /** Resource plugins; each is registered under /api/v1. */
   readonly plugins?: readonly FastifyPluginAsync[];
+  /** Plugins registered at the root, beside /api/v1 (the vector-compatible protocol). */
+  readonly rootPlugins?: readonly FastifyPluginAsync[];
   /** Set: an HTTPS listener (HTTP/2 with the HTTP/1.1 fallback) instead of plain HTTP. */
   readonly tls?: TlsMaterial;
   /** The max_connections count shared by every API listener; default: one of its own (config.maxConnections). */

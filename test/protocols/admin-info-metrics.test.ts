@@ -73,7 +73,7 @@ describe('GET /api/v1/info, /api/v1/metrics and the ops port /metrics (real serv
       version: '7.0.0',
       build: `7.0.0+node.${process.versions.node}`,
       api_version: 'v1',
-      features: { vector_search: false, graph_queries: false, time_series: false, multi_tenancy: true, streaming: true },
+      features: { vector_search: true, graph_queries: false, time_series: false, multi_tenancy: true, streaming: true },
       protocols: ['http'],
       limits: { max_query_size_bytes: 1_048_576, max_result_rows: 100_000, max_connections: 500 },
     });

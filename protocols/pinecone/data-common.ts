@@ -1,0 +1,64 @@
+import type { FastifyRequest } from 'fastify';
+import { SvcError } from '../../core/errors.js';
+import type { SqlEngine } from '../../query/index.js';
+import { engineScope } from '../auth/principal.js';
+import { vectorTimeoutMs, type VectorLimits } from '../vectors/limits.js';
+import type { VectorCatalog } from '../vectors/vector-table.js';
+import { findIndex, type VectorIndex } from './index-store.js';
+
+export interface DataPlaneDeps {
+  readonly engine: SqlEngine;
+  readonly catalog: VectorCatalog;
+  readonly limits: VectorLimits;
+}
+
+/** "" and "__default__" are the same namespace (Pinecone's two names for the default one); stored as "". */
+export const DEFAULT_NAMESPACE_NAME = '__default__';
+export const namespaceOf = (namespace: string | undefined | null): string =>
+  namespace === undefined || namespace === null || namespace === DEFAULT_NAMESPACE_NAME ? '' : namespace;
+
+export interface SparseValues {
+  indices: number[];
+  values: number[];
+}
+
+export type Run = (sql: string, params: unknown[], maxRows?: number) => Promise<{ rows: Record<string, unknown>[]; affectedRows: number | null }>;
+
+/** The index of a data-plane route (/indexes/:index_name/...) and the engine bound to the caller's scope. */
+export function indexRequest(deps: DataPlaneDeps, request: FastifyRequest<{ Params: { index_name: string } }>): { index: VectorIndex; run: Run } {
+  const scope = engineScope(request);
+  const index = findIndex(deps.catalog, scope.tenant, request.params.index_name);
+  const timeoutMs = vectorTimeoutMs(deps.limits);
+  const run: Run = (sql, params, maxRows = deps.limits.maxResultRows) => deps.engine.execute(sql, { params, timeoutMs, maxRows, ...scope });
+  return { index, run };
+}
+
+export const indexParams = { type: 'object', required: ['index_name'], properties: { index_name: { type: 'string', minLength: 1, maxLength: 45 } } };
+
+export const sparseSchema = {
+  type: 'object', required: ['indices', 'values'], additionalProperties: false,
+  properties: { indices: { type: 'array', items: { type: 'integer', minimum: 0, maximum: 4_294_967_295 } }, values: { type: 'array', items: { type: 'number' } } },
+};
+
+export function checkValues(index: VectorIndex, values: readonly number[], field: string): void {
+  if (values.length !== index.dimension) {
+    throw new SvcError('VALIDATION_ERROR', `Vector dimension ${values.length} does not match the dimension of the index ${index.dimension}`, {
+      field, expected: index.dimension, actual: values.length,
+    });
+  }
+}
+
+export function checkSparse(sparse: SparseValues | undefined, field: string): void {
+  if (sparse !== undefined && sparse.indices.length !== sparse.values.length) {
+    throw new SvcError('VALIDATION_ERROR', `${field}: indices and values must have the same length`, { field });
+  }
+}
+
+/** A stored record in Pinecone's shape (values and metadata only when asked for). */
+export function recordOf(row: Record<string, unknown>, withValues: boolean, withMetadata: boolean): Record<string, unknown> {
+  const out: Record<string, unknown> = { id: row['id'] };
+  if (withValues) out['values'] = row['values'] ?? [];
+  if (withValues && row['sparse_values'] !== null && row['sparse_values'] !== undefined) out['sparseValues'] = row['sparse_values'];
+  if (withMetadata && row['metadata'] !== null && row['metadata'] !== undefined) out['metadata'] = row['metadata'];
+  return out;
+}

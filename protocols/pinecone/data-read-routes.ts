@@ -1,0 +1,131 @@
+import type { FastifyPluginAsync } from 'fastify';
+import { SvcError } from '../../core/errors.js';
+import { FETCH_IDS_MAX, topKMax } from '../vectors/limits.js';
+import { checkSparse, checkValues, DEFAULT_NAMESPACE_NAME, indexParams, indexRequest, namespaceOf, recordOf, sparseSchema, type DataPlaneDeps, type Run, type SparseValues } from './data-common.js';
+import type { VectorIndex } from './index-store.js';
+import { metadataFilterSql } from './metadata-filter.js';
+import { hybridRerank, pineconeScore } from './scoring.js';
+
+type Params = { index_name: string };
+
+interface QueryBody {
+  topK: number;
+  namespace?: string;
+  filter?: Record<string, unknown>;
+  includeValues?: boolean;
+  includeMetadata?: boolean;
+  vector?: number[];
+  sparseVector?: SparseValues;
+  id?: string;
+}
+
+const USAGE = { readUnits: 1 };
+/** Ids per page of /vectors/list: Pinecone's default 100, at most 1000. */
+const LIST_LIMIT_DEFAULT = 100;
+const LIST_LIMIT_MAX = 1000;
+
+function schemas(deps: DataPlaneDeps) {
+  return {
+    query: {
+      type: 'object', required: ['topK'],
+      properties: {
+        topK: { type: 'integer', minimum: 1, maximum: topKMax(deps.limits) }, namespace: { type: 'string' }, filter: { type: 'object' },
+        includeValues: { type: 'boolean' }, includeMetadata: { type: 'boolean' }, vector: { type: 'array', maxItems: deps.limits.vectorMaxDimension, items: { type: 'number' } },
+        sparseVector: sparseSchema, id: { type: 'string', minLength: 1, maxLength: 512 },
+      },
+    },
+    fetch: {
+      type: 'object', required: ['ids'],
+      properties: { ids: { type: 'array', minItems: 1, maxItems: FETCH_IDS_MAX, items: { type: 'string', minLength: 1, maxLength: 512 } }, namespace: { type: 'string' } },
+    },
+    list: {
+      type: 'object',
+      properties: { prefix: { type: 'string', maxLength: 512 }, limit: { type: 'integer', minimum: 1, maximum: LIST_LIMIT_MAX }, paginationToken: { type: 'string', maxLength: 2048 }, namespace: { type: 'string' } },
+    },
+  };
+}
+
+/** The query vector: the body's, or the stored values of the record `id`; null when that record does not exist. */
+async function queryVector(index: VectorIndex, run: Run, body: QueryBody, namespace: string): Promise<number[] | null> {
+  if ((body.vector === undefined) === (body.id === undefined)) throw new SvcError('VALIDATION_ERROR', 'query takes exactly one of vector and id', { field: 'vector' });
+  if (body.vector !== undefined) {
+    checkValues(index, body.vector, 'vector');
+    return body.vector;
+  }
+  const { rows } = await run(`SELECT "values" FROM ${index.sql} WHERE namespace = $1 AND id = $2`, [namespace, body.id], 1);
+  return (rows[0]?.['values'] as number[] | undefined) ?? null;
+}
+
+/** How many nearest rows a hybrid query rescores (dense order first, then dense + sparse exactly). */
+const hybridCandidates = (topK: number, max: number): number => Math.min(max, Math.max(topK * 10, 100));
+
+async function runQuery(deps: DataPlaneDeps, index: VectorIndex, run: Run, body: QueryBody): Promise<Record<string, unknown>[]> {
+  const namespace = namespaceOf(body.namespace);
+  const vector = await queryVector(index, run, body, namespace);
+  if (vector === null) return [];
+  checkSparse(body.sparseVector, 'sparseVector');
+  const hybrid = body.sparseVector !== undefined && body.sparseVector.indices.length > 0;
+  if (hybrid && index.metric !== 'dotproduct') throw new SvcError('VALIDATION_ERROR', 'sparse vectors need an index with the dotproduct metric', { field: 'sparseVector' });
+  const params: unknown[] = [vector, namespace];
+  const where = ['namespace = $2', '"values" IS NOT NULL', ...(body.filter && Object.keys(body.filter).length > 0 ? [metadataFilterSql(body.filter, params)] : [])];
+  const limit = hybrid ? hybridCandidates(body.topK, topKMax(deps.limits)) : body.topK;
+  const distance = `"values" ${index.operator} CAST($1 AS vector)`;
+  const sql = `SELECT id, ${distance} AS "__distance", "values", sparse_values, metadata FROM ${index.sql} WHERE ${where.join(' AND ')} ORDER BY ${distance} LIMIT ${limit}`;
+  const { rows } = await run(sql, params, limit);
+  const scored = rows.map((row) => ({ row, score: pineconeScore(index.metric, Number(row['__distance'])) }));
+  const ranked = hybrid ? hybridRerank(scored, body.sparseVector!).slice(0, body.topK) : scored;
+  return ranked.map(({ row, score }) => ({ ...recordOf(row, body.includeValues === true, body.includeMetadata === true), score }));
+}
+
+/** POST {host}/query, GET {host}/vectors/fetch, GET {host}/vectors/list, POST|GET {host}/describe_index_stats. */
+export function dataReadRoutes(deps: DataPlaneDeps): FastifyPluginAsync {
+  const schema = schemas(deps);
+  return async (app) => {
+    app.post<{ Params: Params; Body: QueryBody }>('/indexes/:index_name/query', { schema: { params: indexParams, body: schema.query } }, async (request) => {
+      const { index, run } = indexRequest(deps, request);
+      const matches = await runQuery(deps, index, run, request.body);
+      return { matches, namespace: request.body.namespace ?? '', usage: USAGE };
+    });
+
+    app.get<{ Params: Params; Querystring: { ids: string[]; namespace?: string } }>(
+      '/indexes/:index_name/vectors/fetch', { schema: { params: indexParams, querystring: schema.fetch } }, async (request) => {
+        const { index, run } = indexRequest(deps, request);
+        const { ids, namespace } = request.query;
+        const { rows } = await run(`SELECT id, "values", sparse_values, metadata FROM ${index.sql} WHERE namespace = $1 AND id = ANY($2)`, [namespaceOf(namespace), ids], FETCH_IDS_MAX);
+        const vectors = Object.fromEntries(rows.map((row) => [String(row['id']), recordOf(row, true, true)]));
+        return { vectors, namespace: namespace ?? '', usage: USAGE };
+      },
+    );
+
+    app.get<{ Params: Params; Querystring: { prefix?: string; limit?: number; paginationToken?: string; namespace?: string } }>(
+      '/indexes/:index_name/vectors/list', { schema: { params: indexParams, querystring: schema.list } }, async (request) => {
+        const { index, run } = indexRequest(deps, request);
+        const { prefix = '', limit = LIST_LIMIT_DEFAULT, paginationToken, namespace } = request.query;
+        const after = paginationToken === undefined ? '' : Buffer.from(paginationToken, 'base64url').toString('utf8');
+        const params: unknown[] = [namespaceOf(namespace), after, prefix, [...prefix].length];
+        const sql = `SELECT id FROM ${index.sql} WHERE namespace = $1 AND id > $2 AND substr(id, 1, $4) = $3 ORDER BY id LIMIT ${limit + 1}`;
+        const { rows } = await run(sql, params, limit + 1);
+        const page = rows.slice(0, limit).map((r) => ({ id: String(r['id']) }));
+        const next = rows.length > limit ? Buffer.from(page.at(-1)!.id, 'utf8').toString('base64url') : undefined;
+        return { vectors: page, ...(next === undefined ? {} : { pagination: { next } }), namespace: namespace ?? '', usage: USAGE };
+      },
+    );
+
+    const stats = async (index: VectorIndex, run: Run, filter: Record<string, unknown> | undefined) => {
+      const params: unknown[] = [];
+      const where = filter && Object.keys(filter).length > 0 ? `WHERE ${metadataFilterSql(filter, params)}` : '';
+      const { rows } = await run(`SELECT namespace, count(*) AS n FROM ${index.sql} ${where} GROUP BY namespace`, params);
+      const namespaces = Object.fromEntries(rows.map((r) => [r['namespace'] === '' ? DEFAULT_NAMESPACE_NAME : String(r['namespace']), { vectorCount: Number(r['n']) }]));
+      const total = rows.reduce((sum, r) => sum + Number(r['n']), 0);
+      return { namespaces, dimension: index.dimension, indexFullness: total / deps.limits.vectorMaxVectors, totalVectorCount: total, metric: index.metric, vectorType: 'dense' };
+    };
+    app.post<{ Params: Params; Body: { filter?: Record<string, unknown> } }>('/indexes/:index_name/describe_index_stats', { schema: { params: indexParams } }, async (request) => {
+      const { index, run } = indexRequest(deps, request);
+      return stats(index, run, request.body?.filter);
+    });
+    app.get<{ Params: Params }>('/indexes/:index_name/describe_index_stats', { schema: { params: indexParams } }, async (request) => {
+      const { index, run } = indexRequest(deps, request);
+      return stats(index, run, undefined);
+    });
+  };
+}

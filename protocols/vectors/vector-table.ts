@@ -1,0 +1,103 @@
+import { DEFAULT_SCHEMA, type ColumnDef, type TableDef } from '../../core/catalog.js';
+import { SvcError } from '../../core/errors.js';
+
+/** What the vector routes read of the catalog (projections' CatalogState satisfies it). */
+export interface VectorCatalog {
+  tableByName(tenant: string, schema: string, name: string): { readonly def: TableDef } | undefined;
+  tables(): Iterable<{ readonly def: TableDef }>;
+}
+
+/** Distance operators of the SQL engine (pgvector's): smaller is nearer for all three. */
+export type Metric = 'cosine' | 'l2' | 'inner_product';
+
+export const DISTANCE_OPERATOR: Readonly<Record<Metric, string>> = Object.freeze({ cosine: '<=>', l2: '<->', inner_product: '<#>' });
+
+/** hnsw operator classes (CREATE INDEX ... USING hnsw (col <opclass>)). */
+export const OPERATOR_CLASS: Readonly<Record<Metric, string>> = Object.freeze({
+  cosine: 'vector_cosine_ops', l2: 'vector_l2_ops', inner_product: 'vector_ip_ops',
+});
+
+/** A SQL identifier in double quotes (embedded quotes doubled). */
+export function quoteIdent(name: string): string {
+  return `"${name.replaceAll('"', '""')}"`;
+}
+
+/** Which columns of a table hold a vector record: id, vector, metadata. */
+export interface VectorTable {
+  /** Quoted, schema-qualified table name for SQL text. */
+  readonly sql: string;
+  readonly def: TableDef;
+  readonly id: ColumnDef;
+  readonly vector: ColumnDef;
+  readonly dimension: number;
+  /** A JSONB column named `metadata`, or null (then metadata is read from the other columns). */
+  readonly metadata: ColumnDef | null;
+}
+
+function splitName(name: string): { schema: string; table: string } {
+  const dot = name.indexOf('.');
+  return dot < 0 ? { schema: DEFAULT_SCHEMA, table: name } : { schema: name.slice(0, dot), table: name.slice(dot + 1) };
+}
+
+const invalidTable = (def: TableDef, why: string, field: string): SvcError =>
+  new SvcError('VALIDATION_ERROR', `table "${def.name}" cannot hold vector records: ${why}`, { field, table: def.name });
+
+/**
+ * The vector layout of a table: the id is its one-column primary key (else a column named id),
+ * the vector its one VECTOR column (or `vectorColumn`), the metadata a JSONB column named metadata.
+ */
+export function vectorTableOf(def: TableDef, field: string, vectorColumn?: ColumnDef): VectorTable {
+  if (def.kind !== 'table') throw invalidTable(def, 'it is a view', field);
+  const vectors = def.columns.filter((c) => c.type.name === 'vector');
+  const vector = vectorColumn ?? (vectors.length === 1 ? vectors[0] : undefined);
+  if (vector === undefined) throw invalidTable(def, `it has ${vectors.length} VECTOR columns; name an hnsw index to pick one`, field);
+  const pk = def.primaryKey.length === 1 ? def.columns.find((c) => c.id === def.primaryKey[0]) : undefined;
+  const id = pk ?? def.columns.find((c) => c.name === 'id');
+  if (id === undefined) throw invalidTable(def, 'it has neither a one-column primary key nor a column named id', field);
+  const metadata = def.columns.find((c) => c.name === 'metadata' && c.type.name === 'jsonb') ?? null;
+  const dimension = (vector.type as { dimension?: number }).dimension ?? 0;
+  return { sql: `${quoteIdent(def.schema)}.${quoteIdent(def.name)}`, def, id, vector, dimension, metadata };
+}
+
+/** The table called `name` ([schema.]table) in the tenant, or TABLE_NOT_FOUND. */
+export function tableNamed(catalog: VectorCatalog, tenant: string, name: string, field: string): VectorTable {
+  const { schema, table } = splitName(name);
+  const entry = catalog.tableByName(tenant, schema, table);
+  if (entry === undefined) throw new SvcError('TABLE_NOT_FOUND', `table "${name}" does not exist`, { field, table: name });
+  return vectorTableOf(entry.def, field);
+}
+
+/** An hnsw index named `name` in the tenant (its table and column), or else a table with one VECTOR column. */
+export function searchTarget(catalog: VectorCatalog, tenant: string, name: string): VectorTable {
+  const { schema, table: indexName } = splitName(name);
+  for (const { def } of catalog.tables()) {
+    if (def.tenant !== tenant || def.schema !== schema) continue;
+    const index = def.indexes.find((i) => i.kind === 'hnsw' && i.name === indexName);
+    if (index === undefined) continue;
+    const column = def.columns.find((c) => c.id === index.columnIds[0]);
+    return vectorTableOf(def, 'index', column);
+  }
+  const entry = catalog.tableByName(tenant, schema, indexName);
+  if (entry === undefined) throw new SvcError('TABLE_NOT_FOUND', `no hnsw index or table named "${name}"`, { field: 'index', index: name });
+  return vectorTableOf(entry.def, 'index');
+}
+
+/** 422 unless `vector` has the column's dimension. */
+export function checkDimension(target: VectorTable, vector: readonly number[], field: string): void {
+  if (vector.length !== target.dimension) {
+    throw new SvcError('VALIDATION_ERROR', `${field} has ${vector.length} dimensions; ${target.def.name}.${target.vector.name} holds VECTOR(${target.dimension})`, {
+      field, expected: target.dimension, actual: vector.length,
+    });
+  }
+}
+
+/** 400 LIMIT_EXCEEDED when a metadata object's JSON text is larger than the limit. */
+export function checkMetadataSize(metadata: unknown, bytesMax: number, field: string): void {
+  if (metadata === undefined || metadata === null) return;
+  const bytes = Buffer.byteLength(JSON.stringify(metadata), 'utf8');
+  if (bytes > bytesMax) {
+    throw new SvcError('LIMIT_EXCEEDED', `${field} is ${bytes} bytes of JSON; the limit is ${bytesMax} (SVC_VECTOR_MAX_METADATA_BYTES)`, {
+      field, limit: bytesMax, actual: bytes,
+    });
+  }
+}
