@@ -173,6 +173,11 @@ export function sendError(original: unknown, request: FastifyRequest, reply: Fas
   } else {
     request.log.info({ code: error.code, statusCode, method: request.method, url: request.url, reason: error.message }, 'request rejected');
   }
+  const resetAt = error.code === 'RATE_LIMIT_EXCEEDED' ? error.details.reset_at : undefined;
+  if (typeof resetAt === 'string' && !reply.hasHeader('retry-after')) {
+    // Every 429 says when to come back (RFC 9110's Retry-After, in seconds).
+    reply.header('retry-after', String(Math.max(1, Math.ceil((Date.parse(resetAt) - Date.now()) / 1000))));
+  }
   return reply.code(statusCode).type('application/json; charset=utf-8').send(errorEnvelope(error, request.id));
 }
 

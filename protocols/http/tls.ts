@@ -17,7 +17,9 @@ async function pemOf(value: string, setting: string): Promise<string> {
     return await readFile(value, 'utf8');
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    throw new SvcError('CONFIG_INVALID', `${setting} is neither PEM text nor a readable file: ${value} (${code ?? 'unreadable'})`, { setting, errno: code }, error);
+    // Name the path only when it looks like one: a value pasted without its BEGIN line may be key material.
+    const shown = value.length <= 256 && !/\s/.test(value) ? `: ${value}` : '';
+    throw new SvcError('CONFIG_INVALID', `${setting} is neither PEM text nor a readable file${shown} (${code ?? 'unreadable'})`, { setting, errno: code }, error);
   }
 }
 

@@ -24,8 +24,14 @@ export function atomicBatch(statements: readonly ParsedStatement[]): { body: Par
   const body = statements.filter((s) => controlOf(s) === null);
   const data = body.every((s) => s.explain !== null || DATA_STATEMENTS.has(s.ast?.type ?? ''));
   const writes = body.some((s) => s.explain === null && s.ast?.type !== 'select');
-  if (!data || !writes || statements.length < 2) return null;
   const controls = statements.map(controlOf);
+  if (!data && controls.includes('ROLLBACK')) {
+    // Run one by one, a ROLLBACK could not undo what came before it: refuse rather than pretend.
+    throw new SvcError('INVALID_QUERY', 'ROLLBACK cannot undo DDL in the same request (catalog changes are not transactional here); send the DDL alone, or the data statements without DDL', {
+      reason: 'transaction_control',
+    });
+  }
+  if (!data || !writes || statements.length < 2) return null;
   const opens = controls[0] === 'BEGIN';
   const last = controls.at(-1);
   const closes = last === 'COMMIT' || last === 'ROLLBACK';

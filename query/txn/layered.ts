@@ -23,6 +23,10 @@ type Bounds = { gte?: Uint8Array | undefined; lt?: Uint8Array | undefined; rever
 class Layer {
   constructor(private readonly overlay: PendingOverlay, private readonly tracking: ReadTracking | null) {}
 
+  get tracked(): boolean {
+    return this.tracking !== null;
+  }
+
   note(span: KeySpan): void {
     this.tracking?.reads.addSpan(span, this.tracking.seenLsn);
   }
@@ -132,12 +136,13 @@ export class LayeredSource implements RowSource {
     this.layer = new Layer(overlay, tracking);
   }
 
-  /** A version lets the scan cache serve rows without rows() being called: count it as reading the whole table. */
+  /**
+   * No cached scans where reads are tracked (serializable): the cache would serve rows without
+   * rows()/getRows() seeing which; nor for a table this transaction changed.
+   */
   rowVersion(tableId: TableId): number | null {
-    if (this.layer.touches(tableId)) return null;
-    const version = this.base.rowVersion(tableId);
-    if (version !== null) this.layer.note(keys.rowSpan(tableId, {}));
-    return version;
+    if (this.layer.tracked || this.layer.touches(tableId)) return null;
+    return this.base.rowVersion(tableId);
   }
 
   rows(tableId: TableId, range: ByteRange): AsyncIterable<[Uint8Array, Uint8Array][]> {

@@ -33,6 +33,8 @@ export interface BeginOptions {
   readonly isolation: IsolationLevel;
   readonly readOnly: boolean;
   readonly timeoutMs?: number;
+  /** A request's own batch (atomically): no REST slot, no record kept after it ends. */
+  readonly internal?: boolean;
 }
 
 /** A statement of a transaction; the role's read-only refusal wins over the transaction's. */
@@ -43,6 +45,8 @@ const READS_MAX = 1_000_000;
 /** Ended transactions are remembered this long, so a late call hears why it ended rather than "not found". */
 const ENDED_RETENTION_MS = 10 * 60_000;
 const ENDED_KEPT_MAX = 10_000;
+/** How long after its statements' deadline a request's batch transaction expires (a backstop). */
+const BATCH_EXPIRY_MARGIN_MS = 60_000;
 /**
  * Keys of others' writes kept to validate open transactions (a few hundred MB at most). Past it,
  * the oldest are dropped and the transactions that needed them can only end in a conflict.
@@ -61,7 +65,7 @@ export class TxnManager implements AtomicBatchRunner {
   private readonly ended = new Map<string, Transaction>();
   private readonly recent = new RecentWrites();
   /** Floors of transactions being begun (they watch appends before they are in `open`). */
-  private readonly pendingFloors = new Set<{ floorLsn: Lsn }>();
+  private readonly pendingFloors = new Set<{ floorLsn: Lsn; tenant: string; internal: boolean }>();
   private readonly now: () => number;
   private readonly unobserve: () => void;
   private closed = false;
@@ -83,10 +87,11 @@ export class TxnManager implements AtomicBatchRunner {
 
   async begin(options: BeginOptions): Promise<Record<string, unknown>> {
     if (this.closed) throw new SvcError('SHUTTING_DOWN', 'the server is shutting down; retry on another instance or after restart');
-    this.makeRoom();
+    const internal = options.internal ?? false;
+    if (!internal) this.makeRoom(options.tenant);
     const { limits, projections } = this.deps;
     const timeoutMs = options.timeoutMs ?? limits.transactionTimeoutMsDefault;
-    if (timeoutMs > limits.transactionTimeoutMsMax) {
+    if (!internal && timeoutMs > limits.transactionTimeoutMsMax) {
       throw new SvcError('VALIDATION_ERROR', `timeout_ms is above the maximum of ${limits.transactionTimeoutMsMax} (transactionTimeoutMsMax)`, { field: 'timeout_ms', max: limits.transactionTimeoutMsMax });
     }
     const id = randomUUID();
@@ -94,7 +99,7 @@ export class TxnManager implements AtomicBatchRunner {
     const headLsn = projections.sequencer.headLsn;
     // Registered before the snapshot, so every record after it is watched; the snapshot waits for
     // what was appended before, so it covers every LSN up to its own.
-    const placeholder = { floorLsn: asLsn(0) };
+    const placeholder = { floorLsn: asLsn(0), tenant: options.tenant, internal };
     this.pendingFloors.add(placeholder);
     let snapshot: { store: ReturnType<typeof projections.store.snapshot>; lsn: Lsn } | null = null;
     try {
@@ -106,11 +111,18 @@ export class TxnManager implements AtomicBatchRunner {
     } finally {
       this.pendingFloors.delete(placeholder);
     }
+    if (this.closed) {
+      await snapshot?.store.close();
+      throw new SvcError('SHUTTING_DOWN', 'the server is shutting down; retry on another instance or after restart');
+    }
     const txn = new Transaction({
-      id, tenant: options.tenant, isolation: options.isolation, readOnly: options.readOnly,
+      id, tenant: options.tenant, isolation: options.isolation, readOnly: options.readOnly, internal,
       startedAtMs, expiresAtMs: startedAtMs + timeoutMs, snapshot, floorLsn: snapshot?.lsn ?? headLsn,
       sequencer: projections.sequencer, recent: this.recent, readsMax: READS_MAX, opsMax: limits.sqlDmlRowsMax,
     });
+    // Writes it would need to check were dropped while it began (shedRecentWrites): it can only fail.
+    const shed = this.recent.shedThroughLsn;
+    if (shed !== null && shed >= txn.init.floorLsn) txn.doomedAtLsn = shed;
     this.open.set(id, txn);
     const timer = setTimeout(() => void this.expire(txn), timeoutMs);
     timer.unref();
@@ -156,15 +168,23 @@ export class TxnManager implements AtomicBatchRunner {
    * the statements of one request as one record (query/txn/batch.ts).
    */
   async atomically<T>(tenant: string, timeoutMs: number, body: (txn: TxnContext) => Promise<T>, end: 'commit' | 'rollback'): Promise<T> {
-    const created = await this.begin({ tenant, isolation: 'read_committed', readOnly: false, timeoutMs: Math.min(timeoutMs, this.deps.limits.transactionTimeoutMsMax) });
+    // Its statements' own deadline ends it first; the transaction's expiry is only a backstop.
+    const created = await this.begin({ tenant, isolation: 'read_committed', readOnly: false, timeoutMs: timeoutMs + BATCH_EXPIRY_MARGIN_MS, internal: true });
     const id = created.transaction_id as string;
     const txn = this.open.get(id)!;
     let result: T;
+    txn.busy = true;
+    const running = body(txn);
+    txn.running = running;
     try {
-      result = await body(txn);
+      result = await running;
     } catch (error) {
+      txn.busy = false;
       await this.rollback(id, tenant).catch(() => undefined);
       throw error;
+    } finally {
+      txn.busy = false;
+      txn.running = null;
     }
     if (end === 'commit') await this.commit(id, tenant);
     else await this.rollback(id, tenant);
@@ -190,7 +210,7 @@ export class TxnManager implements AtomicBatchRunner {
     try {
       if (txn.changeCount > 0) {
         const appended = await this.deps.projections.sequencer.submit(async (view) => {
-          txn.refuseOnConflict();
+          txn.refuseOnConflict(this.deps.projections.sequencer.headLsn);
           return { record: txnRecord(tenant, txn.commitOps(view), txn.id), result: null };
         });
         lsn = appended.lsn;
@@ -264,6 +284,7 @@ export class TxnManager implements AtomicBatchRunner {
   }
 
   private remember(txn: Transaction): void {
+    if (txn.init.internal) return; // nobody was told its id
     this.ended.set(txn.id, txn);
     const cutoff = this.now() - ENDED_RETENTION_MS;
     for (const [id, old] of this.ended) {
@@ -307,11 +328,14 @@ export class TxnManager implements AtomicBatchRunner {
     }
   }
 
-  private makeRoom(): void {
+  /** transactionsOpenMax per tenant (REST transactions only): one tenant cannot take every slot. */
+  private makeRoom(tenant: string): void {
     const max = this.deps.limits.transactionsOpenMax;
-    if (this.open.size < max) return;
-    const nextExpiryMs = Math.min(...[...this.open.values()].map((t) => t.init.expiresAtMs));
-    throw new SvcError('RATE_LIMIT_EXCEEDED', `${max} transactions are open (transactionsOpenMax); commit or roll back one, or retry after the next expiry`, {
+    const mine = [...this.open.values()].filter((t) => t.init.tenant === tenant && !t.init.internal);
+    const beginning = [...this.pendingFloors].filter((p) => p.tenant === tenant && !p.internal).length;
+    if (mine.length + beginning < max) return;
+    const nextExpiryMs = Math.min(...mine.map((t) => t.init.expiresAtMs), this.now() + 1000);
+    throw new SvcError('RATE_LIMIT_EXCEEDED', `${max} transactions of tenant ${tenant} are open (transactionsOpenMax); commit or roll back one, or retry after the next expiry`, {
       limit: max, remaining: 0, reset_at: iso(nextExpiryMs),
     });
   }

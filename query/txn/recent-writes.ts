@@ -21,6 +21,7 @@ interface AppendedRecord {
 export class RecentWrites {
   private records: AppendedRecord[] = [];
   private keyCount = 0;
+  private lastShed: Lsn | null = null;
 
   /** Records held and the keys they wrote (for tests and limits). */
   get size(): { readonly records: number; readonly keys: number } {
@@ -56,7 +57,26 @@ export class RecentWrites {
       last = record.lsn;
     }
     if (drop > 0) this.records = this.records.slice(drop);
+    if (last !== null) this.lastShed = last;
     return last;
+  }
+
+  /** The LSN of the last record dropped by shed(): readers from before it cannot be checked. */
+  get shedThroughLsn(): Lsn | null {
+    return this.lastShed;
+  }
+
+  /**
+   * The LSN of the first record after `afterLsn` with a written key `holds` accepts (a catalog
+   * change counts as every key), or null.
+   */
+  firstKeyAfter(afterLsn: Lsn, holds: (key: Uint8Array) => boolean): Lsn | null {
+    for (let r = firstAfter(this.records, afterLsn); r < this.records.length; r++) {
+      const record = this.records[r]!;
+      if (record.keys === null) return record.lsn;
+      for (const key of record.keys) if (holds(key)) return record.lsn;
+    }
+    return null;
   }
 
   /** The LSN of the first record after `seenLsn` that wrote into `span`, or null. */

@@ -14,6 +14,8 @@ export interface TransactionInit {
   readonly tenant: string;
   readonly isolation: IsolationLevel;
   readonly readOnly: boolean;
+  /** A request's own batch transaction (query/txn/batch.ts), not a REST one. */
+  readonly internal: boolean;
   readonly startedAtMs: number;
   readonly expiresAtMs: number;
   /** repeatable_read and serializable: the snapshot every SELECT reads, and the LSN it covers. */
@@ -89,7 +91,7 @@ export class Transaction implements TxnContext {
 
   dmlView(view: WriteView, headLsn: number): WriteView {
     // A conflict already there would refuse the commit: say so at this statement.
-    this.refuseOnConflict();
+    this.refuseOnConflict(asLsn(headLsn));
     // read_committed reads the latest state; the others read as of their snapshot, so a row
     // changed by another commit since is a conflict (PostgreSQL's "could not serialize access").
     const seenLsn = this.init.snapshot?.lsn ?? asLsn(headLsn);
@@ -121,13 +123,13 @@ export class Transaction implements TxnContext {
   doomedAtLsn: Lsn | null = null;
 
   /** Throws TRANSACTION_CONFLICT when another commit wrote into something this transaction read or wrote. */
-  refuseOnConflict(): void {
+  refuseOnConflict(headLsn: Lsn): void {
     if (this.doomedAtLsn !== null) {
       throw new SvcError('TRANSACTION_CONFLICT', 'too much was written by others while this transaction was open to check it for conflicts; roll back and retry it (shorter)', {
         transaction_id: this.id, isolation_level: this.init.isolation,
       });
     }
-    const conflict = this.reads.firstConflict(this.init.recent);
+    const conflict = this.reads.firstConflict(this.init.recent, headLsn);
     if (!conflict) return;
     throw new SvcError(
       'TRANSACTION_CONFLICT',
@@ -150,6 +152,8 @@ export class Transaction implements TxnContext {
   /** Lets go of the snapshot and the staged changes. */
   async release(): Promise<void> {
     this.ops.length = 0;
+    this.reads.clear();
+    this.sequences.clear();
     this.overlay.release(asLsn(Number.MAX_SAFE_INTEGER));
     await this.init.snapshot?.store.close();
   }

@@ -385,4 +385,31 @@ describe('/api/v1/transactions', () => {
     expect(foreign.status).toBe(404);
     expect((await api(server.baseUrl, `/transactions/${id}/rollback`, { headers: bearer(reader.key), body: {} })).status).toBe(200);
   });
+
+  it('review fixes: ROLLBACK with DDL is refused, batch transactions leave no record, serializable point reads stay precise', async () => {
+    await reset();
+    const refused = await call('POST', '/query', { sql: 'BEGIN; UPDATE acct SET balance = -1 WHERE id = 1; CREATE TABLE zz (x INT); ROLLBACK' });
+    expect(refused.status).toBe(400);
+    expect(refused.body.error.details.reason).toBe('transaction_control');
+    expect(await balance(1)).toBe(100);
+    // A point read in a serializable transaction conflicts only with writes to that row.
+    const a = await begin({ isolation_level: 'serializable' });
+    await ok(a, 'SELECT balance FROM acct WHERE id = 1');
+    await sql('UPDATE acct SET balance = 7 WHERE id = 2');
+    await ok(a, 'UPDATE acct SET balance = 99 WHERE id = 1');
+    expect((await commit(a)).status).toBe(200);
+    expect(await balance(1)).toBe(99);
+  });
+
+  it('a large transaction commits promptly after many unrelated writes (incremental conflict checks)', async () => {
+    await sql('CREATE TABLE bulk_t (id INT PRIMARY KEY)');
+    const id = await begin();
+    await ok(id, 'INSERT INTO bulk_t SELECT g FROM generate_series(1, 50000) g');
+    for (let i = 0; i < 200; i++) await sql('INSERT INTO person VALUES ($1, $2)', [10_000 + i, `p${i}@x`]);
+    // While it commits, the server keeps answering (the check once blocked the event loop for tens of seconds).
+    const committing = commit(id);
+    expect((await fetch(`${server.baseUrl}/api/v1/live`)).status).toBe(200);
+    expect((await committing).status).toBe(200);
+    expect((await sql('SELECT count(*) AS n FROM bulk_t'))[0]!.n).toBe(50000);
+  });
 });

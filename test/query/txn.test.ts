@@ -36,9 +36,13 @@ describe('ReadSet', () => {
     reads.addKey(key(1, 1), lsn(10));
     reads.addSpan({ gte: key(3), lt: key(4) }, lsn(12));
     recent.add(lsn(11), [key(3, 5)]); // before the span was read: fine
-    expect(reads.firstConflict(recent)).toBeNull();
+    expect(reads.firstConflict(recent, lsn(12))).toBeNull();
+    // Checked through 12: the next check only meets what came after.
     recent.add(lsn(13), [key(1, 1)]);
-    expect(reads.firstConflict(recent)).toEqual({ lsn: 13 });
+    expect(reads.firstConflict(recent, lsn(13))).toEqual({ lsn: 13 });
+    const fresh = new ReadSet(10);
+    fresh.addSpan({ gte: key(3), lt: key(4) }, lsn(10));
+    expect(fresh.firstConflict(recent, lsn(13))).toEqual({ lsn: 11 });
   });
 
   it('is bounded', () => {
