@@ -66,8 +66,8 @@ export function authenticate(gate: AuthGate): onRequestAsyncHookHandler {
     if (verified.credential === null) throw verified.failure;
     const credential = verified.credential;
     // Every later line of this request names its caller (never the credential itself).
-    request.log = request.log.child({ subject: credential.subject });
-    reply.log = request.log;
+    // (fastify already made this request its own child logger: add to it rather than nest another.)
+    (request.log as unknown as { setBindings(bindings: Record<string, unknown>): void }).setBindings({ subject: credential.subject });
     const principal: Principal = { subject: credential.subject, role: credential.role, tenant: requestTenant(request, credential) };
     request.principal = principal;
     guardReadOnly(request, principal);
