@@ -72,6 +72,10 @@ export class VectorProjection implements Consumer {
     return this.indexes.get(indexId);
   }
 
+  indexSize(indexId: number): number | undefined {
+    return this.indexes.get(indexId)?.size;
+  }
+
   search(indexId: number, vector: Float32Array, k: number, ef: number): VectorHit[] | null {
     const index = this.indexes.get(indexId);
     return index ? index.search(vector, k, ef) : null;
