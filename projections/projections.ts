@@ -42,6 +42,7 @@ export class Projections {
   readonly sequencer: Sequencer;
   private readonly abort = new AbortController();
   private loops: Promise<void>[] = [];
+  private vectorsAppliedLsn: Lsn;
 
   private constructor(
     readonly log: Log,
@@ -54,6 +55,7 @@ export class Projections {
     tablesApplied: AppliedTracker,
   ) {
     this.tablesApplied = tablesApplied;
+    this.vectorsAppliedLsn = vectors.offset;
     this.applied = new AppliedTracker(Math.min(tables.offset, vectors.offset) as Lsn);
     this.sequencer = new Sequencer({ log, store, catalog: tables.catalog, applied: this.applied, handoff });
   }
@@ -101,7 +103,10 @@ export class Projections {
         this.advanceApplied(target, onProgress);
         if (this.options.retentionEnabled) void this.retain(offset);
       }, this.tablesApplied),
-      this.follow(this.vectors, () => this.advanceApplied(target, onProgress), null),
+      this.follow(this.vectors, (offset) => {
+        this.vectorsAppliedLsn = offset;
+        this.advanceApplied(target, onProgress);
+      }, null),
     ];
     await this.applied.waitFor(target);
   }
@@ -120,8 +125,9 @@ export class Projections {
     });
   }
 
+  /** From the consumers' onApplied only: an offset read mid-batch may cover writes not yet stored. */
   private advanceApplied(target: Lsn, onProgress?: (appliedLsn: Lsn, targetLsn: Lsn) => void): void {
-    const offset = Math.min(this.tables.offset, this.vectors.offset) as Lsn;
+    const offset = Math.min(this.tablesApplied.lsn, this.vectorsAppliedLsn) as Lsn;
     this.applied.advance(offset);
     onProgress?.(offset, target);
   }

@@ -90,7 +90,9 @@ export class VectorProjection implements Consumer {
       applied += 1;
     }
     this.recordsSinceCheckpoint += applied;
-    const due = this.recordsSinceCheckpoint >= this.options.checkpointRecordsMax
+    // Without indexes a checkpoint is a manifest alone: write it at once, so retention is never held back.
+    const due = (this.indexes.size === 0 && applied > 0)
+      || this.recordsSinceCheckpoint >= this.options.checkpointRecordsMax
       || (this.recordsSinceCheckpoint > 0 && Date.now() - this.lastCheckpointMs >= this.options.checkpointIntervalMs);
     if (due) await this.checkpoint();
   }

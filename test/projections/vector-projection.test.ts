@@ -81,7 +81,7 @@ describe('vector projection', () => {
 
   it('reloads from its checkpoint and catches up from the log after a restart', async () => {
     const dir = await scratch();
-    let db = await openDb(dir, { vectorCheckpointRecordsMax: 4 });
+    let db = await openDb(dir, { vectorCheckpointRecordsMax: 2 });
     await seed(db);
     await db.q("INSERT INTO items VALUES (4, '[7,7,7]')");
     // The checkpoint is written after the in-memory apply (which the write waited for).
