@@ -1,4 +1,4 @@
-import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdir, open, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { SvcError } from '../core/errors.js';
 import type { Lsn } from '../core/units.js';
@@ -63,16 +63,32 @@ export async function writeCheckpoint(dir: string, lsn: Lsn, indexes: readonly V
     const base = `${index.spec.indexId}.${lsn}`;
     const graphFile = `${base}.hnsw`;
     const wrote = await index.write(path.join(dir, `${graphFile}.tmp`));
-    if (wrote) await rename(path.join(dir, `${graphFile}.tmp`), path.join(dir, graphFile));
+    if (wrote) await syncThenRename(path.join(dir, `${graphFile}.tmp`), path.join(dir, graphFile));
     const labelsFile = `${base}.labels`;
     await writeFile(path.join(dir, `${labelsFile}.tmp`), encodeLabels(index.labels(), index.size));
-    await rename(path.join(dir, `${labelsFile}.tmp`), path.join(dir, labelsFile));
+    await syncThenRename(path.join(dir, `${labelsFile}.tmp`), path.join(dir, labelsFile));
     entries.push({ spec: index.spec, graphFile: wrote ? graphFile : null, labelsFile, nextLabel: index.labelCounter });
   }
   const manifest: Manifest = { format: FORMAT, lsn, indexes: entries };
   await writeFile(path.join(dir, `${MANIFEST}.tmp`), JSON.stringify(manifest));
-  await rename(path.join(dir, `${MANIFEST}.tmp`), path.join(dir, MANIFEST));
+  await syncThenRename(path.join(dir, `${MANIFEST}.tmp`), path.join(dir, MANIFEST));
+  await fsync(dir);
   await removeUnreferenced(dir, referenced(manifest));
+}
+
+/** fsync before rename: after a power loss the manifest never names a file whose data was lost. */
+async function syncThenRename(from: string, to: string): Promise<void> {
+  await fsync(from);
+  await rename(from, to);
+}
+
+async function fsync(file: string): Promise<void> {
+  const handle = await open(file, 'r');
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
 }
 
 function referenced(manifest: Manifest): Set<string> {

@@ -30,6 +30,8 @@ export interface VectorProjectionOptions {
 /** Vectors added between two turns of the event loop: bounds how long a bulk apply holds it. */
 const VECTORS_PER_TURN = 256;
 const BACKFILL_BATCH_ROWS = 1000;
+/** How often a checkpoint without indexes (a manifest and two fsyncs) may be written. */
+const EMPTY_CHECKPOINT_INTERVAL_MS = 100;
 
 /**
  * The vector projection: one hnsw index per hnsw IndexDef, fed by the log. Its durable offset is
@@ -90,8 +92,8 @@ export class VectorProjection implements Consumer {
       applied += 1;
     }
     this.recordsSinceCheckpoint += applied;
-    // Without indexes a checkpoint is a manifest alone: write it at once, so retention is never held back.
-    const due = (this.indexes.size === 0 && applied > 0)
+    // Without indexes a checkpoint is a manifest alone: write it often, so retention is not held back.
+    const due = (this.indexes.size === 0 && this.recordsSinceCheckpoint > 0 && Date.now() - this.lastCheckpointMs >= EMPTY_CHECKPOINT_INTERVAL_MS)
       || this.recordsSinceCheckpoint >= this.options.checkpointRecordsMax
       || (this.recordsSinceCheckpoint > 0 && Date.now() - this.lastCheckpointMs >= this.options.checkpointIntervalMs);
     if (due) await this.checkpoint();
