@@ -40,7 +40,7 @@ export class Projections {
   /** Applied by the tables projection alone. */
   readonly tablesApplied: AppliedTracker;
   readonly sequencer: Sequencer;
-  private readonly abort = new AbortController();
+  private readonly abort: AbortController;
   private loops: Promise<void>[] = [];
   private vectorsAppliedLsn: Lsn;
 
@@ -53,7 +53,9 @@ export class Projections {
     handoff: RecordHandoff,
     private readonly options: ProjectionOptions,
     tablesApplied: AppliedTracker,
+    abort: AbortController,
   ) {
+    this.abort = abort;
     this.tablesApplied = tablesApplied;
     this.vectorsAppliedLsn = vectors.offset;
     this.applied = new AppliedTracker(Math.min(tables.offset, vectors.offset) as Lsn);
@@ -65,15 +67,17 @@ export class Projections {
     const handoff = new RecordHandoff();
     const tables = await TablesProjection.load(store, options.logger.child({ component: 'tables-projection' }), handoff);
     const tablesApplied = new AppliedTracker(tables.offset);
+    const abort = new AbortController();
     const vectors = await VectorProjection.load({
       dir: options.vectorDir,
       store: rawStore,
-      tablesApplied: (lsn) => tablesApplied.waitFor(lsn),
+      // A stop while a backfill waits for the tables: the batch fails and is not checkpointed.
+      tablesApplied: (lsn) => waitOrAbort(tablesApplied.waitFor(lsn), abort.signal),
       checkpointRecordsMax: options.vectorCheckpointRecordsMax ?? VECTOR_CHECKPOINT_DEFAULTS.recordsMax,
       checkpointIntervalMs: options.vectorCheckpointIntervalMs ?? VECTOR_CHECKPOINT_DEFAULTS.intervalMs,
       logger: options.logger.child({ component: 'vector-projection' }),
     });
-    return new Projections(log, store, tables, vectors, handoff, options, tablesApplied);
+    return new Projections(log, store, tables, vectors, handoff, options, tablesApplied, abort);
   }
 
   get catalog(): CatalogState {
@@ -153,4 +157,13 @@ export class Projections {
       this.retaining = false;
     }
   }
+}
+
+function waitOrAbort(wait: Promise<void>, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const onAbort = (): void => reject(new Error('projections stopped while a vector index backfill waited for the tables'));
+    if (signal.aborted) return onAbort();
+    signal.addEventListener('abort', onAbort, { once: true });
+    wait.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
 }
