@@ -125,6 +125,18 @@ describe('SQL over hnsw indexes', () => {
     expect((await h.rows("SELECT id FROM few ORDER BY embedding <-> '[1,0.1]' LIMIT 1 OFFSET 1")).map((r) => Number(r.id))).toEqual([3]);
   });
 
+  it('serves <#> from a vector_ip_ops index, in the exact order', async () => {
+    await h.q('CREATE TABLE ip (id INT PRIMARY KEY, embedding VECTOR(3))');
+    const values = Array.from({ length: 200 }, (_v, i) => `(${i}, '[${(i % 17) / 3},${(i % 5) - 2},${i / 50}]')`).join(', ');
+    await h.q(`INSERT INTO ip VALUES ${values}`);
+    await h.q('CREATE INDEX ip_hnsw ON ip USING hnsw (embedding vector_ip_ops)');
+    const sql = "SELECT id FROM ip ORDER BY embedding <#> '[1,0.5,2]' LIMIT 5";
+    expect(JSON.stringify((await h.engine.explain(sql, { format: 'json' })).plan)).toContain('ip_hnsw');
+    const exact = (await h.rows("SELECT id FROM ip ORDER BY (embedding <#> '[1,0.5,2]') + 0, id LIMIT 5")).map((r) => Number(r.id));
+    const viaIndex = (await h.rows(sql)).map((r) => Number(r.id));
+    expect(viaIndex.filter((id) => exact.includes(id)).length).toBeGreaterThanOrEqual(4);
+  });
+
   it('refuses an ef_search outside 1..1000', async () => {
     await expect(h.engine.execute('SELECT 1', { timeoutMs: 1000, maxRows: 1, tenant: 'default', efSearch: 0 })).rejects.toMatchObject({ code: 'INVALID_QUERY' });
   });

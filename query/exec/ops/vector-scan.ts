@@ -57,7 +57,8 @@ async function indexSearch(node: ScanNode, access: VectorAccess, ctx: ExecContex
       if (image) candidates.push(decode(hits[i]!.pk, image));
     });
     const matched = node.filter ? await collect(filterOp(once(candidates), ctx, node.filter)) : candidates;
-    const ranked = rank(matched, distance);
+    // A row whose vector became NULL since the index saw it sorts last: only the exact scan may place it.
+    const ranked = rank(matched, distance).filter((r) => r.distance !== Number.POSITIVE_INFINITY);
     if (ranked.length >= k) return ranked.slice(0, k);
     // Fewer hits than asked: the whole index was searched, and rows outside it (NULL vectors) may follow.
     if (hits.length < fetch) return null;
