@@ -65,6 +65,7 @@ export async function startServer(config: Config, rootLogger: PinoLogger): Promi
     readBatchBytesMax: config.logReadBatchBytesMax,
     retentionEnabled: config.logRetentionEnabled,
     logger: logger.child({ component: 'projections' }),
+    vectorDir: layout.vectorDir,
   });
   const adminKey = await loadAdminKey(layout.root, config.apiKey);
   const auth = await openAuth({ dataDir: layout.root, adminKey, settings: config, logger: logger.child({ component: 'auth' }) });

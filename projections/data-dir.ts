@@ -9,6 +9,9 @@ export interface DataDirLayout {
   readonly stateDir: string;
   /** Where `svcdb replay` builds fresh projections before swapping them in. */
   readonly rebuildDir: string;
+  /** Vector index checkpoints (a cache of the log like stateDir), and where replay builds them. */
+  readonly vectorDir: string;
+  readonly vectorRebuildDir: string;
   readonly markerFile: string;
 }
 
@@ -22,6 +25,8 @@ export function dataDirLayout(root: string): DataDirLayout {
     logDir: path.join(absolute, 'log'),
     stateDir: path.join(absolute, 'state'),
     rebuildDir: path.join(absolute, 'state.rebuild'),
+    vectorDir: path.join(absolute, 'vectors'),
+    vectorRebuildDir: path.join(absolute, 'vectors.rebuild'),
     markerFile: path.join(absolute, 'svcdb.json'),
   };
 }
@@ -51,6 +56,7 @@ export async function prepareDataDir(root: string, options: { create: boolean })
   await mkdir(layout.logDir, { recursive: true });
   // A replay that died half-way leaves its scratch directory behind; the real state is intact.
   if (entries.includes('state.rebuild')) await rm(layout.rebuildDir, { recursive: true, force: true });
+  if (entries.includes('vectors.rebuild')) await rm(layout.vectorRebuildDir, { recursive: true, force: true });
   return layout;
 }
 

@@ -4,7 +4,7 @@ export { CatalogState, type CompiledIndex, type TableEntry, type TableStats } fr
 export { runConsumer, type Consumer, type ConsumerRunOptions } from './consumer.js';
 export { dataDirLayout, prepareDataDir, type DataDirLayout } from './data-dir.js';
 export * as keys from './keys.js';
-export { Projections, type ConsumerOffset, type ProjectionOptions } from './projections.js';
+export { Projections, VECTOR_CHECKPOINT_DEFAULTS, type ConsumerOffset, type ProjectionOptions } from './projections.js';
 export { RowVersionedStore } from './row-versions.js';
 export { rebuildProjections, type RebuildProgress } from './rebuild.js';
 export { overlaid, type KeyRange, type OverlayEntry } from './merged-range.js';
@@ -13,3 +13,5 @@ export { rowRecordEffects } from './row-ops.js';
 export { Sequencer, type AppendObserver, type TxnBuilder, type WriteView } from './sequencer.js';
 export { openStateStore, STORE_OPTIONS, type KvOp, type RangeOptions, type StateStore, type StoreSnapshot } from './state-store.js';
 export { TablesProjection, TABLES_CONSUMER } from './tables-projection.js';
+export { VectorProjection, VECTORS_CONSUMER } from './vector-projection.js';
+export { hnswSpecs, metricOf, type VectorHit, type VectorIndexSpec, type VectorMetric } from './vector-index.js';

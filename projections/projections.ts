@@ -9,13 +9,21 @@ import { RowVersionedStore } from './row-versions.js';
 import { Sequencer } from './sequencer.js';
 import type { StateStore } from './state-store.js';
 import { TablesProjection } from './tables-projection.js';
+import { VectorProjection } from './vector-projection.js';
 
 export interface ProjectionOptions {
   readonly readBatchBytesMax: number;
   /** Delete log segments every consumer has applied (off by default: the log is the database). */
   readonly retentionEnabled: boolean;
   readonly logger: Logger;
+  /** Where the vector projection keeps its checkpoints (DataDirLayout.vectorDir). */
+  readonly vectorDir: string;
+  /** A vector checkpoint after this many records or this many ms, whichever first (defaults: 10000, 60000). */
+  readonly vectorCheckpointRecordsMax?: number;
+  readonly vectorCheckpointIntervalMs?: number;
 }
+
+export const VECTOR_CHECKPOINT_DEFAULTS = { recordsMax: 10_000, intervalMs: 60_000 };
 
 export interface ConsumerOffset {
   readonly name: string;
@@ -27,20 +35,30 @@ export interface ConsumerOffset {
  * The composition root builds the log and the store and hands them in.
  */
 export class Projections {
+  /** Applied by every projection a read uses (the lower of tables and vectors): read-your-writes. */
   readonly applied: AppliedTracker;
+  /** Applied by the tables projection alone. */
+  readonly tablesApplied: AppliedTracker;
   readonly sequencer: Sequencer;
-  private readonly abort = new AbortController();
-  private loop: Promise<void> | null = null;
+  private readonly abort: AbortController;
+  private loops: Promise<void>[] = [];
+  private vectorsAppliedLsn: Lsn;
 
   private constructor(
     readonly log: Log,
     /** The store, counting writes to each table's rows (row-versions.ts) for the query layer. */
     readonly store: RowVersionedStore,
     readonly tables: TablesProjection,
+    readonly vectors: VectorProjection,
     handoff: RecordHandoff,
     private readonly options: ProjectionOptions,
+    tablesApplied: AppliedTracker,
+    abort: AbortController,
   ) {
-    this.applied = new AppliedTracker(tables.offset);
+    this.abort = abort;
+    this.tablesApplied = tablesApplied;
+    this.vectorsAppliedLsn = vectors.offset;
+    this.applied = new AppliedTracker(Math.min(tables.offset, vectors.offset) as Lsn);
     this.sequencer = new Sequencer({ log, store, catalog: tables.catalog, applied: this.applied, handoff });
   }
 
@@ -48,7 +66,18 @@ export class Projections {
     const store = new RowVersionedStore(rawStore);
     const handoff = new RecordHandoff();
     const tables = await TablesProjection.load(store, options.logger.child({ component: 'tables-projection' }), handoff);
-    return new Projections(log, store, tables, handoff, options);
+    const tablesApplied = new AppliedTracker(tables.offset);
+    const abort = new AbortController();
+    const vectors = await VectorProjection.load({
+      dir: options.vectorDir,
+      store: rawStore,
+      // A stop while a backfill waits for the tables: the batch fails and is not checkpointed.
+      tablesApplied: (lsn) => waitOrAbort(tablesApplied.waitFor(lsn), abort.signal),
+      checkpointRecordsMax: options.vectorCheckpointRecordsMax ?? VECTOR_CHECKPOINT_DEFAULTS.recordsMax,
+      checkpointIntervalMs: options.vectorCheckpointIntervalMs ?? VECTOR_CHECKPOINT_DEFAULTS.intervalMs,
+      logger: options.logger.child({ component: 'vector-projection' }),
+    });
+    return new Projections(log, store, tables, vectors, handoff, options, tablesApplied, abort);
   }
 
   get catalog(): CatalogState {
@@ -65,34 +94,54 @@ export class Projections {
   }
 
   consumers(): ConsumerOffset[] {
-    return [{ name: this.tables.name, offset: this.tables.offset }];
+    // The vector projection's durable offset is its last checkpoint: retention keeps the log above it.
+    return [{ name: this.tables.name, offset: this.tables.offset }, { name: this.vectors.name, offset: this.vectors.durableOffset }];
   }
 
   /** Starts following the log; resolves once caught up with the durable head as of now. */
   async start(onProgress?: (appliedLsn: Lsn, targetLsn: Lsn) => void): Promise<void> {
     const target = this.log.durableLsn;
-    const { logger } = this.options;
-    this.loop = runConsumer(this.log, this.tables, {
-      batchBytesMax: this.options.readBatchBytesMax,
-      signal: this.abort.signal,
-      logger,
-      onApplied: (offset) => {
-        this.applied.advance(offset);
-        onProgress?.(offset, target);
+    this.loops = [
+      this.follow(this.tables, (offset) => {
+        this.tablesApplied.advance(offset);
+        this.advanceApplied(target, onProgress);
         if (this.options.retentionEnabled) void this.retain(offset);
-      },
-    }).catch((error: unknown) => {
-      logger.error({ err: error, consumer: this.tables.name }, 'projection stopped');
-      this.applied.fail(error);
-    });
+      }, this.tablesApplied),
+      this.follow(this.vectors, (offset) => {
+        this.vectorsAppliedLsn = offset;
+        this.advanceApplied(target, onProgress);
+      }, null),
+    ];
     await this.applied.waitFor(target);
   }
 
-  /** Stops the apply loop (after the batch in progress) and refuses new writes. */
+  private follow(consumer: TablesProjection | VectorProjection, onApplied: (offset: Lsn) => void, tracker: AppliedTracker | null): Promise<void> {
+    const { logger } = this.options;
+    return runConsumer(this.log, consumer, {
+      batchBytesMax: this.options.readBatchBytesMax,
+      signal: this.abort.signal,
+      logger,
+      onApplied,
+    }).catch((error: unknown) => {
+      logger.error({ err: error, consumer: consumer.name }, 'projection stopped');
+      tracker?.fail(error);
+      this.applied.fail(error);
+    });
+  }
+
+  /** From the consumers' onApplied only: an offset read mid-batch may cover writes not yet stored. */
+  private advanceApplied(target: Lsn, onProgress?: (appliedLsn: Lsn, targetLsn: Lsn) => void): void {
+    const offset = Math.min(this.tablesApplied.lsn, this.vectorsAppliedLsn) as Lsn;
+    this.applied.advance(offset);
+    onProgress?.(offset, target);
+  }
+
+  /** Stops the apply loops (after the batches in progress), checkpoints the vectors, refuses new writes. */
   async stop(): Promise<void> {
     this.sequencer.close();
     this.abort.abort();
-    await this.loop;
+    await Promise.all(this.loops);
+    if (this.applied.failed === null) await this.vectors.checkpoint();
   }
 
   private retaining = false;
@@ -108,4 +157,13 @@ export class Projections {
       this.retaining = false;
     }
   }
+}
+
+function waitOrAbort(wait: Promise<void>, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const onAbort = (): void => reject(new Error('projections stopped while a vector index backfill waited for the tables'));
+    if (signal.aborted) return onAbort();
+    signal.addEventListener('abort', onAbort, { once: true });
+    wait.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
 }

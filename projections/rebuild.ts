@@ -6,6 +6,7 @@ import type { Log } from '../log/index.js';
 import type { DataDirLayout } from './data-dir.js';
 import { openStateStore, type StateStore } from './state-store.js';
 import { TablesProjection } from './tables-projection.js';
+import { VectorProjection } from './vector-projection.js';
 
 export interface RebuildProgress {
   readonly recordsDone: number;
@@ -41,6 +42,7 @@ export async function rebuildProjections(options: {
       records += batch.length;
       options.onProgress({ recordsDone: records, recordsTotal: total });
     }
+    await rebuildVectors(options, scratch, total);
   } finally {
     await scratch.close();
   }
@@ -52,5 +54,23 @@ export async function rebuildProjections(options: {
   });
   await rename(layout.rebuildDir, layout.stateDir);
   await rm(old, { recursive: true, force: true });
+  // A crash between the two swaps is harmless: either vector checkpoint is a valid cache of the log.
+  await rm(layout.vectorDir, { recursive: true, force: true });
+  await rename(layout.vectorRebuildDir, layout.vectorDir);
   return { records };
+}
+
+/** The vector indexes, from the log over the rebuilt rows (backfills read them), checkpointed once at the end. */
+async function rebuildVectors(options: { readonly log: Log; readonly layout: DataDirLayout; readonly batchBytesMax: number; readonly logger: Logger }, scratch: StateStore, total: Lsn): Promise<void> {
+  await rm(options.layout.vectorRebuildDir, { recursive: true, force: true });
+  const vectors = await VectorProjection.load({
+    dir: options.layout.vectorRebuildDir,
+    store: scratch,
+    tablesApplied: async () => {},
+    checkpointRecordsMax: Number.MAX_SAFE_INTEGER,
+    checkpointIntervalMs: Number.MAX_SAFE_INTEGER,
+    logger: options.logger,
+  });
+  for await (const batch of options.log.read(1 as Lsn, { batchBytesMax: options.batchBytesMax, toLsn: total })) await vectors.applyBatch(batch);
+  await vectors.checkpoint();
 }

@@ -12,7 +12,7 @@ import { DEFAULT_SQL_LIMITS, LIMITS, type SqlLimits } from './limits.js';
 import { parseSql, type ParsedStatement } from './parse/index.js';
 import { convertParams, newBindContext, PlanCache, prepareQuery, type PreparedQuery } from './prepare.js';
 import { emptyResult, RowConverter, type QueryResult } from './result.js';
-import { execContext, pullRows, withSnapshot } from './run-query.js';
+import { DEFAULT_EF_SEARCH, execContext, pullRows, withSnapshot } from './run-query.js';
 import { checkContinue, run } from './exec/index.js';
 import { ScanCache } from './exec/scan-cache.js';
 import type { SqlEngineDeps, StatementEnv } from './statement.js';
@@ -29,7 +29,18 @@ export interface ExecuteOptions {
   readonly txn?: TxnContext;
   /** Refuse anything but reads: 'role' for a read_only credential (403), 'transaction' for a read-only transaction. */
   readonly readOnly?: ReadOnlyReason;
+  /** hnsw search beam of vector index scans (pgvector's hnsw.ef_search; default 40, at most 1000). */
+  readonly efSearch?: number;
 }
+
+/** ExecuteOptions.efSearch checked: an integer in 1..1000 (pgvector's range), 40 when absent. */
+function efSearchOf(value: number | undefined): number {
+  if (value === undefined) return DEFAULT_EF_SEARCH;
+  if (!Number.isInteger(value) || value < 1 || value > EF_SEARCH_MAX) throw new SvcError('INVALID_QUERY', `ef_search must be an integer from 1 to ${EF_SEARCH_MAX}`, { ef_search: value });
+  return value;
+}
+
+const EF_SEARCH_MAX = 1000;
 
 /** Why writes are refused (ExecuteOptions.readOnly). */
 export type ReadOnlyReason = 'role' | 'transaction';
@@ -40,6 +51,7 @@ export interface StreamOptions {
   readonly signal?: AbortSignal;
   readonly tenant: string;
   readonly readOnly?: ReadOnlyReason;
+  readonly efSearch?: number;
   /** Rows per onBatch call (the last batch may be smaller). */
   readonly batchRows: number;
 }
@@ -178,7 +190,7 @@ export class SqlEngine {
     const converter = new RowConverter(types, prepared.names, prepared.plan.columns.map((c) => c.type));
     let rowCount = 0;
     const truncated = await withSnapshot(this.deps.projections.store, async (source) => {
-      const ctx = execContext({ types, source, params, deadlineMs: env.deadlineMs, signal: env.signal, stats: null, materializedRowsMax: env.limits.materializedRowsMax, scanCache: env.scanCache });
+      const ctx = execContext({ types, source, params, deadlineMs: env.deadlineMs, signal: env.signal, stats: null, materializedRowsMax: env.limits.materializedRowsMax, scanCache: env.scanCache, efSearch: env.efSearch });
       let batch: Record<string, unknown>[] = [];
       const flush = async (): Promise<boolean> => {
         const rows = batch;
@@ -198,7 +210,7 @@ export class SqlEngine {
       // The last batch: a false from it leaves no row unread.
       if (batch.length > 0) await flush();
       return false;
-    });
+    }, this.deps.projections.vectors);
     return {
       command: 'SELECT',
       columns: prepared.plan.columns.map((c, i) => ({ name: prepared.names[i]!, type: types.typeText(c.type), nullable: c.nullable })),
@@ -223,6 +235,7 @@ export class SqlEngine {
       txn: options.txn ?? null,
       limits: this.limits,
       scanCache: this.scanCache,
+      efSearch: efSearchOf(options.efSearch),
     };
   }
 
@@ -282,13 +295,13 @@ export class SqlEngine {
     const store = this.deps.projections.store;
     const read = env.txn ? env.txn.withReadSource.bind(env.txn) : withSnapshot;
     const truncated = await read(store, (source) => {
-      const ctx = execContext({ types, source, params, deadlineMs: env.deadlineMs, signal: env.signal, stats: null, materializedRowsMax: env.limits.materializedRowsMax, scanCache: env.scanCache });
+      const ctx = execContext({ types, source, params, deadlineMs: env.deadlineMs, signal: env.signal, stats: null, materializedRowsMax: env.limits.materializedRowsMax, scanCache: env.scanCache, efSearch: env.efSearch });
       return pullRows(prepared.plan, ctx, (row) => {
         if (rows.length >= env.maxRows) return false;
         rows.push(converter.convert(row));
         return true;
       });
-    });
+    }, this.deps.projections.vectors);
     return {
       command: 'SELECT',
       columns: columns.map((c, i) => ({ name: prepared.names[i]!, type: types.typeText(c.type), nullable: c.nullable })),

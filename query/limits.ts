@@ -2,6 +2,8 @@
 export const LIMITS = Object.freeze({
   /** Rows per batch passed between operators. */
   batchRows: 1024,
+  /** Candidates a filtered hnsw index scan may fetch in one round before it scans exactly instead. */
+  vectorCandidatesMax: 20_000,
   /** Statement text longer than this is not cached. */
   planCacheTextBytesMax: 64 * 1024,
   /** Nested view expansion. */

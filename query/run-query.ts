@@ -1,5 +1,6 @@
 import type { RowVersionedStore } from '../projections/index.js';
 import { run, SnapshotSource, type ExecContext, type NodeStats, type Row, type RowSource } from './exec/index.js';
+import type { VectorSearcher } from './exec/source.js';
 import type { Plan } from './plan/nodes.js';
 import type { ScanCache } from './exec/scan-cache.js';
 import type { QValue, TypeSystem } from './types/contract.js';
@@ -14,7 +15,12 @@ export interface RunOptions {
   readonly materializedRowsMax: number;
   /** Whole-table scans of unchanged tables from memory (null: always from the store). */
   readonly scanCache?: ScanCache | null;
+  /** hnsw search beam of index scans; default DEFAULT_EF_SEARCH. */
+  readonly efSearch?: number;
 }
+
+/** pgvector's default hnsw.ef_search. */
+export const DEFAULT_EF_SEARCH = 40;
 
 export function execContext(options: RunOptions): ExecContext {
   return {
@@ -29,6 +35,7 @@ export function execContext(options: RunOptions): ExecContext {
     stats: options.stats,
     materializedRowsMax: options.materializedRowsMax,
     scanCache: options.scanCache ?? null,
+    efSearch: options.efSearch ?? DEFAULT_EF_SEARCH,
     clock: { lastYieldMs: performance.now() },
     run,
   };
@@ -46,10 +53,10 @@ export async function pullRows(plan: Plan, ctx: ExecContext, onRow: (row: Row) =
 }
 
 /** Runs a read-only plan against a snapshot of the store taken now (one consistent view per statement). */
-export async function withSnapshot<T>(store: RowVersionedStore, fn: (source: RowSource) => Promise<T>): Promise<T> {
+export async function withSnapshot<T>(store: RowVersionedStore, fn: (source: RowSource) => Promise<T>, vectors: VectorSearcher | null = null): Promise<T> {
   const snapshot = store.snapshot();
   try {
-    return await fn(new SnapshotSource(store, snapshot));
+    return await fn(new SnapshotSource(store, snapshot, vectors));
   } finally {
     await snapshot.close();
   }

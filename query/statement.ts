@@ -29,4 +29,6 @@ export interface StatementEnv {
   readonly limits: SqlLimits;
   /** The engine's cache of whole-table scans (null when sized 0). */
   readonly scanCache: ScanCache | null;
+  /** hnsw search beam of index scans (ExecuteOptions.efSearch). */
+  readonly efSearch: number;
 }

@@ -35,6 +35,7 @@ export async function createIndex(ast: AstNode, deps: DdlDeps): Promise<QueryRes
     if (method === 'btree' && columns.some((c) => c.type.name === 'jsonb' || c.type.name === 'vector')) throw invalid('btree indexes cannot hold JSONB or VECTOR columns');
     const options: Record<string, number | string> = {};
     for (const w of (ast.with as AstNode[] | null) ?? []) options[String(w.type).toLowerCase()] = Number(w.expr?.value ?? w.value);
+    if (method === 'hnsw') options.metric = hnswMetric((ast.index_columns as AstNode[])[0]!.opclass);
     const index: IndexDef = {
       id: new IdAllocator(view.catalog).nextIndex(),
       name,
@@ -50,6 +51,16 @@ export async function createIndex(ast: AstNode, deps: DdlDeps): Promise<QueryRes
     return { record: txnRecord(tenant, [{ kind: 'put_table', table: def }]), result: null };
   });
   return emptyResult('CREATE INDEX');
+}
+
+const OPCLASS_METRIC: Record<string, string> = { vector_l2_ops: 'l2', vector_cosine_ops: 'cosine', vector_ip_ops: 'inner_product' };
+
+/** The metric of an hnsw index from its operator class (pgvector's names); cosine when none is given. */
+function hnswMetric(opclass: unknown): string {
+  if (opclass === null || opclass === undefined) return 'cosine';
+  const metric = OPCLASS_METRIC[String(opclass).toLowerCase()];
+  if (!metric) throw invalid(`operator class "${String(opclass)}" does not exist for access method "hnsw" (vector_l2_ops, vector_cosine_ops, vector_ip_ops)`);
+  return metric;
 }
 
 /** A UNIQUE index on existing rows: refuse when two rows already share a key (NULLs are distinct). */

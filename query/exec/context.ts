@@ -40,6 +40,8 @@ export interface ExecContext {
   readonly clock: { lastYieldMs: number };
   /** Decoded rows of whole tables (scan-cache.ts); null: every scan reads the store. */
   readonly scanCache: ScanCache | null;
+  /** hnsw search beam (candidates kept) of vector index scans. */
+  readonly efSearch: number;
   /** Working tables of the WITH RECURSIVE rounds running (recursive-union.ts), by plan id. */
   readonly worktables?: ReadonlyMap<number, readonly Row[]>;
   /** Builds the operator tree of a plan (injected so operators need not import the builder). */

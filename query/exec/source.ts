@@ -1,5 +1,5 @@
 import type { IndexId, TableId } from '../../core/catalog.js';
-import { keys, type RowVersionedStore, type StoreSnapshot, type WriteView } from '../../projections/index.js';
+import { keys, type RowVersionedStore, type StoreSnapshot, type VectorHit, type WriteView } from '../../projections/index.js';
 import { LIMITS } from '../limits.js';
 
 /** A byte range [gte, lt) over encoded keys (primary keys, or index keys followed by primary keys). */
@@ -21,10 +21,26 @@ export interface RowSource {
   getRows(tableId: TableId, pks: readonly Uint8Array[]): Promise<(Uint8Array | undefined)[]>;
   /** The version of a table's rows this source reads (row-versions.ts), or null: do not cache. */
   rowVersion(tableId: TableId): number | null;
+  /**
+   * The `k` nearest rows by an hnsw index (its live state: rows must still be read through this
+   * source), or null when this source cannot use the index (the caller scans exactly).
+   */
+  vectorSearch?(tableId: TableId, indexId: IndexId, vector: Float32Array, k: number, ef: number): VectorHit[] | null;
+}
+
+/** The vector projection as the query layer sees it. */
+export interface VectorSearcher {
+  search(indexId: number, vector: Float32Array, k: number, ef: number): VectorHit[] | null;
+  /** Rows an index holds (undefined: no such index). */
+  indexSize(indexId: number): number | undefined;
 }
 
 export class SnapshotSource implements RowSource {
-  constructor(private readonly store: RowVersionedStore, private readonly snapshot: StoreSnapshot) {}
+  constructor(private readonly store: RowVersionedStore, private readonly snapshot: StoreSnapshot, private readonly vectors: VectorSearcher | null = null) {}
+
+  vectorSearch(_tableId: TableId, indexId: IndexId, vector: Float32Array, k: number, ef: number): VectorHit[] | null {
+    return this.vectors ? this.vectors.search(indexId, vector, k, ef) : null;
+  }
 
   rowVersion(tableId: TableId): number | null {
     return this.store.rowVersion(this.snapshot, tableId);

@@ -44,8 +44,8 @@ export async function explainQuery(deps: ExplainDeps, statement: ParsedStatement
     const started = performance.now();
     const params = convertParams(deps.types, prepared.paramTypes, deps.env.params);
     await withSnapshot(deps.projections.store, (source) =>
-      pullRows(prepared.plan, execContext({ types: deps.types, source, params, deadlineMs: deps.env.deadlineMs, signal: deps.env.signal, stats, materializedRowsMax: deps.env.limits.materializedRowsMax, scanCache: deps.env.scanCache }), () => true),
-    );
+      pullRows(prepared.plan, execContext({ types: deps.types, source, params, deadlineMs: deps.env.deadlineMs, signal: deps.env.signal, stats, materializedRowsMax: deps.env.limits.materializedRowsMax, scanCache: deps.env.scanCache, efSearch: deps.env.efSearch }), () => true),
+    deps.projections.vectors);
     executionMs = round(performance.now() - started);
   }
   const plan = describePlan(prepared.plan, stats);

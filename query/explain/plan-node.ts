@@ -10,6 +10,8 @@ export interface PlanNode {
   alias?: string;
   index_name?: string;
   index_cond?: string;
+  /** An index scan in distance order (hnsw): the ORDER BY it serves, as pgvector's "Order By". */
+  order_by?: string;
   join_type?: string;
   hash_cond?: string;
   join_filter?: string;
@@ -35,7 +37,8 @@ const DESCRIBERS: { [K in PlanKind]: Describer<K> } = {
     if (node.access.kind !== 'seq') {
       out.node_type = node.access.reverse ? 'Index Scan Backward' : 'Index Scan';
       out.index_name = node.access.index.name;
-      if (node.access.condText !== '') out.index_cond = node.access.condText;
+      if (node.access.kind === 'vector') out.order_by = node.access.orderText;
+      else if (node.access.condText !== '') out.index_cond = node.access.condText;
     }
     if (node.filter) out.filter = conjuncts(node.filter).map((c) => exprText(c, cols)).join(' AND ');
     return out;

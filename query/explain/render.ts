@@ -4,6 +4,7 @@ const DETAIL_LINES: [keyof PlanNode, string][] = [
   ['hash_cond', 'Hash Cond'],
   ['join_filter', 'Join Filter'],
   ['index_cond', 'Index Cond'],
+  ['order_by', 'Order By'],
   ['filter', 'Filter'],
   ['group_key', 'Group Key'],
   ['sort_key', 'Sort Key'],

@@ -33,7 +33,7 @@ function physicalize(plan: Plan, deps: OptimizerDeps): Plan {
 
 function withAccess(scan: ScanNode, deps: OptimizerDeps): ScanNode {
   const choice = chooseAccess(scan, deps.rowCount(scan.table.id));
-  const consumed = choice.access.kind === 'seq' ? [] : choice.access.consumed ?? [];
+  const consumed = choice.access.kind === 'pk' || choice.access.kind === 'index' ? choice.access.consumed ?? [] : [];
   const filter = andAll(conjuncts(scan.filter).filter((c) => !consumed.includes(c)));
   return { ...scan, filter, access: choice.access, est: { rows: choice.rows, cost: choice.cost } };
 }

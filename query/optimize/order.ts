@@ -2,6 +2,7 @@ import type { IndexDef } from '../../core/catalog.js';
 import type { SortKey } from '../plan/expr.js';
 import type { Plan, ScanNode } from '../plan/nodes.js';
 import type { TopN } from '../plan/ir.js';
+import { vectorOrderedInput } from './vector.js';
 
 /**
  * ORDER BY ... LIMIT over a single table: when an index (or the primary key) yields rows in the
@@ -10,7 +11,7 @@ import type { TopN } from '../plan/ir.js';
 export function indexOrder(plan: Plan): Plan {
   switch (plan.kind) {
     case 'limit': {
-      const rewritten = orderedInput(plan.input);
+      const rewritten = orderedInput(plan.input) ?? (plan.limit ? vectorOrderedInput(plan.input, { limit: plan.limit, offset: plan.offset }) : null);
       if (rewritten) return { ...plan, input: rewritten };
       const input = indexOrder(plan.input);
       return { ...plan, input: plan.limit ? withTopN(input, { limit: plan.limit, offset: plan.offset }) : input };
@@ -52,6 +53,7 @@ function orderedInput(plan: Plan): Plan | null {
 }
 
 function orderedScan(scan: ScanNode, columns: readonly number[], keys: readonly SortKey[]): ScanNode | null {
+  if (scan.access.kind === 'vector') return null;
   const candidates: IndexDef[] = scan.access.kind === 'seq' ? scan.table.indexes.filter((i) => i.kind === 'btree') : [scan.access.index];
   for (const index of candidates) {
     const skip = scan.access.kind === 'seq' ? 0 : scan.access.eq.length;

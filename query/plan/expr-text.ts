@@ -7,6 +7,8 @@ function literal(value: QValue): string {
   if (value === null) return 'NULL';
   if (typeof value === 'string') return `'${value.replaceAll("'", "''")}'`;
   if (typeof value === 'bigint' || typeof value === 'number' || typeof value === 'boolean') return String(value);
+  // A vector as pgvector prints it (float4 elements at their shortest).
+  if (value instanceof Float32Array) return `'[${Array.from(value, (x) => String(Math.fround(x) === x ? Number(x.toPrecision(9)) : x)).join(',')}]'`;
   return `'${JSON.stringify(value, (_k, v) => (typeof v === 'bigint' ? String(v) : v))}'`;
 }
 

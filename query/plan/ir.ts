@@ -153,9 +153,29 @@ export type Access =
       readonly condText: string;
       /** Filter conjuncts the key range implements exactly (removed from the scan's filter). */
       readonly consumed?: readonly Expr[];
-    };
+    }
+  | VectorAccess;
 
-export type KeyAccess = Exclude<Access, { readonly kind: 'seq' }>;
+/**
+ * ORDER BY column <op> vector LIMIT k through an hnsw index: the scan yields the k nearest rows
+ * that pass its filter, in order of `distance` (computed exactly per row), or falls back to an
+ * exact scan when the index cannot serve the query.
+ */
+export interface VectorAccess {
+  readonly kind: 'vector';
+  readonly index: IndexDef;
+  /** The ORDER BY expression over the scan's columns (column <-> / <=> / <#> query). */
+  readonly distance: Expr;
+  /** The query vector (a stable expression: a parameter or a constant). */
+  readonly query: Expr;
+  /** Rows the scan must yield: LIMIT + OFFSET. */
+  readonly topN: TopN;
+  readonly reverse: false;
+  /** Readable ORDER BY for EXPLAIN. */
+  readonly orderText: string;
+}
+
+export type KeyAccess = Extract<Access, { readonly kind: 'pk' | 'index' }>;
 
 export interface ScanNode {
   readonly kind: 'scan';

@@ -1,7 +1,7 @@
 import type { IndexId, TableId } from '../../core/catalog.js';
 import { prefixUpperBound } from '../../core/key-encoding.js';
 import type { Lsn } from '../../core/units.js';
-import { keys, overlaid, type OverlayEntry, type PendingOverlay, type WriteView } from '../../projections/index.js';
+import { keys, overlaid, type OverlayEntry, type PendingOverlay, type VectorHit, type WriteView } from '../../projections/index.js';
 import type { ByteRange, RowSource } from '../exec/source.js';
 import type { ReadSet } from './read-set.js';
 import type { KeySpan } from './recent-writes.js';
@@ -155,5 +155,14 @@ export class LayeredSource implements RowSource {
 
   getRows(tableId: TableId, pks: readonly Uint8Array[]): Promise<(Uint8Array | undefined)[]> {
     return this.layer.getRows(tableId, pks, (missing) => this.base.getRows(tableId, missing));
+  }
+
+  /** The index does not know this transaction's changes: a table it touched is scanned exactly. */
+  vectorSearch(tableId: TableId, indexId: IndexId, vector: Float32Array, k: number, ef: number): VectorHit[] | null {
+    if (this.layer.touches(tableId) || !this.base.vectorSearch) return null;
+    const hits = this.base.vectorSearch(tableId, indexId, vector, k, ef);
+    // Which rows are nearest depends on every row of the table: read as a whole for conflicts.
+    if (hits !== null) this.layer.note(keys.rowSpan(tableId, {}));
+    return hits;
   }
 }

@@ -2,7 +2,7 @@ import { SvcError } from '../../core/errors.js';
 import type { RowChange, SequenceUpdate, TxnOp } from '../../core/log-records.js';
 import { lsn as asLsn, type Lsn } from '../../core/units.js';
 import { keys, PendingOverlay, rowRecordEffects, type CatalogState, type RowVersionedStore, type Sequencer, type StoreSnapshot, type WriteView } from '../../projections/index.js';
-import { SnapshotSource, type RowSource } from '../exec/source.js';
+import { SnapshotSource, type RowSource, type VectorSearcher } from '../exec/source.js';
 import type { TxnContext } from './context.js';
 import { LayeredSource, layeredWriteView } from './layered.js';
 import { ReadSet } from './read-set.js';
@@ -75,15 +75,15 @@ export class Transaction implements TxnContext {
     return true;
   }
 
-  async withReadSource<T>(store: RowVersionedStore, fn: (source: RowSource) => Promise<T>): Promise<T> {
+  async withReadSource<T>(store: RowVersionedStore, fn: (source: RowSource) => Promise<T>, vectors: VectorSearcher | null = null): Promise<T> {
     const { snapshot, isolation } = this.init;
     if (snapshot) {
       const tracking = isolation === 'serializable' ? { reads: this.reads, seenLsn: snapshot.lsn } : null;
-      return fn(new LayeredSource(new SnapshotSource(store, snapshot.store), this.overlay, tracking));
+      return fn(new LayeredSource(new SnapshotSource(store, snapshot.store, vectors), this.overlay, tracking));
     }
     const statementSnapshot = store.snapshot();
     try {
-      return await fn(new LayeredSource(new SnapshotSource(store, statementSnapshot), this.overlay, null));
+      return await fn(new LayeredSource(new SnapshotSource(store, statementSnapshot, vectors), this.overlay, null));
     } finally {
       await statementSnapshot.close();
     }

@@ -38,14 +38,15 @@ export async function openLogAt(logDir: string, overrides: { segmentSizeBytesMax
 
 export async function openStack(
   dataDir: string,
-  options: { start?: boolean; segmentSizeBytesMax?: number; readBatchBytesMax?: number; retentionEnabled?: boolean } = {},
+  options: { start?: boolean; segmentSizeBytesMax?: number; readBatchBytesMax?: number; retentionEnabled?: boolean; vectorCheckpointRecordsMax?: number } = {},
 ): Promise<Stack> {
   const layout = await prepareDataDir(dataDir, { create: true });
   const store = await openStateStore(layout.stateDir);
   const log = await openLogAt(layout.logDir, options);
   const readBatchBytesMax = options.readBatchBytesMax ?? 64 * 1024;
   const retentionEnabled = options.retentionEnabled ?? false;
-  const projections = await Projections.open(log, store, { readBatchBytesMax, retentionEnabled, logger: silentLogger });
+  const vectorCheckpoint = options.vectorCheckpointRecordsMax === undefined ? {} : { vectorCheckpointRecordsMax: options.vectorCheckpointRecordsMax };
+  const projections = await Projections.open(log, store, { readBatchBytesMax, retentionEnabled, logger: silentLogger, vectorDir: layout.vectorDir, ...vectorCheckpoint });
   if (options.start !== false) await projections.start();
   let closed = false;
   return {

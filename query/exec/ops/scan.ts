@@ -8,6 +8,7 @@ import { compile } from '../compile.js';
 import { checkContinue, shouldYield, yieldNow, type Batch, type ExecContext, type Row } from '../context.js';
 import type { ByteRange } from '../source.js';
 import { filterOp } from './basic.js';
+import { vectorScanOp } from './vector-scan.js';
 import { LIMITS } from '../../limits.js';
 import type { CachedTable, ScanCache } from '../scan-cache.js';
 
@@ -35,6 +36,8 @@ export function indexTypes(table: TableDef, index: IndexDef): SqlType[] {
 
 /** Table scan (whole table, primary-key range or secondary-index range) with its pushed-down filter. */
 export function scanOp(node: ScanNode, ctx: ExecContext): AsyncIterable<Batch> {
+  // The filter is part of the search: it decides how many candidates the index must give.
+  if (node.access.kind === 'vector') return vectorScanOp(node, node.access, ctx);
   const rows = node.access.kind === 'index' ? indexRows(node, node.access, ctx) : tableRows(node, ctx);
   return node.filter ? filterOp(rows, ctx, node.filter) : rows;
 }

@@ -1,0 +1,179 @@
+import { setImmediate as nextTurn } from 'node:timers/promises';
+import type { TableDef } from '../core/catalog.js';
+import { decodeLogRecord, type RowChange, type TxnOp } from '../core/log-records.js';
+import type { Logger } from '../core/logger.js';
+import { decodeRowInto } from '../core/row-codec.js';
+import type { Lsn } from '../core/units.js';
+import type { LogEntry } from '../log/index.js';
+import type { Consumer } from './consumer.js';
+import { idRange, KeySpace, pkOfRowKey } from './keys.js';
+import type { StateStore } from './state-store.js';
+import { loadCheckpoint, writeCheckpoint } from './vector-checkpoint.js';
+import { hnswSpecs, VectorIndex, type VectorHit, type VectorIndexSpec } from './vector-index.js';
+
+export const VECTORS_CONSUMER = 'vectors';
+
+export interface VectorProjectionOptions {
+  /** Directory of the checkpoint files. */
+  readonly dir: string;
+  /** Rows of the tables projection, read when an index is created on a table that has rows. */
+  readonly store: StateStore;
+  /** Resolves once the tables projection has applied `lsn` (the rows a backfill reads). */
+  readonly tablesApplied: (lsn: Lsn) => Promise<void>;
+  /** A checkpoint after this many applied records... */
+  readonly checkpointRecordsMax: number;
+  /** ...or this long after the last one, whichever comes first. */
+  readonly checkpointIntervalMs: number;
+  readonly logger: Logger;
+}
+
+/** Vectors added between two turns of the event loop: bounds how long a bulk apply holds it. */
+const VECTORS_PER_TURN = 256;
+const BACKFILL_BATCH_ROWS = 1000;
+/** How often a checkpoint without indexes (a manifest and two fsyncs) may be written. */
+const EMPTY_CHECKPOINT_INTERVAL_MS = 100;
+
+/**
+ * The vector projection: one hnsw index per hnsw IndexDef, fed by the log. Its durable offset is
+ * the LSN of its last checkpoint (graph + label map files); at start it loads that checkpoint and
+ * catches up from the log. It follows the catalog from the log itself, so it needs no other
+ * projection's state, except the rows it backfills when an index is created on a filled table.
+ */
+export class VectorProjection implements Consumer {
+  readonly name = VECTORS_CONSUMER;
+  private readonly indexes = new Map<number, VectorIndex>();
+  private appliedOffset: Lsn;
+  private checkpointLsn: Lsn;
+  private recordsSinceCheckpoint = 0;
+  private lastCheckpointMs = Date.now();
+  private addedThisTurn = 0;
+
+  private constructor(private readonly options: VectorProjectionOptions, lsn: Lsn, indexes: readonly VectorIndex[]) {
+    this.appliedOffset = lsn;
+    this.checkpointLsn = lsn;
+    for (const index of indexes) this.indexes.set(index.spec.indexId, index);
+  }
+
+  static async load(options: VectorProjectionOptions): Promise<VectorProjection> {
+    const { lsn, indexes } = await loadCheckpoint(options.dir);
+    if (indexes.length > 0) options.logger.info({ lsn, indexes: indexes.length }, 'vector indexes loaded');
+    return new VectorProjection(options, lsn, indexes);
+  }
+
+  get offset(): Lsn {
+    return this.appliedOffset;
+  }
+
+  /** The LSN the files on disk cover (the log must be kept from the next one). */
+  get durableOffset(): Lsn {
+    return this.checkpointLsn;
+  }
+
+  /** The index with this id, or undefined (not an hnsw index, or not applied yet). */
+  index(indexId: number): VectorIndex | undefined {
+    return this.indexes.get(indexId);
+  }
+
+  indexSize(indexId: number): number | undefined {
+    return this.indexes.get(indexId)?.size;
+  }
+
+  search(indexId: number, vector: Float32Array, k: number, ef: number): VectorHit[] | null {
+    const index = this.indexes.get(indexId);
+    return index ? index.search(vector, k, ef) : null;
+  }
+
+  async applyBatch(entries: readonly LogEntry[]): Promise<void> {
+    let applied = 0;
+    for (const entry of entries) {
+      if (entry.lsn <= this.appliedOffset) continue;
+      for (const op of decodeLogRecord(entry.payload).ops) await this.applyOp(op, entry.lsn);
+      this.appliedOffset = entry.lsn;
+      applied += 1;
+    }
+    this.recordsSinceCheckpoint += applied;
+    // Without indexes a checkpoint is a manifest alone: write it often, so retention is not held back.
+    const due = (this.indexes.size === 0 && this.recordsSinceCheckpoint > 0 && Date.now() - this.lastCheckpointMs >= EMPTY_CHECKPOINT_INTERVAL_MS)
+      || this.recordsSinceCheckpoint >= this.options.checkpointRecordsMax
+      || (this.recordsSinceCheckpoint > 0 && Date.now() - this.lastCheckpointMs >= this.options.checkpointIntervalMs);
+    if (due) await this.checkpoint();
+  }
+
+  /** Writes a checkpoint of everything applied (no-op when nothing changed since the last). */
+  async checkpoint(): Promise<void> {
+    this.lastCheckpointMs = Date.now();
+    if (this.appliedOffset === this.checkpointLsn) return;
+    const lsn = this.appliedOffset;
+    await writeCheckpoint(this.options.dir, lsn, [...this.indexes.values()]);
+    this.checkpointLsn = lsn;
+    this.recordsSinceCheckpoint = 0;
+    this.options.logger.debug({ lsn, indexes: this.indexes.size }, 'vector checkpoint written');
+  }
+
+  private async applyOp(op: TxnOp, lsn: Lsn): Promise<void> {
+    switch (op.kind) {
+      case 'row': return this.applyRow(op);
+      case 'put_table': return this.putTable(op.table, lsn);
+      case 'drop_table': return this.dropTable(op.tableId);
+      case 'truncate':
+        for (const index of this.indexes.values()) if (op.tableIds.includes(index.spec.tableId)) index.clear();
+        return;
+      default: return;
+    }
+  }
+
+  private async applyRow(change: RowChange): Promise<void> {
+    for (const index of this.indexes.values()) {
+      if (index.spec.tableId !== change.tableId) continue;
+      index.upsert(change.key, change.after ? vectorOf(index.spec, change.after) : null);
+      if (++this.addedThisTurn >= VECTORS_PER_TURN) {
+        this.addedThisTurn = 0;
+        await nextTurn();
+      }
+    }
+  }
+
+  private async putTable(def: TableDef, lsn: Lsn): Promise<void> {
+    const specs = hnswSpecs(def);
+    const ids = new Set(specs.map((s) => s.indexId));
+    for (const index of [...this.indexes.values()]) {
+      if (index.spec.tableId === def.id && !ids.has(index.spec.indexId)) this.indexes.delete(index.spec.indexId);
+    }
+    for (const spec of specs) {
+      const existing = this.indexes.get(spec.indexId);
+      if (existing && sameShape(existing.spec, spec)) continue;
+      const index = VectorIndex.empty(spec);
+      this.indexes.set(spec.indexId, index);
+      await this.backfill(index, lsn);
+    }
+  }
+
+  private dropTable(tableId: number): void {
+    for (const index of [...this.indexes.values()]) if (index.spec.tableId === tableId) this.indexes.delete(index.spec.indexId);
+  }
+
+  /**
+   * Fills a new index from the table's rows as the tables projection holds them (at or after
+   * `lsn`). Later records re-apply on top: upserts and deletes by key converge to the same state.
+   */
+  private async backfill(index: VectorIndex, lsn: Lsn): Promise<void> {
+    await this.options.tablesApplied(lsn);
+    let rows = 0;
+    for await (const batch of this.options.store.entries({ ...idRange(KeySpace.Row, index.spec.tableId), batchSize: BACKFILL_BATCH_ROWS })) {
+      for (const [key, image] of batch) index.upsert(new Uint8Array(pkOfRowKey(key)), vectorOf(index.spec, image));
+      rows += batch.length;
+      await nextTurn();
+    }
+    if (rows > 0) this.options.logger.info({ index: index.spec.name, rows }, 'vector index backfilled');
+  }
+}
+
+function sameShape(a: VectorIndexSpec, b: VectorIndexSpec): boolean {
+  return a.columnId === b.columnId && a.dimensions === b.dimensions && a.metric === b.metric && a.m === b.m && a.efConstruction === b.efConstruction;
+}
+
+/** The indexed column of a row image (NULL when absent). */
+function vectorOf(spec: VectorIndexSpec, image: Uint8Array): Float32Array | null {
+  const [value] = decodeRowInto(image, [spec.columnId], [null]);
+  return value instanceof Float32Array ? value : null;
+}

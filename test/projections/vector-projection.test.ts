@@ -1,0 +1,134 @@
+import { existsSync, readdirSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { encodeKey } from '../../core/key-encoding.js';
+import { silentLogger } from '../../core/logger.js';
+import { rebuildProjections } from '../../projections/index.js';
+import { SqlEngine, typeSystem } from '../../query/index.js';
+import { openStack, tempDir, type Stack } from '../helpers/stack.js';
+
+const int4 = { name: 'int4' } as const;
+const pkOf = (id: number): string => Buffer.from(encodeKey([int4], [id])).toString('hex');
+
+interface Db {
+  stack: Stack;
+  q(sql: string, params?: unknown[]): Promise<unknown>;
+  /** Ids of the k nearest rows by the hnsw index `name`, straight from the projection. */
+  nearest(name: string, vector: number[], k: number): string[];
+}
+
+async function openDb(dir: string, options: { vectorCheckpointRecordsMax?: number } = {}): Promise<Db> {
+  const stack = await openStack(dir, options);
+  const engine = new SqlEngine({ projections: stack.projections, types: typeSystem, logger: silentLogger });
+  return {
+    stack,
+    q: (sql, params = []) => engine.execute(sql, { params, timeoutMs: 30_000, maxRows: 10_000, tenant: 'default' }),
+    nearest(name, vector, k) {
+      const table = stack.projections.catalog.tableByName('default', 'public', 'items')!;
+      const index = table.def.indexes.find((i) => i.name === name)!;
+      const hits = stack.projections.vectors.search(index.id, new Float32Array(vector), k, 100) ?? [];
+      return hits.map((h) => Buffer.from(h.pk).toString('hex'));
+    },
+  };
+}
+
+const cleanups: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c();
+});
+
+async function scratch(): Promise<string> {
+  const { dir, remove } = await tempDir('svcdb-vec-');
+  cleanups.push(remove);
+  return dir;
+}
+
+async function seed(db: Db): Promise<void> {
+  await db.q('CREATE TABLE items (id INT PRIMARY KEY, embedding VECTOR(3))');
+  await db.q("INSERT INTO items VALUES (1, '[1,0,0]'), (2, '[0,1,0]'), (3, '[0,0,1]')");
+  await db.q('CREATE INDEX items_hnsw ON items USING hnsw (embedding vector_l2_ops) WITH (m = 8, ef_construction = 32)');
+}
+
+describe('vector projection', () => {
+  it('backfills an index created on a filled table, then follows inserts, updates and deletes', async () => {
+    const db = await openDb(await scratch());
+    cleanups.push(() => db.stack.close());
+    await seed(db);
+    expect(db.nearest('items_hnsw', [0.9, 0.1, 0], 1)).toEqual([pkOf(1)]);
+    await db.q("INSERT INTO items VALUES (4, '[5,5,5]')");
+    expect(db.nearest('items_hnsw', [5, 5, 4], 1)).toEqual([pkOf(4)]);
+    await db.q("UPDATE items SET embedding = '[-1,-1,-1]' WHERE id = 4");
+    expect(db.nearest('items_hnsw', [5, 5, 4], 4)).not.toContain(undefined);
+    expect(db.nearest('items_hnsw', [-1, -1, -1], 1)).toEqual([pkOf(4)]);
+    await db.q('DELETE FROM items WHERE id = 1');
+    expect(db.nearest('items_hnsw', [1, 0, 0], 10)).not.toContain(pkOf(1));
+    expect(db.nearest('items_hnsw', [1, 0, 0], 10)).toHaveLength(3);
+    await db.q('UPDATE items SET embedding = NULL WHERE id = 2');
+    expect(db.nearest('items_hnsw', [0, 1, 0], 10)).not.toContain(pkOf(2));
+  });
+
+  it('grows past its first capacity and reuses deleted slots', async () => {
+    const db = await openDb(await scratch());
+    cleanups.push(() => db.stack.close());
+    await seed(db);
+    const values = Array.from({ length: 3000 }, (_v, i) => `(${i + 10}, '[${i},${i % 7},1]')`).join(', ');
+    await db.q(`INSERT INTO items VALUES ${values}`);
+    expect(db.nearest('items_hnsw', [2500, 1, 1], 1)).toEqual([pkOf(2510)]);
+    await db.q('DELETE FROM items WHERE id >= 10');
+    await db.q(`INSERT INTO items VALUES ${values}`);
+    expect(db.nearest('items_hnsw', [100, 2, 1], 1)).toEqual([pkOf(110)]);
+  });
+
+  it('reloads from its checkpoint and catches up from the log after a restart', async () => {
+    const dir = await scratch();
+    let db = await openDb(dir, { vectorCheckpointRecordsMax: 2 });
+    await seed(db);
+    await db.q("INSERT INTO items VALUES (4, '[7,7,7]')");
+    // The checkpoint is written after the in-memory apply (which the write waited for).
+    await vi.waitFor(() => expect(db.stack.projections.vectors.durableOffset).toBe(4));
+    const checkpointed = db.stack.projections.vectors.durableOffset;
+    // Written after the last checkpoint: only the log has it until the next one.
+    await db.q("INSERT INTO items VALUES (5, '[-7,-7,-7]')");
+    expect(db.stack.projections.vectors.durableOffset).toBe(checkpointed);
+    // Close without the stop-time checkpoint, as after a crash.
+    (db.stack.projections.vectors as unknown as { checkpoint: () => Promise<void> }).checkpoint = async () => {};
+    await db.stack.close();
+    db = await openDb(dir);
+    cleanups.push(() => db.stack.close());
+    expect(db.nearest('items_hnsw', [7, 7, 7], 1)).toEqual([pkOf(4)]);
+    expect(db.nearest('items_hnsw', [-7, -7, -7], 1)).toEqual([pkOf(5)]);
+    expect(readdirSync(db.stack.layout.vectorDir)).toContain('manifest.json');
+  });
+
+  it('drops the index with DROP INDEX and DROP TABLE', async () => {
+    const db = await openDb(await scratch());
+    cleanups.push(() => db.stack.close());
+    await seed(db);
+    const table = db.stack.projections.catalog.tableByName('default', 'public', 'items')!;
+    const id = table.def.indexes.find((i) => i.name === 'items_hnsw')!.id;
+    await db.q('DROP INDEX items_hnsw');
+    expect(db.stack.projections.vectors.index(id)).toBeUndefined();
+    await db.q('CREATE INDEX items_hnsw2 ON items USING hnsw (embedding vector_l2_ops)');
+    const id2 = db.stack.projections.catalog.tableByName('default', 'public', 'items')!.def.indexes.find((i) => i.name === 'items_hnsw2')!.id;
+    expect(db.stack.projections.vectors.index(id2)?.size).toBe(3);
+    await db.q('DROP TABLE items');
+    expect(db.stack.projections.vectors.index(id2)).toBeUndefined();
+    await db.stack.projections.vectors.checkpoint();
+    expect(readdirSync(db.stack.layout.vectorDir)).toEqual(['manifest.json']);
+  });
+
+  it('is rebuilt by replay', async () => {
+    const dir = await scratch();
+    const db = await openDb(dir);
+    await seed(db);
+    await db.q("INSERT INTO items VALUES (4, '[3,3,3]')");
+    await db.stack.projections.stop();
+    await rm(db.stack.layout.vectorDir, { recursive: true });
+    await rebuildProjections({ log: db.stack.log, layout: db.stack.layout, liveStore: db.stack.store, batchBytesMax: 4096, logger: silentLogger, onProgress: () => {} });
+    await db.stack.log.close();
+    expect(existsSync(`${db.stack.layout.vectorDir}/manifest.json`)).toBe(true);
+    const again = await openDb(dir);
+    cleanups.push(() => again.stack.close());
+    expect(again.nearest('items_hnsw', [3, 3, 3], 1)).toEqual([pkOf(4)]);
+  });
+});
