@@ -19,7 +19,7 @@ interface SearchBody {
   filter?: string | null;
   include_vectors: boolean;
   include_metadata: boolean;
-  metric: Metric;
+  metric?: Metric;
   ef_search?: number;
 }
 
@@ -54,8 +54,8 @@ function schemas(limits: VectorLimits) {
       filter: filterSchema,
       include_vectors: { type: 'boolean', default: false },
       include_metadata: { type: 'boolean', default: false },
-      metric: { type: 'string', enum: ['cosine', 'l2', 'inner_product'], default: 'cosine' },
-      ef_search: { type: 'integer', minimum: 1, maximum: 10_000 },
+      metric: { type: 'string', enum: ['cosine', 'l2', 'inner_product'] },
+      ef_search: { type: 'integer', minimum: 1, maximum: 1000 },
     },
   };
   const record = {
@@ -80,9 +80,9 @@ function schemas(limits: VectorLimits) {
 const scope = (request: FastifyRequest, limits: VectorLimits) => ({ ...engineScope(request), timeoutMs: vectorTimeoutMs(limits) });
 
 /** The SELECT of a search: the nearest rows first (ORDER BY <op> LIMIT k, which an hnsw index serves). */
-function searchSql(target: VectorTable, body: SearchBody, filter: string | null): string {
+function searchSql(target: VectorTable, body: SearchBody, metric: Metric, filter: string | null): string {
   const vec = quoteIdent(target.vector.name);
-  const distance = `${vec} ${DISTANCE_OPERATOR[body.metric]} CAST($1 AS vector)`;
+  const distance = `${vec} ${DISTANCE_OPERATOR[metric]} CAST($1 AS vector)`;
   const columns = [`${quoteIdent(target.id.name)} AS "__id"`, `${distance} AS "__distance"`];
   if (body.include_vectors) columns.push(`${vec} AS "__vector"`);
   if (body.include_metadata) {
@@ -93,9 +93,9 @@ function searchSql(target: VectorTable, body: SearchBody, filter: string | null)
   return `SELECT ${columns.join(', ')} FROM ${target.sql} WHERE ${where} ORDER BY ${distance} LIMIT $2`;
 }
 
-function searchResult(row: Record<string, unknown>, target: VectorTable, body: SearchBody): Record<string, unknown> {
+function searchResult(row: Record<string, unknown>, target: VectorTable, body: SearchBody, metric: Metric): Record<string, unknown> {
   const distance = Number(row['__distance']);
-  const result: Record<string, unknown> = { id: row['__id'], score: scoreOf(body.metric, distance), distance };
+  const result: Record<string, unknown> = { id: row['__id'], score: scoreOf(metric, distance), distance };
   if (body.include_metadata) {
     if (target.metadata !== null) result.metadata = row['__metadata'] ?? {};
     else result.metadata = Object.fromEntries(Object.entries(row).filter(([k]) => !k.startsWith('__')));
@@ -151,8 +151,12 @@ export function vectorRoutes(deps: VectorRouteDeps): FastifyPluginAsync {
       const target = searchTarget(catalog, engineScope(request).tenant, body.index);
       checkDimension(target, body.vector, 'vector');
       const filter = body.filter ? singleCondition(body.filter) : null;
-      const result = await engine.execute(searchSql(target, body, filter), { params: [body.vector, body.top_k], maxRows: body.top_k, ...scope(request, limits) });
-      const results = result.rows.map((row) => searchResult(row, target, body));
+      // The index's own metric unless the request names another (which then runs as an exact scan).
+      const metric = body.metric ?? target.indexMetric ?? 'cosine';
+      const result = await engine.execute(searchSql(target, body, metric, filter), {
+        params: [body.vector, body.top_k], maxRows: body.top_k, ...scope(request, limits), ...(body.ef_search === undefined ? {} : { efSearch: body.ef_search }),
+      });
+      const results = result.rows.map((row) => searchResult(row, target, body, metric));
       return { results, query_time_ms: Math.round(performance.now() - started) };
     });
 

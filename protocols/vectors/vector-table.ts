@@ -1,4 +1,4 @@
-import { DEFAULT_SCHEMA, type ColumnDef, type TableDef } from '../../core/catalog.js';
+import { DEFAULT_SCHEMA, type ColumnDef, type IndexDef, type TableDef } from '../../core/catalog.js';
 import { SvcError } from '../../core/errors.js';
 
 /** What the vector routes read of the catalog (projections' CatalogState satisfies it). */
@@ -32,6 +32,8 @@ export interface VectorTable {
   readonly dimension: number;
   /** A JSONB column named `metadata`, or null (then metadata is read from the other columns). */
   readonly metadata: ColumnDef | null;
+  /** The metric of the hnsw index on the vector column (the named one, else the only one), or null. */
+  readonly indexMetric: Metric | null;
 }
 
 function splitName(name: string): { schema: string; table: string } {
@@ -46,7 +48,7 @@ const invalidTable = (def: TableDef, why: string, field: string): SvcError =>
  * The vector layout of a table: the id is its one-column primary key (else a column named id),
  * the vector its one VECTOR column (or `vectorColumn`), the metadata a JSONB column named metadata.
  */
-export function vectorTableOf(def: TableDef, field: string, vectorColumn?: ColumnDef): VectorTable {
+export function vectorTableOf(def: TableDef, field: string, vectorColumn?: ColumnDef, index?: IndexDef): VectorTable {
   if (def.kind !== 'table') throw invalidTable(def, 'it is a view', field);
   const vectors = def.columns.filter((c) => c.type.name === 'vector');
   const vector = vectorColumn ?? (vectors.length === 1 ? vectors[0] : undefined);
@@ -56,7 +58,10 @@ export function vectorTableOf(def: TableDef, field: string, vectorColumn?: Colum
   if (id === undefined) throw invalidTable(def, 'it has neither a one-column primary key nor a column named id', field);
   const metadata = def.columns.find((c) => c.name === 'metadata' && c.type.name === 'jsonb') ?? null;
   const dimension = (vector.type as { dimension?: number }).dimension ?? 0;
-  return { sql: `${quoteIdent(def.schema)}.${quoteIdent(def.name)}`, def, id, vector, dimension, metadata };
+  const hnsw = def.indexes.filter((i) => i.kind === 'hnsw' && i.columnIds[0] === vector.id);
+  const chosen = index ?? (hnsw.length === 1 ? hnsw[0] : undefined);
+  const indexMetric = chosen ? ((chosen.options['metric'] as Metric | undefined) ?? 'cosine') : null;
+  return { sql: `${quoteIdent(def.schema)}.${quoteIdent(def.name)}`, def, id, vector, dimension, metadata, indexMetric };
 }
 
 /** The table called `name` ([schema.]table) in the tenant, or TABLE_NOT_FOUND. */
@@ -75,7 +80,7 @@ export function searchTarget(catalog: VectorCatalog, tenant: string, name: strin
     const index = def.indexes.find((i) => i.kind === 'hnsw' && i.name === indexName);
     if (index === undefined) continue;
     const column = def.columns.find((c) => c.id === index.columnIds[0]);
-    return vectorTableOf(def, 'index', column);
+    return vectorTableOf(def, 'index', column, index);
   }
   const entry = catalog.tableByName(tenant, schema, indexName);
   if (entry === undefined) throw new SvcError('TABLE_NOT_FOUND', `no hnsw index or table named "${name}"`, { field: 'index', index: name });

@@ -133,4 +133,14 @@ describe('DELETE /api/v1/vectors', () => {
     expect((await call('/vectors', { table: 'ghost', ids: ['a'] }, 'DELETE')).status).toBe(404);
     expect((await sql('SELECT count(*) AS n FROM docs')).body.data).toEqual([{ n: 1 }]);
   });
+
+  it("searches with the index's own metric by default, and passes ef_search to the index", async () => {
+    expect((await sql('CREATE TABLE pts (id INT PRIMARY KEY, v VECTOR(2))')).status).toBe(200);
+    expect((await sql('CREATE INDEX pts_l2 ON pts USING hnsw (v vector_l2_ops)')).status).toBe(200);
+    expect((await call('/vectors/upsert', { table: 'pts', vectors: [{ id: 1, vector: [3, 4] }, { id: 2, vector: [30, 40] }] })).status).toBe(200);
+    const found = await call('/vectors/search', { index: 'pts_l2', vector: [0, 0], top_k: 1, ef_search: 200 });
+    expect(found.status).toBe(200);
+    expect(found.body.results[0]).toMatchObject({ id: 1, distance: 5 }); // L2, not cosine (which would tie at 0)
+    expect((await call('/vectors/search', { index: 'pts_l2', vector: [0, 0], ef_search: 5000 })).status).toBe(422);
+  });
 });
