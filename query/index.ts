@@ -9,4 +9,3 @@ export { TxnManager, type BeginOptions, type TxnLimits, type TxnManagerDeps } fr
 export { ISOLATION_LEVELS, type IsolationLevel, type TxnStatus } from './txn/txn-state.js';
 export { checkExpression, type ExpressionRules } from './filter.js';
 export type { JsonConflict, JsonInsert } from './dml/insert-json.js';
-export { singleCondition } from './vector-filter.js';

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import { SvcError } from '../../core/errors.js';
-import { singleCondition, type SqlEngine } from '../../query/index.js';
+import { checkExpression, type SqlEngine } from '../../query/index.js';
 import { engineScope } from '../auth/principal.js';
 import { topKMax, TOP_K_DEFAULT, vectorTimeoutMs, type VectorLimits } from '../vectors/limits.js';
 import { scoreOf } from '../vectors/scores.js';
@@ -77,6 +77,14 @@ function schemas(limits: VectorLimits) {
   return { search, upsert, remove };
 }
 
+/**
+ * A filter proven ONE expression (query/filter.ts, as the rows endpoints check theirs), spliced in
+ * two pairs of parentheses so `a) OR (b` cannot escape the AND around it.
+ */
+function conditionOf(filter: string, limits: VectorLimits): string {
+  return `((${checkExpression(filter, { what: 'filter', textBytesMax: limits.maxQuerySizeBytes })}))`;
+}
+
 const scope = (request: FastifyRequest, limits: VectorLimits) => ({ ...engineScope(request), timeoutMs: vectorTimeoutMs(limits) });
 
 /** The SELECT of a search: the nearest rows first (ORDER BY <op> LIMIT k, which an hnsw index serves). */
@@ -150,7 +158,7 @@ export function vectorRoutes(deps: VectorRouteDeps): FastifyPluginAsync {
       const body = request.body;
       const target = searchTarget(catalog, engineScope(request).tenant, body.index);
       checkDimension(target, body.vector, 'vector');
-      const filter = body.filter ? singleCondition(body.filter) : null;
+      const filter = body.filter ? conditionOf(body.filter, limits) : null;
       // The index's own metric unless the request names another (which then runs as an exact scan).
       const metric = body.metric ?? target.indexMetric ?? 'cosine';
       const result = await engine.execute(searchSql(target, body, metric, filter), {
@@ -176,7 +184,7 @@ export function vectorRoutes(deps: VectorRouteDeps): FastifyPluginAsync {
         throw new SvcError(MALFORMED_REQUEST_CODE, 'DELETE /vectors needs ids, filter or both (both: rows matching both)', { reason: 'ids_or_filter_required' });
       }
       const target = tableNamed(catalog, engineScope(request).tenant, body.table, 'table');
-      const where = [...(hasIds ? [`${quoteIdent(target.id.name)} = ANY($1)`] : []), ...(hasFilter ? [singleCondition(body.filter!)] : [])];
+      const where = [...(hasIds ? [`${quoteIdent(target.id.name)} = ANY($1)`] : []), ...(hasFilter ? [conditionOf(body.filter!, limits)] : [])];
       const params = hasIds ? [body.ids] : [];
       const result = await engine.execute(`DELETE FROM ${target.sql} WHERE ${where.join(' AND ')}`, { params, maxRows: 1, ...scope(request, limits) });
       return { success: true, deleted_count: result.affectedRows ?? 0 };

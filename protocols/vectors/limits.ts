@@ -6,6 +6,8 @@ export interface VectorLimits {
   readonly vectorBatchSize: number;
   readonly maxResultRows: number;
   readonly queryTimeoutMsMax: number;
+  /** Bounds a filter's SQL text, as any query's. */
+  readonly maxQuerySizeBytes: number;
 }
 
 /** top_k / topK: the spec's default, and Pinecone's maximum. */

@@ -1,6 +1,6 @@
-import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runBash, shellBlocks } from '../helpers/doc-examples.js';
 import { startTestServer, type TestServer } from '../helpers/sql-server.js';
 
 /**
@@ -10,10 +10,6 @@ import { startTestServer, type TestServer } from '../helpers/sql-server.js';
  * Examples that are meant to fail say so with a `# 4xx` comment naming the status.
  */
 const DOC = new URL('../../docs/api.md', import.meta.url);
-
-function shellBlocks(markdown: string): string[] {
-  return [...markdown.matchAll(/```sh\n([\s\S]*?)```/g)].map((m) => m[1]!);
-}
 
 /** Wraps curl so each call prints its body, then a marker line with the status and the expected-failure note. */
 const PRELUDE = `
@@ -26,18 +22,6 @@ curl() {
   echo "@@CALL $status" >&2
 }
 `;
-
-/** Runs bash asynchronously: the server under test lives in this process and must keep serving. */
-function bash(script: string, env: Record<string, string>): Promise<{ status: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn('bash', ['-c', script], { env: { ...process.env, ...env } });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
-    child.on('close', (status) => resolve({ status, stdout, stderr }));
-  });
-}
 
 describe('docs/api.md examples', () => {
   let server: TestServer;
@@ -53,7 +37,7 @@ describe('docs/api.md examples', () => {
     let calls = 0;
     for (const block of blocks) {
       const script = PRELUDE + block.replaceAll('localhost:8080', host);
-      const run = await bash(script, { KEY: server.apiKey });
+      const run = await runBash(script, { KEY: server.apiKey });
       const statuses = [...run.stderr.matchAll(/@@CALL (\d+)/g)].map((m) => Number(m[1]));
       const lines = block.split('\n').filter((l) => /^\S*\s*(\w+=\$\()?curl /.test(l.trim()) || /\bcurl /.test(l));
       expect(run.status, `${block}\n${run.stderr}`).toBe(0);

@@ -1,6 +1,6 @@
-import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runBash, shellBlocks } from '../helpers/doc-examples.js';
 import { startTestServer, type TestServer } from '../helpers/sql-server.js';
 
 /**
@@ -9,17 +9,6 @@ import { startTestServer, type TestServer } from '../helpers/sql-server.js';
  * replaced by the test server and KEY set to its admin key; every call answers 2xx with JSON.
  */
 const DOC = new URL('../../docs/vectors-api.md', import.meta.url);
-
-function runBash(script: string, env: Record<string, string>): Promise<{ status: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn('bash', ['-c', script], { env: { ...process.env, ...env } });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
-    child.on('close', (status) => resolve({ status, stdout, stderr }));
-  });
-}
 
 /** curl prints its body on one line, then `@@STATUS <code>` on the next. */
 const PRELUDE = `
@@ -35,7 +24,7 @@ describe('docs/vectors-api.md examples', () => {
   afterAll(() => server?.close());
 
   it('every curl example answers 2xx with a JSON body', async () => {
-    const blocks = [...readFileSync(DOC, 'utf8').matchAll(/```sh\n([\s\S]*?)```/g)].map((m) => m[1]!);
+    const blocks = shellBlocks(readFileSync(DOC, 'utf8'));
     expect(blocks.length).toBe(2);
     const host = server.baseUrl.replace(/^http:\/\//, '');
     let calls = 0;

@@ -127,9 +127,13 @@ describe('DELETE /api/v1/vectors', () => {
     expect(neither.body.error.details.reason).toBe('ids_or_filter_required');
     expect((await call('/vectors', { table: 'docs', ids: null, filter: null }, 'DELETE')).status).toBe(400);
     expect((await call('/vectors', { table: 'docs', filter: 'true; DROP TABLE docs' }, 'DELETE')).status).toBe(400);
-    expect((await call('/vectors', { table: 'docs', filter: 'id = $1' }, 'DELETE')).body.error.message).toContain('$n parameter');
-    // The filter cannot escape the AND with the ids: `true) OR (true` stays inside its parentheses.
-    expect((await call('/vectors', { table: 'docs', ids: ['nope'], filter: 'true) OR (true' }, 'DELETE')).body).toEqual({ success: true, deleted_count: 0 });
+    expect((await call('/vectors', { table: 'docs', filter: 'id = $1' }, 'DELETE')).body.error.details.reason).toBe('parameter');
+    // The filter cannot escape the AND with the ids: `true) OR (true` closes what it did not open, and is refused.
+    const before = await sql('SELECT count(*) AS n FROM docs');
+    const escape = await call('/vectors', { table: 'docs', ids: ['nope'], filter: 'true) OR (true' }, 'DELETE');
+    expect(escape.status).toBe(400);
+    expect(escape.body.error.code).toBe('INVALID_QUERY');
+    expect((await sql('SELECT count(*) AS n FROM docs')).body.data).toEqual(before.body.data);
     expect((await call('/vectors', { table: 'ghost', ids: ['a'] }, 'DELETE')).status).toBe(404);
     expect((await sql('SELECT count(*) AS n FROM docs')).body.data).toEqual([{ n: 1 }]);
   });
