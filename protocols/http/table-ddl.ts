@@ -22,7 +22,7 @@ export interface IndexDefinition {
   readonly columns: readonly string[];
   readonly unique?: boolean;
   readonly type?: 'btree' | 'hnsw';
-  readonly options?: Readonly<Record<string, number>>;
+  readonly options?: Readonly<Record<string, number | string>>;
 }
 
 export interface CreateTableBody {
@@ -90,12 +90,17 @@ export function columnSql(column: ColumnDefinition, field: string, limits: DdlTe
   return parts.join(' ');
 }
 
+const HNSW_OPCLASS: Readonly<Record<string, string>> = { cosine: 'vector_cosine_ops', l2: 'vector_l2_ops', inner_product: 'vector_ip_ops' };
+
 /** CREATE [UNIQUE] INDEX ["name"] ON "schema"."table" USING method ("c", ...) [WITH (k = n, ...)]. */
 export function indexSql(ref: TableRef, index: IndexDefinition): string {
   const name = index.name === undefined ? '' : ` ${quoteIdent(index.name)}`;
-  const columns = index.columns.map(quoteIdent).join(', ');
+  const { metric, ...numeric } = index.options ?? {};
+  // An hnsw metric becomes the column's operator class (pgvector's names; the schema allows three).
+  const opclass = typeof metric === 'string' ? ` ${HNSW_OPCLASS[metric]}` : '';
+  const columns = index.columns.map((c) => `${quoteIdent(c)}${opclass}`).join(', ');
   // Option keys are identifiers and values integers (the JSON schema says so): nothing else is spliced.
-  const options = Object.entries(index.options ?? {}).map(([k, v]) => `${k} = ${v}`);
+  const options = Object.entries(numeric).map(([k, v]) => `${k} = ${v}`);
   const withClause = options.length > 0 ? ` WITH (${options.join(', ')})` : '';
   return `CREATE ${index.unique ? 'UNIQUE ' : ''}INDEX${name} ON ${qualified(ref)} USING ${index.type ?? 'btree'} (${columns})${withClause}`;
 }

@@ -50,6 +50,8 @@ export const indexDefinitionSchema = {
       type: 'object',
       maxProperties: 16,
       propertyNames: { pattern: '^[a-z_][a-z0-9_]{0,62}$' },
+      // hnsw: the distance its operator class serves, as GET /tables/{name} shows it.
+      properties: { metric: { type: 'string', enum: ['cosine', 'l2', 'inner_product'] } },
       additionalProperties: { type: 'integer', minimum: 0, maximum: 1_000_000_000 },
     },
   },

@@ -58,7 +58,8 @@ describe('REST tables', () => {
     expect(r.body.indexes).toEqual([
       { name: 'users_pkey', type: 'btree', columns: ['id'], unique: true, primary: true },
       { name: 'users_email_key', type: 'btree', columns: ['email'], unique: true, primary: false },
-      { name: 'users_embedding_idx', type: 'hnsw', columns: ['embedding'], unique: false, primary: false, options: { m: 16, ef_construction: 64 } },
+      // No metric given: cosine (docs/vectors.md), shown so the definition round-trips.
+      { name: 'users_embedding_idx', type: 'hnsw', columns: ['embedding'], unique: false, primary: false, options: { m: 16, ef_construction: 64, metric: 'cosine' } },
     ]);
     expect(r.body.constraints).toEqual([
       { name: 'users_pkey', type: 'primary_key', definition: 'PRIMARY KEY (id)' },
@@ -252,5 +253,17 @@ describe('REST tables', () => {
   it('requires credentials', async () => {
     const r = await fetch(`${server.baseUrl}/api/v1/tables`);
     expect(r.status).toBe(401);
+  });
+
+  it('an hnsw index definition takes its metric in options, and GET shows it back', async () => {
+    const created = await call('POST', '/tables', {
+      name: 'places', columns: [{ name: 'id', type: 'INTEGER', primary_key: true }, { name: 'at', type: 'VECTOR(2)' }],
+      indexes: [{ name: 'places_at', columns: ['at'], type: 'hnsw', options: { m: 8, metric: 'l2' } }],
+    });
+    expect(created.status).toBe(201);
+    const shown = await call('GET', '/tables/places');
+    expect(shown.body.indexes.find((i: { name: string }) => i.name === 'places_at').options).toEqual({ m: 8, metric: 'l2' });
+    const bad = await call('POST', '/tables', { name: 'p2', columns: [{ name: 'v', type: 'VECTOR(2)' }], indexes: [{ columns: ['v'], type: 'hnsw', options: { metric: 'hamming' } }] });
+    expect(bad.status).toBe(422);
   });
 });
