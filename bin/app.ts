@@ -16,7 +16,7 @@ import {
   settingLabel, streamRoutes, transactionRoutes, withAuth, type EngineStatus,
 } from '../protocols/index.js';
 import { ConnectionLimiter, infoRoutes, loadTlsMaterial, metricsRoutes, ServiceMetrics, type MetricsSource } from '../protocols/index.js';
-import { rowRoutes, rowsRoutes, tablesRoutes } from '../protocols/index.js';
+import { countedAsQueries, rowRoutes, rowsRoutes, tablesRoutes } from '../protocols/index.js';
 import { vectorProtocol, vectorRoutes } from '../protocols/index.js';
 import { SqlEngine, TxnManager, typeSystem, type SqlLimits } from '../query/index.js';
 import type { AppCommands, InspectReport, ReplayProgress, ReplayReport, ServeHandle } from './app-types.js';
@@ -90,12 +90,12 @@ export async function startServer(config: Config, rootLogger: PinoLogger): Promi
     streamRoutes({ engine, limits: config, metrics }),
     asyncQueryRoutes({ queries: asyncQueries, limits: config }),
     transactionRoutes({ transactions, limits: config, metrics }),
-    tablesRoutes({ engine, catalog: projections.catalog, limits: config }),
-    rowsRoutes({ engine, catalog: projections.catalog, limits: config }),
-    rowRoutes({ engine, catalog: projections.catalog, limits: config }),
+    countedAsQueries(metrics, tablesRoutes({ engine, catalog: projections.catalog, limits: config })),
+    countedAsQueries(metrics, rowsRoutes({ engine, catalog: projections.catalog, limits: config })),
+    countedAsQueries(metrics, rowRoutes({ engine, catalog: projections.catalog, limits: config })),
     infoRoutes({ limits: config }),
     metricsRoutes({ metrics }),
-    vectorRoutes({ engine, catalog: projections.catalog, limits: config }),
+    countedAsQueries(metrics, vectorRoutes({ engine, catalog: projections.catalog, limits: config })),
   ].map((plugin) => withAuth(auth, plugin));
   const vectors = vectorProtocol({ engine, catalog: projections.catalog, limits: config, gate: auth, vectorApiKey: config.vectorApiKey });
   const { http, https, ops, vector } = createListeners({ config, rootLogger, status, plugins, connections, metrics, tls, vectors });

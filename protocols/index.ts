@@ -24,7 +24,7 @@ export { metricsRoutes } from './http/metrics-routes.js';
 export { ConnectionLimiter } from './http/connection-limit.js';
 export { loadTlsMaterial } from './http/tls.js';
 export { ServiceMetrics, type MetricsSource } from './metrics/service-metrics.js';
-export type { QueryMetrics } from './metrics/query-metrics.js';
+export { countedAsQueries, type QueryMetrics } from './metrics/query-metrics.js';
 export { tablesRoutes, type TableRouteDeps, type TableRouteLimits } from './http/tables-routes.js';
 export { rowsRoutes, type RowRouteDeps, type RowRouteLimits } from './http/rows-routes.js';
 export { rowRoutes } from './http/row-routes.js';

@@ -1,3 +1,5 @@
+import type { FastifyPluginAsync } from 'fastify';
+import '../auth/principal.js';
 /** One finished query, as the query routes report it. */
 export interface QuerySample {
   /** The tenant the query ran in (the `database` label). */
@@ -24,4 +26,19 @@ export async function measured<T>(metrics: QueryMetrics | undefined, database: s
   } finally {
     metrics.observe({ database, durationSeconds: (performance.now() - started) / 1000, ok });
   }
+}
+
+/**
+ * Counts every answered request of a resource plugin whose handlers each run SQL (tables, rows,
+ * vectors) as one query: its duration and whether it succeeded. Requests refused before a
+ * principal was known (no credentials) are not queries.
+ */
+export function countedAsQueries(metrics: QueryMetrics, plugin: FastifyPluginAsync): FastifyPluginAsync {
+  return async (app) => {
+    app.addHook('onResponse', async (request, reply) => {
+      if (request.principal === undefined) return;
+      metrics.observe({ database: request.principal.tenant, durationSeconds: reply.elapsedTime / 1000, ok: reply.statusCode < 400 });
+    });
+    await app.register(plugin);
+  };
 }

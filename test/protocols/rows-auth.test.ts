@@ -57,5 +57,10 @@ describe('tables and rows: roles and tenants', () => {
     const viaAdmin = await api(server.baseUrl, '/tables/notes/rows', { headers: { ...bearer(server.apiKey), 'x-tenant-id': 'globex' } });
     expect(viaAdmin.body.data).toEqual([{ id: 1, body: 'from globex' }]);
     expect((await api(server.baseUrl, '/tables', { headers: bearer(acme) })).body.tables.map((t: { name: string }) => t.name)).toEqual(['notes']);
+    // Table and row requests count as queries in svc_queries_total, labelled with their tenant.
+    const metrics = await (await fetch(`${server.baseUrl}/api/v1/metrics`, { headers: bearer(server.apiKey) })).text();
+    const acmeQueries = /svc_queries_total\{status="success",database="acme"\} (\d+)/.exec(metrics);
+    expect(Number(acmeQueries?.[1])).toBeGreaterThanOrEqual(4);
+    expect(metrics).toMatch(/svc_queries_total\{status="error",database="default"\} [1-9]/); // the read_only refusals
   });
 });
