@@ -93,7 +93,12 @@ class ClassicLevelStore implements StateStore {
   constructor(private readonly db: Db) {}
 
   get(key: Uint8Array, snapshot?: StoreSnapshot): Promise<Uint8Array | undefined> {
-    return snapshot ? this.db.get(key, { snapshot: snapshot as never }) : this.db.get(key);
+    // A point read: synchronous, as getMany's few keys are (SYNC_GET_KEYS_MAX says why).
+    try {
+      return Promise.resolve(this.db.getSync(key, snapshot ? { snapshot: snapshot as never } : {}));
+    } catch (error) {
+      return Promise.reject(error);
+    }
   }
 
   getMany(keys: readonly Uint8Array[], snapshot?: StoreSnapshot): Promise<(Uint8Array | undefined)[]> {
