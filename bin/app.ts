@@ -227,5 +227,6 @@ function sqlLimitsOf(config: Config): SqlLimits {
     dmlRowsMax: config.sqlDmlRowsMax,
     planCacheEntriesMax: config.sqlPlanCacheEntriesMax,
     scanCacheRowsMax: config.sqlScanCacheRowsMax,
+    efSearchDefault: config.vectorEfSearch,
   };
 }

@@ -67,5 +67,6 @@ export const SETTINGS = [
   { key: 'vectorMaxDimension', env: 'SVC_VECTOR_MAX_DIMENSION', flag: 'vector-max-dimension', type: 'int', defaultValue: 20_000, min: 1, max: 65_535, doc: 'Largest dimension of a vector index (Pinecone\'s own limit is 20000)' },
   { key: 'vectorMaxVectors', env: 'SVC_VECTOR_MAX_VECTORS', flag: 'vector-max-vectors', type: 'int', defaultValue: 10_000_000, min: 1, max: 1_000_000_000, doc: 'Most records one vector index may hold; an upsert past it is refused with 400 LIMIT_EXCEEDED' },
   { key: 'vectorMaxMetadataBytes', env: 'SVC_VECTOR_MAX_METADATA_BYTES', flag: 'vector-max-metadata-bytes', type: 'int', defaultValue: 40_960, min: 64, max: 16 * MIB, doc: 'Largest metadata of one vector record, as JSON text (the spec\'s max_metadata_size)' },
+  { key: 'vectorEfSearch', env: 'SVC_VECTOR_EF_SEARCH', flag: 'vector-ef-search', type: 'int', defaultValue: 40, min: 1, max: 1000, doc: 'hnsw search beam when a query names none (pgvector\'s hnsw.ef_search, default 40): SQL, POST /vectors/search without ef_search, and the vector protocol\'s /query (which has no such field)' },
   { key: 'vectorBatchSize', env: 'SVC_VECTOR_BATCH_SIZE', flag: 'vector-batch-size', type: 'int', defaultValue: 1000, min: 1, max: 100_000, doc: 'Most vectors one upsert (and ids one delete) may carry' },
 ] as const satisfies readonly SettingSpec[];

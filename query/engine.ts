@@ -12,7 +12,7 @@ import { DEFAULT_SQL_LIMITS, LIMITS, type SqlLimits } from './limits.js';
 import { parseSql, type ParsedStatement } from './parse/index.js';
 import { convertParams, newBindContext, PlanCache, prepareQuery, type PreparedQuery } from './prepare.js';
 import { emptyResult, RowConverter, type QueryResult } from './result.js';
-import { DEFAULT_EF_SEARCH, execContext, pullRows, withSnapshot } from './run-query.js';
+import { execContext, pullRows, withSnapshot } from './run-query.js';
 import { checkContinue, run } from './exec/index.js';
 import { ScanCache } from './exec/scan-cache.js';
 import type { SqlEngineDeps, StatementEnv } from './statement.js';
@@ -29,13 +29,13 @@ export interface ExecuteOptions {
   readonly txn?: TxnContext;
   /** Refuse anything but reads: 'role' for a read_only credential (403), 'transaction' for a read-only transaction. */
   readonly readOnly?: ReadOnlyReason;
-  /** hnsw search beam of vector index scans (pgvector's hnsw.ef_search; default 40, at most 1000). */
+  /** hnsw search beam of vector index scans (pgvector's hnsw.ef_search; default limits.efSearchDefault, at most 1000). */
   readonly efSearch?: number;
 }
 
-/** ExecuteOptions.efSearch checked: an integer in 1..1000 (pgvector's range), 40 when absent. */
-function efSearchOf(value: number | undefined): number {
-  if (value === undefined) return DEFAULT_EF_SEARCH;
+/** ExecuteOptions.efSearch checked: an integer in 1..1000 (pgvector's range), the server's default when absent. */
+function efSearchOf(value: number | undefined, defaultEf: number): number {
+  if (value === undefined) return defaultEf;
   if (!Number.isInteger(value) || value < 1 || value > EF_SEARCH_MAX) throw new SvcError('INVALID_QUERY', `ef_search must be an integer from 1 to ${EF_SEARCH_MAX}`, { ef_search: value });
   return value;
 }
@@ -235,7 +235,7 @@ export class SqlEngine {
       txn: options.txn ?? null,
       limits: this.limits,
       scanCache: this.scanCache,
-      efSearch: efSearchOf(options.efSearch),
+      efSearch: efSearchOf(options.efSearch, this.limits.efSearchDefault),
     };
   }
 

@@ -24,6 +24,8 @@ export interface SqlLimits {
   readonly planCacheEntriesMax: number;
   /** Decoded rows of whole tables kept for the next full scan (exec/scan-cache.ts); 0: none. */
   readonly scanCacheRowsMax: number;
+  /** hnsw search beam of a vector index scan whose query names none (pgvector's hnsw.ef_search). */
+  readonly efSearchDefault: number;
 }
 
 /** The defaults of core/settings.ts, for engines built without a config (tests, benchmarks). */
@@ -34,4 +36,5 @@ export const DEFAULT_SQL_LIMITS: SqlLimits = Object.freeze({
   dmlRowsMax: 1_000_000,
   planCacheEntriesMax: 512,
   scanCacheRowsMax: 2_000_000,
+  efSearchDefault: 40,
 });
