@@ -33,7 +33,8 @@ export function pruneColumns(plan: Plan, need: Need = null): Plan {
   switch (plan.kind) {
     case 'scan': {
       if (need === null || plan.withKey) return plan;
-      const all = union(need, colsOf([plan.filter]));
+      // A vector scan measures each candidate's distance itself: its vector column is read too.
+      const all = union(need, colsOf([plan.filter, ...(plan.access.kind === 'vector' ? [plan.access.distance] : [])]));
       if (all === null || all.size >= plan.table.columns.length) return plan;
       return { ...plan, needed: [...all].filter((c) => c < plan.table.columns.length).sort((a, b) => a - b) };
     }

@@ -173,6 +173,8 @@ export interface VectorAccess {
   readonly reverse: false;
   /** Readable ORDER BY for EXPLAIN. */
   readonly orderText: string;
+  /** The key range of the WHERE that the exact fallback scans (its conditions are in the filter too); null: the whole table. */
+  readonly exact: KeyAccess | null;
 }
 
 export type KeyAccess = Extract<Access, { readonly kind: 'pk' | 'index' }>;

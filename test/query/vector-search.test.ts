@@ -137,6 +137,37 @@ describe('SQL over hnsw indexes', () => {
     expect(viaIndex.filter((id) => exact.includes(id)).length).toBeGreaterThanOrEqual(4);
   });
 
+  it('searches the index under a wide primary-key prefix (a namespace) and scans a narrow one exactly', async () => {
+    // `ns = $2` is estimated at 1,200 rows (5% of 24,000): a filtered graph search reads ~200 candidates, fewer, so the
+    // hnsw index serves it with the prefix as its filter; the small namespace then falls back to an exact scan of its range.
+    const generated = embeddings(24_010, 11);
+    const rows = generated.slice(0, 24_000);
+    const nsQueries = generated.slice(24_000).map(lit);
+    await h.q(`CREATE TABLE ns_items (ns TEXT, id INT, embedding VECTOR(${DIMS}), PRIMARY KEY (ns, id))`);
+    await h.q('CREATE INDEX ns_items_hnsw ON ns_items USING hnsw (embedding vector_cosine_ops)');
+    for (let at = 0; at < rows.length; at += 1000) {
+      const values = rows.slice(at, at + 1000).map((v, i) => `('${at + i < 50 ? 'small' : 'big'}', ${at + i}, '${lit(v)}')`).join(', ');
+      await h.q(`INSERT INTO ns_items VALUES ${values}`);
+    }
+    const sql = 'SELECT id FROM ns_items WHERE ns = $2 ORDER BY embedding <=> $1 LIMIT 10';
+    const { text } = await h.engine.explain(sql, { format: 'text', params: [nsQueries[0], 'big'] });
+    expect(text).toContain('Index Scan using ns_items_hnsw');
+    expect(text).toContain('Filter: (ns = $2)');
+    let hit = 0;
+    for (const q of nsQueries) {
+      const exactSmall = await ids('SELECT id FROM ns_items WHERE ns = $2 ORDER BY (embedding <=> $1) + 0 LIMIT 10', [q, 'small']);
+      expect(await ids(sql, [q, 'small'])).toEqual(exactSmall);
+      const big = await ids(sql, [q, 'big']);
+      const exactBig = await ids('SELECT id FROM ns_items WHERE ns = $2 ORDER BY (embedding <=> $1) + 0 LIMIT 10', [q, 'big']);
+      expect(big.every((id) => id >= 50)).toBe(true);
+      hit += big.filter((id) => exactBig.includes(id)).length;
+    }
+    expect(hit / 100).toBeGreaterThanOrEqual(0.9);
+    // A range estimated small keeps its exact top-k: the whole primary key given.
+    const point = await h.engine.explain('SELECT id FROM ns_items WHERE ns = $2 AND id = 3 ORDER BY embedding <=> $1 LIMIT 10', { format: 'text', params: [nsQueries[0], 'small'] });
+    expect(point.text).not.toContain('ns_items_hnsw');
+  });
+
   it('refuses an ef_search outside 1..1000', async () => {
     await expect(h.engine.execute('SELECT 1', { timeoutMs: 1000, maxRows: 1, tenant: 'default', efSearch: 0 })).rejects.toMatchObject({ code: 'INVALID_QUERY' });
   });

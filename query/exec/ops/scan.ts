@@ -9,6 +9,7 @@ import { checkContinue, shouldYield, yieldNow, type Batch, type ExecContext, typ
 import type { ByteRange } from '../source.js';
 import { filterOp } from './basic.js';
 import { vectorScanOp } from './vector-scan.js';
+import { rowDecoder } from './row-decoder.js';
 import { LIMITS } from '../../limits.js';
 import type { CachedTable, ScanCache } from '../scan-cache.js';
 
@@ -37,21 +38,9 @@ export function indexTypes(table: TableDef, index: IndexDef): SqlType[] {
 /** Table scan (whole table, primary-key range or secondary-index range) with its pushed-down filter. */
 export function scanOp(node: ScanNode, ctx: ExecContext): AsyncIterable<Batch> {
   // The filter is part of the search: it decides how many candidates the index must give.
-  if (node.access.kind === 'vector') return vectorScanOp(node, node.access, ctx);
+  if (node.access.kind === 'vector') return vectorScanOp(node, node.access, ctx, scanOp);
   const rows = node.access.kind === 'index' ? indexRows(node, node.access, ctx) : tableRows(node, ctx);
   return node.filter ? filterOp(rows, ctx, node.filter) : rows;
-}
-
-function decoder(node: ScanNode, allColumns = false): (pk: Uint8Array, image: Uint8Array) => Row {
-  // Columns nobody reads get an id no image holds: decodeRowInto skips them (they stay NULL).
-  const needed = node.needed && !allColumns ? new Set(node.needed) : null;
-  const ids = node.table.columns.map((c, i) => (needed === null || needed.has(i) ? c.id : -1 - i));
-  const missing = node.table.columns.map((c) => c.missingValue);
-  return (pk, image) => {
-    const row = decodeRowInto(image, ids, missing) as Row;
-    if (node.withKey) row.push(pk as unknown as QValue, image as unknown as QValue);
-    return row;
-  };
 }
 
 async function* tableRows(node: ScanNode, ctx: ExecContext): AsyncIterable<Batch> {
@@ -72,7 +61,7 @@ async function* tableRows(node: ScanNode, ctx: ExecContext): AsyncIterable<Batch
     yield* collectingScan(node, ctx, ctx.scanCache!, version);
     return;
   }
-  const decode = decoder(node);
+  const decode = rowDecoder(node);
   if (range.point) {
     const [image] = await ctx.source.getRows(node.table.id, [range.point]);
     if (image) yield [decode(range.point, image)];
@@ -129,7 +118,7 @@ function lowerBound(keys: readonly Uint8Array[], key: Uint8Array): number {
 async function* collectingScan(node: ScanNode, ctx: ExecContext, cache: ScanCache, version: number): AsyncIterable<Batch> {
   const reverse = node.access.reverse;
   let kept: { pks: Uint8Array[]; rows: Row[] } | null = cache.admits(node.est?.rows ?? 0) ? { pks: [], rows: [] } : null;
-  const decode = decoder(node, kept !== null);
+  const decode = rowDecoder(node, kept !== null);
   for await (const batch of ctx.source.rows(node.table.id, { reverse })) {
     checkContinue(ctx);
     const rows = batch.map(([pk, image]) => decode(pk, image));
@@ -150,7 +139,7 @@ async function* collectingScan(node: ScanNode, ctx: ExecContext, cache: ScanCach
 }
 
 async function* indexRows(node: ScanNode, access: KeyAccess, ctx: ExecContext): AsyncIterable<Batch> {
-  const decode = decoder(node);
+  const decode = rowDecoder(node);
   const keyTypes = indexTypes(node.table, access.index);
   const pkT = pkTypes(node.table);
   const range = keyRange(access, keyTypes, access.index.descending, ctx);

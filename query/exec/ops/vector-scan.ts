@@ -1,13 +1,16 @@
-import { decodeRowInto } from '../../../core/row-codec.js';
 import type { QValue } from '../../types/contract.js';
 import type { ScanNode, VectorAccess } from '../../plan/nodes.js';
 import { compile } from '../compile.js';
 import { checkContinue, shouldYield, yieldNow, type Batch, type ExecContext, type Row } from '../context.js';
 import { filterOp } from './basic.js';
+import { rowDecoder } from './row-decoder.js';
 import { LIMITS } from '../../limits.js';
 
 /** Each round searches this many times more candidates than the last (pgvector #259: filters starve a fixed ef). */
 const GROWTH = 4;
+
+/** The scan operator (scan.ts), passed in: the exact fallback reads the rows as any scan of the range would. */
+type ScanOp = (node: ScanNode, ctx: ExecContext) => AsyncIterable<Batch>;
 
 interface Ranked {
   readonly row: Row;
@@ -24,7 +27,7 @@ interface Ranked {
  * the filter is so selective that more than LIMITS.vectorCandidatesMax candidates would be needed, or when the index ran
  * out before k rows (rows with NULL vectors are not in it but sort last in an exact ORDER BY).
  */
-export async function* vectorScanOp(node: ScanNode, access: VectorAccess, ctx: ExecContext): AsyncIterable<Batch> {
+export async function* vectorScanOp(node: ScanNode, access: VectorAccess, ctx: ExecContext, scan: ScanOp): AsyncIterable<Batch> {
   const evalConst = (e: Parameters<typeof compile>[0]): QValue => compile(e, ctx).eval([]);
   const limit = Number(evalConst(access.topN.limit) ?? Infinity);
   const offset = access.topN.offset ? Number(evalConst(access.topN.offset) ?? 0) : 0;
@@ -32,7 +35,8 @@ export async function* vectorScanOp(node: ScanNode, access: VectorAccess, ctx: E
   if (!(k > 0)) return;
   const query = evalConst(access.query);
   const found = query instanceof Float32Array && Number.isSafeInteger(k) ? await indexSearch(node, access, ctx, query, k) : null;
-  const ranked = found ?? (await exactSearch(node, access, ctx, k));
+  const exactNode: ScanNode = { ...node, access: access.exact ?? { kind: 'seq', reverse: false } };
+  const ranked = found ?? (await exactSearch(scan(exactNode, ctx), access, ctx, k));
   for (let i = 0; i < ranked.length; i += LIMITS.batchRows) {
     checkContinue(ctx);
     yield ranked.slice(i, i + LIMITS.batchRows).map((r) => r.row);
@@ -70,26 +74,16 @@ async function indexSearch(node: ScanNode, access: VectorAccess, ctx: ExecContex
   }
 }
 
-/** Every row of the table, filtered, the k nearest kept (a bounded buffer, trimmed as it fills). */
-async function exactSearch(node: ScanNode, access: VectorAccess, ctx: ExecContext, k: number): Promise<Ranked[]> {
+/** Every row the WHERE's range (else the table) holds, filtered, the k nearest kept (a bounded buffer, trimmed as it fills). */
+async function exactSearch(filtered: AsyncIterable<Batch>, access: VectorAccess, ctx: ExecContext, k: number): Promise<Ranked[]> {
   const distance = compile(access.distance, ctx).eval;
-  const decode = rowDecoder(node);
   let kept: Ranked[] = [];
-  const rows = rowsOf(node, ctx, decode);
-  const filtered = node.filter ? filterOp(rows, ctx, node.filter) : rows;
   for await (const batch of filtered) {
     for (const row of batch) kept.push({ row, distance: numeric(distance(row)) });
     if (kept.length > Math.max(2 * k, LIMITS.batchRows)) kept = sortRanked(kept).slice(0, k);
     if (shouldYield(ctx)) await yieldNow(ctx);
   }
   return sortRanked(kept).slice(0, k);
-}
-
-async function* rowsOf(node: ScanNode, ctx: ExecContext, decode: (pk: Uint8Array, image: Uint8Array) => Row): AsyncIterable<Batch> {
-  for await (const batch of ctx.source.rows(node.table.id, { reverse: false })) {
-    checkContinue(ctx);
-    yield batch.map(([pk, image]) => decode(pk, image));
-  }
 }
 
 function rank(rows: readonly Row[], distance: (row: Row) => QValue): Ranked[] {
@@ -104,12 +98,6 @@ function numeric(value: QValue): number {
 
 function sortRanked(ranked: Ranked[]): Ranked[] {
   return ranked.sort((a, b) => a.distance - b.distance || (a.distance === b.distance ? 0 : a.distance === Infinity ? 1 : -1));
-}
-
-function rowDecoder(node: ScanNode): (pk: Uint8Array, image: Uint8Array) => Row {
-  const ids = node.table.columns.map((c) => c.id);
-  const missing = node.table.columns.map((c) => c.missingValue);
-  return (_pk, image) => decodeRowInto(image, ids, missing) as Row;
 }
 
 async function* once(rows: Row[]): AsyncIterable<Batch> {
