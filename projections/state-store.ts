@@ -87,7 +87,7 @@ function wrapOpenError(location: string, error: unknown): SvcError {
  * block cache or the OS page cache takes a few microseconds, less than the thread-pool round trip
  * of an async get (which was the largest single cost of a primary-key query over HTTP).
  */
-const SYNC_GET_KEYS_MAX = 8;
+const SYNC_GET_KEYS_MAX = 16;
 
 class ClassicLevelStore implements StateStore {
   constructor(private readonly db: Db) {}

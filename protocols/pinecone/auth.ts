@@ -39,7 +39,7 @@ export function vectorAuth(gate: AuthGate, vectorApiKey: string | undefined): on
     const nowMs = Date.now();
     const key = presented(request.headers);
     let credential: Credential | null = null;
-    let failure: unknown = new SvcError('AUTHENTICATION_REQUIRED', 'authentication required: send Api-Key: <key>', {});
+    let failure: unknown = null;
     if (key !== null) {
       try {
         credential = await verify(key, nowMs);
@@ -51,9 +51,9 @@ export function vectorAuth(gate: AuthGate, vectorApiKey: string | undefined): on
     const decision = gate.limiter.hit(bucket, credential?.rateLimitMax ?? gate.rateLimitMax, nowMs);
     setRateLimitHeaders(reply, decision, nowMs);
     if (!decision.allowed) throw rateLimitExceeded(reply, decision, nowMs, gate.rateLimitWindowMs);
-    if (credential === null) throw failure;
-    request.log = request.log.child({ subject: credential.subject });
-    reply.log = request.log;
+    if (credential === null) throw failure ?? new SvcError('AUTHENTICATION_REQUIRED', 'authentication required: send Api-Key: <key>', {});
+    // As on /api/v1: add the caller to the request's own logger rather than nest a child per request.
+    (request.log as unknown as { setBindings(bindings: Record<string, unknown>): void }).setBindings({ subject: credential.subject });
     const principal: Principal = { subject: credential.subject, role: credential.role, tenant: requestTenant(request, credential) };
     request.principal = principal;
   };

@@ -70,7 +70,10 @@ async function runQuery(deps: DataPlaneDeps, index: VectorIndex, run: Run, body:
   const where = ['namespace = $2', '"values" IS NOT NULL', ...(body.filter && Object.keys(body.filter).length > 0 ? [metadataFilterSql(body.filter, params)] : [])];
   const limit = hybrid ? hybridCandidates(body.topK, topKMax(deps.limits)) : body.topK;
   const distance = `"values" ${index.operator} CAST($1 AS vector)`;
-  const sql = `SELECT id, ${distance} AS "__distance", "values", sparse_values, metadata FROM ${index.sql} WHERE ${where.join(' AND ')} ORDER BY ${distance} LIMIT ${limit}`;
+  // Only the columns the answer shows: a vector turned into JSON costs more than the search itself.
+  const withValues = body.includeValues === true;
+  const columns = ['id', `${distance} AS "__distance"`, ...(withValues ? ['"values"'] : []), ...(withValues || hybrid ? ['sparse_values'] : []), ...(body.includeMetadata === true ? ['metadata'] : [])];
+  const sql = `SELECT ${columns.join(', ')} FROM ${index.sql} WHERE ${where.join(' AND ')} ORDER BY ${distance} LIMIT ${limit}`;
   const { rows } = await run(sql, params, limit);
   const scored = rows.map((row) => ({ row, score: pineconeScore(index.metric, Number(row['__distance'])) }));
   const ranked = hybrid ? hybridRerank(scored, body.sparseVector!).slice(0, body.topK) : scored;

@@ -13,7 +13,7 @@ import { formatInterval } from './interval.js';
 import { formatJsonNumber, inStorageOrder } from './jsonb.js';
 import { parseNumeric } from './numeric.js';
 import { elementType } from './qtype.js';
-import { formatFloat, INT2_MAX, INT2_MIN, INT4_MAX, INT4_MIN, INT8_MAX, INT8_MIN } from './scalar-text.js';
+import { float4Number, formatFloat, INT2_MAX, INT2_MIN, INT4_MAX, INT4_MIN, INT8_MAX, INT8_MIN } from './scalar-text.js';
 import { parseTextBase } from './text-io.js';
 import { typeText } from './type-names.js';
 import { applyTypmod } from './typmod.js';
@@ -34,13 +34,13 @@ export function toJson(type: QType, value: QValue): unknown {
     case 'float4': case 'float8': {
       const n = value as number;
       if (!Number.isFinite(n)) return formatFloat(n);
-      return type.name === 'float4' ? Number(formatFloat(n, true)) : n;
+      return type.name === 'float4' ? float4Number(n) : n;
     }
     case 'jsonb': return inStorageOrder(value as JsonValue);
     case 'timestamp': case 'timestamptz': return formatTimestampIso(value as bigint);
     case 'date': return formatDate(value as number);
     case 'interval': return formatInterval(value as Interval);
-    case 'vector': return Array.from(value as Float32Array, (x) => Number(formatFloat(x, true)));
+    case 'vector': return Array.from(value as Float32Array, float4Number);
     case 'array': {
       const el = elementType(type);
       const nested = el.name !== 'jsonb';

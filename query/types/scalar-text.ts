@@ -82,18 +82,31 @@ export function parseFloat4(text: string): number {
   return parseFloatText(text, 'real', Math.fround);
 }
 
+/**
+ * A float4 as the double that prints (JSON, JS) as its shortest round-trip digits, as float4out
+ * does: the nearest decimal of the fewest significant digits (1..9) that reads back as `v`.
+ * Reading back is monotone in the digit count (the nearest (p+1)-digit decimal is no farther from
+ * v than the p-digit one) and 9 digits always do, so the probes may go in any order: 7 first, as
+ * ~95% of float4 values need 7 or 8. Vectors print 128+ of these per row.
+ */
+export function float4Number(v: number): number {
+  if (v === 0 || !Number.isFinite(v)) return v;
+  let shortest = Number(v.toPrecision(7));
+  if (Math.fround(shortest) !== v) {
+    const eight = Number(v.toPrecision(8));
+    return Math.fround(eight) === v ? eight : Number(v.toPrecision(9));
+  }
+  for (let p = 6; p >= 1; p--) {
+    const fewer = Number(v.toPrecision(p));
+    if (Math.fround(fewer) !== v) break;
+    shortest = fewer;
+  }
+  return shortest;
+}
+
 /** Shortest round-trip digits of a finite, non-zero double: digits and decimal exponent of the first. */
 function shortestDigits(v: number, float4: boolean): { digits: string; exp: number } {
-  let e = '';
-  if (float4) {
-    for (let p = 1; p <= 9; p++) {
-      const s = v.toPrecision(p);
-      if (Math.fround(Number(s)) === v) { e = Number(s).toExponential(); break; }
-    }
-    if (e === '') e = v.toExponential(8);
-  } else {
-    e = v.toExponential();
-  }
+  const e = float4 ? float4Number(v).toExponential() : v.toExponential();
   const m = /^-?(\d)(?:\.(\d+))?e([+-]\d+)$/.exec(e)!;
   return { digits: m[1]! + (m[2] ?? ''), exp: Number(m[3]) };
 }

@@ -129,6 +129,11 @@ describe('the official Pinecone client (8.x)', () => {
     const hybrid = await index.query({ vector: [1, 0], sparseVector: { indices: [7], values: [1] }, topK: 2, includeValues: true });
     expect(hybrid.matches.map((m) => [m.id, m.score])).toEqual([['s', 2.5], ['d', 1]]);
     expect(hybrid.matches[0]!.sparseValues).toEqual({ indices: [7], values: [2] });
+    // Without includeValues the stored sparse values still rescore, and neither values nor sparseValues are shown.
+    const lean = await index.query({ vector: [1, 0], sparseVector: { indices: [7], values: [1] }, topK: 2 });
+    expect(lean.matches.map((m) => [m.id, m.score])).toEqual([['s', 2.5], ['d', 1]]);
+    expect(lean.matches[0]!.sparseValues).toBeUndefined();
+    expect(lean.matches[0]!.values ?? []).toEqual([]);
   });
 
   it('keeps indexes and records across a restart on the same data dir, and drops an index', async () => {
