@@ -141,7 +141,11 @@ export class Projections {
     this.sequencer.close();
     this.abort.abort();
     await Promise.all(this.loops);
-    if (this.applied.failed === null) await this.vectors.checkpoint();
+    try {
+      if (this.applied.failed === null) await this.vectors.checkpoint();
+    } finally {
+      await this.vectors.close();
+    }
   }
 
   private retaining = false;

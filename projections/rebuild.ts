@@ -71,6 +71,10 @@ async function rebuildVectors(options: { readonly log: Log; readonly layout: Dat
     checkpointIntervalMs: Number.MAX_SAFE_INTEGER,
     logger: options.logger,
   });
-  for await (const batch of options.log.read(1 as Lsn, { batchBytesMax: options.batchBytesMax, toLsn: total })) await vectors.applyBatch(batch);
-  await vectors.checkpoint();
+  try {
+    for await (const batch of options.log.read(1 as Lsn, { batchBytesMax: options.batchBytesMax, toLsn: total })) await vectors.applyBatch(batch);
+    await vectors.checkpoint();
+  } finally {
+    await vectors.close();
+  }
 }

@@ -2,6 +2,7 @@ import { mkdir, open, readdir, readFile, rename, rm, writeFile } from 'node:fs/p
 import path from 'node:path';
 import { SvcError } from '../core/errors.js';
 import type { Lsn } from '../core/units.js';
+import type { HnswWorker } from './hnsw-worker-client.js';
 import { VectorIndex, type VectorIndexSpec } from './vector-index.js';
 
 /**
@@ -31,8 +32,8 @@ export interface LoadedCheckpoint {
   readonly indexes: VectorIndex[];
 }
 
-/** Reads the last checkpoint in `dir` (none: LSN 0, no indexes). */
-export async function loadCheckpoint(dir: string): Promise<LoadedCheckpoint> {
+/** Reads the last checkpoint in `dir` (none: LSN 0, no indexes); the graphs load in `worker`. */
+export async function loadCheckpoint(dir: string, worker: HnswWorker): Promise<LoadedCheckpoint> {
   await mkdir(dir, { recursive: true });
   let manifest: Manifest;
   try {
@@ -49,7 +50,7 @@ export async function loadCheckpoint(dir: string): Promise<LoadedCheckpoint> {
   for (const entry of manifest.indexes) {
     const labels = decodeLabels(await readFile(path.join(dir, entry.labelsFile)));
     const graph = entry.graphFile === null ? null : path.join(dir, entry.graphFile);
-    indexes.push(VectorIndex.restore(entry.spec, graph, labels, entry.nextLabel));
+    indexes.push(await VectorIndex.restore(entry.spec, worker, graph, labels, entry.nextLabel));
   }
   await removeUnreferenced(dir, referenced(manifest));
   return { lsn: manifest.lsn as Lsn, indexes };

@@ -1,5 +1,7 @@
 import type { IndexDef, TableDef } from '../core/catalog.js';
-import { HnswIndex, type HnswMetric } from './hnsw-adapter.js';
+import type { HnswInitOptions, HnswMetric } from './hnsw-adapter.js';
+import { ADD_OP, DELETE_OP, REUSE_OP, type HnswSearchResult } from './hnsw-protocol.js';
+import type { HnswWorker } from './hnsw-worker-client.js';
 
 /** The SQL metric of an hnsw index (opclass) and the hnswlib space that ranks the same way. */
 export type VectorMetric = 'l2' | 'cosine' | 'inner_product';
@@ -53,31 +55,42 @@ export interface VectorHit {
   readonly distance: number;
 }
 
+/** Changes buffered before they are posted to the worker in one message. */
+const OPS_PER_MESSAGE = 256;
+
 /**
- * One hnsw index with its label <-> primary key map. hnswlib labels are integers, rows are keyed
- * by encoded primary keys: every upsert takes a fresh label (a deleted slot is reused for it), so
- * a label found by a search always names the row version it was added for, or a deleted one.
+ * One hnsw index: its label <-> primary key map here, its graph in the hnsw worker thread.
+ * hnswlib labels are integers, rows are keyed by encoded primary keys: every upsert takes a fresh
+ * label (a deleted slot is reused for it), so a label found by a search always names the row
+ * version it was added for, or a deleted one. Changes are buffered and posted in order; a search,
+ * a write or `flush` posts what is buffered first.
  */
 export class VectorIndex {
   private readonly labelOfPk = new Map<string, number>();
   private readonly pkOfLabel = new Map<number, Uint8Array>();
   private deletedSlots = 0;
+  private hasGraph: boolean;
+  private ops: number[] = [];
+  private opLabels: number[] = [];
+  private opVectors: Float32Array[] = [];
 
-  private constructor(readonly spec: VectorIndexSpec, private hnsw: HnswIndex | null, private nextLabel: number) {}
+  private constructor(readonly spec: VectorIndexSpec, private readonly worker: HnswWorker, hasGraph: boolean, private nextLabel: number) {
+    this.hasGraph = hasGraph;
+  }
 
-  static empty(spec: VectorIndexSpec): VectorIndex {
-    return new VectorIndex(spec, null, 0);
+  static empty(spec: VectorIndexSpec, worker: HnswWorker): VectorIndex {
+    return new VectorIndex(spec, worker, false, 0);
   }
 
   /** From a checkpoint: the graph file (absent when the index was empty) and its label map. */
-  static restore(spec: VectorIndexSpec, file: string | null, labels: readonly (readonly [number, Uint8Array])[], nextLabel: number): VectorIndex {
-    const hnsw = file === null ? null : HnswIndex.read(file, initOptions(spec, INITIAL_CAPACITY));
-    const index = new VectorIndex(spec, hnsw, nextLabel);
+  static async restore(spec: VectorIndexSpec, worker: HnswWorker, file: string | null, labels: readonly (readonly [number, Uint8Array])[], nextLabel: number): Promise<VectorIndex> {
+    const slots = file === null ? 0 : await worker.call<number>({ kind: 'read', indexId: spec.indexId, file, options: initOptions(spec, INITIAL_CAPACITY) });
+    const index = new VectorIndex(spec, worker, file !== null, nextLabel);
     for (const [label, pk] of labels) {
       index.labelOfPk.set(hex(pk), label);
       index.pkOfLabel.set(label, pk);
     }
-    index.deletedSlots = (hnsw?.slotCount ?? 0) - labels.length;
+    index.deletedSlots = slots - labels.length;
     return index;
   }
 
@@ -99,11 +112,13 @@ export class VectorIndex {
     if (vector === null || vector.length !== this.spec.dimensions || vector.length === 0) return;
     // A zero vector has no cosine distance (NaN) to anything: like pgvector, it is not indexed.
     if (this.spec.metric === 'cosine' && vector.every((x) => x === 0)) return;
-    const hnsw = this.graph();
+    if (!this.hasGraph) {
+      this.worker.post({ kind: 'create', indexId: this.spec.indexId, options: initOptions(this.spec, INITIAL_CAPACITY) });
+      this.hasGraph = true;
+    }
     const reuse = this.deletedSlots > 0;
-    if (!reuse && hnsw.slotCount >= hnsw.capacity) hnsw.resize({ elementCountMax: hnsw.capacity * 2 });
     const label = this.nextLabel++;
-    hnsw.add({ vector, label, reuseDeletedSlot: reuse });
+    this.buffer(reuse ? REUSE_OP : ADD_OP, label, vector);
     if (reuse) this.deletedSlots -= 1;
     this.labelOfPk.set(hex(pk), label);
     this.pkOfLabel.set(label, pk);
@@ -113,44 +128,73 @@ export class VectorIndex {
     const key = hex(pk);
     const label = this.labelOfPk.get(key);
     if (label === undefined) return;
-    this.hnsw!.markDeleted(label);
+    this.buffer(DELETE_OP, label, null);
     this.deletedSlots += 1;
     this.labelOfPk.delete(key);
     this.pkOfLabel.delete(label);
   }
 
   clear(): void {
-    this.hnsw = null;
+    this.discardBuffer();
+    if (this.hasGraph) this.worker.post({ kind: 'drop', indexId: this.spec.indexId });
+    this.hasGraph = false;
     this.labelOfPk.clear();
     this.pkOfLabel.clear();
     this.deletedSlots = 0;
   }
 
-  /** The `k` nearest rows by hnswlib's ranking, searched with beam `ef`. */
-  search(vector: Float32Array, k: number, ef: number): VectorHit[] {
-    if (this.hnsw === null || this.size === 0 || vector.length !== this.spec.dimensions) return [];
-    const hits = this.hnsw.search({ vector, k: Math.min(k, this.size), ef });
+  /** Drops the graph (the index or its table is gone). */
+  drop(): void {
+    this.clear();
+  }
+
+  /** Posts the buffered changes to the worker. */
+  flush(): void {
+    if (this.ops.length === 0) return;
+    const dims = this.spec.dimensions;
+    const vectors = new Float32Array(this.opVectors.length * dims);
+    this.opVectors.forEach((v, i) => vectors.set(v, i * dims));
+    const ops = Uint8Array.from(this.ops);
+    const labels = Float64Array.from(this.opLabels);
+    this.discardBuffer();
+    this.worker.post({ kind: 'apply', indexId: this.spec.indexId, ops, labels, vectors }, [ops.buffer, labels.buffer, vectors.buffer]);
+  }
+
+  /** The `k` nearest rows by hnswlib's ranking, searched with beam `ef` in the worker thread. */
+  async search(vector: Float32Array, k: number, ef: number): Promise<VectorHit[]> {
+    if (!this.hasGraph || this.size === 0 || vector.length !== this.spec.dimensions) return [];
+    this.flush();
+    const found = await this.worker.call<HnswSearchResult>({ kind: 'search', indexId: this.spec.indexId, vector, k: Math.min(k, this.size), ef });
     const out: VectorHit[] = [];
-    for (const hit of hits) {
-      const pk = this.pkOfLabel.get(hit.label);
-      if (pk) out.push({ pk, distance: hit.distance });
-    }
+    found.labels.forEach((label, i) => {
+      // A label changed since the search was posted names a row version that is gone: skipped.
+      const pk = this.pkOfLabel.get(label);
+      if (pk) out.push({ pk, distance: found.distances[i]! });
+    });
     return out;
   }
 
   async write(file: string): Promise<boolean> {
-    if (this.hnsw === null) return false;
-    await this.hnsw.write(file);
-    return true;
+    if (!this.hasGraph) return false;
+    this.flush();
+    return this.worker.call<boolean>({ kind: 'write', indexId: this.spec.indexId, file });
   }
 
-  private graph(): HnswIndex {
-    this.hnsw ??= HnswIndex.create(initOptions(this.spec, INITIAL_CAPACITY));
-    return this.hnsw;
+  private buffer(op: number, label: number, vector: Float32Array | null): void {
+    this.ops.push(op);
+    this.opLabels.push(label);
+    if (vector !== null) this.opVectors.push(vector);
+    if (this.ops.length >= OPS_PER_MESSAGE) this.flush();
+  }
+
+  private discardBuffer(): void {
+    this.ops = [];
+    this.opLabels = [];
+    this.opVectors = [];
   }
 }
 
-function initOptions(spec: VectorIndexSpec, elementCountMax: number) {
+function initOptions(spec: VectorIndexSpec, elementCountMax: number): HnswInitOptions {
   return { metric: HNSW_SPACE[spec.metric], dimensions: spec.dimensions, elementCountMax, m: spec.m, efConstruction: spec.efConstruction, randomSeed: RANDOM_SEED };
 }
 

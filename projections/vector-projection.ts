@@ -9,6 +9,7 @@ import type { Consumer } from './consumer.js';
 import { idRange, KeySpace, pkOfRowKey } from './keys.js';
 import type { StateStore } from './state-store.js';
 import { loadCheckpoint, writeCheckpoint } from './vector-checkpoint.js';
+import { HnswWorker } from './hnsw-worker-client.js';
 import { hnswSpecs, VectorIndex, type VectorHit, type VectorIndexSpec } from './vector-index.js';
 
 export const VECTORS_CONSUMER = 'vectors';
@@ -27,14 +28,17 @@ export interface VectorProjectionOptions {
   readonly logger: Logger;
 }
 
-/** Vectors added between two turns of the event loop: bounds how long a bulk apply holds it. */
-const VECTORS_PER_TURN = 256;
 const BACKFILL_BATCH_ROWS = 1000;
+/** Rows decoded and queued between two turns of the event loop (a 50k-row record must not hold it). */
+const ROWS_PER_TURN = 4096;
 /** How often a checkpoint without indexes (a manifest and two fsyncs) may be written. */
 const EMPTY_CHECKPOINT_INTERVAL_MS = 100;
 
 /**
- * The vector projection: one hnsw index per hnsw IndexDef, fed by the log. Its durable offset is
+ * The vector projection: one hnsw index per hnsw IndexDef, fed by the log. The graphs live in a
+ * worker thread (hnsw-worker.ts): inserts and searches run beside the event loop; a batch counts
+ * as applied once the worker has it, so a search after a write's acknowledgement sees the write.
+ * Its durable offset is
  * the LSN of its last checkpoint (graph + label map files); at start it loads that checkpoint and
  * catches up from the log. It follows the catalog from the log itself, so it needs no other
  * projection's state, except the rows it backfills when an index is created on a filled table.
@@ -46,18 +50,24 @@ export class VectorProjection implements Consumer {
   private checkpointLsn: Lsn;
   private recordsSinceCheckpoint = 0;
   private lastCheckpointMs = Date.now();
-  private addedThisTurn = 0;
+  private rowsThisTurn = 0;
 
-  private constructor(private readonly options: VectorProjectionOptions, lsn: Lsn, indexes: readonly VectorIndex[]) {
+  private constructor(private readonly options: VectorProjectionOptions, private readonly worker: HnswWorker, lsn: Lsn, indexes: readonly VectorIndex[]) {
     this.appliedOffset = lsn;
     this.checkpointLsn = lsn;
     for (const index of indexes) this.indexes.set(index.spec.indexId, index);
   }
 
   static async load(options: VectorProjectionOptions): Promise<VectorProjection> {
-    const { lsn, indexes } = await loadCheckpoint(options.dir);
-    if (indexes.length > 0) options.logger.info({ lsn, indexes: indexes.length }, 'vector indexes loaded');
-    return new VectorProjection(options, lsn, indexes);
+    const worker = HnswWorker.start();
+    try {
+      const { lsn, indexes } = await loadCheckpoint(options.dir, worker);
+      if (indexes.length > 0) options.logger.info({ lsn, indexes: indexes.length }, 'vector indexes loaded');
+      return new VectorProjection(options, worker, lsn, indexes);
+    } catch (error) {
+      await worker.close();
+      throw error;
+    }
   }
 
   get offset(): Lsn {
@@ -78,7 +88,8 @@ export class VectorProjection implements Consumer {
     return this.indexes.get(indexId)?.size;
   }
 
-  search(indexId: number, vector: Float32Array, k: number, ef: number): VectorHit[] | null {
+  /** The nearest rows by an index, searched in the worker thread; null: no such index (scan exactly). */
+  search(indexId: number, vector: Float32Array, k: number, ef: number): Promise<VectorHit[]> | null {
     const index = this.indexes.get(indexId);
     return index ? index.search(vector, k, ef) : null;
   }
@@ -91,6 +102,9 @@ export class VectorProjection implements Consumer {
       this.appliedOffset = entry.lsn;
       applied += 1;
     }
+    // Applied means in the graphs: wait for the worker (this also bounds what is queued for it).
+    for (const index of this.indexes.values()) index.flush();
+    await this.worker.call({ kind: 'sync' });
     this.recordsSinceCheckpoint += applied;
     // Without indexes a checkpoint is a manifest alone: write it often, so retention is not held back.
     const due = (this.indexes.size === 0 && this.recordsSinceCheckpoint > 0 && Date.now() - this.lastCheckpointMs >= EMPTY_CHECKPOINT_INTERVAL_MS)
@@ -110,6 +124,11 @@ export class VectorProjection implements Consumer {
     this.options.logger.debug({ lsn, indexes: this.indexes.size }, 'vector checkpoint written');
   }
 
+  /** Ends the worker thread (after a checkpoint, when the projection stops). */
+  async close(): Promise<void> {
+    await this.worker.close();
+  }
+
   private async applyOp(op: TxnOp, lsn: Lsn): Promise<void> {
     switch (op.kind) {
       case 'row': return this.applyRow(op);
@@ -126,8 +145,8 @@ export class VectorProjection implements Consumer {
     for (const index of this.indexes.values()) {
       if (index.spec.tableId !== change.tableId) continue;
       index.upsert(change.key, change.after ? vectorOf(index.spec, change.after) : null);
-      if (++this.addedThisTurn >= VECTORS_PER_TURN) {
-        this.addedThisTurn = 0;
+      if (++this.rowsThisTurn >= ROWS_PER_TURN) {
+        this.rowsThisTurn = 0;
         await nextTurn();
       }
     }
@@ -137,19 +156,25 @@ export class VectorProjection implements Consumer {
     const specs = hnswSpecs(def);
     const ids = new Set(specs.map((s) => s.indexId));
     for (const index of [...this.indexes.values()]) {
-      if (index.spec.tableId === def.id && !ids.has(index.spec.indexId)) this.indexes.delete(index.spec.indexId);
+      if (index.spec.tableId === def.id && !ids.has(index.spec.indexId)) this.dropIndex(index);
     }
     for (const spec of specs) {
       const existing = this.indexes.get(spec.indexId);
       if (existing && sameShape(existing.spec, spec)) continue;
-      const index = VectorIndex.empty(spec);
+      if (existing) this.dropIndex(existing);
+      const index = VectorIndex.empty(spec, this.worker);
       this.indexes.set(spec.indexId, index);
       await this.backfill(index, lsn);
     }
   }
 
   private dropTable(tableId: number): void {
-    for (const index of [...this.indexes.values()]) if (index.spec.tableId === tableId) this.indexes.delete(index.spec.indexId);
+    for (const index of [...this.indexes.values()]) if (index.spec.tableId === tableId) this.dropIndex(index);
+  }
+
+  private dropIndex(index: VectorIndex): void {
+    index.drop();
+    this.indexes.delete(index.spec.indexId);
   }
 
   /**
@@ -162,7 +187,9 @@ export class VectorProjection implements Consumer {
     for await (const batch of this.options.store.entries({ ...idRange(KeySpace.Row, index.spec.tableId), batchSize: BACKFILL_BATCH_ROWS })) {
       for (const [key, image] of batch) index.upsert(new Uint8Array(pkOfRowKey(key)), vectorOf(index.spec, image));
       rows += batch.length;
-      await nextTurn();
+      // Bounds what waits for the worker, and lets other requests run between batches.
+      index.flush();
+      await this.worker.call({ kind: 'sync' });
     }
     if (rows > 0) this.options.logger.info({ index: index.spec.name, rows }, 'vector index backfilled');
   }

@@ -25,12 +25,12 @@ export interface RowSource {
    * The `k` nearest rows by an hnsw index (its live state: rows must still be read through this
    * source), or null when this source cannot use the index (the caller scans exactly).
    */
-  vectorSearch?(tableId: TableId, indexId: IndexId, vector: Float32Array, k: number, ef: number): VectorHit[] | null;
+  vectorSearch?(tableId: TableId, indexId: IndexId, vector: Float32Array, k: number, ef: number): Promise<VectorHit[]> | null;
 }
 
 /** The vector projection as the query layer sees it. */
 export interface VectorSearcher {
-  search(indexId: number, vector: Float32Array, k: number, ef: number): VectorHit[] | null;
+  search(indexId: number, vector: Float32Array, k: number, ef: number): Promise<VectorHit[]> | null;
   /** Rows an index holds (undefined: no such index). */
   indexSize(indexId: number): number | undefined;
 }
@@ -38,7 +38,7 @@ export interface VectorSearcher {
 export class SnapshotSource implements RowSource {
   constructor(private readonly store: RowVersionedStore, private readonly snapshot: StoreSnapshot, private readonly vectors: VectorSearcher | null = null) {}
 
-  vectorSearch(_tableId: TableId, indexId: IndexId, vector: Float32Array, k: number, ef: number): VectorHit[] | null {
+  vectorSearch(_tableId: TableId, indexId: IndexId, vector: Float32Array, k: number, ef: number): Promise<VectorHit[]> | null {
     return this.vectors ? this.vectors.search(indexId, vector, k, ef) : null;
   }
 

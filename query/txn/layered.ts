@@ -158,7 +158,7 @@ export class LayeredSource implements RowSource {
   }
 
   /** The index does not know this transaction's changes: a table it touched is scanned exactly. */
-  vectorSearch(tableId: TableId, indexId: IndexId, vector: Float32Array, k: number, ef: number): VectorHit[] | null {
+  vectorSearch(tableId: TableId, indexId: IndexId, vector: Float32Array, k: number, ef: number): Promise<VectorHit[]> | null {
     if (this.layer.touches(tableId) || !this.base.vectorSearch) return null;
     const hits = this.base.vectorSearch(tableId, indexId, vector, k, ef);
     // Which rows are nearest depends on every row of the table: read as a whole for conflicts.

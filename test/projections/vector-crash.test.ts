@@ -24,7 +24,7 @@ describe('vector index crash safety', () => {
           const index = table.def.indexes.find((i) => i.name === 'vecs_hnsw')!;
           expect(stack.projections.vectors.index(index.id)!.size).toBe(table.stats.rowCount);
           for (const id of acknowledged) {
-            const [hit] = stack.projections.vectors.search(index.id, new Float32Array(vectorOf(id)), 1, 200)!;
+            const [hit] = await stack.projections.vectors.search(index.id, new Float32Array(vectorOf(id)), 1, 200)!;
             expect(Buffer.from(hit!.pk).equals(Buffer.from(encodeKey([{ name: 'int4' }], [id]))), `row ${id} after round ${round}`).toBe(true);
           }
         } finally {

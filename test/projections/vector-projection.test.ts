@@ -14,7 +14,7 @@ interface Db {
   stack: Stack;
   q(sql: string, params?: unknown[]): Promise<unknown>;
   /** Ids of the k nearest rows by the hnsw index `name`, straight from the projection. */
-  nearest(name: string, vector: number[], k: number): string[];
+  nearest(name: string, vector: number[], k: number): Promise<string[]>;
 }
 
 async function openDb(dir: string, options: { vectorCheckpointRecordsMax?: number } = {}): Promise<Db> {
@@ -23,10 +23,10 @@ async function openDb(dir: string, options: { vectorCheckpointRecordsMax?: numbe
   return {
     stack,
     q: (sql, params = []) => engine.execute(sql, { params, timeoutMs: 30_000, maxRows: 10_000, tenant: 'default' }),
-    nearest(name, vector, k) {
+    async nearest(name, vector, k) {
       const table = stack.projections.catalog.tableByName('default', 'public', 'items')!;
       const index = table.def.indexes.find((i) => i.name === name)!;
-      const hits = stack.projections.vectors.search(index.id, new Float32Array(vector), k, 100) ?? [];
+      const hits = (await stack.projections.vectors.search(index.id, new Float32Array(vector), k, 100)) ?? [];
       return hits.map((h) => Buffer.from(h.pk).toString('hex'));
     },
   };
@@ -54,17 +54,17 @@ describe('vector projection', () => {
     const db = await openDb(await scratch());
     cleanups.push(() => db.stack.close());
     await seed(db);
-    expect(db.nearest('items_hnsw', [0.9, 0.1, 0], 1)).toEqual([pkOf(1)]);
+    expect(await db.nearest('items_hnsw', [0.9, 0.1, 0], 1)).toEqual([pkOf(1)]);
     await db.q("INSERT INTO items VALUES (4, '[5,5,5]')");
-    expect(db.nearest('items_hnsw', [5, 5, 4], 1)).toEqual([pkOf(4)]);
+    expect(await db.nearest('items_hnsw', [5, 5, 4], 1)).toEqual([pkOf(4)]);
     await db.q("UPDATE items SET embedding = '[-1,-1,-1]' WHERE id = 4");
-    expect(db.nearest('items_hnsw', [5, 5, 4], 4)).not.toContain(undefined);
-    expect(db.nearest('items_hnsw', [-1, -1, -1], 1)).toEqual([pkOf(4)]);
+    expect(await db.nearest('items_hnsw', [5, 5, 4], 4)).not.toContain(undefined);
+    expect(await db.nearest('items_hnsw', [-1, -1, -1], 1)).toEqual([pkOf(4)]);
     await db.q('DELETE FROM items WHERE id = 1');
-    expect(db.nearest('items_hnsw', [1, 0, 0], 10)).not.toContain(pkOf(1));
-    expect(db.nearest('items_hnsw', [1, 0, 0], 10)).toHaveLength(3);
+    expect(await db.nearest('items_hnsw', [1, 0, 0], 10)).not.toContain(pkOf(1));
+    expect(await db.nearest('items_hnsw', [1, 0, 0], 10)).toHaveLength(3);
     await db.q('UPDATE items SET embedding = NULL WHERE id = 2');
-    expect(db.nearest('items_hnsw', [0, 1, 0], 10)).not.toContain(pkOf(2));
+    expect(await db.nearest('items_hnsw', [0, 1, 0], 10)).not.toContain(pkOf(2));
   });
 
   it('grows past its first capacity and reuses deleted slots', async () => {
@@ -73,10 +73,10 @@ describe('vector projection', () => {
     await seed(db);
     const values = Array.from({ length: 3000 }, (_v, i) => `(${i + 10}, '[${i},${i % 7},1]')`).join(', ');
     await db.q(`INSERT INTO items VALUES ${values}`);
-    expect(db.nearest('items_hnsw', [2500, 1, 1], 1)).toEqual([pkOf(2510)]);
+    expect(await db.nearest('items_hnsw', [2500, 1, 1], 1)).toEqual([pkOf(2510)]);
     await db.q('DELETE FROM items WHERE id >= 10');
     await db.q(`INSERT INTO items VALUES ${values}`);
-    expect(db.nearest('items_hnsw', [100, 2, 1], 1)).toEqual([pkOf(110)]);
+    expect(await db.nearest('items_hnsw', [100, 2, 1], 1)).toEqual([pkOf(110)]);
   });
 
   it('reloads from its checkpoint and catches up from the log after a restart', async () => {
@@ -95,8 +95,8 @@ describe('vector projection', () => {
     await db.stack.close();
     db = await openDb(dir);
     cleanups.push(() => db.stack.close());
-    expect(db.nearest('items_hnsw', [7, 7, 7], 1)).toEqual([pkOf(4)]);
-    expect(db.nearest('items_hnsw', [-7, -7, -7], 1)).toEqual([pkOf(5)]);
+    expect(await db.nearest('items_hnsw', [7, 7, 7], 1)).toEqual([pkOf(4)]);
+    expect(await db.nearest('items_hnsw', [-7, -7, -7], 1)).toEqual([pkOf(5)]);
     expect(readdirSync(db.stack.layout.vectorDir)).toContain('manifest.json');
   });
 
@@ -129,6 +129,6 @@ describe('vector projection', () => {
     expect(existsSync(`${db.stack.layout.vectorDir}/manifest.json`)).toBe(true);
     const again = await openDb(dir);
     cleanups.push(() => again.stack.close());
-    expect(again.nearest('items_hnsw', [3, 3, 3], 1)).toEqual([pkOf(4)]);
+    expect(await again.nearest('items_hnsw', [3, 3, 3], 1)).toEqual([pkOf(4)]);
   });
 });

@@ -53,8 +53,9 @@ async function indexSearch(node: ScanNode, access: VectorAccess, ctx: ExecContex
   for (;;) {
     checkContinue(ctx);
     const ef = Math.max(ctx.efSearch, fetch);
-    const hits = search(node.table.id, access.index.id, query, fetch, ef);
-    if (hits === null) return null;
+    const searching = search(node.table.id, access.index.id, query, fetch, ef);
+    if (searching === null) return null;
+    const hits = await searching;
     const images = await ctx.source.getRows(node.table.id, hits.map((h) => h.pk));
     const candidates: Row[] = [];
     images.forEach((image, i) => {

@@ -1,0 +1,40 @@
+import type { HnswInitOptions } from './hnsw-adapter.js';
+
+/**
+ * Messages between the vector projection (main thread) and the hnsw worker thread. The worker
+ * applies them in the order they were posted, so a search sees every change posted before it.
+ */
+export type HnswCommand =
+  | { readonly kind: 'create'; readonly indexId: number; readonly options: HnswInitOptions }
+  /** Reads a graph file written by `write`; answers the slots it holds (deleted ones included). */
+  | { readonly kind: 'read'; readonly indexId: number; readonly file: string; readonly options: HnswInitOptions }
+  /**
+   * Changes in order: op i adds (ADD_OP, reusing a deleted slot when REUSE_OP) or marks deleted
+   * (DELETE_OP) `labels[i]`; adds take their vectors from `vectors`, `dimensions` floats each, in order.
+   */
+  | { readonly kind: 'apply'; readonly indexId: number; readonly ops: Uint8Array; readonly labels: Float64Array; readonly vectors: Float32Array }
+  | { readonly kind: 'drop'; readonly indexId: number }
+  | { readonly kind: 'search'; readonly indexId: number; readonly vector: Float32Array; readonly k: number; readonly ef: number }
+  /** Writes the graph to `file`; answers false when the index has no graph. */
+  | { readonly kind: 'write'; readonly indexId: number; readonly file: string }
+  /** Answers once everything posted before it was applied (or with the first failure since). */
+  | { readonly kind: 'sync' };
+
+export const ADD_OP = 0;
+export const REUSE_OP = 1;
+export const DELETE_OP = 2;
+
+/** A command with its request id; id 0: no answer wanted (a failure is reported by the next answer). */
+export interface HnswRequest {
+  readonly id: number;
+  readonly command: HnswCommand;
+}
+
+export interface HnswSearchResult {
+  readonly labels: readonly number[];
+  readonly distances: readonly number[];
+}
+
+export type HnswResponse =
+  | { readonly id: number; readonly ok: true; readonly value: unknown }
+  | { readonly id: number; readonly ok: false; readonly message: string };

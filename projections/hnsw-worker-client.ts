@@ -1,0 +1,80 @@
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import { SvcError } from '../core/errors.js';
+import type { HnswCommand, HnswRequest, HnswResponse } from './hnsw-protocol.js';
+
+const here = fileURLToPath(import.meta.url);
+/**
+ * The worker always runs compiled JavaScript: beside this file in dist/, or, when this module is
+ * loaded as TypeScript (vitest), from dist/ at the project root (npm test builds first).
+ */
+const WORKER_FILE = here.endsWith('.ts')
+  ? path.join(path.dirname(here), '..', 'dist', 'projections', 'hnsw-worker.js')
+  : path.join(path.dirname(here), 'hnsw-worker.js');
+
+interface Pending {
+  resolve(value: unknown): void;
+  reject(error: unknown): void;
+}
+
+/**
+ * The main thread's handle on the hnsw worker thread (hnsw-worker.ts). Commands run in the order
+ * they are posted. `post` does not wait (a failure is reported by the next `call`); `call` resolves
+ * with the command's answer. After the worker fails, every call fails: the projection stops.
+ */
+export class HnswWorker {
+  private readonly pending = new Map<number, Pending>();
+  private nextId = 1;
+  private failure: SvcError | null = null;
+
+  private constructor(private readonly worker: Worker) {
+    // The worker keeps the process alive only while an answer is awaited.
+    worker.unref();
+    worker.on('message', (response: HnswResponse) => this.settle(response));
+    worker.on('error', (error) => this.fail(error));
+    worker.on('exit', (code) => this.fail(new Error(`the hnsw worker exited with code ${code}`)));
+  }
+
+  static start(): HnswWorker {
+    return new HnswWorker(new Worker(WORKER_FILE));
+  }
+
+  /** Posts a command without waiting; typed arrays in `transfer` move to the worker. */
+  post(command: HnswCommand, transfer: readonly ArrayBuffer[] = []): void {
+    if (this.failure) throw this.failure;
+    this.worker.postMessage({ id: 0, command } satisfies HnswRequest, [...transfer]);
+  }
+
+  /** Posts a command and resolves with its answer (or the first failure since the last answer). */
+  call<T>(command: HnswCommand, transfer: readonly ArrayBuffer[] = []): Promise<T> {
+    if (this.failure) return Promise.reject(this.failure);
+    const id = this.nextId++;
+    if (this.pending.size === 0) this.worker.ref();
+    return new Promise<T>((resolve, reject) => {
+      this.pending.set(id, { resolve: resolve as (value: unknown) => void, reject });
+      this.worker.postMessage({ id, command } satisfies HnswRequest, [...transfer]);
+    });
+  }
+
+  /** Ends the worker (after the commands posted so far: callers sync first). */
+  async close(): Promise<void> {
+    this.failure ??= new SvcError('STORAGE_UNAVAILABLE', 'the vector indexes are closed', {});
+    await this.worker.terminate();
+  }
+
+  private settle(response: HnswResponse): void {
+    const waiter = this.pending.get(response.id);
+    if (!waiter) return;
+    this.pending.delete(response.id);
+    if (this.pending.size === 0) this.worker.unref();
+    if (response.ok) waiter.resolve(response.value);
+    else waiter.reject(new SvcError('STORAGE_UNAVAILABLE', `hnsw index: ${response.message}`, {}));
+  }
+
+  private fail(cause: unknown): void {
+    this.failure ??= new SvcError('STORAGE_UNAVAILABLE', `the hnsw worker stopped: ${(cause as Error).message ?? String(cause)}`, {}, cause);
+    for (const waiter of this.pending.values()) waiter.reject(this.failure);
+    this.pending.clear();
+  }
+}

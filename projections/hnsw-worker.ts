@@ -1,0 +1,91 @@
+/**
+ * The hnsw worker thread: owns every hnsw graph of one vector projection, so graph inserts and
+ * searches (milliseconds of native CPU each) run beside the event loop instead of on it.
+ * Commands come in order from hnsw-worker-client.ts; each is answered when it asks to be.
+ */
+import { parentPort } from 'node:worker_threads';
+import { HnswIndex } from './hnsw-adapter.js';
+import { ADD_OP, DELETE_OP, REUSE_OP, type HnswCommand, type HnswRequest, type HnswResponse } from './hnsw-protocol.js';
+
+const graphs = new Map<number, HnswIndex>();
+/** The first failure of a command nobody awaits, reported by the next answer. */
+let unreported: string | null = null;
+
+function graph(indexId: number): HnswIndex {
+  const found = graphs.get(indexId);
+  if (!found) throw new Error(`assertion failed: hnsw index ${indexId} has no graph in the worker`);
+  return found;
+}
+
+function apply(indexId: number, ops: Uint8Array, labels: Float64Array, vectors: Float32Array): void {
+  const hnsw = graph(indexId);
+  const dims = hnsw.options.dimensions;
+  let at = 0;
+  for (let i = 0; i < ops.length; i++) {
+    if (ops[i] === DELETE_OP) {
+      hnsw.markDeleted(labels[i]!);
+      continue;
+    }
+    const reuse = ops[i] === REUSE_OP;
+    if (!reuse && hnsw.slotCount >= hnsw.capacity) hnsw.resize({ elementCountMax: hnsw.capacity * 2 });
+    hnsw.add({ vector: vectors.subarray(at, at + dims), label: labels[i]!, reuseDeletedSlot: reuse });
+    at += dims;
+  }
+}
+
+async function run(command: HnswCommand): Promise<unknown> {
+  switch (command.kind) {
+    case 'create':
+      graphs.set(command.indexId, HnswIndex.create(command.options));
+      return null;
+    case 'read': {
+      const hnsw = HnswIndex.read(command.file, command.options);
+      graphs.set(command.indexId, hnsw);
+      return hnsw.slotCount;
+    }
+    case 'apply':
+      apply(command.indexId, command.ops, command.labels, command.vectors);
+      return null;
+    case 'drop':
+      graphs.delete(command.indexId);
+      return null;
+    case 'search': {
+      const hits = graphs.get(command.indexId)?.search({ vector: command.vector, k: command.k, ef: command.ef }) ?? [];
+      return { labels: hits.map((h) => h.label), distances: hits.map((h) => h.distance) };
+    }
+    case 'write': {
+      const hnsw = graphs.get(command.indexId);
+      if (!hnsw) return false;
+      await hnsw.write(command.file);
+      return true;
+    }
+    case 'sync':
+      return null;
+  }
+}
+
+const port = parentPort;
+if (port === null) throw new Error('assertion failed: hnsw-worker.js runs as a worker thread');
+// One command at a time, in order: a write's await must not let a later add overtake it.
+let queue: Promise<void> = Promise.resolve();
+port.on('message', (request: HnswRequest) => {
+  queue = queue.then(async () => {
+    let response: HnswResponse;
+    try {
+      const value = await run(request.command);
+      if (unreported !== null && request.id !== 0) {
+        response = { id: request.id, ok: false, message: unreported };
+      } else {
+        response = { id: request.id, ok: true, value };
+      }
+    } catch (error) {
+      const message = (error as Error).message ?? String(error);
+      if (request.id === 0) {
+        unreported ??= message;
+        return;
+      }
+      response = { id: request.id, ok: false, message };
+    }
+    if (request.id !== 0) port.postMessage(response);
+  });
+});
