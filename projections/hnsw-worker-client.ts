@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
@@ -37,6 +38,9 @@ export class HnswWorker {
   }
 
   static start(): HnswWorker {
+    if (!existsSync(WORKER_FILE)) {
+      throw new SvcError('STORAGE_UNAVAILABLE', `the hnsw worker ${WORKER_FILE} is missing: run \`npm run build\` first`, { file: WORKER_FILE });
+    }
     return new HnswWorker(new Worker(WORKER_FILE));
   }
 
