@@ -4,7 +4,6 @@
  * recall@k, and the raw hnswlib-node baseline's type.
  */
 import { createRequire } from 'node:module';
-import { round2 } from './print-result.js';
 
 export const DIMS = 128;
 export const LATENT = 16;
@@ -64,5 +63,5 @@ export function exactTopK(data: readonly Float32Array[], q: Float32Array, keep: 
   return scored.sort((a, b) => a[0] - b[0]).slice(0, K).map(([, i]) => i);
 }
 
-/** Mean recall@K of `got` against `truth` (one list per query), 2 decimals. */
-export const recallOf = (got: number[][], truth: number[][]): number => round2(got.reduce((s, g, i) => s + g.filter((x) => truth[i]!.includes(x)).length, 0) / (truth.length * K) * 100) / 100;
+/** Mean recall@K of `got` against `truth` (one list per query), 4 decimals (no float noise such as 0.9990000000000001). */
+export const recallOf = (got: number[][], truth: number[][]): number => Math.round(got.reduce((s, g, i) => s + g.filter((x) => truth[i]!.includes(x)).length, 0) / (truth.length * K) * 10_000) / 10_000;
