@@ -40,8 +40,17 @@ async function waitForHttp(url: string, child: ChildProcess, timeoutMs: number):
   throw new Error(`${url} did not answer within ${timeoutMs} ms`);
 }
 
+/** Says on stderr when `child` exits without stop() having been called (e.g. killed from outside), so a failed request has its cause. */
+function reportUnexpectedExit(child: ChildProcess, name: string): void {
+  child.once('exit', (code, signal) => {
+    if (!stopping.has(child)) process.stderr.write(`${name} (pid ${child.pid}) exited unexpectedly: ${signal ?? `code ${code}`}\n`);
+  });
+}
+const stopping = new WeakSet<ChildProcess>();
+
 function stopper(child: ChildProcess, after: () => Promise<void> = async () => undefined): () => Promise<void> {
   return async () => {
+    stopping.add(child);
     if (child.exitCode === null && child.signalCode === null) {
       const exited = new Promise((resolve) => child.once('exit', resolve));
       child.kill('SIGTERM');
@@ -73,6 +82,7 @@ export async function startSvcdbProcess(apiKey: string, env: Record<string, stri
     env: { ...process.env, SVC_DATA_DIR: dataDir, SVC_HOST: '127.0.0.1', SVC_HTTP_PORT: String(port), SVC_OPS_PORT: '0', SVC_API_KEY: apiKey, SVC_LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
+  reportUnexpectedExit(child, 'svcdb serve');
   const url = `http://127.0.0.1:${port}`;
   const removeDir = async (): Promise<void> => {
     if (!keep) await rm(dataDir, { recursive: true, force: true });
