@@ -4,73 +4,19 @@
  * (durable INSERTs through SQL vs raw addPoint). Env: BENCH_VECTORS (default 100,000),
  * BENCH_QUERIES (default 100). Vectors are embedding-like: a 16-dim latent mapped to 128 dims + noise.
  */
-import { createRequire } from 'node:module';
 import { silentLogger } from '../core/logger.js';
 import { SqlEngine, typeSystem } from '../query/index.js';
 import { openStack, tempDir } from '../test/helpers/stack.js';
+import { DIMS, embeddings, exactTopK, hnswlib, K, recallOf } from './lib/embeddings.js';
 import { printBenchResult, progress, round2 } from './lib/print-result.js';
 
 const N = Number(process.env.BENCH_VECTORS ?? 100_000);
 const Q = Number(process.env.BENCH_QUERIES ?? 100);
-const DIMS = 128;
-const LATENT = 16;
-const K = 10;
 const ROWS_PER_INSERT = 500;
 const M = 16;
 const EF_CONSTRUCTION = 64;
 
-interface RawIndex {
-  initIndex(opts: { maxElements: number; m: number; efConstruction: number; randomSeed: number }): void;
-  addPoint(point: number[], label: number): void;
-  setEf(ef: number): void;
-  searchKnn(q: number[], k: number, filter?: (label: number) => boolean): { neighbors: number[] };
-}
-const hnswlib = createRequire(import.meta.url)('hnswlib-node') as { HierarchicalNSW: new (space: string, dims: number) => RawIndex };
-
-function rng(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-function embeddings(count: number): Float32Array[] {
-  const random = rng(42);
-  const gauss = (): number => Math.sqrt(-2 * Math.log(random() + 1e-12)) * Math.cos(2 * Math.PI * random());
-  const basis = Array.from({ length: LATENT }, () => Float32Array.from({ length: DIMS }, gauss));
-  return Array.from({ length: count }, () => {
-    const v = new Float32Array(DIMS);
-    for (const row of basis) {
-      const z = gauss();
-      for (let d = 0; d < DIMS; d++) v[d]! += z * row[d]!;
-    }
-    for (let d = 0; d < DIMS; d++) v[d]! += 0.5 * gauss();
-    return v;
-  });
-}
-
-function cosine(a: Float32Array, b: Float32Array): number {
-  let dot = 0, na = 0, nb = 0;
-  for (let i = 0; i < a.length; i++) {
-    dot += a[i]! * b[i]!;
-    na += a[i]! * a[i]!;
-    nb += b[i]! * b[i]!;
-  }
-  return 1 - dot / Math.sqrt(na * nb);
-}
-
-/** Exact top-k row numbers (0-based) among rows passing `keep`. */
-function exactTopK(data: readonly Float32Array[], q: Float32Array, keep: (i: number) => boolean): number[] {
-  const scored: [number, number][] = [];
-  for (let i = 0; i < data.length; i++) if (keep(i)) scored.push([cosine(data[i]!, q), i]);
-  return scored.sort((a, b) => a[0] - b[0]).slice(0, K).map(([, i]) => i);
-}
-
 const literal = (v: Float32Array): string => `[${Array.from(v, (x) => x.toPrecision(7)).join(',')}]`;
-const recallOf = (got: number[][], truth: number[][]): number => round2(got.reduce((s, g, i) => s + g.filter((x) => truth[i]!.includes(x)).length, 0) / (truth.length * K) * 100) / 100;
 
 const data = embeddings(N + Q);
 const rows = data.slice(0, N);

@@ -29,7 +29,7 @@ export interface ChildServer {
 async function waitForHttp(url: string, child: ChildProcess, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`${url}: the process exited with ${child.exitCode}`);
+    if (child.exitCode !== null || child.signalCode !== null) throw new Error(`${url}: the process exited with ${child.exitCode ?? child.signalCode}`);
     try {
       if ((await fetch(url)).ok) return;
     } catch {
@@ -40,9 +40,18 @@ async function waitForHttp(url: string, child: ChildProcess, timeoutMs: number):
   throw new Error(`${url} did not answer within ${timeoutMs} ms`);
 }
 
+/** Says on stderr when `child` exits without stop() having been called (e.g. killed from outside), so a failed request has its cause. */
+function reportUnexpectedExit(child: ChildProcess, name: string): void {
+  child.once('exit', (code, signal) => {
+    if (!stopping.has(child)) process.stderr.write(`${name} (pid ${child.pid}) exited unexpectedly: ${signal ?? `code ${code}`}\n`);
+  });
+}
+const stopping = new WeakSet<ChildProcess>();
+
 function stopper(child: ChildProcess, after: () => Promise<void> = async () => undefined): () => Promise<void> {
   return async () => {
-    if (child.exitCode === null) {
+    stopping.add(child);
+    if (child.exitCode === null && child.signalCode === null) {
       const exited = new Promise((resolve) => child.once('exit', resolve));
       child.kill('SIGTERM');
       await exited;
@@ -51,17 +60,40 @@ function stopper(child: ChildProcess, after: () => Promise<void> = async () => u
   };
 }
 
-/** `svcdb serve` in its own process (its own core), over a fresh data dir, durable commits. */
-export async function startSvcdbProcess(apiKey: string, env: Record<string, string> = {}): Promise<ChildServer> {
-  const dataDir = await mkdtemp(path.join(os.tmpdir(), 'svcdb-bench-'));
+export interface SvcdbProcessOptions {
+  /** Serve this data dir (e.g. a previous run's, to restart on the same data); default: a fresh temp dir. */
+  readonly dataDir?: string;
+  /** Leave the data dir in place on stop (default: removed); a given dataDir is always kept. */
+  readonly keepDataDir?: boolean;
+  /** How long to wait for /api/v1/ready (default 60 s; a restart replaying a big log may need more). */
+  readonly readyTimeoutMs?: number;
+}
+
+export interface SvcdbProcess extends ChildServer {
+  readonly dataDir: string;
+}
+
+/** `svcdb serve` in its own process (its own core), over a fresh data dir (or `options.dataDir`), durable commits. */
+export async function startSvcdbProcess(apiKey: string, env: Record<string, string> = {}, options: SvcdbProcessOptions = {}): Promise<SvcdbProcess> {
+  const dataDir = options.dataDir ?? await mkdtemp(path.join(os.tmpdir(), 'svcdb-bench-'));
+  const keep = options.keepDataDir ?? options.dataDir !== undefined;
   const port = await freePort();
   const child = spawn(process.execPath, [SVCDB_BIN, 'serve'], {
     env: { ...process.env, SVC_DATA_DIR: dataDir, SVC_HOST: '127.0.0.1', SVC_HTTP_PORT: String(port), SVC_OPS_PORT: '0', SVC_API_KEY: apiKey, SVC_LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
+  reportUnexpectedExit(child, 'svcdb serve');
   const url = `http://127.0.0.1:${port}`;
-  await waitForHttp(`${url}/api/v1/ready`, child, 60_000);
-  return { url, stop: stopper(child, () => rm(dataDir, { recursive: true, force: true })) };
+  const removeDir = async (): Promise<void> => {
+    if (!keep) await rm(dataDir, { recursive: true, force: true });
+  };
+  try {
+    await waitForHttp(`${url}/api/v1/ready`, child, options.readyTimeoutMs ?? 60_000);
+  } catch (error) {
+    await stopper(child, removeDir)();
+    throw error;
+  }
+  return { url, dataDir, stop: stopper(child, removeDir) };
 }
 
 /** The baseline: fastify hello-world (GET /), a JSON POST (/echo) and an NDJSON stream, in its own process. */
