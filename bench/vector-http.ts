@@ -6,20 +6,24 @@
  * cat = i % 100; BENCH_QUERIES (default 200) queries with exact cosine top-10 ground truth.
  *
  * Loaded twice: a REST table `items` (hnsw m 16, ef_construction 64, cosine) through
- * POST /api/v1/vectors/upsert, and a Pinecone index `bench` through {host}/vectors/upsert, 1000
- * vectors per request, one request at a time: durable vectors/s against raw addPoint (goal ≥ 80%).
+ * POST /api/v1/vectors/upsert, one request at a time, and a Pinecone index `bench` through
+ * {host}/vectors/upsert with BENCH_UPSERT_IN_FLIGHT (default 4) requests in flight (a bulk
+ * loader's parallel batches), 1000 vectors per request: durable vectors/s against raw addPoint
+ * (goal ≥ 80%).
  *
  * For ef_search 40, 100 and 200 the server is restarted on the same data dir with
  * SVC_VECTOR_EF_SEARCH=ef (the Pinecone /query has no ef field; REST also sends ef_search), and
  * each path (POST /api/v1/vectors/search, POST {host}/query) is measured for recall@10, QPS one
  * request at a time and QPS with BENCH_CONCURRENCY (default 8) requests in flight, each measurement
- * lasting at least BENCH_MIN_MS (default 2000) ms; raw is searchKnn, single thread, sequential,
+ * lasting at least BENCH_MIN_MS (default 2000) ms, and throughput under load (autocannon,
+ * BENCH_LOAD_CONNECTIONS, default 16, for BENCH_LOAD_S, default 5, seconds); raw is searchKnn, single thread, sequential,
  * at the same ef (goal: recall ≥ 0.95 at ≥ 50% of raw QPS). At ef 40 also filtered search at 10%
  * selectivity (cat < 10) against the filtered ground truth (goal: recall ≥ 0.95); raw uses
  * searchKnn's filter callback. Restart times are reported (stop, start to /api/v1/ready, the first
  * query of each path after it). Rates under 100/s keep 3 significant digits, ratios under 0.1 two.
  * Prints one JSON line on stdout; progress on stderr.
  */
+import autocannon from 'autocannon';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import nodePath from 'node:path';
@@ -31,6 +35,10 @@ const N = Number(process.env.BENCH_VECTORS ?? 100_000);
 const Q = Number(process.env.BENCH_QUERIES ?? 200);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 8);
 const MIN_MS = Number(process.env.BENCH_MIN_MS ?? 2000);
+const LOAD_CONNECTIONS = Number(process.env.BENCH_LOAD_CONNECTIONS ?? 16);
+const LOAD_S = Number(process.env.BENCH_LOAD_S ?? 5);
+/** Upsert requests in flight for the Pinecone load (a bulk loader's parallel batches); REST loads one at a time. */
+const UPSERT_IN_FLIGHT = Number(process.env.BENCH_UPSERT_IN_FLIGHT ?? 4);
 const EFS = [40, 100, 200] as const;
 const BATCH = 1000;
 const M = 16;
@@ -93,6 +101,20 @@ async function measure(search: (q: number) => Promise<number[]>, concurrency: nu
   return { qps: rate(done / elapsedS(started)), got };
 }
 
+/**
+ * Throughput under load: autocannon (the load generator of bench/rest-http.ts, far lighter per
+ * request than fetch, which on this 2-core machine takes as much CPU as the server) with
+ * LOAD_CONNECTIONS connections for LOAD_S seconds, the bodies cycling through the queries.
+ * Answers are not checked here (recall is measured by `measure`); any non-2xx fails the bench.
+ */
+async function measureLoad(url: string, headers: Record<string, string>, bodies: readonly string[]): Promise<number> {
+  let next = 0;
+  const request = { method: 'POST' as const, path: new URL(url).pathname, headers, setupRequest: (req: object) => ({ ...req, body: bodies[next++ % bodies.length] }) };
+  const result = await autocannon({ url: new URL(url).origin, connections: LOAD_CONNECTIONS, duration: LOAD_S, requests: [request as autocannon.Request] });
+  if (result.non2xx + result.errors > 0) throw new Error(`${url}: ${result.non2xx} non-2xx answers and ${result.errors} errors under load`);
+  return rate(result.requests.average);
+}
+
 /** The same for a synchronous search (raw hnswlib), one at a time. */
 function measureSync(search: (q: number) => number[]): Measured {
   const got: number[][] = [];
@@ -125,7 +147,7 @@ progress(`ground truth for ${Q} queries over ${N} vectors`);
 const truth = queries.map((q) => exactTopK(rows, q, () => true));
 const truthFiltered = queries.map((q) => exactTopK(rows, q, (i) => category(i) < 10));
 
-const result: Record<string, number> = { vectors: N, dims: DIMS, queries: Q, concurrency: CONCURRENCY, min_ms: MIN_MS };
+const result: Record<string, number> = { vectors: N, dims: DIMS, queries: Q, concurrency: CONCURRENCY, min_ms: MIN_MS, load_connections: LOAD_CONNECTIONS, upsert_in_flight_pinecone: UPSERT_IN_FLIGHT };
 
 progress('raw addPoint');
 const raw = new hnswlib.HierarchicalNSW('cosine', DIMS);
@@ -158,7 +180,14 @@ const serverEnv = (ef: number): Record<string, string> => ({ SVC_VECTOR_API_KEY:
 interface Paths {
   readonly rest: (q: number, ef: number, filtered?: boolean) => Promise<number[]>;
   readonly pinecone: (q: number, filtered?: boolean) => Promise<number[]>;
+  /** Request URL, headers and the body of every query, for the load generator. */
+  readonly load: Record<'rest' | 'pinecone', (ef: number, filtered: boolean) => { url: string; headers: Record<string, string>; bodies: string[] }>;
 }
+
+const restBody = (q: number, ef: number, filtered: boolean): string =>
+  `{"index":"items_hnsw","top_k":${K},"ef_search":${ef}${filtered ? `,"filter":${JSON.stringify(REST_FILTER)}` : ''},"vector":${queryJson[q]}}`;
+const pineconeBody = (q: number, filtered: boolean): string =>
+  `{"topK":${K}${filtered ? `,"filter":${JSON.stringify(PINECONE_FILTER)}` : ''},"vector":${queryJson[q]}}`;
 
 async function pineconeHost(server: SvcdbProcess): Promise<string> {
   const model = await get<{ host: string }>(`${server.url}/indexes/bench`, PINECONE_HEADERS);
@@ -168,14 +197,16 @@ async function pineconeHost(server: SvcdbProcess): Promise<string> {
 function paths(server: SvcdbProcess, host: string): Paths {
   return {
     rest: async (q, ef, filtered = false) => {
-      const body = `{"index":"items_hnsw","top_k":${K},"ef_search":${ef}${filtered ? `,"filter":${JSON.stringify(REST_FILTER)}` : ''},"vector":${queryJson[q]}}`;
-      const answer = await post<{ results: { id: string }[] }>(`${server.url}/api/v1/vectors/search`, REST_HEADERS, body);
+      const answer = await post<{ results: { id: string }[] }>(`${server.url}/api/v1/vectors/search`, REST_HEADERS, restBody(q, ef, filtered));
       return checkAnswer(answer.results.map((r) => Number(r.id)), 'REST search');
     },
     pinecone: async (q, filtered = false) => {
-      const body = `{"topK":${K}${filtered ? `,"filter":${JSON.stringify(PINECONE_FILTER)}` : ''},"vector":${queryJson[q]}}`;
-      const answer = await post<{ matches: { id: string }[] }>(`${host}/query`, PINECONE_HEADERS, body);
+      const answer = await post<{ matches: { id: string }[] }>(`${host}/query`, PINECONE_HEADERS, pineconeBody(q, filtered));
       return checkAnswer(answer.matches.map((m) => Number(m.id)), 'Pinecone query');
+    },
+    load: {
+      rest: (ef, filtered) => ({ url: `${server.url}/api/v1/vectors/search`, headers: REST_HEADERS, bodies: queries.map((_v, q) => restBody(q, ef, filtered)) }),
+      pinecone: (_ef, filtered) => ({ url: `${host}/query`, headers: PINECONE_HEADERS, bodies: queries.map((_v, q) => pineconeBody(q, filtered)) }),
     },
   };
 }
@@ -184,14 +215,22 @@ async function sql(server: SvcdbProcess, text: string): Promise<void> {
   await post(`${server.url}/api/v1/query`, REST_HEADERS, JSON.stringify({ sql: text, timeout_ms: 600_000 }));
 }
 
-/** Loads rows through `send` (one request per BATCH, sequential); vectors/s. */
-async function upsertAll(what: string, send: (from: number, to: number) => Promise<void>): Promise<number> {
-  progress(`${what}: upserting ${N} vectors`);
+/** Loads rows through `send`, one request per BATCH, `inFlight` requests at a time; vectors/s. */
+async function upsertAll(what: string, inFlight: number, send: (from: number, to: number) => Promise<void>): Promise<number> {
+  progress(`${what}: upserting ${N} vectors, ${inFlight} request(s) in flight`);
   const started = performance.now();
-  for (let at = 0; at < N; at += BATCH) {
-    await send(at, Math.min(at + BATCH, N));
-    if ((at / BATCH) % 20 === 19) progress(`${what}: ${at + BATCH} (${Math.round((at + BATCH) / elapsedS(started))}/s)`);
-  }
+  let next = 0;
+  let done = 0;
+  const worker = async (): Promise<void> => {
+    while (next < N) {
+      const at = next;
+      next += BATCH;
+      await send(at, Math.min(at + BATCH, N));
+      done += 1;
+      if (done % 20 === 0) progress(`${what}: ${done * BATCH} (${Math.round((done * BATCH) / elapsedS(started))}/s)`);
+    }
+  };
+  await Promise.all(Array.from({ length: inFlight }, worker));
   return Math.round(N / elapsedS(started));
 }
 
@@ -203,7 +242,7 @@ try {
 
   await sql(first, `CREATE TABLE items (id TEXT PRIMARY KEY, embedding VECTOR(${DIMS}), metadata JSONB)`);
   await sql(first, `CREATE INDEX items_hnsw ON items USING hnsw (embedding vector_cosine_ops) WITH (m = ${M}, ef_construction = ${EF_CONSTRUCTION})`);
-  const restUpsert = await upsertAll('REST', async (from, to) => {
+  const restUpsert = await upsertAll('REST', 1, async (from, to) => {
     const vectors = rows.slice(from, to).map((v, j) => `{"id":"${from + j}","vector":${vectorJson(v)},"metadata":{"cat":${category(from + j)}}}`);
     const answer = await post<{ upserted_count: number }>(`${first.url}/api/v1/vectors/upsert`, REST_HEADERS, `{"table":"items","vectors":[${vectors.join(',')}]}`);
     if (answer.upserted_count !== to - from) throw new Error(`REST upsert: upserted_count ${answer.upserted_count}, expected ${to - from}`);
@@ -213,7 +252,7 @@ try {
   const created = await post<{ host: string }>(`${first.url}/indexes`, PINECONE_HEADERS, JSON.stringify({ name: 'bench', dimension: DIMS, metric: 'cosine', spec: { serverless: { cloud: 'aws', region: 'us-east-1' } } }));
   const host = created.host;
   progress(`Pinecone index host ${host}`);
-  const pineconeUpsert = await upsertAll('Pinecone', async (from, to) => {
+  const pineconeUpsert = await upsertAll('Pinecone', UPSERT_IN_FLIGHT, async (from, to) => {
     const vectors = rows.slice(from, to).map((v, j) => `{"id":"${from + j}","values":${vectorJson(v)},"metadata":{"cat":${category(from + j)}}}`);
     const answer = await post<{ upsertedCount: number }>(`${host}/vectors/upsert`, PINECONE_HEADERS, `{"namespace":"","vectors":[${vectors.join(',')}]}`);
     if (answer.upsertedCount !== to - from) throw new Error(`Pinecone upsert: upsertedCount ${answer.upsertedCount}, expected ${to - from}`);
@@ -251,7 +290,11 @@ try {
       result[`${name}_qps_conc_ef${ef}`] = concurrent.qps;
       result[`${name}_qps_seq_ratio_ef${ef}`] = ratio(sequential.qps, rawQps);
       result[`${name}_qps_conc_ratio_ef${ef}`] = ratio(concurrent.qps, rawQps);
-      progress(`${name} ef ${ef}: recall ${result[`${name}_recall_ef${ef}`]}, ${sequential.qps} qps sequential, ${concurrent.qps} qps with ${CONCURRENCY} in flight (raw ${rawQps})`);
+      const load = path.load[name](ef, false);
+      const loaded = await measureLoad(load.url, load.headers, load.bodies);
+      result[`${name}_qps_load_ef${ef}`] = loaded;
+      result[`${name}_qps_load_ratio_ef${ef}`] = ratio(loaded, rawQps);
+      progress(`${name} ef ${ef}: recall ${result[`${name}_recall_ef${ef}`]}, ${sequential.qps} qps sequential, ${concurrent.qps} qps with ${CONCURRENCY} in flight, ${loaded} under load (raw ${rawQps})`);
     }
 
     if (ef === 40) {
@@ -264,7 +307,11 @@ try {
         result[`${name}_filtered10_qps_conc_ef40`] = concurrent.qps;
         result[`${name}_filtered10_qps_seq_ratio_ef40`] = ratio(sequential.qps, rawFilteredQps);
         result[`${name}_filtered10_qps_conc_ratio_ef40`] = ratio(concurrent.qps, rawFilteredQps);
-        progress(`${name} filtered (10%) ef 40: recall ${result[`${name}_filtered10_recall_ef40`]}, ${sequential.qps} qps sequential, ${concurrent.qps} qps with ${CONCURRENCY} in flight (raw ${rawFilteredQps})`);
+        const load = path.load[name](ef, true);
+        const loaded = await measureLoad(load.url, load.headers, load.bodies);
+        result[`${name}_filtered10_qps_load_ef40`] = loaded;
+        result[`${name}_filtered10_qps_load_ratio_ef40`] = ratio(loaded, rawFilteredQps);
+        progress(`${name} filtered (10%) ef 40: recall ${result[`${name}_filtered10_recall_ef40`]}, ${sequential.qps} qps sequential, ${concurrent.qps} qps with ${CONCURRENCY} in flight, ${loaded} under load (raw ${rawFilteredQps})`);
       }
     }
   }

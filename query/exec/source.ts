@@ -26,6 +26,8 @@ export interface RowSource {
    * source), or null when this source cannot use the index (the caller scans exactly).
    */
   vectorSearch?(tableId: TableId, indexId: IndexId, vector: Float32Array, k: number, ef: number): Promise<VectorHit[]> | null;
+  /** Rows an hnsw index holds now (undefined: no such index). */
+  vectorIndexSize?(indexId: IndexId): number | undefined;
 }
 
 /** The vector projection as the query layer sees it. */
@@ -40,6 +42,10 @@ export class SnapshotSource implements RowSource {
 
   vectorSearch(_tableId: TableId, indexId: IndexId, vector: Float32Array, k: number, ef: number): Promise<VectorHit[]> | null {
     return this.vectors ? this.vectors.search(indexId, vector, k, ef) : null;
+  }
+
+  vectorIndexSize(indexId: IndexId): number | undefined {
+    return this.vectors?.indexSize(indexId);
   }
 
   rowVersion(tableId: TableId): number | null {

@@ -15,7 +15,7 @@ export type { OptimizerDeps } from './deps.js';
 export function optimize(plan: Plan, deps: OptimizerDeps): Plan {
   const pushed = reorderJoins(pushdown(plan), deps);
   const physical = physicalize(pushed, deps);
-  return estimate(pruneColumns(indexOrder(physical, (id) => deps.rowCount(id))), deps);
+  return estimate(pruneColumns(indexOrder(physical)), deps);
 }
 
 function physicalize(plan: Plan, deps: OptimizerDeps): Plan {

@@ -2,24 +2,23 @@ import type { IndexDef } from '../../core/catalog.js';
 import type { SortKey } from '../plan/expr.js';
 import type { Plan, ScanNode } from '../plan/nodes.js';
 import type { TopN } from '../plan/ir.js';
-import type { OptimizerDeps } from './deps.js';
 import { vectorOrderedInput } from './vector.js';
 
 /**
  * ORDER BY ... LIMIT over a single table: when an index (or the primary key) yields rows in the
  * requested order, scan it in that order and drop the sort, so LIMIT stops after a few rows.
  */
-export function indexOrder(plan: Plan, rowCount: OptimizerDeps['rowCount']): Plan {
+export function indexOrder(plan: Plan): Plan {
   switch (plan.kind) {
     case 'limit': {
-      const rewritten = orderedInput(plan.input) ?? (plan.limit ? vectorOrderedInput(plan.input, { limit: plan.limit, offset: plan.offset }, rowCount) : null);
+      const rewritten = orderedInput(plan.input) ?? (plan.limit ? vectorOrderedInput(plan.input, { limit: plan.limit, offset: plan.offset }) : null);
       if (rewritten) return { ...plan, input: rewritten };
-      const input = indexOrder(plan.input, rowCount);
+      const input = indexOrder(plan.input);
       return { ...plan, input: plan.limit ? withTopN(input, { limit: plan.limit, offset: plan.offset }) : input };
     }
     case 'scan': case 'values': case 'one_row': case 'function_scan': case 'worktable_scan': return plan;
-    case 'join': case 'setop': case 'recursive_union': return { ...plan, left: indexOrder(plan.left, rowCount), right: indexOrder(plan.right, rowCount) };
-    default: return { ...plan, input: indexOrder(plan.input, rowCount) } as Plan;
+    case 'join': case 'setop': case 'recursive_union': return { ...plan, left: indexOrder(plan.left), right: indexOrder(plan.right) };
+    default: return { ...plan, input: indexOrder(plan.input) } as Plan;
   }
 }
 

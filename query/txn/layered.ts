@@ -157,6 +157,10 @@ export class LayeredSource implements RowSource {
     return this.layer.getRows(tableId, pks, (missing) => this.base.getRows(tableId, missing));
   }
 
+  vectorIndexSize(indexId: IndexId): number | undefined {
+    return this.base.vectorIndexSize?.(indexId);
+  }
+
   /** The index does not know this transaction's changes: a table it touched is scanned exactly. */
   vectorSearch(tableId: TableId, indexId: IndexId, vector: Float32Array, k: number, ef: number): Promise<VectorHit[]> | null {
     if (this.layer.touches(tableId) || !this.base.vectorSearch) return null;

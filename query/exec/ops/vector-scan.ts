@@ -71,8 +71,16 @@ async function indexSearch(node: ScanNode, access: VectorAccess, ctx: ExecContex
     const needed = ranked.length > 0 ? Math.ceil((k * hits.length) / ranked.length * 1.2) : Infinity;
     fetch = Math.min(Math.max(fetch * 2, needed), fetch * GROWTH);
     if (fetch > LIMITS.vectorCandidatesMax) return null;
+    // The WHERE's key range holds about (share kept) x (index size) rows: fewer than the next round reads, rank them exactly.
+    if (access.exact !== null && rangeRowsGuess(ctx, access, ranked.length, hits.length) < fetch) return null;
     if (shouldYield(ctx)) await yieldNow(ctx);
   }
+}
+
+/** Rows the WHERE's range holds, guessed from the share of candidates the filter kept (+1 each: none kept is no proof of an empty range). */
+function rangeRowsGuess(ctx: ExecContext, access: VectorAccess, kept: number, candidates: number): number {
+  const indexRows = ctx.source.vectorIndexSize?.(access.index.id) ?? Infinity;
+  return (indexRows * (kept + 1)) / (candidates + 1);
 }
 
 /** Every row the WHERE's range (else the table) holds, filtered, the k nearest kept (a bounded buffer, trimmed as it fills). */
