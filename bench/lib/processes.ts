@@ -80,7 +80,8 @@ export async function startSvcdbProcess(apiKey: string, env: Record<string, stri
   const port = await freePort();
   const child = spawn(process.execPath, [SVCDB_BIN, 'serve'], {
     env: { ...process.env, SVC_DATA_DIR: dataDir, SVC_HOST: '127.0.0.1', SVC_HTTP_PORT: String(port), SVC_OPS_PORT: '0', SVC_API_KEY: apiKey, SVC_LOG_LEVEL: 'warn', ...env },
-    stdio: ['ignore', 'ignore', 'inherit'],
+    // The server's log (warnings and errors only) goes to the bench's stderr: a failure mid-run shows its cause.
+    stdio: ['ignore', process.stderr, 'inherit'],
   });
   reportUnexpectedExit(child, 'svcdb serve');
   const url = `http://127.0.0.1:${port}`;
