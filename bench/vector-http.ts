@@ -29,7 +29,7 @@ import os from 'node:os';
 import nodePath from 'node:path';
 import { DIMS, embeddings, exactTopK, hnswlib, K, recallOf } from './lib/embeddings.js';
 import { printBenchResult, progress, round2 } from './lib/print-result.js';
-import { startSvcdbProcess, type SvcdbProcess } from './lib/processes.js';
+import { startSvcdbProcess, stopAllProcesses, type SvcdbProcess } from './lib/processes.js';
 
 const N = Number(process.env.BENCH_VECTORS ?? 100_000);
 const Q = Number(process.env.BENCH_QUERIES ?? 200);
@@ -58,7 +58,11 @@ const rate = (perS: number): number => (perS >= 100 ? Math.round(perS) : Number(
 /** A ratio: 2 decimals from 0.1 up, 2 significant digits below (0.00018, not 0). */
 const ratio = (a: number, b: number): number => (a / b >= 0.1 ? round2(a / b) : Number((a / b).toPrecision(2)));
 
+/** Set on SIGTERM/SIGINT: no new request starts, so the server's graceful shutdown is not kept busy. */
+let interrupted = false;
+
 async function post<T>(url: string, headers: Record<string, string>, body: string): Promise<T> {
+  if (interrupted) throw new Error('interrupted');
   const response = await fetch(url, { method: 'POST', headers, body });
   const text = await response.text();
   if (!response.ok) throw new Error(`POST ${url}: ${response.status} ${text.slice(0, 500)}`);
@@ -236,6 +240,18 @@ async function upsertAll(what: string, inFlight: number, send: (from: number, to
 
 const dataDir = await mkdtemp(nodePath.join(os.tmpdir(), 'svcdb-bench-vec-http-'));
 let server: SvcdbProcess | undefined;
+// Killed (SIGTERM, Ctrl-C): stop the server and remove the data dir (hundreds of MB) before exiting.
+for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+  process.once(signal, () => {
+    progress(`${signal}: stopping the server and removing ${dataDir}`);
+    interrupted = true;
+    void (async () => {
+      await stopAllProcesses();
+      await rm(dataDir, { recursive: true, force: true });
+      process.exit(signal === 'SIGTERM' ? 143 : 130);
+    })();
+  });
+}
 try {
   server = await startSvcdbProcess(API_KEY, serverEnv(40), { dataDir, keepDataDir: true });
   const first = server;

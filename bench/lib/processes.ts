@@ -48,16 +48,52 @@ function reportUnexpectedExit(child: ChildProcess, name: string): void {
 }
 const stopping = new WeakSet<ChildProcess>();
 
+/** The stop() of every child started and not yet stopped (stopAllProcesses). */
+const live = new Set<() => Promise<void>>();
+/** Children still running: SIGTERMed when this process exits, so none outlives it. */
+const running = new Set<ChildProcess>();
+process.on('exit', () => {
+  for (const child of running) child.kill('SIGTERM');
+});
+/** Set by stopAllProcesses: no child may start after it. */
+let closing = false;
+
+function spawnChild(args: string[], env?: NodeJS.ProcessEnv): ChildProcess {
+  if (closing) throw new Error('stopping every child process: no new one starts');
+  // Its log (svcdb serve: warnings and errors only) goes to the bench's stderr, so a failure mid-run shows its cause.
+  const child = spawn(process.execPath, args, { ...(env ? { env } : {}), stdio: ['ignore', process.stderr, 'inherit'] });
+  running.add(child);
+  child.once('exit', () => running.delete(child));
+  return child;
+}
+
+/**
+ * stop(): one SIGTERM, then the cleanup; a second call waits for the first (a second SIGTERM would
+ * make svcdb skip its graceful shutdown). Registered in `live` from the start.
+ */
 function stopper(child: ChildProcess, after: () => Promise<void> = async () => undefined): () => Promise<void> {
-  return async () => {
-    stopping.add(child);
-    if (child.exitCode === null && child.signalCode === null) {
-      const exited = new Promise((resolve) => child.once('exit', resolve));
-      child.kill('SIGTERM');
-      await exited;
-    }
-    await after();
+  let stopped: Promise<void> | undefined;
+  const stop = (): Promise<void> => {
+    stopped ??= (async () => {
+      stopping.add(child);
+      if (child.exitCode === null && child.signalCode === null) {
+        const exited = new Promise((resolve) => child.once('exit', resolve));
+        child.kill('SIGTERM');
+        await exited;
+      }
+      await after();
+      live.delete(stop);
+    })();
+    return stopped;
   };
+  live.add(stop);
+  return stop;
+}
+
+/** Stops every child this process started and has not stopped yet, those still starting too (e.g. on SIGTERM). */
+export async function stopAllProcesses(): Promise<void> {
+  closing = true;
+  await Promise.all([...live].map((stop) => stop().catch(() => undefined)));
 }
 
 export interface SvcdbProcessOptions {
@@ -78,30 +114,34 @@ export async function startSvcdbProcess(apiKey: string, env: Record<string, stri
   const dataDir = options.dataDir ?? await mkdtemp(path.join(os.tmpdir(), 'svcdb-bench-'));
   const keep = options.keepDataDir ?? options.dataDir !== undefined;
   const port = await freePort();
-  const child = spawn(process.execPath, [SVCDB_BIN, 'serve'], {
-    env: { ...process.env, SVC_DATA_DIR: dataDir, SVC_HOST: '127.0.0.1', SVC_HTTP_PORT: String(port), SVC_OPS_PORT: '0', SVC_API_KEY: apiKey, SVC_LOG_LEVEL: 'warn', ...env },
-    // The server's log (warnings and errors only) goes to the bench's stderr: a failure mid-run shows its cause.
-    stdio: ['ignore', process.stderr, 'inherit'],
+  const child = spawnChild([SVCDB_BIN, 'serve'], {
+    ...process.env, SVC_DATA_DIR: dataDir, SVC_HOST: '127.0.0.1', SVC_HTTP_PORT: String(port), SVC_OPS_PORT: '0', SVC_API_KEY: apiKey, SVC_LOG_LEVEL: 'warn', ...env,
   });
   reportUnexpectedExit(child, 'svcdb serve');
   const url = `http://127.0.0.1:${port}`;
-  const removeDir = async (): Promise<void> => {
+  const stop = stopper(child, async () => {
     if (!keep) await rm(dataDir, { recursive: true, force: true });
-  };
+  });
   try {
     await waitForHttp(`${url}/api/v1/ready`, child, options.readyTimeoutMs ?? 60_000);
   } catch (error) {
-    await stopper(child, removeDir)();
+    await stop();
     throw error;
   }
-  return { url, dataDir, stop: stopper(child, removeDir) };
+  return { url, dataDir, stop };
 }
 
 /** The baseline: fastify hello-world (GET /), a JSON POST (/echo) and an NDJSON stream, in its own process. */
 export async function startFastifyBaseline(): Promise<ChildServer> {
   const port = await freePort();
-  const child = spawn(process.execPath, [path.join(here, 'fastify-baseline.js'), String(port)], { stdio: ['ignore', 'ignore', 'inherit'] });
+  const child = spawnChild([path.join(here, 'fastify-baseline.js'), String(port)]);
   const url = `http://127.0.0.1:${port}`;
-  await waitForHttp(url, child, 30_000);
-  return { url, stop: stopper(child) };
+  const stop = stopper(child);
+  try {
+    await waitForHttp(url, child, 30_000);
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+  return { url, stop };
 }
