@@ -38,8 +38,7 @@ const EMPTY_CHECKPOINT_INTERVAL_MS = 100;
  * The vector projection: one hnsw index per hnsw IndexDef, fed by the log. The graphs live in a
  * worker thread (hnsw-worker.ts): inserts and searches run beside the event loop; a batch counts
  * as applied once the worker has it, so a search after a write's acknowledgement sees the write.
- * Its durable offset is
- * the LSN of its last checkpoint (graph + label map files); at start it loads that checkpoint and
+ * Its durable offset is the LSN of its last checkpoint (graph + label map files); at start it loads that checkpoint and
  * catches up from the log. It follows the catalog from the log itself, so it needs no other
  * projection's state, except the rows it backfills when an index is created on a filled table.
  */

@@ -23,9 +23,11 @@ interface Ranked {
  * candidates, searches again with GROWTH times more, until k match or the index is exhausted.
  * Candidates are read through the row source (the query's snapshot: a row gone or changed since
  * the index saw it is dropped or re-measured) and ranked by the exact SQL distance. Falls back to
- * an exact scan when the source cannot use the index (a transaction that changed the table), when
- * the filter is so selective that more than LIMITS.vectorCandidatesMax candidates would be needed, or when the index ran
- * out before k rows (rows with NULL vectors are not in it but sort last in an exact ORDER BY).
+ * an exact scan (of the WHERE's key range when it has one, else the table) when the source cannot
+ * use the index (a transaction that changed the table), when the filter is so selective that more
+ * than LIMITS.vectorCandidatesMax candidates would be needed, when the key range looks smaller than
+ * the next round would read, or when the index ran out before k rows (rows with NULL vectors are
+ * not in it but sort last in an exact ORDER BY).
  */
 export async function* vectorScanOp(node: ScanNode, access: VectorAccess, ctx: ExecContext, scan: ScanOp): AsyncIterable<Batch> {
   const evalConst = (e: Parameters<typeof compile>[0]): QValue => compile(e, ctx).eval([]);
