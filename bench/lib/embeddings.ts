@@ -4,6 +4,7 @@
  * recall@k, and the raw hnswlib-node baseline's type.
  */
 import { createRequire } from 'node:module';
+import { seededRandom as rng } from '../../test/helpers/random.js';
 
 export const DIMS = 128;
 export const LATENT = 16;
@@ -18,16 +19,6 @@ export interface RawIndex {
 }
 export const hnswlib = createRequire(import.meta.url)('hnswlib-node') as { HierarchicalNSW: new (space: string, dims: number) => RawIndex };
 
-/** mulberry32: a small seeded generator, uniform in [0, 1). */
-export function rng(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** `count` embedding-like vectors (seed 42): a LATENT-dim gaussian latent through a fixed basis, plus noise. */
 export function embeddings(count: number): Float32Array[] {

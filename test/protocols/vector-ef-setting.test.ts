@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer } from '../../bin/app.js';
 import type { ServeHandle } from '../../bin/app-types.js';
 import { resolveConfig } from '../../core/config.js';
+import { seededRandom } from '../helpers/random.js';
 
 const ADMIN_KEY = 'admin-key';
 const VECTOR_KEY = 'vector-key';
@@ -15,13 +16,7 @@ const QUERIES = 15;
 
 /** Uniform random vectors (mulberry32, seeded): hard for a graph search, so the beam shows in the answers. */
 function randomVectors(count: number, seed: number): number[][] {
-  let a = seed;
-  const random = (): number => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  const random = seededRandom(seed);
   return Array.from({ length: count }, () => Array.from({ length: DIMS }, () => random() - 0.5));
 }
 

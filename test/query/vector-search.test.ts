@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { silentLogger } from '../../core/logger.js';
 import { TxnManager } from '../../query/txn/manager.js';
+import { seededRandom as rng } from '../helpers/random.js';
 import { openSql, type SqlHarness } from './helpers.js';
 
 const GOLDEN_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), 'explain');
@@ -12,16 +13,6 @@ const UPDATE = process.env.UPDATE_GOLDEN === '1';
 const DIMS = 16;
 const ROWS = 2000;
 
-/** A seeded PRNG (mulberry32) so failures reproduce. */
-function rng(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** Embedding-like vectors: a 4-dimensional latent mapped up through a fixed matrix, plus noise. */
 function embeddings(count: number, seed: number): number[][] {
