@@ -105,6 +105,7 @@ export function createBaseServer(options: BaseServerOptions): FastifyInstance {
   });
   app.addSchema(errorEnvelopeSchema);
   acceptEmptyJsonBodies(app);
+  awaitHandlersOnClose(app);
 
   let closing = false;
   app.addHook('preClose', async () => {
@@ -119,6 +120,38 @@ export function createBaseServer(options: BaseServerOptions): FastifyInstance {
   });
   installErrorHandlers(app, context);
   return app;
+}
+
+/** How long close() waits for route handlers still running (the whole shutdown has its own limit). */
+const HANDLERS_DRAIN_MS_MAX = 30_000;
+
+/**
+ * close() resolves only once every route handler has returned. Connections closing is not enough:
+ * a handler whose client left keeps running (a vector search waiting on the hnsw worker, a write
+ * waiting for the log), and what the server stops next (projections, the log) must outlive it.
+ */
+function awaitHandlersOnClose(app: FastifyInstance): void {
+  let running = 0;
+  let onIdle: (() => void) | null = null;
+  app.addHook('onRoute', (route) => {
+    const handler = route.handler as (this: unknown, ...args: unknown[]) => unknown;
+    route.handler = async function tracked(this: unknown, ...args: unknown[]) {
+      running += 1;
+      try {
+        return await handler.apply(this, args);
+      } finally {
+        running -= 1;
+        if (running === 0) onIdle?.();
+      }
+    } as typeof route.handler;
+  });
+  app.addHook('onClose', async () => {
+    if (running === 0) return;
+    await new Promise<void>((resolve) => {
+      onIdle = resolve;
+      setTimeout(resolve, HANDLERS_DRAIN_MS_MAX).unref();
+    });
+  });
 }
 
 /**

@@ -36,7 +36,14 @@ const testRoutes: FastifyPluginAsync = async (app) => {
     await new Promise((resolve) => setTimeout(resolve, 300));
     return { slow: true };
   });
+  app.get('/slow-abandoned', async () => {
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    abandonedHandlerDone = true;
+    return { slow: true };
+  });
 };
+/** Set when /slow-abandoned's handler returns (its client left long before). */
+let abandonedHandlerDone = false;
 
 describe('HTTP server: admin routes', () => {
   let server: Running;
@@ -280,6 +287,19 @@ describe('HTTP server: request ids', () => {
     expect(res.headers.get('x-request-id')).toMatch(ULID);
     const long = await fetch(`${server.url}/api/v1/live`, { headers: { 'x-request-id': 'a'.repeat(129) } });
     expect(long.headers.get('x-request-id')).toMatch(ULID);
+  });
+
+  it('close waits for a handler whose client left (what stops after it must outlive the handler)', async () => {
+    abandonedHandlerDone = false;
+    const { port } = new URL(server.url);
+    const socket = connect(Number(port), '127.0.0.1');
+    await new Promise<void>((resolve) => socket.once('connect', () => resolve()));
+    socket.write('GET /api/v1/slow-abandoned HTTP/1.1\r\nHost: x\r\n\r\n');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    socket.destroy();
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    await server.app.close();
+    expect(abandonedHandlerDone).toBe(true);
   });
 
   it('requests arriving on a kept-alive connection during close get SHUTTING_DOWN in the envelope', async () => {

@@ -5,6 +5,7 @@ import { checkContinue, shouldYield, yieldNow, type Batch, type ExecContext, typ
 import { filterOp } from './basic.js';
 import { rowDecoder } from './row-decoder.js';
 import { LIMITS } from '../../limits.js';
+import { andAll } from '../../plan/expr-util.js';
 
 /** Each round searches this many times more candidates than the last (pgvector #259: filters starve a fixed ef). */
 const GROWTH = 4;
@@ -51,6 +52,9 @@ async function indexSearch(node: ScanNode, access: VectorAccess, ctx: ExecContex
   if (!search) return null;
   const distance = compile(access.distance, ctx).eval;
   const decode = rowDecoder(node);
+  // The key range's own conditions: the share of candidates inside it sizes the range (the rest of the filter does not).
+  const rangeConditions = andAll(access.exact?.consumed ?? []);
+  const inRange = rangeConditions === null ? null : compile(rangeConditions, ctx).eval;
   let fetch = k;
   for (;;) {
     checkContinue(ctx);
@@ -74,15 +78,15 @@ async function indexSearch(node: ScanNode, access: VectorAccess, ctx: ExecContex
     fetch = Math.min(Math.max(fetch * 2, needed), fetch * GROWTH);
     if (fetch > LIMITS.vectorCandidatesMax) return null;
     // The WHERE's key range holds about (share kept) x (index size) rows: fewer than the next round reads, rank them exactly.
-    if (access.exact !== null && rangeRowsGuess(ctx, access, ranked.length, hits.length) < fetch) return null;
+    if (inRange !== null && rangeRowsGuess(ctx, access, candidates.filter((row) => inRange(row) === true).length, hits.length) < fetch) return null;
     if (shouldYield(ctx)) await yieldNow(ctx);
   }
 }
 
-/** Rows the WHERE's range holds, guessed from the share of candidates the filter kept (+1 each: none kept is no proof of an empty range). */
-function rangeRowsGuess(ctx: ExecContext, access: VectorAccess, kept: number, candidates: number): number {
+/** Rows the WHERE's key range holds, guessed from the share of candidates inside it (+1 each: none inside is no proof of an empty range). */
+function rangeRowsGuess(ctx: ExecContext, access: VectorAccess, inside: number, candidates: number): number {
   const indexRows = ctx.source.vectorIndexSize?.(access.index.id) ?? Infinity;
-  return (indexRows * (kept + 1)) / (candidates + 1);
+  return (indexRows * (inside + 1)) / (candidates + 1);
 }
 
 /** Every row the WHERE's range (else the table) holds, filtered, the k nearest kept (a bounded buffer, trimmed as it fills). */
