@@ -118,6 +118,15 @@ export function createBaseServer(options: BaseServerOptions): FastifyInstance {
       throw new SvcError('SHUTTING_DOWN', 'the server is shutting down; retry on another instance or after restart');
     }
   });
+  // close() closes only the connections idle at that moment: one that was busy becomes idle once
+  // its response is sent, and kept alive it would hold close() for 72 s. Close such connections as
+  // they go idle (a connection with a pipelined request waiting is not idle: that one is answered
+  // SHUTTING_DOWN above, with Connection: close). HTTP/2 sessions end with GOAWAY instead.
+  app.addHook('onResponse', async () => {
+    if (!closing) return;
+    const server = app.server as { closeIdleConnections?: () => void };
+    setImmediate(() => server.closeIdleConnections?.());
+  });
   installErrorHandlers(app, context);
   return app;
 }

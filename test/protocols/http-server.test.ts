@@ -289,6 +289,24 @@ describe('HTTP server: request ids', () => {
     expect(long.headers.get('x-request-id')).toMatch(ULID);
   });
 
+  it('close ends a kept-alive connection once the response in flight on it is sent', async () => {
+    const { port } = new URL(server.url);
+    const socket = connect(Number(port), '127.0.0.1');
+    let received = '';
+    socket.on('data', (chunk: Buffer) => {
+      received += chunk.toString('utf8');
+    });
+    await new Promise<void>((resolve) => socket.once('connect', () => resolve()));
+    socket.write('GET /api/v1/slow HTTP/1.1\r\nHost: x\r\nConnection: keep-alive\r\n\r\n');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    // A kept-alive connection left open after that response would hold close() for the 72 s keep-alive timeout.
+    const closed = await Promise.race([server.app.close().then(() => true), new Promise((resolve) => setTimeout(() => resolve(false), 5000))]);
+    expect(closed).toBe(true);
+    await new Promise<void>((resolve) => (socket.closed ? resolve() : socket.once('close', () => resolve())));
+    expect(received).toContain('HTTP/1.1 200');
+    expect(received).toContain('{"slow":true}');
+  });
+
   it('close waits for a handler whose client left (what stops after it must outlive the handler)', async () => {
     abandonedHandlerDone = false;
     const { port } = new URL(server.url);
