@@ -1,4 +1,4 @@
-import { connect } from 'node:net';
+import { connect, type Socket } from 'node:net';
 import type { FastifyPluginAsync } from 'fastify';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ERROR_CODES, SvcError } from '../../core/errors.js';
@@ -44,6 +44,17 @@ const testRoutes: FastifyPluginAsync = async (app) => {
 };
 /** Set when /slow-abandoned's handler returns (its client left long before). */
 let abandonedHandlerDone = false;
+
+/** A plain TCP connection to the server (to write HTTP/1.1 by hand), and all it has received so far. */
+async function rawConnection(url: string): Promise<{ socket: Socket; received: () => string }> {
+  const socket = connect(Number(new URL(url).port), '127.0.0.1');
+  let text = '';
+  socket.on('data', (chunk: Buffer) => {
+    text += chunk.toString('utf8');
+  });
+  await new Promise<void>((resolve) => socket.once('connect', () => resolve()));
+  return { socket, received: () => text };
+}
 
 describe('HTTP server: admin routes', () => {
   let server: Running;
@@ -290,28 +301,20 @@ describe('HTTP server: request ids', () => {
   });
 
   it('close ends a kept-alive connection once the response in flight on it is sent', async () => {
-    const { port } = new URL(server.url);
-    const socket = connect(Number(port), '127.0.0.1');
-    let received = '';
-    socket.on('data', (chunk: Buffer) => {
-      received += chunk.toString('utf8');
-    });
-    await new Promise<void>((resolve) => socket.once('connect', () => resolve()));
+    const { socket, received } = await rawConnection(server.url);
     socket.write('GET /api/v1/slow HTTP/1.1\r\nHost: x\r\nConnection: keep-alive\r\n\r\n');
     await new Promise((resolve) => setTimeout(resolve, 50));
     // A kept-alive connection left open after that response would hold close() for the 72 s keep-alive timeout.
     const closed = await Promise.race([server.app.close().then(() => true), new Promise((resolve) => setTimeout(() => resolve(false), 5000))]);
     expect(closed).toBe(true);
     await new Promise<void>((resolve) => (socket.closed ? resolve() : socket.once('close', () => resolve())));
-    expect(received).toContain('HTTP/1.1 200');
-    expect(received).toContain('{"slow":true}');
+    expect(received()).toContain('HTTP/1.1 200');
+    expect(received()).toContain('{"slow":true}');
   });
 
   it('close waits for a handler whose client left (what stops after it must outlive the handler)', async () => {
     abandonedHandlerDone = false;
-    const { port } = new URL(server.url);
-    const socket = connect(Number(port), '127.0.0.1');
-    await new Promise<void>((resolve) => socket.once('connect', () => resolve()));
+    const { socket } = await rawConnection(server.url);
     socket.write('GET /api/v1/slow-abandoned HTTP/1.1\r\nHost: x\r\n\r\n');
     await new Promise((resolve) => setTimeout(resolve, 50));
     socket.destroy();
@@ -321,13 +324,7 @@ describe('HTTP server: request ids', () => {
   });
 
   it('requests arriving on a kept-alive connection during close get SHUTTING_DOWN in the envelope', async () => {
-    const { port } = new URL(server.url);
-    const socket = connect(Number(port), '127.0.0.1');
-    let received = '';
-    socket.on('data', (chunk: Buffer) => {
-      received += chunk.toString('utf8');
-    });
-    await new Promise<void>((resolve) => socket.once('connect', () => resolve()));
+    const { socket, received } = await rawConnection(server.url);
     socket.write('GET /api/v1/slow HTTP/1.1\r\nHost: x\r\n\r\n');
     await new Promise((resolve) => setTimeout(resolve, 50));
     const closing = server.app.close();
@@ -335,9 +332,9 @@ describe('HTTP server: request ids', () => {
     socket.write('GET /api/v1/live HTTP/1.1\r\nHost: x\r\nX-Request-ID: late-1\r\n\r\n');
     await closing;
     await new Promise<void>((resolve) => (socket.closed ? resolve() : socket.once('close', () => resolve())));
-    expect(received).toContain('{"slow":true}');
-    expect(received).toContain('HTTP/1.1 503');
-    expect(received).toContain('"code":"SHUTTING_DOWN"');
-    expect(received).toContain('"request_id":"late-1"');
+    expect(received()).toContain('{"slow":true}');
+    expect(received()).toContain('HTTP/1.1 503');
+    expect(received()).toContain('"code":"SHUTTING_DOWN"');
+    expect(received()).toContain('"request_id":"late-1"');
   });
 });
