@@ -134,6 +134,7 @@ export class VectorIndex {
     this.pkOfLabel.delete(label);
   }
 
+  /** Empties the index and drops its graph (TRUNCATE, or the index or its table is gone). */
   clear(): void {
     this.discardBuffer();
     if (this.hasGraph) this.worker.post({ kind: 'drop', indexId: this.spec.indexId });
@@ -141,11 +142,6 @@ export class VectorIndex {
     this.labelOfPk.clear();
     this.pkOfLabel.clear();
     this.deletedSlots = 0;
-  }
-
-  /** Drops the graph (the index or its table is gone). */
-  drop(): void {
-    this.clear();
   }
 
   /** Posts the buffered changes to the worker. */

@@ -172,7 +172,7 @@ export class VectorProjection implements Consumer {
   }
 
   private dropIndex(index: VectorIndex): void {
-    index.drop();
+    index.clear();
     this.indexes.delete(index.spec.indexId);
   }
 

@@ -36,5 +36,5 @@ export const DEFAULT_SQL_LIMITS: SqlLimits = Object.freeze({
   dmlRowsMax: 1_000_000,
   planCacheEntriesMax: 512,
   scanCacheRowsMax: 2_000_000,
-  efSearchDefault: 40,
+  efSearchDefault: 40, // pgvector's hnsw.ef_search
 });

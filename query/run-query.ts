@@ -4,6 +4,7 @@ import type { VectorSearcher } from './exec/source.js';
 import type { Plan } from './plan/nodes.js';
 import type { ScanCache } from './exec/scan-cache.js';
 import type { QValue, TypeSystem } from './types/contract.js';
+import { DEFAULT_SQL_LIMITS } from './limits.js';
 
 export interface RunOptions {
   readonly types: TypeSystem;
@@ -15,12 +16,9 @@ export interface RunOptions {
   readonly materializedRowsMax: number;
   /** Whole-table scans of unchanged tables from memory (null: always from the store). */
   readonly scanCache?: ScanCache | null;
-  /** hnsw search beam of index scans; default DEFAULT_EF_SEARCH. */
+  /** hnsw search beam of index scans; default DEFAULT_SQL_LIMITS.efSearchDefault (pgvector's hnsw.ef_search). */
   readonly efSearch?: number;
 }
-
-/** pgvector's default hnsw.ef_search. */
-export const DEFAULT_EF_SEARCH = 40;
 
 export function execContext(options: RunOptions): ExecContext {
   return {
@@ -35,7 +33,7 @@ export function execContext(options: RunOptions): ExecContext {
     stats: options.stats,
     materializedRowsMax: options.materializedRowsMax,
     scanCache: options.scanCache ?? null,
-    efSearch: options.efSearch ?? DEFAULT_EF_SEARCH,
+    efSearch: options.efSearch ?? DEFAULT_SQL_LIMITS.efSearchDefault,
     clock: { lastYieldMs: performance.now() },
     run,
   };

@@ -122,10 +122,13 @@ export function createBaseServer(options: BaseServerOptions): FastifyInstance {
   // its response is sent, and kept alive it would hold close() for 72 s. Close such connections as
   // they go idle (a connection with a pipelined request waiting is not idle: that one is answered
   // SHUTTING_DOWN above, with Connection: close). HTTP/2 sessions end with GOAWAY instead.
-  app.addHook('onResponse', async () => {
-    if (!closing) return;
-    const server = app.server as { closeIdleConnections?: () => void };
-    setImmediate(() => server.closeIdleConnections?.());
+  // (A callback hook, not an async one: it runs on every response and must cost no promise.)
+  app.addHook('onResponse', (_request, _reply, done) => {
+    if (closing) {
+      const server = app.server as { closeIdleConnections?: () => void };
+      setImmediate(() => server.closeIdleConnections?.());
+    }
+    done();
   });
   installErrorHandlers(app, context);
   return app;

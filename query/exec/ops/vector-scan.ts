@@ -38,8 +38,7 @@ export async function* vectorScanOp(node: ScanNode, access: VectorAccess, ctx: E
   if (!(k > 0)) return;
   const query = evalConst(access.query);
   const found = query instanceof Float32Array && Number.isSafeInteger(k) ? await indexSearch(node, access, ctx, query, k) : null;
-  const exactNode: ScanNode = { ...node, access: access.exact ?? { kind: 'seq', reverse: false } };
-  const ranked = found ?? (await exactSearch(scan(exactNode, ctx), access, ctx, k));
+  const ranked = found ?? (await exactSearch(scan({ ...node, access: access.exact ?? { kind: 'seq', reverse: false } }, ctx), access, ctx, k));
   for (let i = 0; i < ranked.length; i += LIMITS.batchRows) {
     checkContinue(ctx);
     yield ranked.slice(i, i + LIMITS.batchRows).map((r) => r.row);
