@@ -154,6 +154,53 @@ export const TXN_RECORD_SCHEMA = {
 export const LOG_RECORD_SCHEMA_V1 = [TXN_RECORD_SCHEMA];
 
 /**
+ * v2 appends two op branches (catalog objects: CDC streams, webhooks) and stamps each record with
+ * the change-event sequence of its first op (every op takes one number, a snapshot reserves one
+ * per row it copies), so event sequences stay deterministic after retention deletes old segments.
+ */
+export const TXN_OP_SCHEMAS_V2 = [
+  ...TXN_OP_SCHEMAS,
+  {
+    type: 'record',
+    name: 'PutObject',
+    fields: [
+      { name: 'objectKind', type: 'string' },
+      { name: 'tenant', type: 'string' },
+      { name: 'name', type: 'string' },
+      /** The object's definition as JSON (its own `version` field inside). */
+      { name: 'definition', type: 'string' },
+      /** A CDC stream created WITH (snapshot = true): the table whose rows are copied, and how many. */
+      { name: 'snapshotTableId', type: 'int', default: -1 },
+      { name: 'snapshotRows', type: 'long', default: 0 },
+    ],
+  },
+  {
+    type: 'record',
+    name: 'DropObject',
+    fields: [
+      { name: 'objectKind', type: 'string' },
+      { name: 'tenant', type: 'string' },
+      { name: 'name', type: 'string' },
+    ],
+  },
+];
+
+export const TXN_RECORD_SCHEMA_V2 = {
+  type: 'record',
+  name: 'TxnRecord',
+  fields: [
+    { name: 'txnId', type: 'string' },
+    { name: 'tenant', type: 'string' },
+    { name: 'timestampMicros', type: 'long' },
+    { name: 'ops', type: arrayOf(TXN_OP_SCHEMAS_V2) },
+    /** Event sequence of the first op; -1 when the writer did not stamp it (tests, tools). */
+    { name: 'firstSequence', type: 'long', default: -1 },
+  ],
+};
+
+export const LOG_RECORD_SCHEMA_V2 = [TXN_RECORD_SCHEMA_V2];
+
+/**
  * Fully qualified branch names, as wrapped unions key them. Literals (not computed from
  * LOG_NAMESPACE) so `{ 'svcdb.log.RowChange': ... }` stays a fast object literal in log-records.ts;
  * a test checks they match the schema.
@@ -164,6 +211,8 @@ export const BRANCH = {
   dropTable: 'svcdb.log.DropTable',
   truncate: 'svcdb.log.TruncateTables',
   sequence: 'svcdb.log.SequenceUpdate',
+  putObject: 'svcdb.log.PutObject',
+  dropObject: 'svcdb.log.DropObject',
 } as const;
 
 const INT64_MIN = -(2n ** 63n);

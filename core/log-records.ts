@@ -8,7 +8,7 @@ import type {
   ColumnDef, ConstraintDef, ConstraintKind, ForeignKeyAction, IndexDef, IndexKind, TableDef, TableId, TableKind,
 } from './catalog.js';
 import { SvcError, isSvcError } from './errors.js';
-import { BRANCH, LOG_RECORD_SCHEMA_V1, buildLogRecordType } from './log-record-schema.js';
+import { BRANCH, LOG_RECORD_SCHEMA_V1, LOG_RECORD_SCHEMA_V2, buildLogRecordType } from './log-record-schema.js';
 import { decodeValue, encodeValue } from './row-codec.js';
 import type { SqlType, SqlTypeName } from './values.js';
 
@@ -36,7 +36,28 @@ export interface SequenceUpdate {
   readonly lastValue: bigint;
 }
 
-export type TxnOp = RowChange | CatalogChange | SequenceUpdate;
+/**
+ * A catalog object that is not a table (a CDC stream, a webhook): a JSON definition under a
+ * kind, a tenant and a name. Put again to change it (PAUSE, RESUME), dropped by name.
+ */
+export interface PutObject {
+  readonly kind: 'put_object';
+  readonly objectKind: string;
+  readonly tenant: string;
+  readonly name: string;
+  readonly definition: string;
+  /** A CDC stream created with a snapshot: the rows of this table are copied as of this record. */
+  readonly snapshot: { readonly tableId: TableId; readonly rows: bigint } | null;
+}
+
+export interface DropObject {
+  readonly kind: 'drop_object';
+  readonly objectKind: string;
+  readonly tenant: string;
+  readonly name: string;
+}
+
+export type TxnOp = RowChange | CatalogChange | SequenceUpdate | PutObject | DropObject;
 
 /** One committed transaction: its ops in order. */
 export interface TxnRecord {
@@ -45,14 +66,52 @@ export interface TxnRecord {
   readonly tenant: string;
   readonly timestampMicros: bigint;
   readonly ops: readonly TxnOp[];
+  /**
+   * The change-event sequence of the first op, stamped by the sequencer (sequenceSpan says how
+   * many numbers the record takes). Absent in records of schema v1 and in unstamped test records:
+   * then eventSequenceBase derives it from the LSN.
+   */
+  readonly firstSequence?: bigint;
 }
 
 /** Room for more record types: new union branches are appended at the end. */
 export type LogRecord = TxnRecord;
 
-export const LOG_RECORD_SCHEMA_VERSION = 1;
+export const LOG_RECORD_SCHEMA_VERSION = 2;
 
 const TYPE_V1: Type = buildLogRecordType(LOG_RECORD_SCHEMA_V1);
+const TYPE_V2: Type = buildLogRecordType(LOG_RECORD_SCHEMA_V2);
+
+/** Sequence numbers one op takes: one, plus one per row a snapshot copies. */
+export function opSequenceSpan(op: TxnOp): bigint {
+  return op.kind === 'put_object' && op.snapshot ? 1n + op.snapshot.rows : 1n;
+}
+
+/** Sequence numbers a record takes: the sum over its ops. */
+export function sequenceSpan(record: TxnRecord): bigint {
+  let span = 0n;
+  for (const op of record.ops) span += opSequenceSpan(op);
+  return span;
+}
+
+/** Ops per unstamped record the LSN-derived sequence leaves room for (2^20). */
+const UNSTAMPED_OPS_MAX = 1n << 20n;
+
+/**
+ * The event sequence of a record's first op: its stamp, or for an unstamped (v1) record
+ * lsn * 2^20, so the sequences of old logs are deterministic and below any stamp the
+ * sequencer hands out after them (nextSequenceAfter).
+ */
+export function eventSequenceBase(record: TxnRecord, lsn: number): bigint {
+  return record.firstSequence ?? BigInt(lsn) * UNSTAMPED_OPS_MAX;
+}
+
+/** The first sequence of the record after `record` (at `lsn`); 1 for an empty log. */
+export function nextSequenceAfter(record: TxnRecord | null, lsn: number): bigint {
+  if (record === null) return 1n;
+  if (record.firstSequence === undefined) return BigInt(lsn + 1) * UNSTAMPED_OPS_MAX;
+  return record.firstSequence + sequenceSpan(record);
+}
 
 // ---------------------------------------------------------------------------------------------
 // Encoding
@@ -68,7 +127,7 @@ export function encodeLogRecord(record: LogRecord): Uint8Array {
   try {
     for (;;) {
       scratch[0] = LOG_RECORD_SCHEMA_VERSION;
-      const end = TYPE_V1.encode(value, scratch, 1);
+      const end = TYPE_V2.encode(value, scratch, 1);
       if (end >= 0) return new Uint8Array(scratch.subarray(0, end));
       scratch = Buffer.allocUnsafe(Math.max(scratch.length * 2, scratch.length - end));
     }
@@ -86,6 +145,7 @@ function toAvroTxn(record: TxnRecord): object {
     tenant: record.tenant,
     timestampMicros: record.timestampMicros,
     ops: record.ops.map(toAvroOp),
+    firstSequence: record.firstSequence ?? -1n,
   };
 }
 
@@ -98,6 +158,14 @@ function toAvroOp(op: TxnOp): object {
     case 'drop_table': return { 'svcdb.log.DropTable': { tableId: op.tableId } };
     case 'truncate': return { 'svcdb.log.TruncateTables': { tableIds: op.tableIds } };
     case 'sequence': return { 'svcdb.log.SequenceUpdate': { name: op.name, lastValue: op.lastValue } };
+    case 'put_object':
+      return {
+        'svcdb.log.PutObject': {
+          objectKind: op.objectKind, tenant: op.tenant, name: op.name, definition: op.definition,
+          snapshotTableId: op.snapshot?.tableId ?? -1, snapshotRows: op.snapshot?.rows ?? 0n,
+        },
+      };
+    case 'drop_object': return { 'svcdb.log.DropObject': { objectKind: op.objectKind, tenant: op.tenant, name: op.name } };
   }
 }
 
@@ -153,11 +221,12 @@ function corrupt(message: string, cause?: unknown): SvcError {
 export function decodeLogRecord(payload: Uint8Array): LogRecord {
   if (payload.length === 0) throw corrupt('empty log record payload');
   const version = payload[0];
-  if (version !== LOG_RECORD_SCHEMA_VERSION) throw corrupt(`unknown log record schema version ${version}`);
+  const type = version === 2 ? TYPE_V2 : version === 1 ? TYPE_V1 : null;
+  if (type === null) throw corrupt(`unknown log record schema version ${version}`);
   // One private copy: decoded keys and images are views of it, never of the caller's buffer.
   const bytes = Buffer.from(payload);
   try {
-    const { value, offset } = TYPE_V1.decode(bytes, 1);
+    const { value, offset } = type.decode(bytes, 1);
     if (offset < 0) throw corrupt('truncated log record payload');
     if (offset !== bytes.length) throw corrupt(`${bytes.length - offset} trailing bytes after the log record`);
     return fromAvroTxn(value as AvroTxn);
@@ -168,9 +237,10 @@ export function decodeLogRecord(payload: Uint8Array): LogRecord {
 }
 
 // The shapes avsc produces for the v1 schema.
-interface AvroTxn { txnId: string; tenant: string; timestampMicros: bigint; ops: AvroOp[] }
+interface AvroTxn { txnId: string; tenant: string; timestampMicros: bigint; ops: AvroOp[]; firstSequence?: bigint }
 type AvroOp = Partial<Record<(typeof BRANCH)[keyof typeof BRANCH], unknown>>;
 interface AvroRow { tableId: number; op: RowOp; key: Uint8Array; before: Uint8Array | null; after: Uint8Array | null }
+interface AvroPutObject { objectKind: string; tenant: string; name: string; definition: string; snapshotTableId: number; snapshotRows: bigint }
 interface AvroSqlType { name: SqlTypeName; length: number | null; precision: number | null; scale: number | null; dimension: number | null }
 interface AvroColumn {
   id: number; name: string; type: AvroSqlType; nullable: boolean; defaultExpr: string | null; missingValue: Uint8Array; sequence: string | null;
@@ -191,7 +261,8 @@ interface AvroTable {
 function fromAvroTxn(raw: AvroTxn): TxnRecord {
   const ops: TxnOp[] = new Array<TxnOp>(raw.ops.length);
   for (let i = 0; i < raw.ops.length; i++) ops[i] = fromAvroOp(raw.ops[i]!);
-  return { type: 'txn', txnId: raw.txnId, tenant: raw.tenant, timestampMicros: raw.timestampMicros, ops };
+  const record = { type: 'txn' as const, txnId: raw.txnId, tenant: raw.tenant, timestampMicros: raw.timestampMicros, ops };
+  return raw.firstSequence === undefined || raw.firstSequence < 0n ? record : { ...record, firstSequence: raw.firstSequence };
 }
 
 function fromAvroOp(op: AvroOp): TxnOp {
@@ -207,6 +278,13 @@ function fromAvroOp(op: AvroOp): TxnOp {
   if (truncate !== undefined) return { kind: 'truncate', tableIds: truncate.tableIds };
   const sequence = op[BRANCH.sequence] as { name: string; lastValue: bigint } | undefined;
   if (sequence !== undefined) return { kind: 'sequence', name: sequence.name, lastValue: sequence.lastValue };
+  const object = op[BRANCH.putObject] as AvroPutObject | undefined;
+  if (object !== undefined) {
+    const snapshot = object.snapshotTableId >= 0 ? { tableId: object.snapshotTableId, rows: object.snapshotRows } : null;
+    return { kind: 'put_object', objectKind: object.objectKind, tenant: object.tenant, name: object.name, definition: object.definition, snapshot };
+  }
+  const dropped = op[BRANCH.dropObject] as { objectKind: string; tenant: string; name: string } | undefined;
+  if (dropped !== undefined) return { kind: 'drop_object', objectKind: dropped.objectKind, tenant: dropped.tenant, name: dropped.name };
   throw corrupt(`unknown op branch ${Object.keys(op).join(',')}`);
 }
 

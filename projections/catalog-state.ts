@@ -25,6 +25,25 @@ export interface TableEntry {
   readonly stats: TableStats;
 }
 
+/** A catalog object other than a table (a CDC stream, a webhook), as applied from the log. */
+export interface CatalogObject {
+  readonly objectKind: string;
+  readonly tenant: string;
+  readonly name: string;
+  /** JSON text of the definition, as the writer put it. */
+  readonly definition: string;
+  /** LSN of the record that created it (a put of an existing name keeps the first one's). */
+  readonly createdLsn: number;
+  /** LSN of the record that last put it. */
+  readonly updatedLsn: number;
+  /** Its first change-event sequence (the put that created it), for snapshot numbering. */
+  readonly createdSequence: bigint;
+  /** Rows copied for its snapshot (0: none); see TablesProjection. */
+  readonly snapshotRows: bigint;
+}
+
+export const objectKey = (objectKind: string, tenant: string, name: string): string => `${objectKind}\u0000${tenant}\u0000${name}`;
+
 export const qualifiedName = (tenant: string, schema: string, name: string): string =>
   `${tenant}\u0000${schema}\u0000${name}`;
 
@@ -37,6 +56,7 @@ export class CatalogState {
   private readonly tableIdsByName = new Map<string, TableId>();
   private readonly indexesById = new Map<IndexId, CompiledIndex>();
   private readonly sequences = new Map<string, bigint>();
+  private readonly objectsByKey = new Map<string, CatalogObject>();
 
   table(tableId: TableId): TableEntry | undefined {
     return this.tablesById.get(tableId);
@@ -61,6 +81,26 @@ export class CatalogState {
 
   sequenceEntries(): IterableIterator<[string, bigint]> {
     return this.sequences.entries();
+  }
+
+  object(objectKind: string, tenant: string, name: string): CatalogObject | undefined {
+    return this.objectsByKey.get(objectKey(objectKind, tenant, name));
+  }
+
+  /** Objects of one kind, of every tenant. */
+  objects(objectKind: string): CatalogObject[] {
+    return [...this.objectsByKey.values()].filter((o) => o.objectKind === objectKind);
+  }
+
+  putObject(object: CatalogObject): void {
+    this.objectsByKey.set(objectKey(object.objectKind, object.tenant, object.name), object);
+  }
+
+  dropObject(objectKind: string, tenant: string, name: string): CatalogObject | undefined {
+    const key = objectKey(objectKind, tenant, name);
+    const object = this.objectsByKey.get(key);
+    this.objectsByKey.delete(key);
+    return object;
   }
 
   /** The largest table, column and index ids in use (the writer allocates above them). */

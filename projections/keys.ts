@@ -10,16 +10,22 @@ import { lsn } from '../core/units.js';
  *   0x02 u32 tableId            -> catalog entry     table definitions
  *   0x03 name                   -> i64 last value    sequences
  *   0x04 u32 tableId            -> 3 x u64           table statistics
+ *   0x05 kind 0 tenant 0 name   -> object JSON       catalog objects (CDC streams, webhooks)
+ *   0x06 u32 tableId u64 lsn    -> table def | empty table definitions by LSN (empty: dropped)
  *   0x10 u32 tableId pk         -> row image         rows (pk = core/key-encoding of the key)
  *   0x11 u32 indexId ikey pk    -> (empty)           secondary btree index entries
+ *   0x12 u64 createdLsn pk      -> row image         rows copied for a CDC stream's snapshot
  */
 export const enum KeySpace {
   ConsumerOffset = 0x01,
   Table = 0x02,
   Sequence = 0x03,
   TableStats = 0x04,
+  Object = 0x05,
+  TableHistory = 0x06,
   Row = 0x10,
   IndexEntry = 0x11,
+  SnapshotRow = 0x12,
 }
 
 const utf8 = new TextEncoder();
@@ -114,3 +120,33 @@ export function indexSpan(indexId: IndexId, bounds: { gte?: Uint8Array | undefin
 
 /** Bytes of the key space and id at the start of every row and index entry key. */
 export const ID_PREFIX_BYTES = 5;
+
+/** Key of a catalog object: kind, tenant and name, NUL-separated (none of them contains a NUL). */
+export const objectStoreKey = (objectKind: string, tenant: string, name: string): Uint8Array =>
+  named(KeySpace.Object, `${objectKind}\u0000${tenant}\u0000${name}`);
+
+function u32u64(space: KeySpace, id: number, value: number): Uint8Array {
+  const key = new Uint8Array(13);
+  const view = new DataView(key.buffer);
+  key[0] = space;
+  view.setUint32(1, id, false);
+  view.setBigUint64(5, BigInt(value), false);
+  return key;
+}
+
+/** Key of a table's definition as of the record at `at` (tableHistoryKey(id, lsn) sorts by LSN). */
+export const tableHistoryKey = (tableId: TableId, at: Lsn): Uint8Array => u32u64(KeySpace.TableHistory, tableId, at);
+
+function u64Prefixed(space: KeySpace, value: number, rest?: Uint8Array): Uint8Array {
+  const key = new Uint8Array(9 + (rest?.length ?? 0));
+  key[0] = space;
+  new DataView(key.buffer).setBigUint64(1, BigInt(value), false);
+  if (rest) key.set(rest, 9);
+  return key;
+}
+
+/** Key of one row of the snapshot a CDC stream created at `createdLsn` copied. */
+export const snapshotRowKey = (createdLsn: number, pk: Uint8Array): Uint8Array => u64Prefixed(KeySpace.SnapshotRow, createdLsn, pk);
+/** Bounds of one snapshot's rows. */
+export const snapshotRange = (createdLsn: number): { gte: Uint8Array; lt: Uint8Array } =>
+  ({ gte: u64Prefixed(KeySpace.SnapshotRow, createdLsn), lt: u64Prefixed(KeySpace.SnapshotRow, createdLsn + 1) });

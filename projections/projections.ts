@@ -1,3 +1,4 @@
+import { decodeLogRecord, nextSequenceAfter } from '../core/log-records.js';
 import type { Logger } from '../core/logger.js';
 import type { Lsn } from '../core/units.js';
 import type { Log } from '../log/index.js';
@@ -54,12 +55,13 @@ export class Projections {
     private readonly options: ProjectionOptions,
     tablesApplied: AppliedTracker,
     abort: AbortController,
+    nextSequence: bigint,
   ) {
     this.abort = abort;
     this.tablesApplied = tablesApplied;
     this.vectorsAppliedLsn = vectors.offset;
     this.applied = new AppliedTracker(Math.min(tables.offset, vectors.offset) as Lsn);
-    this.sequencer = new Sequencer({ log, store, catalog: tables.catalog, applied: this.applied, handoff });
+    this.sequencer = new Sequencer({ log, store, catalog: tables.catalog, applied: this.applied, handoff, nextSequence });
   }
 
   static async open(log: Log, rawStore: StateStore, options: ProjectionOptions): Promise<Projections> {
@@ -77,7 +79,7 @@ export class Projections {
       checkpointIntervalMs: options.vectorCheckpointIntervalMs ?? VECTOR_CHECKPOINT_DEFAULTS.intervalMs,
       logger: options.logger.child({ component: 'vector-projection' }),
     });
-    return new Projections(log, store, tables, vectors, handoff, options, tablesApplied, abort);
+    return new Projections(log, store, tables, vectors, handoff, options, tablesApplied, abort, await nextEventSequence(log));
   }
 
   get catalog(): CatalogState {
@@ -161,6 +163,17 @@ export class Projections {
       this.retaining = false;
     }
   }
+}
+
+/** Where the sequencer's event sequences continue: after the log's last record. */
+async function nextEventSequence(log: Log): Promise<bigint> {
+  const head = log.headLsn;
+  if (head < log.firstLsn || head === 0) return nextSequenceAfter(null, 0);
+  for await (const batch of log.read(head)) {
+    const last = batch[batch.length - 1];
+    if (last) return nextSequenceAfter(decodeLogRecord(last.payload), last.lsn);
+  }
+  return nextSequenceAfter(null, 0);
 }
 
 function waitOrAbort(wait: Promise<void>, signal: AbortSignal): Promise<void> {

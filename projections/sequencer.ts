@@ -1,6 +1,6 @@
 import type { IndexId, TableId } from '../core/catalog.js';
 import { SvcError } from '../core/errors.js';
-import { encodeLogRecord, type TxnRecord } from '../core/log-records.js';
+import { encodeLogRecord, sequenceSpan, type TxnRecord } from '../core/log-records.js';
 import type { Lsn } from '../core/units.js';
 import type { Log } from '../log/index.js';
 import type { AppliedTracker } from './applied-tracker.js';
@@ -57,6 +57,8 @@ export interface SequencerDeps {
   readonly catalog: CatalogState;
   readonly applied: AppliedTracker;
   readonly handoff: RecordHandoff;
+  /** The change-event sequence the next record starts at (nextSequenceAfter the log's last record). */
+  readonly nextSequence: bigint;
 }
 
 /**
@@ -72,8 +74,11 @@ export class Sequencer {
   private readonly observers = new Set<AppendObserver>();
   private lock: Promise<void> = Promise.resolve();
   private closed = false;
+  private nextSequence: bigint;
 
-  constructor(private readonly deps: SequencerDeps) {}
+  constructor(private readonly deps: SequencerDeps) {
+    this.nextSequence = deps.nextSequence;
+  }
 
   /** Number of row/index keys appended but not yet applied (for tests and metrics). */
   get pendingKeys(): number {
@@ -92,16 +97,19 @@ export class Sequencer {
       const built = await build(this.view());
       if (!built) return { lsn: null, result: null };
       result = built.result;
-      const effects = rowRecordEffects(built.record.ops, (id) => this.deps.catalog.table(id));
+      // Stamped here, in append order: change-event sequences follow commit order.
+      const record: TxnRecord = { ...built.record, firstSequence: this.nextSequence };
+      const effects = rowRecordEffects(record.ops, (id) => this.deps.catalog.table(id));
       drain = effects === null;
-      const append = this.deps.log.append(encodeLogRecord(built.record));
+      const append = this.deps.log.append(encodeLogRecord(record));
+      this.nextSequence += sequenceSpan(record);
       appended = append;
       if (effects) {
         this.overlay.add(append.lsn, effects.ops);
         // The projection applies these very effects instead of decoding and recomputing them.
-        this.deps.handoff.put(append.lsn, { record: built.record, effects });
+        this.deps.handoff.put(append.lsn, { record, effects });
       }
-      this.trackSequences(built.record, append.lsn);
+      this.trackSequences(record, append.lsn);
       for (const observer of this.observers) observer(append.lsn, effects ? effects.ops.map((op) => op.key) : null);
       // A catalog change alters how later records are validated: hold the lock until it is applied.
       if (drain) await this.settle(append);

@@ -1,14 +1,16 @@
 import type { TableDef, TableId } from '../core/catalog.js';
-import { decodeLogRecord, type CatalogChange, type RowChange, type SequenceUpdate, type TxnOp } from '../core/log-records.js';
+import {
+  decodeLogRecord, eventSequenceBase, opSequenceSpan, type CatalogChange, type DropObject, type PutObject, type RowChange, type SequenceUpdate, type TxnOp,
+} from '../core/log-records.js';
 import type { Logger } from '../core/logger.js';
 import { lsn, type Lsn } from '../core/units.js';
 import type { LogEntry } from '../log/index.js';
 import { decodeStats, decodeTableDef, encodeStats, encodeTableDef } from './catalog-codec.js';
-import { CatalogState, type TableEntry } from './catalog-state.js';
+import { CatalogState, type CatalogObject, type TableEntry } from './catalog-state.js';
 import type { Consumer } from './consumer.js';
 import {
-  consumerOffsetKey, decodeI64, decodeOffset, encodeI64, encodeU64, idRange, indexEntryKey, KeySpace,
-  pkOfRowKey, sequenceKey, spaceRange, tableKey, tableStatsKey,
+  consumerOffsetKey, decodeI64, decodeOffset, encodeI64, encodeU64, idRange, indexEntryKey, KeySpace, objectStoreKey,
+  pkOfRowKey, sequenceKey, snapshotRange, snapshotRowKey, spaceRange, tableHistoryKey, tableKey, tableStatsKey,
 } from './keys.js';
 import type { PreparedRecord, RecordHandoff } from './record-handoff.js';
 import { rowChangeOps, type StatsDelta } from './row-ops.js';
@@ -64,6 +66,9 @@ export class TablesProjection implements Consumer {
     for await (const batch of store.entries(spaceRange(KeySpace.Sequence))) {
       for (const [key, value] of batch) catalog.setSequence(decoder.decode(key.subarray(1)), decodeI64(value));
     }
+    for await (const batch of store.entries(spaceRange(KeySpace.Object))) {
+      for (const [, value] of batch) catalog.putObject(decodeObject(value));
+    }
     const offset = decodeOffset(await store.get(consumerOffsetKey(TABLES_CONSUMER)));
     return new TablesProjection(store, catalog, offset, logger, handoff);
   }
@@ -77,7 +82,14 @@ export class TablesProjection implements Consumer {
       if (entry.lsn <= this.appliedOffset) continue;
       const prepared = this.handoff?.take(entry.lsn);
       if (prepared) this.applyPrepared(prepared);
-      else for (const op of decodeLogRecord(entry.payload).ops) await this.applyOp(op);
+      else {
+        const record = decodeLogRecord(entry.payload);
+        let sequence = eventSequenceBase(record, entry.lsn);
+        for (const op of record.ops) {
+          await this.applyOp(op, entry.lsn, sequence);
+          sequence += opSequenceSpan(op);
+        }
+      }
       this.appliedOffset = entry.lsn;
     }
     await this.commit();
@@ -99,15 +111,81 @@ export class TablesProjection implements Consumer {
     this.meta({ type: 'put', key: sequenceKey(op.name), value: encodeI64(op.lastValue) });
   }
 
-  private async applyOp(op: TxnOp): Promise<void> {
+  private async applyOp(op: TxnOp, at: Lsn, sequence: bigint): Promise<void> {
     switch (op.kind) {
       case 'row':
         return this.applyRow(op);
       case 'sequence':
         return this.applySequence(op);
+      case 'put_object':
+        return this.putObject(op, at, sequence);
+      case 'drop_object':
+        return this.dropObject(op);
       default:
-        return this.applyCatalog(op);
+        return this.applyCatalog(op, at);
     }
+  }
+
+  /**
+   * A catalog object (CDC stream, webhook). A stream created with a snapshot gets a copy of its
+   * table's rows as of this very record: applying in LSN order, the store holds exactly that state
+   * now, and a re-apply after a crash copies the same rows again (idempotent puts).
+   */
+  private async putObject(op: PutObject, at: Lsn, sequence: bigint): Promise<void> {
+    const previous = this.catalog.object(op.objectKind, op.tenant, op.name);
+    const object: CatalogObject = {
+      objectKind: op.objectKind,
+      tenant: op.tenant,
+      name: op.name,
+      definition: op.definition,
+      createdLsn: previous?.createdLsn ?? at,
+      updatedLsn: at,
+      createdSequence: previous?.createdSequence ?? sequence,
+      snapshotRows: previous?.snapshotRows ?? op.snapshot?.rows ?? 0n,
+    };
+    if (!previous && op.snapshot) {
+      await this.flushData();
+      const copied = await this.copySnapshot(op.snapshot.tableId, at);
+      if (BigInt(copied) !== op.snapshot.rows) {
+        throw new Error(`assertion failed: snapshot of table ${op.snapshot.tableId} copied ${copied} rows, the record reserved ${op.snapshot.rows}`);
+      }
+    }
+    this.catalog.putObject(object);
+    this.meta({ type: 'put', key: objectStoreKey(op.objectKind, op.tenant, op.name), value: encodeObject(object) });
+  }
+
+  private async dropObject(op: DropObject): Promise<void> {
+    const dropped = this.catalog.dropObject(op.objectKind, op.tenant, op.name);
+    if (!dropped) return;
+    if (dropped.snapshotRows > 0n) {
+      await this.flushData();
+      await this.deleteRange(snapshotRange(dropped.createdLsn));
+    }
+    this.meta({ type: 'del', key: objectStoreKey(op.objectKind, op.tenant, op.name) });
+  }
+
+  /** Copies a table's rows into the snapshot space of the object created at `at`; returns the count. */
+  private async copySnapshot(tableId: TableId, at: Lsn): Promise<number> {
+    let rows = 0;
+    for await (const batch of this.store.entries({ ...idRange(KeySpace.Row, tableId), batchSize: BULK_CHUNK_KEYS })) {
+      await this.store.write(batch.map(([key, value]) => ({ type: 'put' as const, key: snapshotRowKey(at, pkOfRowKey(key)), value })));
+      rows += batch.length;
+    }
+    return rows;
+  }
+
+  /**
+   * A table's definition as of the record at `at` (null: it did not exist then). Read by log
+   * consumers that run behind the catalog (CDC streams); only valid for `at` <= this offset.
+   */
+  async tableDefAt(tableId: TableId, at: Lsn): Promise<TableDef | null> {
+    for await (const batch of this.store.entries({ gte: tableHistoryKey(tableId, 0 as Lsn), lt: tableHistoryKey(tableId, (at + 1) as Lsn), reverse: true, limit: 1 })) {
+      const [, value] = batch[0] ?? [];
+      if (value === undefined) break;
+      return value.length === 0 ? null : decodeTableDef(value);
+    }
+    // Tables created before definitions were kept by LSN: the current one is the best there is.
+    return this.catalog.table(tableId)?.def ?? null;
   }
 
   private applyRow(change: RowChange): void {
@@ -119,12 +197,16 @@ export class TablesProjection implements Consumer {
     this.touched.add(table);
   }
 
-  private async applyCatalog(change: CatalogChange): Promise<void> {
+  private async applyCatalog(change: CatalogChange, at: Lsn): Promise<void> {
     // Bulk work reads the store, so what this batch wrote so far must be there first.
     await this.flushData();
-    if (change.kind === 'put_table') await this.putTable(change.table);
-    else if (change.kind === 'drop_table') await this.dropTable(change.tableId);
-    else for (const tableId of change.tableIds) await this.truncate(tableId);
+    if (change.kind === 'put_table') {
+      await this.putTable(change.table);
+      this.meta({ type: 'put', key: tableHistoryKey(change.table.id, at), value: encodeTableDef(change.table) });
+    } else if (change.kind === 'drop_table') {
+      await this.dropTable(change.tableId);
+      this.meta({ type: 'put', key: tableHistoryKey(change.tableId, at), value: new Uint8Array(0) });
+    } else for (const tableId of change.tableIds) await this.truncate(tableId);
   }
 
   private async putTable(def: TableDef): Promise<void> {
@@ -221,3 +303,12 @@ function addStats(table: TableEntry, delta: StatsDelta): void {
 }
 
 export const noOffset: Lsn = lsn(0);
+
+function encodeObject(object: CatalogObject): Uint8Array {
+  return new TextEncoder().encode(JSON.stringify({ ...object, createdSequence: object.createdSequence.toString(), snapshotRows: object.snapshotRows.toString() }));
+}
+
+function decodeObject(bytes: Uint8Array): CatalogObject {
+  const raw = JSON.parse(new TextDecoder().decode(bytes)) as Omit<CatalogObject, 'createdSequence' | 'snapshotRows'> & { createdSequence: string; snapshotRows: string };
+  return { ...raw, createdSequence: BigInt(raw.createdSequence), snapshotRows: BigInt(raw.snapshotRows) };
+}

@@ -3,9 +3,9 @@ import { describe, expect, it } from 'vitest';
 import type { ColumnDef, ConstraintDef, IndexDef, TableDef } from '../../core/catalog.js';
 import { isSvcError } from '../../core/errors.js';
 import { encodeKey } from '../../core/key-encoding.js';
-import { BRANCH, LOG_NAMESPACE, TXN_OP_SCHEMAS } from '../../core/log-record-schema.js';
+import { BRANCH, LOG_NAMESPACE, LOG_RECORD_SCHEMA_V1, TXN_OP_SCHEMAS_V2, buildLogRecordType } from '../../core/log-record-schema.js';
 import {
-  LOG_RECORD_SCHEMA_VERSION, decodeLogRecord, encodeLogRecord, type LogRecord, type RowChange, type TxnOp,
+  LOG_RECORD_SCHEMA_VERSION, decodeLogRecord, encodeLogRecord, eventSequenceBase, nextSequenceAfter, type LogRecord, type RowChange, type TxnOp,
 } from '../../core/log-records.js';
 import { encodeRow } from '../../core/row-codec.js';
 import type { SqlType } from '../../core/values.js';
@@ -163,7 +163,7 @@ describe('log records', () => {
   });
 
   it('the literal union branch names match the schema', () => {
-    expect(Object.values(BRANCH)).toEqual(TXN_OP_SCHEMAS.map((schema) => `${LOG_NAMESPACE}.${schema.name}`));
+    expect(Object.values(BRANCH)).toEqual(TXN_OP_SCHEMAS_V2.map((schema) => `${LOG_NAMESPACE}.${schema.name}`));
   });
 
   it('decoded bytes do not alias the caller\'s payload buffer', () => {
@@ -194,10 +194,29 @@ describe('corrupt payloads are LOG_CORRUPT', () => {
   it('empty, unknown version, truncated, trailing bytes', () => {
     const payload = encodeLogRecord({ type: 'txn', txnId: 'abc', tenant: 'default', timestampMicros: 5n, ops: [{ kind: 'sequence', name: 's', lastValue: 9n }] });
     expectCorrupt(new Uint8Array(0));
-    expectCorrupt(Uint8Array.from([2, ...payload.subarray(1)]));
+    expectCorrupt(Uint8Array.from([3, ...payload.subarray(1)]));
     expectCorrupt(Uint8Array.from([0, ...payload.subarray(1)]));
     for (let end = 1; end < payload.length; end++) expectCorrupt(payload.subarray(0, end));
     expectCorrupt(Uint8Array.from([...payload, 0]));
+  });
+
+  it('a schema v1 payload (old logs) still decodes, without a sequence stamp', () => {
+    const v1 = buildLogRecordType(LOG_RECORD_SCHEMA_V1);
+    const body = v1.toBuffer({ txnId: 't1', tenant: 'default', timestampMicros: 7n, ops: [{ 'svcdb.log.SequenceUpdate': { name: 's', lastValue: 3n } }] });
+    const record = decodeLogRecord(Uint8Array.from([1, ...body]));
+    expect(record).toEqual({ type: 'txn', txnId: 't1', tenant: 'default', timestampMicros: 7n, ops: [{ kind: 'sequence', name: 's', lastValue: 3n }] });
+    expect(eventSequenceBase(record, 5)).toBe(5n << 20n);
+    expect(nextSequenceAfter(record, 5)).toBe(6n << 20n);
+  });
+
+  it('a stamped record keeps its first sequence; a snapshot reserves one number per row', () => {
+    const put = { kind: 'put_object' as const, objectKind: 'cdc_stream', tenant: 'default', name: 's', definition: '{}', snapshot: { tableId: 3, rows: 10n } };
+    const record = decodeLogRecord(encodeLogRecord({ type: 'txn', txnId: 't', tenant: 'default', timestampMicros: 1n, ops: [put], firstSequence: 42n }));
+    expect(record.firstSequence).toBe(42n);
+    expect(record.ops[0]).toEqual(put);
+    expect(nextSequenceAfter(record, 9)).toBe(53n);
+    const drop = { kind: 'drop_object' as const, objectKind: 'cdc_stream', tenant: 'default', name: 's' };
+    expect(decodeLogRecord(encodeLogRecord({ type: 'txn', txnId: 't', tenant: 'default', timestampMicros: 1n, ops: [drop] })).ops[0]).toEqual(drop);
   });
 
   it('a corrupt array count fails at once instead of looping', () => {
