@@ -19,6 +19,7 @@ import { ConnectionLimiter, infoRoutes, loadTlsMaterial, metricsRoutes, ServiceM
 import { countedAsQueries, rowRoutes, rowsRoutes, tablesRoutes } from '../protocols/index.js';
 import { vectorProtocol, vectorRoutes } from '../protocols/index.js';
 import { SqlEngine, TxnManager, typeSystem, type SqlLimits } from '../query/index.js';
+import { createCdcStreams } from '../sinks/index.js';
 import type { AppCommands, InspectReport, ReplayProgress, ReplayReport, ServeHandle } from './app-types.js';
 import { SVC_VERSION } from '../core/version.js';
 
@@ -84,6 +85,8 @@ export async function startServer(config: Config, rootLogger: PinoLogger): Promi
   });
   const transactions = new TxnManager({ projections, engine, limits: config, logger: logger.child({ component: 'transactions' }) });
   engine.runBatchesWith(transactions);
+  const cdc = createCdcStreams(projections, config, logger.child({ component: 'cdc' }));
+  engine.useCdcRuntime(cdc);
   const plugins = [
     queryRoutes({ engine, limits: config, metrics }),
     explainRoutes({ engine, limits: config, metrics }),
@@ -109,6 +112,7 @@ export async function startServer(config: Config, rootLogger: PinoLogger): Promi
       // and flush the log: every acknowledged write is durable before the process exits.
       await Promise.all([http.close(), https?.close(), ops?.close(), vector?.close(), asyncQueries.close()]);
       await transactions.close();
+      await cdc.stop();
       await projections.stop();
       await log.close();
       await store.close();
@@ -128,6 +132,7 @@ export async function startServer(config: Config, rootLogger: PinoLogger): Promi
       if (applied === target || applied % 100_000 === 0) logger.info({ appliedLsn: applied, targetLsn: target }, 'catching up');
     });
     caughtUp = true;
+    cdc.start();
     logger.info({ lsn: log.durableLsn, tables: [...projections.catalog.tables()].length }, 'ready');
     return { httpUrl, httpsUrl, opsUrl, vectorUrl, generatedApiKey: adminKey.generated, sql: engine, close };
   } catch (error) {

@@ -1,4 +1,4 @@
-import { BehaviorSubject, filter, firstValueFrom } from 'rxjs';
+import { BehaviorSubject, filter, firstValueFrom, type Observable } from 'rxjs';
 import { SvcError } from '../core/errors.js';
 import type { Lsn } from '../core/units.js';
 
@@ -16,6 +16,11 @@ export class AppliedTracker {
 
   get lsn(): Lsn {
     return this.subject.value;
+  }
+
+  /** The applied LSN as it moves (errors when the projection fails). */
+  get lsn$(): Observable<Lsn> {
+    return this.subject.asObservable();
   }
 
   get failed(): SvcError | null {

@@ -1,6 +1,6 @@
 /** Public interface of projections/: the consumer framework, the tables projection, the writer. */
 export { AppliedTracker } from './applied-tracker.js';
-export { CatalogState, type CompiledIndex, type TableEntry, type TableStats } from './catalog-state.js';
+export { CatalogState, type CatalogObject, type CompiledIndex, type TableEntry, type TableStats } from './catalog-state.js';
 export { runConsumer, type Consumer, type ConsumerRunOptions } from './consumer.js';
 export { dataDirLayout, prepareDataDir, type DataDirLayout } from './data-dir.js';
 export * as keys from './keys.js';

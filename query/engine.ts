@@ -10,6 +10,9 @@ import { remove, update } from './dml/update-delete.js';
 import { explainStatement, explainQuery, type ExplainOptionsInput, type ExplainResult } from './explain/index.js';
 import { DEFAULT_SQL_LIMITS, LIMITS, type SqlLimits } from './limits.js';
 import { parseSql, type ParsedStatement } from './parse/index.js';
+import type { CdcStatement, CustomStatement } from './parse/ast.js';
+import { executeCdc } from './cdc/statements.js';
+import type { CdcRuntime } from './cdc/runtime.js';
 import { convertParams, newBindContext, PlanCache, prepareQuery, type PreparedQuery } from './prepare.js';
 import { emptyResult, RowConverter, type QueryResult } from './result.js';
 import { execContext, pullRows, withSnapshot } from './run-query.js';
@@ -71,6 +74,7 @@ export class SqlEngine {
   private readonly cache: PlanCache;
   private readonly scanCache: ScanCache | null;
   private batches: AtomicBatchRunner | null = null;
+  private cdcRuntime: CdcRuntime | null = null;
 
   constructor(private readonly deps: SqlEngineDeps) {
     this.limits = deps.limits ?? DEFAULT_SQL_LIMITS;
@@ -110,6 +114,11 @@ export class SqlEngine {
    */
   runBatchesWith(runner: AtomicBatchRunner): void {
     this.batches = runner;
+  }
+
+  /** The running CDC streams SHOW CDC STREAM STATUS reports on (sinks/); set once by the composition root. */
+  useCdcRuntime(runtime: CdcRuntime): void {
+    this.cdcRuntime = runtime;
   }
 
   private async executeAll(statements: readonly ParsedStatement[], env: StatementEnv): Promise<QueryResult> {
@@ -253,6 +262,7 @@ export class SqlEngine {
     if (statement.explain) return explainStatement(this.explainDeps(env), statement);
     if (statement.custom?.kind === 'transaction') return emptyResult(statement.custom.command);
     const deps = { projections: this.deps.projections, types: this.deps.types, env, statement, bindContext: this.bindContext(env, statement) };
+    if (statement.custom && isCdcStatement(statement.custom)) return executeCdc(statement.custom, deps, this.cdcRuntime);
     if (statement.custom) return this.ddl(statement, deps);
     const ast = statement.ast!;
     switch (ast.type) {
@@ -317,7 +327,7 @@ export class SqlEngine {
 function refuseWrite(statement: ParsedStatement, reason: ReadOnlyReason): void {
   const kind = statement.custom?.kind ?? statement.ast?.type ?? 'statement';
   // EXPLAIN takes only a SELECT (explain/), so an EXPLAIN passes with the SELECT it wraps.
-  if (kind === 'select' || kind === 'transaction') return;
+  if (kind === 'select' || kind === 'transaction' || kind === 'cdc_show' || kind === 'cdc_status') return;
   const what = statement.custom ? 'this statement' : String(kind).toUpperCase();
   if (reason === 'role') {
     throw new SvcError('AUTHORIZATION_DENIED', `the read_only role may not run ${what}; use a read_write or admin credential`, { role: 'read_only' });
@@ -331,8 +341,12 @@ function refuseInTransaction(statement: ParsedStatement): void {
   if (kind === 'transaction') {
     throw new SvcError('INVALID_QUERY', 'BEGIN, COMMIT and ROLLBACK are not statements of a transaction: use POST /transactions/{id}/commit or /rollback', { reason: 'transaction_control' });
   }
-  if (statement.explain || kind === 'select' || kind === 'insert' || kind === 'update' || kind === 'delete') return;
+  if (statement.explain || kind === 'select' || kind === 'insert' || kind === 'update' || kind === 'delete' || kind === 'cdc_show' || kind === 'cdc_status') return;
   throw new SvcError('INVALID_QUERY', 'DDL cannot run inside a transaction; run it outside the transaction (POST /query)', { reason: 'ddl_in_transaction' });
+}
+
+function isCdcStatement(statement: CustomStatement): statement is CdcStatement {
+  return statement.kind.startsWith('cdc_');
 }
 
 /** The plan cache key of a text that is exactly one plain SELECT (nothing to parse to know it). */

@@ -9,3 +9,5 @@ export { TxnManager, type BeginOptions, type TxnLimits, type TxnManagerDeps } fr
 export { ISOLATION_LEVELS, type IsolationLevel, type TxnStatus } from './txn/txn-state.js';
 export { checkExpression, type ExpressionRules } from './filter.js';
 export type { JsonConflict, JsonInsert } from './dml/insert-json.js';
+export type { CdcRuntime, CdcStreamStatus } from './cdc/runtime.js';
+export { statusRow, streamDefs, streamNotFound, streamRow, stateOf } from './cdc/statements.js';

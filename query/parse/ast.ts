@@ -15,10 +15,28 @@ export interface QualifiedName {
   readonly name: string;
 }
 
+/** svcdb's CDC statements (parse/cdc-statements.ts). */
+export type CdcStatement =
+  | {
+    readonly kind: 'cdc_create';
+    readonly table: QualifiedName;
+    readonly destination:
+      | { readonly kind: 'kafka'; readonly brokers: string; readonly topic: string | null }
+      | { readonly kind: 'kinesis'; readonly stream: string; readonly region: string };
+    readonly format: 'json' | 'avro';
+    readonly name: string | null;
+    readonly snapshot: boolean;
+  }
+  | { readonly kind: 'cdc_show' }
+  | { readonly kind: 'cdc_status'; readonly name: string }
+  | { readonly kind: 'cdc_alter'; readonly name: string; readonly action: 'PAUSE' | 'RESUME' }
+  | { readonly kind: 'cdc_drop'; readonly name: string; readonly ifExists: boolean };
+
 /** Statements the adapter recognises itself (node-sql-parser cannot parse them). */
 export type CustomStatement =
   | { readonly kind: 'rename_column'; readonly table: QualifiedName; readonly ifExists: boolean; readonly from: string; readonly to: string }
-  | { readonly kind: 'transaction'; readonly command: 'BEGIN' | 'COMMIT' | 'ROLLBACK' };
+  | { readonly kind: 'transaction'; readonly command: 'BEGIN' | 'COMMIT' | 'ROLLBACK' }
+  | CdcStatement;
 
 export interface ParsedStatement {
   /** The statement's original text (without the trailing semicolon). */

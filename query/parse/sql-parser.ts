@@ -5,6 +5,7 @@ import { literalValue, NUM_FN, OP_FN, rewrite, splitStatements, STR_PREFIX } fro
 import { lineColumn, syntaxError, tokenize, type Token } from './tokens.js';
 import { AstTemplateCache } from './ast-templates.js';
 import { refuseUnsupported } from './unsupported.js';
+import { cdcStatement } from './cdc-statements.js';
 
 /** The one adapter over node-sql-parser: nothing else imports it. */
 const parser = new nodeSqlParser.Parser();
@@ -31,6 +32,10 @@ function parseOne(sql: string, text: string, offset: number, tokens: Token[], pa
   const shifted = body.map((t) => ({ ...t, start: t.start - bodyStart, end: t.end - bodyStart }));
   const base = { text, offset, explain: explain?.options ?? null, vectorDims: [] as (number | null)[], hnsw: false };
   refuseUnsupported(shifted);
+  const cdc = cdcStatement(shifted, (at, message) => {
+    throw syntaxError(sql, offset + bodyStart + at, message);
+  });
+  if (cdc) return { ...base, ast: null, custom: cdc };
   const custom = customStatement(shifted);
   if (custom) return { ...base, ast: null, custom };
   const bulk = bulkInsert(shifted);

@@ -1,0 +1,195 @@
+/**
+ * Runs one CDC stream: opens its destination (which says where to resume), pulls change events
+ * from the log in batches and delivers each, and keeps the stream's status. An unreachable
+ * destination never touches the writers: the stream shows `failing` and retries with capped
+ * backoff. A local durable offset (LevelDB) is written after each delivered batch, for resuming
+ * when the destination cannot say, and for the status.
+ */
+import type { CdcStreamDef } from '../../core/cdc-stream.js';
+import type { Logger } from '../../core/logger.js';
+import type { CdcStreamStatus } from '../../query/index.js';
+import type { SourcedEvent } from '../events/change-event.js';
+import { changeEvents, startOf, type CaptureSpec, type EventSourceDeps, type SourcePosition } from '../events/event-source.js';
+import type { Destination } from './destination.js';
+import { retryDelayMs, transition, type StreamEvent, type StreamState } from './stream-state.js';
+
+export interface RunnerLimits {
+  readonly batchEventsMax: number;
+  readonly readBatchBytesMax: number;
+  readonly retryDelayMsMax: number;
+}
+
+/** A stream's local offset: the position after its last delivered event. */
+export interface OffsetStore {
+  get(streamId: string): Promise<SourcePosition | null>;
+  put(streamId: string, position: SourcePosition): Promise<void>;
+  delete(streamId: string): Promise<void>;
+}
+
+export interface RunnerDeps {
+  readonly source: EventSourceDeps;
+  readonly offsets: OffsetStore;
+  readonly headLsn: () => number;
+  readonly logger: Logger;
+  readonly limits: RunnerLimits;
+  /** Told of every delivered batch and filtered event (metrics). */
+  readonly onDelivered?: (streamName: string, events: number) => void;
+}
+
+export class StreamRunner {
+  private stateNow: StreamState = 'starting';
+  private abort = new AbortController();
+  private loop: Promise<void> | null = null;
+  private failures = 0;
+  private wake: (() => void) | null = null;
+  private readonly counts = { delivered: 0, filtered: 0, errors: 0 };
+  private last: { sequence: bigint; lsn: number } | null = null;
+  private lastError: { message: string; at: string } | null = null;
+  /** Events read from the log but not yet delivered (svc_event_queue_size). */
+  queued = 0;
+
+  constructor(
+    private def: CdcStreamDef,
+    private readonly capture: CaptureSpec,
+    private readonly destination: Destination,
+    private readonly deps: RunnerDeps,
+  ) {
+    if (def.paused) this.stateNow = 'paused';
+  }
+
+  get name(): string {
+    return this.def.name;
+  }
+
+  get definition(): CdcStreamDef {
+    return this.def;
+  }
+
+  get state(): StreamState {
+    return this.stateNow;
+  }
+
+  status(): CdcStreamStatus {
+    const lastLsn = this.last?.lsn ?? null;
+    return {
+      state: this.stateNow,
+      lastSequence: this.last ? Number(this.last.sequence) : null,
+      lastLsn,
+      lagRecords: Math.max(0, this.deps.headLsn() - (lastLsn ?? this.capture.createdLsn)),
+      eventsDelivered: this.counts.delivered,
+      eventsFiltered: this.counts.filtered,
+      deliveryErrors: this.counts.errors,
+      lastError: this.lastError?.message ?? null,
+      lastErrorAt: this.lastError?.at ?? null,
+    };
+  }
+
+  start(): void {
+    if (!this.loop) this.loop = this.run();
+  }
+
+  /** A new definition of the same stream (PAUSE or RESUME). */
+  update(def: CdcStreamDef): void {
+    const wasPaused = this.def.paused;
+    this.def = def;
+    if (def.paused && !wasPaused) {
+      this.move('pause');
+      this.abort.abort();
+    } else if (!def.paused && wasPaused) {
+      this.move('resume');
+      this.wake?.();
+    }
+  }
+
+  /** Stops delivering (after the batch in flight) and closes the destination. */
+  async stop(): Promise<void> {
+    this.move('stop');
+    this.abort.abort();
+    this.wake?.();
+    await this.loop;
+    await this.destination.close().catch(() => undefined);
+  }
+
+  /** Stopped or paused (state changes while a delivery awaits). */
+  private halted(): boolean {
+    const state: StreamState = this.stateNow;
+    return state === 'stopped' || state === 'paused';
+  }
+
+  private move(event: StreamEvent): void {
+    this.stateNow = transition(this.stateNow, event);
+  }
+
+  private async run(): Promise<void> {
+    while (this.stateNow !== 'stopped') {
+      if (this.stateNow === 'paused') {
+        await this.destination.close().catch(() => undefined);
+        await new Promise<void>((resolve) => (this.wake = resolve));
+        this.wake = null;
+        continue;
+      }
+      this.abort = new AbortController();
+      try {
+        await this.deliverFromResumePoint(this.abort.signal);
+      } catch (error) {
+        if (this.halted()) continue;
+        await this.fail(error);
+      }
+    }
+  }
+
+  private async deliverFromResumePoint(signal: AbortSignal): Promise<void> {
+    const resume = await this.destination.open(signal);
+    const local = await this.deps.offsets.get(this.def.id);
+    const position = resume?.position ?? local ?? startOf(this.capture);
+    const delivered = resume?.delivered ?? (() => false);
+    if (signal.aborted) return;
+    this.move('opened');
+    this.failures = 0;
+    this.deps.logger.info({ stream: this.def.name, lsn: position.lsn, afterSequence: position.afterSequence.toString() }, 'cdc: stream delivering');
+    const options = {
+      batchEventsMax: this.deps.limits.batchEventsMax,
+      batchBytesMax: this.deps.limits.readBatchBytesMax,
+      signal,
+    };
+    for await (const batch of changeEvents(this.deps.source, this.capture, position, options)) {
+      const fresh = batch.filter((e) => !delivered(e));
+      this.queued = fresh.length;
+      const snapshot = fresh.some((e) => e.event.operation === 'SNAPSHOT');
+      if (snapshot) this.move('snapshot');
+      if (fresh.length > 0) await this.destination.deliver(fresh, signal);
+      this.queued = 0;
+      if (!snapshot && this.stateNow === 'snapshotting') this.move('caught_snapshot');
+      this.delivered(batch, fresh.length);
+      await this.deps.offsets.put(this.def.id, { lsn: this.last!.lsn, afterSequence: this.last!.sequence });
+      if (signal.aborted) return;
+    }
+  }
+
+  private delivered(batch: readonly SourcedEvent[], count: number): void {
+    const lastEvent = batch[batch.length - 1]!;
+    this.last = { sequence: lastEvent.sequence, lsn: lastEvent.lsn };
+    this.counts.delivered += count;
+    this.deps.onDelivered?.(this.def.name, count);
+  }
+
+  private async fail(error: unknown): Promise<void> {
+    this.failures++;
+    this.counts.errors++;
+    const message = error instanceof Error ? error.message : String(error);
+    this.lastError = { message, at: new Date().toISOString() };
+    this.move('error');
+    const delayMs = retryDelayMs(this.failures, this.deps.limits.retryDelayMsMax);
+    this.deps.logger.warn({ stream: this.def.name, err: error, failures: this.failures, retryInMs: delayMs }, 'cdc: delivery failed; retrying');
+    await this.destination.close().catch(() => undefined);
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, delayMs);
+      this.wake = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    });
+    this.wake = null;
+    this.move('retry');
+  }
+}

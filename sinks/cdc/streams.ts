@@ -1,0 +1,136 @@
+/**
+ * The CDC stream registry: keeps one runner per stream definition in the catalog. Definitions are
+ * catalog facts in the log, so the registry follows the tables projection: after each applied
+ * batch that changed a stream (CREATE, ALTER ... PAUSE/RESUME, DROP) it starts, updates or stops
+ * runners. Built by the composition root; the engine asks it for SHOW CDC STREAM STATUS.
+ */
+import type { Subscription } from 'rxjs';
+import { CDC_STREAM_OBJECT, decodeCdcStreamDef, type CdcStreamDef } from '../../core/cdc-stream.js';
+import type { Logger } from '../../core/logger.js';
+import type { CatalogObject, CatalogState } from '../../projections/index.js';
+import type { CdcRuntime, CdcStreamStatus } from '../../query/index.js';
+import type { CaptureSpec } from '../events/event-source.js';
+import type { Destination } from './destination.js';
+import { StreamRunner, type RunnerDeps } from './stream-runner.js';
+
+export interface CdcStreamsDeps extends RunnerDeps {
+  readonly catalog: CatalogState;
+  /** Emits after the tables projection applied a batch. */
+  readonly applied$: { subscribe(next: () => void): Subscription };
+  /** Builds the destination of a stream (Kafka, Kinesis), with its encoder. */
+  readonly destinationFor: (def: CdcStreamDef) => Destination;
+}
+
+/** Counts per stream for /metrics. */
+export interface CdcStreamMetrics {
+  readonly name: string;
+  readonly tenant: string;
+  readonly state: string;
+  readonly eventsDelivered: number;
+  readonly eventsFiltered: number;
+  readonly lagRecords: number;
+  readonly queued: number;
+}
+
+const runnerKey = (tenant: string, name: string): string => `${tenant}\u0000${name}`;
+
+export class CdcStreams implements CdcRuntime {
+  private readonly runners = new Map<string, { runner: StreamRunner; updatedLsn: number }>();
+  private subscription: Subscription | null = null;
+  private syncing: Promise<void> = Promise.resolve();
+  private stopped = false;
+
+  constructor(private readonly deps: CdcStreamsDeps) {}
+
+  /** Starts the streams of the catalog and follows its changes. */
+  start(): void {
+    this.sync();
+    this.subscription = this.deps.applied$.subscribe(() => this.sync());
+  }
+
+  status(tenant: string, name: string): CdcStreamStatus | null {
+    return this.runners.get(runnerKey(tenant, name))?.runner.status() ?? null;
+  }
+
+  definition(tenant: string, name: string): CdcStreamDef | null {
+    return this.runners.get(runnerKey(tenant, name))?.runner.definition ?? null;
+  }
+
+  metrics(): CdcStreamMetrics[] {
+    return [...this.runners.values()].map(({ runner }) => {
+      const status = runner.status();
+      return {
+        name: runner.name,
+        tenant: runner.definition.tenant,
+        state: status.state,
+        eventsDelivered: status.eventsDelivered,
+        eventsFiltered: status.eventsFiltered,
+        lagRecords: status.lagRecords,
+        queued: runner.queued,
+      };
+    });
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.subscription?.unsubscribe();
+    await this.syncing;
+    await Promise.all([...this.runners.values()].map(({ runner }) => runner.stop()));
+    this.runners.clear();
+  }
+
+  /** Brings the runners in line with the catalog (serialized: one sync at a time). */
+  private sync(): void {
+    this.syncing = this.syncing.then(() => this.syncNow()).catch((error: unknown) => {
+      this.deps.logger.error({ err: error }, 'cdc: syncing streams with the catalog failed');
+    });
+  }
+
+  private async syncNow(): Promise<void> {
+    if (this.stopped) return;
+    const objects = this.deps.catalog.objects(CDC_STREAM_OBJECT);
+    const live = new Set<string>();
+    for (const object of objects) {
+      const key = runnerKey(object.tenant, object.name);
+      live.add(key);
+      const current = this.runners.get(key);
+      const def = decodeCdcStreamDef(object.definition);
+      if (current && current.runner.definition.id === def.id) {
+        if (current.updatedLsn !== object.updatedLsn) {
+          current.runner.update(def);
+          current.updatedLsn = object.updatedLsn;
+        }
+        continue;
+      }
+      if (current) await this.remove(key, current.runner, true);
+      this.add(key, object, def);
+    }
+    for (const [key, { runner }] of this.runners) {
+      if (!live.has(key)) await this.remove(key, runner, true);
+    }
+  }
+
+  private add(key: string, object: CatalogObject, def: CdcStreamDef): void {
+    const capture: CaptureSpec = {
+      tenant: def.tenant,
+      tableId: def.tableId,
+      objectKind: CDC_STREAM_OBJECT,
+      objectName: def.name,
+      createdLsn: object.createdLsn,
+      createdSequence: object.createdSequence,
+      snapshotRows: object.snapshotRows,
+    };
+    const runner = new StreamRunner(def, capture, this.deps.destinationFor(def), this.deps);
+    this.runners.set(key, { runner, updatedLsn: object.updatedLsn });
+    runner.start();
+    this.deps.logger.info({ stream: def.name, tenant: def.tenant, table: def.table, destination: def.destination.kind }, 'cdc: stream started');
+  }
+
+  /** Stops a runner; a dropped stream also forgets its local offset. */
+  private async remove(key: string, runner: StreamRunner, dropped: boolean): Promise<void> {
+    this.runners.delete(key);
+    await runner.stop();
+    if (dropped) await this.deps.offsets.delete(runner.definition.id);
+    this.deps.logger.info({ stream: runner.name }, 'cdc: stream stopped');
+  }
+}

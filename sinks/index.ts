@@ -1,0 +1,60 @@
+/** Public interface of sinks/: the change-event consumer, CDC streams and their destinations. */
+import { readFileSync } from 'node:fs';
+import type { CdcStreamDef } from '../core/cdc-stream.js';
+import type { Config } from '../core/config.js';
+import type { Logger } from '../core/logger.js';
+import type { Projections } from '../projections/index.js';
+import { jsonEncoder, type Destination, type EventEncoder } from './cdc/destination.js';
+import { KafkaDestination, type KafkaClientSettings } from './cdc/kafka-destination.js';
+import { CdcStreams } from './cdc/streams.js';
+import { projectionEventSource, storeOffsets } from './events/projection-source.js';
+
+export { CdcStreams, type CdcStreamMetrics } from './cdc/streams.js';
+export { CHANGE_OPERATIONS, type ChangeEvent, type ChangeOperation, type SourcedEvent } from './events/change-event.js';
+export { changeEvents, startOf, type CaptureSpec, type EventSourceDeps, type SourcePosition } from './events/event-source.js';
+export { projectionEventSource } from './events/projection-source.js';
+export { HEADER as KAFKA_HEADERS } from './cdc/kafka-destination.js';
+
+/** Time limit of reading back a topic when a Kafka stream (re)starts. */
+const READ_BACK_TIMEOUT_MS = 30_000;
+
+function kafkaSettings(config: Config): KafkaClientSettings {
+  const mechanism = config.kafkaSaslMechanism;
+  return {
+    ssl: config.kafkaSsl,
+    sslCaFile: config.kafkaSslCaFile,
+    sasl: mechanism === 'none' ? undefined : { mechanism, username: config.kafkaSaslUsername ?? '', password: config.kafkaSaslPassword ?? '' },
+    connectionTimeoutMs: config.kafkaConnectionTimeoutMs,
+    requestTimeoutMs: config.kafkaRequestTimeoutMs,
+    readBackTimeoutMs: READ_BACK_TIMEOUT_MS,
+    transactionTimeoutMs: config.kafkaTransactionTimeoutMs,
+  };
+}
+
+function encoderFor(def: CdcStreamDef): EventEncoder {
+  if (def.format === 'json') return jsonEncoder;
+  throw new Error(`FORMAT ${def.format.toUpperCase()} is not available in this build`);
+}
+
+/** Builds the CDC stream registry over the projections (the composition root starts and stops it). */
+export function createCdcStreams(projections: Projections, config: Config, logger: Logger): CdcStreams {
+  const kafka = kafkaSettings(config);
+  const tls = kafka.ssl && kafka.sslCaFile ? { ca: readFileSync(kafka.sslCaFile, 'utf8') } : undefined;
+  const destinationFor = (def: CdcStreamDef): Destination => {
+    const d = def.destination;
+    if (d.kind === 'kafka') {
+      return new KafkaDestination({ id: def.id, name: def.name, brokers: d.brokers, topic: d.topic }, encoderFor(def), kafka, logger, tls);
+    }
+    throw new Error('KINESIS destinations are not available in this build');
+  };
+  return new CdcStreams({
+    catalog: projections.catalog,
+    applied$: { subscribe: (next) => projections.tablesApplied.lsn$.subscribe({ next: () => next(), error: () => undefined }) },
+    destinationFor,
+    source: projectionEventSource(projections),
+    offsets: storeOffsets(projections.store),
+    headLsn: () => projections.log.durableLsn,
+    logger,
+    limits: { batchEventsMax: config.cdcBatchEventsMax, readBatchBytesMax: config.logReadBatchBytesMax, retryDelayMsMax: config.cdcRetryDelayMsMax },
+  });
+}
