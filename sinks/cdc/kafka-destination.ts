@@ -125,9 +125,14 @@ export class KafkaDestination implements Destination {
     await this.closeProducer();
   }
 
-  /** The partition an event goes to (the default partitioner's choice for its key). */
+  /**
+   * The partition an event goes to: the default partitioner's choice for its key, and partition 0
+   * for events without one (TRUNCATE, SCHEMA_CHANGE, tables without a primary key), so they keep
+   * their order and a restart knows where each went.
+   */
   partitionOf(event: SourcedEvent): number {
     const key = messageKey(event);
+    if (key === null) return this.partitions[0]?.partitionId ?? 0;
     return this.partitioner({ topic: this.stream.topic, partitionMetadata: this.partitions, message: { key, value: null } });
   }
 

@@ -25,8 +25,12 @@ export const TEST_API_KEY = 'test-key';
  * Starts the composition root (bin/app.ts startServer) as `svcdb serve` would, with a silent
  * logger. `env` adds or overrides SVC_* settings (e.g. SVC_LOG_DURABILITY for a benchmark).
  */
-export async function startTestServer(options: { env?: Readonly<Record<string, string>> } = {}): Promise<TestServer> {
-  const dataDir = await mkdtemp(path.join(os.tmpdir(), 'svcdb-sql-'));
+export async function startTestServer(
+  options: { env?: Readonly<Record<string, string>>; dataDir?: string; keepDataDir?: boolean } = {},
+): Promise<TestServer> {
+  // A given dataDir restarts a server on its data (the caller removes it); keepDataDir keeps a new one.
+  const ownsDir = options.dataDir === undefined && options.keepDataDir !== true;
+  const dataDir = options.dataDir ?? (await mkdtemp(path.join(os.tmpdir(), 'svcdb-sql-')));
   const config = resolveConfig({
     env: {
       SVC_DATA_DIR: dataDir,
@@ -42,7 +46,7 @@ export async function startTestServer(options: { env?: Readonly<Record<string, s
   try {
     handle = await startServer(config, pino({ level: 'silent' }));
   } catch (error) {
-    await rm(dataDir, { recursive: true, force: true });
+    if (ownsDir) await rm(dataDir, { recursive: true, force: true });
     throw error;
   }
   const server = handle;
@@ -57,7 +61,7 @@ export async function startTestServer(options: { env?: Readonly<Record<string, s
         try {
           await server.close('test done');
         } finally {
-          await rm(dataDir, { recursive: true, force: true });
+          if (ownsDir) await rm(dataDir, { recursive: true, force: true });
         }
       })();
       return closing;
