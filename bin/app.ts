@@ -17,7 +17,7 @@ import {
 } from '../protocols/index.js';
 import { ConnectionLimiter, infoRoutes, loadTlsMaterial, metricsRoutes, ServiceMetrics, type MetricsSource } from '../protocols/index.js';
 import { countedAsQueries, rowRoutes, rowsRoutes, tablesRoutes } from '../protocols/index.js';
-import { vectorProtocol, vectorRoutes } from '../protocols/index.js';
+import { cdcRoutes, vectorProtocol, vectorRoutes } from '../protocols/index.js';
 import { SqlEngine, TxnManager, typeSystem, type SqlLimits } from '../query/index.js';
 import { createCdcStreams } from '../sinks/index.js';
 import type { AppCommands, InspectReport, ReplayProgress, ReplayReport, ServeHandle } from './app-types.js';
@@ -87,6 +87,7 @@ export async function startServer(config: Config, rootLogger: PinoLogger): Promi
   engine.runBatchesWith(transactions);
   const cdc = createCdcStreams(projections, config, logger.child({ component: 'cdc' }));
   engine.useCdcRuntime(cdc);
+  metrics.registerCdc(() => cdc.metrics());
   const plugins = [
     queryRoutes({ engine, limits: config, metrics }),
     explainRoutes({ engine, limits: config, metrics }),
@@ -99,6 +100,7 @@ export async function startServer(config: Config, rootLogger: PinoLogger): Promi
     infoRoutes({ limits: config }),
     metricsRoutes({ metrics }),
     countedAsQueries(metrics, vectorRoutes({ engine, catalog: projections.catalog, limits: config })),
+    cdcRoutes({ catalog: projections.catalog, runtime: cdc }),
   ].map((plugin) => withAuth(auth, plugin));
   const vectors = vectorProtocol({ engine, catalog: projections.catalog, limits: config, gate: auth, vectorApiKey: config.vectorApiKey });
   const { http, https, ops, vector } = createListeners({ config, rootLogger, status, plugins, connections, metrics, tls, vectors });

@@ -32,3 +32,4 @@ export { vectorRoutes, VECTOR_FIELD, type VectorRouteDeps } from './http/vector-
 export type { VectorCatalog } from './vectors/vector-table.js';
 export type { VectorLimits } from './vectors/limits.js';
 export { vectorProtocol, type VectorProtocolDeps } from './pinecone/plugin.js';
+export { cdcRoutes, type CdcRouteDeps, type CdcRouteRuntime } from './http/cdc/cdc-routes.js';

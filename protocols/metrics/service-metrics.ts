@@ -1,3 +1,4 @@
+import { registerCdcMetrics, type CdcMetricRow } from './cdc-metrics.js';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { DEFAULT_TENANT } from '../../core/catalog.js';
 import type { ConnectionGauge } from '../http/connections.js';
@@ -65,6 +66,11 @@ export class ServiceMetrics implements QueryMetrics, MetricsSource {
   private readonly databases = new Set<string>();
   private readonly queries: Counter<'status' | 'database'>;
   private readonly duration: Histogram<'database'>;
+
+  /** Adds the CDC streams' metrics (called once by the composition root). */
+  registerCdc(rows: () => readonly CdcMetricRow[]): void {
+    registerCdcMetrics(this.registry, rows);
+  }
 
   constructor(deps: ServiceMetricsDeps) {
     const registers = [this.registry];

@@ -19,6 +19,8 @@ export interface CdcStreamsDeps extends RunnerDeps {
   readonly applied$: { subscribe(next: () => void): Subscription };
   /** Builds the destination of a stream (Kafka, Kinesis), with its encoder. */
   readonly destinationFor: (def: CdcStreamDef) => Destination;
+  /** The current Avro schema of a FORMAT AVRO stream's table. */
+  readonly schemaOf?: (def: CdcStreamDef) => { readonly schema: unknown; readonly fingerprint: string } | null;
 }
 
 /** Counts per stream for /metrics. */
@@ -50,6 +52,13 @@ export class CdcStreams implements CdcRuntime {
 
   status(tenant: string, name: string): CdcStreamStatus | null {
     return this.runners.get(runnerKey(tenant, name))?.runner.status() ?? null;
+  }
+
+  /** The Avro schema a FORMAT AVRO stream writes with now (null: JSON, or not running). */
+  schema(tenant: string, name: string): { readonly schema: unknown; readonly fingerprint: string } | null {
+    const runner = this.runners.get(runnerKey(tenant, name))?.runner;
+    if (!runner || runner.definition.format !== 'avro') return null;
+    return this.deps.schemaOf?.(runner.definition) ?? null;
   }
 
   definition(tenant: string, name: string): CdcStreamDef | null {

@@ -194,6 +194,26 @@ describe.skipIf(skipMockKafka())('CDC streams to Kafka (librdkafka mock cluster)
     for (let i = 1; i < got.length; i++) expect(got[i]!.sequence).toBeGreaterThan(got[i - 1]!.sequence);
   });
 
+  it('GET /cdc/streams and /cdc/streams/{name} show the same fields; /metrics has the CDC series', async () => {
+    const get = async (path: string): Promise<{ status: number; body: any }> => {
+      const response = await fetch(`${server.baseUrl}/api/v1${path}`, { headers: { authorization: `Bearer ${server.apiKey}` } });
+      return { status: response.status, body: response.headers.get('content-type')?.includes('json') ? await response.json() : await response.text() };
+    };
+    const list = await get('/cdc/streams');
+    expect(list.status).toBe(200);
+    const shown = (await ok(server, 'SHOW CDC STREAMS')).data;
+    expect(list.body.streams).toEqual(shown);
+    const one = await get('/cdc/streams/ps');
+    expect(one.body).toMatchObject({ name: 'ps', table: 'p', destination: 'kafka', status: { events_delivered: expect.any(Number), delivery_errors: 0 } });
+    expect((await get('/cdc/streams/ghost')).status).toBe(404);
+    expect((await get('/cdc/streams/ps/schema')).status).toBe(404);
+    const metrics = (await get('/metrics')).body as string;
+    expect(metrics).toMatch(/# TYPE svc_cdc_events_processed_total counter/);
+    expect(metrics).toMatch(/svc_cdc_events_processed_total\{stream="orders_to_default_orders",database="default"\} \d+/);
+    expect(metrics).toMatch(/svc_event_queue_size\{queue_type="cdc",stream="ps",database="default"\} 0/);
+    expect(metrics).toMatch(/svc_cdc_lag_records\{stream="ps"/);
+  });
+
   it('drop forgets the stream; an unreachable broker shows failing and never blocks writes', async () => {
     await ok(server, 'DROP CHANGE DATA CAPTURE snap');
     expect((await query(server, 'SHOW CDC STREAM STATUS snap')).status).toBe(404);
