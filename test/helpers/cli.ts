@@ -46,9 +46,9 @@ export interface Serving {
 }
 
 /** Start `svcdb serve`; resolve once it logged its URL line. */
-export function serve(args: string[]): Promise<Serving> {
+export function serve(args: string[], env: Record<string, string> = {}): Promise<Serving> {
   return new Promise((resolvePromise, reject) => {
-    const child = spawn(process.execPath, [CLI, 'serve', ...args], { env: cleanEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [CLI, 'serve', ...args], { env: cleanEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     let settled = false;
