@@ -156,8 +156,17 @@ function javaArgs(dir: string, mainClass: string, args: readonly string[]): stri
   return [...JVM_OPTIONS, `-Dlog4j2.configurationFile=${path.join(dir, 'log4j2.properties')}`, '-cp', `${kafkaJarsDir()}/*`, mainClass, ...args];
 }
 
+/** A Kafka Uuid (16 bytes, base64url) as Kafka's Uuid.randomUuid makes them: never starting with
+ *  '-', which the StorageTool's argument parser would take for an option (1 id in 64 did). */
+function clusterUuid(): string {
+  for (;;) {
+    const id = randomBytes(16).toString('base64url');
+    if (!id.startsWith('-')) return id;
+  }
+}
+
 async function formatStorage(dir: string): Promise<void> {
-  const clusterId = randomBytes(16).toString('base64url'); // a Kafka Uuid: 16 bytes, base64url
+  const clusterId = clusterUuid();
   const args = ['format', '-t', clusterId, '-c', path.join(dir, 'server.properties'), '--standalone'];
   const tool = spawnOwned('java', javaArgs(dir, 'kafka.tools.StorageTool', args), { cwd: dir });
   const timer = setTimeout(() => void killOwned(tool), FORMAT_TIMEOUT_MS);
