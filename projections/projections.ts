@@ -97,7 +97,18 @@ export class Projections {
 
   consumers(): ConsumerOffset[] {
     // The vector projection's durable offset is its last checkpoint: retention keeps the log above it.
-    return [{ name: this.tables.name, offset: this.tables.offset }, { name: this.vectors.name, offset: this.vectors.durableOffset }];
+    const own = [{ name: this.tables.name, offset: this.tables.offset }, { name: this.vectors.name, offset: this.vectors.durableOffset }];
+    return [...own, ...[...this.retentionHolds].map(([name, offset]) => ({ name, offset: offset() }))];
+  }
+
+  private readonly retentionHolds = new Map<string, () => Lsn>();
+
+  /**
+   * Keeps the log from `offset()` + 1 on for a consumer outside the projections (CDC streams): retention
+   * deletes no segment it still needs.
+   */
+  holdRetention(name: string, offset: () => Lsn): void {
+    this.retentionHolds.set(name, offset);
   }
 
   /** Starts following the log; resolves once caught up with the durable head as of now. */

@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import type { CdcStreamDef } from '../core/cdc-stream.js';
 import type { Config } from '../core/config.js';
 import type { Logger } from '../core/logger.js';
+import type { Lsn } from '../core/units.js';
 import type { Projections } from '../projections/index.js';
 import { jsonEncoder, type Destination, type EventEncoder } from './cdc/destination.js';
 import { KafkaDestination, type KafkaClientSettings } from './cdc/kafka-destination.js';
@@ -47,7 +48,7 @@ export function createCdcStreams(projections: Projections, config: Config, logge
     }
     throw new Error('KINESIS destinations are not available in this build');
   };
-  return new CdcStreams({
+  const streams = new CdcStreams({
     catalog: projections.catalog,
     applied$: { subscribe: (next) => projections.tablesApplied.lsn$.subscribe({ next: () => next(), error: () => undefined }) },
     destinationFor,
@@ -57,4 +58,7 @@ export function createCdcStreams(projections: Projections, config: Config, logge
     logger,
     limits: { batchEventsMax: config.cdcBatchEventsMax, readBatchBytesMax: config.logReadBatchBytesMax, retryDelayMsMax: config.cdcRetryDelayMsMax },
   });
+  // A paused or failing stream keeps the log it has not delivered: retention stops below it.
+  projections.holdRetention('cdc', () => (streams.lowestNeededLsn() ?? projections.log.durableLsn) as Lsn);
+  return streams;
 }

@@ -84,6 +84,11 @@ export class StreamRunner {
     };
   }
 
+  /** The last log record this stream no longer needs: it rereads from the record of its last event. */
+  neededLsn(): number {
+    return (this.last?.lsn ?? this.capture.createdLsn) - 1;
+  }
+
   start(): void {
     if (!this.loop) this.loop = this.run();
   }

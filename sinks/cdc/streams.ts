@@ -44,6 +44,18 @@ export class CdcStreams implements CdcRuntime {
 
   constructor(private readonly deps: CdcStreamsDeps) {}
 
+  /** The lowest log position a stream still needs (retention keeps the log above it); null: none. */
+  lowestNeededLsn(): number | null {
+    // Before the runners exist (while the server catches up) their positions are unknown: keep all.
+    if (!this.subscription && !this.stopped) return 0;
+    let lowest: number | null = null;
+    for (const { runner } of this.runners.values()) {
+      const needed = runner.neededLsn();
+      if (lowest === null || needed < lowest) lowest = needed;
+    }
+    return lowest;
+  }
+
   /** Starts the streams of the catalog and follows its changes. */
   start(): void {
     this.sync();

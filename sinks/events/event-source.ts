@@ -113,6 +113,9 @@ async function* eventsOf(
         state.out.push(event);
         if (state.out.length >= options.batchEventsMax) yield takeAll(state);
       }
+    } else {
+      // Already delivered, but a definition change still applies to the events after it.
+      followDefinition(state, op, spec.tableId);
     }
     sequence += span;
   }
@@ -141,6 +144,11 @@ async function* snapshotEvents(
     }
     if (options.signal.aborted) return;
   }
+}
+
+function followDefinition(state: ReadState, op: TxnOp, tableId: TableId): void {
+  if (op.kind === 'put_table' && op.table.id === tableId) state.table = op.table;
+  else if (op.kind === 'drop_table' && op.tableId === tableId) state.table = null;
 }
 
 /** The event of one op for the captured table, or null when the op is about something else. */
