@@ -1,10 +1,12 @@
 /** Public interface of sinks/: the change-event consumer, CDC streams and their destinations. */
 import { readFileSync } from 'node:fs';
+import type { TableDef } from '../core/catalog.js';
 import type { CdcStreamDef } from '../core/cdc-stream.js';
 import type { Config } from '../core/config.js';
 import type { Logger } from '../core/logger.js';
 import type { Lsn } from '../core/units.js';
-import type { Projections } from '../projections/index.js';
+import type { CatalogState, Projections } from '../projections/index.js';
+import { AvroSchemas, avroEncoder, type AvroSchemaInfo } from './cdc/avro-format.js';
 import { jsonEncoder, type Destination, type EventEncoder } from './cdc/destination.js';
 import { KafkaDestination, type KafkaClientSettings } from './cdc/kafka-destination.js';
 import { CdcStreams } from './cdc/streams.js';
@@ -15,6 +17,7 @@ export { CHANGE_OPERATIONS, type ChangeEvent, type ChangeOperation, type Sourced
 export { changeEvents, startOf, type CaptureSpec, type EventSourceDeps, type SourcePosition } from './events/event-source.js';
 export { projectionEventSource } from './events/projection-source.js';
 export { HEADER as KAFKA_HEADERS } from './cdc/kafka-destination.js';
+export { AVRO_CONTENT_TYPE, SINGLE_OBJECT_HEADER_BYTES, SINGLE_OBJECT_MAGIC, type AvroSchemaInfo } from './cdc/avro-format.js';
 
 /** Time limit of reading back a topic when a Kafka stream (re)starts. */
 const READ_BACK_TIMEOUT_MS = 30_000;
@@ -32,9 +35,34 @@ function kafkaSettings(config: Config): KafkaClientSettings {
   };
 }
 
+/** The Avro schemas of table definitions, shared by the encoders and the schema look-ups (bounded). */
+const avroSchemas = new AvroSchemas();
+
+/** The Avro schema (and fingerprint) the events of a table definition are written with. */
+export function avroSchemaFor(table: TableDef): AvroSchemaInfo {
+  return avroSchemas.forTable(table).info;
+}
+
+/**
+ * The Avro schema of a stream's table as the catalog has it now (what its next events are
+ * written with), or null when the table is gone. Events written before an ALTER TABLE carry the
+ * fingerprint of their own definition: see avroSchemaByFingerprint.
+ */
+export function streamAvroSchema(def: CdcStreamDef, catalog: CatalogState): AvroSchemaInfo | null {
+  const table = catalog.table(def.tableId)?.def;
+  return table ? avroSchemaFor(table) : null;
+}
+
+/** A schema this process wrote messages with (or served), by its fingerprint as hex of the header bytes; null when unknown. */
+export function avroSchemaByFingerprint(fingerprintHex: string): AvroSchemaInfo | null {
+  return avroSchemas.byFingerprintHex(fingerprintHex);
+}
+
 function encoderFor(def: CdcStreamDef): EventEncoder {
-  if (def.format === 'json') return jsonEncoder;
-  throw new Error(`FORMAT ${def.format.toUpperCase()} is not available in this build`);
+  switch (def.format) {
+    case 'json': return jsonEncoder;
+    case 'avro': return avroEncoder(avroSchemas);
+  }
 }
 
 /** Builds the CDC stream registry over the projections (the composition root starts and stops it). */
@@ -52,6 +80,10 @@ export function createCdcStreams(projections: Projections, config: Config, logge
     catalog: projections.catalog,
     applied$: { subscribe: (next) => projections.tablesApplied.lsn$.subscribe({ next: () => next(), error: () => undefined }) },
     destinationFor,
+    schemaOf: (def) => {
+      const info = streamAvroSchema(def, projections.catalog);
+      return info ? { schema: info.schema, fingerprint: info.fingerprint } : null;
+    },
     source: projectionEventSource(projections),
     offsets: storeOffsets(projections.store),
     headLsn: () => projections.log.durableLsn,

@@ -214,6 +214,27 @@ describe.skipIf(skipMockKafka())('CDC streams to Kafka (librdkafka mock cluster)
     expect(metrics).toMatch(/svc_cdc_lag_records\{stream="ps"/);
   });
 
+  it('FORMAT AVRO writes single-object messages whose fingerprint GET /cdc/streams/{name}/schema serves', async () => {
+    await ok(server, 'CREATE TABLE av (id INT PRIMARY KEY, v TEXT)');
+    await ok(server, `CREATE CHANGE DATA CAPTURE ON av TO KAFKA '${mock.brokers}' TOPIC 'av-events' FORMAT AVRO AS av_stream`);
+    await ok(server, "INSERT INTO av VALUES (1, 'one')");
+    const deadline = Date.now() + 20_000;
+    let messages = await readTopicWithKcat(mock.brokers, 'av-events');
+    while (messages.length < 1 && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 200));
+      messages = await readTopicWithKcat(mock.brokers, 'av-events');
+    }
+    const value = messages[0]!.value!;
+    expect([value[0], value[1]]).toEqual([0xc3, 0x01]);
+    const response = await fetch(`${server.baseUrl}/api/v1/cdc/streams/av_stream/schema`, { headers: { authorization: `Bearer ${server.apiKey}` } });
+    expect(response.status).toBe(200);
+    const body = (await response.json()) as { fingerprint: string; schema: { type: string } };
+    expect(body.schema.type).toBe('record');
+    expect(body.fingerprint).toBe(value.subarray(2, 10).toString('hex'));
+    expect(messageText(messages[0]!).headers['content-type']).toBe('avro/binary');
+    await ok(server, 'DROP CHANGE DATA CAPTURE av_stream');
+  });
+
   it('drop forgets the stream; an unreachable broker shows failing and never blocks writes', async () => {
     await ok(server, 'DROP CHANGE DATA CAPTURE snap');
     expect((await query(server, 'SHOW CDC STREAM STATUS snap')).status).toBe(404);
