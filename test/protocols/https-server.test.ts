@@ -8,6 +8,7 @@ import type { ServeHandle } from '../../bin/app-types.js';
 import { loadTlsMaterial } from '../../protocols/http/tls.js';
 import { createHttpServer } from '../../protocols/http/server.js';
 import { listen } from '../../protocols/listen.js';
+import { needs } from '../helpers/optional-tool.js';
 import { tempDir } from '../helpers/stack.js';
 import { hasOpenssl, makeTestCert, type TestCert } from '../helpers/tls-cert.js';
 import { FakeEngineStatus, captureLogger, getJson, testConfig } from './helpers.js';
@@ -57,7 +58,7 @@ const openSession = (url: string, ca: string): Promise<ClientHttp2Session> =>
     session.once('error', reject);
   });
 
-describe.skipIf(!OPENSSL)('HTTPS listener: HTTP/2 with HTTP/1.1 fallback (SVC_HTTPS_PORT)', () => {
+describe.skipIf(!OPENSSL)(`${needs('openssl')} HTTPS listener: HTTP/2 with HTTP/1.1 fallback (SVC_HTTPS_PORT)`, () => {
   let cert: TestCert;
   let server: ServeHandle;
   let remove: () => Promise<void>;
@@ -136,7 +137,7 @@ describe.skipIf(!OPENSSL)('HTTPS listener: HTTP/2 with HTTP/1.1 fallback (SVC_HT
   });
 });
 
-describe.skipIf(!OPENSSL)('HTTPS listener: connection limit and close', () => {
+describe.skipIf(!OPENSSL)(`${needs('openssl')} HTTPS listener: connection limit and close`, () => {
   let cert: TestCert;
   beforeAll(async () => {
     cert = await makeTestCert();
@@ -192,7 +193,7 @@ describe.skipIf(!OPENSSL)('HTTPS listener: connection limit and close', () => {
   });
 });
 
-describe.skipIf(!OPENSSL)('TLS settings (SVC_TLS_CERT, SVC_TLS_KEY)', () => {
+describe.skipIf(!OPENSSL)(`${needs('openssl')} TLS settings (SVC_TLS_CERT, SVC_TLS_KEY)`, () => {
   let cert: TestCert;
   let other: TestCert;
   beforeAll(async () => {
