@@ -15,7 +15,7 @@
  * Prints one JSON line on stdout; progress on stderr. Exit 1 when POST /api/v1/query is missing.
  */
 import { startTestServer, type TestServer } from '../test/helpers/sql-server.js';
-import { PgliteEngine, probeQueryRoute, SvcdbHttpEngine, type EngineResult, type SqlEngine } from '../test/sql/runner/index.js';
+import { PgliteEngine, requireQueryRoute, SvcdbHttpEngine, type EngineResult, type SqlEngine } from '../test/sql/runner/index.js';
 import { printBenchResult, progress, round2, type BenchResult } from './lib/print-result.js';
 import { SvcdbInProcessEngine } from './lib/svcdb-in-process.js';
 
@@ -184,9 +184,10 @@ async function main(): Promise<number> {
   try {
     if (!PGLITE_ONLY) {
       server = await startTestServer();
-      const probe = await probeQueryRoute(server.baseUrl, server.apiKey);
-      if (!probe.available) {
-        progress(`sql-vs-pglite: cannot time svcdb: ${probe.reason}.\nRun with BENCH_ENGINES=pglite to time PostgreSQL alone.`);
+      try {
+        await requireQueryRoute(server.baseUrl, server.apiKey);
+      } catch (error) {
+        progress(`sql-vs-pglite: cannot time svcdb: ${(error as Error).message}.\nRun with BENCH_ENGINES=pglite to time PostgreSQL alone.`);
         return 1;
       }
       svcdb = new SvcdbHttpEngine(server.baseUrl, server.apiKey, 600_000);

@@ -4,7 +4,8 @@
  * image decodes without the schema (CDC, inspection); encoding takes the column types because a
  * JS string may be TEXT or NUMERIC and a JSON document may look like anything.
  *
- *   image := 0x01 (format version) { varuint columnId, tag, payload }*
+ *   image := 0x02 (format version), varuint columnCount, { varuint columnId, tag, payload } * columnCount
+ *   (version 0x01, still read: no column count, columns up to the end of the image)
  *   value := tag, payload                      (encodeValue: ColumnDef.missingValue)
  *
  * docs/encodings.md lists the tags and payloads.
@@ -62,8 +63,9 @@ export function encodeRow(columns: readonly { readonly id: ColumnId; readonly ty
   assert(columns.length === values.length, `encodeRow: ${values.length} values for ${columns.length} columns`);
   pos = 0;
   try {
-    ensure(1);
+    ensure(11);
     buf[pos++] = ROW_IMAGE_VERSION;
+    pos = writeVarUint(buf, pos, columns.length);
     for (let i = 0; i < columns.length; i++) {
       const column = columns[i]!;
       assert(Number.isSafeInteger(column.id) && column.id >= 0, `encodeRow: bad column id ${column.id}`);

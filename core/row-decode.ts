@@ -5,7 +5,7 @@
 import type { ColumnId } from './catalog.js';
 import { HOST_IS_LITTLE_ENDIAN, readAscii, readUtf8, readUuid } from './codec-util.js';
 import { SvcError, assert } from './errors.js';
-import { ROW_IMAGE_VERSION, ROW_TAG, TYPE_NAME_OF_ROW_TAG } from './row-format.js';
+import { ROW_IMAGE_VERSION, ROW_IMAGE_VERSION_V1, ROW_TAG, TYPE_NAME_OF_ROW_TAG } from './row-format.js';
 import type { JsonValue, SqlTypeName, SqlValue } from './values.js';
 
 const UINT64_MAX = 2n ** 64n - 1n;
@@ -174,11 +174,28 @@ function skipTagged(tag: number): void {
   }
 }
 
+/** Columns left to read in the image being decoded; -1 for a version 1 image (up to its end). */
+let columnsLeft = -1;
+
 function beginImage(bytes: Uint8Array): void {
   rb = bytes;
   rp = 0;
-  if (bytes[0] !== ROW_IMAGE_VERSION) throw corrupt(`unknown row image version ${bytes[0] ?? 'none'}`);
+  const version = bytes[0];
+  if (version !== ROW_IMAGE_VERSION && version !== ROW_IMAGE_VERSION_V1) throw corrupt(`unknown row image version ${version ?? 'none'}`);
   rp = 1;
+  columnsLeft = version === ROW_IMAGE_VERSION_V1 ? -1 : readVarUint();
+}
+
+/** True while the image has another column; refuses an image shorter or longer than its count. */
+function moreColumns(): boolean {
+  if (columnsLeft < 0) return rp < rb.length;
+  if (columnsLeft === 0) {
+    if (rp !== rb.length) throw corrupt('trailing bytes after the last column');
+    return false;
+  }
+  if (rp >= rb.length) throw corrupt(`truncated image: ${columnsLeft} more column(s) expected`);
+  columnsLeft--;
+  return true;
 }
 
 function readTag(): number {
@@ -192,7 +209,7 @@ export function decodeRow(bytes: Uint8Array): Map<ColumnId, SqlValue> {
   const out = new Map<ColumnId, SqlValue>();
   try {
     beginImage(bytes);
-    while (rp < rb.length) {
+    while (moreColumns()) {
       const id = readVarUint();
       out.set(id, readTagged(readTag()));
     }
@@ -214,7 +231,7 @@ export function inspectRow(bytes: Uint8Array): InspectedColumn[] {
   const out: InspectedColumn[] = [];
   try {
     beginImage(bytes);
-    while (rp < rb.length) {
+    while (moreColumns()) {
       const columnId = readVarUint();
       const tag = readTag();
       out.push({ columnId, typeName: TYPE_NAME_OF_ROW_TAG[tag] ?? null, value: readTagged(tag) });
@@ -283,7 +300,7 @@ export function decodeRowInto(bytes: Uint8Array, columnIds: readonly ColumnId[],
   const repeats = layout.repeats;
   try {
     beginImage(bytes);
-    for (let k = 0; rp < rb.length; k++) {
+    for (let k = 0; moreColumns(); k++) {
       const id = readVarUint();
       const tag = readTag();
       const at = repeats === null && k < n && columnIds[k] === id ? k : (layout.positions.get(id) ?? -1);

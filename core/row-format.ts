@@ -1,7 +1,12 @@
 /** The row image format shared by core/row-codec.ts (encode) and core/row-decode.ts (decode). */
 import type { SqlTypeName } from './values.js';
 
-export const ROW_IMAGE_VERSION = 1;
+/**
+ * Version 2 (written now): a column count after the version byte, so an image cut at a column
+ * boundary is refused. Version 1 (no count; images already in logs) still decodes.
+ */
+export const ROW_IMAGE_VERSION = 2;
+export const ROW_IMAGE_VERSION_V1 = 1;
 
 /** Value tags. Append new ones; never renumber (images in the log keep them forever). */
 export const ROW_TAG = {

@@ -1,7 +1,7 @@
 import type { QType } from '../types/contract.js';
 import { BOOL, constant, INT4, INT8, NUMERIC, UNKNOWN, type Expr } from '../plan/expr.js';
 import type { Plan } from '../plan/nodes.js';
-import { literalValue, NUM_FN, OP_FN, type AstNode } from '../parse/index.js';
+import { EXTRACT_FN, literalValue, NUM_FN, OP_FN, type AstNode } from '../parse/index.js';
 import { asCondition, callByName, coerce, unify } from './coerce.js';
 import { invalid, mismatch, type BindContext } from './context.js';
 import { functionName, identName } from './names.js';
@@ -33,7 +33,7 @@ export function bindExpr(node: AstNode, env: ExprEnv): Expr {
   if (node.ast) return bindScalarSubquery(node.ast, env);
   switch (node.type) {
     case 'column_ref': return bindColumnRef(node, env);
-    case 'number': return numberLiteral(env, node.value);
+    case 'number': return exactNumber(env, String(node.value));
     case 'bigint': return exactNumber(env, String(node.value));
     case 'single_quote_string': case 'string': case 'natural_string': case 'regex_string':
       return constant(UNKNOWN, stringValue(node));
@@ -52,7 +52,6 @@ export function bindExpr(node: AstNode, env: ExprEnv): Expr {
     case 'date': case 'time': case 'timestamp': case 'timestamptz':
       return typedLiteral(env, env.ctx.types.parseTypeName(node.type), stringValue(node));
     case 'array': return bindArray(node, env);
-    case 'extract': return bindExtract(node, env);
     case 'expr_list': {
       const values: AstNode[] = node.value ?? [];
       if (values.length === 1) return bindExpr(values[0]!, env);
@@ -76,24 +75,31 @@ function bindColumnRef(node: AstNode, env: ExprEnv): Expr {
   return { kind: 'outer', type, depth: found.depth, index: found.index, name: column };
 }
 
-/** Integer literals are int4, int8 or numeric by size, like PostgreSQL. */
-function numberLiteral(env: ExprEnv, value: number | string): Expr {
-  if (typeof value === 'number' && Number.isInteger(value)) {
-    if (value >= -2147483648 && value <= 2147483647) return constant(INT4, value);
-    if (Number.isSafeInteger(value)) return constant(INT8, BigInt(value));
-  }
-  const text = String(value);
-  if (text.startsWith('-')) return callByName(env.ctx, '-', [exactNumber(env, text.slice(1))], true);
-  return exactNumber(env, text);
-}
-
+/** A numeric constant's text (sign included) typed as PostgreSQL types it: int4, else int8, else numeric. */
 function exactNumber(env: ExprEnv, text: string): Expr {
-  if (/^[0-9]+$/.test(text)) {
+  if (/^-?[0-9]+$/.test(text)) {
     const n = BigInt(text);
-    if (n <= 2147483647n) return constant(INT4, Number(n));
-    if (n <= 9223372036854775807n) return constant(INT8, n);
+    if (n >= -2147483648n && n <= 2147483647n) return constant(INT4, Number(n));
+    if (n >= -9223372036854775808n && n <= 9223372036854775807n) return constant(INT8, n);
   }
   return constant(NUMERIC, env.ctx.types.parseText(NUMERIC, text));
+}
+
+/**
+ * The text of a numeric constant, or null: PostgreSQL's grammar folds a minus into a numeric
+ * constant, through parentheses, before typing it, so -9223372036854775808 is an int8 and
+ * -(-2147483648) the int8 2147483648 (doNegate in gram.y).
+ */
+function numericConstantText(node: AstNode): string | null {
+  if (node === null || node === undefined) return null;
+  if (node.type === 'number' && !node.ast) return String(node.value);
+  if (node.type === 'bigint') return String(node.value);
+  if (node.type === 'function' && functionName(node).name === NUM_FN) return String(node.args?.value?.[0]?.value);
+  if (node.type === 'unary_expr' && node.operator === '-') {
+    const inner = numericConstantText(node.expr);
+    return inner === null ? null : inner.startsWith('-') ? inner.slice(1) : `-${inner}`;
+  }
+  return null;
 }
 
 function typedLiteral(env: ExprEnv, type: QType, text: string): Expr {
@@ -139,6 +145,10 @@ function bindUnary(node: AstNode, env: ExprEnv): Expr {
   if (op === 'NOT') return negate(asCondition(env.ctx, bindExpr(node.expr, env), 'NOT'));
   if (op === 'NOT EXISTS') return negate(bindExists(node.expr, env));
   if (op === 'EXISTS') return bindExists(node.expr, env);
+  if (op === '-') {
+    const folded = numericConstantText(node);
+    if (folded !== null) return exactNumber(env, folded);
+  }
   const arg = bindExpr(node.expr, env);
   if (op === '+') return arg;
   if (op === '-') return callByName(env.ctx, '-', [arg], true);
@@ -258,6 +268,7 @@ function bindFunctionNode(node: AstNode, env: ExprEnv): Expr {
   const args: AstNode[] = node.args?.value ?? [];
   if (name === NUM_FN) return exactNumber(env, String(args[0]?.value));
   if (name === OP_FN) return bindRewrittenOperator(String(args[0]?.value), args.slice(1), env);
+  if (name === EXTRACT_FN) return bindExtract(args[0] ?? {}, args[1] ?? {}, env);
   if (name === 'exists') return bindExists(args[0] ?? {}, env);
   // node-sql-parser reads `NOT (x)` as a call of a function named "not".
   if (name === 'not' && args.length === 1) return negate(asCondition(env.ctx, bindExpr(args[0]!, env), 'NOT'));
@@ -327,9 +338,10 @@ function bindArray(node: AstNode, env: ExprEnv): Expr {
   return { kind: 'array', type: { name: 'array', element: unified.type }, elements: unified.exprs };
 }
 
-function bindExtract(node: AstNode, env: ExprEnv): Expr {
-  const field = constant(UNKNOWN, String(node.args?.field ?? '').toLowerCase());
-  const source = bindExpr(node.args?.source, env);
+/** EXTRACT(field FROM source), rewritten by the preprocessor to __svc_extract('field', source). */
+function bindExtract(fieldNode: AstNode, sourceNode: AstNode, env: ExprEnv): Expr {
+  const field = constant(UNKNOWN, stringValue(fieldNode).toLowerCase());
+  const source = bindExpr(sourceNode, env);
   const fn = env.ctx.types.resolveFunction('extract', [UNKNOWN, source.type]) ?? env.ctx.types.resolveFunction('date_part', [UNKNOWN, source.type]);
   if (!fn) throw mismatch(`function extract(unknown, ${env.ctx.types.typeText(source.type).toLowerCase()}) does not exist`);
   return callByName(env.ctx, fn.name === 'date_part' ? 'date_part' : 'extract', [field, source], false);

@@ -1,4 +1,4 @@
-import type { AstNode } from '../parse/index.js';
+import { EXTRACT_FN, type AstNode } from '../parse/index.js';
 
 /** An identifier from node-sql-parser's various shapes (string, {value}, {expr:{value}}). */
 export function identName(node: unknown): string {
@@ -33,6 +33,7 @@ export function outputName(expr: AstNode): string {
     case 'function': {
       const { name } = functionName(expr);
       if (name === '__svc_num' || name === '__svc_op') return '?column?';
+      if (name === EXTRACT_FN) return 'extract';
       if (name === 'current_timestamp' || name === 'current_date' || name === 'current_time') return name;
       return name;
     }
@@ -48,8 +49,6 @@ export function outputName(expr: AstNode): string {
       return 'case';
     case 'array':
       return 'array';
-    case 'extract':
-      return 'extract';
     case 'interval':
       return 'interval';
     case 'date':

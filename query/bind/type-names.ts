@@ -1,6 +1,7 @@
+import { isSvcError } from '../../core/errors.js';
 import type { QType } from '../types/contract.js';
 import type { AstNode } from '../parse/index.js';
-import { VECTOR_MARKER } from '../parse/index.js';
+import { decodedScale, VECTOR_MARKER } from '../parse/index.js';
 import { mismatch, type BindContext } from './context.js';
 
 /** SQL text of a node-sql-parser data type (VARCHAR(20), NUMERIC(10,2), INT[], TIMESTAMP WITH TIME ZONE). */
@@ -10,7 +11,7 @@ export function astTypeText(target: AstNode): string {
     // node-sql-parser reads float8 / int4 as FLOAT with length 8, INT with length 4.
     text = `${text}${target.length}`;
   } else if (target.length !== undefined && target.length !== null) {
-    text += target.scale !== undefined && target.scale !== null ? `(${target.length},${target.scale})` : `(${target.length})`;
+    text += target.scale !== undefined && target.scale !== null ? `(${target.length},${decodedScale(Number(target.scale))})` : `(${target.length})`;
   }
   const suffix = Array.isArray(target.suffix) ? target.suffix.map((s: unknown) => String(s).toLowerCase()).join(' ') : '';
   if (suffix !== '') text += ` ${suffix}`;
@@ -31,6 +32,8 @@ export function bindTypeName(ctx: BindContext, target: AstNode): QType {
   try {
     return ctx.types.parseTypeName(text);
   } catch (error) {
+    // A known type with a bad modifier says what is wrong with the modifier, as PostgreSQL does.
+    if (isSvcError(error) && error.details.sqlstate === '22023') throw error;
     throw mismatch(`type "${text}" does not exist`, { type: text });
   }
 }

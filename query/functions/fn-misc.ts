@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import type { QType, QValue } from '../types/contract.js';
 import { comparator } from '../types/compare.js';
 import { dataError } from '../types/errors.js';
-import { arrayOf, elementType, T } from '../types/qtype.js';
+import { arrayOf, baseType, elementType, T } from '../types/qtype.js';
 import { pgTypeName } from '../types/type-names.js';
 import type { FnDef, Impl } from './registry.js';
 import { cosineDistance, innerProduct, l1Distance, l2Distance, l2Normalize, vectorNorm } from './vector-math.js';
@@ -121,8 +121,8 @@ function catalogDefs(): FnDef[] {
   return [
     fn('booleq', [T.bool, T.bool], T.bool, ([a, b]) => a === b),
     fn('boolne', [T.bool, T.bool], T.bool, ([a, b]) => a !== b),
-    // regtype in PostgreSQL; its text is the type's name.
-    { name: 'pg_typeof', params: ['any'], ret: T.text, strict: false, make: (p) => () => pgTypeName(p[0]!) },
+    // regtype in PostgreSQL; its text is the type's name, without modifiers (numeric(10,2) is numeric).
+    { name: 'pg_typeof', params: ['any'], ret: T.text, strict: false, make: (p) => () => pgTypeName(baseType(p[0]!)) },
     fn('current_schemas', [T.bool], arrayOf(T.text), ([implicit]) => (implicit ? ['pg_catalog', 'public'] : ['public'])),
   ];
 }

@@ -1,16 +1,18 @@
+import { isPrefix, OP_FN, rewriteExtract, rewriteNegativeScales, rewritePrefixOperators } from './expr-rewrites.js';
 import { rewriteNotPrecedence } from './not-precedence.js';
 import { leftOperand, matchForward, PREC, rightOperand, type Tok } from './operands.js';
 import { LIMIT_PARAM_BASE, NATURAL_MARKER, FRAME_CODE_BASE, FRAME_CODES, limitBeforeOffset, rewriteRangeFrames, parenthesizeJoinConditions, quote, rewriteCrossJoins, rewriteLimitExpressions, rewriteNaturalJoins, synth, WINDOW_FN, wrapParenthesizedSetOps, wrapWindowCalls } from './query-rewrites.js';
 import { tokenize, type Token } from './tokens.js';
 
-export { LIMIT_PARAM_BASE, NATURAL_MARKER, FRAME_CODE_BASE, FRAME_CODES, WINDOW_FN };
+export { LIMIT_PARAM_BASE, NATURAL_MARKER, FRAME_CODE_BASE, FRAME_CODES, OP_FN, WINDOW_FN };
 
 /**
  * Rewrites one statement's tokens into text node-sql-parser (PostgreSQL dialect) can parse:
  * unquoted identifiers folded to lower case (PostgreSQL's rule; the parser keeps case), E'' and
  * $$ strings as plain literals, exact numeric literals as __svc_num('text'), VECTOR(n) as a
- * marker type, pgvector operators, ^ and IS [NOT] DISTINCT FROM as __svc_op('op', a, b), and a few
- * clauses the parser lacks (substring FROM/FOR, DELETE ... USING, DEFAULT VALUES, USING hnsw).
+ * marker type, pgvector operators, ^ and IS [NOT] DISTINCT FROM as __svc_op('op', a, b), prefix
+ * operators, EXTRACT and negative NUMERIC scales (expr-rewrites.ts), and a few clauses the parser
+ * lacks (substring FROM/FOR, DELETE ... USING, DEFAULT VALUES, USING hnsw).
  */
 export interface Rewritten {
   /** Text for node-sql-parser. */
@@ -33,7 +35,6 @@ export function literalValue(raw: string): string {
   if (raw.startsWith(STR_PREFIX)) return Buffer.from(raw.slice(STR_PREFIX.length), 'hex').toString('utf8');
   return raw.replaceAll("''", "'");
 }
-export const OP_FN = '__svc_op';
 export const VECTOR_MARKER = 'tsvector';
 export const PK_MARKER = '__svc_pk';
 
@@ -61,6 +62,8 @@ export function rewrite(tokens: readonly Token[]): Rewritten {
     }
     return [t];
   });
+  rewriteNegativeScales(toks);
+  rewriteExtract(toks);
   for (let i = 1; i < toks.length; i++) {
     // -32768::smallint is -(32768::smallint) in PostgreSQL; the parser would fold the sign first.
     const t = toks[i]!;
@@ -92,7 +95,7 @@ export function rewrite(tokens: readonly Token[]): Rewritten {
   const limitExprs: string[] = [];
   toks = rewriteLimitExpressions(limitBeforeOffset(toks), limitExprs);
   toks = rewriteSymmetric(toks);
-  toks = rewriteBinaryOperators(toks);
+  toks = rewriteBinaryOperators(rewritePrefixOperators(toks));
   return { ...render(toks, vectorDims, hnsw), limitExprs };
 }
 
@@ -288,14 +291,6 @@ function markDistinct(toks: Tok[], at: number): void {
 
 const MAX_REWRITES = 10_000;
 
-function isPrefix(toks: readonly Tok[], k: number): boolean {
-  const before = toks[k - 1];
-  if (!before) return true;
-  if (before.kind === 'op') return true;
-  if (before.kind === 'punct') return before.value === '(' || before.value === ',';
-  return before.kind === 'ident' && ['select', 'where', 'and', 'or', 'not', 'when', 'then', 'else', 'by', 'on', 'having', 'return', 'values'].includes(before.value);
-}
-
 /** x BETWEEN SYMMETRIC a AND b -> x BETWEEN LEAST(a, b) AND GREATEST(a, b). */
 function rewriteSymmetric(toks: Tok[]): Tok[] {
   for (let i = 0; i < toks.length; i++) {
@@ -329,15 +324,6 @@ function rewriteBinaryOperators(input: Tok[]): Tok[] {
     const found = findBinary(toks);
     if (!found) return toks;
     const { k, width, op, prec } = found;
-    if (prec < 0) {
-      // prefix ~x -> __svc_op('~', x)
-      const end = rightOperand(toks, k, PREC.pow);
-      if (end < 0) return toks;
-      const at = toks[k]!;
-      const call: Tok[] = [synth('ident', OP_FN, at.orig, at.glued), synth('punct', '(', at.orig, true), synth('string', quote(op), at.orig), synth('punct', ',', at.orig), ...toks.slice(k + 1, end + 1), synth('punct', ')', at.orig)];
-      toks = [...toks.slice(0, k), ...call, ...toks.slice(end + 1)];
-      continue;
-    }
     const start = leftOperand(toks, k, prec);
     const end = rightOperand(toks, k + width - 1, prec);
     if (start < 0 || end < 0) return toks; // let the parser report the error
@@ -355,7 +341,6 @@ function rewriteBinaryOperators(input: Tok[]): Tok[] {
 function findBinary(toks: readonly Tok[]): { k: number; width: number; op: string; prec: number } | null {
   for (let k = 0; k < toks.length; k++) {
     const t = toks[k]!;
-    if (t.kind === 'op' && t.value === '~' && isPrefix(toks, k)) return { k, width: 1, op: '~', prec: -1 };
     if (t.kind === 'op' && BINARY_REWRITES.has(t.value)) return { k, width: 1, op: t.value, prec: BINARY_REWRITES.get(t.value)! };
     if (t.kind === 'ident' && t.value === 'is') {
       const not = toks[k + 1]?.value === 'not';

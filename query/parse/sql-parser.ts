@@ -1,6 +1,7 @@
 import nodeSqlParser from 'node-sql-parser';
 import { SvcError } from '../../core/errors.js';
 import type { AstNode, CustomStatement, ExplainOptions, ParsedStatement } from './ast.js';
+import { decodedScale, EXTRACT_FN, NEGATIVE_SCALE_BASE } from './expr-rewrites.js';
 import { literalValue, NUM_FN, OP_FN, rewrite, splitStatements, STR_PREFIX } from './preprocess.js';
 import { lineColumn, syntaxError, tokenize, type Token } from './tokens.js';
 import { AstTemplateCache } from './ast-templates.js';
@@ -173,7 +174,7 @@ export function exprSql(ast: AstNode): string {
 }
 
 function undoRewrites(text: string): string {
-  if (!text.includes('__svc_')) return text;
+  if (!text.includes('__svc_') && !/[0-9]{7}/.test(text)) return text;
   const tokens = tokenize(text);
   let out = '';
   let pos = 0;
@@ -184,20 +185,31 @@ function undoRewrites(text: string): string {
       pos = t.end;
       continue;
     }
-    if (t.kind !== 'ident' || (t.value !== NUM_FN && t.value !== OP_FN) || tokens[i + 1]?.value !== '(') continue;
+    if (t.kind === 'number' && tokens[i - 1]?.value === ',' && Number(t.value) >= NEGATIVE_SCALE_BASE && /^(numeric|decimal)$/i.test(tokens[i - 4]?.text ?? '')) {
+      out += `${text.slice(pos, t.start)}${decodedScale(Number(t.value))}`;
+      pos = t.end;
+      continue;
+    }
+    if (t.kind !== 'ident' || (t.value !== NUM_FN && t.value !== OP_FN && t.value !== EXTRACT_FN) || tokens[i + 1]?.value !== '(') continue;
     const close = matchClose(tokens, i + 1);
     if (close < 0) continue;
-    out += text.slice(pos, t.start);
-    if (t.value === NUM_FN) out += tokens[i + 2]!.value;
-    else {
-      const comma = topLevelComma(tokens, i + 4, close);
-      const op = tokens[i + 2]!.value;
-      out += `(${undoRewrites(text.slice(tokens[i + 4]!.start, tokens[comma]!.start).trim())} ${op.toUpperCase() === op ? op : op.toUpperCase()} ${undoRewrites(text.slice(tokens[comma]!.end, tokens[close]!.start).trim())})`;
-    }
+    out += text.slice(pos, t.start) + undoCall(text, tokens, i, close);
     pos = tokens[close]!.end;
     i = close;
   }
   return out + text.slice(pos);
+}
+
+/** The SQL a rewritten call at tokens[i..close] stands for: a literal, an operator, EXTRACT. */
+function undoCall(text: string, tokens: readonly Token[], i: number, close: number): string {
+  if (tokens[i]!.value === NUM_FN) return tokens[i + 2]!.value;
+  const comma = topLevelComma(tokens, i + 4, close);
+  const first = undoRewrites(text.slice(tokens[i + 4]!.start, tokens[comma]!.start).trim());
+  if (tokens[i]!.value === EXTRACT_FN) return `EXTRACT(${tokens[i + 2]!.value} FROM ${first})`;
+  const op = tokens[i + 2]!.value;
+  const spelled = op.toUpperCase() === op ? op : op.toUpperCase();
+  if (comma === close) return `(${spelled} ${first})`;
+  return `(${first} ${spelled} ${undoRewrites(text.slice(tokens[comma]!.end, tokens[close]!.start).trim())})`;
 }
 
 function matchClose(tokens: readonly Token[], open: number): number {

@@ -87,9 +87,8 @@ describe('svcdb keys', () => {
     const revoked = await keys(['revoke', second.id]);
     expect(revoked.code).toBe(0);
     expect(revoked.stdout.trim()).toBe(`revoked ${second.id}`);
-    const started = Date.now();
+    // Waits for the refusal itself; how soon it comes (checkIntervalMs) is key-registry.test.ts's, on an injected clock.
     await untilStatus(url, second.key, 401);
-    expect(Date.now() - started).toBeLessThan(3000);
     const listed = JSON.parse((await keys(['list', '--json'])).stdout) as { id: string; revoked_at: string | null }[];
     expect(listed.map((k) => [k.id, k.revoked_at === null])).toEqual([[first.id, true], [second.id, false]]);
     await stop();

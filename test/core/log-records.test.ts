@@ -221,11 +221,10 @@ describe('corrupt payloads are LOG_CORRUPT', () => {
 
   it('a corrupt array count fails at once instead of looping', () => {
     // version 1, union branch 0, txnId "", tenant "", timestamp 0, then an ops count of 2^40 (zigzag varint).
+    // A decoder that looped over the count would not finish (the test's timeout), or run out of memory.
     const count = [0x80, 0x80, 0x80, 0x80, 0x80, 0x40];
-    const started = performance.now();
     expectCorrupt(Uint8Array.from([1, 0, 0, 0, 0, ...count, 2, 0, 0]));
     expectCorrupt(Uint8Array.from([1, 0, 0, 0, 0, 0x80, 0x80, 0x80, 0x80, 0x08]));
-    expect(performance.now() - started).toBeLessThan(100);
   });
 
   it('random damage either decodes or is LOG_CORRUPT, never another error', () => {

@@ -101,7 +101,8 @@ describe('row images', () => {
         { id: 4, type: { name: 'float8' } }, { id: 5, type: { name: 'bool' } }, { id: 6, type: { name: 'timestamptz' } }],
       [42n, 'alice', 30, 1.5, true, 1_700_000_000_000_000n],
     );
-    expect(image.length).toBeLessThanOrEqual(1 + 3 + 8 + 3 + 10 + 2 + 10);
+    // version byte, column count, then per column id + tag + payload
+    expect(image.length).toBeLessThanOrEqual(1 + 1 + 3 + 8 + 3 + 10 + 2 + 10);
   });
 
   it('inspectRow names each stored value with its SQL type', () => {
@@ -144,20 +145,30 @@ describe('type checks and corruption', () => {
     expect(decodeRow(encodeRow([{ id: 1, type: { name: 'int8' } }], [1n]))).toEqual(new Map([[1, 1n]]));
   });
 
-  it('truncated or random images throw an SvcError, never crash or hang', () => {
+  it('every truncated image throws an SvcError, a cut at a column boundary included', () => {
     fc.assert(
       fc.property(schemaAndRow, fc.nat(), ({ columns, values }, cut) => {
         const image = encodeRow(columns, values);
-        if (image.length <= 1) return;
-        const truncated = image.subarray(0, 1 + (cut % (image.length - 1)));
+        const truncated = image.subarray(0, cut % image.length);
+        let thrown: unknown = null;
         try {
           decodeRow(truncated);
         } catch (err) {
-          expect(isSvcError(err)).toBe(true);
+          thrown = err;
         }
+        expect(isSvcError(thrown), `${truncated.length} of ${image.length} bytes decoded`).toBe(true);
+        expect(() => decodeRowInto(truncated, columns.map((c) => c.id), columns.map(() => null))).toThrow(expect.objectContaining({ code: 'INTERNAL_ERROR' }));
       }),
       { numRuns: 500 },
     );
+    const image = encodeRow([{ id: 1, type: { name: 'int4' } }, { id: 2, type: { name: 'text' } }], [7, 'x']);
+    const firstColumnOnly = image.subarray(0, image.indexOf(2, 2));
+    expect(() => decodeRow(firstColumnOnly)).toThrow(/truncated image: 1 more column/);
+    expect(() => inspectRow(firstColumnOnly)).toThrow(/truncated image/);
+    expect(() => decodeRow(Uint8Array.from([...image, 0]))).toThrow(/trailing bytes/);
+  });
+
+  it('random bytes decode or throw an SvcError, never crash or hang', () => {
     fc.assert(
       fc.property(fc.uint8Array({ maxLength: 60 }), (bytes) => {
         for (const decode of [() => decodeRow(bytes), () => decodeRowInto(bytes, [0, 1, 2], [null, null, null]), () => decodeValue(bytes)]) {
@@ -170,7 +181,18 @@ describe('type checks and corruption', () => {
       }),
       { numRuns: 2000 },
     );
-    expect(() => decodeRow(new Uint8Array([2]))).toThrow(/unknown row image version/);
-    expect(() => decodeRow(new Uint8Array([1, 1, 99]))).toThrow(/unknown tag 99/);
+    expect(() => decodeRow(new Uint8Array([3]))).toThrow(/unknown row image version/);
+    expect(() => decodeRow(new Uint8Array([2]))).toThrow(/truncated varint/);
+    expect(() => decodeRow(new Uint8Array([2, 1, 1, 99]))).toThrow(/unknown tag 99/);
   });
+
+  it('version 1 images (no column count, already in logs) still decode', () => {
+    // 0x01, column 1: int4 (tag 4) zigzag 14 = 7; column 5: text (tag 9) 'hi'; column 6: NULL.
+    const v1 = new Uint8Array([1, 1, 4, 14, 5, 9, 2, 0x68, 0x69, 6, 0]);
+    expect(decodeRow(v1)).toEqual(new Map<number, SqlValue>([[1, 7], [5, 'hi'], [6, null]]));
+    expect(decodeRowInto(v1, [5, 1, 9], [null, null, 'missing'])).toEqual(['hi', 7, 'missing']);
+    expect(inspectRow(v1).map((c) => c.typeName)).toEqual(['int4', 'text', null]);
+    expect(encodeRow([{ id: 1, type: { name: 'int4' } }], [7])).toEqual(new Uint8Array([2, 1, 1, 4, 14]));
+  });
+
 });

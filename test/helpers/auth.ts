@@ -40,9 +40,9 @@ export async function eventually(check: () => Promise<boolean>, timeoutMs = 5000
   }
 }
 
-/** Wait until the server answers `status` to SELECT 1 with this credential. */
+/** Wait until the server answers `status` to SELECT 1 with this credential (the event itself; 30 s at most). */
 export const untilStatus = (baseUrl: string, credential: string, status: number): Promise<void> =>
-  eventually(async () => (await query(baseUrl, bearer(credential), 'SELECT 1')).status === status);
+  eventually(async () => (await query(baseUrl, bearer(credential), 'SELECT 1')).status === status, 30_000);
 
 export type SigningKey = { alg: 'HS256'; key: Uint8Array } | { alg: 'RS256' | 'ES256'; key: KeyObject };
 

@@ -4,13 +4,14 @@ import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer } from '../../bin/app.js';
 import type { ServeHandle } from '../../bin/app-types.js';
+import { hasTool, needs } from '../helpers/optional-tool.js';
 import { tempDir } from '../helpers/stack.js';
 import { getJson, testConfig } from './helpers.js';
 
 const KEY = 'admin-key-123';
 const auth = { authorization: `Bearer ${KEY}` };
 
-const PROMTOOL = spawnSync('promtool', ['--version'], { stdio: 'ignore' }).status === 0;
+const PROMTOOL = hasTool('promtool');
 if (!PROMTOOL) console.warn('admin-info-metrics.test.ts: promtool checks skipped: no `promtool` on PATH (Debian package prometheus; .ci/run installs it)');
 
 /** `promtool check metrics` of a /metrics body: its exit status and what it printed. */
@@ -126,7 +127,7 @@ describe('GET /api/v1/info, /api/v1/metrics and the ops port /metrics (real serv
     expect(text).toMatch(/^# TYPE svc_queries_total counter$/m);
   });
 
-  it.skipIf(!PROMTOOL)('both /metrics bodies pass `promtool check metrics`', async () => {
+  it.skipIf(!PROMTOOL)(`${needs('promtool')} both /metrics bodies pass \`promtool check metrics\``, async () => {
     for (const [name, body] of [
       ['/api/v1/metrics', await metricsText(api('/metrics'))],
       ['ops /metrics', await metricsText(`${server.opsUrl}/metrics`, {})],

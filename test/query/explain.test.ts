@@ -1,12 +1,10 @@
-import { existsSync } from 'node:fs';
-import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expectGolden } from '../helpers/golden.js';
 import { openSql, type SqlHarness } from './helpers.js';
 
 const GOLDEN_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), 'explain');
-const UPDATE = process.env.UPDATE_GOLDEN === '1';
 
 const CASES: Record<string, string> = {
   'pk-point-lookup': 'SELECT name FROM items WHERE id = 42',
@@ -40,8 +38,7 @@ describe('EXPLAIN plan shapes (golden files)', () => {
       const { text } = await h.engine.explain(sql, { format: 'text' });
       const file = path.join(GOLDEN_DIR, `${name}.txt`);
       const body = `-- ${sql}\n${text!}\n`;
-      if (UPDATE || !existsSync(file)) await writeFile(file, body);
-      expect(body).toBe(await readFile(file, 'utf8'));
+      await expectGolden(file, body);
     });
   }
 

@@ -1,15 +1,13 @@
-import { existsSync } from 'node:fs';
-import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { silentLogger } from '../../core/logger.js';
 import { TxnManager } from '../../query/txn/manager.js';
 import { seededRandom as rng } from '../helpers/random.js';
+import { expectGolden } from '../helpers/golden.js';
 import { openSql, type SqlHarness } from './helpers.js';
 
 const GOLDEN_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), 'explain');
-const UPDATE = process.env.UPDATE_GOLDEN === '1';
 const DIMS = 16;
 const ROWS = 2000;
 
@@ -58,8 +56,7 @@ describe('SQL over hnsw indexes', () => {
       const { text } = await h.engine.explain(sql, { format: 'text', params: [queries[0]] });
       const file = path.join(GOLDEN_DIR, `${name}.txt`);
       const body = `-- ${sql}\n${text!}\n`;
-      if (UPDATE || !existsSync(file)) await writeFile(file, body);
-      expect(body).toBe(await readFile(file, 'utf8'));
+      await expectGolden(file, body);
     }
   });
 

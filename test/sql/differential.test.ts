@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer } from '../helpers/sql-server.js';
 import { generateCase, type DifferentialCase, type GeneratedQuery } from './differential/generate.js';
-import { formatValue, PgliteEngine, probeQueryRoute, SvcdbHttpEngine, type EngineResult, type SqlEngine } from './runner/index.js';
+import { formatValue, PgliteEngine, requireQueryRoute, SvcdbHttpEngine, type EngineResult, type SqlEngine } from './runner/index.js';
 
 /**
  * Differential test: generated schemas, data and queries run on PostgreSQL (PGlite) and on svcdb
@@ -11,7 +11,7 @@ import { formatValue, PgliteEngine, probeQueryRoute, SvcdbHttpEngine, type Engin
  *
  * SQL_DIFF_SEEDS=7,8 picks the cases (default 1..5), SQL_DIFF_QUERIES the queries per case
  * (default 40): 5 × (40 queries + 6 mutation steps) ≈ 230 statements.
- * The svcdb half is skipped only while POST /api/v1/query does not exist.
+ * A missing POST /api/v1/query fails the svcdb half, never skips it.
  */
 const SEEDS = (process.env.SQL_DIFF_SEEDS ?? '1,2,3,4,5').split(',').map((s) => Number(s.trim())).filter((n) => Number.isInteger(n));
 const QUERIES_PER_CASE = Number(process.env.SQL_DIFF_QUERIES ?? 40);
@@ -89,11 +89,10 @@ describe('differential: generated SQL on PostgreSQL (PGlite) and svcdb', () => {
     expect(nonEmpty / steps.length).toBeGreaterThan(0.5);
   });
 
-  it('svcdb returns what PostgreSQL returns', async (ctx) => {
+  it('svcdb returns what PostgreSQL returns', async () => {
     const server = await startTestServer();
     try {
-      const probe = await probeQueryRoute(server.baseUrl, server.apiKey);
-      if (!probe.available) ctx.skip(probe.reason);
+      await requireQueryRoute(server.baseUrl, server.apiKey);
       const { setupErrors, outcomes } = await runCases(new SvcdbHttpEngine(server.baseUrl, server.apiKey));
       const actual = outcomes.flat();
       const mismatches: string[] = [];

@@ -1,84 +1,96 @@
-/** PGlite as the PostgreSQL oracle: one instance per test file, started once. */
+/**
+ * The expression differential: each expression runs as `SELECT (expr)::text` (and
+ * `SELECT pg_typeof(expr)::text`) through PostgreSQL (PGlite, started once per file) and through
+ * the svcdb SQL engine over a real stack (parse, bind, plan, execute: nothing stood in for).
+ */
 import { PGlite } from '@electric-sql/pglite';
 import { isSvcError } from '../../../core/errors.js';
-import { evalToText, pgTypeOf } from './mini-sql.js';
+import { openSql, type SqlHarness } from '../helpers.js';
 
-export interface Oracle {
-  /** `select (expr)::text`: the text, null, or { error }. */
-  text(expr: string): Promise<string | null | { error: string }>;
-  typeOf(expr: string): Promise<string | { error: string }>;
+export type Outcome = string | null | { error: string };
+
+/** Something that answers a one-row, one-column query: PostgreSQL or svcdb. */
+export interface Answerer {
+  /** The first column of the first row, or { error }. */
+  scalar(sql: string): Promise<Outcome>;
   close(): Promise<void>;
 }
 
-export async function startOracle(): Promise<Oracle> {
+export async function startOracle(): Promise<Answerer> {
   const db = new PGlite();
   await db.exec("set timezone = 'UTC'; set extra_float_digits = 1; set datestyle = 'ISO, MDY'; set intervalstyle = 'postgres'");
-  const one = async (sql: string): Promise<unknown> => {
-    const r = await db.query<unknown[]>(sql, [], { rowMode: 'array' });
-    return r.rows[0]![0];
-  };
   return {
-    async text(expr) {
-      try { return (await one(`select (${expr})::text`)) as string | null; } catch (e) { return { error: (e as Error).message }; }
-    },
-    async typeOf(expr) {
-      try { return (await one(`select pg_typeof(${expr})::text`)) as string; } catch (e) { return { error: (e as Error).message }; }
+    async scalar(sql) {
+      try {
+        const r = await db.query<unknown[]>(sql, [], { rowMode: 'array' });
+        return r.rows[0]![0] as string | null;
+      } catch (e) {
+        return { error: (e as Error).message };
+      }
     },
     close: () => db.close(),
   };
 }
 
-export type Outcome = string | null | { error: string };
-
-/** Our result for `expr`, in the oracle's shape. Non-SvcError exceptions are bugs and propagate. */
-export function ours(expr: string): Outcome {
-  try {
-    return evalToText(expr);
-  } catch (e) {
-    if (isSvcError(e)) return { error: e.message };
-    throw e;
-  }
+/**
+ * The engine under test. An error that is not a SvcError, or an INTERNAL_ERROR, is a crash: it is
+ * reported as a mismatch whatever PostgreSQL says.
+ */
+export async function startEngine(): Promise<Answerer> {
+  const h: SqlHarness = await openSql();
+  return {
+    async scalar(sql) {
+      try {
+        const r = await h.q(sql);
+        const value = Object.values(r.rows[0]!)[0];
+        return value === null ? null : String(value);
+      } catch (e) {
+        if (isSvcError(e) && e.code !== 'INTERNAL_ERROR') return { error: e.message };
+        return { error: `CRASH ${(e as Error).stack ?? String(e)}` };
+      }
+    },
+    close: () => h.close(),
+  };
 }
 
-export function oursType(expr: string): Outcome {
-  try {
-    return pgTypeOf(expr);
-  } catch (e) {
-    if (isSvcError(e)) return { error: e.message };
-    throw e;
-  }
-}
+const isCrash = (o: Outcome): boolean => o !== null && typeof o === 'object' && o.error.startsWith('CRASH ');
 
 /**
- * Compares outcomes: equal texts/NULLs, or both errors. With `messages`, error texts must match too
- * (ours may differ only in a trailing detail).
+ * Compares outcomes: equal texts/NULLs, or both errors. With `messages`, error texts must match too,
+ * except that "no such operator" and "operator is not unique" count as the same refusal.
  */
-export function sameOutcome(a: Outcome, b: Outcome, messages: boolean): boolean {
-  if (a === null || b === null || typeof a === 'string' || typeof b === 'string') return a === b;
-  // resolveFunction answers null for "no candidate" and "several candidates" alike.
-  const ambiguous = /^(operator|function) is not unique: /.test(b.error) && /does not exist$|^operator does not exist: /.test(a.error);
-  return !messages || a.error === b.error || ambiguous;
+export function sameOutcome(ours: Outcome, pg: Outcome, messages: boolean): boolean {
+  if (isCrash(ours)) return false;
+  if (ours === null || pg === null || typeof ours === 'string' || typeof pg === 'string') return ours === pg;
+  const ambiguous = /^(operator|function) is not unique: /.test(pg.error) && /does not exist$|^operator does not exist: /.test(ours.error);
+  return !messages || ours.error === pg.error || ambiguous;
 }
 
-/** Runs the table against both and returns the mismatches, formatted for a readable failure. */
-export async function diff(oracle: Oracle, exprs: readonly string[], messages = true): Promise<string[]> {
+/** Runs each statement on both and returns the mismatches, formatted for a readable failure. */
+export async function diffStatements(pg: Answerer, engine: Answerer, statements: readonly string[], messages = true): Promise<string[]> {
   const out: string[] = [];
-  for (const expr of exprs) {
-    const want = await oracle.text(expr);
-    let got: Outcome;
-    try { got = ours(expr); } catch (e) { got = { error: `CRASH ${(e as Error).stack}` }; out.push(`${expr}\n   pg:   ${JSON.stringify(want)}\n   ours: ${JSON.stringify(got)}`); continue; }
-    if (!sameOutcome(got, want, messages)) out.push(`${expr}\n   pg:   ${JSON.stringify(want)}\n   ours: ${JSON.stringify(got)}`);
+  for (const sql of statements) {
+    const want = await pg.scalar(sql);
+    const got = await engine.scalar(sql);
+    if (!sameOutcome(got, want, messages)) out.push(`${sql}\n   pg:   ${JSON.stringify(want)}\n   ours: ${JSON.stringify(got)}`);
   }
   return out;
 }
 
-export async function diffTypes(oracle: Oracle, exprs: readonly string[]): Promise<string[]> {
+/** `(expr)::text` on both. */
+export function diff(pg: Answerer, engine: Answerer, exprs: readonly string[]): Promise<string[]> {
+  return diffStatements(pg, engine, exprs.map((e) => `SELECT (${e})::text`));
+}
+
+/** `pg_typeof(expr)` on both, for the expressions PostgreSQL can type (the value tables check errors). */
+export async function diffTypes(pg: Answerer, engine: Answerer, exprs: readonly string[]): Promise<string[]> {
   const out: string[] = [];
   for (const expr of exprs) {
-    const want = await oracle.typeOf(expr);
-    if (typeof want !== 'string') continue; // the value table checks errors
-    const got = oursType(expr);
-    if (got !== want) out.push(`pg_typeof(${expr})\n   pg:   ${JSON.stringify(want)}\n   ours: ${JSON.stringify(got)}`);
+    const sql = `SELECT pg_typeof(${expr})::text`;
+    const want = await pg.scalar(sql);
+    if (want === null || typeof want !== 'string') continue;
+    const got = await engine.scalar(sql);
+    if (got !== want) out.push(`${sql}\n   pg:   ${JSON.stringify(want)}\n   ours: ${JSON.stringify(got)}`);
   }
   return out;
 }

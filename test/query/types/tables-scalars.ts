@@ -73,6 +73,23 @@ export const TEXT_BOOL = [
   "string_to_array('a,b,c', ',')", "array_to_string(ARRAY[1, NULL, 3], ',', '*')", "array_to_string(ARRAY['a','b'], '-')",
 ];
 
+/**
+ * What the grammar does before typing: a minus folds into a numeric constant, through parentheses
+ * (gram.y doNegate); prefix operators bind like other operators; EXTRACT takes any field, quoted or
+ * not; NUMERIC scales may be negative; a bad modifier is reported as such.
+ */
+export const GRAMMAR = [
+  '-9223372036854775808', '-(-9223372036854775808)', '- -2147483648', '-(2147483648)', '-(-(5))', '-(-2147483648)::int8',
+  "-'5'", '-(5)::int2', '-1.5 * 2', '-(-1.5)', '-(1e3)',
+  '@ -5 + 1', '~5 + 1', '~ 5 ^ 2', '- @ 5', '@ @ -5', '2 ^ @ -5', '|/ 16 + 9', '||/ 27', '|/ -4', '1 - @ -5', '@ -5 = 5',
+  '@ -2147483648', "@ '-3.5'::float8", "@ -5 || 'x'",
+  '1234.5::numeric(3,-2)', 'cast(1234 as numeric(2,-2))', '1234::decimal(4,-2)', '123456::numeric(3,-3)', '5::numeric(1,-1)',
+  '1234::numeric(2,-1001)', '1::numeric(1001,0)', "'a'::varchar(0)", '1::float(60)',
+  "extract('julian' from '2024-01-01'::date)", "extract('Julian' from '2024-01-01'::date)", "extract(JULIAN from '2024-01-01 12:00'::timestamp)",
+  "extract(julian from '2024-01-01 06:00+00'::timestamptz)", "extract(foo from '2024-01-01'::date)", "extract(julian from '1 day'::interval)",
+  "extract(julian from 'infinity'::date)", "extract(julian from '4714-11-24 BC'::date)",
+];
+
 export const INTS = ['1', '2', 'NULL', '4'];
 export const AGGREGATES: AggCase[] = [
   ...['count', 'sum', 'avg', 'min', 'max', 'stddev', 'stddev_pop', 'variance', 'var_pop', 'bit_and', 'bit_or'].map((agg) => ({ agg, values: INTS })),

@@ -85,13 +85,17 @@ describe('resolveCast: contexts and modifiers', () => {
     expect(cast(arrayOf(T.int4), { name: 'vector', dimension: 2 }, 'assignment', [1, 2])).toEqual(Float32Array.from([1, 2]));
   });
   it('reports data errors as TYPE_MISMATCH with the SQLSTATE in details', () => {
+    let thrown: unknown = null;
     try {
       ts.parseText(T.int4, 'abc');
     } catch (e) {
-      expect(isSvcError(e) && e.code).toBe('TYPE_MISMATCH');
-      expect(isSvcError(e) && e.message).toBe('invalid input syntax for type integer: "abc"');
-      expect(isSvcError(e) && e.details.sqlstate).toBe('22P02');
+      thrown = e;
     }
+    expect(isSvcError(thrown)).toBe(true);
+    if (!isSvcError(thrown)) return;
+    expect(thrown.code).toBe('TYPE_MISMATCH');
+    expect(thrown.message).toBe('invalid input syntax for type integer: "abc"');
+    expect(thrown.details.sqlstate).toBe('22P02');
   });
 });
 

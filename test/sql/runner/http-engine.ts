@@ -72,21 +72,16 @@ async function postQuery(baseUrl: string, apiKey: string, sql: string, timeoutMs
   return { kind: 'answer', status: response.status, body, text };
 }
 
-export type RouteProbe = { readonly available: true } | { readonly available: false; readonly reason: string };
-
 /**
- * Is POST /api/v1/query there? Only the router's own 404 (error code NOT_FOUND, "no route for …")
- * counts as missing — any other answer, even an error, means the route exists and tests must run.
+ * Fails loudly when POST /api/v1/query is missing (the router's own 404, NOT_FOUND "no route for
+ * …"): a routing regression must fail the SQL suites, never skip them. Any other answer, an error
+ * included, means the route exists.
  */
-export async function probeQueryRoute(baseUrl: string, apiKey: string): Promise<RouteProbe> {
+export async function requireQueryRoute(baseUrl: string, apiKey: string): Promise<void> {
   const response = await postQuery(baseUrl, apiKey, 'SELECT 1', 30_000);
-  if (response.kind === 'timeout') return { available: true };
+  if (response.kind === 'timeout') return;
   const code = (response.body as { error?: { code?: unknown } } | undefined)?.error?.code;
   if (response.status === 404 && code === 'NOT_FOUND') {
-    return {
-      available: false,
-      reason: `POST ${baseUrl}/api/v1/query does not exist yet (404 NOT_FOUND: no route) — the SQL engine of issue 3 has not landed`,
-    };
+    throw new Error(`POST ${baseUrl}/api/v1/query does not exist (404 NOT_FOUND: no route): the query route is missing from the server`);
   }
-  return { available: true };
 }

@@ -4,6 +4,6 @@ export { formatValue, formatRows, pgArray, pgJson, type FormatOptions } from './
 export { compareResult, expectedLinesFor, md5OfValues } from './compare.js';
 export { POSTGRES_DIALECTS, type EngineResult, type ResultColumn, type SqlEngine } from './engine.js';
 export { PgliteEngine } from './pglite-engine.js';
-export { SvcdbHttpEngine, probeQueryRoute, type RouteProbe } from './http-engine.js';
+export { SvcdbHttpEngine, requireQueryRoute } from './http-engine.js';
 export { portabilityProblems, parsePgArray } from './portability.js';
 export { runSltFile, runSltText, describeFailures, type FileReport, type RecordFailure, type RunOptions } from './run-file.js';

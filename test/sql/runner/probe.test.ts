@@ -1,17 +1,17 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startHttp, type Running } from '../../protocols/helpers.js';
-import { probeQueryRoute, SvcdbHttpEngine } from './http-engine.js';
+import { requireQueryRoute, SvcdbHttpEngine } from './http-engine.js';
 
 /**
- * The svcdb-side SQL tests skip only when POST /api/v1/query does not exist. These check that
- * rule against the real HTTP server of protocols/ with and without a query route.
+ * The svcdb-side SQL tests fail when POST /api/v1/query does not exist (never skip). These check
+ * that rule against the real HTTP server of protocols/ with and without a query route.
  */
 const answering = (status: number, body: unknown): FastifyPluginAsync => async (app) => {
   app.post('/query', async (_request, reply) => reply.code(status).send(body));
 };
 
-describe('probeQueryRoute', () => {
+describe('requireQueryRoute', () => {
   let running: Running | null = null;
   afterEach(async () => {
     await running?.close();
@@ -19,14 +19,12 @@ describe('probeQueryRoute', () => {
   });
   const baseOf = (r: Running): string => r.url.replace(/\/$/, '');
 
-  it('says missing for the router 404 (NOT_FOUND: no route), with a reason', async () => {
+  it('fails on the router 404 (NOT_FOUND: no route), saying the route is missing', async () => {
     running = await startHttp();
-    const probe = await probeQueryRoute(baseOf(running), 'k');
-    expect(probe.available).toBe(false);
-    if (!probe.available) expect(probe.reason).toMatch(/does not exist yet/);
+    await expect(requireQueryRoute(baseOf(running), 'k')).rejects.toThrow(/query route is missing/);
   });
 
-  it('says present for any answer of an existing route, errors included', async () => {
+  it('passes for any answer of an existing route, errors included', async () => {
     for (const [status, body] of [
       [200, { success: true, data: [{ '?column?': 1 }] }],
       [404, { error: { code: 'TABLE_NOT_FOUND', message: 'relation "x" does not exist' } }],
@@ -34,7 +32,7 @@ describe('probeQueryRoute', () => {
       [401, { error: { code: 'AUTHENTICATION_REQUIRED', message: 'no key' } }],
     ] as const) {
       running = await startHttp({ plugins: [answering(status, body)] });
-      expect(await probeQueryRoute(baseOf(running), 'k')).toEqual({ available: true });
+      await expect(requireQueryRoute(baseOf(running), 'k')).resolves.toBeUndefined();
       await running.close();
       running = null;
     }
