@@ -107,7 +107,8 @@ export class KafkaDestination implements Destination {
   async deliver(events: readonly SourcedEvent[], signal: AbortSignal): Promise<void> {
     const producer = this.producer;
     if (!producer) throw new Error('assertion failed: deliver before open');
-    if (events.length === 0 || signal.aborted) return;
+    signal.throwIfAborted();
+    if (events.length === 0) return;
     const first = events[0]!;
     const batchHeaders = { [HEADER.batchSequence]: first.sequence.toString(), [HEADER.batchLsn]: String(first.lsn) };
     const messages: Message[] = events.map((e) => this.message(e, batchHeaders));
