@@ -278,6 +278,19 @@ describe('CDC streams to Kinesis end to end (real server, kinesalite)', () => {
     expect(s).toMatchObject({ state: 'running', events_delivered: 5, delivery_errors: 0, last_error: null, last_sequence: got[4]!.sequence });
   });
 
+  it('a paused stream sends nothing; resumed, it sends what was written meanwhile, once', async () => {
+    await ok('ALTER CDC STREAM s1 PAUSE');
+    expect((await waitForStatus('s1', (x) => x.state === 'paused')).state).toBe('paused');
+    await ok("INSERT INTO t VALUES (4, 'd'), (5, 'e')");
+    await new Promise((r) => setTimeout(r, 300));
+    expect(await kinesis.readAll('svc-test')).toHaveLength(5);
+    await ok('ALTER CDC STREAM s1 RESUME');
+    const got = await waitForEvents('svc-test', 7);
+    expect(got.map((e) => e.key)).toEqual([{ id: 1 }, { id: 2 }, { id: 3 }, { id: 2 }, { id: 1 }, { id: 4 }, { id: 5 }]);
+    expect(new Set(got.map((e) => e.event_id)).size).toBe(7);
+    expect(await waitForStatus('s1', (x) => x.events_delivered === 7)).toMatchObject({ state: 'running', events_delivered: 7 });
+  });
+
   it('a stream to a missing Kinesis stream shows failing with the error; writes still succeed; it recovers once the stream exists', async () => {
     await ok('CREATE TABLE u (id int primary key, v text)');
     await ok("CREATE CHANGE DATA CAPTURE ON u TO KINESIS 'svc-missing' REGION 'us-east-1' AS 's2'");
