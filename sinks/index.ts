@@ -9,6 +9,7 @@ import type { CatalogState, Projections } from '../projections/index.js';
 import { AvroSchemas, avroEncoder, type AvroSchemaInfo } from './cdc/avro-format.js';
 import { jsonEncoder, type Destination, type EventEncoder } from './cdc/destination.js';
 import { KafkaDestination, type KafkaClientSettings } from './cdc/kafka-destination.js';
+import { KinesisDestination, type KinesisClientSettings } from './cdc/kinesis-destination.js';
 import { CdcStreams } from './cdc/streams.js';
 import { projectionEventSource, storeOffsets } from './events/projection-source.js';
 
@@ -58,6 +59,19 @@ export function avroSchemaByFingerprint(fingerprintHex: string): AvroSchemaInfo 
   return avroSchemas.byFingerprintHex(fingerprintHex);
 }
 
+/** Kinesis client limits: the endpoint is a setting, the rest fixed here (one stream makes one call at a time). */
+function kinesisSettings(config: Config): KinesisClientSettings {
+  return {
+    endpoint: config.kinesisEndpoint,
+    connectionTimeoutMs: 5_000,
+    requestTimeoutMs: 30_000,
+    callAttemptsMax: 3,
+    recordAttemptsMax: 8,
+    retryDelayMsMin: 100,
+    retryDelayMsMax: 2_000,
+  };
+}
+
 function encoderFor(def: CdcStreamDef): EventEncoder {
   switch (def.format) {
     case 'json': return jsonEncoder;
@@ -69,12 +83,13 @@ function encoderFor(def: CdcStreamDef): EventEncoder {
 export function createCdcStreams(projections: Projections, config: Config, logger: Logger): CdcStreams {
   const kafka = kafkaSettings(config);
   const tls = kafka.ssl && kafka.sslCaFile ? { ca: readFileSync(kafka.sslCaFile, 'utf8') } : undefined;
+  const kinesis = kinesisSettings(config);
   const destinationFor = (def: CdcStreamDef): Destination => {
     const d = def.destination;
     if (d.kind === 'kafka') {
       return new KafkaDestination({ id: def.id, name: def.name, brokers: d.brokers, topic: d.topic }, encoderFor(def), kafka, logger, tls);
     }
-    throw new Error('KINESIS destinations are not available in this build');
+    return new KinesisDestination({ id: def.id, name: def.name, stream: d.stream, region: d.region }, encoderFor(def), kinesis, logger);
   };
   const streams = new CdcStreams({
     catalog: projections.catalog,

@@ -18,7 +18,11 @@ export interface Destination {
    * holds nothing the stream can resume from (the runner then uses its local offset).
    */
   open(signal: AbortSignal): Promise<ResumePoint | null>;
-  /** Delivers one batch, in order; all or nothing where the destination allows it (Kafka: a transaction). */
+  /**
+   * Delivers one batch, in order; all or nothing where the destination allows it (Kafka: a transaction).
+   * Returning means delivered (the runner then records the batch's position): a destination that did
+   * not deliver, an aborted signal included, throws.
+   */
   deliver(events: readonly SourcedEvent[], signal: AbortSignal): Promise<void>;
   close(): Promise<void>;
 }

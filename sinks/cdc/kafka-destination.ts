@@ -93,9 +93,12 @@ export class KafkaDestination implements Destination {
         transactionTimeout: this.settings.transactionTimeoutMs,
         createPartitioner: Partitioners.DefaultPartitioner,
       });
-      // Connecting a transactional producer fences older producers of the id and aborts their open transaction.
       await producer.connect();
       this.producer = producer;
+      // kafkajs sends InitProducerId with the transactional id at the first transaction, not at
+      // connect: begin and abort an empty one now, so an older producer of this stream is fenced
+      // and its open transaction aborted before the read-back (nothing of it can commit after).
+      await (await producer.transaction()).abort();
       this.partitions = await this.partitionMetadata(admin);
       if (signal.aborted) return null;
       return await this.readBack(admin);
