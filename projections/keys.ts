@@ -15,6 +15,8 @@ import { lsn } from '../core/units.js';
  *   0x10 u32 tableId pk         -> row image         rows (pk = core/key-encoding of the key)
  *   0x11 u32 indexId ikey pk    -> (empty)           secondary btree index entries
  *   0x12 u64 createdLsn pk      -> row image         rows copied for a CDC stream's snapshot
+ *   0x20..0x2f                  -> sink state        sinks' own state (CDC positions, webhook ledger):
+ *                                                    not derived from the log, so kept across replay
  */
 export const enum KeySpace {
   ConsumerOffset = 0x01,
@@ -26,6 +28,9 @@ export const enum KeySpace {
   Row = 0x10,
   IndexEntry = 0x11,
   SnapshotRow = 0x12,
+  SinkState = 0x20,
+  /** First key space after the sinks' ones (0x20..0x2f). */
+  SinkStateEnd = 0x30,
 }
 
 const utf8 = new TextEncoder();
@@ -150,3 +155,9 @@ export const snapshotRowKey = (createdLsn: number, pk: Uint8Array): Uint8Array =
 /** Bounds of one snapshot's rows. */
 export const snapshotRange = (createdLsn: number): { gte: Uint8Array; lt: Uint8Array } =>
   ({ gte: u64Prefixed(KeySpace.SnapshotRow, createdLsn), lt: u64Prefixed(KeySpace.SnapshotRow, createdLsn + 1) });
+
+/** Key of a sink's own state: `name` in the sink state space (kept across `svcdb replay`). */
+export const sinkStateKey = (name: string): Uint8Array => named(KeySpace.SinkState, name);
+
+/** Bounds of every sink's state (what a rebuild carries over from the live store). */
+export const sinkStateRange = (): { gte: Uint8Array; lt: Uint8Array } => ({ gte: Uint8Array.of(KeySpace.SinkState), lt: Uint8Array.of(KeySpace.SinkStateEnd) });

@@ -4,6 +4,7 @@ import type { Logger } from '../core/logger.js';
 import type { Lsn } from '../core/units.js';
 import type { Log } from '../log/index.js';
 import type { DataDirLayout } from './data-dir.js';
+import { sinkStateRange } from './keys.js';
 import { openStateStore, type StateStore } from './state-store.js';
 import { TablesProjection } from './tables-projection.js';
 import { VectorProjection } from './vector-projection.js';
@@ -43,6 +44,7 @@ export async function rebuildProjections(options: {
       options.onProgress({ recordsDone: records, recordsTotal: total });
     }
     await rebuildVectors(options, scratch, total);
+    await carrySinkState(options.liveStore, scratch);
   } finally {
     await scratch.close();
   }
@@ -58,6 +60,13 @@ export async function rebuildProjections(options: {
   await rm(layout.vectorDir, { recursive: true, force: true });
   await rename(layout.vectorRebuildDir, layout.vectorDir);
   return { records };
+}
+
+/** Sinks' own state (CDC positions, the webhook ledger) is not derived from the log: it moves over as it is. */
+async function carrySinkState(live: StateStore, scratch: StateStore): Promise<void> {
+  for await (const batch of live.entries({ ...sinkStateRange(), batchSize: 10_000 })) {
+    await scratch.write(batch.map(([key, value]) => ({ type: 'put' as const, key, value })));
+  }
 }
 
 /** The vector indexes, from the log over the rebuilt rows (backfills read them), checkpointed once at the end. */

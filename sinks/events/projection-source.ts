@@ -39,9 +39,9 @@ function abortable(wait: Promise<void>, signal: AbortSignal): Promise<void> {
   });
 }
 
-/** Local stream offsets: `cdc:<stream id>` -> JSON {lsn, afterSequence}. */
+/** Local stream offsets: sink state `cdc-offset:<stream id>` -> JSON {lsn, afterSequence} (kept across replay). */
 export function storeOffsets(store: StateStore): OffsetStore {
-  const keyOf = (streamId: string): Uint8Array => keys.consumerOffsetKey(`cdc:${streamId}`);
+  const keyOf = (streamId: string): Uint8Array => keys.sinkStateKey(`cdc-offset:${streamId}`);
   return {
     async get(streamId) {
       const bytes = await store.get(keyOf(streamId));

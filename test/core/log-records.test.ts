@@ -147,19 +147,17 @@ describe('log records', () => {
     expect(change.before).toBeNull();
   });
 
-  it('decodes a 1000-row transaction quickly', () => {
+  // Decode speed is a benchmark figure (bench/replay.ts), not a timed assertion: on a loaded
+  // 2-core machine any bound either flakes or proves nothing. This checks the big record decodes.
+  it('decodes a 1000-row transaction', () => {
     const image = encodeRow([{ id: 1, type: { name: 'int8' } }, { id: 2, type: { name: 'text' } }, { id: 3, type: { name: 'float8' } }], [1n, 'some text value', 1.5]);
     const ops: RowChange[] = Array.from({ length: 1000 }, (_, i) => ({
       kind: 'row', tableId: 5, op: 'update', key: encodeKey([{ name: 'int8' }], [BigInt(i)]), before: image, after: image,
     }));
     const payload = encodeLogRecord({ type: 'txn', txnId: '01HZX', tenant: 'default', timestampMicros: 1n, ops });
-    decodeLogRecord(payload);
-    const rounds = 50;
-    const started = performance.now();
-    for (let i = 0; i < rounds; i++) decodeLogRecord(payload);
-    const msPerDecode = (performance.now() - started) / rounds;
-    expect(decodeLogRecord(payload).ops).toHaveLength(1000);
-    expect(msPerDecode).toBeLessThan(20); // about 0.3 ms on a laptop; generous for CI
+    const decoded = decodeLogRecord(payload);
+    expect(decoded.ops).toHaveLength(1000);
+    expect(decoded.ops[999]).toEqual(ops[999]);
   });
 
   it('the literal union branch names match the schema', () => {
