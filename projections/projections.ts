@@ -79,7 +79,10 @@ export class Projections {
       checkpointIntervalMs: options.vectorCheckpointIntervalMs ?? VECTOR_CHECKPOINT_DEFAULTS.intervalMs,
       logger: options.logger.child({ component: 'vector-projection' }),
     });
-    return new Projections(log, store, tables, vectors, handoff, options, tablesApplied, abort, await nextEventSequence(log));
+    // The log's last record says where sequences continue; the projection's copy covers a log whose
+    // records are gone (an empty active segment after retention).
+    const next = await nextEventSequence(log);
+    return new Projections(log, store, tables, vectors, handoff, options, tablesApplied, abort, next > tables.nextSequence ? next : tables.nextSequence);
   }
 
   get catalog(): CatalogState {

@@ -1,6 +1,6 @@
 import type { TableDef, TableId } from '../core/catalog.js';
 import {
-  decodeLogRecord, eventSequenceBase, opSequenceSpan, type CatalogChange, type DropObject, type PutObject, type RowChange, type SequenceUpdate, type TxnOp,
+  decodeLogRecord, eventSequenceBase, nextSequenceAfter, opSequenceSpan, type CatalogChange, type DropObject, type PutObject, type RowChange, type SequenceUpdate, type TxnOp,
 } from '../core/log-records.js';
 import type { Logger } from '../core/logger.js';
 import { lsn, type Lsn } from '../core/units.js';
@@ -17,6 +17,8 @@ import { rowChangeOps, type StatsDelta } from './row-ops.js';
 import type { KvOp, StateStore } from './state-store.js';
 
 export const TABLES_CONSUMER = 'tables';
+/** Beside the tables offset: the event sequence after it, so sequences never restart when the log's records are gone. */
+const NEXT_SEQUENCE_KEY = 'tables:next-sequence';
 
 /** Deletes and backfills run in chunks of this many keys (each chunk one LevelDB batch). */
 const BULK_CHUNK_KEYS = 10_000;
@@ -32,6 +34,7 @@ const BULK_CHUNK_KEYS = 10_000;
 export class TablesProjection implements Consumer {
   readonly name = TABLES_CONSUMER;
   private appliedOffset: Lsn;
+  private nextSequenceAfterOffset: bigint;
   private dataOps: KvOp[] = [];
   private readonly metaOps = new Map<string, KvOp>();
   private readonly touched = new Set<TableEntry>();
@@ -42,8 +45,10 @@ export class TablesProjection implements Consumer {
     offset: Lsn,
     private readonly logger: Logger,
     private readonly handoff: RecordHandoff | null,
+    nextSequence: bigint,
   ) {
     this.appliedOffset = offset;
+    this.nextSequenceAfterOffset = nextSequence;
   }
 
   /**
@@ -70,7 +75,8 @@ export class TablesProjection implements Consumer {
       for (const [, value] of batch) catalog.putObject(decodeObject(value));
     }
     const offset = decodeOffset(await store.get(consumerOffsetKey(TABLES_CONSUMER)));
-    return new TablesProjection(store, catalog, offset, logger, handoff);
+    const stored = await store.get(consumerOffsetKey(NEXT_SEQUENCE_KEY));
+    return new TablesProjection(store, catalog, offset, logger, handoff, stored ? decodeI64(stored) : 1n);
   }
 
   get offset(): Lsn {
@@ -81,18 +87,31 @@ export class TablesProjection implements Consumer {
     for (const entry of entries) {
       if (entry.lsn <= this.appliedOffset) continue;
       const prepared = this.handoff?.take(entry.lsn);
-      if (prepared) this.applyPrepared(prepared);
-      else {
+      let snapshot = false;
+      if (prepared) {
+        this.applyPrepared(prepared);
+        this.nextSequenceAfterOffset = nextSequenceAfter(prepared.record, entry.lsn);
+      } else {
         const record = decodeLogRecord(entry.payload);
         let sequence = eventSequenceBase(record, entry.lsn);
         for (const op of record.ops) {
           await this.applyOp(op, entry.lsn, sequence);
           sequence += opSequenceSpan(op);
+          if (op.kind === 'put_object' && op.snapshot) snapshot = true;
         }
+        this.nextSequenceAfterOffset = nextSequenceAfter(record, entry.lsn);
       }
       this.appliedOffset = entry.lsn;
+      // A snapshot copied the rows as of this record: commit now, so a crash never re-applies
+      // it over rows that later records of this batch had already changed in the store.
+      if (snapshot) await this.commit();
     }
     await this.commit();
+  }
+
+  /** The change-event sequence of the record after the applied offset (kept with the offset). */
+  get nextSequence(): bigint {
+    return this.nextSequenceAfterOffset;
   }
 
   private applyPrepared({ record, effects }: PreparedRecord): void {
@@ -292,6 +311,7 @@ export class TablesProjection implements Consumer {
     }
     this.touched.clear();
     ops.push({ type: 'put', key: consumerOffsetKey(this.name), value: encodeU64(this.appliedOffset) });
+    ops.push({ type: 'put', key: consumerOffsetKey(NEXT_SEQUENCE_KEY), value: encodeI64(this.nextSequenceAfterOffset) });
     await this.store.write(ops);
   }
 }

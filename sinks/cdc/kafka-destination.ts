@@ -13,6 +13,7 @@
 import kafkajs from 'kafkajs';
 import type { Admin, Consumer, Kafka, Message, PartitionMetadata, Producer, SASLOptions } from 'kafkajs';
 import type { ConnectionOptions } from 'node:tls';
+import { SvcError } from '../../core/errors.js';
 import { newUlid } from '../../core/ids.js';
 import type { Logger } from '../../core/logger.js';
 import type { SourcedEvent } from '../events/change-event.js';
@@ -44,8 +45,42 @@ export const HEADER = {
   contentType: 'content-type',
 } as const;
 
-/** Messages of the newest transaction read back per partition before widening to the whole partition. */
+/** Messages read back per partition (newest first) before widening once to READ_BACK_WINDOW_WIDE. */
 const READ_BACK_WINDOW = 1000;
+const READ_BACK_WINDOW_WIDE = 20_000;
+/** Bytes of messages per send (the broker's default message.max.bytes is about 1 MiB per record batch). */
+const SEND_BYTES_MAX = 512 * 1024;
+/** Largest single message: the broker's default message.max.bytes, less room for the batch header. */
+const MESSAGE_BYTES_MAX = 1024 * 1024 - 1024;
+
+function messageBytes(m: Message): number {
+  let bytes = (m.value as Buffer | null)?.length ?? 0;
+  bytes += typeof m.key === 'string' ? Buffer.byteLength(m.key) : 0;
+  for (const [k, v] of Object.entries(m.headers ?? {})) bytes += k.length + (typeof v === 'string' ? Buffer.byteLength(v) : 0);
+  return bytes;
+}
+
+/** Messages in runs of at most `bytesMax` (a bigger single message fails: it could never be sent). */
+function chunksOf(messages: readonly Message[], bytesMax: number): Message[][] {
+  const out: Message[][] = [];
+  let current: Message[] = [];
+  let bytes = 0;
+  for (const m of messages) {
+    const size = messageBytes(m);
+    if (size > MESSAGE_BYTES_MAX) {
+      throw new SvcError('LIMIT_EXCEEDED', `a change event of ${size} bytes is larger than a Kafka message may be (${MESSAGE_BYTES_MAX}); shrink the row or drop the stream`, { bytes: size });
+    }
+    if (current.length > 0 && bytes + size > bytesMax) {
+      out.push(current);
+      current = [];
+      bytes = 0;
+    }
+    current.push(m);
+    bytes += size;
+  }
+  if (current.length > 0) out.push(current);
+  return out;
+}
 
 interface StreamIdentity {
   readonly id: string;
@@ -117,7 +152,10 @@ export class KafkaDestination implements Destination {
     const messages: Message[] = events.map((e) => this.message(e, batchHeaders));
     const transaction = await producer.transaction();
     try {
-      await transaction.send({ topic: this.stream.topic, messages, compression: CompressionTypes.None });
+      // Several sends of one transaction: a record batch stays below the broker's message.max.bytes.
+      for (const chunk of chunksOf(messages, SEND_BYTES_MAX)) {
+        await transaction.send({ topic: this.stream.topic, messages: chunk, compression: CompressionTypes.None });
+      }
       await transaction.commit();
     } catch (error) {
       await transaction.abort().catch(() => undefined);
@@ -187,9 +225,10 @@ export class KafkaDestination implements Destination {
       .filter((r) => r.high > r.low);
     if (ranges.length === 0) return null;
     let found = await this.scan(ranges.map((r) => ({ ...r, from: Math.max(r.low, r.high - READ_BACK_WINDOW) })));
+    // Bounded: on a topic shared with busy writers the stream falls back to its local position.
     const unseen = ranges.filter((r) => !found.lastSequence.has(r.partition) && r.high - r.low > READ_BACK_WINDOW);
     if (unseen.length > 0) {
-      const wider = await this.scan(unseen.map((r) => ({ ...r, from: r.low })));
+      const wider = await this.scan(unseen.map((r) => ({ ...r, from: Math.max(r.low, r.high - READ_BACK_WINDOW_WIDE) })));
       found = merge(found, wider);
     }
     if (!found.newest) return null;
@@ -222,12 +261,16 @@ export class KafkaDestination implements Destination {
             resolve();
           }
         };
+        // Progress from END_BATCH_PROCESS: kafkajs emits it also for fetches that read_committed
+        // filtered to nothing (aborted records, markers), which never reach eachBatch.
+        consumer.on(consumer.events.END_BATCH_PROCESS, ({ payload }) => {
+          if (pending.has(payload.partition) && Number(payload.lastOffset) + 1 >= (targets.get(payload.partition) ?? 0)) finish(payload.partition);
+        });
         consumer.run({
           autoCommit: false,
           eachBatch: async ({ batch }) => {
             if (!pending.has(batch.partition)) return;
             for (const message of batch.messages) this.note(found, batch.partition, message.headers);
-            if (Number(batch.lastOffset()) + 1 >= (targets.get(batch.partition) ?? 0)) finish(batch.partition);
           },
         }).catch(reject);
         for (const r of ranges) consumer.seek({ topic: this.stream.topic, partition: r.partition, offset: String(r.from) });

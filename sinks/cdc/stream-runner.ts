@@ -10,6 +10,9 @@ import type { Logger } from '../../core/logger.js';
 import type { CdcStreamStatus } from '../../query/index.js';
 import type { SourcedEvent } from '../events/change-event.js';
 import { changeEvents, startOf, type CaptureSpec, type EventSourceDeps, type SourcePosition } from '../events/event-source.js';
+
+/** A position reached without events (quiet tables) is written at most this often. */
+const PROGRESS_SAVE_INTERVAL_MS = 1000;
 import type { Destination } from './destination.js';
 import { retryDelayMs, transition, type StreamEvent, type StreamState } from './stream-state.js';
 
@@ -45,6 +48,9 @@ export class StreamRunner {
   private readonly counts = { delivered: 0, filtered: 0, errors: 0 };
   private last: { sequence: bigint; lsn: number } | null = null;
   private lastError: { message: string; at: string } | null = null;
+  /** Where a restart would read from: after the last delivered event, or the last quiet records read. */
+  private position: SourcePosition | null = null;
+  private positionSavedAtMs = 0;
   /** Events read from the log but not yet delivered (svc_event_queue_size). */
   queued = 0;
 
@@ -75,7 +81,7 @@ export class StreamRunner {
       state: this.stateNow,
       lastSequence: this.last ? Number(this.last.sequence) : null,
       lastLsn,
-      lagRecords: Math.max(0, this.deps.headLsn() - (lastLsn ?? this.capture.createdLsn)),
+      lagRecords: Math.max(0, this.deps.headLsn() - ((this.position?.lsn ?? this.capture.createdLsn + 1) - 1)),
       eventsDelivered: this.counts.delivered,
       eventsFiltered: this.counts.filtered,
       deliveryErrors: this.counts.errors,
@@ -84,9 +90,9 @@ export class StreamRunner {
     };
   }
 
-  /** The last log record this stream no longer needs: it rereads from the record of its last event. */
+  /** The last log record this stream no longer needs: it rereads from the record of its position. */
   neededLsn(): number {
-    return (this.last?.lsn ?? this.capture.createdLsn) - 1;
+    return (this.position?.lsn ?? this.capture.createdLsn) - 1;
   }
 
   start(): void {
@@ -115,6 +121,11 @@ export class StreamRunner {
     await this.destination.close().catch(() => undefined);
   }
 
+  /** The state now (it changes while a delivery awaits: no narrowing across awaits). */
+  private current(): StreamState {
+    return this.stateNow;
+  }
+
   /** Stopped or paused (state changes while a delivery awaits). */
   private halted(): boolean {
     const state: StreamState = this.stateNow;
@@ -128,8 +139,10 @@ export class StreamRunner {
   private async run(): Promise<void> {
     while (this.stateNow !== 'stopped') {
       if (this.stateNow === 'paused') {
+        // Armed before any await: a RESUME or stop while the destination closes is not missed.
+        const woken = this.wakeable(null);
         await this.destination.close().catch(() => undefined);
-        await new Promise<void>((resolve) => (this.wake = resolve));
+        if (this.current() === 'paused') await woken;
         this.wake = null;
         continue;
       }
@@ -143,19 +156,34 @@ export class StreamRunner {
     }
   }
 
+  /** A promise resolved by wake() (or after `ms`); wake is set at once, before the caller awaits anything. */
+  private wakeable(ms: number | null): Promise<void> {
+    return new Promise<void>((resolve) => {
+      const timer = ms === null ? null : setTimeout(resolve, ms);
+      this.wake = () => {
+        if (timer) clearTimeout(timer);
+        resolve();
+      };
+    });
+  }
+
   private async deliverFromResumePoint(signal: AbortSignal): Promise<void> {
     const resume = await this.destination.open(signal);
     const local = await this.deps.offsets.get(this.def.id);
-    const position = resume?.position ?? local ?? startOf(this.capture);
+    this.position ??= local;
+    // The later of the two: the local position is written only after the destination acknowledged
+    // (or for records with nothing to deliver), the destination's read-back covers a crash before it.
+    const candidates = [resume?.position, local].filter((p): p is SourcePosition => p !== null && p !== undefined);
+    const position = candidates.sort((x, y) => (x.afterSequence > y.afterSequence ? -1 : 1))[0] ?? startOf(this.capture);
     const delivered = resume?.delivered ?? (() => false);
     if (signal.aborted) return;
     this.move('opened');
-    this.failures = 0;
     this.deps.logger.info({ stream: this.def.name, lsn: position.lsn, afterSequence: position.afterSequence.toString() }, 'cdc: stream delivering');
     const options = {
       batchEventsMax: this.deps.limits.batchEventsMax,
       batchBytesMax: this.deps.limits.readBatchBytesMax,
       signal,
+      onProgress: (p: SourcePosition) => this.progressed(p),
     };
     for await (const batch of changeEvents(this.deps.source, this.capture, position, options)) {
       const fresh = batch.filter((e) => !delivered(e));
@@ -166,7 +194,7 @@ export class StreamRunner {
       this.queued = 0;
       if (!snapshot && this.stateNow === 'snapshotting') this.move('caught_snapshot');
       this.delivered(batch, fresh.length);
-      await this.deps.offsets.put(this.def.id, { lsn: this.last!.lsn, afterSequence: this.last!.sequence });
+      await this.savePosition({ lsn: this.last!.lsn, afterSequence: this.last!.sequence });
       if (signal.aborted) return;
     }
   }
@@ -175,7 +203,26 @@ export class StreamRunner {
     const lastEvent = batch[batch.length - 1]!;
     this.last = { sequence: lastEvent.sequence, lsn: lastEvent.lsn };
     this.counts.delivered += count;
+    this.failures = 0;
     this.deps.onDelivered?.(this.def.name, count);
+  }
+
+  /** Records read with nothing (more) to deliver: the position moves on (written at most once a second). */
+  private progressed(position: SourcePosition): void {
+    if (this.position && position.afterSequence <= this.position.afterSequence) return;
+    this.position = position;
+    const now = Date.now();
+    if (now - this.positionSavedAtMs < PROGRESS_SAVE_INTERVAL_MS) return;
+    this.positionSavedAtMs = now;
+    void this.deps.offsets.put(this.def.id, position).catch((error: unknown) => {
+      this.deps.logger.warn({ stream: this.def.name, err: error }, 'cdc: saving the stream position failed');
+    });
+  }
+
+  private async savePosition(position: SourcePosition): Promise<void> {
+    this.position = position;
+    this.positionSavedAtMs = Date.now();
+    await this.deps.offsets.put(this.def.id, position);
   }
 
   private async fail(error: unknown): Promise<void> {
@@ -186,14 +233,9 @@ export class StreamRunner {
     this.move('error');
     const delayMs = retryDelayMs(this.failures, this.deps.limits.retryDelayMsMax);
     this.deps.logger.warn({ stream: this.def.name, err: error, failures: this.failures, retryInMs: delayMs }, 'cdc: delivery failed; retrying');
+    const woken = this.wakeable(delayMs);
     await this.destination.close().catch(() => undefined);
-    await new Promise<void>((resolve) => {
-      const timer = setTimeout(resolve, delayMs);
-      this.wake = () => {
-        clearTimeout(timer);
-        resolve();
-      };
-    });
+    if (!this.halted()) await woken;
     this.wake = null;
     this.move('retry');
   }

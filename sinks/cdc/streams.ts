@@ -134,7 +134,7 @@ export class CdcStreams implements CdcRuntime {
   private add(key: string, object: CatalogObject, def: CdcStreamDef): void {
     const capture: CaptureSpec = {
       tenant: def.tenant,
-      tableId: def.tableId,
+      tableIds: [def.tableId],
       objectKind: CDC_STREAM_OBJECT,
       objectName: def.name,
       createdLsn: object.createdLsn,

@@ -146,7 +146,7 @@ const FULL_ROW_AVRO = {
 
 async function eventsOf(h: SqlHarness, table: string): Promise<SourcedEvent[]> {
   const tableId = h.stack.projections.catalog.tableByName('default', 'public', table)!.def.id;
-  const spec = { tenant: 'default', tableId, objectKind: 'test', objectName: 'none', createdLsn: 1, createdSequence: -1n, snapshotRows: 0n };
+  const spec = { tenant: 'default', tableIds: [tableId], objectKind: 'test', objectName: 'none', createdLsn: 1, createdSequence: -1n, snapshotRows: 0n };
   const out: SourcedEvent[] = [];
   const options = { batchEventsMax: 100, batchBytesMax: 1 << 20, signal: new AbortController().signal, stopAtHead: true };
   for await (const batch of changeEvents(projectionEventSource(h.stack.projections), spec, { lsn: 1, afterSequence: -1n }, options)) out.push(...batch);
