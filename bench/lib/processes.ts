@@ -103,6 +103,8 @@ export interface SvcdbProcessOptions {
   readonly keepDataDir?: boolean;
   /** How long to wait for /api/v1/ready (default 60 s; a restart replaying a big log may need more). */
   readonly readyTimeoutMs?: number;
+  /** node options before the script (e.g. `--cpu-prof`, which NODE_OPTIONS refuses). */
+  readonly nodeArgs?: readonly string[];
 }
 
 export interface SvcdbProcess extends ChildServer {
@@ -114,7 +116,7 @@ export async function startSvcdbProcess(apiKey: string, env: Record<string, stri
   const dataDir = options.dataDir ?? await mkdtemp(path.join(os.tmpdir(), 'svcdb-bench-'));
   const keep = options.keepDataDir ?? options.dataDir !== undefined;
   const port = await freePort();
-  const child = spawnChild([SVCDB_BIN, 'serve'], {
+  const child = spawnChild([...(options.nodeArgs ?? []), SVCDB_BIN, 'serve'], {
     ...process.env, SVC_DATA_DIR: dataDir, SVC_HOST: '127.0.0.1', SVC_HTTP_PORT: String(port), SVC_OPS_PORT: '0', SVC_API_KEY: apiKey, SVC_LOG_LEVEL: 'warn', ...env,
   });
   reportUnexpectedExit(child, 'svcdb serve');
@@ -144,4 +146,17 @@ export async function startFastifyBaseline(): Promise<ChildServer> {
     throw error;
   }
   return { url, stop };
+}
+
+/**
+ * Runs `script` (a file of dist/bench/lib/, e.g. a baseline client) in its own process until it
+ * exits by itself; rejects when it exits with an error. Stopped by stopAllProcesses like the servers.
+ */
+export async function runBenchScript(script: string, args: readonly string[], env: Record<string, string> = {}): Promise<void> {
+  const child = spawnChild([path.join(here, script), ...args], { ...process.env, ...env });
+  const stop = stopper(child);
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+  const { code, signal } = await exited;
+  await stop();
+  if (code !== 0) throw new Error(`${script} exited with ${code ?? signal}`);
 }
