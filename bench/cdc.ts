@@ -108,7 +108,7 @@ async function inProcess(): Promise<BenchResult> {
       if (!object) throw new Error('the capture bench is not in the catalog');
       const def = decodeCdcStreamDef(object.definition);
       const spec: CaptureSpec = {
-        tenant: def.tenant, tableId: def.tableId, objectKind: CDC_STREAM_OBJECT, objectName: def.name,
+        tenant: def.tenant, tableIds: [def.tableId], objectKind: CDC_STREAM_OBJECT, objectName: def.name,
         createdLsn: object.createdLsn, createdSequence: object.createdSequence, snapshotRows: object.snapshotRows,
       };
       const source = projectionEventSource(projections);
@@ -130,7 +130,7 @@ async function inProcess(): Promise<BenchResult> {
         for await (const entries of projections.log.read(spec.createdLsn as Lsn, { batchBytesMax: READ_BATCH_BYTES })) {
           for (const entry of entries) {
             const record = decodeLogRecord(entry.payload);
-            for (const op of record.ops) if (op.kind === 'row' && op.tableId === spec.tableId) count++;
+            for (const op of record.ops) if (op.kind === 'row' && op.tableId === spec.tableIds[0]) count++;
           }
         }
         return { count, ms: performance.now() - started };

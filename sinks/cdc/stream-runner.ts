@@ -81,13 +81,18 @@ export class StreamRunner {
       state: this.stateNow,
       lastSequence: this.last ? Number(this.last.sequence) : null,
       lastLsn,
-      lagRecords: Math.max(0, this.deps.headLsn() - ((this.position?.lsn ?? this.capture.createdLsn + 1) - 1)),
+      lagRecords: Math.max(0, this.deps.headLsn() - this.doneLsn()),
       eventsDelivered: this.counts.delivered,
       eventsFiltered: this.counts.filtered,
       deliveryErrors: this.counts.errors,
       lastError: this.lastError?.message ?? null,
       lastErrorAt: this.lastError?.at ?? null,
     };
+  }
+
+  /** The last log record whose events were all delivered (about: a batch may end inside a record). */
+  private doneLsn(): number {
+    return Math.max(this.last?.lsn ?? 0, (this.position?.lsn ?? this.capture.createdLsn + 1) - 1, this.capture.createdLsn);
   }
 
   /** The last log record this stream no longer needs: it rereads from the record of its position. */

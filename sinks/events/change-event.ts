@@ -50,34 +50,83 @@ export interface RecordFacts {
 }
 
 /**
- * A deterministic, ULID-shaped event id: 48 bits of commit time (ms) then 80 bits of
- * SHA-256(tenant, sequence), Crockford base32. Sorts by commit time like a ULID; the same change
- * always has the same id.
+ * A deterministic, ULID-shaped event id: 48 bits of commit time (ms), 16 bits of a hash of the
+ * database (tenant), then the 64-bit sequence, in Crockford base32. Sorts by commit time like a
+ * ULID; unique because the sequence is (server-wide); the same change always has the same id.
  */
 export function eventId(tenant: string, sequence: bigint, timestampMicros: bigint): string {
-  const bytes = new Uint8Array(16);
-  let ms = timestampMicros / 1000n;
-  for (let i = 5; i >= 0; i--) {
-    bytes[i] = Number(ms & 0xffn);
-    ms >>= 8n;
-  }
-  const digest = createHash('sha256').update(`${tenant}\u0000${sequence}`).digest();
-  bytes.set(digest.subarray(0, 10), 6);
+  const ms = Number(timestampMicros / 1000n);
+  const bytes = ID_BYTES;
+  // 48-bit time, big-endian (ms < 2^48, as in a ULID).
+  const high = Math.floor(ms / 2 ** 32);
+  const low = ms >>> 0;
+  bytes[0] = (high >>> 8) & 0xff;
+  bytes[1] = high & 0xff;
+  bytes[2] = low >>> 24;
+  bytes[3] = (low >>> 16) & 0xff;
+  bytes[4] = (low >>> 8) & 0xff;
+  bytes[5] = low & 0xff;
+  const tenantHash = tenantHashOf(tenant);
+  bytes[6] = tenantHash >>> 8;
+  bytes[7] = tenantHash & 0xff;
+  const seqHigh = Number(sequence >> 32n) >>> 0;
+  const seqLow = Number(sequence & 0xffffffffn) >>> 0;
+  bytes[8] = seqHigh >>> 24;
+  bytes[9] = (seqHigh >>> 16) & 0xff;
+  bytes[10] = (seqHigh >>> 8) & 0xff;
+  bytes[11] = seqHigh & 0xff;
+  bytes[12] = seqLow >>> 24;
+  bytes[13] = (seqLow >>> 16) & 0xff;
+  bytes[14] = (seqLow >>> 8) & 0xff;
+  bytes[15] = seqLow & 0xff;
   return base32(bytes);
+}
+
+const ID_BYTES = new Uint8Array(16);
+const tenantHashes = new Map<string, number>();
+/** Tenants whose hash is kept (a bounded cache: the hash is cheap to compute again). */
+const TENANT_HASHES_MAX = 10_000;
+
+function tenantHashOf(tenant: string): number {
+  let hash = tenantHashes.get(tenant);
+  if (hash === undefined) {
+    const digest = createHash('sha256').update(tenant).digest();
+    hash = (digest[0]! << 8) | digest[1]!;
+    if (tenantHashes.size >= TENANT_HASHES_MAX) tenantHashes.clear();
+    tenantHashes.set(tenant, hash);
+  }
+  return hash;
 }
 
 const CROCKFORD = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
 
-/** 128 bits as 26 Crockford base32 characters (the first carries 3 bits), as a ULID. */
+/** 128 bits as 26 Crockford base32 characters (the first carries the top 3 bits), as a ULID. */
 function base32(bytes: Uint8Array): string {
-  let value = 0n;
-  for (const b of bytes) value = (value << 8n) | BigInt(b);
   let out = '';
-  for (let i = 0; i < 26; i++) {
-    out = CROCKFORD[Number(value & 31n)]! + out;
-    value >>= 5n;
+  // 130 bits of output for 128 of input: two zero bits in front.
+  let buffer = 0;
+  let bits = 2;
+  for (let i = 0; i < 16; i++) {
+    buffer = ((buffer << 8) | bytes[i]!) & 0x3fff;
+    bits += 8;
+    while (bits >= 5) {
+      bits -= 5;
+      out += CROCKFORD[(buffer >>> bits) & 31]!;
+    }
   }
   return out;
+}
+
+/** The ISO text of a commit time; records of a batch share one (a one-entry cache). */
+let lastIsoMicros = -1n;
+let lastIso = '';
+
+function isoOf(timestampMicros: bigint): string {
+  if (timestampMicros !== lastIsoMicros) {
+    lastIsoMicros = timestampMicros;
+    lastIso = new Date(Number(timestampMicros / 1000n)).toISOString();
+  }
+  return lastIso;
 }
 
 /** Decodes row images of one table definition into JSON objects, values as the REST API prints them. */
@@ -130,7 +179,7 @@ export function changeEvent(
 ): ChangeEvent {
   return {
     event_id: eventId(facts.tenant, sequence, facts.timestampMicros),
-    timestamp: new Date(Number(facts.timestampMicros / 1000n)).toISOString(),
+    timestamp: isoOf(facts.timestampMicros),
     sequence: Number(sequence),
     operation,
     database: facts.tenant,
