@@ -5,10 +5,11 @@
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
 import type { Logger as PinoLogger } from 'pino';
 import type { Config } from '../core/config.js';
+import { dataDirModePolicy } from '../core/file-modes.js';
 import type { Logger } from '../core/logger.js';
 import { inspectLogDir, openLog, repairLog, type Log, type LogOptions } from '../log/index.js';
 import {
-  openStateStore, prepareDataDir, Projections, rebuildProjections, TablesProjection,
+  openStateStore, prepareDataDir, Projections, rebuildProjections, scanDataDirModes, TablesProjection,
   type DataDirLayout, type StateStore,
 } from '../projections/index.js';
 import {
@@ -45,7 +46,7 @@ interface Storage {
 
 /** Data dir checks, then the store (its LevelDB lock makes the directory ours), then the log. */
 async function openStorage(config: Config, logger: Logger, create: boolean): Promise<Storage> {
-  const layout = await prepareDataDir(config.dataDir, { create });
+  const layout = await prepareDataDir(config.dataDir, { create, mode: config.dataDirMode });
   const store = await openStateStore(layout.stateDir);
   try {
     const log = await openLog(logOptions(config, layout, logger));
@@ -177,7 +178,9 @@ export async function replay(config: Config, onProgress: (progress: ReplayProgre
 }
 
 export async function inspect(config: Config, rootLogger: PinoLogger): Promise<InspectReport> {
-  const layout = await prepareDataDir(config.dataDir, { create: false });
+  // Reports the modes instead of refusing them: inspect is how a too-open directory is diagnosed.
+  const layout = await prepareDataDir(config.dataDir, { create: false, mode: config.dataDirMode, checkModes: false });
+  const modes = await scanDataDirModes(layout.root, dataDirModePolicy(config.dataDirMode));
   const segments = await inspectLogDir(layout.logDir);
   // The store is locked while a server runs; the log can still be listed.
   let consumers: InspectReport['consumers'] = [];
@@ -203,12 +206,13 @@ export async function inspect(config: Config, rootLogger: PinoLogger): Promise<I
     consumers,
     tables,
     storeLocked,
+    modes: { ...modes, allowed: config.dataDirMode },
   };
 }
 
 export async function repair(config: Config, rootLogger: PinoLogger): Promise<{ bytesTruncated: number; segment: string | null }> {
   const logger = rootLogger as unknown as Logger;
-  const layout = await prepareDataDir(config.dataDir, { create: false });
+  const layout = await prepareDataDir(config.dataDir, { create: false, mode: config.dataDirMode });
   const store = await openStateStore(layout.stateDir);
   try {
     return await repairLog(logOptions(config, layout, logger));

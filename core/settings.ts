@@ -1,3 +1,4 @@
+import { DATA_DIR_MODE_SETTINGS } from './file-modes.js';
 import { MIB } from './units.js';
 
 /**
@@ -25,6 +26,7 @@ export interface SettingSpec {
 
 export const SETTINGS = [
   { key: 'dataDir', env: 'SVC_DATA_DIR', flag: 'data', type: 'string', defaultValue: './data', doc: 'Directory holding the log and the projections' },
+  { key: 'dataDirMode', env: 'SVC_DATA_DIR_MODE', flag: 'data-dir-mode', type: { enum: DATA_DIR_MODE_SETTINGS }, defaultValue: '0700', doc: 'Permissions of the data directory (PostgreSQL\'s data_directory_mode): 0700 only the owner; 0750 also lets the group read. New files are 0600 (0640); a start on a directory or file that others (or the group, beyond this) may read or write is refused' },
   { key: 'host', env: 'SVC_HOST', flag: 'host', type: 'string', defaultValue: '0.0.0.0', doc: 'Address the HTTP listeners bind to' },
   { key: 'httpPort', env: 'SVC_HTTP_PORT', flag: 'port', type: 'int', defaultValue: 8080, min: 0, max: 65535, doc: 'HTTP port of /api/v1 (0 = any free port)' },
   { key: 'opsPort', env: 'SVC_OPS_PORT', flag: 'ops-port', type: 'int', defaultValue: 5432, min: 0, max: 65535, doc: 'Operations port: /health, /health/detailed, /health/ready (0 = off)' },
