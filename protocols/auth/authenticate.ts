@@ -1,7 +1,7 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
 import { SvcError } from '../../core/errors.js';
 import type { Authenticator, Credential } from './credential.js';
-import type { Principal } from './principal.js';
+import { principalFor, type Principal } from './principal.js';
 import { rateLimitExceeded, setRateLimitHeaders, type FixedWindowRateLimiter } from './rate-limit.js';
 import { guardReadOnly } from './roles.js';
 import { requestTenant } from './tenancy.js';
@@ -68,7 +68,7 @@ export function authenticate(gate: AuthGate): onRequestAsyncHookHandler {
     // Every later line of this request names its caller (never the credential itself).
     // (fastify already made this request its own child logger: add to it rather than nest another.)
     (request.log as unknown as { setBindings(bindings: Record<string, unknown>): void }).setBindings({ subject: credential.subject });
-    const principal: Principal = { subject: credential.subject, role: credential.role, tenant: requestTenant(request, credential) };
+    const principal: Principal = principalFor(credential, requestTenant(request, credential));
     request.principal = principal;
     guardReadOnly(request, principal);
   };

@@ -3,7 +3,7 @@ import type { onRequestAsyncHookHandler } from 'fastify';
 import { SvcError } from '../../core/errors.js';
 import type { AuthGate } from '../auth/authenticate.js';
 import type { Credential } from '../auth/credential.js';
-import type { Principal } from '../auth/principal.js';
+import { principalFor } from '../auth/principal.js';
 import { rateLimitExceeded, setRateLimitHeaders } from '../auth/rate-limit.js';
 import { requestTenant } from '../auth/tenancy.js';
 
@@ -54,7 +54,6 @@ export function vectorAuth(gate: AuthGate, vectorApiKey: string | undefined): on
     if (credential === null) throw failure ?? new SvcError('AUTHENTICATION_REQUIRED', 'authentication required: send Api-Key: <key>', {});
     // As on /api/v1: add the caller to the request's own logger rather than nest a child per request.
     (request.log as unknown as { setBindings(bindings: Record<string, unknown>): void }).setBindings({ subject: credential.subject });
-    const principal: Principal = { subject: credential.subject, role: credential.role, tenant: requestTenant(request, credential) };
-    request.principal = principal;
+    request.principal = principalFor(credential, requestTenant(request, credential));
   };
 }
