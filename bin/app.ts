@@ -14,7 +14,7 @@ import {
 } from '../projections/index.js';
 import {
   API_PREFIX, AsyncQueries, asyncQueryRoutes, createHttpServer, createOpsServer, explainRoutes, listen, loadAdminKey, openAuth, queryRoutes,
-  settingLabel, streamRoutes, transactionRoutes, withAuth, type EngineStatus,
+  settingLabel, streamRoutes, transactionRoutes, withAuth, type AuthGate, type EngineStatus,
 } from '../protocols/index.js';
 import { ConnectionLimiter, infoRoutes, loadTlsMaterial, metricsRoutes, ServiceMetrics, type MetricsSource } from '../protocols/index.js';
 import { countedAsQueries, rowRoutes, rowsRoutes, tablesRoutes } from '../protocols/index.js';
@@ -99,7 +99,7 @@ export async function startServer(config: Config, rootLogger: PinoLogger): Promi
     countedAsQueries(metrics, vectorRoutes({ engine, catalog: projections.catalog, limits: config })),
   ].map((plugin) => withAuth(auth, plugin));
   const vectors = vectorProtocol({ engine, catalog: projections.catalog, limits: config, gate: auth, vectorApiKey: config.vectorApiKey });
-  const { http, https, ops, vector } = createListeners({ config, rootLogger, status, plugins, connections, metrics, tls, vectors });
+  const { http, https, ops, vector } = createListeners({ config, rootLogger, status, plugins, connections, metrics, tls, vectors, rateLimit: auth });
 
   let closing: Promise<void> | null = null;
   const close = (reason: string): Promise<void> => {
@@ -147,19 +147,21 @@ interface ListenerDeps {
   readonly tls: Awaited<ReturnType<typeof loadTlsMaterial>>;
   /** The vector-compatible protocol: on the API listeners, or on its own when SVC_VECTOR_PORT is another port. */
   readonly vectors: FastifyPluginAsync;
+  /** The auth gate's limiter: every answer of every listener carries X-RateLimit-*. */
+  readonly rateLimit: AuthGate;
 }
 
 type Listeners = { http: FastifyInstance; https: FastifyInstance | null; ops: FastifyInstance | null; vector: FastifyInstance | null };
 
 /** The API listeners (plain HTTP; HTTPS when TLS is set), sharing one connection limit, and the ops listener. */
 function createListeners(deps: ListenerDeps): Listeners {
-  const { config, rootLogger: logger, status, plugins, connections, metrics, tls } = deps;
+  const { config, rootLogger: logger, status, plugins, connections, metrics, tls, rateLimit } = deps;
   const own = config.vectorPort !== undefined && config.vectorPort !== config.httpPort;
   const rootPlugins = own ? [] : [deps.vectors];
-  const http = createHttpServer({ config, logger, status, plugins, connections, rootPlugins });
-  const https = tls === null ? null : createHttpServer({ config, logger, status, plugins, connections, tls, rootPlugins });
-  const ops = config.opsPort === 0 ? null : createOpsServer({ config, logger, status, connections, metrics });
-  const vector = own ? createHttpServer({ config, logger, status, plugins: [], connections, rootPlugins: [deps.vectors] }) : null;
+  const http = createHttpServer({ config, logger, status, plugins, connections, rootPlugins, rateLimit });
+  const https = tls === null ? null : createHttpServer({ config, logger, status, plugins, connections, tls, rootPlugins, rateLimit });
+  const ops = config.opsPort === 0 ? null : createOpsServer({ config, logger, status, connections, metrics, rateLimit });
+  const vector = own ? createHttpServer({ config, logger, status, plugins: [], connections, rootPlugins: [deps.vectors], rateLimit }) : null;
   return { http, https, ops, vector };
 }
 

@@ -4,7 +4,7 @@ import { SvcError } from '../../core/errors.js';
 import type { AuthGate } from '../auth/authenticate.js';
 import type { Credential } from '../auth/credential.js';
 import { principalFor } from '../auth/principal.js';
-import { rateLimitExceeded, setRateLimitHeaders } from '../auth/rate-limit.js';
+import { addressBucket, rateLimitExceeded, setRateLimitHeaders } from '../auth/rate-limit.js';
 import { requestTenant } from '../auth/tenancy.js';
 
 /** The vector protocol key (SVC_VECTOR_API_KEY): an unbound admin, like the admin key. */
@@ -47,7 +47,7 @@ export function vectorAuth(gate: AuthGate, vectorApiKey: string | undefined): on
         failure = error;
       }
     }
-    const bucket = credential === null ? `ip:${request.ip}` : `${credential.kind}:${credential.subject}`;
+    const bucket = credential === null ? addressBucket(request.ip) : `${credential.kind}:${credential.subject}`;
     const decision = gate.limiter.hit(bucket, credential?.rateLimitMax ?? gate.rateLimitMax, nowMs);
     setRateLimitHeaders(reply, decision, nowMs);
     if (!decision.allowed) throw rateLimitExceeded(reply, decision, nowMs, gate.rateLimitWindowMs);
