@@ -6,12 +6,13 @@
  * each. Error answers are checked not to echo what was presented.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createHmac } from 'node:crypto';
+import { createHash, createHmac } from 'node:crypto';
+import { readFile, stat } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cleanEnv, CLI, runCli } from '../helpers/cli.js';
+import { cleanEnv, CLI, runCli, serve } from '../helpers/cli.js';
 import { signJwt } from '../helpers/auth.js';
 import { tempDir } from '../helpers/stack.js';
 import { rawConnection, untilClosed } from './helpers.js';
@@ -157,6 +158,22 @@ describe('secrets never leave the process', () => {
     for (const body of errorBodies) {
       for (const [name, secret] of Object.entries(secrets)) expect(body.includes(secret), `${name} echoed in ${body}`).toBe(false);
     }
+  });
+
+  it('a generated admin key is shown once on stderr, never in the log, and kept only as a 0600 hash', async () => {
+    const dir = path.join(root, 'generated');
+    const running = await serve(['--data', dir, '--port', '0', '--ops-port', '0', '--host', '127.0.0.1', '--log-level', 'debug']);
+    const ok = await fetch(`${running.listening.httpUrl}/api/v1/live`);
+    expect(ok.status).toBe(200);
+    running.child.kill('SIGTERM');
+    const finished = await running.exited;
+    const key = /admin API key \(shown once; store it now\): (\S+)/.exec(finished.stderr)?.[1];
+    expect(key, finished.stderr).toMatch(/^svc_/);
+    expect(finished.stdout).not.toContain(key!);
+    const stored = await readFile(path.join(dir, 'admin-key.json'), 'utf8');
+    expect(stored).not.toContain(key!);
+    expect(JSON.parse(stored).sha256).toBe(createHash('sha256').update(key!).digest('hex'));
+    expect((await stat(path.join(dir, 'admin-key.json'))).mode & 0o777).toBe(0o600);
   });
 
   it('a secret setting with a bad value is refused without echoing it', async () => {
