@@ -1,7 +1,7 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
 import { SvcError } from '../../core/errors.js';
-import type { Authenticator, Credential } from './credential.js';
-import { principalFor, type Principal } from './principal.js';
+import { principalFor, type Authenticator, type Credential } from './credential.js';
+import type { Principal } from './principal.js';
 import { addressBucket, rateLimitExceeded, setRateLimitHeaders, type RateLimitGate } from './rate-limit.js';
 import { guardReadOnly } from './roles.js';
 import { requestTenant } from './tenancy.js';

@@ -1,7 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import { DEFAULT_TENANT } from '../../core/catalog.js';
 import type { ReadOnlyReason } from '../../query/index.js';
-import type { Credential } from './credential.js';
 
 /** What a credential may do: admin (everything), read_write (read and write data), read_only (read). */
 export type Role = 'admin' | 'read_write' | 'read_only';
@@ -35,11 +34,6 @@ export const DEFAULT_PRINCIPAL: Principal = Object.freeze({ subject: 'admin', cr
 /** The request's principal (the default admin when no auth hook ran, e.g. in-process tests of a plugin). */
 export function principalOf(request: FastifyRequest): Principal {
   return request.principal ?? DEFAULT_PRINCIPAL;
-}
-
-/** The principal of a verified credential in the tenant the request picked. */
-export function principalFor(credential: Credential, tenant: string): Principal {
-  return { subject: credential.subject, credential: `${credential.kind}:${credential.subject}`, role: credential.role, tenant };
 }
 
 /**

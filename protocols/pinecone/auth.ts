@@ -2,8 +2,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import type { onRequestAsyncHookHandler } from 'fastify';
 import { SvcError } from '../../core/errors.js';
 import type { AuthGate } from '../auth/authenticate.js';
-import type { Credential } from '../auth/credential.js';
-import { principalFor } from '../auth/principal.js';
+import { principalFor, type Credential } from '../auth/credential.js';
 import { addressBucket, rateLimitExceeded, setRateLimitHeaders } from '../auth/rate-limit.js';
 import { requestTenant } from '../auth/tenancy.js';
 

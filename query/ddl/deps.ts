@@ -4,7 +4,6 @@ import type { ParsedStatement } from '../parse/index.js';
 import type { StatementEnv } from '../statement.js';
 import type { TypeSystem } from '../types/contract.js';
 import type { CatalogState } from '../../projections/index.js';
-import { checkCatalogNames } from './names.js';
 
 /** Runs a DDL builder under the write lock (the sequencer's submit, or a batch's staging: batch.ts). */
 export type DdlSubmit = <T>(build: TxnBuilder<T>) => Promise<unknown>;
@@ -21,15 +20,7 @@ export interface DdlDeps {
   readonly submit?: DdlSubmit;
 }
 
-/**
- * Submits a DDL statement's builder: one record of its own, or a part of a batch's one record.
- * Every catalog change passes here, so the names it would store are checked here (names.ts).
- */
+/** Submits a DDL statement's builder: one record of its own, or a part of a batch's one record. */
 export function submitDdl<T>(deps: DdlDeps, build: TxnBuilder<T>): Promise<unknown> {
-  const checked: TxnBuilder<T> = async (view) => {
-    const built = await build(view);
-    if (built) checkCatalogNames(built.record.ops);
-    return built;
-  };
-  return deps.submit ? deps.submit(checked) : deps.projections.sequencer.submit(checked);
+  return deps.submit ? deps.submit(build) : deps.projections.sequencer.submit(build);
 }
