@@ -1,6 +1,8 @@
 import type { SqlEngine } from '../query/index.js';
 import type { Logger as PinoLogger } from 'pino';
 import type { Config } from '../core/config.js';
+import type { DataDirModeSetting } from '../core/file-modes.js';
+import type { ModeScan } from '../projections/index.js';
 
 /**
  * What the CLI (bin/svcdb.ts) needs from the composition root (bin/app.ts).
@@ -42,6 +44,8 @@ export interface InspectReport {
   readonly tables: number;
   /** True when a running server holds the projection store: consumers and tables are unknown. */
   readonly storeLocked: boolean;
+  /** Permissions: the data directory's mode, and what group or others could reach beyond the dataDirMode setting. */
+  readonly modes: ModeScan & { readonly allowed: DataDirModeSetting };
 }
 
 export interface AppCommands {

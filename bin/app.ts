@@ -5,15 +5,16 @@
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
 import type { Logger as PinoLogger } from 'pino';
 import type { Config } from '../core/config.js';
+import { dataDirModePolicy } from '../core/file-modes.js';
 import type { Logger } from '../core/logger.js';
 import { inspectLogDir, openLog, repairLog, type Log, type LogOptions } from '../log/index.js';
 import {
-  openStateStore, prepareDataDir, Projections, rebuildProjections, TablesProjection,
+  openStateStore, prepareDataDir, Projections, rebuildProjections, scanDataDirModes, TablesProjection,
   type DataDirLayout, type StateStore,
 } from '../projections/index.js';
 import {
   API_PREFIX, AsyncQueries, asyncQueryRoutes, createHttpServer, createOpsServer, explainRoutes, listen, loadAdminKey, openAuth, queryRoutes,
-  settingLabel, streamRoutes, transactionRoutes, withAuth, type EngineStatus,
+  settingLabel, streamRoutes, transactionRoutes, withAuth, type AuthGate, type EngineStatus,
 } from '../protocols/index.js';
 import { ConnectionLimiter, infoRoutes, loadTlsMaterial, metricsRoutes, ServiceMetrics, type MetricsSource } from '../protocols/index.js';
 import { countedAsQueries, rowRoutes, rowsRoutes, tablesRoutes } from '../protocols/index.js';
@@ -46,7 +47,7 @@ interface Storage {
 
 /** Data dir checks, then the store (its LevelDB lock makes the directory ours), then the log. */
 async function openStorage(config: Config, logger: Logger, create: boolean): Promise<Storage> {
-  const layout = await prepareDataDir(config.dataDir, { create });
+  const layout = await prepareDataDir(config.dataDir, { create, mode: config.dataDirMode });
   const store = await openStateStore(layout.stateDir);
   try {
     const log = await openLog(logOptions(config, layout, logger));
@@ -103,7 +104,7 @@ export async function startServer(config: Config, rootLogger: PinoLogger): Promi
     cdcRoutes({ catalog: projections.catalog, runtime: cdc }),
   ].map((plugin) => withAuth(auth, plugin));
   const vectors = vectorProtocol({ engine, catalog: projections.catalog, limits: config, gate: auth, vectorApiKey: config.vectorApiKey });
-  const { http, https, ops, vector } = createListeners({ config, rootLogger, status, plugins, connections, metrics, tls, vectors });
+  const { http, https, ops, vector } = createListeners({ config, rootLogger, status, plugins, connections, metrics, tls, vectors, rateLimit: auth });
 
   let closing: Promise<void> | null = null;
   const close = (reason: string): Promise<void> => {
@@ -153,19 +154,21 @@ interface ListenerDeps {
   readonly tls: Awaited<ReturnType<typeof loadTlsMaterial>>;
   /** The vector-compatible protocol: on the API listeners, or on its own when SVC_VECTOR_PORT is another port. */
   readonly vectors: FastifyPluginAsync;
+  /** The auth gate's limiter: every answer of every listener carries X-RateLimit-*. */
+  readonly rateLimit: AuthGate;
 }
 
 type Listeners = { http: FastifyInstance; https: FastifyInstance | null; ops: FastifyInstance | null; vector: FastifyInstance | null };
 
 /** The API listeners (plain HTTP; HTTPS when TLS is set), sharing one connection limit, and the ops listener. */
 function createListeners(deps: ListenerDeps): Listeners {
-  const { config, rootLogger: logger, status, plugins, connections, metrics, tls } = deps;
+  const { config, rootLogger: logger, status, plugins, connections, metrics, tls, rateLimit } = deps;
   const own = config.vectorPort !== undefined && config.vectorPort !== config.httpPort;
   const rootPlugins = own ? [] : [deps.vectors];
-  const http = createHttpServer({ config, logger, status, plugins, connections, rootPlugins });
-  const https = tls === null ? null : createHttpServer({ config, logger, status, plugins, connections, tls, rootPlugins });
-  const ops = config.opsPort === 0 ? null : createOpsServer({ config, logger, status, connections, metrics });
-  const vector = own ? createHttpServer({ config, logger, status, plugins: [], connections, rootPlugins: [deps.vectors] }) : null;
+  const http = createHttpServer({ config, logger, status, plugins, connections, rootPlugins, rateLimit });
+  const https = tls === null ? null : createHttpServer({ config, logger, status, plugins, connections, tls, rootPlugins, rateLimit });
+  const ops = config.opsPort === 0 ? null : createOpsServer({ config, logger, status, connections, metrics, rateLimit });
+  const vector = own ? createHttpServer({ config, logger, status, plugins: [], connections, rootPlugins: [deps.vectors], rateLimit }) : null;
   return { http, https, ops, vector };
 }
 
@@ -184,7 +187,9 @@ export async function replay(config: Config, onProgress: (progress: ReplayProgre
 }
 
 export async function inspect(config: Config, rootLogger: PinoLogger): Promise<InspectReport> {
-  const layout = await prepareDataDir(config.dataDir, { create: false });
+  // Reports the modes instead of refusing them: inspect is how a too-open directory is diagnosed.
+  const layout = await prepareDataDir(config.dataDir, { create: false, mode: config.dataDirMode, checkModes: false });
+  const modes = await scanDataDirModes(layout.root, dataDirModePolicy(config.dataDirMode));
   const segments = await inspectLogDir(layout.logDir);
   // The store is locked while a server runs; the log can still be listed.
   let consumers: InspectReport['consumers'] = [];
@@ -210,12 +215,13 @@ export async function inspect(config: Config, rootLogger: PinoLogger): Promise<I
     consumers,
     tables,
     storeLocked,
+    modes: { ...modes, allowed: config.dataDirMode },
   };
 }
 
 export async function repair(config: Config, rootLogger: PinoLogger): Promise<{ bytesTruncated: number; segment: string | null }> {
   const logger = rootLogger as unknown as Logger;
-  const layout = await prepareDataDir(config.dataDir, { create: false });
+  const layout = await prepareDataDir(config.dataDir, { create: false, mode: config.dataDirMode });
   const store = await openStateStore(layout.stateDir);
   try {
     return await repairLog(logOptions(config, layout, logger));

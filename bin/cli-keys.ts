@@ -48,7 +48,7 @@ export async function runKeys(cli: ParsedCli, config: Config): Promise<string> {
  */
 async function keysDir(config: Config, create: boolean): Promise<string> {
   const layout = dataDirLayout(config.dataDir);
-  if (!existsSync(layout.markerFile)) await prepareDataDir(config.dataDir, { create });
+  if (!existsSync(layout.markerFile)) await prepareDataDir(config.dataDir, { create, mode: config.dataDirMode });
   return layout.root;
 }
 

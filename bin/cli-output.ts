@@ -1,3 +1,4 @@
+import { dataDirModePolicy } from '../core/file-modes.js';
 import type { InspectReport, ReplayReport } from './app-types.js';
 
 /** `replayed N records in X s (R records/s)` */
@@ -22,7 +23,7 @@ export function columns(rows: readonly (readonly string[])[]): string[] {
 
 /** Readable `svcdb inspect` output. */
 export function formatInspect(report: InspectReport): string {
-  const lines = [`data dir: ${report.dataDir}`];
+  const lines = [`data dir: ${report.dataDir}`, ...formatModes(report.modes, report.dataDir)];
   const empty = report.segments.length === 0;
   const range = report.lastLsn < report.firstLsn ? 'no records yet' : `LSN ${report.firstLsn}..${report.lastLsn}`;
   lines.push(empty ? 'log: empty' : `log: ${report.segments.length} segment(s), ${range}`);
@@ -49,6 +50,16 @@ export function formatInspect(report: InspectReport): string {
   }
   lines.push(`tables: ${report.tables}`);
   return lines.join('\n');
+}
+
+/** `modes: data dir 0700, 42 entries, none open to group or others` or the entries that are. */
+function formatModes(modes: InspectReport['modes'], dataDir: string): string[] {
+  const seen = `${modes.entries}${modes.truncated ? '+' : ''} files and directories`;
+  if (modes.tooOpenCount === 0) return [`modes: data dir ${modes.dataDirMode}, ${seen}, none open beyond ${modes.allowed}`];
+  return [
+    `modes: data dir ${modes.dataDirMode}, ${seen}, ${modes.tooOpenCount} open beyond ${modes.allowed} (svcdb serve refuses this; ${dataDirModePolicy(modes.allowed).fixCommand.replace('DIR', dataDir)} fixes it):`,
+    ...columns([['path', 'mode'], ...modes.tooOpen.map((e) => [e.path, e.mode])]),
+  ];
 }
 
 export function formatRepair(result: { bytesTruncated: number; segment: string | null }): string {

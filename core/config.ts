@@ -51,7 +51,9 @@ export function resolveConfig(sources: ConfigSources): Config {
 
 function parseValue(spec: SettingSpec, raw: unknown, source: string): unknown {
   const fail = (expected: string): never => {
-    throw new SvcError('CONFIG_INVALID', `${source} must be ${expected}, got ${JSON.stringify(raw)}`, { setting: spec.key });
+    // A secret's value is never echoed, not even a wrong one (it may be the right one mistyped).
+    const got = spec.secret === true ? 'a value that is not shown (secret)' : JSON.stringify(raw);
+    throw new SvcError('CONFIG_INVALID', `${source} must be ${expected}, got ${got}`, { setting: spec.key });
   };
   const type = spec.type;
   if (type === 'string') {

@@ -30,6 +30,7 @@ export const ERROR_CODES = [
   'SHUTTING_DOWN',
   'INVALID_STATE',
   'TOO_MANY_CONNECTIONS',
+  'REQUEST_TIMEOUT',
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];

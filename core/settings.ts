@@ -1,3 +1,4 @@
+import { DATA_DIR_MODE_SETTINGS } from './file-modes.js';
 import { MIB } from './units.js';
 
 /**
@@ -25,6 +26,7 @@ export interface SettingSpec {
 
 export const SETTINGS = [
   { key: 'dataDir', env: 'SVC_DATA_DIR', flag: 'data', type: 'string', defaultValue: './data', doc: 'Directory holding the log and the projections' },
+  { key: 'dataDirMode', env: 'SVC_DATA_DIR_MODE', flag: 'data-dir-mode', type: { enum: DATA_DIR_MODE_SETTINGS }, defaultValue: '0700', doc: 'Permissions of the data directory (PostgreSQL\'s data_directory_mode): 0700 only the owner; 0750 also lets the group read. New files are 0600 (0640); a start on a directory or file that others (or the group, beyond this) may read or write is refused' },
   { key: 'host', env: 'SVC_HOST', flag: 'host', type: 'string', defaultValue: '0.0.0.0', doc: 'Address the HTTP listeners bind to' },
   { key: 'httpPort', env: 'SVC_HTTP_PORT', flag: 'port', type: 'int', defaultValue: 8080, min: 0, max: 65535, doc: 'HTTP port of /api/v1 (0 = any free port)' },
   { key: 'opsPort', env: 'SVC_OPS_PORT', flag: 'ops-port', type: 'int', defaultValue: 5432, min: 0, max: 65535, doc: 'Operations port: /health, /health/detailed, /health/ready (0 = off)' },
@@ -61,6 +63,8 @@ export const SETTINGS = [
   { key: 'httpsPort', env: 'SVC_HTTPS_PORT', flag: 'https-port', type: 'int', defaultValue: 443, min: 0, max: 65535, doc: 'HTTPS port of /api/v1 (HTTP/2, with HTTP/1.1 for clients without ALPN h2); served only when tlsCert and tlsKey are set (0 = any free port)' },
   { key: 'tlsCert', env: 'SVC_TLS_CERT', flag: 'tls-cert', type: 'string', defaultValue: undefined, doc: 'Certificate chain of the HTTPS listener: PEM text, or the path of a PEM file; set together with tlsKey' },
   { key: 'tlsKey', env: 'SVC_TLS_KEY', flag: 'tls-key', type: 'string', defaultValue: undefined, secret: true, doc: 'Private key of the HTTPS listener: PEM text, or the path of a PEM file; set together with tlsCert' },
+  { key: 'headersTimeoutMs', env: 'SVC_HEADERS_TIMEOUT_MS', flag: 'headers-timeout-ms', type: 'int', defaultValue: 20_000, min: 500, max: 600_000, doc: 'Time a client has to send a request\'s headers; past it the connection gets 408 REQUEST_TIMEOUT and is closed (a client sending a byte now and then cannot hold a connection: slowloris)' },
+  { key: 'requestTimeoutMs', env: 'SVC_REQUEST_TIMEOUT_MS', flag: 'request-timeout-ms', type: 'int', defaultValue: 120_000, min: 1000, max: 3_600_000, doc: 'Time a client has to send a whole request, body included (at least headersTimeoutMs); the response is not limited by it, so long queries and streams are not cut' },
   { key: 'maxConnections', env: 'SVC_MAX_CONNECTIONS', flag: 'max-connections', type: 'int', defaultValue: 10_000, min: 1, max: 1_000_000, doc: 'Open connections the API listeners (HTTP and HTTPS together) accept; past it a new connection gets one 503 TOO_MANY_CONNECTIONS answer and is closed (the spec\'s max_connections, reported by /info)' },
   { key: 'vectorPort', env: 'SVC_VECTOR_PORT', flag: 'vector-port', type: 'int', defaultValue: undefined, min: 0, max: 65535, doc: 'Port of the vector-compatible (Pinecone) protocol; unset or equal to httpPort: served on the HTTP listener beside /api/v1' },
   { key: 'vectorApiKey', env: 'SVC_VECTOR_API_KEY', flag: 'vector-api-key', type: 'string', defaultValue: undefined, secret: true, doc: 'The vector protocol key (Api-Key header; an admin of the default tenant); svcdb API keys are accepted there too' },

@@ -1,4 +1,5 @@
 import { open, type FileHandle } from 'node:fs/promises';
+import { DATA_FILE_CREATE_MODE } from '../core/file-modes.js';
 import type { Logger } from '../core/logger.js';
 import { lsn, type Lsn } from '../core/units.js';
 import { Segment } from './segment.js';
@@ -24,7 +25,7 @@ export class ActiveSegment {
   static async create(dir: string, baseLsn: Lsn, indexIntervalBytes: number): Promise<ActiveSegment> {
     const segment = new Segment(dir, baseLsn, lsn(baseLsn - 1), 0);
     segment.index = new SparseIndex(indexIntervalBytes);
-    return new ActiveSegment(segment, await open(segment.path, 'wx+'));
+    return new ActiveSegment(segment, await open(segment.path, 'wx+', DATA_FILE_CREATE_MODE));
   }
 
   get hasUnsyncedBytes(): boolean {

@@ -1,4 +1,5 @@
 import { mkdir, open, stat, unlink } from 'node:fs/promises';
+import { DATA_DIR_CREATE_MODE, DATA_FILE_CREATE_MODE } from '../core/file-modes.js';
 import { filePosition, lsn, LSN_NONE, type Lsn } from '../core/units.js';
 import { logCorrupt } from './errors.js';
 import { scanSegment } from './scan.js';
@@ -19,7 +20,7 @@ export interface RecoveredSegments {
  */
 export async function recoverSegments(options: LogOptions): Promise<RecoveredSegments> {
   const { dir, indexIntervalBytes } = options;
-  await mkdir(dir, { recursive: true });
+  await mkdir(dir, { recursive: true, mode: DATA_DIR_CREATE_MODE });
   const { segments: files, orphanIndexes } = await listSegmentFiles(dir);
   await Promise.all(orphanIndexes.map((path) => unlink(path)));
   const lastFile = files.at(-1);
@@ -84,7 +85,7 @@ export function assertChained(previous: { fileName: string; lastLsn: Lsn } | und
 
 async function createFirstSegment(dir: string, indexIntervalBytes: number): Promise<Segment> {
   const segment = new Segment(dir, lsn(1), LSN_NONE, 0);
-  await (await open(segment.path, 'wx')).close();
+  await (await open(segment.path, 'wx', DATA_FILE_CREATE_MODE)).close();
   await fsyncDirectory(dir);
   segment.index = new SparseIndex(indexIntervalBytes);
   return segment;

@@ -1,5 +1,6 @@
 import { readFile, open, writeFile } from 'node:fs/promises';
 import { crc32c } from '@node-rs/crc32';
+import { DATA_FILE_CREATE_MODE } from '../core/file-modes.js';
 import { readU64, writeU64 } from './frame.js';
 
 /**
@@ -150,5 +151,5 @@ export async function loadIndexFile(path: string, baseLsn: number, segmentSizeBy
  * detected by its CRC and size and rebuilt.
  */
 export async function writeIndexFile(path: string, index: SparseIndex, header: Omit<IndexHeader, 'entryCount' | 'entriesCrc'>): Promise<void> {
-  await writeFile(path, encodeIndexFile(index, header));
+  await writeFile(path, encodeIndexFile(index, header), { mode: DATA_FILE_CREATE_MODE });
 }

@@ -2,7 +2,8 @@
 export { AppliedTracker } from './applied-tracker.js';
 export { CatalogState, type CatalogObject, type CompiledIndex, type TableEntry, type TableStats } from './catalog-state.js';
 export { runConsumer, type Consumer, type ConsumerRunOptions } from './consumer.js';
-export { dataDirLayout, prepareDataDir, type DataDirLayout } from './data-dir.js';
+export { dataDirLayout, prepareDataDir, type DataDirLayout, type PrepareDataDirOptions } from './data-dir.js';
+export { scanDataDirModes, type ModeEntry, type ModeScan } from './data-dir-modes.js';
 export * as keys from './keys.js';
 export { Projections, VECTOR_CHECKPOINT_DEFAULTS, type ConsumerOffset, type ProjectionOptions } from './projections.js';
 export { RowVersionedStore } from './row-versions.js';

@@ -1,6 +1,7 @@
 import { mkdir, open, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { SvcError } from '../core/errors.js';
+import { DATA_DIR_CREATE_MODE, DATA_FILE_CREATE_MODE } from '../core/file-modes.js';
 import type { Lsn } from '../core/units.js';
 import type { HnswWorker } from './hnsw-worker-client.js';
 import { VectorIndex, type VectorIndexSpec } from './vector-index.js';
@@ -34,7 +35,7 @@ export interface LoadedCheckpoint {
 
 /** Reads the last checkpoint in `dir` (none: LSN 0, no indexes); the graphs load in `worker`. */
 export async function loadCheckpoint(dir: string, worker: HnswWorker): Promise<LoadedCheckpoint> {
-  await mkdir(dir, { recursive: true });
+  await mkdir(dir, { recursive: true, mode: DATA_DIR_CREATE_MODE });
   let manifest: Manifest;
   try {
     manifest = JSON.parse(await readFile(path.join(dir, MANIFEST), 'utf8')) as Manifest;
@@ -58,7 +59,7 @@ export async function loadCheckpoint(dir: string, worker: HnswWorker): Promise<L
 
 /** Writes every index and its labels, then the manifest (the commit point), then removes old files. */
 export async function writeCheckpoint(dir: string, lsn: Lsn, indexes: readonly VectorIndex[]): Promise<void> {
-  await mkdir(dir, { recursive: true });
+  await mkdir(dir, { recursive: true, mode: DATA_DIR_CREATE_MODE });
   const entries: ManifestIndex[] = [];
   for (const index of indexes) {
     const base = `${index.spec.indexId}.${lsn}`;
@@ -66,12 +67,12 @@ export async function writeCheckpoint(dir: string, lsn: Lsn, indexes: readonly V
     const wrote = await index.write(path.join(dir, `${graphFile}.tmp`));
     if (wrote) await syncThenRename(path.join(dir, `${graphFile}.tmp`), path.join(dir, graphFile));
     const labelsFile = `${base}.labels`;
-    await writeFile(path.join(dir, `${labelsFile}.tmp`), encodeLabels(index.labels(), index.size));
+    await writeFile(path.join(dir, `${labelsFile}.tmp`), encodeLabels(index.labels(), index.size), { mode: DATA_FILE_CREATE_MODE });
     await syncThenRename(path.join(dir, `${labelsFile}.tmp`), path.join(dir, labelsFile));
     entries.push({ spec: index.spec, graphFile: wrote ? graphFile : null, labelsFile, nextLabel: index.labelCounter });
   }
   const manifest: Manifest = { format: FORMAT, lsn, indexes: entries };
-  await writeFile(path.join(dir, `${MANIFEST}.tmp`), JSON.stringify(manifest));
+  await writeFile(path.join(dir, `${MANIFEST}.tmp`), JSON.stringify(manifest), { mode: DATA_FILE_CREATE_MODE });
   await syncThenRename(path.join(dir, `${MANIFEST}.tmp`), path.join(dir, MANIFEST));
   await fsync(dir);
   await removeUnreferenced(dir, referenced(manifest));

@@ -38,6 +38,9 @@ export const HTTP_STATUS_BY_CODE: Readonly<Record<ErrorCode, number>> = Object.f
   // Server capacity, not a fault of the request: 503 as for other capacity refusals (PostgreSQL's
   // too_many_connections); LIMIT_EXCEEDED is 400, for requests asking more than a limit allows.
   TOO_MANY_CONNECTIONS: 503,
+  // The client was too slow to send its request (headers or body): HTTP's own 408, which is
+  // exactly this case (QUERY_TIMEOUT is the server being slow, 504).
+  REQUEST_TIMEOUT: 408,
 });
 
 /**

@@ -5,7 +5,7 @@ export type { SqlEngineDeps } from './statement.js';
 export type { ExplainOptionsInput, ExplainResult, PlanNode } from './explain/index.js';
 export { DEFAULT_SQL_LIMITS, type SqlLimits } from './limits.js';
 export { typeSystem } from './types/index.js';
-export { TxnManager, type BeginOptions, type TxnLimits, type TxnManagerDeps } from './txn/manager.js';
+export { TxnManager, type BeginOptions, type TxnCaller, type TxnLimits, type TxnManagerDeps } from './txn/manager.js';
 export { ISOLATION_LEVELS, type IsolationLevel, type TxnStatus } from './txn/txn-state.js';
 export { checkExpression, type ExpressionRules } from './filter.js';
 export type { JsonConflict, JsonInsert } from './dml/insert-json.js';

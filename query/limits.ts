@@ -8,6 +8,10 @@ export const LIMITS = Object.freeze({
   planCacheTextBytesMax: 64 * 1024,
   /** Nested view expansion. */
   viewDepthMax: 32,
+  /** Longest table, view, schema or column name (POST /tables allows the same). */
+  nameCharsMax: 128,
+  /** Longest index or constraint name: generated ones join a table's name with its columns'. */
+  derivedNameCharsMax: 1024,
 });
 
 /** Limits an operator may set (core/settings.ts), handed to the engine by the composition root. */

@@ -1,8 +1,8 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
 import { SvcError } from '../../core/errors.js';
-import type { Authenticator, Credential } from './credential.js';
+import { principalFor, type Authenticator, type Credential } from './credential.js';
 import type { Principal } from './principal.js';
-import { rateLimitExceeded, setRateLimitHeaders, type FixedWindowRateLimiter } from './rate-limit.js';
+import { addressBucket, rateLimitExceeded, setRateLimitHeaders, type RateLimitGate } from './rate-limit.js';
 import { guardReadOnly } from './roles.js';
 import { requestTenant } from './tenancy.js';
 
@@ -19,12 +19,8 @@ export function presentedKey(request: FastifyRequest): string | null {
 }
 
 /** What the hook of every /api/v1 resource plugin shares: one authenticator, one rate limiter. */
-export interface AuthGate {
+export interface AuthGate extends RateLimitGate {
   readonly authenticator: Authenticator;
-  readonly limiter: FixedWindowRateLimiter;
-  /** Requests per window of a credential without its own limit, and of a client without a valid credential. */
-  readonly rateLimitMax: number;
-  readonly rateLimitWindowMs: number;
 }
 
 type Verified = { readonly credential: Credential } | { readonly credential: null; readonly failure: unknown };
@@ -47,7 +43,7 @@ async function verify(gate: AuthGate, request: FastifyRequest, nowMs: number): P
  * credential) and put the X-RateLimit-* headers on the reply, so every answer carries them.
  */
 function limit(gate: AuthGate, request: FastifyRequest, reply: FastifyReply, credential: Credential | null, nowMs: number): void {
-  const bucket = credential === null ? `ip:${request.ip}` : `${credential.kind}:${credential.subject}`;
+  const bucket = credential === null ? addressBucket(request.ip) : `${credential.kind}:${credential.subject}`;
   const decision = gate.limiter.hit(bucket, credential?.rateLimitMax ?? gate.rateLimitMax, nowMs);
   setRateLimitHeaders(reply, decision, nowMs);
   if (!decision.allowed) throw rateLimitExceeded(reply, decision, nowMs, gate.rateLimitWindowMs);
@@ -68,7 +64,7 @@ export function authenticate(gate: AuthGate): onRequestAsyncHookHandler {
     // Every later line of this request names its caller (never the credential itself).
     // (fastify already made this request its own child logger: add to it rather than nest another.)
     (request.log as unknown as { setBindings(bindings: Record<string, unknown>): void }).setBindings({ subject: credential.subject });
-    const principal: Principal = { subject: credential.subject, role: credential.role, tenant: requestTenant(request, credential) };
+    const principal: Principal = principalFor(credential, requestTenant(request, credential));
     request.principal = principal;
     guardReadOnly(request, principal);
   };

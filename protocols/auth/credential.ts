@@ -1,4 +1,4 @@
-import type { Role } from './principal.js';
+import type { Principal, Role } from './principal.js';
 
 /** What a verified credential grants, before the request picks its tenant. */
 export interface Credential {
@@ -16,4 +16,9 @@ export interface Credential {
 /** Verifies a presented credential; throws SvcError AUTHENTICATION_FAILED (or AUTHORIZATION_DENIED). */
 export interface Authenticator {
   authenticate(presented: string, nowMs: number): Promise<Credential>;
+}
+
+/** The principal of a verified credential in the tenant the request picked. */
+export function principalFor(credential: Credential, tenant: string): Principal {
+  return { subject: credential.subject, credential: `${credential.kind}:${credential.subject}`, role: credential.role, tenant };
 }

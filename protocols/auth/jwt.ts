@@ -52,7 +52,7 @@ export async function createJwtVerifier(settings: JwtSettings): Promise<JwtVerif
       const key = keys.get(alg);
       if (key === undefined) {
         const accepted = keys.size === 0 ? 'none: JWT authentication is not configured' : [...keys.keys()].join(', ');
-        throw failed(`token algorithm ${alg} is not accepted (accepted: ${accepted})`);
+        throw failed(`token algorithm ${printable(alg)} is not accepted (accepted: ${accepted})`);
       }
       let payload: JWTPayload;
       try {
@@ -101,6 +101,9 @@ function headerAlgorithm(token: string): string {
   }
   throw failed('malformed token: its header is not a JWS header with an alg');
 }
+
+/** Part of a token echoed in a message: at most 32 visible ASCII characters (an alg name is short). */
+const printable = (text: string): string => text.replace(/[^\x21-\x7e]/g, '?').slice(0, 32);
 
 const failed = (message: string, details: Record<string, unknown> = {}): SvcError => new SvcError('AUTHENTICATION_FAILED', message, details);
 

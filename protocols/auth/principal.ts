@@ -11,6 +11,11 @@ export const ROLES: readonly Role[] = ['admin', 'read_write', 'read_only'];
 export interface Principal {
   /** Key id or JWT sub: what logs and rate limits name the caller by. */
   readonly subject: string;
+  /**
+   * The credential, as `kind:subject` (`admin_key:admin`, `api_key:key_…`, `jwt:<sub>`): what
+   * owns an async query or a transaction. Never the secret itself.
+   */
+  readonly credential: string;
   readonly role: Role;
   /** The tenant this request works in (X-Tenant-ID, or the credential's own tenant). */
   readonly tenant: string;
@@ -24,11 +29,20 @@ declare module 'fastify' {
 }
 
 /** The admin of the default tenant: what an unauthenticated in-process caller acts as. */
-export const DEFAULT_PRINCIPAL: Principal = Object.freeze({ subject: 'admin', role: 'admin', tenant: DEFAULT_TENANT });
+export const DEFAULT_PRINCIPAL: Principal = Object.freeze({ subject: 'admin', credential: 'admin_key:admin', role: 'admin', tenant: DEFAULT_TENANT });
 
 /** The request's principal (the default admin when no auth hook ran, e.g. in-process tests of a plugin). */
 export function principalOf(request: FastifyRequest): Principal {
   return request.principal ?? DEFAULT_PRINCIPAL;
+}
+
+/**
+ * Who is asking about an owned record (an async query, a transaction): its tenant, its credential,
+ * and whether it is an admin of that tenant (who may see every record in it).
+ */
+export function callerOf(request: FastifyRequest): { readonly tenant: string; readonly credential: string; readonly admin: boolean } {
+  const principal = principalOf(request);
+  return { tenant: principal.tenant, credential: principal.credential, admin: principal.role === 'admin' };
 }
 
 /** The engine options that follow from the principal: its tenant, and read-only for read_only. */

@@ -50,21 +50,46 @@ export class FixedWindowRateLimiter {
     return { allowed: true, limit, remaining: limit - used - 1, resetAtMs };
   }
 
+  /** What `hit` would answer for `bucket` without counting a request (allowed: a request would be). */
+  peek(bucket: string, limit: number, nowMs: number): RateLimitDecision {
+    const startMs = nowMs - (nowMs % this.options.windowMs);
+    const used = startMs === this.windowStartMs ? (this.counts.get(bucket) ?? 0) : 0;
+    return { allowed: used < limit, limit, remaining: Math.max(0, limit - used), resetAtMs: startMs + this.options.windowMs };
+  }
+
   /** Counters held now (for tests of the memory bound). */
   get size(): number {
     return this.counts.size;
   }
 }
 
+/** The limiter and the default limit every listener's hooks count against (AuthGate is one). */
+export interface RateLimitGate {
+  readonly limiter: FixedWindowRateLimiter;
+  /** Requests per window of a credential without its own limit, and of a client address. */
+  readonly rateLimitMax: number;
+  readonly rateLimitWindowMs: number;
+}
+
+/** The counter of requests without a valid credential: one per client address. */
+export const addressBucket = (ip: string): string => `ip:${ip}`;
+
 /** Whole seconds until the window ends (rounded up, so waiting that long is always enough). */
 const secondsUntil = (resetAtMs: number, nowMs: number): number => Math.max(0, Math.ceil((resetAtMs - nowMs) / 1000));
 
+/** The X-RateLimit-* headers of a decision (lower case, as node sends them). */
+export function rateLimitHeaders(decision: RateLimitDecision, nowMs: number): Record<string, string> {
+  return {
+    'x-ratelimit-limit': String(decision.limit),
+    'x-ratelimit-remaining': String(decision.remaining),
+    'x-ratelimit-reset': String(Math.ceil(decision.resetAtMs / 1000)),
+    'x-ratelimit-reset-after': String(secondsUntil(decision.resetAtMs, nowMs)),
+  };
+}
+
 /** Put the X-RateLimit-* headers on a reply (they stay on an error answered later). */
 export function setRateLimitHeaders(reply: FastifyReply, decision: RateLimitDecision, nowMs: number): void {
-  reply.header('x-ratelimit-limit', String(decision.limit));
-  reply.header('x-ratelimit-remaining', String(decision.remaining));
-  reply.header('x-ratelimit-reset', String(Math.ceil(decision.resetAtMs / 1000)));
-  reply.header('x-ratelimit-reset-after', String(secondsUntil(decision.resetAtMs, nowMs)));
+  reply.headers(rateLimitHeaders(decision, nowMs));
 }
 
 /** The 429 of a refused request, with Retry-After set on the reply (at least 1 s). */

@@ -32,6 +32,13 @@ export interface AsyncQueryDeps {
   readonly metrics?: QueryMetrics;
 }
 
+/** Who asks for a record: its tenant and credential, and whether it is an admin of that tenant. */
+export interface RecordCaller {
+  readonly tenant: string;
+  readonly credential: string;
+  readonly admin: boolean;
+}
+
 export interface AsyncQueryInput {
   readonly sql: string;
   readonly params: readonly unknown[];
@@ -40,6 +47,8 @@ export interface AsyncQueryInput {
   readonly callbackUrl: string | null;
   /** The tenant the query runs in; only callers in the same tenant see its record. */
   readonly tenant: string;
+  /** The credential that submitted it: only it (and an admin of the tenant) sees and cancels the record. */
+  readonly owner: string;
   readonly readOnly?: ReadOnlyReason;
 }
 
@@ -92,13 +101,13 @@ export class AsyncQueries {
   }
 
   /** The record as GET /query/{id} shows it. */
-  get(id: string, tenant: string): Record<string, unknown> {
-    return this.view(this.entryOf(id, tenant));
+  get(id: string, caller: RecordCaller): Record<string, unknown> {
+    return this.view(this.entryOf(id, caller));
   }
 
   /** DELETE /query/{id}: a pending or running query becomes cancelled; a finished one is an INVALID_STATE. */
-  cancel(id: string, tenant: string): Record<string, unknown> {
-    const entry = this.entryOf(id, tenant);
+  cancel(id: string, caller: RecordCaller): Record<string, unknown> {
+    const entry = this.entryOf(id, caller);
     if (!this.move(entry, 'cancel')) {
       throw new SvcError('INVALID_STATE', `query ${id} is already ${entry.status} and cannot be cancelled`, { query_id: id, status: entry.status });
     }
@@ -120,10 +129,14 @@ export class AsyncQueries {
     this.entries.clear();
   }
 
-  /** Another tenant's record is answered as missing: its existence is not theirs to learn. */
-  private entryOf(id: string, tenant: string): Entry {
+  /**
+   * Another tenant's record, or another credential's (unless the caller is an admin of the
+   * tenant), is answered as missing: its existence is not theirs to learn.
+   */
+  private entryOf(id: string, caller: RecordCaller): Entry {
     const entry = this.entries.get(id);
-    if (!entry || entry.input.tenant !== tenant) throw new SvcError('NOT_FOUND', `async query ${id} does not exist (or its record has expired)`, { query_id: id });
+    const visible = entry !== undefined && entry.input.tenant === caller.tenant && (caller.admin || entry.input.owner === caller.credential);
+    if (!visible) throw new SvcError('NOT_FOUND', `async query ${id} does not exist (or its record has expired)`, { query_id: id });
     return entry;
   }
 

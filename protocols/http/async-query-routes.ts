@@ -2,7 +2,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import { SvcError } from '../../core/errors.js';
 import type { AsyncQueries } from './async-queries.js';
 import { MALFORMED_REQUEST_CODE } from '../errors.js';
-import { engineScope, principalOf } from '../auth/principal.js';
+import { callerOf, engineScope, principalOf } from '../auth/principal.js';
 import { maxRowsProperty, sqlBodySchema, type QueryRouteLimits } from './sql-body-schema.js';
 
 /** Async queries are for what should not hold a request open: 5 minutes, not POST /query's 30 s (docs/api.md). */
@@ -66,14 +66,14 @@ export function asyncQueryRoutes(options: { queries: AsyncQueries; limits: Query
     app.post<{ Body: AsyncBody }>('/query/async', { schema: { body: bodySchema(options.limits), response: { 202: createdSchema } } }, async (request, reply) => {
       const body = request.body;
       const callbackUrl = checkedCallbackUrl(body.callback_url);
-      const created = queries.submit({ sql: body.sql, params: body.params ?? [], timeoutMs: body.timeout_ms, maxRows: body.max_rows, callbackUrl, ...engineScope(request) });
+      const created = queries.submit({ sql: body.sql, params: body.params ?? [], timeoutMs: body.timeout_ms, maxRows: body.max_rows, callbackUrl, owner: principalOf(request).credential, ...engineScope(request) });
       return reply.code(202).header('location', created.status_url as string).send(created);
     });
     app.get<{ Params: { query_id: string } }>('/query/:query_id', { schema: { params: idParams } }, async (request) =>
-      queries.get(request.params.query_id, principalOf(request).tenant),
+      queries.get(request.params.query_id, callerOf(request)),
     );
     app.delete<{ Params: { query_id: string } }>('/query/:query_id', { schema: { params: idParams, response: { 200: cancelledSchema } } }, async (request) =>
-      queries.cancel(request.params.query_id, principalOf(request).tenant),
+      queries.cancel(request.params.query_id, callerOf(request)),
     );
   };
 }

@@ -1,4 +1,4 @@
-import type { IncomingMessage, Server } from 'node:http';
+import { maxHeaderSize, type IncomingMessage, type Server } from 'node:http';
 import type { Http2ServerRequest, Http2Session, Http2SecureServer } from 'node:http2';
 import Fastify, {
   LogController,
@@ -12,6 +12,9 @@ import Fastify, {
 import { newUlid } from '../../core/ids.js';
 import { SvcError } from '../../core/errors.js';
 import { errorEnvelopeSchema, installErrorHandlers, sendError, type ErrorContext } from '../errors.js';
+import type { RateLimitGate } from '../auth/rate-limit.js';
+import { answerClientError } from './client-errors.js';
+import { installRateLimitHeaders } from './rate-limit-headers.js';
 
 export const REQUEST_ID_HEADER = 'x-request-id';
 
@@ -55,12 +58,21 @@ export interface TlsMaterial {
 export interface BaseServerOptions {
   readonly logger: FastifyBaseLogger;
   readonly bodyLimitBytes: number;
+  /** Time a client has to send a request's headers (slowloris); then 408 REQUEST_TIMEOUT and close. */
+  readonly headersTimeoutMs: number;
+  /** Time a client has to send a whole request, body included; the response is not limited. */
+  readonly requestTimeoutMs: number;
+  /** Set: X-RateLimit-* on every answer of the listener, unmatched paths counted per address. */
+  readonly rateLimit?: RateLimitGate;
   /** Set: an HTTPS listener speaking HTTP/2, and HTTP/1.1 to clients that do not offer h2 (ALPN). */
   readonly tls?: TlsMaterial;
 }
 
 /** Idle keep-alive connections and HTTP/2 sessions are closed after this long (as nginx's 75 s). */
 const KEEP_ALIVE_TIMEOUT_MS = 72_000;
+
+/** How often node looks for requests past their timeouts (its default, 30 s, would let one run 30 s late). */
+const checkingIntervalMs = (headersTimeoutMs: number): number => Math.max(100, Math.min(1000, Math.floor(headersTimeoutMs / 4)));
 
 /**
  * Ends the connection once this response is sent: `Connection: close` on HTTP/1.1; on HTTP/2, where
@@ -77,16 +89,25 @@ export function closeAfterResponse(request: FastifyRequest, reply: FastifyReply)
  */
 export function createBaseServer(options: BaseServerOptions): FastifyInstance {
   const context: ErrorContext = { bodyLimitBytes: options.bodyLimitBytes };
+  if (options.headersTimeoutMs > options.requestTimeoutMs) {
+    throw new SvcError('CONFIG_INVALID', `headersTimeoutMs (${options.headersTimeoutMs}) must not be larger than requestTimeoutMs (${options.requestTimeoutMs})`, { setting: 'headersTimeoutMs' });
+  }
+  const clientErrors = { headersTimeoutMs: options.headersTimeoutMs, requestTimeoutMs: options.requestTimeoutMs, headerBytesMax: maxHeaderSize, ...(options.rateLimit ? { rateLimit: options.rateLimit } : {}) };
   const app = createFastify(options, {
     loggerInstance: options.logger,
     logController: new SvcLogController({ requestIdLogLabel: 'request_id' }),
     genReqId: requestIdOf,
     requestIdHeader: false,
     bodyLimit: options.bodyLimitBytes,
-    // Queries carry their own deadlines (timeout_ms); a socket-level timeout would cut streams.
-    requestTimeout: 0,
+    // node's request and headers timeouts cover receiving the request only, never the response:
+    // queries carry their own deadlines (timeout_ms), and an idle-socket timeout would cut streams.
+    requestTimeout: options.requestTimeoutMs,
+    http: { headersTimeout: options.headersTimeoutMs, connectionsCheckingInterval: checkingIntervalMs(options.headersTimeoutMs) },
     keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS,
     connectionTimeout: 0,
+    clientErrorHandler(error, socket) {
+      answerClientError(error, socket, clientErrors, options.logger);
+    },
     forceCloseConnections: 'idle',
     // Our own hook answers SHUTTING_DOWN in the envelope instead of fastify's fixed body.
     return503OnClosing: false,
@@ -104,6 +125,7 @@ export function createBaseServer(options: BaseServerOptions): FastifyInstance {
     },
   });
   app.addSchema(errorEnvelopeSchema);
+  if (options.rateLimit) installRateLimitHeaders(app, options.rateLimit);
   acceptEmptyJsonBodies(app);
   awaitHandlersOnClose(app);
 
@@ -190,16 +212,23 @@ function createFastify(options: BaseServerOptions, common: FastifyOptions): Fast
   if (options.tls === undefined) return Fastify(common);
   const { key, cert } = options.tls;
   const secure: FastifyHttp2SecureOptions<Http2SecureServer, FastifyBaseLogger> = {
-    ...(common as Omit<FastifyOptions, 'http'>),
+    ...(withoutHttpOptions(common)),
     http2: true,
-    https: { allowHTTP1: true, key, cert },
+    // A client that opens a connection and never finishes the TLS handshake is dropped as one
+    // that never sends its headers is.
+    https: { allowHTTP1: true, key, cert, handshakeTimeout: options.headersTimeoutMs },
     http2SessionTimeout: KEEP_ALIVE_TIMEOUT_MS,
   } as FastifyHttp2SecureOptions<Http2SecureServer, FastifyBaseLogger>;
   // The routes are written against fastify's default (HTTP/1) types; node's HTTP/2 compatibility
   // request and response offer the same API (tested in test/protocols/https-server.test.ts).
   const app = Fastify(secure) as unknown as FastifyInstance;
-  configureSecureServer(app);
+  configureSecureServer(app, options);
   return app;
+}
+
+function withoutHttpOptions(common: FastifyOptions): Omit<FastifyOptions, 'http'> {
+  const { http: _http1Only, ...rest } = common;
+  return rest;
 }
 
 /**
@@ -207,10 +236,11 @@ function createFastify(options: BaseServerOptions, common: FastifyOptions): Fast
  * and close HTTP/2 sessions gracefully (GOAWAY) when the server closes, as idle keep-alive
  * connections are (node 20 does not, and server.close() would wait for them).
  */
-function configureSecureServer(app: FastifyInstance): void {
-  const server = app.server as unknown as Http2SecureServer & { keepAliveTimeout: number; requestTimeout: number };
+function configureSecureServer(app: FastifyInstance, options: BaseServerOptions): void {
+  const server = app.server as unknown as Http2SecureServer & { keepAliveTimeout: number; requestTimeout: number; headersTimeout: number };
   server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
-  server.requestTimeout = 0;
+  server.requestTimeout = options.requestTimeoutMs;
+  server.headersTimeout = options.headersTimeoutMs;
   const sessions = new Set<Http2Session>();
   server.on('session', (session: Http2Session) => {
     sessions.add(session);

@@ -17,7 +17,10 @@ export function createHttpServer(deps: HttpServerDeps): FastifyInstance {
   const app = createBaseServer({
     logger: deps.logger.child({ component: tls ? 'https' : 'http' }),
     bodyLimitBytes: deps.config.bodyLimitBytes,
+    headersTimeoutMs: deps.config.headersTimeoutMs,
+    requestTimeoutMs: deps.config.requestTimeoutMs,
     ...(deps.tls ? { tls: deps.tls } : {}),
+    ...(deps.rateLimit ? { rateLimit: deps.rateLimit } : {}),
   });
   const connections = deps.connections ?? new ConnectionLimiter(deps.config.maxConnections);
   installConnectionLimit(app, connections, { tls });

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { ISOLATION_LEVELS, type IsolationLevel, type TxnManager } from '../../query/index.js';
-import { engineScope, principalOf } from '../auth/principal.js';
+import { callerOf, engineScope, principalOf } from '../auth/principal.js';
 import { untilClientLeaves } from './client-abort.js';
 import { measured, type QueryMetrics } from '../metrics/query-metrics.js';
 import { maxRowsProperty, sqlBodySchema, type QueryRouteLimits } from './sql-body-schema.js';
@@ -64,6 +64,7 @@ export function transactionRoutes(options: { transactions: TxnManager; limits: T
       const body = request.body;
       const created = await transactions.begin({
         tenant: principalOf(request).tenant,
+        owner: principalOf(request).credential,
         isolation: body.isolation_level,
         readOnly: body.read_only,
         ...(body.timeout_ms !== undefined ? { timeoutMs: body.timeout_ms } : {}),
@@ -71,7 +72,7 @@ export function transactionRoutes(options: { transactions: TxnManager; limits: T
       return reply.code(201).header('location', `${request.url.replace(/\/$/, '')}/${created.transaction_id as string}`).send(created);
     });
     app.get<IdRequest>('/transactions/:transaction_id', { schema: { params: idParams } }, async (request) =>
-      transactions.get(request.params.transaction_id, principalOf(request).tenant),
+      transactions.get(request.params.transaction_id, callerOf(request)),
     );
     app.post<IdRequest & { Body: StatementBody }>('/transactions/:transaction_id/query', { schema: { params: idParams, body: statementSchema } }, async (request, reply) => {
       const started = performance.now();
@@ -80,7 +81,7 @@ export function transactionRoutes(options: { transactions: TxnManager; limits: T
       const { tenant, ...scope } = engineScope(request);
       const result = await measured(options.metrics, tenant, () =>
         untilClientLeaves(reply, (signal) =>
-          transactions.query(id, tenant, body.sql, { params: body.params ?? [], timeoutMs: body.timeout_ms, maxRows: body.max_rows, signal, ...scope }),
+          transactions.query(id, callerOf(request), body.sql, { params: body.params ?? [], timeoutMs: body.timeout_ms, maxRows: body.max_rows, signal, ...scope }),
         ),
       );
       const response: Record<string, unknown> = {
@@ -97,10 +98,10 @@ export function transactionRoutes(options: { transactions: TxnManager; limits: T
       return response;
     });
     app.post<IdRequest>('/transactions/:transaction_id/commit', { schema: { params: idParams } }, async (request) =>
-      transactions.commit(request.params.transaction_id, principalOf(request).tenant),
+      transactions.commit(request.params.transaction_id, callerOf(request)),
     );
     app.post<IdRequest>('/transactions/:transaction_id/rollback', { schema: { params: idParams } }, async (request) =>
-      transactions.rollback(request.params.transaction_id, principalOf(request).tenant),
+      transactions.rollback(request.params.transaction_id, callerOf(request)),
     );
   };
 }

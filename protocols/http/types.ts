@@ -2,6 +2,7 @@ import type { FastifyBaseLogger, FastifyPluginAsync } from 'fastify';
 import type { Config } from '../../core/config.js';
 import type { ConnectionLimiter } from './connection-limit.js';
 import type { TlsMaterial } from './fastify-base.js';
+import type { RateLimitGate } from '../auth/rate-limit.js';
 
 /** What the protocols need to know about the engine to answer health and readiness. */
 export interface EngineStatus {
@@ -24,6 +25,8 @@ export interface HttpServerDeps {
   readonly rootPlugins?: readonly FastifyPluginAsync[];
   /** Set: an HTTPS listener (HTTP/2 with the HTTP/1.1 fallback) instead of plain HTTP. */
   readonly tls?: TlsMaterial;
+  /** The rate limiter of /api/v1: set, every answer of the listener carries X-RateLimit-* (protocols/http/rate-limit-headers.ts). */
+  readonly rateLimit?: RateLimitGate;
   /** The max_connections count shared by every API listener; default: one of its own (config.maxConnections). */
   readonly connections?: ConnectionLimiter;
 }

@@ -21,6 +21,7 @@ import {
 import { metricsRoutes } from '../http/metrics-routes.js';
 import type { EngineStatus } from '../http/types.js';
 import type { MetricsSource } from '../metrics/service-metrics.js';
+import type { RateLimitGate } from '../auth/rate-limit.js';
 import { CpuMeter, diskUsagePercent, memoryUsagePercent } from './system-metrics.js';
 
 export interface OpsServerDeps {
@@ -29,6 +30,8 @@ export interface OpsServerDeps {
   readonly status: EngineStatus;
   /** Connections of the database's API listeners (the ConnectionLimiter they share). */
   readonly connections: ConnectionGauge;
+  /** Set: its answers carry X-RateLimit-* too (the probes are never counted). */
+  readonly rateLimit?: RateLimitGate;
   /** Served as GET /metrics (no credentials: the ops port is for the operator's network). */
   readonly metrics?: MetricsSource;
 }
@@ -65,7 +68,13 @@ const detailedSchema = {
  * `metrics`, GET /metrics. Not yet listening.
  */
 export function createOpsServer(deps: OpsServerDeps): FastifyInstance {
-  const app = createBaseServer({ logger: deps.logger.child({ component: 'ops' }), bodyLimitBytes: deps.config.bodyLimitBytes });
+  const app = createBaseServer({
+    logger: deps.logger.child({ component: 'ops' }),
+    bodyLimitBytes: deps.config.bodyLimitBytes,
+    headersTimeoutMs: deps.config.headersTimeoutMs,
+    requestTimeoutMs: deps.config.requestTimeoutMs,
+    ...(deps.rateLimit ? { rateLimit: deps.rateLimit } : {}),
+  });
   const { status, connections } = deps;
   const cpu = new CpuMeter();
 

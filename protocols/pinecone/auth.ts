@@ -2,9 +2,8 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import type { onRequestAsyncHookHandler } from 'fastify';
 import { SvcError } from '../../core/errors.js';
 import type { AuthGate } from '../auth/authenticate.js';
-import type { Credential } from '../auth/credential.js';
-import type { Principal } from '../auth/principal.js';
-import { rateLimitExceeded, setRateLimitHeaders } from '../auth/rate-limit.js';
+import { principalFor, type Credential } from '../auth/credential.js';
+import { addressBucket, rateLimitExceeded, setRateLimitHeaders } from '../auth/rate-limit.js';
 import { requestTenant } from '../auth/tenancy.js';
 
 /** The vector protocol key (SVC_VECTOR_API_KEY): an unbound admin, like the admin key. */
@@ -47,14 +46,13 @@ export function vectorAuth(gate: AuthGate, vectorApiKey: string | undefined): on
         failure = error;
       }
     }
-    const bucket = credential === null ? `ip:${request.ip}` : `${credential.kind}:${credential.subject}`;
+    const bucket = credential === null ? addressBucket(request.ip) : `${credential.kind}:${credential.subject}`;
     const decision = gate.limiter.hit(bucket, credential?.rateLimitMax ?? gate.rateLimitMax, nowMs);
     setRateLimitHeaders(reply, decision, nowMs);
     if (!decision.allowed) throw rateLimitExceeded(reply, decision, nowMs, gate.rateLimitWindowMs);
     if (credential === null) throw failure ?? new SvcError('AUTHENTICATION_REQUIRED', 'authentication required: send Api-Key: <key>', {});
     // As on /api/v1: add the caller to the request's own logger rather than nest a child per request.
     (request.log as unknown as { setBindings(bindings: Record<string, unknown>): void }).setBindings({ subject: credential.subject });
-    const principal: Principal = { subject: credential.subject, role: credential.role, tenant: requestTenant(request, credential) };
-    request.principal = principal;
+    request.principal = principalFor(credential, requestTenant(request, credential));
   };
 }

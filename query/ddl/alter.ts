@@ -13,7 +13,7 @@ import { WriteViewSource } from '../exec/index.js';
 import type { QValue } from '../types/contract.js';
 import { ForeignKeys } from '../dml/foreign-keys.js';
 import { StatementWriter } from '../dml/writer.js';
-import { columnByName, IdAllocator, namesInSchema, nextColumnId, nowMicros, tableRef, txnRecord } from './common.js';
+import { columnByName, IdAllocator, namesInSchema, nextColumnId, nowMicros, tableRef, catalogRecord } from './common.js';
 import { columnFromAst } from './columns.js';
 import { assertUnique } from './create-index.js';
 import { submitDdl, type DdlDeps } from './deps.js';
@@ -34,7 +34,7 @@ export async function alterTable(ast: AstNode, deps: DdlDeps): Promise<QueryResu
     let def = entry.def;
     for (const action of ast.expr as AstNode[]) def = await applyAction(def, action, { ctx, ids, view, deps });
     def = { ...def, updatedAtMicros: nowMicros() };
-    return { record: txnRecord(tenant, [{ kind: 'put_table', table: def }]), result: null };
+    return { record: catalogRecord(tenant, [{ kind: 'put_table', table: def }]), result: null };
   });
   return emptyResult('ALTER TABLE');
 }
@@ -165,7 +165,7 @@ export async function renameColumn(stmt: Extract<CustomStatement, { kind: 'renam
       return { ...c, definition: renameIdentifier(c.definition, stmt.from, stmt.to) };
     });
     const next: TableDef = { ...def, columns, constraints, updatedAtMicros: nowMicros() };
-    return { record: txnRecord(tenant, [{ kind: 'put_table', table: next }]), result: null };
+    return { record: catalogRecord(tenant, [{ kind: 'put_table', table: next }]), result: null };
   });
   return emptyResult('ALTER TABLE');
 }

@@ -2,7 +2,7 @@ import { SvcError, isSvcError } from '../../core/errors.js';
 import type { TxnOp } from '../../core/log-records.js';
 import { CatalogState, type WriteView } from '../../projections/index.js';
 import type { ParsedStatement } from '../parse/index.js';
-import { txnRecord } from './common.js';
+import { catalogRecord } from './common.js';
 import type { DdlDeps, DdlSubmit } from './deps.js';
 import { executeDdl } from './index.js';
 
@@ -85,7 +85,7 @@ export async function runDdlBatch(statements: readonly ParsedStatement[], base: 
     }
     if (ops.length === 0) return null;
     changed = true;
-    return { record: txnRecord(base.env.tenant, ops), result: null };
+    return { record: catalogRecord(base.env.tenant, ops), result: null };
   });
   return changed;
 }

@@ -5,12 +5,22 @@ import type { TxnOp, TxnRecord } from '../../core/log-records.js';
 import type { CatalogState, TableEntry } from '../../projections/index.js';
 import { identName } from '../bind/index.js';
 import type { AstNode } from '../parse/index.js';
+import { checkCatalogNames } from './names.js';
 
 export const nowMicros = (): bigint => BigInt(Date.now()) * 1000n;
 
 /** A log record of `ops`; `txnId` names it (a REST transaction's id), else a fresh UUID. */
 export function txnRecord(tenant: string, ops: TxnOp[], txnId: string = randomUUID()): TxnRecord {
   return { type: 'txn', txnId, tenant, timestampMicros: nowMicros(), ops };
+}
+
+/**
+ * The log record of a catalog change: every DDL record is made here, so the names it would store
+ * are checked here (names.ts) before it can reach the log.
+ */
+export function catalogRecord(tenant: string, ops: TxnOp[]): TxnRecord {
+  checkCatalogNames(ops);
+  return txnRecord(tenant, ops);
 }
 
 export function alreadyExists(kind: string, name: string): SvcError {

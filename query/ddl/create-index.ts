@@ -7,7 +7,7 @@ import { identName, invalid, tableNotFound } from '../bind/index.js';
 import type { AstNode } from '../parse/index.js';
 import { emptyResult, type QueryResult } from '../result.js';
 import { uniqueViolation } from '../dml/errors.js';
-import { alreadyExists, columnByName, IdAllocator, namesInSchema, nowMicros, tableRef, txnRecord } from './common.js';
+import { alreadyExists, columnByName, IdAllocator, namesInSchema, nowMicros, tableRef, catalogRecord } from './common.js';
 import { submitDdl, type DdlDeps } from './deps.js';
 
 /** CREATE [UNIQUE] INDEX [IF NOT EXISTS] [name] ON t [USING btree|hnsw] (cols [DESC]) [WITH (...)]. */
@@ -48,7 +48,7 @@ export async function createIndex(ast: AstNode, deps: DdlDeps): Promise<QueryRes
     };
     if (unique) await assertUnique(view, table, index, deps);
     const def: TableDef = { ...table, indexes: [...table.indexes, index], updatedAtMicros: nowMicros() };
-    return { record: txnRecord(tenant, [{ kind: 'put_table', table: def }]), result: null };
+    return { record: catalogRecord(tenant, [{ kind: 'put_table', table: def }]), result: null };
   });
   return emptyResult('CREATE INDEX');
 }

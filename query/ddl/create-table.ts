@@ -3,7 +3,7 @@ import type { TxnOp } from '../../core/log-records.js';
 import { identName, invalid } from '../bind/index.js';
 import type { AstNode } from '../parse/index.js';
 import { emptyResult, type QueryResult } from '../result.js';
-import { alreadyExists, IdAllocator, namesInSchema, nowMicros, tableRef, txnRecord } from './common.js';
+import { alreadyExists, IdAllocator, namesInSchema, nowMicros, tableRef, catalogRecord } from './common.js';
 import { columnFromAst } from './columns.js';
 import { submitDdl, type DdlDeps } from './deps.js';
 import { ConstraintBuilder } from './table-builder.js';
@@ -48,7 +48,7 @@ export async function createTable(ast: AstNode, deps: DdlDeps): Promise<QueryRes
     };
     const ops: TxnOp[] = [{ kind: 'put_table', table: def }];
     for (const c of def.columns) if (c.sequence) ops.push({ kind: 'sequence', name: c.sequence, lastValue: 0n });
-    return { record: txnRecord(tenant, ops), result: null };
+    return { record: catalogRecord(tenant, ops), result: null };
   });
   return emptyResult('CREATE TABLE');
 }

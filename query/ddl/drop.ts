@@ -6,7 +6,7 @@ import { identName, invalid, QueryBinder, Scope, tableNotFound } from '../bind/i
 import { parseSql } from '../parse/index.js';
 import type { AstNode } from '../parse/index.js';
 import { emptyResult, type QueryResult } from '../result.js';
-import { nowMicros, referencingTables, tableRef, txnRecord } from './common.js';
+import { nowMicros, referencingTables, tableRef, catalogRecord } from './common.js';
 import { submitDdl, type DdlDeps } from './deps.js';
 
 /** DROP TABLE|VIEW [IF EXISTS] a, b [CASCADE]: FKs of other tables referencing them go too with CASCADE. */
@@ -34,7 +34,7 @@ export async function dropTables(ast: AstNode, deps: DdlDeps, keyword: 'table' |
     const dropped = new Set(all.map((t) => t.id));
     for (const t of all) ops.push(...detachReferences(view.catalog, t, dropped, cascade));
     for (const t of all) ops.push({ kind: 'drop_table', tableId: t.id });
-    return { record: txnRecord(tenant, ops), result: null };
+    return { record: catalogRecord(tenant, ops), result: null };
   });
   return emptyResult(keyword === 'view' ? 'DROP VIEW' : 'DROP TABLE');
 }
@@ -114,7 +114,7 @@ export async function dropIndex(ast: AstNode, deps: DdlDeps): Promise<QueryResul
         constraints: def.constraints.filter((c) => c !== constraint),
         updatedAtMicros: nowMicros(),
       };
-      return { record: txnRecord(tenant, [{ kind: 'put_table', table: next }]), result: null };
+      return { record: catalogRecord(tenant, [{ kind: 'put_table', table: next }]), result: null };
     }
     if (ifExists) return null;
     throw new SvcError('TABLE_NOT_FOUND', `index "${name}" does not exist`, { index: name });
@@ -146,7 +146,7 @@ export async function truncate(ast: AstNode, deps: DdlDeps): Promise<QueryResult
         tables.push(child.def);
       }
     }
-    return { record: txnRecord(tenant, [{ kind: 'truncate', tableIds: [...ids] }]), result: null };
+    return { record: catalogRecord(tenant, [{ kind: 'truncate', tableIds: [...ids] }]), result: null };
   });
   return emptyResult('TRUNCATE TABLE');
 }

@@ -3,7 +3,7 @@ import { identName, QueryBinder, Scope, uniqueNames } from '../bind/index.js';
 import { viewQueryText, type AstNode } from '../parse/index.js';
 import { emptyResult, type QueryResult } from '../result.js';
 import { storableType } from './columns.js';
-import { alreadyExists, IdAllocator, namesInSchema, nowMicros, txnRecord } from './common.js';
+import { alreadyExists, IdAllocator, namesInSchema, nowMicros, catalogRecord } from './common.js';
 import { submitDdl, type DdlDeps } from './deps.js';
 
 /** CREATE [OR REPLACE] VIEW v [(cols)] AS query: the query text is stored and expanded when v is read. */
@@ -30,7 +30,7 @@ export async function createView(ast: AstNode, deps: DdlDeps): Promise<QueryResu
       primaryKey: [], indexes: [], constraints: [], viewSql: sql,
       createdAtMicros: existing?.def.createdAtMicros ?? now, updatedAtMicros: now,
     };
-    return { record: txnRecord(tenant, [{ kind: 'put_table', table: def }]), result: null };
+    return { record: catalogRecord(tenant, [{ kind: 'put_table', table: def }]), result: null };
   });
   return emptyResult('CREATE VIEW');
 }

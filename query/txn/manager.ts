@@ -30,11 +30,25 @@ export interface TxnManagerDeps {
 
 export interface BeginOptions {
   readonly tenant: string;
+  /** The credential beginning it: only that credential (or an admin of the tenant) may use it afterwards. */
+  readonly owner?: string;
   readonly isolation: IsolationLevel;
   readonly readOnly: boolean;
   readonly timeoutMs?: number;
   /** A request's own batch (atomically): no REST slot, no record kept after it ends. */
   readonly internal?: boolean;
+}
+
+/**
+ * Who is calling about a transaction. A transaction is usable only in its tenant, and only by the
+ * credential that began it or an admin of that tenant; any other caller is told it does not exist.
+ */
+export interface TxnCaller {
+  readonly tenant: string;
+  /** The calling credential (an opaque id, as BeginOptions.owner); undefined: an in-process caller. */
+  readonly credential?: string;
+  /** An admin of the tenant may use every transaction in it. */
+  readonly admin?: boolean;
 }
 
 /** A statement of a transaction; the role's read-only refusal wins over the transaction's. */
@@ -116,7 +130,7 @@ export class TxnManager implements AtomicBatchRunner {
       throw new SvcError('SHUTTING_DOWN', 'the server is shutting down; retry on another instance or after restart');
     }
     const txn = new Transaction({
-      id, tenant: options.tenant, isolation: options.isolation, readOnly: options.readOnly, internal,
+      id, tenant: options.tenant, owner: options.owner ?? null, isolation: options.isolation, readOnly: options.readOnly, internal,
       startedAtMs, expiresAtMs: startedAtMs + timeoutMs, snapshot, floorLsn: snapshot?.lsn ?? headLsn,
       sequencer: projections.sequencer, recent: this.recent, readsMax: READS_MAX, opsMax: limits.sqlDmlRowsMax,
     });
@@ -131,14 +145,15 @@ export class TxnManager implements AtomicBatchRunner {
   }
 
   /** The transaction's record as GET /transactions/{id} shows it. */
-  get(id: string, tenant: string): Record<string, unknown> {
-    return this.view(this.find(id, tenant));
+  get(id: string, caller: TxnCaller): Record<string, unknown> {
+    return this.view(this.find(id, caller));
   }
 
   /** Runs SQL inside an open transaction; a failing statement aborts it (PostgreSQL's rule). */
-  async query(id: string, tenant: string, sql: string, options: TxnStatementOptions): Promise<QueryResult> {
-    await this.expireIfDue(this.find(id, tenant));
-    const txn = this.usable(id, tenant);
+  async query(id: string, caller: TxnCaller, sql: string, options: TxnStatementOptions): Promise<QueryResult> {
+    const { tenant } = caller;
+    await this.expireIfDue(this.find(id, caller));
+    const txn = this.usable(id, caller);
     txn.busy = true;
     const signal = options.signal ? AbortSignal.any([options.signal, txn.abort.signal]) : txn.abort.signal;
     const timeoutMs = Math.max(0, Math.min(options.timeoutMs, txn.init.expiresAtMs - this.now()));
@@ -180,20 +195,21 @@ export class TxnManager implements AtomicBatchRunner {
       result = await running;
     } catch (error) {
       txn.busy = false;
-      await this.rollback(id, tenant).catch(() => undefined);
+      await this.rollback(id, { tenant }).catch(() => undefined);
       throw error;
     } finally {
       txn.busy = false;
       txn.running = null;
     }
-    if (end === 'commit') await this.commit(id, tenant);
-    else await this.rollback(id, tenant);
+    if (end === 'commit') await this.commit(id, { tenant });
+    else await this.rollback(id, { tenant });
     return result;
   }
 
   /** Validates and appends the transaction as one log record; a conflict rolls it back. */
-  async commit(id: string, tenant: string): Promise<Record<string, unknown>> {
-    const txn = this.find(id, tenant);
+  async commit(id: string, caller: TxnCaller): Promise<Record<string, unknown>> {
+    const { tenant } = caller;
+    const txn = this.find(id, caller);
     await this.expireIfDue(txn);
     this.refuseEnded(txn);
     if (txn.busy) throw busy(txn);
@@ -227,8 +243,8 @@ export class TxnManager implements AtomicBatchRunner {
     return { success: true, transaction_id: id, status: txn.status, committed_at: iso(txn.endedAtMs!), ...(lsn !== null ? { lsn } : {}) };
   }
 
-  async rollback(id: string, tenant: string): Promise<Record<string, unknown>> {
-    const txn = this.find(id, tenant);
+  async rollback(id: string, caller: TxnCaller): Promise<Record<string, unknown>> {
+    const txn = this.find(id, caller);
     this.refuseEnded(txn);
     if (txn.status === 'committing') throw busy(txn);
     await this.end(txn, 'rollback');
@@ -293,18 +309,19 @@ export class TxnManager implements AtomicBatchRunner {
     }
   }
 
-  private find(id: string, tenant: string): Transaction {
+  private find(id: string, caller: TxnCaller): Transaction {
     const txn = this.open.get(id) ?? this.ended.get(id);
-    // Another tenant's transaction is answered as missing: its existence is not theirs to learn.
-    if (!txn || txn.init.tenant !== tenant) {
+    // Another tenant's (or another credential's) transaction is answered as missing: its
+    // existence is not theirs to learn.
+    if (!txn || txn.init.tenant !== caller.tenant || !mayUse(txn.init.owner, caller)) {
       throw new SvcError('NOT_FOUND', `transaction ${id} does not exist (or ended more than ${ENDED_RETENTION_MS / 60_000} minutes ago)`, { transaction_id: id });
     }
     return txn;
   }
 
   /** An open transaction that can take a statement now. */
-  private usable(id: string, tenant: string): Transaction {
-    const txn = this.find(id, tenant);
+  private usable(id: string, caller: TxnCaller): Transaction {
+    const txn = this.find(id, caller);
     this.refuseEnded(txn);
     if (txn.status === 'aborted') {
       throw new SvcError('INVALID_STATE', `transaction ${id} is aborted (${txn.failure?.code ?? 'error'}: ${txn.failure?.message ?? ''}); commands are ignored until it is rolled back`, {
@@ -353,6 +370,11 @@ export class TxnManager implements AtomicBatchRunner {
     if (txn.failure) out.error = txn.failure;
     return out;
   }
+}
+
+/** The owner of a transaction, an admin of its tenant, or an in-process caller may use it. */
+function mayUse(owner: string | null, caller: TxnCaller): boolean {
+  return owner === null || caller.credential === undefined || caller.admin === true || caller.credential === owner;
 }
 
 function busy(txn: Transaction): SvcError {

@@ -16,6 +16,8 @@ export interface TransactionInit {
   readonly readOnly: boolean;
   /** A request's own batch transaction (query/txn/batch.ts), not a REST one. */
   readonly internal: boolean;
+  /** The credential that began it (opaque to query/); null: begun in process, by no credential. */
+  readonly owner: string | null;
   readonly startedAtMs: number;
   readonly expiresAtMs: number;
   /** repeatable_read and serializable: the snapshot every SELECT reads, and the LSN it covers. */

@@ -124,7 +124,9 @@ describe('output', () => {
   });
 
   it('formats inspect and repair', () => {
+    const modes = { dataDirMode: '0700', entries: 12, tooOpen: [], tooOpenCount: 0, truncated: false, allowed: '0700' as const };
     const text = formatInspect({
+      modes,
       dataDir: '/d',
       segments: [{ file: '00000000000000000001.log', baseLsn: 1, lastLsn: 120, sizeBytes: 3 * 1024 * 1024 }],
       firstLsn: 1,
@@ -137,7 +139,9 @@ describe('output', () => {
     expect(text).toMatch(/00000000000000000001\.log\s+1\s+120\s+3\.0 MiB/);
     expect(text).toMatch(/tables\s+100\s+20/);
     expect(text).toContain('tables: 4');
+    expect(text).toContain('modes: data dir 0700, 12 files and directories, none open beyond 0700');
     const fresh = formatInspect({
+      modes,
       dataDir: '/d',
       segments: [{ file: 'a.log', baseLsn: 1, lastLsn: 0, sizeBytes: 0 }],
       firstLsn: 1,
@@ -148,8 +152,13 @@ describe('output', () => {
     });
     expect(fresh).toContain('log: 1 segment(s), no records yet');
     expect(fresh).toContain('consumers: none');
-    expect(formatInspect({ dataDir: '/d', segments: [], firstLsn: 1, lastLsn: 0, consumers: [], tables: 0, storeLocked: true }))
+    expect(formatInspect({ modes, dataDir: '/d', segments: [], firstLsn: 1, lastLsn: 0, consumers: [], tables: 0, storeLocked: true }))
       .toContain('unknown (a running server holds the projection store');
+    const open = { ...modes, dataDirMode: '0755', tooOpen: [{ path: '.', mode: '0755', kind: 'directory' as const }, { path: 'log/1.log', mode: '0644', kind: 'file' as const }], tooOpenCount: 2 };
+    const opened = formatInspect({ modes: open, dataDir: '/d', segments: [], firstLsn: 1, lastLsn: 0, consumers: [], tables: 0, storeLocked: true });
+    expect(opened).toContain('modes: data dir 0755, 12 files and directories, 2 open beyond 0700');
+    expect(opened).toContain('chmod -R go-rwx /d fixes it');
+    expect(opened).toMatch(/log\/1\.log\s+0644/);
     expect(formatRepair({ bytesTruncated: 0, segment: null })).toBe('log is intact; nothing to repair');
     expect(formatRepair({ bytesTruncated: 17, segment: 'x.log' })).toContain('truncated 17 bytes');
   });

@@ -59,11 +59,11 @@ describe('withAuth around a resource plugin', () => {
     expect((await api(http.url, '/admin-only', { headers: bearer('hook-admin-key'), body: {} })).status).toBe(200);
   });
 
-  it('sets request.principal: subject, role and tenant', async () => {
+  it('sets request.principal: subject, credential, role and tenant', async () => {
     const r = await api(http.url, '/query', { headers: bearer(keys.rw.key), body: {} });
-    expect(r.body.principal).toEqual({ subject: keys.rw.id, role: 'read_write', tenant: 'acme' });
+    expect(r.body.principal).toEqual({ subject: keys.rw.id, credential: `api_key:${keys.rw.id}`, role: 'read_write', tenant: 'acme' });
     const adminAs = await api(http.url, '/query', { headers: { ...bearer('hook-admin-key'), 'x-tenant-id': 'zeta' }, body: {} });
-    expect(adminAs.body.principal).toEqual({ subject: 'admin', role: 'admin', tenant: 'zeta' });
+    expect(adminAs.body.principal).toEqual({ subject: 'admin', credential: 'admin_key:admin', role: 'admin', tenant: 'zeta' });
   });
 
   it('log lines of a request carry its request_id and subject, never the key', async () => {

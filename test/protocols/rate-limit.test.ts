@@ -55,11 +55,19 @@ describe('rate-limit headers with the default limit', () => {
     }
   });
 
+  it('probes carry the headers (the spec: every response) but are not counted', async () => {
+    const first = await api(server.baseUrl, '/live');
+    const second = await api(server.baseUrl, '/health');
+    expect([first.status, second.status]).toEqual([200, 200]);
+    expect(limitHeaders(first.headers).limit).toBe(100_000);
+    expect(limitHeaders(second.headers).remaining).toBe(limitHeaders(first.headers).remaining);
+  });
 
-  it('probes are neither counted nor limited', async () => {
-    const live = await api(server.baseUrl, '/live');
-    expect(live.status).toBe(200);
-    expect(live.headers.get('x-ratelimit-limit')).toBeNull();
+  it('a path that matches no route carries them and counts against the client address', async () => {
+    const first = await fetch(`${server.baseUrl}/no/such/path`);
+    const second = await fetch(`${server.baseUrl}/api/v1/no-such-resource`);
+    expect([first.status, second.status]).toEqual([404, 404]);
+    expect(limitHeaders(second.headers).remaining).toBe(limitHeaders(first.headers).remaining - 1);
   });
 });
 
@@ -98,6 +106,14 @@ describe('over the limit', () => {
     expect(statuses).toEqual([401, 401, 401, 429]);
     // The admin key has its own counter, spent by the test above.
     expect((await query(server.baseUrl, bearer(TEST_API_KEY), 'SELECT 1')).status).toBe(429);
+    // Probes still answer (a limiter must not take a healthy instance out of its load balancer).
+    const live = await api(server.baseUrl, '/live');
+    expect(live.status).toBe(200);
+    expect(limitHeaders(live.headers)).toMatchObject({ limit: 3, remaining: 0 });
+    // Unmatched paths count against the address like requests without a credential.
+    const unmatched = await fetch(`${server.baseUrl}/no/such/path`);
+    expect(unmatched.status).toBe(429);
+    expect(((await unmatched.json()) as { error: { code: string } }).error.code).toBe('RATE_LIMIT_EXCEEDED');
   });
 });
 
