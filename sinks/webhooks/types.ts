@@ -86,3 +86,12 @@ export interface WebhookApi {
   /** Sends a dead-lettered event again (now, outside the retry schedule); resolves with its new record. */
   redeliver(tenant: string, id: string, eventId: string): Promise<DeliveryRecord>;
 }
+
+/** What the running deliveries tell the service (implemented by the webhook registry). */
+export interface WebhookRuntime {
+  /** Live state of a webhook's runner, or null when it does not run (yet). */
+  status(id: string): { readonly breaker: BreakerView; readonly stats: WebhookView['stats'] } | null;
+  deliveries(id: string, query: DeliveryQuery): Promise<DeliveryRecord[]>;
+  /** Sends a dead-lettered event again; NOT_FOUND when the webhook has no such dead letter. */
+  redeliver(id: string, eventId: string): Promise<DeliveryRecord>;
+}

@@ -167,12 +167,34 @@ describe('tables, rows and vectors belong to a tenant', () => {
   });
 });
 
-// Webhooks and CDC streams come later (issue 18 leaves them to their own issues). When they land,
-// their cases go here: a webhook registration or a CDC stream of one tenant is invisible (404)
-// to another tenant, only an admin may create one, and a delivery never carries another tenant's
-// rows. The todo entries keep the place visible in every test run.
-describe('webhooks and CDC streams (not yet built)', () => {
-  it.todo('a webhook registration of one tenant is 404 to another tenant, and its secret is never returned');
-  it.todo('a CDC stream of one tenant is invisible to SHOW CDC STREAMS of another, and cannot be paused or dropped by it');
-  it.todo('a delivery of one tenant\'s changes never carries another tenant\'s rows');
+// CDC streams belong to their tenant: invisible to another tenant's SHOW and GET, which cannot
+// pause or drop them either; creating one needs a writing role, reading them over REST the admin
+// role. (Webhooks get their cases here when they land.)
+describe('CDC streams belong to their tenant', () => {
+  const sql = (as: string, text: string) => call(as, 'POST', '/query', { sql: text });
+
+  it('another tenant cannot see, pause, drop or read a stream; roles hold', async () => {
+    expect((await sql('admin', 'CREATE TABLE cdc_default_only (id INT PRIMARY KEY)')).status).toBe(200);
+    expect((await sql('admin', "CREATE CHANGE DATA CAPTURE ON cdc_default_only TO KAFKA '127.0.0.1:1' AS sec_stream")).status).toBe(200);
+    const theirs = await sql('acme', 'SHOW CDC STREAMS');
+    expect(theirs.status).toBe(200);
+    expect(theirs.body.data).toEqual([]);
+    for (const text of ['ALTER CDC STREAM sec_stream PAUSE', 'DROP CHANGE DATA CAPTURE sec_stream', 'SHOW CDC STREAM STATUS sec_stream']) {
+      const answer = await sql('acmeAdmin', text);
+      expect(answer.status, text).toBe(404);
+      expect(answer.body.error.code).toBe('NOT_FOUND');
+    }
+    expect((await call('acmeAdmin', 'GET', '/cdc/streams/sec_stream')).status).toBe(404);
+    expect((await call('acmeAdmin', 'GET', '/cdc/streams')).body).toEqual({ streams: [], total_count: 0 });
+    // acme has no such table: a stream on it is TABLE_NOT_FOUND, never the default tenant's table.
+    const steal = await sql('acmeAdmin', "CREATE CHANGE DATA CAPTURE ON cdc_default_only TO KAFKA '127.0.0.1:1' AS steal");
+    expect(steal.status).toBe(404);
+    expect(steal.body.error.code).toBe('TABLE_NOT_FOUND');
+    // A read_only credential may look but not create; REST reads need the admin role.
+    expect((await sql('reader', "CREATE CHANGE DATA CAPTURE ON cdc_default_only TO KAFKA '127.0.0.1:1' AS ro")).status).toBe(403);
+    expect((await sql('reader', 'SHOW CDC STREAMS')).body.data.map((r: { name: string }) => r.name)).toEqual(['sec_stream']);
+    expect((await call('alice', 'GET', '/cdc/streams')).status).toBe(403);
+    expect((await call('admin', 'GET', '/cdc/streams')).body.total_count).toBe(1);
+    expect((await sql('admin', 'DROP CHANGE DATA CAPTURE sec_stream')).status).toBe(200);
+  });
 });
