@@ -1,0 +1,366 @@
+/**
+ * Delivers one webhook's events: reads the change events of its tables from its position, drops
+ * what its filter refuses, and posts each event to the receiver in per-key lanes (lanes.ts): with
+ * the retry schedule, behind the endpoint's circuit breaker, recording each end in the ledger
+ * before it counts as done. A 410 Gone disables the webhook; an open breaker holds events back
+ * (nothing is lost); a transform or filter failure dead-letters that one event.
+ */
+import type { WebhookDef } from '../../core/webhook.js';
+import type { Logger } from '../../core/logger.js';
+import type { SourcedEvent } from '../events/change-event.js';
+import { changeEvents, startOf, type CaptureSpec, type EventSourceDeps } from '../events/event-source.js';
+import { CircuitBreaker, type BreakerPermit } from './circuit-breaker.js';
+import { EndpointClient } from './http-client.js';
+import { Lanes, Semaphore, Watermark } from './lanes.js';
+import type { DeliveryLedger, LedgerEntry } from './ledger.js';
+import { afterFailure, attemptTimeoutMs } from './retry.js';
+import { deliveryHeaders } from './signature.js';
+import { compileTransform, type CompiledTransform } from './transform.js';
+import type { BreakerView, DeliveryQuery, DeliveryRecord, WebhookView } from './types.js';
+
+/** Decides whether an event goes to the receiver (filter.ts); throws when it cannot tell. */
+export interface EventFilter {
+  test(event: SourcedEvent): Promise<boolean>;
+}
+
+export interface WebhookRunnerLimits {
+  readonly batchEventsMax: number;
+  readonly readBatchBytesMax: number;
+  /** Events read and not yet done, per webhook: reading waits above it. */
+  readonly pendingEventsMax: number;
+  readonly requestsInFlightMax: number;
+  readonly connectionsPerEndpointMax: number;
+  readonly connectTimeoutMs: number;
+  readonly allowedCidrs: readonly string[];
+  readonly positionSaveIntervalMs: number;
+}
+
+/** What a delivery attempt tells the metrics. */
+export type DeliveryOutcome = 'success' | 'failure' | 'gone' | 'dead_lettered';
+
+export interface WebhookRunnerDeps {
+  readonly source: EventSourceDeps;
+  readonly ledger: DeliveryLedger;
+  readonly logger: Logger;
+  readonly limits: WebhookRunnerLimits;
+  readonly filterFor: (def: WebhookDef) => Promise<EventFilter>;
+  /** The receiver answered 410 Gone: disable the webhook (through the log). */
+  readonly onGone: (def: WebhookDef, reason: string) => Promise<void>;
+  readonly onAttempt?: (webhookId: string, outcome: DeliveryOutcome, durationMs: number) => void;
+  readonly onRetry?: (webhookId: string) => void;
+  readonly now?: () => number;
+}
+
+interface Item {
+  readonly event: SourcedEvent;
+  readonly slot: ReturnType<Watermark['add']>;
+}
+
+export class WebhookRunner {
+  private readonly breaker: CircuitBreaker;
+  private abort = new AbortController();
+  private loop: Promise<void> | null = null;
+  private stopped = false;
+  /** Sleepers to wake at stop or on a new definition. */
+  private readonly wakers = new Set<() => void>();
+  /** A 410 was reported for the current definition (disabling is under way). */
+  private gone = false;
+  private watermark = new Watermark();
+  private positionSavedAtMs = 0;
+  private readonly counts = { delivered: 0, failedAttempts: 0, deadLettered: 0, filtered: 0 };
+  private lastSequence: bigint | null = null;
+  private client: EndpointClient | null = null;
+  private transform: CompiledTransform | null = null;
+  private readonly now: () => number;
+
+  constructor(private def: WebhookDef, private readonly capture: CaptureSpec, private readonly deps: WebhookRunnerDeps) {
+    this.breaker = new CircuitBreaker(def.circuit_breaker);
+    this.now = deps.now ?? Date.now;
+  }
+
+  get definition(): WebhookDef {
+    return this.def;
+  }
+
+  start(): void {
+    this.loop ??= this.run();
+  }
+
+  /** A new definition (PATCH, a 410 that disabled it): the delivery loop restarts with it. */
+  update(def: WebhookDef): void {
+    this.def = def;
+    this.gone = false;
+    this.abort.abort();
+    this.wakeAll();
+  }
+
+  private wakeAll(): void {
+    for (const wake of [...this.wakers]) wake();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.abort.abort();
+    this.wakeAll();
+    await this.loop;
+  }
+
+  breakerView(): BreakerView {
+    const { state, failure_count, opened_at } = this.breaker.status(this.now());
+    return { state, failure_count, opened_at };
+  }
+
+  breakerGauge(): number {
+    return this.breaker.status(this.now()).gauge;
+  }
+
+  stats(): WebhookView['stats'] {
+    return {
+      delivered: this.counts.delivered,
+      failed_attempts: this.counts.failedAttempts,
+      dead_lettered: this.counts.deadLettered,
+      filtered: this.counts.filtered,
+      pending: this.watermark.pending,
+      last_sequence: this.lastSequence === null ? null : Number(this.lastSequence),
+    };
+  }
+
+  get pending(): number {
+    return this.watermark.pending;
+  }
+
+  async deliveries(query: DeliveryQuery): Promise<DeliveryRecord[]> {
+    const stored = query.status === 'pending' ? [] : await this.deps.ledger.list(this.def.id, query.status, query.limit);
+    const records: DeliveryRecord[] = stored.map(({ event: _event, written_at_ms: _at, ...record }) => record);
+    if (query.status === undefined || query.status === 'pending') records.push(...this.pendingRecords(query.limit - records.length));
+    return records.slice(0, query.limit);
+  }
+
+  /** Sends a dead letter again, now; the ledger says how it went. */
+  async redeliver(eventId: string): Promise<LedgerEntry | null> {
+    const entry = await this.deps.ledger.get(this.def.id, eventId);
+    if (!entry || entry.status !== 'dead_lettered' || !entry.event) return null;
+    const client = this.client ?? this.newClient();
+    const { body, contentType } = (this.transform ?? compileTransform(this.def.transform)).apply(entry.event);
+    const result = await client.post(body, this.headers(entry.event.event_id, body, contentType), attemptTimeoutMs(this.def.retry));
+    if (client !== this.client) await client.close();
+    this.deps.onAttempt?.(this.def.id, result.outcome === 'success' ? 'success' : 'failure', result.durationMs);
+    const at = new Date(this.now()).toISOString();
+    const next: LedgerEntry = result.outcome === 'success'
+      ? { ...entry, status: 'delivered', attempts: entry.attempts + 1, last_status: result.status, updated_at: at, written_at_ms: this.now(), event: undefined }
+      : { ...entry, attempts: entry.attempts + 1, last_status: result.status, updated_at: at, errors: [...entry.errors, { at, status: result.status, error: result.error ?? 'failed' }] };
+    await this.deps.ledger.put(this.def.id, next);
+    if (result.outcome === 'success') {
+      this.counts.delivered++;
+      this.counts.deadLettered = Math.max(0, this.counts.deadLettered - 1);
+    }
+    return next;
+  }
+
+  private pendingRecords(limit: number): DeliveryRecord[] {
+    if (limit <= 0 || !this.lanes) return [];
+    return this.lanes.items().slice(0, limit).map(({ event }) => ({
+      event_id: event.event.event_id, sequence: event.event.sequence, status: 'pending' as const, attempts: 0, errors: [], last_status: null,
+      updated_at: new Date(this.now()).toISOString(),
+    }));
+  }
+
+  private lanes: Lanes<Item> | null = null;
+
+  private async run(): Promise<void> {
+    while (!this.stopped) {
+      if (!this.def.enabled) {
+        await this.sleep(null);
+        continue;
+      }
+      this.abort = new AbortController();
+      try {
+        await this.deliverFromPosition(this.abort.signal);
+      } catch (error) {
+        if (this.stopped || this.abort.signal.aborted) continue;
+        this.deps.logger.warn({ webhook: this.def.id, err: error }, 'webhook: reading events failed; retrying');
+        await this.sleep(1000);
+      }
+    }
+    await this.closeClient();
+  }
+
+  private async deliverFromPosition(signal: AbortSignal): Promise<void> {
+    const filter = await this.deps.filterFor(this.def);
+    this.transform = compileTransform(this.def.transform);
+    await this.closeClient();
+    this.client = this.newClient();
+    const position = (await this.deps.ledger.position(this.def.id)) ?? startOf(this.capture);
+    this.watermark = new Watermark();
+    const semaphore = new Semaphore(this.deps.limits.requestsInFlightMax);
+    const lanes = new Lanes<Item>((item) => this.deliverOne(item, semaphore, signal));
+    this.lanes = lanes;
+    const options = {
+      batchEventsMax: this.deps.limits.batchEventsMax,
+      batchBytesMax: this.deps.limits.readBatchBytesMax,
+      signal,
+      onProgress: (p: typeof position) => this.watermark.progressed(p),
+    };
+    try {
+      for await (const batch of changeEvents(this.deps.source, this.capture, position, options)) {
+        for (const event of batch) {
+          const slot = this.watermark.add(event);
+          this.lastSequence = event.sequence;
+          if (!(await this.passes(filter, event, slot))) continue;
+          lanes.push({ event, slot });
+        }
+        while (this.watermark.pending >= this.deps.limits.pendingEventsMax && !signal.aborted) await this.sleep(5);
+        await this.savePosition(false);
+      }
+    } finally {
+      await lanes.settled();
+      await this.savePosition(true);
+    }
+  }
+
+  /** The filter's verdict; an event it cannot judge is dead-lettered with the error. */
+  private async passes(filter: EventFilter, event: SourcedEvent, slot: Item['slot']): Promise<boolean> {
+    try {
+      if (await filter.test(event)) return true;
+      this.counts.filtered++;
+      this.watermark.done(slot);
+      return false;
+    } catch (error) {
+      await this.deadLetter(event, 0, [{ at: new Date(this.now()).toISOString(), status: null, error: `filter: ${(error as Error).message}` }], null);
+      this.watermark.done(slot);
+      return false;
+    }
+  }
+
+  private async savePosition(force: boolean): Promise<void> {
+    const position = this.watermark.position;
+    if (!position || (!force && this.now() - this.positionSavedAtMs < this.deps.limits.positionSaveIntervalMs)) return;
+    this.positionSavedAtMs = this.now();
+    await this.deps.ledger.savePosition(this.def.id, position);
+  }
+
+  /** One event to its end: delivered, dead-lettered, or left undone because the loop stops. */
+  private async deliverOne(item: Item, semaphore: Semaphore, signal: AbortSignal): Promise<void> {
+    const { event } = item;
+    if (signal.aborted) return;
+    if (await this.deps.ledger.get(this.def.id, event.event.event_id)) {
+      this.watermark.done(item.slot);
+      return;
+    }
+    let body: Buffer;
+    let contentType: string;
+    try {
+      ({ body, contentType } = this.transform!.apply(event.event));
+    } catch (error) {
+      await this.deadLetter(event, 0, [{ at: new Date(this.now()).toISOString(), status: null, error: `transform: ${(error as Error).message}` }], null);
+      this.watermark.done(item.slot);
+      return;
+    }
+    const errors: { at: string; status: number | null; error: string }[] = [];
+    for (let attempts = 0; !signal.aborted; ) {
+      const permit = this.breaker.tryAcquire(this.now());
+      if (!permit) {
+        await this.sleep(Math.max(10, (this.breaker.nextTrialAtMs() ?? this.now() + 100) - this.now()), signal);
+        continue;
+      }
+      const result = await this.attempt(semaphore, permit, event.event.event_id, body, contentType);
+      attempts++;
+      if (result.outcome === 'success') {
+        await this.record(event, 'delivered', attempts, errors, result.status);
+        this.counts.delivered++;
+        this.watermark.done(item.slot);
+        return;
+      }
+      if (result.outcome === 'gone') {
+        if (this.gone) return;
+        this.gone = true;
+        this.deps.logger.warn({ webhook: this.def.id, url: this.def.url }, 'webhook: the receiver answered 410 Gone; disabling the webhook');
+        await this.deps.onGone(this.def, `the receiver answered 410 Gone at ${new Date(this.now()).toISOString()}`);
+        return;
+      }
+      this.counts.failedAttempts++;
+      errors.push({ at: new Date(this.now()).toISOString(), status: result.status, error: result.error ?? 'failed' });
+      const decision = afterFailure(this.def.retry, attempts);
+      if (decision.kind === 'dead_letter') {
+        await this.deadLetter(event, attempts, errors, result.status);
+        this.watermark.done(item.slot);
+        return;
+      }
+      this.deps.onRetry?.(this.def.id);
+      await this.sleep(decision.delayMs, signal);
+    }
+  }
+
+  private async attempt(semaphore: Semaphore, permit: BreakerPermit, eventId: string, body: Buffer, contentType: string) {
+    await semaphore.acquire();
+    try {
+      const result = await this.client!.post(body, this.headers(eventId, body, contentType), attemptTimeoutMs(this.def.retry));
+      if (result.outcome === 'retryable') this.breaker.onFailure(permit, this.now());
+      else this.breaker.onSuccess(permit, this.now());
+      this.deps.onAttempt?.(this.def.id, result.outcome === 'retryable' ? 'failure' : result.outcome, result.durationMs);
+      return result;
+    } finally {
+      semaphore.release();
+    }
+  }
+
+  private headers(eventId: string, body: Buffer, contentType: string): Record<string, string> {
+    return deliveryHeaders({ secret: this.def.secret, body, eventId, contentType, sentAtMs: this.now() });
+  }
+
+  private async deadLetter(event: SourcedEvent, attempts: number, errors: LedgerEntry['errors'], status: number | null): Promise<void> {
+    await this.record(event, 'dead_lettered', attempts, errors, status);
+    this.counts.deadLettered++;
+    this.deps.onAttempt?.(this.def.id, 'dead_lettered', 0);
+  }
+
+  private async record(event: SourcedEvent, status: 'delivered' | 'dead_lettered', attempts: number, errors: LedgerEntry['errors'], lastStatus: number | null): Promise<void> {
+    const now = this.now();
+    await this.deps.ledger.put(this.def.id, {
+      event_id: event.event.event_id,
+      sequence: event.event.sequence,
+      status,
+      attempts,
+      errors,
+      last_status: lastStatus,
+      updated_at: new Date(now).toISOString(),
+      written_at_ms: now,
+      ...(status === 'dead_lettered' ? { event: event.event } : {}),
+    });
+  }
+
+  private newClient(): EndpointClient {
+    const { limits } = this.deps;
+    return new EndpointClient(this.def.url, {
+      connectionsMax: limits.connectionsPerEndpointMax,
+      pipelining: 1,
+      connectTimeoutMs: limits.connectTimeoutMs,
+      keepAliveTimeoutMs: 4000,
+      allowedCidrs: limits.allowedCidrs,
+      tls: this.def.tls,
+      errorTextBytesMax: 512,
+    });
+  }
+
+  private async closeClient(): Promise<void> {
+    const client = this.client;
+    this.client = null;
+    await client?.close().catch(() => undefined);
+  }
+
+  /** Waits `ms` (null: until woken); stop, an update or `signal` end it early. */
+  private sleep(ms: number | null, signal?: AbortSignal): Promise<void> {
+    return new Promise<void>((resolve) => {
+      if (this.stopped || signal?.aborted) return resolve();
+      const done = (): void => {
+        if (timer) clearTimeout(timer);
+        signal?.removeEventListener('abort', done);
+        this.wakers.delete(done);
+        resolve();
+      };
+      const timer = ms === null ? null : setTimeout(done, ms);
+      this.wakers.add(done);
+      signal?.addEventListener('abort', done, { once: true });
+    });
+  }
+}
