@@ -88,7 +88,7 @@ export async function startServer(config: Config, rootLogger: PinoLogger): Promi
   engine.runBatchesWith(transactions);
   const cdc = createCdcStreams(projections, config, logger.child({ component: 'cdc' }));
   engine.useCdcRuntime(cdc);
-  metrics.registerCdc(() => cdc.metrics());
+  metrics.registerEvents(() => cdc.metrics(), () => []);
   const plugins = [
     queryRoutes({ engine, limits: config, metrics }),
     explainRoutes({ engine, limits: config, metrics }),

@@ -39,11 +39,4 @@ export function registerCdcMetrics(registry: Registry, rows: () => readonly CdcM
     name: 'svc_cdc_lag_records', help: 'Log records a CDC stream is behind the durable head', labelNames, registers,
     collect(this: Gauge<'stream' | 'database'>) { each(this, (r) => r.lagRecords); },
   });
-  new Gauge({
-    name: 'svc_event_queue_size', help: 'Events read from the log and not yet delivered, by queue (cdc: per stream)', labelNames: ['queue_type', 'stream', 'database'], registers,
-    collect(this: Gauge<'queue_type' | 'stream' | 'database'>) {
-      this.reset();
-      for (const row of rows()) this.set({ queue_type: 'cdc', stream: row.name, database: row.tenant }, row.queued);
-    },
-  });
 }

@@ -1,4 +1,5 @@
 import { registerCdcMetrics, type CdcMetricRow } from './cdc-metrics.js';
+import { registerWebhookMetrics, type WebhookMetricRow, type WebhookMetrics } from './webhook-metrics.js';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { DEFAULT_TENANT } from '../../core/catalog.js';
 import type { ConnectionGauge } from '../http/connections.js';
@@ -67,9 +68,10 @@ export class ServiceMetrics implements QueryMetrics, MetricsSource {
   private readonly queries: Counter<'status' | 'database'>;
   private readonly duration: Histogram<'database'>;
 
-  /** Adds the CDC streams' metrics (called once by the composition root). */
-  registerCdc(rows: () => readonly CdcMetricRow[]): void {
-    registerCdcMetrics(this.registry, rows);
+  /** Adds the CDC streams' and webhooks' metrics (called once by the composition root). */
+  registerEvents(streams: () => readonly CdcMetricRow[], webhooks: () => readonly WebhookMetricRow[]): WebhookMetrics {
+    registerCdcMetrics(this.registry, streams);
+    return registerWebhookMetrics(this.registry, webhooks, streams);
   }
 
   constructor(deps: ServiceMetricsDeps) {
