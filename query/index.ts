@@ -8,6 +8,7 @@ export { typeSystem } from './types/index.js';
 export { TxnManager, type BeginOptions, type TxnCaller, type TxnLimits, type TxnManagerDeps } from './txn/manager.js';
 export { ISOLATION_LEVELS, type IsolationLevel, type TxnStatus } from './txn/txn-state.js';
 export { checkExpression, type ExpressionRules } from './filter.js';
+export { tokenize, type Token, type TokenKind } from './parse/tokens.js';
 export type { JsonConflict, JsonInsert } from './dml/insert-json.js';
 export type { CdcRuntime, CdcStreamStatus } from './cdc/runtime.js';
 export { statusRow, streamDefs, streamNotFound, streamRow, stateOf } from './cdc/statements.js';

@@ -5,6 +5,7 @@ import { decodedScale, EXTRACT_FN, NEGATIVE_SCALE_BASE } from './expr-rewrites.j
 import { literalValue, NUM_FN, OP_FN, rewrite, splitStatements, STR_PREFIX } from './preprocess.js';
 import { lineColumn, syntaxError, tokenize, type Token } from './tokens.js';
 import { AstTemplateCache } from './ast-templates.js';
+import { fixAndOrPrecedence } from './and-or-precedence.js';
 import { refuseUnsupported } from './unsupported.js';
 import { cdcStatement } from './cdc-statements.js';
 
@@ -98,6 +99,7 @@ function parseTokensUncached(sql: string, at: number, shifted: readonly Token[])
     if (ast.length !== 1) throw syntaxError(sql, at, 'expected one statement');
     ast = ast[0];
   }
+  fixAndOrPrecedence(ast);
   return { ast: ast as AstNode, vectorDims: rewritten.vectorDims, hnsw: rewritten.hnsw, limitExprs: rewritten.limitExprs ?? [] };
 }
 

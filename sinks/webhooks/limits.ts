@@ -28,6 +28,10 @@ export const WEBHOOK_LIMITS = Object.freeze({
   templateRangeLengthMax: 10_000,
   /** transform.content_type: characters. */
   contentTypeCharsMax: 200,
+  /** filter.predicate: bytes of the SQL condition. */
+  predicateBytesMax: 4096,
+  /** filter.predicate: the time limit of one evaluation (a plain expression takes microseconds). */
+  predicateTimeoutMs: 5_000,
 });
 
 /** Time units, so a conversion is never written inline. */
