@@ -43,6 +43,10 @@ export class RowVersionedStore implements StateStore {
     }
   }
 
+  sync(): Promise<void> {
+    return this.inner.sync();
+  }
+
   snapshot(): StoreSnapshot {
     const inner = this.inner.snapshot();
     const snapshot: VersionedSnapshot = { inner, versions: this.versions, close: () => inner.close() };

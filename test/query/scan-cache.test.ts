@@ -142,6 +142,7 @@ class GatedStore implements StateStore {
     await this.gate;
     return this.inner.write(ops);
   }
+  sync() { return this.inner.sync(); }
   snapshot() { return this.inner.snapshot(); }
   close() { return this.inner.close(); }
 }
