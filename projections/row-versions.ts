@@ -47,6 +47,10 @@ export class RowVersionedStore implements StateStore {
     return this.inner.sync();
   }
 
+  isOpen(): boolean {
+    return this.inner.isOpen();
+  }
+
   snapshot(): StoreSnapshot {
     const inner = this.inner.snapshot();
     const snapshot: VersionedSnapshot = { inner, versions: this.versions, close: () => inner.close() };

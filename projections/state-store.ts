@@ -44,6 +44,8 @@ export interface StateStore {
    * called before the log deletes segments that the stored offsets say are applied.
    */
   sync(): Promise<void>;
+  /** True while the store is open (not closing, closed or failed to open). */
+  isOpen(): boolean;
   snapshot(): StoreSnapshot;
   close(): Promise<void>;
 }
@@ -170,6 +172,10 @@ class ClassicLevelStore implements StateStore {
    * whose table is not written yet, would stay in the page cache. So every *.log file is fsynced
    * (LevelDB has handed each resolved batch to the kernel), then the directory (new files' names).
    */
+  isOpen(): boolean {
+    return this.db.status === 'open';
+  }
+
   async sync(): Promise<void> {
     const names = await readdir(this.location);
     for (const name of names) if (name.endsWith('.log')) await fsyncPath(path.join(this.location, name));

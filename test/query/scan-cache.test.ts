@@ -143,6 +143,7 @@ class GatedStore implements StateStore {
     return this.inner.write(ops);
   }
   sync() { return this.inner.sync(); }
+  isOpen() { return this.inner.isOpen(); }
   snapshot() { return this.inner.snapshot(); }
   close() { return this.inner.close(); }
 }
