@@ -7,7 +7,8 @@
  * hello-world (≥ 40%); POST /tables/t/rows single durable insert vs a fastify JSON POST (≥ 40%,
  * with p99); bulk insert of 10k rows per request (rows/s, goal ≥ 100k); NDJSON stream of
  * BENCH_STREAM_ROWS (default 1M) rows vs fastify streaming the same lines (rows/s).
- * Prints one JSON line on stdout; progress on stderr.
+ * Prints one JSON line on stdout; progress on stderr. A run with any non-2xx answer, error or
+ * timeout fails (exit 1): requests/s of refusals measure nothing.
  */
 import autocannon, { type Request } from 'autocannon';
 import { printBenchResult, progress, round2 } from './lib/print-result.js';
@@ -28,9 +29,14 @@ interface Load {
   readonly non2xx: number;
 }
 
-async function load(url: string, request: Omit<Request, 'path'> & { path?: string }): Promise<Load> {
+async function load(name: string, url: string, request: Omit<Request, 'path'> & { path?: string }): Promise<Load> {
   const result = await autocannon({ url, connections: CONNECTIONS, duration: DURATION_S, requests: [request as Request] });
-  return { reqPerSec: Math.round(result.requests.average), p99Ms: result.latency.p99, non2xx: result.non2xx + result.errors };
+  const failed = result.non2xx + result.errors + result.timeouts;
+  if (failed > 0) {
+    const byStatus = Object.entries(result.statusCodeStats ?? {}).map(([status, s]) => `${status}: ${(s as { count: number }).count}`).join(', ');
+    throw new Error(`${name}: ${result.non2xx} non-2xx answers, ${result.errors} errors, ${result.timeouts} timeouts of ${result.requests.total} (${byStatus}); the run is void`);
+  }
+  return { reqPerSec: Math.round(result.requests.average), p99Ms: result.latency.p99, non2xx: failed };
 }
 
 const randomId = (): number => 1 + Math.floor(Math.random() * TABLE_ROWS);
@@ -83,19 +89,19 @@ async function main(): Promise<void> {
   try {
     await loadTable(svcdb);
     progress('fastify hello-world');
-    const hello = await load(baseline.url, { method: 'GET', path: '/' });
+    const hello = await load('fastify hello-world', baseline.url, { method: 'GET', path: '/' });
     progress('fastify JSON POST');
-    const echo = await load(baseline.url, { method: 'POST', path: '/echo', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ row: { id: 1, name: 'name-1', amount: 1.5 } }) });
+    const echo = await load('fastify JSON POST', baseline.url, { method: 'POST', path: '/echo', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ row: { id: 1, name: 'name-1', amount: 1.5 } }) });
     progress('GET /tables/t/rows/{id}');
-    const byId = await load(svcdb.url, { method: 'GET', headers: AUTH, setupRequest: (req) => ({ ...req, path: `/api/v1/tables/t/rows/${randomId()}` }) });
+    const byId = await load('GET /tables/t/rows/{id}', svcdb.url, { method: 'GET', headers: AUTH, setupRequest: (req) => ({ ...req, path: `/api/v1/tables/t/rows/${randomId()}` }) });
     progress('POST /query point select');
-    const point = await load(svcdb.url, {
+    const point = await load('POST /query point select', svcdb.url, {
       method: 'POST', path: '/api/v1/query', headers: AUTH,
       setupRequest: (req) => ({ ...req, body: JSON.stringify({ sql: 'SELECT * FROM t WHERE id = $1', params: [randomId()] }) }),
     });
     progress('POST /tables/ins/rows single durable insert');
     let nextId = 1;
-    const insert = await load(svcdb.url, {
+    const insert = await load('POST /tables/ins/rows', svcdb.url, {
       method: 'POST', path: '/api/v1/tables/ins/rows', headers: AUTH,
       setupRequest: (req) => {
         const id = nextId++;
@@ -134,4 +140,7 @@ async function main(): Promise<void> {
   }
 }
 
-await main();
+await main().catch((error: unknown) => {
+  progress(`rest-http failed: ${(error as Error).message}`);
+  process.exitCode = 1;
+});

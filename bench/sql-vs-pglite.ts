@@ -9,6 +9,10 @@
  * engine in the same process, as PGlite is (`ratioInProcess`). PGlite runs in-process and in
  * memory, without fsync: the baseline is a hard one.
  *
+ * Fair by construction: PGlite's tables are ANALYZEd after the load (its planner gets statistics,
+ * as a PostgreSQL user would give it); which engine runs a case first alternates from case to case;
+ * and every case must return the same number of rows on every engine, or the run fails (exit 1).
+ *
  * Env: BENCH_ROWS, BENCH_REPS, BENCH_INSERT_ROWS (default 100,000: the bulk-insert case),
  * BENCH_BATCH_ROWS rows per INSERT statement (default 1000),
  * BENCH_ENGINES=pglite to time PostgreSQL alone (svcdbMs and ratio are then null).
@@ -135,15 +139,15 @@ const median = (xs: readonly number[]): number => {
   return s.length % 2 === 1 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
 };
 
-/** Median ms of one case on one engine, and the row count of its first run (to check both agree). */
+/** Median ms of one case on one engine, and the rows its statements returned in rep 1 (to check the engines agree). */
 async function timeCase(engine: SqlEngine, c: Case): Promise<{ ms: number; rows: number }> {
-  let rows = -1;
+  let rows = 0;
   const samples: number[] = [];
   for (let rep = 0; rep <= REPS; rep++) {
     const started = performance.now();
     for (const sql of c.statements(rep)) {
       const out = await must(engine, sql);
-      if (rep === 1) rows = out.rows.length;
+      if (rep === 1) rows += out.rows.length;
     }
     if (rep > 0) samples.push((performance.now() - started) / (c.per ?? 1)); // rep 0 warms up
   }
@@ -197,17 +201,26 @@ async function main(): Promise<number> {
     // keep-alive connection to svcdb to be closed under the client (ECONNRESET on the next request).
     progress('loading PGlite');
     await load(pglite, 1);
+    // Statistics for PostgreSQL's planner, as anyone running it would have (autovacuum does it in time).
+    await must(pglite, 'ANALYZE facts');
+    await must(pglite, 'ANALYZE dims');
     if (svcdb) {
       progress('loading svcdb');
       await load(svcdb, SVCDB_LOAD_IN_FLIGHT);
     }
 
     const results: Record<string, Figure> = {};
-    for (const c of CASES) {
-      const pg = await timeCase(pglite, c);
-      const sv = svcdb ? await timeCase(svcdb, c) : null;
-      const ip = inProcess ? await timeCase(inProcess, c) : null;
-      for (const other of [sv, ip]) if (other && other.rows !== pg.rows) progress(`  WARNING ${c.name}: svcdb returned ${other.rows} rows, PGlite ${pg.rows}`);
+    for (const [i, c] of CASES.entries()) {
+      // Alternate who goes first: PGlite first in even cases, svcdb (in process, then HTTP) in odd ones.
+      const runs = new Map<SqlEngine, { ms: number; rows: number }>();
+      const order = [pglite, svcdb, inProcess].filter((e): e is NonNullable<typeof e> => e !== null);
+      for (const engine of i % 2 === 0 ? order : [...order].reverse()) runs.set(engine, await timeCase(engine, c));
+      const pg = runs.get(pglite)!;
+      const sv = svcdb ? runs.get(svcdb)! : null;
+      const ip = inProcess ? runs.get(inProcess)! : null;
+      for (const [name, other] of [['svcdb over HTTP', sv], ['svcdb in process', ip]] as const) {
+        if (other && other.rows !== pg.rows) throw new Error(`${c.name}: ${name} returned ${other.rows} rows, PGlite ${pg.rows}: the engines disagree, so the timings compare nothing`);
+      }
       results[c.name] = {
         svcdbMs: sv ? round3(sv.ms) : null,
         svcdbInProcessMs: ip ? round3(ip.ms) : null,
@@ -218,9 +231,18 @@ async function main(): Promise<number> {
       };
       progress(`  ${c.name}: svcdb ${sv ? round3(sv.ms) : '-'} ms (in process ${ip ? round3(ip.ms) : '-'} ms), PGlite ${round3(pg.ms)} ms (${pg.rows} rows)`);
     }
+    // The bulk insert goes on from the alternation: svcdb first when the case count is odd.
+    const svcdbFirst = CASES.length % 2 === 1;
+    const svInsertFirst = svcdbFirst && svcdb ? await timeBulkInsert(svcdb, 'http') : null;
+    const ipInsertFirst = svcdbFirst && inProcess ? await timeBulkInsert(inProcess, 'in_process') : null;
     const pgInsert = await timeBulkInsert(pglite);
-    const svInsert = svcdb ? await timeBulkInsert(svcdb, 'http') : null;
-    const ipInsert = inProcess ? await timeBulkInsert(inProcess, 'in_process') : null;
+    const svInsert = svcdbFirst ? svInsertFirst : svcdb ? await timeBulkInsert(svcdb, 'http') : null;
+    const ipInsert = svcdbFirst ? ipInsertFirst : inProcess ? await timeBulkInsert(inProcess, 'in_process') : null;
+    for (const [name, engine, prefix] of [['PGlite', pglite, 'pg'], ['svcdb over HTTP', svcdb, 'http'], ['svcdb in process', inProcess, 'in_process']] as const) {
+      if (!engine) continue;
+      const counted = await must(engine, `SELECT count(*) AS n FROM facts_insert_${prefix}_0`);
+      if (Number(counted.rows[0]![0]) !== INSERT_ROWS) throw new Error(`bulk insert: ${name} holds ${String(counted.rows[0]![0])} rows, expected ${INSERT_ROWS}`);
+    }
     results[`bulk_insert_${INSERT_ROWS}`] = {
       svcdbMs: svInsert === null ? null : round3(svInsert),
       svcdbInProcessMs: ipInsert === null ? null : round3(ipInsert),
@@ -254,4 +276,7 @@ async function main(): Promise<number> {
 
 const round3 = (ms: number): number => Math.round(ms * 1000) / 1000;
 
-process.exitCode = await main();
+process.exitCode = await main().catch((error: unknown) => {
+  progress(`sql-vs-pglite failed: ${(error as Error).message}`);
+  return 1;
+});

@@ -16,7 +16,7 @@ import {
   API_PREFIX, AsyncQueries, asyncQueryRoutes, createHttpServer, createOpsServer, explainRoutes, listen, loadAdminKey, openAuth, queryRoutes,
   settingLabel, streamRoutes, transactionRoutes, withAuth, type AuthGate, type EngineStatus,
 } from '../protocols/index.js';
-import { ConnectionLimiter, infoRoutes, loadTlsMaterial, metricsRoutes, ServiceMetrics, type MetricsSource } from '../protocols/index.js';
+import { ConnectionLimiter, infoRoutes, loadTlsMaterial, metricsRoutes, ProgressWatch, ServiceMetrics, type MetricsSource } from '../protocols/index.js';
 import { countedAsQueries, rowRoutes, rowsRoutes, tablesRoutes } from '../protocols/index.js';
 import { cdcRoutes, vectorProtocol, vectorRoutes } from '../protocols/index.js';
 import { SqlEngine, TxnManager, typeSystem, type SqlLimits } from '../query/index.js';
@@ -72,11 +72,15 @@ export async function startServer(config: Config, rootLogger: PinoLogger): Promi
   const adminKey = await loadAdminKey(layout.root, config.apiKey);
   const auth = await openAuth({ dataDir: layout.root, adminKey, settings: config, logger: logger.child({ component: 'auth' }) });
   let caughtUp = false;
+  const progress = new ProgressWatch(config.projectionStallMs);
   const status: EngineStatus = {
     version: SVC_VERSION,
     startedAtMs,
     isReady: () => caughtUp && projections.healthy,
     storageHealthy: () => projections.healthy && log.healthy,
+    storeHealthy: () => store.isOpen() && projections.healthy,
+    projectionStalled: (nowMs) => progress.stalled(projections.applied.lsn, log.durableLsn, nowMs),
+    replicaCount: 0,
   };
   const engine = new SqlEngine({ projections, types: typeSystem, logger: logger.child({ component: 'sql' }), limits: sqlLimitsOf(config) });
   const connections = new ConnectionLimiter(config.maxConnections);

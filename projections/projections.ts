@@ -171,6 +171,11 @@ export class Projections {
     this.retaining = true;
     try {
       const min = Math.min(...this.consumers().map((c) => c.offset));
+      const oldest = this.log.segments();
+      if (oldest.length < 2 || oldest[0]!.lastLsn >= min + 1) return; // nothing to delete yet
+      // The stored offsets are what a restart resumes from: durable (power loss, not just a
+      // crash) before the segments they cover are deleted. Vector checkpoints are fsynced already.
+      await this.store.sync();
       const { segmentsDeleted } = await this.log.retain((min + 1) as Lsn);
       if (segmentsDeleted > 0) this.options.logger.info({ segmentsDeleted, belowLsn: min + 1, appliedLsn: belowOrAt }, 'log segments retained');
     } finally {

@@ -43,6 +43,14 @@ export class RowVersionedStore implements StateStore {
     }
   }
 
+  sync(): Promise<void> {
+    return this.inner.sync();
+  }
+
+  isOpen(): boolean {
+    return this.inner.isOpen();
+  }
+
   snapshot(): StoreSnapshot {
     const inner = this.inner.snapshot();
     const snapshot: VersionedSnapshot = { inner, versions: this.versions, close: () => inner.close() };

@@ -1,10 +1,13 @@
+import { open, readdir } from 'node:fs/promises';
+import path from 'node:path';
 import { ClassicLevel } from 'classic-level';
 import { SvcError } from '../core/errors.js';
 
 /**
  * The one adapter over classic-level. Keys and values are bytes; the layout lives in keys.ts.
  * Writes are not fsynced: the log is the truth, and every batch carries the consumer offset it
- * covers, so a batch lost in a crash is simply re-applied from the log.
+ * covers, so a batch lost in a crash is simply re-applied from the log. Before the log deletes
+ * records an offset covers (retention), sync() makes the offsets durable.
  */
 export type KvOp =
   | { readonly type: 'put'; readonly key: Uint8Array; readonly value: Uint8Array }
@@ -36,6 +39,13 @@ export interface StateStore {
   /** Key/value pairs in key order (or reverse), fetched in bounded steps. */
   entries(range: RangeOptions): AsyncIterable<[Uint8Array, Uint8Array][]>;
   write(ops: readonly KvOp[]): Promise<void>;
+  /**
+   * Makes every write resolved so far durable across a power loss (not just a process crash):
+   * called before the log deletes segments that the stored offsets say are applied.
+   */
+  sync(): Promise<void>;
+  /** True while the store is open (not closing, closed or failed to open). */
+  isOpen(): boolean;
   snapshot(): StoreSnapshot;
   close(): Promise<void>;
 }
@@ -69,7 +79,23 @@ export async function openStateStore(location: string): Promise<StateStore> {
   } catch (error) {
     throw wrapOpenError(location, error);
   }
-  return new ClassicLevelStore(db);
+  return new ClassicLevelStore(db, location);
+}
+
+/** fsync a file or directory by path; a file LevelDB deleted meanwhile (compacted) needs none. */
+async function fsyncPath(file: string): Promise<void> {
+  let handle;
+  try {
+    handle = await open(file, 'r');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
+    throw error;
+  }
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
 }
 
 function wrapOpenError(location: string, error: unknown): SvcError {
@@ -90,7 +116,10 @@ function wrapOpenError(location: string, error: unknown): SvcError {
 const SYNC_GET_KEYS_MAX = 16;
 
 class ClassicLevelStore implements StateStore {
-  constructor(private readonly db: Db) {}
+  constructor(
+    private readonly db: Db,
+    private readonly location: string,
+  ) {}
 
   get(key: Uint8Array, snapshot?: StoreSnapshot): Promise<Uint8Array | undefined> {
     // A point read: synchronous, as getMany's few keys are (SYNC_GET_KEYS_MAX says why).
@@ -135,6 +164,22 @@ class ClassicLevelStore implements StateStore {
   write(ops: readonly KvOp[]): Promise<void> {
     if (ops.length === 0) return Promise.resolve();
     return this.db.batch(ops as never);
+  }
+
+  /**
+   * LevelDB writes each batch to its write-ahead file (*.log) without fsync. A write with
+   * `sync: true` would fsync only the current one: an older *.log, switched at a memtable flush
+   * whose table is not written yet, would stay in the page cache. So every *.log file is fsynced
+   * (LevelDB has handed each resolved batch to the kernel), then the directory (new files' names).
+   */
+  isOpen(): boolean {
+    return this.db.status === 'open';
+  }
+
+  async sync(): Promise<void> {
+    const names = await readdir(this.location);
+    for (const name of names) if (name.endsWith('.log')) await fsyncPath(path.join(this.location, name));
+    await fsyncPath(this.location);
   }
 
   snapshot(): StoreSnapshot {

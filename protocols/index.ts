@@ -4,6 +4,7 @@ export { API_PREFIX, createHttpServer } from './http/server.js';
 export { connectionGauge, type ConnectionGauge } from './http/connections.js';
 export { REQUEST_ID_HEADER } from './http/fastify-base.js';
 export type { EngineStatus, HttpServerDeps } from './http/types.js';
+export { ProgressWatch } from './http/health.js';
 export { createOpsServer, type OpsServerDeps } from './ops/server.js';
 export { listen, settingLabel, type ListenOptions } from './listen.js';
 export { loadAdminKey, type AdminKey } from './auth/admin-key.js';

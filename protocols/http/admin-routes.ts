@@ -26,7 +26,7 @@ export const adminRoutes: FastifyPluginAsync<AdminRoutesOptions> = async (app, o
   app.get('/live', { schema: { response: { 200: liveSchema } } }, async () => ({ alive: true }));
 
   app.get('/ready', { schema: { response: { 200: readyBodySchema, 503: readyBodySchema } } }, async (_request, reply) => {
-    const body = readyBody(status, await connectionsAvailable(gauge));
+    const body = readyBody(status, await connectionsAvailable(gauge), Date.now());
     return reply.code(readyHttpStatus(body)).send(body);
   });
 

@@ -1,7 +1,7 @@
 import type { EngineStatus } from './types.js';
 
 /** Component status values; the spec shows only `healthy` (docs/decisions.md has the others). */
-export const COMPONENT_STATUSES = ['healthy', 'starting', 'unhealthy'] as const;
+export const COMPONENT_STATUSES = ['healthy', 'starting', 'unhealthy', 'not_configured'] as const;
 export type ComponentStatus = (typeof COMPONENT_STATUSES)[number];
 
 /** Overall status: `unhealthy` (HTTP 503) exactly when storage cannot write. */
@@ -38,16 +38,49 @@ export function storageStatus(status: EngineStatus): ComponentStatus {
   return status.storageHealthy() ? 'healthy' : 'unhealthy';
 }
 
-/** The database answers queries once the engine is open and projections caught up. */
-export function databaseStatus(status: EngineStatus): ComponentStatus {
+/**
+ * The database answers queries once the engine is open and projections caught up; a projection
+ * that stalls behind the log (nothing applied for projectionStallMs) makes it unhealthy.
+ */
+export function databaseStatus(status: EngineStatus, nowMs: number): ComponentStatus {
   if (!status.storageHealthy()) return 'unhealthy';
+  if (!status.isReady()) return 'starting';
+  return status.projectionStalled(nowMs) ? 'unhealthy' : 'healthy';
+}
+
+/** svcdb feeds no replicas: `not_configured`, never a made-up `healthy`. */
+export function replicationStatus(status: EngineStatus): ComponentStatus {
+  return status.replicaCount === 0 ? 'not_configured' : 'healthy';
+}
+
+/**
+ * The caches (the scan cache and the projections it reads) follow the projection store: unhealthy
+ * when it is not open or its apply loops stopped (a log that cannot be written stops them too).
+ */
+export function cacheStatus(status: EngineStatus): ComponentStatus {
+  if (!status.storeHealthy()) return 'unhealthy';
   return status.isReady() ? 'healthy' : 'starting';
 }
 
-/** Single node: nothing to replicate, so nothing can lag. */
-export const REPLICATION_STATUS: ComponentStatus = 'healthy';
-/** The caches are in-process projections; they are covered by `database`. */
-export const CACHE_STATUS: ComponentStatus = 'healthy';
+/**
+ * Watches a projection's progress between health checks (time passed in): stalled when it is
+ * behind the log and its applied LSN has not moved for stallMs. Caught up, or moving: not stalled.
+ */
+export class ProgressWatch {
+  private lastAppliedLsn = -1;
+  private sinceMs = 0;
+
+  constructor(private readonly stallMs: number) {}
+
+  stalled(appliedLsn: number, durableLsn: number, nowMs: number): boolean {
+    if (appliedLsn >= durableLsn || appliedLsn !== this.lastAppliedLsn) {
+      this.lastAppliedLsn = appliedLsn;
+      this.sinceMs = nowMs;
+      return false;
+    }
+    return nowMs - this.sinceMs >= this.stallMs;
+  }
+}
 
 export function overallStatus(status: EngineStatus): OverallStatus {
   return status.storageHealthy() ? 'healthy' : 'unhealthy';
@@ -60,19 +93,22 @@ export function healthBody(status: EngineStatus, nowMs: number): HealthBody {
     uptime_seconds: uptimeSeconds(status, nowMs),
     components: {
       storage: storageStatus(status),
-      query_engine: databaseStatus(status),
-      replication: REPLICATION_STATUS,
-      cache: CACHE_STATUS,
+      query_engine: databaseStatus(status, nowMs),
+      replication: replicationStatus(status),
+      cache: cacheStatus(status),
     },
   };
 }
 
-/** Ready when every check passes. `connectionsAvailable` comes from the listener. */
-export function readyBody(status: EngineStatus, connectionsAvailable: boolean): ReadyBody {
+/**
+ * Ready when every check passes. `connectionsAvailable` comes from the listener. With no replica
+ * configured nothing can be behind: `replication_synced` is true (`replication` says not_configured).
+ */
+export function readyBody(status: EngineStatus, connectionsAvailable: boolean, nowMs: number): ReadyBody {
   const checks = {
-    database: status.isReady() && status.storageHealthy(),
+    database: databaseStatus(status, nowMs) === 'healthy',
     connections_available: connectionsAvailable,
-    replication_synced: true,
+    replication_synced: status.replicaCount === 0,
   };
   return { ready: checks.database && checks.connections_available && checks.replication_synced, checks };
 }

@@ -4,6 +4,7 @@ import { SvcError, isSvcError } from '../../core/errors.js';
 import type { CatalogState, TableEntry } from '../../projections/index.js';
 import type { ExecuteOptions, SqlEngine } from '../../query/index.js';
 import { engineScope, principalOf } from '../auth/principal.js';
+import { isSystemTable } from '../system-tables.js';
 import { TIMEOUT_MS_DEFAULT } from './sql-body-schema.js';
 import { alterStatements, createTableStatements, type AlterOperation, type CreateTableBody } from './table-ddl.js';
 import { findTable, isoOfMicros, qualified, tableRefOf, type TableRef } from './table-ref.js';
@@ -33,12 +34,12 @@ interface ListQuery {
 
 type NameParams = { table_name: string };
 
-/** The caller's tables, views included unless asked otherwise, in (schema, name) order. */
+/** The caller's tables, views included unless asked otherwise, system tables only when asked, in (schema, name) order. */
 function listTables(catalog: CatalogState, tenant: string, query: ListQuery): TableEntry[] {
   const matches = query.pattern === undefined ? () => true : likeMatcher(query.pattern);
   return [...catalog.tables()]
     .filter((e) => e.def.tenant === tenant && (query.schema === undefined || e.def.schema === query.schema))
-    .filter((e) => (query.include_views || e.def.kind === 'table') && matches(e.def.name))
+    .filter((e) => (query.include_views || e.def.kind === 'table') && (query.include_system || !isSystemTable(e.def.schema, e.def.name)) && matches(e.def.name))
     .sort((a, b) => (a.def.schema === b.def.schema ? cmp(a.def.name, b.def.name) : cmp(a.def.schema, b.def.schema)));
 }
 

@@ -8,10 +8,16 @@ import type { RateLimitGate } from '../auth/rate-limit.js';
 export interface EngineStatus {
   readonly version: string;
   readonly startedAtMs: number;
-  /** The engine is open and its projections have caught up with the log. */
+  /** The engine is open and its projections have caught up with the log (at start) and not failed. */
   isReady(): boolean;
-  /** The log can be written (the last append or fsync did not fail). */
+  /** The log can be written (the last append or fsync did not fail) and the projections apply it. */
   storageHealthy(): boolean;
+  /** The projection store (LevelDB, which the caches read) is open and its apply loops have not failed. */
+  storeHealthy(): boolean;
+  /** A projection is behind the log and has applied nothing for projectionStallMs (ProgressWatch). */
+  projectionStalled(nowMs: number): boolean;
+  /** Replicas this node feeds. svcdb has no replication: 0, and the health reports say so. */
+  readonly replicaCount: number;
 }
 
 export interface HttpServerDeps {

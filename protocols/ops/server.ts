@@ -3,10 +3,9 @@ import type { Config } from '../../core/config.js';
 import { connectionsAvailable, type ConnectionGauge } from '../http/connections.js';
 import { createBaseServer } from '../http/fastify-base.js';
 import {
-  CACHE_STATUS,
   COMPONENT_STATUSES,
   OVERALL_STATUSES,
-  REPLICATION_STATUS,
+  cacheStatus,
   databaseStatus,
   healthBody,
   healthBodySchema,
@@ -15,6 +14,7 @@ import {
   readyBody,
   readyBodySchema,
   readyHttpStatus,
+  replicationStatus,
   storageStatus,
   uptimeSeconds,
 } from '../http/health.js';
@@ -84,7 +84,7 @@ export function createOpsServer(deps: OpsServerDeps): FastifyInstance {
   });
 
   app.get('/health/ready', { schema: { response: { 200: readyBodySchema, 503: readyBodySchema } } }, async (_request, reply) => {
-    const body = readyBody(status, await connectionsAvailable(connections));
+    const body = readyBody(status, await connectionsAvailable(connections), Date.now());
     return reply.code(readyHttpStatus(body)).send(body);
   });
 
@@ -95,9 +95,9 @@ export function createOpsServer(deps: OpsServerDeps): FastifyInstance {
       timestamp: new Date(nowMs).toISOString(),
       version: status.version,
       components: {
-        database: databaseStatus(status),
-        replication: REPLICATION_STATUS,
-        cache: CACHE_STATUS,
+        database: databaseStatus(status, nowMs),
+        replication: replicationStatus(status),
+        cache: cacheStatus(status),
         storage: storageStatus(status),
       },
       metrics: {

@@ -57,10 +57,24 @@ const createSchema = {
   },
 };
 
+/**
+ * What PATCH applies: deletion_protection and tags. Any other field (embed, ...) is refused by
+ * propertyNames (removeAdditional would drop it silently); `spec` is refused unless unchanged.
+ */
 const configureSchema = {
   type: 'object',
+  propertyNames: { enum: ['deletion_protection', 'tags', 'spec'] },
   properties: { deletion_protection: { type: 'string', enum: ['enabled', 'disabled'] }, tags: tagsSchema, spec: { type: 'object' } },
 };
+
+/** JSON text with object keys sorted, to compare two specs whatever their key order. */
+function canonical(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
+  if (value !== null && typeof value === 'object') {
+    return `{${Object.keys(value).sort().map((k) => `${JSON.stringify(k)}:${canonical((value as Record<string, unknown>)[k])}`).join(',')}}`;
+  }
+  return JSON.stringify(value);
+}
 
 /** Pinecone's control plane: POST/GET /indexes, GET/PATCH/DELETE /indexes/{index_name}. */
 export function controlRoutes(deps: { store: IndexStore; catalog: VectorCatalog }): FastifyPluginAsync {
@@ -95,6 +109,10 @@ export function controlRoutes(deps: { store: IndexStore; catalog: VectorCatalog 
       const index = findIndex(catalog, engineScope(request).tenant, request.params.index_name);
       const current = await settingsOf(request, index.name);
       const body = request.body ?? {};
+      // Pods, replicas and pod types do not exist here: a spec change would be stored, echoed and ignored.
+      if (body.spec !== undefined && canonical(body.spec) !== canonical(current.spec ?? DEFAULT_SETTINGS.spec)) {
+        throw new SvcError('VALIDATION_ERROR', `spec cannot be changed: svcdb serves index ${index.name} in-process (no pods, replicas or pod types to configure); configure deletion_protection and tags`, { field: 'spec' });
+      }
       const next: IndexSettings = {
         spec: current.spec,
         deletionProtection: body.deletion_protection ?? current.deletionProtection,

@@ -45,10 +45,14 @@ export interface Serving {
   stdout(): string;
 }
 
-/** Start `svcdb serve`; resolve once it logged its URL line. */
-export function serve(args: string[], env: Record<string, string> = {}): Promise<Serving> {
+/**
+ * Start `svcdb serve`; resolve once it logged its URL line. `wrapper` runs it under another
+ * program (e.g. strace and its options); `env` adds SVC_* settings.
+ */
+export function serve(args: string[], options: { wrapper?: readonly string[]; env?: Record<string, string> } = {}): Promise<Serving> {
   return new Promise((resolvePromise, reject) => {
-    const child = spawn(process.execPath, [CLI, 'serve', ...args], { env: cleanEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
+    const command = [...(options.wrapper ?? []), process.execPath, CLI, 'serve', ...args];
+    const child = spawn(command[0]!, command.slice(1), { env: cleanEnv(options.env), stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     let settled = false;

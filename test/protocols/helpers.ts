@@ -7,16 +7,29 @@ import type { EngineStatus } from '../../protocols/http/types.js';
 import { listen } from '../../protocols/listen.js';
 
 /** A test double of the engine: plain flags the test flips. */
+/**
+ * A status object for the protocol-level tests of the HTTP layer (listen, TLS, routing); what the
+ * health paths report from the real engine is tested as wired in health-wiring.test.ts.
+ */
 export class FakeEngineStatus implements EngineStatus {
   readonly version = '7.0.0';
+  readonly replicaCount = 0;
   ready = true;
   storageOk = true;
+  storeOk = true;
+  stalled = false;
   constructor(readonly startedAtMs: number = Date.now() - 5_000) {}
   isReady(): boolean {
     return this.ready;
   }
   storageHealthy(): boolean {
     return this.storageOk;
+  }
+  storeHealthy(): boolean {
+    return this.storeOk;
+  }
+  projectionStalled(): boolean {
+    return this.stalled;
   }
 }
 

@@ -102,7 +102,7 @@ describe('HTTP server: admin routes', () => {
       status: 'healthy',
       version: '7.0.0',
       uptime_seconds: expect.any(Number),
-      components: { storage: 'healthy', query_engine: 'healthy', replication: 'healthy', cache: 'healthy' },
+      components: { storage: 'healthy', query_engine: 'healthy', replication: 'not_configured', cache: 'healthy' },
     });
     expect(Number.isInteger(res.body.uptime_seconds)).toBe(true);
     expect(res.body.uptime_seconds).toBeGreaterThanOrEqual(4);

@@ -56,7 +56,7 @@ describe('ops server', () => {
       status: 'healthy',
       timestamp: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
       version: '7.0.0',
-      components: { database: 'healthy', replication: 'healthy', cache: 'healthy', storage: 'healthy' },
+      components: { database: 'healthy', replication: 'not_configured', cache: 'healthy', storage: 'healthy' },
       metrics: {
         uptime_seconds: expect.any(Number),
         connections: expect.any(Number),

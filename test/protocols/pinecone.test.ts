@@ -67,6 +67,20 @@ describe('the official Pinecone client (8.x)', () => {
     await pc.configureIndex({ name: 'hybrid', deletionProtection: 'disabled' });
   });
 
+  it('PATCH refuses what it would not apply: a changed spec, an unknown field', async () => {
+    const spec = { serverless: { cloud: 'aws', region: 'us-east-1' } };
+    const moved = await raw('/indexes/docs', { method: 'PATCH', body: { spec: { pod: { replicas: 3, pod_type: 'p1.x2' } } } });
+    expect(moved.status).toBe(422);
+    expect(moved.body.error.code).toBe('VALIDATION_ERROR');
+    expect(moved.body.error.message).toMatch(/spec cannot be changed/);
+    expect((await raw('/indexes/docs', { method: 'PATCH', body: { embed: { model: 'x' } } })).status).toBe(422);
+    // The same spec (any key order) changes nothing, so it is accepted with what is applied.
+    const same = await raw('/indexes/docs', { method: 'PATCH', body: { spec: { serverless: { region: 'us-east-1', cloud: 'aws' } }, tags: { env: 'test' } } });
+    expect(same.status).toBe(200);
+    expect(same.body).toMatchObject({ spec, tags: { env: 'test' } });
+    expect((await raw('/indexes/docs')).body.spec).toEqual(spec);
+  });
+
   it('writes and reads records: upsert, query by vector and id with filters, fetch, update, list, stats, delete', async () => {
     const pc = new Pinecone({ apiKey: VECTOR_KEY, controllerHostUrl: baseUrl });
     const index = pc.index({ host: (await pc.describeIndex('docs')).host });

@@ -266,4 +266,16 @@ describe('REST tables', () => {
     const bad = await call('POST', '/tables', { name: 'p2', columns: [{ name: 'v', type: 'VECTOR(2)' }], indexes: [{ columns: ['v'], type: 'hnsw', options: { metric: 'hamming' } }] });
     expect(bad.status).toBe(422);
   });
+  it('include_system: the vector protocol\'s own bookkeeping table is listed only when asked', async () => {
+    const created = await fetch(`${server.baseUrl}/indexes`, {
+      method: 'POST', headers: { 'api-key': server.apiKey, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'sysdemo', dimension: 2, metric: 'cosine', spec: { serverless: { cloud: 'aws', region: 'us-east-1' } } }),
+    });
+    expect(created.status).toBe(201);
+    const names = async (query: string): Promise<string[]> => (await call('GET', `/tables?pattern=pinecone%25${query}`)).body.tables.map((t: { name: string }) => t.name);
+    expect(await names('')).toEqual(['pinecone_sysdemo']);
+    expect(await names('&include_system=false')).toEqual(['pinecone_sysdemo']);
+    expect(await names('&include_system=true')).toEqual(['pinecone__indexes', 'pinecone_sysdemo']);
+    expect((await call('GET', '/tables?pattern=pinecone%25&include_system=true')).body.total_count).toBe(2);
+  });
 });

@@ -142,6 +142,8 @@ class GatedStore implements StateStore {
     await this.gate;
     return this.inner.write(ops);
   }
+  sync() { return this.inner.sync(); }
+  isOpen() { return this.inner.isOpen(); }
   snapshot() { return this.inner.snapshot(); }
   close() { return this.inner.close(); }
 }

@@ -33,7 +33,7 @@ async function sql(base: string, text: string, params: unknown[] = []): Promise<
 }
 
 async function start(dataDir: string, port: number, env: Record<string, string>): Promise<Serving> {
-  return serve(['--data', dataDir, '--port', String(port), '--ops-port', '0', '--api-key', KEY], { SVC_CDC_BATCH_EVENTS_MAX: '40', ...env });
+  return serve(['--data', dataDir, '--port', String(port), '--ops-port', '0', '--api-key', KEY], { env: { SVC_CDC_BATCH_EVENTS_MAX: '40', ...env } });
 }
 
 /** Writers bump their own key until the server dies; returns nothing (the table is the truth). */
