@@ -18,6 +18,12 @@ export { CHANGE_OPERATIONS, type ChangeEvent, type ChangeOperation, type Sourced
 export { changeEvents, startOf, type CaptureSpec, type EventSourceDeps, type SourcePosition } from './events/event-source.js';
 export { projectionEventSource } from './events/projection-source.js';
 export { HEADER as KAFKA_HEADERS } from './cdc/kafka-destination.js';
+export { WebhookService, DISABLED_BY_REQUEST, type WebhookServiceDeps, type WebhookServiceLimits } from './webhooks/service.js';
+export { DEFAULT_WEBHOOK_OPERATIONS, WEBHOOK_OPERATIONS, type CompileFilter } from './webhooks/registration.js';
+export { parseCidrList } from './webhooks/allowed-addresses.js';
+export type {
+  BreakerView, DeliveryQuery, DeliveryRecord, DeliveryStatus, WebhookApi, WebhookInput, WebhookPatch, WebhookRuntime, WebhookView,
+} from './webhooks/types.js';
 export { AVRO_CONTENT_TYPE, SINGLE_OBJECT_HEADER_BYTES, SINGLE_OBJECT_MAGIC, type AvroSchemaInfo } from './cdc/avro-format.js';
 
 /** Time limit of reading back a topic when a Kafka stream (re)starts. */
