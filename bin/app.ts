@@ -18,9 +18,10 @@ import {
 } from '../protocols/index.js';
 import { ConnectionLimiter, infoRoutes, loadTlsMaterial, metricsRoutes, ServiceMetrics, type MetricsSource } from '../protocols/index.js';
 import { countedAsQueries, rowRoutes, rowsRoutes, tablesRoutes } from '../protocols/index.js';
-import { cdcRoutes, vectorProtocol, vectorRoutes } from '../protocols/index.js';
+import { cdcRoutes, vectorProtocol, vectorRoutes, webhookRoutes } from '../protocols/index.js';
 import { SqlEngine, TxnManager, typeSystem, type SqlLimits } from '../query/index.js';
-import { createCdcStreams } from '../sinks/index.js';
+import { createCdcStreams, parseCidrList, WebhookService, type CompileFilter, type WebhookRuntime } from '../sinks/index.js';
+import { SvcError } from '../core/errors.js';
 import type { AppCommands, InspectReport, ReplayProgress, ReplayReport, ServeHandle } from './app-types.js';
 import { SVC_VERSION } from '../core/version.js';
 
@@ -62,6 +63,7 @@ export async function startServer(config: Config, rootLogger: PinoLogger): Promi
   const logger = rootLogger as unknown as Logger;
   const startedAtMs = Date.now();
   const tls = await loadTlsMaterial(config);
+  const webhookAllowedCidrs = parseCidrList(config.webhookAllowedCidrs);
   const { layout, store, log } = await openStorage(config, logger, true);
   const projections = await Projections.open(log, store, {
     readBatchBytesMax: config.logReadBatchBytesMax,
@@ -89,6 +91,7 @@ export async function startServer(config: Config, rootLogger: PinoLogger): Promi
   const cdc = createCdcStreams(projections, config, logger.child({ component: 'cdc' }));
   engine.useCdcRuntime(cdc);
   metrics.registerCdc(() => cdc.metrics());
+  const webhooks = new WebhookService({ projections, runtime: pendingRuntime, compileFilter: pendingCompileFilter, allowedCidrs: webhookAllowedCidrs });
   const plugins = [
     queryRoutes({ engine, limits: config, metrics }),
     explainRoutes({ engine, limits: config, metrics }),
@@ -102,6 +105,7 @@ export async function startServer(config: Config, rootLogger: PinoLogger): Promi
     metricsRoutes({ metrics }),
     countedAsQueries(metrics, vectorRoutes({ engine, catalog: projections.catalog, limits: config })),
     cdcRoutes({ catalog: projections.catalog, runtime: cdc }),
+    webhookRoutes({ webhooks }),
   ].map((plugin) => withAuth(auth, plugin));
   const vectors = vectorProtocol({ engine, catalog: projections.catalog, limits: config, gate: auth, vectorApiKey: config.vectorApiKey });
   const { http, https, ops, vector } = createListeners({ config, rootLogger, status, plugins, connections, metrics, tls, vectors, rateLimit: auth });
@@ -137,7 +141,7 @@ export async function startServer(config: Config, rootLogger: PinoLogger): Promi
     caughtUp = true;
     cdc.start();
     logger.info({ lsn: log.durableLsn, tables: [...projections.catalog.tables()].length }, 'ready');
-    return { httpUrl, httpsUrl, opsUrl, vectorUrl, generatedApiKey: adminKey.generated, sql: engine, close };
+    return { httpUrl, httpsUrl, opsUrl, vectorUrl, generatedApiKey: adminKey.generated, sql: engine, webhooks, close };
   } catch (error) {
     await close('start failed').catch(() => undefined);
     throw error;
@@ -229,6 +233,21 @@ export async function repair(config: Config, rootLogger: PinoLogger): Promise<{ 
     await store.close();
   }
 }
+
+/**
+ * PROVISIONAL (wh-routes): the webhook registry (the delivery runtime) and the filter compiler are
+ * not merged yet. Until they are, registration works end to end, GET shows no live state, there
+ * are no delivery records and nothing to redeliver, and a filter is accepted as given. The lead
+ * replaces `pendingRuntime` and `pendingCompileFilter` with the real ones when merging.
+ */
+const pendingRuntime: WebhookRuntime = {
+  status: () => null,
+  deliveries: async () => [],
+  redeliver: async (id, eventId) => {
+    throw new SvcError('NOT_FOUND', `webhook ${id} has no dead-lettered event ${eventId}`, { webhook_id: id, event_id: eventId });
+  },
+};
+const pendingCompileFilter: CompileFilter = async () => null;
 
 export const commands: AppCommands = { startServer, replay, inspect, repair };
 

@@ -171,6 +171,7 @@ export function mergeSettings<T extends object>(field: string, base: T, override
 function checkTransform(transform: unknown): WebhookTransform | null {
   if (transform === undefined || transform === null) return null;
   if (!isObject(transform)) invalid('transform', 'is an object with template or jsonpath');
+  if (('template' in transform) === ('jsonpath' in transform)) invalid('transform', 'give either template (with content_type) or jsonpath');
   onlyKeys('transform', transform, 'template' in transform ? ['template', 'content_type'] : ['jsonpath']);
   const def = transform as unknown as WebhookTransform;
   compileTransform(def);
