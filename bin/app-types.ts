@@ -1,4 +1,5 @@
 import type { SqlEngine } from '../query/index.js';
+import type { WebhookApi } from '../sinks/index.js';
 import type { Logger as PinoLogger } from 'pino';
 import type { Config } from '../core/config.js';
 import type { DataDirModeSetting } from '../core/file-modes.js';
@@ -21,6 +22,8 @@ export interface ServeHandle {
   readonly generatedApiKey: string | null;
   /** The SQL engine, for callers in the same process (benchmarks, embedding): no HTTP in between. */
   readonly sql: SqlEngine;
+  /** The webhook service, for callers in the same process: the same definitions as POST /api/v1/webhooks. */
+  readonly webhooks: WebhookApi;
   /** Graceful: stop accepting, finish in-flight requests and writes, fsync, close. Idempotent. */
   close(reason: string): Promise<void>;
 }

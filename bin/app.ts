@@ -18,9 +18,9 @@ import {
 } from '../protocols/index.js';
 import { ConnectionLimiter, infoRoutes, loadTlsMaterial, metricsRoutes, ProgressWatch, ServiceMetrics, type MetricsSource } from '../protocols/index.js';
 import { countedAsQueries, rowRoutes, rowsRoutes, tablesRoutes } from '../protocols/index.js';
-import { cdcRoutes, vectorProtocol, vectorRoutes } from '../protocols/index.js';
+import { cdcRoutes, vectorProtocol, vectorRoutes, webhookRoutes } from '../protocols/index.js';
 import { SqlEngine, TxnManager, typeSystem, type SqlLimits } from '../query/index.js';
-import { createCdcStreams } from '../sinks/index.js';
+import { createCdcStreams, createWebhooks, parseCidrList } from '../sinks/index.js';
 import type { AppCommands, InspectReport, ReplayProgress, ReplayReport, ServeHandle } from './app-types.js';
 import { SVC_VERSION } from '../core/version.js';
 
@@ -62,6 +62,8 @@ export async function startServer(config: Config, rootLogger: PinoLogger): Promi
   const logger = rootLogger as unknown as Logger;
   const startedAtMs = Date.now();
   const tls = await loadTlsMaterial(config);
+  // A malformed SVC_WEBHOOK_ALLOWED_CIDRS stops the start, before anything is opened.
+  parseCidrList(config.webhookAllowedCidrs);
   const { layout, store, log } = await openStorage(config, logger, true);
   const projections = await Projections.open(log, store, {
     readBatchBytesMax: config.logReadBatchBytesMax,
@@ -92,7 +94,11 @@ export async function startServer(config: Config, rootLogger: PinoLogger): Promi
   engine.runBatchesWith(transactions);
   const cdc = createCdcStreams(projections, config, logger.child({ component: 'cdc' }));
   engine.useCdcRuntime(cdc);
-  metrics.registerEvents(() => cdc.metrics(), () => []);
+  const { deliveries: webhookDeliveries, service: webhooks } = createWebhooks(projections, engine, config, logger.child({ component: 'webhooks' }), {
+    onAttempt: (id, outcome, ms) => webhookMetrics.observeAttempt(id, outcome, ms),
+    onRetry: (id) => webhookMetrics.observeRetry(id),
+  });
+  const webhookMetrics = metrics.registerEvents(() => cdc.metrics(), () => webhookDeliveries.metrics());
   const plugins = [
     queryRoutes({ engine, limits: config, metrics }),
     explainRoutes({ engine, limits: config, metrics }),
@@ -106,6 +112,7 @@ export async function startServer(config: Config, rootLogger: PinoLogger): Promi
     metricsRoutes({ metrics }),
     countedAsQueries(metrics, vectorRoutes({ engine, catalog: projections.catalog, limits: config })),
     cdcRoutes({ catalog: projections.catalog, runtime: cdc }),
+    webhookRoutes({ webhooks }),
   ].map((plugin) => withAuth(auth, plugin));
   const vectors = vectorProtocol({ engine, catalog: projections.catalog, limits: config, gate: auth, vectorApiKey: config.vectorApiKey });
   const { http, https, ops, vector } = createListeners({ config, rootLogger, status, plugins, connections, metrics, tls, vectors, rateLimit: auth });
@@ -119,7 +126,9 @@ export async function startServer(config: Config, rootLogger: PinoLogger): Promi
       // and flush the log: every acknowledged write is durable before the process exits.
       await Promise.all([http.close(), https?.close(), ops?.close(), vector?.close(), asyncQueries.close()]);
       await transactions.close();
-      await cdc.stop();
+      // Sinks stop after the batch in flight; a broker or receiver that hangs cannot hold the stop
+      // (Kafka fencing and the webhook ledger make abandoning a delivery safe).
+      await stopWithin(SINK_STOP_TIMEOUT_MS, logger, [cdc.stop(), webhookDeliveries.stop()]);
       await projections.stop();
       await log.close();
       await store.close();
@@ -140,8 +149,9 @@ export async function startServer(config: Config, rootLogger: PinoLogger): Promi
     });
     caughtUp = true;
     cdc.start();
+    webhookDeliveries.start();
     logger.info({ lsn: log.durableLsn, tables: [...projections.catalog.tables()].length }, 'ready');
-    return { httpUrl, httpsUrl, opsUrl, vectorUrl, generatedApiKey: adminKey.generated, sql: engine, close };
+    return { httpUrl, httpsUrl, opsUrl, vectorUrl, generatedApiKey: adminKey.generated, sql: engine, webhooks, close };
   } catch (error) {
     await close('start failed').catch(() => undefined);
     throw error;
@@ -232,6 +242,18 @@ export async function repair(config: Config, rootLogger: PinoLogger): Promise<{ 
   } finally {
     await store.close();
   }
+}
+
+
+/** How long a graceful stop waits for CDC streams and webhook deliveries to finish what is in flight. */
+const SINK_STOP_TIMEOUT_MS = 5_000;
+
+async function stopWithin(timeoutMs: number, logger: Logger, stops: readonly Promise<void>[]): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), timeoutMs)));
+  const outcome = await Promise.race([Promise.allSettled(stops).then(() => 'done' as const), late]);
+  clearTimeout(timer);
+  if (outcome === 'late') logger.warn({ timeoutMs }, 'sinks did not stop in time; leaving their deliveries in flight (they resume at the next start)');
 }
 
 export const commands: AppCommands = { startServer, replay, inspect, repair };

@@ -12,12 +12,26 @@ import { KafkaDestination, type KafkaClientSettings } from './cdc/kafka-destinat
 import { KinesisDestination, type KinesisClientSettings } from './cdc/kinesis-destination.js';
 import { CdcStreams } from './cdc/streams.js';
 import { projectionEventSource, storeOffsets } from './events/projection-source.js';
+import type { SqlEngine } from '../query/index.js';
+import { compileFilter } from './webhooks/filter.js';
+import { DeliveryLedger } from './webhooks/ledger.js';
+import { parseCidrList } from './webhooks/allowed-addresses.js';
+import { WebhookService } from './webhooks/service.js';
+import type { CompileFilter } from './webhooks/registration.js';
+import { WebhookDeliveries } from './webhooks/webhooks.js';
 
 export { CdcStreams, type CdcStreamMetrics } from './cdc/streams.js';
 export { CHANGE_OPERATIONS, type ChangeEvent, type ChangeOperation, type SourcedEvent } from './events/change-event.js';
 export { changeEvents, startOf, type CaptureSpec, type EventSourceDeps, type SourcePosition } from './events/event-source.js';
 export { projectionEventSource } from './events/projection-source.js';
 export { HEADER as KAFKA_HEADERS } from './cdc/kafka-destination.js';
+export { WebhookService, DISABLED_BY_REQUEST, type WebhookServiceDeps, type WebhookServiceLimits } from './webhooks/service.js';
+export { DEFAULT_WEBHOOK_OPERATIONS, WEBHOOK_OPERATIONS, type CompileFilter } from './webhooks/registration.js';
+export { parseCidrList } from './webhooks/allowed-addresses.js';
+export { WebhookDeliveries, type WebhookMetricRow } from './webhooks/webhooks.js';
+export type {
+  BreakerView, DeliveryQuery, DeliveryRecord, DeliveryStatus, WebhookApi, WebhookInput, WebhookPatch, WebhookRuntime, WebhookView,
+} from './webhooks/types.js';
 export { AVRO_CONTENT_TYPE, SINGLE_OBJECT_HEADER_BYTES, SINGLE_OBJECT_MAGIC, type AvroSchemaInfo } from './cdc/avro-format.js';
 
 /** Time limit of reading back a topic when a Kafka stream (re)starts. */
@@ -109,3 +123,54 @@ export function createCdcStreams(projections: Projections, config: Config, logge
   projections.holdRetention('cdc', () => (streams.lowestNeededLsn() ?? projections.log.durableLsn) as Lsn);
   return streams;
 }
+
+/** What the composition root passes for webhook metrics (protocols/metrics observes them). */
+export interface WebhookObservers {
+  readonly onAttempt?: (webhookId: string, outcome: string, durationMs: number) => void;
+  readonly onRetry?: (webhookId: string) => void;
+}
+
+/**
+ * Builds the webhooks: the delivery registry over the projections (runners, ledger) and the
+ * service that registers them (REST and the in-process API). The root starts and stops them.
+ */
+export function createWebhooks(
+  projections: Projections, engine: SqlEngine, config: Config, logger: Logger, observers: WebhookObservers = {},
+): { readonly deliveries: WebhookDeliveries; readonly service: WebhookService } {
+  const compile: CompileFilter = (tenant, tables, operations, filter) => compileFilter({ engine, tenant }, { tables, operations, filter });
+  let service: WebhookService | null = null;
+  const deliveries = new WebhookDeliveries({
+    catalog: projections.catalog,
+    applied$: { subscribe: (next) => projections.tablesApplied.lsn$.subscribe({ next: () => next(), error: () => undefined }) },
+    ledger: new DeliveryLedger(projections.store),
+    deliveryWindowMs: config.webhookDeliveryWindowSecs * 1000,
+    source: projectionEventSource(projections),
+    logger,
+    limits: {
+      batchEventsMax: config.cdcBatchEventsMax,
+      readBatchBytesMax: config.logReadBatchBytesMax,
+      pendingEventsMax: WEBHOOK_PENDING_EVENTS_MAX,
+      requestsInFlightMax: config.webhookRequestsInFlightMax,
+      connectionsPerEndpointMax: config.webhookConnectionsPerEndpointMax,
+      connectTimeoutMs: config.webhookConnectTimeoutMs,
+      allowedCidrs: parseCidrList(config.webhookAllowedCidrs),
+      positionSaveIntervalMs: WEBHOOK_POSITION_SAVE_INTERVAL_MS,
+    },
+    filterFor: (def) => {
+      const tables = def.table_ids.map((id) => projections.catalog.table(id)?.def).filter((t): t is TableDef => t !== undefined && t.tenant === def.tenant);
+      return compileFilter({ engine, tenant: def.tenant }, { tables, operations: def.operations, filter: def.filter });
+    },
+    onGone: async (def, reason) => {
+      await service?.disable(def.tenant, def.id, reason);
+    },
+    ...(observers.onAttempt ? { onAttempt: observers.onAttempt } : {}),
+    ...(observers.onRetry ? { onRetry: observers.onRetry } : {}),
+  });
+  service = new WebhookService({ projections, runtime: deliveries, compileFilter: compile, allowedCidrs: parseCidrList(config.webhookAllowedCidrs) });
+  return { deliveries, service };
+}
+
+/** Events read and not yet done per webhook, before reading waits. */
+const WEBHOOK_PENDING_EVENTS_MAX = 10_000;
+/** A webhook's position in the log is saved at most this often (and when its loop stops). */
+const WEBHOOK_POSITION_SAVE_INTERVAL_MS = 500;

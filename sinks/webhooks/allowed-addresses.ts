@@ -116,3 +116,10 @@ export async function checkUrl(url: string, allowedCidrs: readonly string[] | Al
   if (!addresses.some((a) => allowed.allows(a))) refuse('host is outside the allowed address ranges', { host, addresses });
   return parsed;
 }
+
+/** SVC_WEBHOOK_ALLOWED_CIDRS: a comma-separated list (unset or blank: any address); a malformed range is CONFIG_INVALID. */
+export function parseCidrList(setting: string | undefined): string[] {
+  const cidrs = (setting ?? '').split(',').map((c) => c.trim()).filter((c) => c !== '');
+  AllowedAddresses.parse(cidrs);
+  return cidrs;
+}

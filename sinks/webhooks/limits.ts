@@ -32,6 +32,20 @@ export const WEBHOOK_LIMITS = Object.freeze({
   predicateBytesMax: 4096,
   /** filter.predicate: the time limit of one evaluation (a plain expression takes microseconds). */
   predicateTimeoutMs: 5_000,
+  /** url: characters (browsers and proxies handle about 2000 reliably). */
+  urlCharsMax: 2048,
+  /** tables: how many one webhook follows. */
+  tablesMax: 100,
+  /** Webhooks one tenant may register (each is a runner with its own queue and breaker). */
+  webhooksPerTenantMax: 1000,
+  /** tls.ca, tls.cert and tls.key: characters of each PEM text. */
+  tlsPemCharsMax: 65_536,
+  /** filter.predicate: characters. */
+  predicateCharsMax: 8192,
+  /** filter.columns: columns listed per table. */
+  filterColumnsMax: 1600,
+  /** disabled_reason: characters kept (a receiver's answer may be long). */
+  disabledReasonCharsMax: 500,
 });
 
 /** Time units, so a conversion is never written inline. */

@@ -15,6 +15,8 @@ export interface TestServer {
   readonly dataDir: string;
   /** The server's SQL engine, called in process (no HTTP). */
   readonly sql: ServeHandle['sql'];
+  /** The server's webhook service, called in process (no HTTP). */
+  readonly webhooks: ServeHandle['webhooks'];
   /** Stops the server and deletes its data directory. Idempotent. */
   close(): Promise<void>;
 }
@@ -56,6 +58,7 @@ export async function startTestServer(
     apiKey: TEST_API_KEY,
     dataDir,
     sql: server.sql,
+    webhooks: server.webhooks,
     close() {
       closing ??= (async () => {
         try {
