@@ -166,6 +166,40 @@ describe('webhook deliveries', () => {
     for (let k = 1; k <= keys; k++) expect(byKey.get(k)).toEqual(Array.from({ length: rounds + 1 }, (_, n) => n));
   });
 
+  it('filters: columns (an UPDATE passes when a listed column changed) and a predicate with OLD and NEW', async () => {
+    const cols = await receiver();
+    const pred = await receiver();
+    await sql('CREATE TABLE payments (id INT PRIMARY KEY, status TEXT, amount INT, note TEXT)');
+    const colsId = await register({ url: cols.url, secret: 'cols-secret', tables: ['payments'], operations: ['UPDATE'], filter: { columns: { payments: ['status'] } } });
+    await register({ url: pred.url, secret: 'pred-secret', tables: ['payments'], operations: ['INSERT', 'UPDATE', 'DELETE'], filter: { predicate: "NEW.status = 'paid' AND OLD.status IS DISTINCT FROM 'paid' OR amount > 100" } });
+    await sql("INSERT INTO payments VALUES (1, 'new', 10, NULL), (2, 'new', 500, NULL)");
+    await sql("UPDATE payments SET note = 'x' WHERE id = 1");
+    await sql("UPDATE payments SET status = 'paid' WHERE id = 1");
+    await sql("UPDATE payments SET note = 'y' WHERE id = 1");
+    await sql('DELETE FROM payments WHERE id = 2');
+    await cols.until((got) => got.length >= 1);
+    await pred.until((got) => got.length >= 3);
+    await new Promise((r) => setTimeout(r, 300));
+    expect(cols.accepted().map((e) => [e.operation, e.value.status])).toEqual([['UPDATE', 'paid']]);
+    // INSERT of 2 (amount > 100), the UPDATE to paid, the DELETE of 2 (bare names are the old row).
+    expect(pred.accepted().map((e) => [e.operation, e.key.id])).toEqual([['INSERT', 2], ['UPDATE', 1], ['DELETE', 2]]);
+    const shown = await call('GET', `/webhooks/${colsId}`);
+    expect(shown.body.stats.filtered).toBeGreaterThanOrEqual(2);
+    const refused = await call('POST', '/webhooks', { url: pred.url, secret: 's', tables: ['payments'], filter: { predicate: 'nope > 1' } });
+    expect(refused.status).toBe(422);
+    expect((await call('GET', '/webhooks')).body.webhooks.some((w: { filter: { predicate?: string } | null }) => w.filter?.predicate === 'nope > 1')).toBe(false);
+  });
+
+  it('/metrics has the webhook series', async () => {
+    const response = await fetch(`${server.baseUrl}/api/v1/metrics`, { headers: { authorization: `Bearer ${server.apiKey}` } });
+    const text = await response.text();
+    expect(text).toMatch(/svc_webhook_delivery_total\{status="success",webhook="[0-9A-Z]{26}"\} \d+/);
+    expect(text).toMatch(/svc_webhook_delivery_duration_seconds_bucket\{le="0.005",webhook=/);
+    expect(text).toMatch(/svc_webhook_retry_total\{webhook=/);
+    expect(text).toMatch(/svc_circuit_breaker_state\{webhook="[0-9A-Z]{26}",database="default"\} [012]/);
+    expect(text).toMatch(/svc_event_queue_size\{queue_type="webhook",webhook=/);
+  });
+
   it('template and JSONPath transforms; the signature covers the bytes sent', async () => {
     const t = await receiver();
     const j = await receiver();
