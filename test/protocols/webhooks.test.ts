@@ -5,6 +5,7 @@
  * catalog facts in the log). Deliveries themselves are tested by the webhook registry's suites.
  */
 import { rm } from 'node:fs/promises';
+import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api, bearer, newKey, untilStatus } from '../helpers/auth.js';
 import { runCli } from '../helpers/cli.js';
@@ -164,6 +165,28 @@ describe('bad registrations are refused with the envelope, and nothing is stored
     if (code === 'TABLE_NOT_FOUND') expect(r.body.error.details.table).toBe((body.tables as string[]).at(-1));
     expect((await call('admin', 'GET', '/webhooks')).body.total_count).toBe(before);
   });
+
+  it('any near-valid body gets a 2xx or a 4xx envelope, never a 5xx (fuzz)', async () => {
+    const field = fc.constantFrom('url', 'secret', 'tables', 'operations', 'filter', 'transform', 'retry', 'circuit_breaker', 'tls', 'enabled', '__proto__', 'constructor');
+    const value = fc.oneof(
+      fc.jsonValue(),
+      fc.record({ template: fc.string(), content_type: fc.string() }, { requiredKeys: [] }),
+      fc.record({ jsonpath: fc.dictionary(fc.string(), fc.string()) }),
+      fc.record({ columns: fc.dictionary(fc.string(), fc.array(fc.string())), predicate: fc.string() }, { requiredKeys: [] }),
+      fc.record({ max_retries: fc.integer(), multiplier: fc.double(), timeout_secs: fc.double() }, { requiredKeys: [] }),
+      fc.webUrl(),
+    );
+    await fc.assert(
+      fc.asyncProperty(fc.dictionary(field, value, { maxKeys: 4 }), fc.boolean(), async (changes, patch) => {
+        const body = patch ? changes : { ...registration(), ...changes };
+        const r = await call('admin', patch ? 'PATCH' : 'POST', patch ? '/webhooks/01ARZ3NDEKTSV4RRFFQ69G5FAV' : '/webhooks', body);
+        expect(r.status, JSON.stringify(body)).toBeLessThan(500);
+        if (r.status >= 400) expect(r.body.error.code).toEqual(expect.any(String));
+        if (r.status === 201) expect((await call('admin', 'DELETE', `/webhooks/${r.body.id}`)).status).toBe(200);
+      }),
+      { numRuns: 150, seed: 12 },
+    );
+  }, 60_000);
 
   it('a body that is not JSON is 400', async () => {
     const response = await fetch(`${server.baseUrl}/api/v1/webhooks`, { method: 'POST', headers: { ...who.admin, 'content-type': 'application/json' }, body: '{"url":' });
