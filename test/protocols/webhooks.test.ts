@@ -86,7 +86,8 @@ describe('POST /webhooks', () => {
       const body = registration({
         tables: ['orders', 'sales.refunds', 'orders'],
         operations: ['INSERT', 'UPDATE', 'TRUNCATE', 'SCHEMA_CHANGE'],
-        filter: { columns: { orders: ['status'] }, predicate: 'NEW.total > OLD.total' },
+        // The predicate must compile against every table of the webhook (both have an id).
+        filter: { columns: { orders: ['status'] }, predicate: 'NEW.id > OLD.id' },
         transform: { template: 'order {{ key.id }} is {{ value.status }}', content_type: 'text/plain; charset=utf-8' },
         retry: { max_retries: 5, jitter: false },
         circuit_breaker: { failure_threshold: 2 },
@@ -98,7 +99,8 @@ describe('POST /webhooks', () => {
       expect(r.body).toMatchObject({
         tables: ['orders', 'sales.refunds'],
         operations: ['INSERT', 'UPDATE', 'TRUNCATE', 'SCHEMA_CHANGE'],
-        filter: { columns: { orders: ['status'] }, predicate: 'NEW.total > OLD.total' },
+        // The predicate must compile against every table of the webhook (both have an id).
+        filter: { columns: { orders: ['status'] }, predicate: 'NEW.id > OLD.id' },
         transform: { template: 'order {{ key.id }} is {{ value.status }}', content_type: 'text/plain; charset=utf-8' },
         retry: { max_retries: 5, jitter: false, initial_retry_delay_ms: 100, timeout_secs: 30 },
         circuit_breaker: { failure_threshold: 2, success_threshold: 2 },
