@@ -92,7 +92,7 @@ export async function startServer(config: Config, rootLogger: PinoLogger): Promi
   });
   const transactions = new TxnManager({ projections, engine, limits: config, logger: logger.child({ component: 'transactions' }) });
   engine.runBatchesWith(transactions);
-  const cdc = createCdcStreams(projections, config, logger.child({ component: 'cdc' }));
+  const cdc = createCdcStreams(projections, engine, config, logger.child({ component: 'cdc' }));
   engine.useCdcRuntime(cdc);
   const { deliveries: webhookDeliveries, service: webhooks } = createWebhooks(projections, engine, config, logger.child({ component: 'webhooks' }), {
     onAttempt: (id, outcome, ms) => webhookMetrics.observeAttempt(id, outcome, ms),

@@ -15,6 +15,16 @@ export type CdcDestination =
 
 export type CdcFormat = 'json' | 'avro';
 
+/** Which events a stream sends (docs/cdc.md, "Filters"); absent parts let everything through. */
+export interface CdcStreamFilter {
+  /** Operations sent (SNAPSHOT rows are always sent, subject to the predicate). */
+  readonly operations?: readonly string[];
+  /** An UPDATE is sent only when one of these columns changed. */
+  readonly columns?: readonly string[];
+  /** A SQL condition as in a webhook's filter: bare names the new row (old for DELETE), OLD.c / NEW.c. */
+  readonly predicate?: string;
+}
+
 export interface CdcStreamDef {
   readonly version: number;
   /** Unique per creation (a stream dropped and created again under the same name is another). */
@@ -27,6 +37,8 @@ export interface CdcStreamDef {
   readonly destination: CdcDestination;
   readonly format: CdcFormat;
   readonly snapshot: boolean;
+  /** Absent in definitions written before filters existed: no filter. */
+  readonly filter?: CdcStreamFilter | null;
   readonly paused: boolean;
   readonly createdAt: string;
 }

@@ -1,7 +1,9 @@
 /** Public interface of sinks/: the change-event consumer, CDC streams and their destinations. */
 import { readFileSync } from 'node:fs';
 import type { TableDef } from '../core/catalog.js';
-import type { CdcStreamDef } from '../core/cdc-stream.js';
+import type { CdcStreamDef, CdcStreamFilter } from '../core/cdc-stream.js';
+import { cdcStreamFilter } from './cdc/stream-filter.js';
+import type { StreamFilter } from './cdc/stream-runner.js';
 import type { Config } from '../core/config.js';
 import type { Logger } from '../core/logger.js';
 import type { Lsn } from '../core/units.js';
@@ -94,7 +96,9 @@ function encoderFor(def: CdcStreamDef): EventEncoder {
 }
 
 /** Builds the CDC stream registry over the projections (the composition root starts and stops it). */
-export function createCdcStreams(projections: Projections, config: Config, logger: Logger): CdcStreams {
+export function createCdcStreams(projections: Projections, engine: SqlEngine, config: Config, logger: Logger): CdcStreams {
+  const compileStreamFilter = (tenant: string, table: TableDef, filter: CdcStreamFilter): Promise<StreamFilter> =>
+    cdcStreamFilter(engine, tenant, table, filter);
   const kafka = kafkaSettings(config);
   const tls = kafka.ssl && kafka.sslCaFile ? { ca: readFileSync(kafka.sslCaFile, 'utf8') } : undefined;
   const kinesis = kinesisSettings(config);
@@ -106,6 +110,12 @@ export function createCdcStreams(projections: Projections, config: Config, logge
     return new KinesisDestination({ id: def.id, name: def.name, stream: d.stream, region: d.region }, encoderFor(def), kinesis, logger);
   };
   const streams = new CdcStreams({
+    compileFilter: compileStreamFilter,
+    filterFor: async (def) => {
+      if (!def.filter) return null;
+      const table = projections.catalog.table(def.tableId)?.def;
+      return table && table.tenant === def.tenant ? compileStreamFilter(def.tenant, table, def.filter) : null;
+    },
     catalog: projections.catalog,
     applied$: { subscribe: (next) => projections.tablesApplied.lsn$.subscribe({ next: () => next(), error: () => undefined }) },
     destinationFor,

@@ -296,6 +296,7 @@ describe('the example stream', () => {
       format: 'json',
       name: 'orders_cdc',
       snapshot: false,
+      filter: null,
     } satisfies CdcStatement);
   });
 

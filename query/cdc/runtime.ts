@@ -1,3 +1,6 @@
+import type { TableDef } from '../../core/catalog.js';
+import type { CdcStreamFilter } from '../../core/cdc-stream.js';
+
 /**
  * What the query layer asks of the running CDC streams (implemented by sinks/, which query/ must
  * not import; the composition root hands it to the engine).
@@ -21,4 +24,6 @@ export interface CdcStreamStatus {
 export interface CdcRuntime {
   /** The status of a running stream, or null when none of that name runs. */
   status(tenant: string, name: string): CdcStreamStatus | null;
+  /** Refuses (VALIDATION_ERROR) a stream filter that does not compile against its table. */
+  checkFilter?(tenant: string, table: TableDef, filter: CdcStreamFilter): Promise<void>;
 }

@@ -6,7 +6,7 @@
 import { DEFAULT_SCHEMA } from '../../core/catalog.js';
 import {
   CDC_STREAM_DEF_VERSION, CDC_STREAM_OBJECT, decodeCdcStreamDef, destinationAddress, encodeCdcStreamDef,
-  type CdcDestination, type CdcStreamDef,
+  type CdcDestination, type CdcStreamDef, type CdcStreamFilter,
 } from '../../core/cdc-stream.js';
 import { SvcError } from '../../core/errors.js';
 import { newUlid } from '../../core/ids.js';
@@ -24,7 +24,7 @@ export const CDC_STREAM_NAME_BYTES_MAX = 128;
 export async function executeCdc(statement: CdcStatement, deps: DdlDeps, runtime: CdcRuntime | null): Promise<QueryResult> {
   const tenant = deps.env.tenant;
   switch (statement.kind) {
-    case 'cdc_create': return createStream(statement, deps);
+    case 'cdc_create': return createStream(statement, deps, runtime);
     case 'cdc_alter': return alterStream(statement.name, statement.action, deps);
     case 'cdc_drop': return dropStream(statement.name, statement.ifExists, deps);
     case 'cdc_show': return showStreams(deps.projections.catalog, tenant, runtime);
@@ -68,7 +68,7 @@ function derivedName(table: string, destination: CdcDestination): string {
   return `${table}_to_${target}`.toLowerCase().replace(/[^a-z0-9_]+/g, '_').slice(0, CDC_STREAM_NAME_BYTES_MAX);
 }
 
-async function createStream(statement: Extract<CdcStatement, { kind: 'cdc_create' }>, deps: DdlDeps): Promise<QueryResult> {
+async function createStream(statement: Extract<CdcStatement, { kind: 'cdc_create' }>, deps: DdlDeps, runtime: CdcRuntime | null): Promise<QueryResult> {
   const tenant = deps.env.tenant;
   const schema = statement.table.schema ?? DEFAULT_SCHEMA;
   const tableName = statement.table.name;
@@ -79,6 +79,12 @@ async function createStream(statement: Extract<CdcStatement, { kind: 'cdc_create
     : { kind: 'kinesis', stream: d.stream, region: d.region };
   const name = statement.name ?? derivedName(tableName, destination);
   checkName(name);
+  const filter: CdcStreamFilter | null = statement.filter ? { ...statement.filter } : null;
+  if (filter) {
+    // Checked against the table as it is now, before the record: a filter that cannot run is refused.
+    const entry = deps.projections.catalog.tableByName(tenant, schema, tableName);
+    if (entry && runtime?.checkFilter) await runtime.checkFilter(tenant, entry.def, filter);
+  }
   let created: CdcStreamDef | null = null;
   await submitDdl(deps, async (view) => {
     const entry = view.catalog.tableByName(tenant, schema, tableName);
@@ -96,6 +102,7 @@ async function createStream(statement: Extract<CdcStatement, { kind: 'cdc_create
       destination,
       format: statement.format,
       snapshot: statement.snapshot,
+      filter,
       paused: false,
       createdAt: new Date().toISOString(),
     };
@@ -144,7 +151,7 @@ const bigint = (name: string, nullable = false): ResultColumn => ({ name, type: 
 
 const STREAM_COLUMNS: ResultColumn[] = [
   text('name'), text('table'), text('destination'), text('address'), text('topic'), text('region', true), text('format'), text('state'),
-  { name: 'created_at', type: 'TIMESTAMP WITH TIME ZONE', nullable: false },
+  { name: 'created_at', type: 'TIMESTAMP WITH TIME ZONE', nullable: false }, { name: 'filter', type: 'JSONB', nullable: true },
 ];
 
 /** One row of SHOW CDC STREAMS (also what GET /cdc/streams lists). */
@@ -160,6 +167,7 @@ export function streamRow(def: CdcStreamDef, state: string): Record<string, unkn
     format: def.format,
     state,
     created_at: def.createdAt,
+    filter: def.filter ?? null,
   };
 }
 

@@ -26,6 +26,8 @@ export type CdcStatement =
     readonly format: 'json' | 'avro';
     readonly name: string | null;
     readonly snapshot: boolean;
+    /** WITH (operations = ..., columns = ..., predicate = ...): which events the stream sends. */
+    readonly filter: { readonly operations?: readonly string[]; readonly columns?: readonly string[]; readonly predicate?: string } | null;
   }
   | { readonly kind: 'cdc_show' }
   | { readonly kind: 'cdc_status'; readonly name: string }

@@ -2,7 +2,8 @@
  * svcdb's own CDC statements (PostgreSQL has no grammar for them), parsed from tokens:
  *
  *   CREATE CHANGE DATA CAPTURE ON <table> TO KAFKA '<brokers>' [TOPIC '<topic>'] [FORMAT JSON|AVRO]
- *     [AS '<name>'] [WITH (snapshot = true|false)]
+ *     [AS '<name>'] [WITH (option = value, ...)]
+ *   options: snapshot = true|false, operations = 'INSERT,UPDATE,...', columns = 'a,b', predicate = '<SQL condition>'
  *   CREATE CHANGE DATA CAPTURE ON <table> TO KINESIS '<stream>' REGION '<region>' [FORMAT ...] [AS ...] [WITH ...]
  *   SHOW CDC STREAMS
  *   SHOW CDC STREAM STATUS <name>
@@ -59,7 +60,7 @@ function createStream(p: Cursor): CdcStatement {
   const target = p.oneOf(['kafka', 'kinesis'], 'KAFKA or KINESIS');
   const address = p.string(target === 'kafka' ? 'the broker list' : 'the stream name');
   const seen = new Set<string>();
-  const clauses: { topic?: string; region?: string; format?: 'json' | 'avro'; name?: string; snapshot?: boolean } = {};
+  const clauses: { topic?: string; region?: string; format?: 'json' | 'avro'; name?: string; options?: WithOptions } = {};
   while (!p.atEnd()) {
     const at = p.offset();
     const word = p.oneOf(['topic', 'region', 'format', 'as', 'with'], 'TOPIC, REGION, FORMAT, AS, WITH or the end of the statement');
@@ -69,7 +70,7 @@ function createStream(p: Cursor): CdcStatement {
     else if (word === 'region') clauses.region = p.string('a region');
     else if (word === 'format') clauses.format = p.oneOf(['json', 'avro'], 'JSON or AVRO') as 'json' | 'avro';
     else if (word === 'as') clauses.name = p.name('a stream name');
-    else clauses.snapshot = withOptions(p);
+    else clauses.options = withOptions(p);
   }
   if (target === 'kafka' && clauses.region !== undefined) p.fail(p.offset(), 'REGION is for KINESIS streams; a KAFKA stream takes TOPIC');
   if (target === 'kinesis' && clauses.topic !== undefined) p.fail(p.offset(), 'TOPIC is for KAFKA streams; a KINESIS stream takes REGION');
@@ -80,24 +81,41 @@ function createStream(p: Cursor): CdcStatement {
     destination: target === 'kafka' ? { kind: 'kafka', brokers: address, topic: clauses.topic ?? null } : { kind: 'kinesis', stream: address, region: clauses.region! },
     format: clauses.format ?? 'json',
     name: clauses.name ?? null,
-    snapshot: clauses.snapshot ?? false,
+    snapshot: clauses.options?.snapshot ?? false,
+    filter: clauses.options?.filter ?? null,
   };
 }
 
-/** WITH (snapshot = true | false): the only option so far. */
-function withOptions(p: Cursor): boolean {
+interface WithOptions {
+  snapshot: boolean;
+  filter: { operations?: string[]; columns?: string[]; predicate?: string } | null;
+}
+
+/** WITH (snapshot = true|false, operations = '...', columns = '...', predicate = '...'), each at most once. */
+function withOptions(p: Cursor): WithOptions {
   p.punct('(');
-  let snapshot = false;
+  const out: WithOptions = { snapshot: false, filter: null };
+  const seen = new Set<string>();
+  const filter: NonNullable<WithOptions['filter']> = {};
   for (;;) {
     const at = p.offset();
-    const option = p.name('an option name');
-    if (option !== 'snapshot') p.fail(at, `unknown option "${option}" (known: snapshot)`);
+    const option = p.name('an option name').toLowerCase();
+    if (seen.has(option)) p.fail(at, `option "${option}" is given twice`);
+    seen.add(option);
     p.op('=');
-    snapshot = p.oneOf(['true', 'false', 'on', 'off'], 'true or false') === 'true' || p.previousWas('on');
-    if (p.acceptPunct(')')) return snapshot;
+    if (option === 'snapshot') out.snapshot = ['true', 'on'].includes(p.oneOf(['true', 'false', 'on', 'off'], 'true or false'));
+    else if (option === 'operations') filter.operations = list(p.string('a list of operations')).map((o) => o.toUpperCase());
+    else if (option === 'columns') filter.columns = list(p.string('a list of columns'));
+    else if (option === 'predicate') filter.predicate = p.string('a SQL condition');
+    else p.fail(at, `unknown option "${option}" (known: snapshot, operations, columns, predicate)`);
+    if (p.acceptPunct(')')) break;
     p.punct(',');
   }
+  if (Object.keys(filter).length > 0) out.filter = filter;
+  return out;
 }
+
+const list = (text: string): string[] => text.split(',').map((x) => x.trim()).filter((x) => x !== '');
 
 class Cursor {
   private i = 0;

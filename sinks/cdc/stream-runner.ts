@@ -29,6 +29,11 @@ export interface OffsetStore {
   delete(streamId: string): Promise<void>;
 }
 
+/** A stream's compiled filter (sinks/webhooks/filter.ts through createCdcStreams); true: send. */
+export interface StreamFilter {
+  test(event: SourcedEvent): Promise<boolean>;
+}
+
 export interface RunnerDeps {
   readonly source: EventSourceDeps;
   readonly offsets: OffsetStore;
@@ -37,6 +42,8 @@ export interface RunnerDeps {
   readonly limits: RunnerLimits;
   /** Told of every delivered batch and filtered event (metrics). */
   readonly onDelivered?: (streamName: string, events: number) => void;
+  /** The filter of a stream with WITH (operations/columns/predicate); absent: everything is sent. */
+  readonly filterFor?: (def: CdcStreamDef) => Promise<StreamFilter | null>;
 }
 
 export class StreamRunner {
@@ -181,6 +188,7 @@ export class StreamRunner {
     const candidates = [resume?.position, local].filter((p): p is SourcePosition => p !== null && p !== undefined);
     const position = candidates.sort((x, y) => (x.afterSequence > y.afterSequence ? -1 : 1))[0] ?? startOf(this.capture);
     const delivered = resume?.delivered ?? (() => false);
+    const filter = (await this.deps.filterFor?.(this.def)) ?? null;
     if (signal.aborted) return;
     this.move('opened');
     this.deps.logger.info({ stream: this.def.name, lsn: position.lsn, afterSequence: position.afterSequence.toString() }, 'cdc: stream delivering');
@@ -191,7 +199,7 @@ export class StreamRunner {
       onProgress: (p: SourcePosition) => this.progressed(p),
     };
     for await (const batch of changeEvents(this.deps.source, this.capture, position, options)) {
-      const fresh = batch.filter((e) => !delivered(e));
+      const fresh = await this.sendable(batch.filter((e) => !delivered(e)), filter);
       this.queued = fresh.length;
       const snapshot = fresh.some((e) => e.event.operation === 'SNAPSHOT');
       if (snapshot) this.move('snapshot');
@@ -202,6 +210,17 @@ export class StreamRunner {
       await this.savePosition({ lsn: this.last!.lsn, afterSequence: this.last!.sequence });
       if (signal.aborted) return;
     }
+  }
+
+  /** The events the stream's filter lets through; the others count as filtered. */
+  private async sendable(events: SourcedEvent[], filter: StreamFilter | null): Promise<SourcedEvent[]> {
+    if (!filter) return events;
+    const out: SourcedEvent[] = [];
+    for (const event of events) {
+      if (await filter.test(event)) out.push(event);
+      else this.counts.filtered++;
+    }
+    return out;
   }
 
   private delivered(batch: readonly SourcedEvent[], count: number): void {

@@ -5,13 +5,14 @@
  * runners. Built by the composition root; the engine asks it for SHOW CDC STREAM STATUS.
  */
 import type { Subscription } from 'rxjs';
-import { CDC_STREAM_OBJECT, decodeCdcStreamDef, type CdcStreamDef } from '../../core/cdc-stream.js';
+import type { TableDef } from '../../core/catalog.js';
+import { CDC_STREAM_OBJECT, decodeCdcStreamDef, type CdcStreamDef, type CdcStreamFilter } from '../../core/cdc-stream.js';
 import type { Logger } from '../../core/logger.js';
 import type { CatalogObject, CatalogState } from '../../projections/index.js';
 import type { CdcRuntime, CdcStreamStatus } from '../../query/index.js';
 import type { CaptureSpec } from '../events/event-source.js';
 import type { Destination } from './destination.js';
-import { StreamRunner, type RunnerDeps } from './stream-runner.js';
+import { StreamRunner, type RunnerDeps, type StreamFilter } from './stream-runner.js';
 
 export interface CdcStreamsDeps extends RunnerDeps {
   readonly catalog: CatalogState;
@@ -19,6 +20,8 @@ export interface CdcStreamsDeps extends RunnerDeps {
   readonly applied$: { subscribe(next: () => void): Subscription };
   /** Builds the destination of a stream (Kafka, Kinesis), with its encoder. */
   readonly destinationFor: (def: CdcStreamDef) => Destination;
+  /** Compiles a stream filter against a table (throws VALIDATION_ERROR). */
+  readonly compileFilter?: (tenant: string, table: TableDef, filter: CdcStreamFilter) => Promise<StreamFilter>;
   /** The current Avro schema of a FORMAT AVRO stream's table. */
   readonly schemaOf?: (def: CdcStreamDef) => { readonly schema: unknown; readonly fingerprint: string } | null;
 }
@@ -64,6 +67,11 @@ export class CdcStreams implements CdcRuntime {
 
   status(tenant: string, name: string): CdcStreamStatus | null {
     return this.runners.get(runnerKey(tenant, name))?.runner.status() ?? null;
+  }
+
+  /** Refuses a filter that does not compile against the table (CREATE CHANGE DATA CAPTURE ... WITH). */
+  async checkFilter(tenant: string, table: TableDef, filter: CdcStreamFilter): Promise<void> {
+    await this.deps.compileFilter?.(tenant, table, filter);
   }
 
   /** The Avro schema a FORMAT AVRO stream writes with now (null: JSON, or not running). */

@@ -235,6 +235,30 @@ describe.skipIf(skipMockKafka())('CDC streams to Kafka (librdkafka mock cluster)
     await ok(server, 'DROP CHANGE DATA CAPTURE av_stream');
   });
 
+  it('WITH (operations, columns, predicate) filters what a stream sends; filtered events are counted', async () => {
+    await ok(server, 'CREATE TABLE fl (id INT PRIMARY KEY, status TEXT, amount INT)');
+    await ok(server, "INSERT INTO fl VALUES (1, 'old', 5)");
+    await ok(server, `CREATE CHANGE DATA CAPTURE ON fl TO KAFKA '${mock.brokers}' TOPIC 'fl-events' AS fl_stream WITH (snapshot = true, operations = 'INSERT,UPDATE', columns = 'status', predicate = 'amount > 1')`);
+    await ok(server, "INSERT INTO fl VALUES (2, 'new', 50), (3, 'new', 0)");
+    await ok(server, "UPDATE fl SET amount = 60 WHERE id = 2");
+    await ok(server, "UPDATE fl SET status = 'paid' WHERE id = 2");
+    await ok(server, 'DELETE FROM fl WHERE id = 1');
+    const got = await waitForEvents(mock.brokers, 'fl-events', 3);
+    await new Promise((r) => setTimeout(r, 300));
+    expect((await events(mock.brokers, 'fl-events')).map((e) => [e.event.operation, e.event.key!['id']])).toEqual([['SNAPSHOT', 1], ['INSERT', 2], ['UPDATE', 2]]);
+    expect(got[2]!.value).toMatchObject({ status: 'paid' });
+    const s = await waitForState(server, 'fl_stream', (x) => Number(x['events_filtered']) >= 3);
+    expect(Number(s['events_filtered'])).toBe(3);
+    const shown = (await ok(server, 'SHOW CDC STREAMS')).data.find((r: { name: string }) => r.name === 'fl_stream');
+    expect(shown.filter).toEqual({ operations: ['INSERT', 'UPDATE'], columns: ['status'], predicate: 'amount > 1' });
+    const bad = await query(server, `CREATE CHANGE DATA CAPTURE ON fl TO KAFKA '${mock.brokers}' AS bad WITH (predicate = 'nope = 1')`);
+    expect(bad.status).toBe(422);
+    expect(bad.body.error.code).toBe('VALIDATION_ERROR');
+    const badOp = await query(server, `CREATE CHANGE DATA CAPTURE ON fl TO KAFKA '${mock.brokers}' AS bad WITH (operations = 'UPSERT')`);
+    expect(badOp.status).toBe(422);
+    await ok(server, 'DROP CHANGE DATA CAPTURE fl_stream');
+  });
+
   it('drop forgets the stream; an unreachable broker shows failing and never blocks writes', async () => {
     await ok(server, 'DROP CHANGE DATA CAPTURE snap');
     expect((await query(server, 'SHOW CDC STREAM STATUS snap')).status).toBe(404);
