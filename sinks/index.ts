@@ -21,6 +21,7 @@ import { parseCidrList } from './webhooks/allowed-addresses.js';
 import { WebhookService } from './webhooks/service.js';
 import type { CompileFilter } from './webhooks/registration.js';
 import { WebhookDeliveries } from './webhooks/webhooks.js';
+import { Semaphore } from './webhooks/lanes.js';
 
 export { CdcStreams, type CdcStreamMetrics } from './cdc/streams.js';
 export { CHANGE_OPERATIONS, type ChangeEvent, type ChangeOperation, type SourcedEvent } from './events/change-event.js';
@@ -150,6 +151,7 @@ export function createWebhooks(
   const compile: CompileFilter = (tenant, tables, operations, filter) => compileFilter({ engine, tenant }, { tables, operations, filter });
   let service: WebhookService | null = null;
   const deliveries = new WebhookDeliveries({
+    semaphore: new Semaphore(config.webhookRequestsInFlightMax),
     catalog: projections.catalog,
     applied$: { subscribe: (next) => projections.tablesApplied.lsn$.subscribe({ next: () => next(), error: () => undefined }) },
     ledger: new DeliveryLedger(projections.store),
@@ -160,7 +162,6 @@ export function createWebhooks(
       batchEventsMax: config.cdcBatchEventsMax,
       readBatchBytesMax: config.logReadBatchBytesMax,
       pendingEventsMax: WEBHOOK_PENDING_EVENTS_MAX,
-      requestsInFlightMax: config.webhookRequestsInFlightMax,
       connectionsPerEndpointMax: config.webhookConnectionsPerEndpointMax,
       connectTimeoutMs: config.webhookConnectTimeoutMs,
       allowedCidrs: parseCidrList(config.webhookAllowedCidrs),
@@ -176,6 +177,8 @@ export function createWebhooks(
     ...(observers.onAttempt ? { onAttempt: observers.onAttempt } : {}),
     ...(observers.onRetry ? { onRetry: observers.onRetry } : {}),
   });
+  // A disabled, failing or quiet webhook keeps the log it has not delivered.
+  projections.holdRetention('webhooks', () => (deliveries.lowestNeededLsn() ?? projections.log.durableLsn) as Lsn);
   service = new WebhookService({ projections, runtime: deliveries, compileFilter: compile, allowedCidrs: parseCidrList(config.webhookAllowedCidrs) });
   return { deliveries, service };
 }

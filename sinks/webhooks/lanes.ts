@@ -92,7 +92,7 @@ export class Lanes<T extends { readonly event: SourcedEvent }> {
   private running = 0;
   private idle: (() => void) | null = null;
 
-  constructor(private readonly work: (item: T) => Promise<void>) {}
+  constructor(private readonly work: (item: T) => Promise<void>, private readonly onError: (error: unknown) => void = () => undefined) {}
 
   /** Items queued or running. */
   get size(): number {
@@ -130,6 +130,10 @@ export class Lanes<T extends { readonly event: SourcedEvent }> {
         await this.work(queue[0]!);
         queue.shift();
       }
+    } catch (error) {
+      // Never an unhandled rejection: the lane's items stay undone (the watermark holds below
+      // them, a restart delivers them) and the owner hears of it.
+      this.onError(error);
     } finally {
       this.queues.delete(lane);
       this.running--;

@@ -72,13 +72,17 @@ export class DeliveryLedger {
     await this.store.write([{ type: 'put', key: positionKey(webhookId), value: encode({ lsn: position.lsn, afterSequence: position.afterSequence.toString() }) }]);
   }
 
-  /** Deletes delivered entries written before `beforeMs` (dead letters stay until redelivered or the webhook goes). */
-  async sweep(webhookId: string, beforeMs: number): Promise<number> {
+  /**
+   * Deletes delivered entries written before `beforeMs` whose sequence is at or below
+   * `atOrBelowSequence` (the saved position: a restart never reads them again). Dead letters stay
+   * until redelivered or the webhook goes.
+   */
+  async sweep(webhookId: string, beforeMs: number, atOrBelowSequence: bigint): Promise<number> {
     let deleted = 0;
     for await (const batch of this.store.entries({ ...rangeOf(keys.sinkStateKey(`${prefix(webhookId)}e/`)), batchSize: 1024 })) {
       const doomed = batch.filter(([, value]) => {
         const entry = decode<LedgerEntry>(value);
-        return entry.status === 'delivered' && entry.written_at_ms < beforeMs;
+        return entry.status === 'delivered' && entry.written_at_ms < beforeMs && BigInt(entry.sequence) <= atOrBelowSequence;
       });
       if (doomed.length > 0) await this.store.write(doomed.map(([key]) => ({ type: 'del' as const, key })));
       deleted += doomed.length;

@@ -8,10 +8,10 @@
 import type { WebhookDef } from '../../core/webhook.js';
 import type { Logger } from '../../core/logger.js';
 import type { SourcedEvent } from '../events/change-event.js';
-import { changeEvents, startOf, type CaptureSpec, type EventSourceDeps } from '../events/event-source.js';
+import { changeEvents, startOf, type CaptureSpec, type EventSourceDeps, type SourcePosition } from '../events/event-source.js';
 import { CircuitBreaker, type BreakerPermit } from './circuit-breaker.js';
 import { EndpointClient } from './http-client.js';
-import { Lanes, Semaphore, Watermark } from './lanes.js';
+import { Lanes, type Semaphore, Watermark } from './lanes.js';
 import type { DeliveryLedger, LedgerEntry } from './ledger.js';
 import { afterFailure, attemptTimeoutMs } from './retry.js';
 import { deliveryHeaders } from './signature.js';
@@ -28,7 +28,6 @@ export interface WebhookRunnerLimits {
   readonly readBatchBytesMax: number;
   /** Events read and not yet done, per webhook: reading waits above it. */
   readonly pendingEventsMax: number;
-  readonly requestsInFlightMax: number;
   readonly connectionsPerEndpointMax: number;
   readonly connectTimeoutMs: number;
   readonly allowedCidrs: readonly string[];
@@ -39,6 +38,8 @@ export interface WebhookRunnerLimits {
 export type DeliveryOutcome = 'success' | 'failure' | 'gone' | 'dead_lettered';
 
 export interface WebhookRunnerDeps {
+  /** Requests in flight over all webhooks (webhookRequestsInFlightMax), shared by every runner. */
+  readonly semaphore: Semaphore;
   readonly source: EventSourceDeps;
   readonly ledger: DeliveryLedger;
   readonly logger: Logger;
@@ -57,7 +58,7 @@ interface Item {
 }
 
 export class WebhookRunner {
-  private readonly breaker: CircuitBreaker;
+  private breaker: CircuitBreaker;
   private abort = new AbortController();
   private loop: Promise<void> | null = null;
   private stopped = false;
@@ -68,6 +69,12 @@ export class WebhookRunner {
   private watermark = new Watermark();
   private positionSavedAtMs = 0;
   private readonly counts = { delivered: 0, failedAttempts: 0, deadLettered: 0, filtered: 0 };
+  private failures = 0;
+  private lastError: { message: string; at: string } | null = null;
+  private savedPosition: SourcePosition | null = null;
+  private saveTimer: NodeJS.Timeout | null = null;
+  /** Event ids being redelivered on request (two requests for one event send it once). */
+  private readonly redelivering = new Set<string>();
   private lastSequence: bigint | null = null;
   private client: EndpointClient | null = null;
   private transform: CompiledTransform | null = null;
@@ -88,6 +95,7 @@ export class WebhookRunner {
 
   /** A new definition (PATCH, a 410 that disabled it): the delivery loop restarts with it. */
   update(def: WebhookDef): void {
+    if (JSON.stringify(def.circuit_breaker) !== JSON.stringify(this.def.circuit_breaker)) this.breaker = new CircuitBreaker(def.circuit_breaker);
     this.def = def;
     this.gone = false;
     this.abort.abort();
@@ -103,6 +111,7 @@ export class WebhookRunner {
     this.abort.abort();
     this.wakeAll();
     await this.loop;
+    if (this.saveTimer) clearTimeout(this.saveTimer);
   }
 
   breakerView(): BreakerView {
@@ -138,6 +147,16 @@ export class WebhookRunner {
 
   /** Sends a dead letter again, now; the ledger says how it went. */
   async redeliver(eventId: string): Promise<LedgerEntry | null> {
+    if (this.redelivering.has(eventId)) return null;
+    this.redelivering.add(eventId);
+    try {
+      return await this.redeliverOnce(eventId);
+    } finally {
+      this.redelivering.delete(eventId);
+    }
+  }
+
+  private async redeliverOnce(eventId: string): Promise<LedgerEntry | null> {
     const entry = await this.deps.ledger.get(this.def.id, eventId);
     if (!entry || entry.status !== 'dead_lettered' || !entry.event) return null;
     const client = this.client ?? this.newClient();
@@ -178,11 +197,24 @@ export class WebhookRunner {
         await this.deliverFromPosition(this.abort.signal);
       } catch (error) {
         if (this.stopped || this.abort.signal.aborted) continue;
-        this.deps.logger.warn({ webhook: this.def.id, err: error }, 'webhook: reading events failed; retrying');
-        await this.sleep(1000);
+        this.failures++;
+        this.lastError = { message: (error as Error).message, at: new Date(this.now()).toISOString() };
+        const delayMs = Math.min(60_000, 1000 * 2 ** Math.min(this.failures - 1, 6));
+        this.deps.logger.warn({ webhook: this.def.id, err: error, retryInMs: delayMs }, 'webhook: cannot deliver (filter, transform or log); retrying');
+        await this.sleep(delayMs);
       }
     }
     await this.closeClient();
+  }
+
+  /** Why the loop last failed (a filter that no longer compiles, a log read), shown by GET. */
+  lastFailure(): { readonly message: string; readonly at: string } | null {
+    return this.lastError;
+  }
+
+  /** Where a restart would read from (the last saved or reached position); null before any. */
+  positionLsn(): number | null {
+    return (this.watermark.position ?? this.savedPosition)?.lsn ?? null;
   }
 
   private async deliverFromPosition(signal: AbortSignal): Promise<void> {
@@ -191,9 +223,14 @@ export class WebhookRunner {
     await this.closeClient();
     this.client = this.newClient();
     const position = (await this.deps.ledger.position(this.def.id)) ?? startOf(this.capture);
+    this.savedPosition = position;
     this.watermark = new Watermark();
-    const semaphore = new Semaphore(this.deps.limits.requestsInFlightMax);
-    const lanes = new Lanes<Item>((item) => this.deliverOne(item, semaphore, signal));
+    const semaphore = this.deps.semaphore;
+    const lanes = new Lanes<Item>((item) => this.deliverOne(item, semaphore, signal), (error) => {
+      this.lastError = { message: (error as Error).message, at: new Date(this.now()).toISOString() };
+      this.deps.logger.error({ webhook: this.def.id, err: error }, 'webhook: a delivery lane failed; its events are delivered again after a restart of the loop');
+      this.abort.abort();
+    });
     this.lanes = lanes;
     const options = {
       batchEventsMax: this.deps.limits.batchEventsMax,
@@ -207,8 +244,13 @@ export class WebhookRunner {
           const slot = this.watermark.add(event);
           this.lastSequence = event.sequence;
           if (!(await this.passes(filter, event, slot))) continue;
+          // A TRUNCATE or SCHEMA_CHANGE (no key) goes after every earlier event and before every later one.
+          const barrier = event.event.key === null;
+          if (barrier) await lanes.settled();
           lanes.push({ event, slot });
+          if (barrier) await lanes.settled();
         }
+        this.failures = 0;
         while (this.watermark.pending >= this.deps.limits.pendingEventsMax && !signal.aborted) await this.sleep(5);
         await this.savePosition(false);
       }
@@ -218,16 +260,20 @@ export class WebhookRunner {
     }
   }
 
-  /** The filter's verdict; an event it cannot judge is dead-lettered with the error. */
+  /** The filter's verdict; an event it cannot judge is dead-lettered with the error (once: the ledger first). */
   private async passes(filter: EventFilter, event: SourcedEvent, slot: Item['slot']): Promise<boolean> {
     try {
+      if (await this.deps.ledger.get(this.def.id, event.event.event_id)) {
+        this.finish(slot);
+        return false;
+      }
       if (await filter.test(event)) return true;
       this.counts.filtered++;
-      this.watermark.done(slot);
+      this.finish(slot);
       return false;
     } catch (error) {
       await this.deadLetter(event, 0, [{ at: new Date(this.now()).toISOString(), status: null, error: `filter: ${(error as Error).message}` }], null);
-      this.watermark.done(slot);
+      this.finish(slot);
       return false;
     }
   }
@@ -235,8 +281,30 @@ export class WebhookRunner {
   private async savePosition(force: boolean): Promise<void> {
     const position = this.watermark.position;
     if (!position || (!force && this.now() - this.positionSavedAtMs < this.deps.limits.positionSaveIntervalMs)) return;
+    if (this.savedPosition && position.afterSequence <= this.savedPosition.afterSequence) return;
     this.positionSavedAtMs = this.now();
+    this.savedPosition = position;
     await this.deps.ledger.savePosition(this.def.id, position);
+  }
+
+  private finish(slot: Item['slot']): void {
+    this.watermark.done(slot);
+    this.positionMoved();
+  }
+
+  /** After an event is done: the position is saved soon (debounced), not only at batch ends. */
+  private positionMoved(): void {
+    if (this.saveTimer) return;
+    this.saveTimer = setTimeout(() => {
+      this.saveTimer = null;
+      void this.savePosition(true).catch((error: unknown) => this.deps.logger.warn({ webhook: this.def.id, err: error }, 'webhook: saving the position failed'));
+    }, this.deps.limits.positionSaveIntervalMs);
+    this.saveTimer.unref();
+  }
+
+  /** The position saved in the ledger (what a restart reads from; the sweep keeps entries above it). */
+  get savedAfterSequence(): bigint | null {
+    return this.savedPosition?.afterSequence ?? null;
   }
 
   /** One event to its end: delivered, dead-lettered, or left undone because the loop stops. */
@@ -244,7 +312,7 @@ export class WebhookRunner {
     const { event } = item;
     if (signal.aborted) return;
     if (await this.deps.ledger.get(this.def.id, event.event.event_id)) {
-      this.watermark.done(item.slot);
+      this.finish(item.slot);
       return;
     }
     let body: Buffer;
@@ -253,7 +321,7 @@ export class WebhookRunner {
       ({ body, contentType } = this.transform!.apply(event.event));
     } catch (error) {
       await this.deadLetter(event, 0, [{ at: new Date(this.now()).toISOString(), status: null, error: `transform: ${(error as Error).message}` }], null);
-      this.watermark.done(item.slot);
+      this.finish(item.slot);
       return;
     }
     const errors: { at: string; status: number | null; error: string }[] = [];
@@ -268,22 +336,23 @@ export class WebhookRunner {
       if (result.outcome === 'success') {
         await this.record(event, 'delivered', attempts, errors, result.status);
         this.counts.delivered++;
-        this.watermark.done(item.slot);
+        this.finish(item.slot);
         return;
       }
       if (result.outcome === 'gone') {
-        if (this.gone) return;
+        // The lane stops here (later events of this key must not overtake this one) until the loop restarts.
+        if (this.gone) return this.sleep(null, signal);
         this.gone = true;
         this.deps.logger.warn({ webhook: this.def.id, url: this.def.url }, 'webhook: the receiver answered 410 Gone; disabling the webhook');
         await this.deps.onGone(this.def, `the receiver answered 410 Gone at ${new Date(this.now()).toISOString()}`);
-        return;
+        return this.sleep(null, signal);
       }
       this.counts.failedAttempts++;
       errors.push({ at: new Date(this.now()).toISOString(), status: result.status, error: result.error ?? 'failed' });
       const decision = afterFailure(this.def.retry, attempts);
       if (decision.kind === 'dead_letter') {
         await this.deadLetter(event, attempts, errors, result.status);
-        this.watermark.done(item.slot);
+        this.finish(item.slot);
         return;
       }
       this.deps.onRetry?.(this.def.id);

@@ -28,6 +28,7 @@ export interface WebhookMetricRow {
   readonly tenant: string;
   readonly breakerGauge: number;
   readonly pending: number;
+  readonly filtered: number;
 }
 
 /** How often delivered ledger entries older than the window are swept. */
@@ -81,17 +82,39 @@ export class WebhookDeliveries implements WebhookRuntime {
     return record;
   }
 
+  /** The lowest log position a webhook still needs; 0 before the runners exist (keep all). */
+  lowestNeededLsn(): number | null {
+    if (!this.subscription && !this.stopped) return 0;
+    let lowest: number | null = null;
+    for (const { runner } of this.runners.values()) {
+      const lsn = runner.positionLsn();
+      // A runner that has not read its position yet needs everything from its webhook's creation.
+      const needed = (lsn ?? 1) - 1;
+      if (lowest === null || needed < lowest) lowest = needed;
+    }
+    return lowest;
+  }
+
   metrics(): WebhookMetricRow[] {
     return [...this.runners.values()].map(({ runner }) => ({
       id: runner.definition.id, tenant: runner.definition.tenant, breakerGauge: runner.breakerGauge(), pending: runner.pending,
+      filtered: runner.stats().filtered,
     }));
   }
 
+  /** Coalesced: while a sync runs, any number of requests make one more run after it. */
   private sync(): void {
-    this.syncing = this.syncing.then(() => this.syncNow()).catch((error: unknown) => {
+    if (this.syncQueued) return;
+    this.syncQueued = true;
+    this.syncing = this.syncing.then(() => {
+      this.syncQueued = false;
+      return this.syncNow();
+    }).catch((error: unknown) => {
       this.deps.logger.error({ err: error }, 'webhooks: syncing with the catalog failed');
     });
   }
+
+  private syncQueued = false;
 
   private async syncNow(): Promise<void> {
     if (this.stopped) return;
@@ -140,8 +163,11 @@ export class WebhookDeliveries implements WebhookRuntime {
 
   private async sweep(): Promise<void> {
     const before = Date.now() - this.deps.deliveryWindowMs;
-    for (const id of this.runners.keys()) {
-      await this.deps.ledger.sweep(id, before).catch((error: unknown) => this.deps.logger.warn({ webhook: id, err: error }, 'webhooks: ledger sweep failed'));
+    for (const [id, { runner }] of this.runners) {
+      // Only entries the saved position is past: a restart never reads them again.
+      const below = runner.savedAfterSequence;
+      if (below === null) continue;
+      await this.deps.ledger.sweep(id, before, below).catch((error: unknown) => this.deps.logger.warn({ webhook: id, err: error }, 'webhooks: ledger sweep failed'));
     }
   }
 }
