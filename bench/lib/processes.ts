@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { fork, spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import os from 'node:os';
@@ -159,4 +159,18 @@ export async function runBenchScript(script: string, args: readonly string[], en
   const { code, signal } = await exited;
   await stop();
   if (code !== 0) throw new Error(`${script} exited with ${code ?? signal}`);
+}
+
+/**
+ * Forks `script` (a file of dist/bench/lib/, e.g. a receiver) in its own process with an IPC
+ * channel, for a helper that runs until stopped and talks with the bench by messages. stop():
+ * SIGTERM, as for the servers; stopAllProcesses stops it too.
+ */
+export function forkBenchChild(script: string, args: readonly string[] = []): { readonly child: ChildProcess; stop(): Promise<void> } {
+  if (closing) throw new Error('stopping every child process: no new one starts');
+  const child = fork(path.join(here, script), [...args], { stdio: ['ignore', process.stderr, 'inherit', 'ipc'], execArgv: [] });
+  running.add(child);
+  child.once('exit', () => running.delete(child));
+  reportUnexpectedExit(child, script);
+  return { child, stop: stopper(child) };
 }
