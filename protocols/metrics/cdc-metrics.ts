@@ -19,7 +19,7 @@ export interface CdcMetricRow {
  * are gauges here only in prom-client's sense of "set at collect time", and typed counter in the
  * exposition, so Prometheus' rate() applies.
  */
-export function registerCdcMetrics(registry: Registry, rows: () => readonly CdcMetricRow[]): void {
+export function registerCdcMetrics(registry: Registry, rows: () => readonly CdcMetricRow[], webhooks: () => readonly { readonly id: string; readonly tenant: string; readonly filtered: number }[] = () => []): void {
   const registers = [registry];
   const labelNames = ['stream', 'database'] as const;
   const each = (gauge: Gauge<'stream' | 'database'>, value: (row: CdcMetricRow) => number): void => {
@@ -31,8 +31,12 @@ export function registerCdcMetrics(registry: Registry, rows: () => readonly CdcM
     collect(this: Gauge<'stream' | 'database'>) { each(this, (r) => r.eventsDelivered); },
   });
   const filtered = new Gauge({
-    name: 'svc_cdc_events_filtered_total', help: 'Change events a CDC stream left out by its filters since start', labelNames, registers,
-    collect(this: Gauge<'stream' | 'database'>) { each(this, (r) => r.eventsFiltered); },
+    name: 'svc_cdc_events_filtered_total', help: 'Change events a CDC stream (label stream) or a webhook (label webhook) left out by its filters since start', labelNames: ['stream', 'webhook', 'database'] as const, registers,
+    collect(this: Gauge<'stream' | 'webhook' | 'database'>) {
+      this.reset();
+      for (const row of rows()) this.set({ stream: row.name, database: row.tenant }, row.eventsFiltered);
+      for (const row of webhooks()) this.set({ webhook: row.id, database: row.tenant }, row.filtered);
+    },
   });
   for (const metric of [processed, filtered]) (metric as unknown as { type: string }).type = 'counter';
   new Gauge({

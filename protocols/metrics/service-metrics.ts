@@ -70,7 +70,7 @@ export class ServiceMetrics implements QueryMetrics, MetricsSource {
 
   /** Adds the CDC streams' and webhooks' metrics (called once by the composition root). */
   registerEvents(streams: () => readonly CdcMetricRow[], webhooks: () => readonly WebhookMetricRow[]): WebhookMetrics {
-    registerCdcMetrics(this.registry, streams);
+    registerCdcMetrics(this.registry, streams, webhooks);
     return registerWebhookMetrics(this.registry, webhooks, streams);
   }
 

@@ -12,6 +12,7 @@ export interface WebhookMetricRow {
   readonly tenant: string;
   readonly breakerGauge: number;
   readonly pending: number;
+  readonly filtered: number;
 }
 
 const DELIVERY_SECONDS_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];

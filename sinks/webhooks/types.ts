@@ -53,6 +53,8 @@ export interface WebhookView {
     readonly filtered: number;
     readonly pending: number;
     readonly last_sequence: number | null;
+    /** Why delivery is stuck, when it is (a filter that no longer compiles, a log read that failed). */
+    readonly last_error: { readonly message: string; readonly at: string } | null;
   };
 }
 

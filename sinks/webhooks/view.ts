@@ -17,6 +17,7 @@ const NO_STATS: WebhookView['stats'] = Object.freeze({
   filtered: 0,
   pending: 0,
   last_sequence: null,
+  last_error: null,
 });
 
 /** The API's view of a definition; never carries the secret or the client key. */

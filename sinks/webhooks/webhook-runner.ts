@@ -131,6 +131,7 @@ export class WebhookRunner {
       filtered: this.counts.filtered,
       pending: this.watermark.pending,
       last_sequence: this.lastSequence === null ? null : Number(this.lastSequence),
+      last_error: this.lastError,
     };
   }
 

@@ -95,7 +95,7 @@ describe('WebhookService', () => {
     const view = await webhooks.create('default', input());
     live = {
       breaker: { state: 'open', failure_count: 5, opened_at: '2026-01-01T00:00:00.000Z' },
-      stats: { delivered: 7, failed_attempts: 5, dead_lettered: 1, filtered: 2, pending: 3, last_sequence: 42 },
+      stats: { delivered: 7, failed_attempts: 5, dead_lettered: 1, filtered: 2, pending: 3, last_sequence: 42, last_error: null },
     };
     try {
       expect(webhooks.get('default', view.id)).toMatchObject({
