@@ -19,6 +19,7 @@ import type { WebhookTransform } from '../../core/webhook.js';
 import type { ChangeEvent } from '../events/change-event.js';
 import { WEBHOOK_LIMITS } from './limits.js';
 import { compileTemplate } from './template-sandbox.js';
+import { renderTemplate } from './template-renderer.js';
 
 export const DEFAULT_CONTENT_TYPE = 'application/json';
 
@@ -31,6 +32,11 @@ export interface CompiledTransform {
   readonly kind: 'event' | 'template' | 'jsonpath';
   /** The body of one event; throws SvcError (VALIDATION_ERROR, or LIMIT_EXCEEDED past bodyBytesMax). */
   apply(event: ChangeEvent): TransformOutput;
+  /**
+   * apply() as deliveries use it: a template renders in the template worker (bounded heap and
+   * time), the others as apply does.
+   */
+  render(event: ChangeEvent): Promise<TransformOutput>;
 }
 
 export interface TransformOptions {
@@ -49,7 +55,8 @@ function invalid(field: string, message: string, details: Record<string, unknown
 export function compileTransform(def: WebhookTransform | null, options: TransformOptions = {}): CompiledTransform {
   const bodyBytesMax = options.bodyBytesMax ?? WEBHOOK_LIMITS.bodyBytesMax;
   if (def === null || def === undefined) {
-    return { kind: 'event', apply: (event) => output(JSON.stringify(event), DEFAULT_CONTENT_TYPE, bodyBytesMax, event) };
+    const apply = (event: ChangeEvent): TransformOutput => output(JSON.stringify(event), DEFAULT_CONTENT_TYPE, bodyBytesMax, event);
+    return { kind: 'event', apply, render: async (event) => apply(event) };
   }
   const hasTemplate = 'template' in def;
   const hasJsonpath = 'jsonpath' in def;
@@ -65,25 +72,32 @@ function compileTemplateTransform(def: { readonly template: string; readonly con
   }
   const json = isJsonType(contentType);
   const template = compileTemplate(def.template);
+  const variablesOf = (event: ChangeEvent): Record<string, unknown> => ({
+    operation: event.operation,
+    table: event.table,
+    key: event.key,
+    value: event.value,
+    old_value: event.old_value,
+    event_id: event.event_id,
+    sequence: event.sequence,
+    timestamp: event.timestamp,
+    database: event.database,
+    transaction_id: event.transaction_id,
+    event,
+  });
+  const finish = (text: string, event: ChangeEvent): TransformOutput => {
+    const result = output(text, contentType, bodyBytesMax, event);
+    if (json) checkJson(text, event);
+    return result;
+  };
   return {
     kind: 'template',
     apply(event) {
-      const text = withEventId(event, () => template.render({
-        operation: event.operation,
-        table: event.table,
-        key: event.key,
-        value: event.value,
-        old_value: event.old_value,
-        event_id: event.event_id,
-        sequence: event.sequence,
-        timestamp: event.timestamp,
-        database: event.database,
-        transaction_id: event.transaction_id,
-        event,
-      }));
-      const result = output(text, contentType, bodyBytesMax, event);
-      if (json) checkJson(text, event);
-      return result;
+      return finish(withEventId(event, () => template.render(variablesOf(event))), event);
+    },
+    async render(event) {
+      const text = await withEventIdAsync(event, () => renderTemplate(def.template, variablesOf(event)));
+      return finish(text, event);
     },
   };
 }
@@ -115,6 +129,9 @@ function compileJsonpathTransform(map: Readonly<Record<string, string>>, bodyByt
         out[field] = matches.length === 0 ? null : matches.length === 1 ? matches[0] : matches;
       }
       return output(JSON.stringify(out), DEFAULT_CONTENT_TYPE, bodyBytesMax, event);
+    },
+    async render(event) {
+      return this.apply(event);
     },
   };
 }
@@ -159,6 +176,15 @@ const PROBE: ChangeEvent = {
 function withEventId<T>(event: ChangeEvent, fn: () => T): T {
   try {
     return fn();
+  } catch (err) {
+    if (!(err instanceof SvcError)) throw err;
+    throw new SvcError(err.code, err.message, { ...err.details, event_id: event.event_id }, err.cause);
+  }
+}
+
+async function withEventIdAsync<T>(event: ChangeEvent, fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
   } catch (err) {
     if (!(err instanceof SvcError)) throw err;
     throw new SvcError(err.code, err.message, { ...err.details, event_id: event.event_id }, err.cause);

@@ -161,7 +161,7 @@ export class WebhookRunner {
     const entry = await this.deps.ledger.get(this.def.id, eventId);
     if (!entry || entry.status !== 'dead_lettered' || !entry.event) return null;
     const client = this.client ?? this.newClient();
-    const { body, contentType } = (this.transform ?? compileTransform(this.def.transform)).apply(entry.event);
+    const { body, contentType } = await (this.transform ?? compileTransform(this.def.transform)).render(entry.event);
     const result = await client.post(body, this.headers(entry.event.event_id, body, contentType), attemptTimeoutMs(this.def.retry));
     if (client !== this.client) await client.close();
     this.deps.onAttempt?.(this.def.id, result.outcome === 'success' ? 'success' : 'failure', result.durationMs);
@@ -319,7 +319,7 @@ export class WebhookRunner {
     let body: Buffer;
     let contentType: string;
     try {
-      ({ body, contentType } = this.transform!.apply(event.event));
+      ({ body, contentType } = await this.transform!.render(event.event));
     } catch (error) {
       await this.deadLetter(event, 0, [{ at: new Date(this.now()).toISOString(), status: null, error: `transform: ${(error as Error).message}` }], null);
       this.finish(item.slot);

@@ -190,6 +190,20 @@ describe('webhook deliveries', () => {
     expect((await call('GET', '/webhooks')).body.webhooks.some((w: { filter: { predicate?: string } | null }) => w.filter?.predicate === 'nope > 1')).toBe(false);
   });
 
+  it('a template that exhausts its memory dead-letters its event; the server and the next events go on', async () => {
+    const r = await receiver();
+    await sql('CREATE TABLE bomb (id INT PRIMARY KEY)');
+    const blowUp = '{% set s = "xxxxxxxx" %}{% if key.id == 1 %}{% for i in range(30) %}{% set s = s ~ s %}{% endfor %}{% endif %}{{ s | replace("x", "yyyy") | length }}';
+    const id = await register({ url: r.url, secret: 'bomb-secret', tables: ['bomb'], transform: { template: blowUp, content_type: 'text/plain' } });
+    await sql('INSERT INTO bomb VALUES (1)');
+    await sql('INSERT INTO bomb VALUES (2)');
+    await r.until((got) => got.length >= 1, 30_000);
+    expect(r.received[0]!.body.toString()).toBe('32');
+    const dead = await until(() => call('GET', `/webhooks/${id}/deliveries?status=dead_lettered`), (x) => x.body?.deliveries?.length === 1, 30_000);
+    expect(dead.body.deliveries[0].errors[0].error).toMatch(/template/);
+    expect((await call('GET', '/health')).status).toBe(200);
+  });
+
   it('/metrics has the webhook series', async () => {
     const response = await fetch(`${server.baseUrl}/api/v1/metrics`, { headers: { authorization: `Bearer ${server.apiKey}` } });
     const text = await response.text();
