@@ -181,18 +181,24 @@ describe.skipIf(skipMockKafka())('CDC streams to Kafka (librdkafka mock cluster)
     expect((await events(mock.brokers, 'p-events')).length).toBe(21);
   });
 
-  it('a snapshot emits the existing rows, then changes with no gap and no overlap', async () => {
+  it('a snapshot of a 20,000-row table emits every row, then changes with no gap and no overlap', async () => {
+    const rows = 20_000;
     await ok(server, 'CREATE TABLE s (id INT PRIMARY KEY, v TEXT)');
-    await ok(server, `INSERT INTO s SELECT g, 'v' || g FROM generate_series(1, 1000) g`);
+    await ok(server, `INSERT INTO s SELECT g, 'v' || g FROM generate_series(1, ${rows}) g`);
     await ok(server, `CREATE CHANGE DATA CAPTURE ON s TO KAFKA '${mock.brokers}' TOPIC 's-events' AS snap WITH (snapshot = true)`);
     await ok(server, "UPDATE s SET v = 'changed' WHERE id = 5");
-    const got = await waitForEvents(mock.brokers, 's-events', 1001);
-    expect(got.length).toBe(1001);
-    expect(got.slice(0, 1000).every((e) => e.operation === 'SNAPSHOT')).toBe(true);
-    expect(got.slice(0, 1000).map((e) => e.key!['id'])).toEqual(Array.from({ length: 1000 }, (_, i) => i + 1));
-    expect(got[1000]).toMatchObject({ operation: 'UPDATE', old_value: { id: 5, v: 'v5' }, value: { id: 5, v: 'changed' } });
+    // Wait on the stream's own count, then read the topic once (kcat reading 100k messages is not free).
+    const done = await waitForState(server, 'snap', (x) => Number(x['events_delivered']) >= rows + 1, 150_000);
+    expect(Number(done['events_delivered'])).toBe(rows + 1);
+    const got = await waitForEvents(mock.brokers, 's-events', rows + 1, 30_000);
+    expect(got.length).toBe(rows + 1);
+    const snapshot = got.slice(0, rows);
+    expect(snapshot.every((e) => e.operation === 'SNAPSHOT')).toBe(true);
+    expect(snapshot.map((e) => e.key!['id'])).toEqual(Array.from({ length: rows }, (_, i) => i + 1));
+    expect(snapshot[4]!.value).toEqual({ id: 5, v: 'v5' });
+    expect(got[rows]).toMatchObject({ operation: 'UPDATE', old_value: { id: 5, v: 'v5' }, value: { id: 5, v: 'changed' } });
     for (let i = 1; i < got.length; i++) expect(got[i]!.sequence).toBeGreaterThan(got[i - 1]!.sequence);
-  });
+  }, 180_000);
 
   it('GET /cdc/streams and /cdc/streams/{name} show the same fields; /metrics has the CDC series', async () => {
     const get = async (path: string): Promise<{ status: number; body: any }> => {
@@ -264,12 +270,12 @@ describe.skipIf(skipMockKafka())('CDC streams to Kafka (librdkafka mock cluster)
     expect((await query(server, 'SHOW CDC STREAM STATUS snap')).status).toBe(404);
     await ok(server, 'DROP CHANGE DATA CAPTURE IF EXISTS snap');
     await ok(server, "CREATE CHANGE DATA CAPTURE ON s TO KAFKA '127.0.0.1:1' AS dead");
-    await ok(server, "INSERT INTO s VALUES (2000, 'x')");
+    await ok(server, "INSERT INTO s VALUES (200000, 'x')");
     const s = await waitForState(server, 'dead', (x) => x['state'] === 'failing');
     expect(s['state']).toBe('failing');
     expect(s['last_error']).toEqual(expect.any(String));
     expect(Number(s['delivery_errors'])).toBeGreaterThan(0);
-    await ok(server, "INSERT INTO s VALUES (2001, 'y')");
+    await ok(server, "INSERT INTO s VALUES (200001, 'y')");
     await ok(server, 'DROP CHANGE DATA CAPTURE dead');
   });
 });

@@ -3,7 +3,9 @@
  * receivers. Signatures (ours and Standard Webhooks'), retries against the schedule, dead letters
  * and redelivery, 410, the circuit breaker, per-key order under concurrent writers, transforms.
  */
+import { spawnSync } from 'node:child_process';
 import { createHmac } from 'node:crypto';
+import { hasTool } from '../helpers/optional-tool.js';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/sql-server.js';
@@ -212,6 +214,12 @@ describe('webhook deliveries', () => {
     expect(text).toMatch(/svc_webhook_retry_total\{webhook=/);
     expect(text).toMatch(/svc_circuit_breaker_state\{webhook="[0-9A-Z]{26}",database="default"\} [012]/);
     expect(text).toMatch(/svc_event_queue_size\{queue_type="webhook",webhook=/);
+    expect(text).toMatch(/svc_cdc_events_filtered_total\{webhook="[0-9A-Z]{26}",database="default"\} \d+/);
+    // promtool is installed by .ci/run; the series above must pass its lint as the rest of /metrics does.
+    if (hasTool('promtool')) {
+      const lint = spawnSync('promtool', ['check', 'metrics'], { input: text, encoding: 'utf8' });
+      expect(lint.status, lint.stdout + lint.stderr).toBe(0);
+    }
   });
 
   it('template and JSONPath transforms; the signature covers the bytes sent', async () => {
