@@ -5,6 +5,7 @@ import type { CdcStreamDef, CdcStreamFilter } from '../core/cdc-stream.js';
 import { cdcStreamFilter } from './cdc/stream-filter.js';
 import type { StreamFilter } from './cdc/stream-runner.js';
 import type { Config } from '../core/config.js';
+import { SvcError } from '../core/errors.js';
 import type { Logger } from '../core/logger.js';
 import type { Lsn } from '../core/units.js';
 import type { CatalogState, Projections } from '../projections/index.js';
@@ -110,7 +111,12 @@ export function createCdcStreams(projections: Projections, engine: SqlEngine, co
     }
     return new KinesisDestination({ id: def.id, name: def.name, stream: d.stream, region: d.region }, encoderFor(def), kinesis, logger);
   };
+  const allowed = config.kafkaBrokersAllowed?.split(',').map((b) => b.trim()).filter((b) => b !== '') ?? null;
+  if (config.kafkaSaslMechanism !== 'none' && allowed === null) {
+    throw new SvcError('CONFIG_INVALID', 'SVC_KAFKA_SASL_* sends its credentials to every broker a CDC stream names: set SVC_KAFKA_BROKERS_ALLOWED to the brokers they are for', { setting: 'kafkaBrokersAllowed' });
+  }
   const streams = new CdcStreams({
+    kafkaBrokersAllowed: allowed,
     compileFilter: compileStreamFilter,
     filterFor: async (def) => {
       if (!def.filter) return null;

@@ -1,5 +1,5 @@
 import type { TableDef } from '../../core/catalog.js';
-import type { CdcStreamFilter } from '../../core/cdc-stream.js';
+import type { CdcDestination, CdcStreamFilter } from '../../core/cdc-stream.js';
 
 /**
  * What the query layer asks of the running CDC streams (implemented by sinks/, which query/ must
@@ -24,6 +24,8 @@ export interface CdcStreamStatus {
 export interface CdcRuntime {
   /** The status of a running stream, or null when none of that name runs. */
   status(tenant: string, name: string): CdcStreamStatus | null;
+  /** Refuses (AUTHORIZATION_DENIED) a destination the server's settings do not allow. */
+  checkDestination?(destination: CdcDestination): void;
   /** Refuses (VALIDATION_ERROR) a stream filter that does not compile against its table. */
   checkFilter?(tenant: string, table: TableDef, filter: CdcStreamFilter): Promise<void>;
 }

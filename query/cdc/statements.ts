@@ -79,6 +79,7 @@ async function createStream(statement: Extract<CdcStatement, { kind: 'cdc_create
     : { kind: 'kinesis', stream: d.stream, region: d.region };
   const name = statement.name ?? derivedName(tableName, destination);
   checkName(name);
+  runtime?.checkDestination?.(destination);
   const filter: CdcStreamFilter | null = statement.filter ? { ...statement.filter } : null;
   if (filter) {
     // Checked against the table as it is now, before the record: a filter that cannot run is refused.

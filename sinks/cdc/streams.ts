@@ -6,7 +6,8 @@
  */
 import type { Subscription } from 'rxjs';
 import type { TableDef } from '../../core/catalog.js';
-import { CDC_STREAM_OBJECT, decodeCdcStreamDef, type CdcStreamDef, type CdcStreamFilter } from '../../core/cdc-stream.js';
+import { CDC_STREAM_OBJECT, decodeCdcStreamDef, type CdcDestination, type CdcStreamDef, type CdcStreamFilter } from '../../core/cdc-stream.js';
+import { SvcError } from '../../core/errors.js';
 import type { Logger } from '../../core/logger.js';
 import type { CatalogObject, CatalogState } from '../../projections/index.js';
 import type { CdcRuntime, CdcStreamStatus } from '../../query/index.js';
@@ -20,6 +21,8 @@ export interface CdcStreamsDeps extends RunnerDeps {
   readonly applied$: { subscribe(next: () => void): Subscription };
   /** Builds the destination of a stream (Kafka, Kinesis), with its encoder. */
   readonly destinationFor: (def: CdcStreamDef) => Destination;
+  /** SVC_KAFKA_BROKERS_ALLOWED as a list, or null (any broker). */
+  readonly kafkaBrokersAllowed: readonly string[] | null;
   /** Compiles a stream filter against a table (throws VALIDATION_ERROR). */
   readonly compileFilter?: (tenant: string, table: TableDef, filter: CdcStreamFilter) => Promise<StreamFilter>;
   /** The current Avro schema of a FORMAT AVRO stream's table. */
@@ -67,6 +70,16 @@ export class CdcStreams implements CdcRuntime {
 
   status(tenant: string, name: string): CdcStreamStatus | null {
     return this.runners.get(runnerKey(tenant, name))?.runner.status() ?? null;
+  }
+
+  /** Refuses a Kafka broker outside SVC_KAFKA_BROKERS_ALLOWED (when set). */
+  checkDestination(destination: CdcDestination): void {
+    const allowed = this.deps.kafkaBrokersAllowed;
+    if (destination.kind !== 'kafka' || allowed === null) return;
+    const refused = destination.brokers.split(',').map((b) => b.trim()).filter((b) => !allowed.includes(b));
+    if (refused.length > 0) {
+      throw new SvcError('AUTHORIZATION_DENIED', `Kafka broker ${refused.join(', ')} is not in SVC_KAFKA_BROKERS_ALLOWED`, { brokers: refused });
+    }
   }
 
   /** Refuses a filter that does not compile against the table (CREATE CHANGE DATA CAPTURE ... WITH). */
