@@ -16,9 +16,10 @@ import { WEBHOOK_LIMITS } from './limits.js';
 import { checkRetryConfig } from './retry.js';
 import { checkSecret } from './signature.js';
 import { compileTransform } from './transform.js';
+import { WEBHOOK_OPERATIONS as FILTER_OPERATIONS } from './filter.js';
 
-/** The operations a webhook may follow (SNAPSHOT is a CDC stream's initial copy, not a webhook event). */
-export const WEBHOOK_OPERATIONS: readonly string[] = Object.freeze(['INSERT', 'UPDATE', 'DELETE', 'TRUNCATE', 'SCHEMA_CHANGE']);
+/** The operations a webhook may follow: one list, the filter's (SNAPSHOT is a CDC stream's initial copy). */
+export const WEBHOOK_OPERATIONS: readonly string[] = FILTER_OPERATIONS;
 /** What `operations` is when not given. */
 export const DEFAULT_WEBHOOK_OPERATIONS: readonly string[] = Object.freeze(['INSERT', 'UPDATE', 'DELETE']);
 
