@@ -57,6 +57,8 @@ export class CatalogState {
   private readonly indexesById = new Map<IndexId, CompiledIndex>();
   private readonly sequences = new Map<string, bigint>();
   private readonly objectsByKey = new Map<string, CatalogObject>();
+  /** The highest ids ever put (they never go down; kept by the tables projection). */
+  private highIds = { tableId: 0, indexId: 0 };
 
   table(tableId: TableId): TableEntry | undefined {
     return this.tablesById.get(tableId);
@@ -103,10 +105,14 @@ export class CatalogState {
     return object;
   }
 
-  /** The largest table, column and index ids in use (the writer allocates above them). */
+  /**
+   * The largest table and index ids ever used, dropped ones included (the writer allocates above
+   * them): an id never names two tables, so what follows a table by id (CDC streams, webhooks,
+   * caches) never meets another table under it.
+   */
   maxIds(): { tableId: number; indexId: number } {
-    let tableId = 0;
-    let indexId = 0;
+    let tableId = this.highIds.tableId;
+    let indexId = this.highIds.indexId;
     for (const entry of this.tablesById.values()) {
       tableId = Math.max(tableId, entry.def.id);
       for (const index of entry.def.indexes) indexId = Math.max(indexId, index.id);
@@ -114,8 +120,19 @@ export class CatalogState {
     return { tableId, indexId };
   }
 
+  /** The highest ids ever put, as the tables projection stores them. */
+  get idsHigh(): { readonly tableId: number; readonly indexId: number } {
+    return this.highIds;
+  }
+
+  /** Raises the highest ids ever put (loading them, or a table put). */
+  raiseIds(ids: { readonly tableId: number; readonly indexId: number }): void {
+    this.highIds = { tableId: Math.max(this.highIds.tableId, ids.tableId), indexId: Math.max(this.highIds.indexId, ids.indexId) };
+  }
+
   /** Creates or replaces a table definition; statistics carry over. */
   putTable(def: TableDef, stats?: TableStats): TableEntry {
+    this.raiseIds({ tableId: def.id, indexId: Math.max(0, ...def.indexes.map((i) => i.id)) });
     const previous = this.tablesById.get(def.id);
     if (previous) this.forgetTable(previous);
     const entry: TableEntry = {

@@ -19,6 +19,8 @@ import type { KvOp, StateStore } from './state-store.js';
 export const TABLES_CONSUMER = 'tables';
 /** Beside the tables offset: the event sequence after it, so sequences never restart when the log's records are gone. */
 const NEXT_SEQUENCE_KEY = 'tables:next-sequence';
+/** Beside the tables offset: the highest table and index ids ever used (never handed out again). */
+const IDS_HIGH_KEY = 'tables:ids-high';
 
 /** Deletes and backfills run in chunks of this many keys (each chunk one LevelDB batch). */
 const BULK_CHUNK_KEYS = 10_000;
@@ -75,6 +77,8 @@ export class TablesProjection implements Consumer {
       for (const [, value] of batch) catalog.putObject(decodeObject(value));
     }
     const offset = decodeOffset(await store.get(consumerOffsetKey(TABLES_CONSUMER)));
+    const ids = await store.get(consumerOffsetKey(IDS_HIGH_KEY));
+    if (ids) catalog.raiseIds(JSON.parse(Buffer.from(ids).toString('utf8')) as { tableId: number; indexId: number });
     const stored = await store.get(consumerOffsetKey(NEXT_SEQUENCE_KEY));
     return new TablesProjection(store, catalog, offset, logger, handoff, stored ? decodeI64(stored) : 1n);
   }
@@ -312,6 +316,7 @@ export class TablesProjection implements Consumer {
     this.touched.clear();
     ops.push({ type: 'put', key: consumerOffsetKey(this.name), value: encodeU64(this.appliedOffset) });
     ops.push({ type: 'put', key: consumerOffsetKey(NEXT_SEQUENCE_KEY), value: encodeI64(this.nextSequenceAfterOffset) });
+    ops.push({ type: 'put', key: consumerOffsetKey(IDS_HIGH_KEY), value: Buffer.from(JSON.stringify(this.catalog.idsHigh)) });
     await this.store.write(ops);
   }
 }
