@@ -163,6 +163,8 @@ export class StreamRunner {
         await this.deliverFromResumePoint(this.abort.signal);
       } catch (error) {
         if (this.halted()) continue;
+        // Ends the read that was prefetching for this attempt (it may be waiting for the log's head).
+        this.abort.abort();
         await this.fail(error);
       }
     }
@@ -192,23 +194,48 @@ export class StreamRunner {
     if (signal.aborted) return;
     this.move('opened');
     this.deps.logger.info({ stream: this.def.name, lsn: position.lsn, afterSequence: position.afterSequence.toString() }, 'cdc: stream delivering');
+    // Progress the source reports while a batch is in delivery holds until that batch is delivered.
+    let delivering = false;
+    let held: SourcePosition | null = null;
     const options = {
       batchEventsMax: this.deps.limits.batchEventsMax,
       batchBytesMax: this.deps.limits.readBatchBytesMax,
       signal,
-      onProgress: (p: SourcePosition) => this.progressed(p),
+      onProgress: (p: SourcePosition) => {
+        if (delivering) held = p;
+        else this.progressed(p);
+      },
     };
-    for await (const batch of changeEvents(this.deps.source, this.capture, position, options)) {
-      const fresh = await this.sendable(batch.filter((e) => !delivered(e)), filter);
-      this.queued = fresh.length;
-      const snapshot = fresh.some((e) => e.event.operation === 'SNAPSHOT');
-      if (snapshot) this.move('snapshot');
-      if (fresh.length > 0) await this.destination.deliver(fresh, signal);
-      this.queued = 0;
-      if (!snapshot && this.stateNow === 'snapshotting') this.move('caught_snapshot');
-      this.delivered(batch, fresh.length);
-      await this.savePosition({ lsn: this.last!.lsn, afterSequence: this.last!.sequence });
-      if (signal.aborted) return;
+    const events = changeEvents(this.deps.source, this.capture, position, options);
+    let next = events.next();
+    try {
+      for (;;) {
+        const step = await next;
+        if (step.done) return;
+        const batch = step.value;
+        delivering = true;
+        // The next batch is read and built while this one's transaction runs.
+        next = events.next();
+        next.catch(() => undefined);
+        const fresh = await this.sendable(batch.filter((e) => !delivered(e)), filter);
+        this.queued = fresh.length;
+        const snapshot = fresh.some((e) => e.event.operation === 'SNAPSHOT');
+        if (snapshot) this.move('snapshot');
+        if (fresh.length > 0) await this.destination.deliver(fresh, signal);
+        this.queued = 0;
+        if (!snapshot && this.stateNow === 'snapshotting') this.move('caught_snapshot');
+        this.delivered(batch, fresh.length);
+        await this.savePosition({ lsn: this.last!.lsn, afterSequence: this.last!.sequence });
+        delivering = false;
+        if (held) {
+          this.progressed(held);
+          held = null;
+        }
+        if (signal.aborted) return;
+      }
+    } finally {
+      // A read in flight ends with the signal (stop, pause) or with the error that got us here.
+      void events.return(undefined).catch(() => undefined);
     }
   }
 
