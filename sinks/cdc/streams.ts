@@ -121,12 +121,19 @@ export class CdcStreams implements CdcRuntime {
     this.runners.clear();
   }
 
-  /** Brings the runners in line with the catalog (serialized: one sync at a time). */
+  /** Brings the runners in line with the catalog (one sync at a time; requests meanwhile make one more). */
   private sync(): void {
-    this.syncing = this.syncing.then(() => this.syncNow()).catch((error: unknown) => {
+    if (this.syncQueued) return;
+    this.syncQueued = true;
+    this.syncing = this.syncing.then(() => {
+      this.syncQueued = false;
+      return this.syncNow();
+    }).catch((error: unknown) => {
       this.deps.logger.error({ err: error }, 'cdc: syncing streams with the catalog failed');
     });
   }
+
+  private syncQueued = false;
 
   private async syncNow(): Promise<void> {
     if (this.stopped) return;
