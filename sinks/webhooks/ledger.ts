@@ -9,7 +9,7 @@
  * A delivery checks the ledger first, so an event whose success was recorded is never sent
  * again; entries older than the delivery window are swept (the position is past them by then).
  */
-import { keys, type StateStore } from '../../projections/index.js';
+import { keys, type KvOp, type StateStore } from '../../projections/index.js';
 import type { ChangeEvent } from '../events/change-event.js';
 import type { SourcePosition } from '../events/event-source.js';
 import type { DeliveryRecord, DeliveryStatus } from './types.js';
@@ -42,9 +42,28 @@ export class DeliveryLedger {
     return bytes ? decode<LedgerEntry>(bytes) : null;
   }
 
-  /** Durable before it resolves (the store's write is synced by LevelDB's log on the next batch: see docs/webhooks.md). */
-  async put(webhookId: string, entry: LedgerEntry): Promise<void> {
-    await this.store.write([{ type: 'put', key: entryKey(webhookId, entry.event_id), value: encode(entry) }]);
+  /**
+   * Written before it resolves. Puts made in the same turn of the event loop go out as one LevelDB
+   * batch (one native call for many deliveries); each caller still waits for its own entry.
+   */
+  put(webhookId: string, entry: LedgerEntry): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      this.queued.push({ op: { type: 'put', key: entryKey(webhookId, entry.event_id), value: encode(entry) }, resolve, reject });
+      if (this.queued.length === 1) setImmediate(() => void this.flush());
+    });
+  }
+
+  private queued: { op: KvOp; resolve: () => void; reject: (error: unknown) => void }[] = [];
+
+  private async flush(): Promise<void> {
+    const batch = this.queued;
+    this.queued = [];
+    try {
+      await this.store.write(batch.map((q) => q.op));
+      for (const q of batch) q.resolve();
+    } catch (error) {
+      for (const q of batch) q.reject(error);
+    }
   }
 
   /** Entries of a webhook in event-id order (ULIDs sort by commit time), optionally of one status. */
