@@ -10,8 +10,10 @@ import type { Logger } from '../../core/logger.js';
 import type { SourcedEvent } from '../events/change-event.js';
 import { changeEvents, startOf, type CaptureSpec, type EventSourceDeps, type SourcePosition } from '../events/event-source.js';
 import { CircuitBreaker, type BreakerPermit } from './circuit-breaker.js';
-import { EndpointClient } from './http-client.js';
+import type { EndpointClient } from './http-client.js';
 import { Lanes, type Semaphore, Watermark } from './lanes.js';
+import { Sleeper } from './sleeper.js';
+import { afterRedelivery, endpointClient } from './redelivery.js';
 import type { DeliveryLedger, LedgerEntry } from './ledger.js';
 import { afterFailure, attemptTimeoutMs } from './retry.js';
 import { deliveryHeaders } from './signature.js';
@@ -62,8 +64,8 @@ export class WebhookRunner {
   private abort = new AbortController();
   private loop: Promise<void> | null = null;
   private stopped = false;
-  /** Sleepers to wake at stop or on a new definition. */
-  private readonly wakers = new Set<() => void>();
+  /** Waits that a stop or a new definition ends. */
+  private readonly sleeper = new Sleeper();
   /** A 410 was reported for the current definition (disabling is under way). */
   private gone = false;
   private watermark = new Watermark();
@@ -99,17 +101,14 @@ export class WebhookRunner {
     this.def = def;
     this.gone = false;
     this.abort.abort();
-    this.wakeAll();
+    this.sleeper.wakeAll();
   }
 
-  private wakeAll(): void {
-    for (const wake of [...this.wakers]) wake();
-  }
 
   async stop(): Promise<void> {
     this.stopped = true;
     this.abort.abort();
-    this.wakeAll();
+    this.sleeper.close();
     await this.loop;
     if (this.saveTimer) clearTimeout(this.saveTimer);
   }
@@ -165,10 +164,7 @@ export class WebhookRunner {
     const result = await client.post(body, this.headers(entry.event.event_id, body, contentType), attemptTimeoutMs(this.def.retry));
     if (client !== this.client) await client.close();
     this.deps.onAttempt?.(this.def.id, result.outcome === 'success' ? 'success' : 'failure', result.durationMs);
-    const at = new Date(this.now()).toISOString();
-    const next: LedgerEntry = result.outcome === 'success'
-      ? { ...entry, status: 'delivered', attempts: entry.attempts + 1, last_status: result.status, updated_at: at, written_at_ms: this.now(), event: undefined }
-      : { ...entry, attempts: entry.attempts + 1, last_status: result.status, updated_at: at, errors: [...entry.errors, { at, status: result.status, error: result.error ?? 'failed' }] };
+    const next = afterRedelivery(entry, result, this.now());
     await this.deps.ledger.put(this.def.id, next);
     if (result.outcome === 'success') {
       this.counts.delivered++;
@@ -190,7 +186,7 @@ export class WebhookRunner {
   private async run(): Promise<void> {
     while (!this.stopped) {
       if (!this.def.enabled) {
-        await this.sleep(null);
+        await this.sleeper.sleep(null);
         continue;
       }
       this.abort = new AbortController();
@@ -202,7 +198,7 @@ export class WebhookRunner {
         this.lastError = { message: (error as Error).message, at: new Date(this.now()).toISOString() };
         const delayMs = Math.min(60_000, 1000 * 2 ** Math.min(this.failures - 1, 6));
         this.deps.logger.warn({ webhook: this.def.id, err: error, retryInMs: delayMs }, 'webhook: cannot deliver (filter, transform or log); retrying');
-        await this.sleep(delayMs);
+        await this.sleeper.sleep(delayMs);
       }
     }
     await this.closeClient();
@@ -252,7 +248,7 @@ export class WebhookRunner {
           if (barrier) await lanes.settled();
         }
         this.failures = 0;
-        while (this.watermark.pending >= this.deps.limits.pendingEventsMax && !signal.aborted) await this.sleep(5);
+        while (this.watermark.pending >= this.deps.limits.pendingEventsMax && !signal.aborted) await this.sleeper.sleep(5);
         await this.savePosition(false);
       }
     } finally {
@@ -329,7 +325,7 @@ export class WebhookRunner {
     for (let attempts = 0; !signal.aborted; ) {
       const permit = this.breaker.tryAcquire(this.now());
       if (!permit) {
-        await this.sleep(Math.max(10, (this.breaker.nextTrialAtMs() ?? this.now() + 100) - this.now()), signal);
+        await this.sleeper.sleep(Math.max(10, (this.breaker.nextTrialAtMs() ?? this.now() + 100) - this.now()), signal);
         continue;
       }
       const result = await this.attempt(semaphore, permit, event.event.event_id, body, contentType);
@@ -342,11 +338,11 @@ export class WebhookRunner {
       }
       if (result.outcome === 'gone') {
         // The lane stops here (later events of this key must not overtake this one) until the loop restarts.
-        if (this.gone) return this.sleep(null, signal);
+        if (this.gone) return this.sleeper.sleep(null, signal);
         this.gone = true;
         this.deps.logger.warn({ webhook: this.def.id, url: this.def.url }, 'webhook: the receiver answered 410 Gone; disabling the webhook');
         await this.deps.onGone(this.def, `the receiver answered 410 Gone at ${new Date(this.now()).toISOString()}`);
-        return this.sleep(null, signal);
+        return this.sleeper.sleep(null, signal);
       }
       this.counts.failedAttempts++;
       errors.push({ at: new Date(this.now()).toISOString(), status: result.status, error: result.error ?? 'failed' });
@@ -357,7 +353,7 @@ export class WebhookRunner {
         return;
       }
       this.deps.onRetry?.(this.def.id);
-      await this.sleep(decision.delayMs, signal);
+      await this.sleeper.sleep(decision.delayMs, signal);
     }
   }
 
@@ -400,37 +396,12 @@ export class WebhookRunner {
   }
 
   private newClient(): EndpointClient {
-    const { limits } = this.deps;
-    return new EndpointClient(this.def.url, {
-      connectionsMax: limits.connectionsPerEndpointMax,
-      pipelining: 1,
-      connectTimeoutMs: limits.connectTimeoutMs,
-      keepAliveTimeoutMs: 4000,
-      allowedCidrs: limits.allowedCidrs,
-      tls: this.def.tls,
-      errorTextBytesMax: 512,
-    });
+    return endpointClient(this.def, this.deps.limits);
   }
 
   private async closeClient(): Promise<void> {
     const client = this.client;
     this.client = null;
     await client?.close().catch(() => undefined);
-  }
-
-  /** Waits `ms` (null: until woken); stop, an update or `signal` end it early. */
-  private sleep(ms: number | null, signal?: AbortSignal): Promise<void> {
-    return new Promise<void>((resolve) => {
-      if (this.stopped || signal?.aborted) return resolve();
-      const done = (): void => {
-        if (timer) clearTimeout(timer);
-        signal?.removeEventListener('abort', done);
-        this.wakers.delete(done);
-        resolve();
-      };
-      const timer = ms === null ? null : setTimeout(done, ms);
-      this.wakers.add(done);
-      signal?.addEventListener('abort', done, { once: true });
-    });
   }
 }
