@@ -11,6 +11,7 @@ import { SvcError } from '../../core/errors.js';
 import type { Logger } from '../../core/logger.js';
 import type { CatalogObject, CatalogState } from '../../projections/index.js';
 import type { CdcRuntime, CdcStreamStatus } from '../../query/index.js';
+import { CoalescedTask } from '../events/coalesced.js';
 import type { CaptureSpec } from '../events/event-source.js';
 import type { Destination } from './destination.js';
 import { StreamRunner, type RunnerDeps, type StreamFilter } from './stream-runner.js';
@@ -45,7 +46,9 @@ const runnerKey = (tenant: string, name: string): string => `${tenant}\u0000${na
 export class CdcStreams implements CdcRuntime {
   private readonly runners = new Map<string, { runner: StreamRunner; updatedLsn: number }>();
   private subscription: Subscription | null = null;
-  private syncing: Promise<void> = Promise.resolve();
+  private readonly syncs = new CoalescedTask(() => this.syncNow(), (error: unknown) => {
+    this.deps.logger.error({ err: error }, 'cdc: syncing streams with the catalog failed');
+  });
   private stopped = false;
 
   constructor(private readonly deps: CdcStreamsDeps) {}
@@ -116,24 +119,15 @@ export class CdcStreams implements CdcRuntime {
   async stop(): Promise<void> {
     this.stopped = true;
     this.subscription?.unsubscribe();
-    await this.syncing;
+    await this.syncs.settled();
     await Promise.all([...this.runners.values()].map(({ runner }) => runner.stop()));
     this.runners.clear();
   }
 
   /** Brings the runners in line with the catalog (one sync at a time; requests meanwhile make one more). */
   private sync(): void {
-    if (this.syncQueued) return;
-    this.syncQueued = true;
-    this.syncing = this.syncing.then(() => {
-      this.syncQueued = false;
-      return this.syncNow();
-    }).catch((error: unknown) => {
-      this.deps.logger.error({ err: error }, 'cdc: syncing streams with the catalog failed');
-    });
+    this.syncs.request();
   }
-
-  private syncQueued = false;
 
   private async syncNow(): Promise<void> {
     if (this.stopped) return;

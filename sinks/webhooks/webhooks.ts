@@ -8,6 +8,7 @@ import { SvcError } from '../../core/errors.js';
 import type { Logger } from '../../core/logger.js';
 import { decodeWebhookDef, WEBHOOK_OBJECT, type WebhookDef } from '../../core/webhook.js';
 import type { CatalogObject, CatalogState } from '../../projections/index.js';
+import { CoalescedTask } from '../events/coalesced.js';
 import type { CaptureSpec } from '../events/event-source.js';
 import type { DeliveryLedger } from './ledger.js';
 import type { DeliveryQuery, DeliveryRecord, WebhookRuntime } from './types.js';
@@ -37,7 +38,9 @@ const SWEEP_INTERVAL_MS = 10 * 60_000;
 export class WebhookDeliveries implements WebhookRuntime {
   private readonly runners = new Map<string, { runner: WebhookRunner; updatedLsn: number; tables: string }>();
   private subscription: Subscription | null = null;
-  private syncing: Promise<void> = Promise.resolve();
+  private readonly syncs = new CoalescedTask(() => this.syncNow(), (error: unknown) => {
+    this.deps.logger.error({ err: error }, 'webhooks: syncing with the catalog failed');
+  });
   private sweeper: NodeJS.Timeout | null = null;
   private stopped = false;
 
@@ -55,7 +58,7 @@ export class WebhookDeliveries implements WebhookRuntime {
     this.stopped = true;
     this.subscription?.unsubscribe();
     if (this.sweeper) clearInterval(this.sweeper);
-    await this.syncing;
+    await this.syncs.settled();
     await Promise.all([...this.runners.values()].map(({ runner }) => runner.stop()));
     this.runners.clear();
   }
@@ -102,19 +105,10 @@ export class WebhookDeliveries implements WebhookRuntime {
     }));
   }
 
-  /** Coalesced: while a sync runs, any number of requests make one more run after it. */
+  /** Brings the runners in line with the catalog (one sync at a time; requests meanwhile make one more). */
   private sync(): void {
-    if (this.syncQueued) return;
-    this.syncQueued = true;
-    this.syncing = this.syncing.then(() => {
-      this.syncQueued = false;
-      return this.syncNow();
-    }).catch((error: unknown) => {
-      this.deps.logger.error({ err: error }, 'webhooks: syncing with the catalog failed');
-    });
+    this.syncs.request();
   }
-
-  private syncQueued = false;
 
   private async syncNow(): Promise<void> {
     if (this.stopped) return;
