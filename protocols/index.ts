@@ -34,4 +34,4 @@ export type { VectorCatalog } from './vectors/vector-table.js';
 export type { VectorLimits } from './vectors/limits.js';
 export { vectorProtocol, type VectorProtocolDeps } from './pinecone/plugin.js';
 export { cdcRoutes, type CdcRouteDeps, type CdcRouteRuntime } from './http/cdc/cdc-routes.js';
-export { webhookRoutes, type DeliveriesQuery, type WebhookBody, type WebhookRouteApi, type WebhookRouteDeps } from './http/webhooks/webhook-routes.js';
+export { webhookRoutes, type WebhookRouteDeps } from './http/webhooks/webhook-routes.js';

@@ -32,10 +32,10 @@ export { HEADER as KAFKA_HEADERS } from './cdc/kafka-destination.js';
 export { WebhookService, DISABLED_BY_REQUEST, type WebhookServiceDeps, type WebhookServiceLimits } from './webhooks/service.js';
 export { DEFAULT_WEBHOOK_OPERATIONS, WEBHOOK_OPERATIONS, type CompileFilter } from './webhooks/registration.js';
 export { parseCidrList } from './webhooks/allowed-addresses.js';
-export { WebhookDeliveries, type WebhookMetricRow } from './webhooks/webhooks.js';
+export { WebhookDeliveries } from './webhooks/webhooks.js';
 export type {
   BreakerView, DeliveryQuery, DeliveryRecord, DeliveryStatus, WebhookApi, WebhookInput, WebhookPatch, WebhookRuntime, WebhookView,
-} from './webhooks/types.js';
+} from '../core/webhook-api.js';
 export { AVRO_CONTENT_TYPE, SINGLE_OBJECT_HEADER_BYTES, SINGLE_OBJECT_MAGIC, type AvroSchemaInfo } from './cdc/avro-format.js';
 
 /** Time limit of reading back a topic when a Kafka stream (re)starts. */

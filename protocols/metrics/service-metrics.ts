@@ -1,5 +1,6 @@
 import { registerCdcMetrics, type CdcMetricRow } from './cdc-metrics.js';
-import { registerWebhookMetrics, type WebhookMetricRow, type WebhookMetrics } from './webhook-metrics.js';
+import type { WebhookMetricRow } from '../../core/webhook-api.js';
+import { registerWebhookMetrics, type WebhookMetrics } from './webhook-metrics.js';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { DEFAULT_TENANT } from '../../core/catalog.js';
 import type { ConnectionGauge } from '../http/connections.js';

@@ -4,16 +4,9 @@
  * queue sizes are read at scrape time.
  */
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
+import type { WebhookMetricRow } from '../../core/webhook-api.js';
 import type { CdcMetricRow } from './cdc-metrics.js';
 
-/** One webhook's state at scrape time (sinks' WebhookDeliveries.metrics()). */
-export interface WebhookMetricRow {
-  readonly id: string;
-  readonly tenant: string;
-  readonly breakerGauge: number;
-  readonly pending: number;
-  readonly filtered: number;
-}
 
 const DELIVERY_SECONDS_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
 

@@ -12,7 +12,7 @@
 import { keys, type KvOp, type StateStore } from '../../projections/index.js';
 import type { ChangeEvent } from '../events/change-event.js';
 import type { SourcePosition } from '../events/event-source.js';
-import type { DeliveryRecord, DeliveryStatus } from './types.js';
+import type { DeliveryRecord, DeliveryStatus } from '../../core/webhook-api.js';
 
 /** A ledger entry: the delivery record, and for a dead letter the event itself (to redeliver it). */
 export interface LedgerEntry extends DeliveryRecord {

@@ -23,7 +23,7 @@ import { WEBHOOK_LIMITS } from './limits.js';
 import {
   DEFAULT_WEBHOOK_OPERATIONS, checkRegistration, mergeSettings, type CheckedFields, type CompileFilter, type RegistrationFields,
 } from './registration.js';
-import type { DeliveryQuery, DeliveryRecord, WebhookApi, WebhookInput, WebhookPatch, WebhookRuntime, WebhookView } from './types.js';
+import type { DeliveryQuery, DeliveryRecord, WebhookApi, WebhookInput, WebhookPatch, WebhookRuntime, WebhookView } from '../../core/webhook-api.js';
 import { webhookView } from './view.js';
 
 export interface WebhookServiceLimits {

@@ -6,7 +6,7 @@
 import type { WebhookDef } from '../../core/webhook.js';
 import type { CatalogState } from '../../projections/index.js';
 import { tableLabel } from './registration.js';
-import type { BreakerView, WebhookRuntime, WebhookView } from './types.js';
+import type { BreakerView, WebhookRuntime, WebhookView } from '../../core/webhook-api.js';
 
 const IDLE_BREAKER: BreakerView = Object.freeze({ state: 'closed', failure_count: 0, opened_at: null });
 

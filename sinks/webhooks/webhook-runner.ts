@@ -18,7 +18,7 @@ import type { DeliveryLedger, LedgerEntry } from './ledger.js';
 import { afterFailure, attemptTimeoutMs } from './retry.js';
 import { deliveryHeaders } from './signature.js';
 import { compileTransform, type CompiledTransform } from './transform.js';
-import type { BreakerView, DeliveryQuery, DeliveryRecord, WebhookView } from './types.js';
+import type { BreakerView, DeliveryQuery, DeliveryRecord, WebhookView } from '../../core/webhook-api.js';
 
 /** Decides whether an event goes to the receiver (filter.ts); throws when it cannot tell. */
 export interface EventFilter {

@@ -11,7 +11,7 @@ import type { CatalogObject, CatalogState } from '../../projections/index.js';
 import { CoalescedTask } from '../events/coalesced.js';
 import type { CaptureSpec } from '../events/event-source.js';
 import type { DeliveryLedger } from './ledger.js';
-import type { DeliveryQuery, DeliveryRecord, WebhookRuntime } from './types.js';
+import type { DeliveryQuery, DeliveryRecord, WebhookMetricRow, WebhookRuntime } from '../../core/webhook-api.js';
 import { WebhookRunner, type WebhookRunnerDeps } from './webhook-runner.js';
 
 export interface WebhookDeliveriesDeps extends WebhookRunnerDeps {
@@ -23,14 +23,6 @@ export interface WebhookDeliveriesDeps extends WebhookRunnerDeps {
   readonly logger: Logger;
 }
 
-/** Per webhook, for /metrics. */
-export interface WebhookMetricRow {
-  readonly id: string;
-  readonly tenant: string;
-  readonly breakerGauge: number;
-  readonly pending: number;
-  readonly filtered: number;
-}
 
 /** How often delivered ledger entries older than the window are swept. */
 const SWEEP_INTERVAL_MS = 10 * 60_000;

@@ -5,44 +5,15 @@
  * shown. The service (sinks/ implements it, the composition root hands it in) does every check.
  */
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
-import type { WebhookCircuitBreaker, WebhookFilter, WebhookRetry, WebhookTls, WebhookTransform } from '../../../core/webhook.js';
+import type { DeliveryQuery, WebhookApi, WebhookInput } from '../../../core/webhook-api.js';
 import { principalOf } from '../../auth/principal.js';
 import { requireRole } from '../../auth/roles.js';
 import { API_PREFIX } from '../server.js';
 import { createWebhookSchema, deliveriesQuery, deliveryParams, patchWebhookSchema, webhookParams } from './webhook-schemas.js';
 
-/** A registration as the body carries it (the shape of sinks' WebhookInput). */
-export interface WebhookBody {
-  readonly url: string;
-  readonly secret: string;
-  readonly tables: readonly string[];
-  readonly operations?: readonly string[];
-  readonly filter?: WebhookFilter | null;
-  readonly transform?: WebhookTransform | null;
-  readonly retry?: Partial<WebhookRetry>;
-  readonly circuit_breaker?: Partial<WebhookCircuitBreaker>;
-  readonly tls?: WebhookTls | null;
-  readonly enabled?: boolean;
-}
-
-export interface DeliveriesQuery {
-  readonly status?: 'delivered' | 'dead_lettered' | 'pending';
-  readonly limit: number;
-}
-
-/** The webhook service as the routes use it (structurally sinks' WebhookApi: protocols may not import sinks). */
-export interface WebhookRouteApi {
-  create(tenant: string, input: WebhookBody): Promise<{ readonly id: string }>;
-  list(tenant: string): readonly unknown[];
-  get(tenant: string, id: string): unknown;
-  update(tenant: string, id: string, patch: Partial<WebhookBody>): Promise<unknown>;
-  remove(tenant: string, id: string): Promise<void>;
-  deliveries(tenant: string, id: string, query: DeliveriesQuery): Promise<readonly unknown[]>;
-  redeliver(tenant: string, id: string, eventId: string): Promise<unknown>;
-}
-
 export interface WebhookRouteDeps {
-  readonly webhooks: WebhookRouteApi;
+  /** The webhook service (sinks/ implements it; the composition root hands it in). */
+  readonly webhooks: WebhookApi;
 }
 
 type IdParams = { id: string };
@@ -56,7 +27,7 @@ function adminTenant(request: FastifyRequest): string {
 export function webhookRoutes(deps: WebhookRouteDeps): FastifyPluginAsync {
   const { webhooks } = deps;
   return async (app) => {
-    app.post<{ Body: WebhookBody }>('/webhooks', { schema: { body: createWebhookSchema } }, async (request, reply) => {
+    app.post<{ Body: WebhookInput }>('/webhooks', { schema: { body: createWebhookSchema } }, async (request, reply) => {
       const created = await webhooks.create(adminTenant(request), request.body);
       return reply.code(201).header('location', `${API_PREFIX}/webhooks/${created.id}`).send(created);
     });
@@ -70,7 +41,7 @@ export function webhookRoutes(deps: WebhookRouteDeps): FastifyPluginAsync {
       return webhooks.get(adminTenant(request), request.params.id);
     });
 
-    app.patch<{ Params: IdParams; Body: Partial<WebhookBody> }>(
+    app.patch<{ Params: IdParams; Body: Partial<WebhookInput> }>(
       '/webhooks/:id',
       { schema: { params: webhookParams, body: patchWebhookSchema } },
       async (request) => webhooks.update(adminTenant(request), request.params.id, request.body),
@@ -81,7 +52,7 @@ export function webhookRoutes(deps: WebhookRouteDeps): FastifyPluginAsync {
       return { success: true, id: request.params.id, deleted_at: new Date().toISOString() };
     });
 
-    app.get<{ Params: IdParams; Querystring: DeliveriesQuery }>(
+    app.get<{ Params: IdParams; Querystring: DeliveryQuery }>(
       '/webhooks/:id/deliveries',
       { schema: { params: webhookParams, querystring: deliveriesQuery } },
       async (request) => {

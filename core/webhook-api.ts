@@ -1,9 +1,10 @@
 /**
- * The webhook service's vocabulary: what a registration takes, what the API shows, and the
- * delivery records. protocols/ speaks to the service only through WebhookApi (structural: it may
- * not import sinks/), the composition root hands the implementation in.
+ * The webhook service's vocabulary: what a registration takes, what the API shows, the delivery
+ * records, and the service's interface. In core because both sides use it: protocols/ (the
+ * routes, the metrics) and sinks/ (the service, the deliveries), which may not import each other;
+ * the composition root hands sinks' implementation to protocols.
  */
-import type { WebhookCircuitBreaker, WebhookFilter, WebhookRetry, WebhookTls, WebhookTransform } from '../../core/webhook.js';
+import type { WebhookCircuitBreaker, WebhookFilter, WebhookRetry, WebhookTls, WebhookTransform } from './webhook.js';
 
 /** POST /api/v1/webhooks (and the in-process call): the fields a user gives. */
 export interface WebhookInput {
@@ -96,4 +97,13 @@ export interface WebhookRuntime {
   deliveries(id: string, query: DeliveryQuery): Promise<DeliveryRecord[]>;
   /** Sends a dead-lettered event again; NOT_FOUND when the webhook has no such dead letter. */
   redeliver(id: string, eventId: string): Promise<DeliveryRecord>;
+}
+
+/** One webhook's state at scrape time (/metrics). */
+export interface WebhookMetricRow {
+  readonly id: string;
+  readonly tenant: string;
+  readonly breakerGauge: number;
+  readonly pending: number;
+  readonly filtered: number;
 }
