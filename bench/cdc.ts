@@ -41,7 +41,7 @@ import { KAFKA_VERSION, realKafkaAvailable, startRealKafka } from '../test/helpe
 import { kafkajsMockPreloadEnv, patchKafkajsForMockCluster } from '../test/helpers/kafkajs-mock-patch.js';
 import { openStack, tempDir } from '../test/helpers/stack.js';
 import { printBenchResult, progress, round2, type BenchResult } from './lib/print-result.js';
-import { runBenchScript, startSvcdbProcess, stopAllProcesses, type SvcdbProcess } from './lib/processes.js';
+import { runBenchScript, startSvcdbProcess, stopChildrenOnSignals, type SvcdbProcess } from './lib/processes.js';
 
 const { Kafka, logLevel } = kafkajs;
 
@@ -524,12 +524,7 @@ async function toKafka(): Promise<BenchResult> {
   }
 }
 
-for (const signal of ['SIGTERM', 'SIGINT'] as const) {
-  process.once(signal, () => {
-    progress(`${signal}: stopping the child processes`);
-    void stopAllProcesses().finally(() => process.exit(signal === 'SIGTERM' ? 143 : 130));
-  });
-}
+stopChildrenOnSignals(progress);
 
 if (PARTS.includes('in-process')) printBenchResult(await inProcess());
 if (PARTS.includes('kafka')) printBenchResult(await toKafka());

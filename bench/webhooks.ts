@@ -42,7 +42,7 @@ import { keys, openStateStore, STORE_OPTIONS } from '../projections/index.js';
 import { eventId } from '../sinks/events/change-event.js';
 import { DeliveryLedger, type LedgerEntry } from '../sinks/webhooks/ledger.js';
 import { printBenchResult, progress, round2, type BenchResult } from './lib/print-result.js';
-import { forkBenchChild, runBenchScript, startSvcdbProcess, stopAllProcesses, type SvcdbProcess } from './lib/processes.js';
+import { forkBenchChild, runBenchScript, startSvcdbProcess, stopChildrenOnSignals, type SvcdbProcess } from './lib/processes.js';
 import type { ReceiverFigures } from './lib/webhook-receiver.js';
 
 const PARTS = (process.env.BENCH_WH_PARTS ?? 'ledger,http').split(',');
@@ -438,12 +438,7 @@ async function overHttp(): Promise<BenchResult> {
   }
 }
 
-for (const signal of ['SIGTERM', 'SIGINT'] as const) {
-  process.once(signal, () => {
-    progress(`${signal}: stopping the child processes`);
-    void stopAllProcesses().finally(() => process.exit(signal === 'SIGTERM' ? 143 : 130));
-  });
-}
+stopChildrenOnSignals(progress);
 
 if (PARTS.includes('ledger')) printBenchResult(await ledgerCost());
 if (PARTS.includes('http')) printBenchResult(await overHttp());

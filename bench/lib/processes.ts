@@ -174,3 +174,13 @@ export function forkBenchChild(script: string, args: readonly string[] = []): { 
   reportUnexpectedExit(child, script);
   return { child, stop: stopper(child) };
 }
+
+/** Killed (SIGTERM, Ctrl-C): stop every child process this bench started, then exit as killed. */
+export function stopChildrenOnSignals(log: (line: string) => void): void {
+  for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+    process.once(signal, () => {
+      log(`${signal}: stopping the child processes`);
+      void stopAllProcesses().finally(() => process.exit(signal === 'SIGTERM' ? 143 : 130));
+    });
+  }
+}
