@@ -1,6 +1,6 @@
 import { encode } from '@msgpack/msgpack';
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import { NDJSON } from './stream-routes.js';
+import { NDJSON } from './query/stream-routes.js';
 
 /** How a JSON response of /api/v1 can be sent (docs/api.md, "Response formats"). */
 export type ResponseFormat = 'json' | 'msgpack' | 'ndjson';

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { adminRoutes } from './admin-routes.js';
+import { adminRoutes } from './admin/admin-routes.js';
 import { ConnectionLimiter, installConnectionLimit } from './connection-limit.js';
 import { installContentNegotiation } from './content-negotiation.js';
 import { createBaseServer } from './fastify-base.js';

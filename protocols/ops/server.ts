@@ -17,8 +17,8 @@ import {
   replicationStatus,
   storageStatus,
   uptimeSeconds,
-} from '../http/health.js';
-import { metricsRoutes } from '../http/metrics-routes.js';
+} from '../http/admin/health.js';
+import { metricsRoutes } from '../http/admin/metrics-routes.js';
 import type { EngineStatus } from '../http/types.js';
 import type { MetricsSource } from '../metrics/service-metrics.js';
 import type { RateLimitGate } from '../auth/rate-limit.js';

@@ -5,7 +5,7 @@ import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer } from '../../bin/app.js';
 import type { ServeHandle } from '../../bin/app-types.js';
-import { isFinished, nextStatus, ASYNC_QUERY_STATUSES } from '../../protocols/http/async-state.js';
+import { isFinished, nextStatus, ASYNC_QUERY_STATUSES } from '../../protocols/http/async/async-state.js';
 import { tempDir } from '../helpers/stack.js';
 import { getJson, testConfig } from './helpers.js';
 

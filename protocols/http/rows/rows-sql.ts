@@ -1,8 +1,8 @@
-import type { TableDef } from '../../core/catalog.js';
-import { SvcError } from '../../core/errors.js';
-import { checkExpression } from '../../query/index.js';
+import type { TableDef } from '../../../core/catalog.js';
+import { SvcError } from '../../../core/errors.js';
+import { checkExpression } from '../../../query/index.js';
 import { afterSql, orderBySql, type CursorPosition, type OrderKey } from './cursor.js';
-import { columnNotFound, primaryKeyNames, qualified, quoteIdent, type TableRef } from './table-ref.js';
+import { columnNotFound, primaryKeyNames, qualified, quoteIdent, type TableRef } from '../tables/table-ref.js';
 
 /**
  * SQL text of the row endpoints. Identifiers are checked against the table and quoted; values are

@@ -1,11 +1,11 @@
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
-import { DEFAULT_SCHEMA } from '../../core/catalog.js';
-import { SvcError, isSvcError } from '../../core/errors.js';
-import type { CatalogState, TableEntry } from '../../projections/index.js';
-import type { ExecuteOptions, SqlEngine } from '../../query/index.js';
-import { engineScope, principalOf } from '../auth/principal.js';
-import { isSystemTable } from '../system-tables.js';
-import { TIMEOUT_MS_DEFAULT } from './sql-body-schema.js';
+import { DEFAULT_SCHEMA } from '../../../core/catalog.js';
+import { SvcError, isSvcError } from '../../../core/errors.js';
+import type { CatalogState, TableEntry } from '../../../projections/index.js';
+import type { ExecuteOptions, SqlEngine } from '../../../query/index.js';
+import { engineScope, principalOf } from '../../auth/principal.js';
+import { isSystemTable } from '../../system-tables.js';
+import { TIMEOUT_MS_DEFAULT } from '../query/sql-body-schema.js';
 import { alterStatements, createTableStatements, type AlterOperation, type CreateTableBody } from './table-ddl.js';
 import { findTable, isoOfMicros, qualified, tableRefOf, type TableRef } from './table-ref.js';
 import { alterTableSchema, createTableSchema, dropTableQuery, listTablesQuery, tableParams } from './table-schemas.js';

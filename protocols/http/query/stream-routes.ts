@@ -1,10 +1,10 @@
 import type { ServerResponse } from 'node:http';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
-import type { SqlEngine } from '../../query/index.js';
-import { errorEnvelope, httpStatusOf, toSvcError } from '../errors.js';
-import { engineScope, principalOf } from '../auth/principal.js';
-import { measured, type QueryMetrics } from '../metrics/query-metrics.js';
-import { untilClientLeaves } from './client-abort.js';
+import type { SqlEngine } from '../../../query/index.js';
+import { errorEnvelope, httpStatusOf, toSvcError } from '../../errors.js';
+import { engineScope, principalOf } from '../../auth/principal.js';
+import { measured, type QueryMetrics } from '../../metrics/query-metrics.js';
+import { untilClientLeaves } from '../client-abort.js';
 import { sqlBodySchema, type QueryRouteLimits } from './sql-body-schema.js';
 
 export const NDJSON = 'application/x-ndjson';

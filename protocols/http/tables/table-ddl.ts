@@ -1,5 +1,5 @@
-import { SvcError, isSvcError } from '../../core/errors.js';
-import { checkExpression, typeSystem } from '../../query/index.js';
+import { SvcError, isSvcError } from '../../../core/errors.js';
+import { checkExpression, typeSystem } from '../../../query/index.js';
 import { qualified, quoteIdent, type TableRef } from './table-ref.js';
 
 /**

@@ -1,5 +1,5 @@
 import type { FastifyPluginAsync } from 'fastify';
-import type { MetricsSource } from '../metrics/service-metrics.js';
+import type { MetricsSource } from '../../metrics/service-metrics.js';
 
 /**
  * GET /metrics: the Prometheus text format. Registered under /api/v1 behind the API key, and on the

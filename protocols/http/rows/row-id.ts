@@ -1,6 +1,6 @@
-import type { TableDef } from '../../core/catalog.js';
-import { SvcError } from '../../core/errors.js';
-import { primaryKeyNames } from './table-ref.js';
+import type { TableDef } from '../../../core/catalog.js';
+import { SvcError } from '../../../core/errors.js';
+import { primaryKeyNames } from '../tables/table-ref.js';
 
 /**
  * The {id} of /tables/{t}/rows/{id}: the primary key's values in key order, separated by commas,

@@ -1,5 +1,5 @@
 import { createHmac } from 'node:crypto';
-import type { Logger } from '../../core/logger.js';
+import type { Logger } from '../../../core/logger.js';
 
 /** The spec's webhook retry policy: 3 retries after the first attempt, 100 ms doubling, with jitter. */
 const RETRIES_MAX = 3;

@@ -1,9 +1,9 @@
-import { SvcError, type ErrorCode, type ErrorDetails } from '../../core/errors.js';
-import { newUlid } from '../../core/ids.js';
-import type { Logger } from '../../core/logger.js';
-import type { ReadOnlyReason, ResultColumn, SqlEngine } from '../../query/index.js';
-import { toSvcError } from '../errors.js';
-import { measured, type QueryMetrics } from '../metrics/query-metrics.js';
+import { SvcError, type ErrorCode, type ErrorDetails } from '../../../core/errors.js';
+import { newUlid } from '../../../core/ids.js';
+import type { Logger } from '../../../core/logger.js';
+import type { ReadOnlyReason, ResultColumn, SqlEngine } from '../../../query/index.js';
+import { toSvcError } from '../../errors.js';
+import { measured, type QueryMetrics } from '../../metrics/query-metrics.js';
 import { deliverCallback } from './async-callback.js';
 import { isFinished, nextStatus, type AsyncQueryEvent, type AsyncQueryStatus } from './async-state.js';
 

@@ -1,6 +1,6 @@
-import { DEFAULT_SCHEMA, type TableDef } from '../../core/catalog.js';
-import { SvcError } from '../../core/errors.js';
-import type { CatalogState, TableEntry } from '../../projections/index.js';
+import { DEFAULT_SCHEMA, type TableDef } from '../../../core/catalog.js';
+import { SvcError } from '../../../core/errors.js';
+import type { CatalogState, TableEntry } from '../../../projections/index.js';
 
 /** A table as a URL names it: `name` (schema public) or `schema.name` (split at the first dot). */
 export interface TableRef {

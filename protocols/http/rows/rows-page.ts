@@ -1,10 +1,10 @@
-import { SvcError } from '../../core/errors.js';
-import type { TableEntry } from '../../projections/index.js';
-import type { ExecuteOptions, SqlEngine } from '../../query/index.js';
+import { SvcError } from '../../../core/errors.js';
+import type { TableEntry } from '../../../projections/index.js';
+import type { ExecuteOptions, SqlEngine } from '../../../query/index.js';
 import { checkCursorOrder, decodeCursor, encodeCursor, orderKeys, orderText, type CursorPosition, type OrderKey } from './cursor.js';
 import { countSql, filterSql, keyAliases, pageSql, selectColumns } from './rows-sql.js';
 import { ROWS_LIMIT_MAX } from './rows-schemas.js';
-import type { TableRef } from './table-ref.js';
+import type { TableRef } from '../tables/table-ref.js';
 
 export interface RowsQuery {
   filter?: string;

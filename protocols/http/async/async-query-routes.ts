@@ -1,9 +1,9 @@
 import type { FastifyPluginAsync } from 'fastify';
-import { SvcError } from '../../core/errors.js';
+import { SvcError } from '../../../core/errors.js';
 import type { AsyncQueries } from './async-queries.js';
-import { MALFORMED_REQUEST_CODE } from '../errors.js';
-import { callerOf, engineScope, principalOf } from '../auth/principal.js';
-import { maxRowsProperty, sqlBodySchema, type QueryRouteLimits } from './sql-body-schema.js';
+import { MALFORMED_REQUEST_CODE } from '../../errors.js';
+import { callerOf, engineScope, principalOf } from '../../auth/principal.js';
+import { maxRowsProperty, sqlBodySchema, type QueryRouteLimits } from '../query/sql-body-schema.js';
 
 /** Async queries are for what should not hold a request open: 5 minutes, not POST /query's 30 s (docs/api.md). */
 export const ASYNC_TIMEOUT_MS_DEFAULT = 300_000;

@@ -1,9 +1,9 @@
 import type { FastifyPluginAsync } from 'fastify';
-import { ISOLATION_LEVELS, type IsolationLevel, type TxnManager } from '../../query/index.js';
-import { callerOf, engineScope, principalOf } from '../auth/principal.js';
-import { untilClientLeaves } from './client-abort.js';
-import { measured, type QueryMetrics } from '../metrics/query-metrics.js';
-import { maxRowsProperty, sqlBodySchema, type QueryRouteLimits } from './sql-body-schema.js';
+import { ISOLATION_LEVELS, type IsolationLevel, type TxnManager } from '../../../query/index.js';
+import { callerOf, engineScope, principalOf } from '../../auth/principal.js';
+import { untilClientLeaves } from '../client-abort.js';
+import { measured, type QueryMetrics } from '../../metrics/query-metrics.js';
+import { maxRowsProperty, sqlBodySchema, type QueryRouteLimits } from '../query/sql-body-schema.js';
 
 export interface TransactionRouteLimits extends QueryRouteLimits {
   readonly transactionTimeoutMsMax: number;

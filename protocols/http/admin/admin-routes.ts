@@ -1,7 +1,7 @@
 import type { FastifyPluginAsync } from 'fastify';
-import { connectionGauge, connectionsAvailable, type ConnectionGauge } from './connections.js';
+import { connectionGauge, connectionsAvailable, type ConnectionGauge } from '../connections.js';
 import { healthBody, healthBodySchema, healthHttpStatus, readyBody, readyBodySchema, readyHttpStatus } from './health.js';
-import type { EngineStatus } from './types.js';
+import type { EngineStatus } from '../types.js';
 
 export interface AdminRoutesOptions {
   readonly status: EngineStatus;

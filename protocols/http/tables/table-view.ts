@@ -1,6 +1,6 @@
-import type { ConstraintKind, TableDef } from '../../core/catalog.js';
-import { sqlTypeText } from '../../core/values.js';
-import type { TableEntry } from '../../projections/index.js';
+import type { ConstraintKind, TableDef } from '../../../core/catalog.js';
+import { sqlTypeText } from '../../../core/values.js';
+import type { TableEntry } from '../../../projections/index.js';
 import { isoOfMicros } from './table-ref.js';
 
 /** How GET /tables and GET /tables/{name} render a table (docs/api.md, "Tables and rows"). */

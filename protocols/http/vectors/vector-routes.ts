@@ -1,13 +1,13 @@
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
-import { SvcError } from '../../core/errors.js';
-import { checkExpression, type SqlEngine } from '../../query/index.js';
-import { engineScope } from '../auth/principal.js';
-import { topKMax, TOP_K_DEFAULT, vectorTimeoutMs, type VectorLimits } from '../vectors/limits.js';
-import { scoreOf } from '../vectors/scores.js';
+import { SvcError } from '../../../core/errors.js';
+import { checkExpression, type SqlEngine } from '../../../query/index.js';
+import { engineScope } from '../../auth/principal.js';
+import { topKMax, TOP_K_DEFAULT, vectorTimeoutMs, type VectorLimits } from '../../vectors/limits.js';
+import { scoreOf } from '../../vectors/scores.js';
 import {
   checkDimension, checkMetadataSize, DISTANCE_OPERATOR, quoteIdent, searchTarget, tableNamed, type Metric, type VectorCatalog, type VectorTable,
-} from '../vectors/vector-table.js';
-import { MALFORMED_REQUEST_CODE } from '../errors.js';
+} from '../../vectors/vector-table.js';
+import { MALFORMED_REQUEST_CODE } from '../../errors.js';
 
 /** The field carrying a stored vector in a search result (include_vectors): the upsert record's own name. */
 export const VECTOR_FIELD = 'vector';

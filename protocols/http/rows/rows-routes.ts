@@ -1,14 +1,14 @@
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
-import { SvcError } from '../../core/errors.js';
-import type { CatalogState, TableEntry } from '../../projections/index.js';
-import type { ExecuteOptions, JsonConflict, SqlEngine } from '../../query/index.js';
-import { engineScope, principalOf } from '../auth/principal.js';
-import { untilClientLeaves } from './client-abort.js';
+import { SvcError } from '../../../core/errors.js';
+import type { CatalogState, TableEntry } from '../../../projections/index.js';
+import type { ExecuteOptions, JsonConflict, SqlEngine } from '../../../query/index.js';
+import { engineScope, principalOf } from '../../auth/principal.js';
+import { untilClientLeaves } from '../client-abort.js';
 import { readPage, type RowsQuery } from './rows-page.js';
 import { deleteRowsBody, insertRowsBody, listRowsQuery, rowsParams, updateRowsBody } from './rows-schemas.js';
 import { deleteSql, filterSql, updateSql, type Statement } from './rows-sql.js';
-import { TIMEOUT_MS_DEFAULT } from './sql-body-schema.js';
-import { findTable, tableRefOf, type TableRef } from './table-ref.js';
+import { TIMEOUT_MS_DEFAULT } from '../query/sql-body-schema.js';
+import { findTable, tableRefOf, type TableRef } from '../tables/table-ref.js';
 
 export interface RowRouteLimits {
   readonly maxQuerySizeBytes: number;

@@ -1,6 +1,6 @@
-import { SvcError } from '../../core/errors.js';
-import type { TableDef } from '../../core/catalog.js';
-import { columnNotFound, primaryKeyNames, quoteIdent } from './table-ref.js';
+import { SvcError } from '../../../core/errors.js';
+import type { TableDef } from '../../../core/catalog.js';
+import { columnNotFound, primaryKeyNames, quoteIdent } from '../tables/table-ref.js';
 
 /**
  * Keyset pagination for GET /tables/{t}/rows. A page is ordered by the order_by columns plus the

@@ -1,9 +1,9 @@
 import type { FastifyPluginAsync } from 'fastify';
-import { newUlid } from '../../core/ids.js';
-import type { SqlEngine } from '../../query/index.js';
-import { engineScope, principalOf } from '../auth/principal.js';
-import { measured, type QueryMetrics } from '../metrics/query-metrics.js';
-import { untilClientLeaves } from './client-abort.js';
+import { newUlid } from '../../../core/ids.js';
+import type { SqlEngine } from '../../../query/index.js';
+import { engineScope, principalOf } from '../../auth/principal.js';
+import { measured, type QueryMetrics } from '../../metrics/query-metrics.js';
+import { untilClientLeaves } from '../client-abort.js';
 import { maxRowsProperty, sqlBodySchema, type QueryRouteLimits } from './sql-body-schema.js';
 
 export type { QueryRouteLimits } from './sql-body-schema.js';

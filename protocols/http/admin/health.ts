@@ -1,4 +1,4 @@
-import type { EngineStatus } from './types.js';
+import type { EngineStatus } from '../types.js';
 
 /** Component status values; the spec shows only `healthy` (docs/decisions.md has the others). */
 export const COMPONENT_STATUSES = ['healthy', 'starting', 'unhealthy', 'not_configured'] as const;

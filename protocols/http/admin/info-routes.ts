@@ -1,6 +1,6 @@
 import { version as nodeVersion } from 'node:process';
 import type { FastifyPluginAsync } from 'fastify';
-import { SVC_VERSION } from '../../core/version.js';
+import { SVC_VERSION } from '../../../core/version.js';
 
 /** The REST interface version, the path prefix's v1. */
 export const API_VERSION = 'v1';

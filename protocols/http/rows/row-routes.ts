@@ -1,7 +1,7 @@
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
-import { SvcError } from '../../core/errors.js';
-import type { TableDef } from '../../core/catalog.js';
-import { untilClientLeaves } from './client-abort.js';
+import { SvcError } from '../../../core/errors.js';
+import type { TableDef } from '../../../core/catalog.js';
+import { untilClientLeaves } from '../client-abort.js';
 import { idParts } from './row-id.js';
 import { rowTarget, type RowRouteDeps } from './rows-routes.js';
 import { patchRowBody, rowParams, rowQuery } from './rows-schemas.js';

@@ -1,4 +1,4 @@
-import { OFFSET_MAX } from './rows-schemas.js';
+import { OFFSET_MAX } from '../rows/rows-schemas.js';
 
 /** JSON schemas of the table routes (tables-routes.ts). Unknown fields are refused everywhere. */
 

@@ -1,8 +1,8 @@
 import type { FastifyPluginAsync } from 'fastify';
-import type { SqlEngine } from '../../query/index.js';
-import { engineScope, principalOf } from '../auth/principal.js';
-import { measured, type QueryMetrics } from '../metrics/query-metrics.js';
-import { untilClientLeaves } from './client-abort.js';
+import type { SqlEngine } from '../../../query/index.js';
+import { engineScope, principalOf } from '../../auth/principal.js';
+import { measured, type QueryMetrics } from '../../metrics/query-metrics.js';
+import { untilClientLeaves } from '../client-abort.js';
 import { sqlBodySchema, type QueryRouteLimits } from './sql-body-schema.js';
 
 /** POST /query's default; with analyze the query runs, and so has a deadline. */
