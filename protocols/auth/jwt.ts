@@ -1,19 +1,26 @@
 import { createPublicKey, createSecretKey, type KeyObject } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
-import { decodeProtectedHeader, jwtVerify, type JWTPayload } from 'jose';
+import { createLocalJWKSet, decodeProtectedHeader, jwtVerify, type JWTPayload, type JWTVerifyGetKey } from 'jose';
 import { SvcError } from '../../core/errors.js';
+import type { Logger } from '../../core/logger.js';
+import { credentialOf, type ClaimNames } from './claims.js';
 import type { Credential } from './credential.js';
+import { openJwks, type JwksSource } from './jwks.js';
 import { AUTH_LIMITS } from './limits.js';
-import { ROLES, type Role } from './principal.js';
-import { isTenantId, TENANT_ID_PATTERN } from './tenancy.js';
 
 /** The JWT settings of core/settings.ts. */
-export interface JwtSettings {
+export interface JwtSettings extends ClaimNames {
   readonly jwtSecret: string | undefined;
   readonly jwtPublicKey: string | undefined;
   readonly jwtIssuer: string | undefined;
   readonly jwtAudience: string | undefined;
+  readonly jwtJwksUrl: string | undefined;
+  readonly jwtJwksCooldownMs: number;
+  readonly jwtJwksMaxAgeMs: number;
 }
+
+/** What an OpenID provider's key set may verify: asymmetric algorithms only (HS* would make a public key a secret). */
+export const JWKS_ALGORITHMS: readonly string[] = Object.freeze(['RS256', 'ES256', 'EdDSA']);
 
 /** PostgREST refuses a shorter jwt-secret too: HS256 with a short secret can be brute-forced offline. */
 export const JWT_SECRET_CHARS_MIN = 32;
@@ -23,13 +30,43 @@ const JWT_SHAPE = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/;
 
 export const looksLikeJwt = (presented: string): boolean => JWT_SHAPE.test(presented);
 
-/** Bearer JWTs, verified with jose (the only file that imports it). */
+/** Bearer JWTs, verified with jose (this file is the only one that imports it). */
 export interface JwtVerifier {
   verify(token: string): Promise<Credential>;
 }
 
 /** The verifier for the configured keys; with none configured every JWT is refused. */
-export async function createJwtVerifier(settings: JwtSettings): Promise<JwtVerifier> {
+export async function createJwtVerifier(settings: JwtSettings, logger: Logger): Promise<JwtVerifier> {
+  const keys = await staticKeys(settings);
+  const jwks = settings.jwtJwksUrl === undefined ? null : jwksKeys(settings, logger);
+  const accepted = [...keys.keys(), ...(jwks === null ? [] : JWKS_ALGORITHMS)];
+  const options = {
+    clockTolerance: AUTH_LIMITS.jwtClockToleranceSeconds,
+    ...(settings.jwtIssuer === undefined ? {} : { issuer: settings.jwtIssuer }),
+    ...(settings.jwtAudience === undefined ? {} : { audience: settings.jwtAudience }),
+  };
+  return {
+    async verify(token) {
+      const alg = headerAlgorithm(token);
+      const key = keys.get(alg) ?? (jwks !== null && JWKS_ALGORITHMS.includes(alg) ? jwks : undefined);
+      if (key === undefined) {
+        const list = accepted.length === 0 ? 'none: JWT authentication is not configured' : accepted.join(', ');
+        throw failed(`token algorithm ${printable(alg)} is not accepted (accepted: ${list})`);
+      }
+      let payload: JWTPayload;
+      try {
+        const only = { ...options, algorithms: [alg] };
+        ({ payload } = await (typeof key === 'function' ? jwtVerify(token, key, only) : jwtVerify(token, key, only)));
+      } catch (error) {
+        throw fromJoseError(error);
+      }
+      return credentialOf(payload, settings);
+    },
+  };
+}
+
+/** The shared secret (HS256) and the public key (RS256, ES256, ES384), by algorithm. */
+async function staticKeys(settings: JwtSettings): Promise<Map<string, KeyObject>> {
   const keys = new Map<string, KeyObject>();
   if (settings.jwtSecret !== undefined) {
     if (settings.jwtSecret.length < JWT_SECRET_CHARS_MIN) {
@@ -41,28 +78,80 @@ export async function createJwtVerifier(settings: JwtSettings): Promise<JwtVerif
     const key = await loadPublicKey(settings.jwtPublicKey);
     keys.set(algorithmOf(key), key);
   }
-  const options = {
-    clockTolerance: AUTH_LIMITS.jwtClockToleranceSeconds,
-    ...(settings.jwtIssuer === undefined ? {} : { issuer: settings.jwtIssuer }),
-    ...(settings.jwtAudience === undefined ? {} : { audience: settings.jwtAudience }),
-  };
-  return {
-    async verify(token) {
-      const alg = headerAlgorithm(token);
-      const key = keys.get(alg);
-      if (key === undefined) {
-        const accepted = keys.size === 0 ? 'none: JWT authentication is not configured' : [...keys.keys()].join(', ');
-        throw failed(`token algorithm ${printable(alg)} is not accepted (accepted: ${accepted})`);
-      }
-      let payload: JWTPayload;
+  return keys;
+}
+
+/**
+ * The key resolver of SVC_JWT_JWKS_URL. A JWKS verifies tokens of whoever the provider issues them
+ * to, so issuer and audience are required (an Azure AD or Auth0 key set signs other apps' tokens
+ * too); a public key beside it would make the alg header choose between two trust anchors.
+ */
+function jwksKeys(settings: JwtSettings, logger: Logger): JWTVerifyGetKey {
+  const config = (message: string): SvcError => new SvcError('CONFIG_INVALID', message, { setting: 'jwtJwksUrl' });
+  let url: URL;
+  try {
+    url = new URL(settings.jwtJwksUrl!);
+  } catch {
+    throw config(`SVC_JWT_JWKS_URL is not a URL: ${printable(settings.jwtJwksUrl!)}`);
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw config('SVC_JWT_JWKS_URL must be an https:// (or http://) URL');
+  if (settings.jwtPublicKey !== undefined) throw config('set SVC_JWT_JWKS_URL or SVC_JWT_PUBLIC_KEY, not both');
+  if (settings.jwtIssuer === undefined || settings.jwtAudience === undefined) {
+    throw config('SVC_JWT_JWKS_URL needs SVC_JWT_ISSUER and SVC_JWT_AUDIENCE: without them any token the provider signs for any application would be accepted');
+  }
+  if (url.protocol === 'http:' && !LOOPBACK_HOSTS.has(url.hostname)) {
+    logger.warn({ jwks_url: url.href }, 'SVC_JWT_JWKS_URL is plain http: whoever can tamper with that connection can mint tokens');
+  }
+  const source = openJwks({
+    url, cooldownMs: settings.jwtJwksCooldownMs, maxAgeMs: settings.jwtJwksMaxAgeMs, timeoutMs: AUTH_LIMITS.jwksFetchTimeoutMs, bytesMax: AUTH_LIMITS.jwksBytesMax,
+    compile: compileKeySet, logger,
+  });
+  return keyFromSet(source);
+}
+
+const LOOPBACK_HOSTS: ReadonlySet<string> = new Set(['localhost', '127.0.0.1', '[::1]']);
+
+type LocalKeys = ReturnType<typeof createLocalJWKSet>;
+
+/** jose's key selection (kty, kid, alg, use, key_ops) over a fetched set of at most jwksKeysMax keys. */
+function compileKeySet(json: unknown): LocalKeys {
+  const keys = (json as { keys?: unknown } | null)?.keys;
+  if (!Array.isArray(keys)) throw new Error('the key set has no keys array');
+  if (keys.length > AUTH_LIMITS.jwksKeysMax) throw new Error(`the key set holds ${keys.length} keys, more than ${AUTH_LIMITS.jwksKeysMax}`);
+  return createLocalJWKSet(json as Parameters<typeof createLocalJWKSet>[0]);
+}
+
+/** The token's key from the set held; a kid the set lacks fetches it again (within the cooldown: refused). */
+function keyFromSet(source: JwksSource<LocalKeys>): JWTVerifyGetKey {
+  return async (header, token) => {
+    const held = await source.current();
+    try {
+      return await held(header, token);
+    } catch (error) {
+      if ((error as { code?: string }).code !== 'ERR_JWKS_NO_MATCHING_KEY') throw keySetError(error, header.kid);
+    }
+    const fresh = await source.refreshed();
+    if (fresh !== null) {
       try {
-        ({ payload } = await jwtVerify(token, key, { ...options, algorithms: [alg] }));
+        return await fresh(header, token);
       } catch (error) {
-        throw fromJoseError(error);
+        throw keySetError(error, header.kid);
       }
-      return credentialOf(payload);
-    },
+    }
+    throw keySetError({ code: 'ERR_JWKS_NO_MATCHING_KEY' }, header.kid);
   };
+}
+
+function keySetError(error: unknown, kid: unknown): SvcError {
+  const named = typeof kid === 'string' ? `kid ${printable(kid)}` : 'no kid';
+  switch ((error as { code?: string }).code) {
+    case 'ERR_JWKS_NO_MATCHING_KEY':
+      return new SvcError('AUTHENTICATION_FAILED', `no key of the identity provider's key set matches the token (${named})`, { reason: 'unknown_key' }, error);
+    case 'ERR_JWKS_MULTIPLE_MATCHING_KEYS':
+      return new SvcError('AUTHENTICATION_FAILED', 'the token has no kid and several keys of the key set could verify it', { reason: 'unknown_key' }, error);
+    default:
+      return new SvcError('AUTHENTICATION_FAILED', `the token's key cannot be used (${named}): ${(error as Error).message ?? 'invalid key'}`, { reason: 'bad_key' }, error);
+  }
 }
 
 /** SVC_JWT_PUBLIC_KEY is PEM text when it starts with -----BEGIN, else the path of a PEM file. */
@@ -128,23 +217,4 @@ function fromJoseError(error: unknown): SvcError {
     default:
       throw error;
   }
-}
-
-/**
- * sub is required (logs and rate limits name the caller by it); role defaults to read_only, the
- * least privilege, as PostgREST falls back to its anonymous role; tenant, when present, binds
- * the token to that tenant. A role we do not know is 403: the token is genuine, the permission not.
- */
-function credentialOf(payload: JWTPayload): Credential {
-  const { sub, role, tenant } = payload as { sub?: unknown; role?: unknown; tenant?: unknown };
-  if (typeof sub !== 'string' || sub === '' || sub.length > AUTH_LIMITS.jwtSubjectCharsMax) {
-    throw failed(`token has no sub claim (a string of 1 to ${AUTH_LIMITS.jwtSubjectCharsMax} characters)`, { reason: 'invalid_claim', claim: 'sub' });
-  }
-  if (role !== undefined && !ROLES.includes(role as Role)) {
-    throw new SvcError('AUTHORIZATION_DENIED', `token role ${String(JSON.stringify(role)).slice(0, 80)} is not one of ${ROLES.join(', ')}`, { claim: 'role' });
-  }
-  if (tenant !== undefined && !isTenantId(tenant)) {
-    throw failed(`token tenant claim must match ${TENANT_ID_PATTERN.source}`, { reason: 'invalid_claim', claim: 'tenant' });
-  }
-  return { kind: 'jwt', subject: sub, role: (role as Role | undefined) ?? 'read_only', tenant: tenant ?? null, rateLimitMax: null };
 }

@@ -20,4 +20,10 @@ export const AUTH_LIMITS = Object.freeze({
   credentialCharsMax: 16 * 1024,
   /** Longest JWT sub claim. */
   jwtSubjectCharsMax: 256,
+  /** Time limit of one fetch of an OpenID provider's JWKS (jose's default too). */
+  jwksFetchTimeoutMs: 5000,
+  /** Largest JWKS document read (providers publish a few keys: a few KiB). */
+  jwksBytesMax: 1024 * 1024,
+  /** Most keys a JWKS may hold. */
+  jwksKeysMax: 100,
 });

@@ -25,7 +25,7 @@ export interface OpenAuthOptions {
 export async function openAuth(options: OpenAuthOptions): Promise<AuthGate> {
   const { settings } = options;
   const apiKeys = await ApiKeyRegistry.open({ dataDir: options.dataDir, checkIntervalMs: AUTH_LIMITS.keyFileCheckIntervalMs, logger: options.logger });
-  const jwt = await createJwtVerifier(settings);
+  const jwt = await createJwtVerifier(settings, options.logger);
   return {
     authenticator: createAuthenticator({ adminKey: options.adminKey, apiKeys, jwt }),
     limiter: new FixedWindowRateLimiter({ windowMs: settings.rateLimitWindowMs, countersMax: AUTH_LIMITS.rateLimitCountersMax }),

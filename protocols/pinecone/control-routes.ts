@@ -5,6 +5,8 @@ import {
   DEFAULT_SETTINGS, findIndex, INDEX_NAME_PATTERN, listIndexes, type IndexSettings, type IndexStore, type PineconeMetric, type VectorIndex,
 } from './index-store.js';
 import type { VectorCatalog } from '../vectors/vector-table.js';
+import { canonical } from './field-names.js';
+import { podParamsOf, podParamsSchema, specWithPodParams, type PodParams } from './pod-params.js';
 
 /** Where a client sends an index's data-plane requests: this server, under /indexes/<name>. */
 export function hostOf(request: FastifyRequest, name: string): string {
@@ -12,12 +14,14 @@ export function hostOf(request: FastifyRequest, name: string): string {
 }
 
 function indexModel(request: FastifyRequest, index: VectorIndex, settings: IndexSettings): Record<string, unknown> {
+  const spec = settings.spec ?? DEFAULT_SETTINGS.spec;
   return {
     name: index.name,
     dimension: index.dimension,
     metric: index.metric,
     host: hostOf(request, index.name),
-    spec: settings.spec ?? DEFAULT_SETTINGS.spec,
+    spec,
+    ...podParamsOf(spec),
     status: { ready: true, state: 'Ready' },
     vector_type: 'dense',
     deletion_protection: settings.deletionProtection,
@@ -25,7 +29,7 @@ function indexModel(request: FastifyRequest, index: VectorIndex, settings: Index
   };
 }
 
-interface CreateBody {
+interface CreateBody extends PodParams {
   name: string;
   dimension: number;
   metric: PineconeMetric;
@@ -54,6 +58,7 @@ const createSchema = {
     deletion_protection: { type: 'string', enum: ['enabled', 'disabled'], default: 'disabled' },
     tags: tagsSchema,
     vector_type: { type: 'string', enum: ['dense', 'sparse'] },
+    ...podParamsSchema,
   },
 };
 
@@ -66,15 +71,6 @@ const configureSchema = {
   propertyNames: { enum: ['deletion_protection', 'tags', 'spec'] },
   properties: { deletion_protection: { type: 'string', enum: ['enabled', 'disabled'] }, tags: tagsSchema, spec: { type: 'object' } },
 };
-
-/** JSON text with object keys sorted, to compare two specs whatever their key order. */
-function canonical(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
-  if (value !== null && typeof value === 'object') {
-    return `{${Object.keys(value).sort().map((k) => `${JSON.stringify(k)}:${canonical((value as Record<string, unknown>)[k])}`).join(',')}}`;
-  }
-  return JSON.stringify(value);
-}
 
 /** Pinecone's control plane: POST/GET /indexes, GET/PATCH/DELETE /indexes/{index_name}. */
 export function controlRoutes(deps: { store: IndexStore; catalog: VectorCatalog }): FastifyPluginAsync {
@@ -89,7 +85,8 @@ export function controlRoutes(deps: { store: IndexStore; catalog: VectorCatalog 
       const body = request.body;
       if (body.vector_type === 'sparse') throw new SvcError('VALIDATION_ERROR', 'sparse-only indexes are not supported; create a dense index (dotproduct for hybrid search)', { field: 'vector_type' });
       const { tenant, run } = scoped(request);
-      const settings: IndexSettings = { spec: body.spec ?? DEFAULT_SETTINGS.spec, deletionProtection: body.deletion_protection, tags: body.tags ?? null };
+      const spec = specWithPodParams(body.spec, body) ?? DEFAULT_SETTINGS.spec;
+      const settings: IndexSettings = { spec, deletionProtection: body.deletion_protection, tags: body.tags ?? null };
       await store.create(run, tenant, { name: body.name, dimension: body.dimension, metric: body.metric, settings });
       return reply.code(201).send(indexModel(request, findIndex(catalog, tenant, body.name), settings));
     });

@@ -4,7 +4,7 @@ import type { SqlEngine } from '../../query/index.js';
 import { engineScope } from '../auth/principal.js';
 import { vectorTimeoutMs, type VectorLimits } from '../vectors/limits.js';
 import type { VectorCatalog } from '../vectors/vector-table.js';
-import { findIndex, type VectorIndex } from './index-store.js';
+import { findIndex, listIndexes, type VectorIndex } from './index-store.js';
 
 export interface DataPlaneDeps {
   readonly engine: SqlEngine;
@@ -26,8 +26,27 @@ export type Run = (sql: string, params: unknown[], maxRows?: number) => Promise<
 
 /** The index of a data-plane route (/indexes/:index_name/...) and the engine bound to the caller's scope. */
 export function indexRequest(deps: DataPlaneDeps, request: FastifyRequest<{ Params: { index_name: string } }>): { index: VectorIndex; run: Run } {
+  return scopedIndex(deps, request, request.params.index_name);
+}
+
+/**
+ * The index of a route at the protocol's root (the spec's POST /upsert, which names no index in
+ * its path): the body's `index`, else the tenant's only index — a spec client pointed at a
+ * vector_base_url of one index needs no more; with none or several, 422 asks for the name.
+ */
+export function rootIndexRequest(deps: DataPlaneDeps, request: FastifyRequest, name: string | undefined): { index: VectorIndex; run: Run } {
+  if (name !== undefined) return scopedIndex(deps, request, name);
+  const indexes = listIndexes(deps.catalog, engineScope(request).tenant);
+  if (indexes.length === 0) throw new SvcError('NOT_FOUND', 'there is no index to upsert into: create one with POST /indexes', { reason: 'no_index' });
+  if (indexes.length > 1) {
+    throw new SvcError('VALIDATION_ERROR', `name the index in the body's index field: there are ${indexes.length} indexes to choose from`, { field: 'index', reason: 'index_required' });
+  }
+  return scopedIndex(deps, request, indexes[0]!.name);
+}
+
+function scopedIndex(deps: DataPlaneDeps, request: FastifyRequest, name: string): { index: VectorIndex; run: Run } {
   const scope = engineScope(request);
-  const index = findIndex(deps.catalog, scope.tenant, request.params.index_name);
+  const index = findIndex(deps.catalog, scope.tenant, name);
   const timeoutMs = vectorTimeoutMs(deps.limits);
   const run: Run = (sql, params, maxRows = deps.limits.maxResultRows) => deps.engine.execute(sql, { params, timeoutMs, maxRows, ...scope });
   return { index, run };

@@ -3,6 +3,7 @@ import { SvcError } from '../../core/errors.js';
 import { FETCH_IDS_MAX, topKMax } from '../vectors/limits.js';
 import { checkSparse, checkValues, DEFAULT_NAMESPACE_NAME, indexParams, indexRequest, namespaceOf, recordOf, sparseSchema, type DataPlaneDeps, type Run, type SparseValues } from './data-common.js';
 import type { VectorIndex } from './index-store.js';
+import { aliased } from './field-names.js';
 import { metadataFilterSql } from './metadata-filter.js';
 import { hybridRerank, pineconeScore } from './scoring.js';
 
@@ -19,19 +20,47 @@ interface QueryBody {
   id?: string;
 }
 
+/** The spec's default top_k (Pinecone requires topK; its clients always send it). */
+const TOP_K_DEFAULT = 10;
+
+/** A query body as sent: Pinecone's camelCase names and the spec's snake_case ones (field-names.ts). */
+type RawQueryBody = Omit<QueryBody, 'topK'> & {
+  topK?: number; top_k?: number; include_values?: boolean; include_metadata?: boolean; sparse_vector?: SparseValues;
+};
+
+/** One name per field, the camelCase one; top_k defaults to 10. */
+function queryBody(raw: RawQueryBody): QueryBody {
+  const body: Record<string, unknown> = raw;
+  const sparseVector = aliased<SparseValues>(body, 'sparseVector', 'sparse_vector');
+  const includeValues = aliased<boolean>(body, 'includeValues', 'include_values');
+  const includeMetadata = aliased<boolean>(body, 'includeMetadata', 'include_metadata');
+  return {
+    topK: aliased<number>(body, 'topK', 'top_k') ?? TOP_K_DEFAULT,
+    ...(raw.namespace === undefined ? {} : { namespace: raw.namespace }),
+    ...(raw.filter === undefined ? {} : { filter: raw.filter }),
+    ...(raw.vector === undefined ? {} : { vector: raw.vector }),
+    ...(raw.id === undefined ? {} : { id: raw.id }),
+    ...(sparseVector === undefined ? {} : { sparseVector }),
+    ...(includeValues === undefined ? {} : { includeValues }),
+    ...(includeMetadata === undefined ? {} : { includeMetadata }),
+  };
+}
+
 const USAGE = { readUnits: 1 };
 /** Ids per page of /vectors/list: Pinecone's default 100, at most 1000. */
 const LIST_LIMIT_DEFAULT = 100;
 const LIST_LIMIT_MAX = 1000;
 
 function schemas(deps: DataPlaneDeps) {
+  const topK = { type: 'integer', minimum: 1, maximum: topKMax(deps.limits) };
   return {
     query: {
-      type: 'object', required: ['topK'],
+      type: 'object',
       properties: {
-        topK: { type: 'integer', minimum: 1, maximum: topKMax(deps.limits) }, namespace: { type: 'string' }, filter: { type: 'object' },
-        includeValues: { type: 'boolean' }, includeMetadata: { type: 'boolean' }, vector: { type: 'array', maxItems: deps.limits.vectorMaxDimension, items: { type: 'number' } },
-        sparseVector: sparseSchema, id: { type: 'string', minLength: 1, maxLength: 512 },
+        topK: topK, top_k: topK, namespace: { type: 'string' }, filter: { type: 'object' },
+        includeValues: { type: 'boolean' }, include_values: { type: 'boolean' }, includeMetadata: { type: 'boolean' }, include_metadata: { type: 'boolean' },
+        vector: { type: 'array', maxItems: deps.limits.vectorMaxDimension, items: { type: 'number' } },
+        sparseVector: sparseSchema, sparse_vector: sparseSchema, id: { type: 'string', minLength: 1, maxLength: 512 },
       },
     },
     fetch: {
@@ -84,10 +113,11 @@ async function runQuery(deps: DataPlaneDeps, index: VectorIndex, run: Run, body:
 export function dataReadRoutes(deps: DataPlaneDeps): FastifyPluginAsync {
   const schema = schemas(deps);
   return async (app) => {
-    app.post<{ Params: Params; Body: QueryBody }>('/indexes/:index_name/query', { schema: { params: indexParams, body: schema.query } }, async (request) => {
+    app.post<{ Params: Params; Body: RawQueryBody }>('/indexes/:index_name/query', { schema: { params: indexParams, body: schema.query } }, async (request) => {
       const { index, run } = indexRequest(deps, request);
-      const matches = await runQuery(deps, index, run, request.body);
-      return { matches, namespace: request.body.namespace ?? '', usage: USAGE };
+      const body = queryBody(request.body ?? {});
+      const matches = await runQuery(deps, index, run, body);
+      return { matches, namespace: body.namespace ?? '', usage: USAGE };
     });
 
     app.get<{ Params: Params; Querystring: { ids: string[]; namespace?: string } }>(

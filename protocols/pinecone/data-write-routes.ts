@@ -3,16 +3,26 @@ import { SvcError } from '../../core/errors.js';
 import { MALFORMED_REQUEST_CODE } from '../errors.js';
 import { checkMetadataSize } from '../vectors/vector-table.js';
 import {
-  checkSparse, checkValues, indexParams, indexRequest, namespaceOf, sparseSchema, type DataPlaneDeps, type SparseValues,
+  checkSparse, checkValues, indexParams, indexRequest, namespaceOf, rootIndexRequest, sparseSchema, type DataPlaneDeps, type Run, type SparseValues,
 } from './data-common.js';
+import { aliased } from './field-names.js';
 import type { VectorIndex } from './index-store.js';
 import { metadataFilterSql } from './metadata-filter.js';
 
 type Params = { index_name: string };
 
+interface UpsertRecord {
+  id: string;
+  values: number[];
+  sparseValues?: SparseValues;
+  metadata?: Record<string, unknown>;
+}
+
+/** As sent: a record's sparse values as sparseValues (Pinecone's clients) or sparse_values (the spec); `index` only at the root /upsert. */
 interface UpsertBody {
-  vectors: { id: string; values: number[]; sparseValues?: SparseValues; metadata?: Record<string, unknown> }[];
+  vectors: (UpsertRecord & { sparse_values?: SparseValues })[];
   namespace?: string;
+  index?: string;
 }
 
 interface DeleteBody {
@@ -26,6 +36,7 @@ interface UpdateBody {
   id?: string;
   values?: number[];
   sparseValues?: SparseValues;
+  sparse_values?: SparseValues;
   setMetadata?: Record<string, unknown>;
   namespace?: string;
   filter?: Record<string, unknown>;
@@ -39,10 +50,12 @@ function schemas(deps: DataPlaneDeps) {
   const values = { type: 'array', maxItems: vectorMaxDimension, items: { type: 'number' } };
   const record = {
     type: 'object', required: ['id', 'values'],
-    properties: { id: idSchema, values, sparseValues: sparseSchema, metadata: { type: 'object' } },
+    properties: { id: idSchema, values, sparseValues: sparseSchema, sparse_values: sparseSchema, metadata: { type: 'object' } },
   };
+  const upsertProperties = { vectors: { type: 'array', minItems: 1, maxItems: vectorBatchSize, items: record }, namespace: { type: 'string' } };
   return {
-    upsert: { type: 'object', required: ['vectors'], properties: { vectors: { type: 'array', minItems: 1, maxItems: vectorBatchSize, items: record }, namespace: { type: 'string' } } },
+    upsert: { type: 'object', required: ['vectors'], properties: upsertProperties },
+    rootUpsert: { type: 'object', required: ['vectors'], properties: { ...upsertProperties, index: { type: 'string', minLength: 1, maxLength: 45 } } },
     remove: {
       type: 'object',
       properties: { ids: { type: 'array', maxItems: vectorBatchSize, items: idSchema }, deleteAll: { type: 'boolean' }, namespace: { type: 'string' }, filter: { type: 'object' } },
@@ -50,7 +63,8 @@ function schemas(deps: DataPlaneDeps) {
     update: {
       type: 'object',
       properties: {
-        id: idSchema, values, sparseValues: sparseSchema, setMetadata: { type: 'object' }, namespace: { type: 'string' }, filter: { type: 'object' }, dryRun: { type: 'boolean' },
+        id: idSchema, values, sparseValues: sparseSchema, sparse_values: sparseSchema, setMetadata: { type: 'object' }, namespace: { type: 'string' }, filter: { type: 'object' },
+        dryRun: { type: 'boolean' },
       },
     },
   };
@@ -61,7 +75,7 @@ function lastPerId<T extends { id: string }>(records: readonly T[]): T[] {
   return [...new Map(records.map((r) => [r.id, r])).values()];
 }
 
-function upsertStatement(index: VectorIndex, records: UpsertBody['vectors'], namespace: string, metadataBytesMax: number): { sql: string; params: unknown[] } {
+function upsertStatement(index: VectorIndex, records: readonly UpsertRecord[], namespace: string, metadataBytesMax: number): { sql: string; params: unknown[] } {
   const params: unknown[] = [];
   const rows = records.map((r, i) => {
     checkValues(index, r.values, `vectors.${i}.values`);
@@ -112,20 +126,43 @@ function updateSet(index: VectorIndex, body: UpdateBody, params: unknown[], meta
   return set.join(', ');
 }
 
-/** POST {host}/vectors/upsert, /vectors/delete, /vectors/update. */
+/** The records with one name for sparse values (sparseValues), the last of each id (as two upserts in a row). */
+function upsertRecords(vectors: UpsertBody['vectors']): UpsertRecord[] {
+  return lastPerId(vectors.map((r, i) => {
+    const { sparse_values: _, ...record } = r;
+    const sparseValues = aliased<SparseValues>(r as unknown as Record<string, unknown>, 'sparseValues', 'sparse_values', `vectors.${i}.`);
+    return sparseValues === undefined ? record : { ...record, sparseValues };
+  }));
+}
+
+/** One upsert: every record of the body in one INSERT ... ON CONFLICT (one log record). */
+async function upsert(deps: DataPlaneDeps, index: VectorIndex, run: Run, body: UpsertBody): Promise<{ upsertedCount: number }> {
+  const records = upsertRecords(body.vectors);
+  if (index.rowCount + records.length > deps.limits.vectorMaxVectors) {
+    throw new SvcError('LIMIT_EXCEEDED', `index ${index.name} would hold more than ${deps.limits.vectorMaxVectors} vectors (SVC_VECTOR_MAX_VECTORS)`, { limit: deps.limits.vectorMaxVectors });
+  }
+  const { sql, params } = upsertStatement(index, records, namespaceOf(body.namespace), deps.limits.vectorMaxMetadataBytes);
+  await run(sql, params, 1);
+  return { upsertedCount: body.vectors.length };
+}
+
+/**
+ * POST {host}/vectors/upsert (Pinecone's path), {host}/upsert and /upsert at the protocol's root
+ * (the spec's path: the index is the body's `index`, or the tenant's only one), /vectors/delete, /vectors/update.
+ */
 export function dataWriteRoutes(deps: DataPlaneDeps): FastifyPluginAsync {
   const schema = schemas(deps);
   const metadataBytesMax = deps.limits.vectorMaxMetadataBytes;
   return async (app) => {
-    app.post<{ Params: Params; Body: UpsertBody }>('/indexes/:index_name/vectors/upsert', { schema: { params: indexParams, body: schema.upsert } }, async (request) => {
-      const { index, run } = indexRequest(deps, request);
-      const records = lastPerId(request.body.vectors);
-      if (index.rowCount + records.length > deps.limits.vectorMaxVectors) {
-        throw new SvcError('LIMIT_EXCEEDED', `index ${index.name} would hold more than ${deps.limits.vectorMaxVectors} vectors (SVC_VECTOR_MAX_VECTORS)`, { limit: deps.limits.vectorMaxVectors });
-      }
-      const { sql, params } = upsertStatement(index, records, namespaceOf(request.body.namespace), metadataBytesMax);
-      await run(sql, params, 1);
-      return { upsertedCount: request.body.vectors.length };
+    for (const path of ['/indexes/:index_name/vectors/upsert', '/indexes/:index_name/upsert']) {
+      app.post<{ Params: Params; Body: UpsertBody }>(path, { schema: { params: indexParams, body: schema.upsert } }, async (request) => {
+        const { index, run } = indexRequest(deps, request);
+        return upsert(deps, index, run, request.body);
+      });
+    }
+    app.post<{ Body: UpsertBody }>('/upsert', { schema: { body: schema.rootUpsert } }, async (request) => {
+      const { index, run } = rootIndexRequest(deps, request, request.body.index);
+      return upsert(deps, index, run, request.body);
     });
 
     app.post<{ Params: Params; Body: DeleteBody }>('/indexes/:index_name/vectors/delete', { schema: { params: indexParams, body: schema.remove } }, async (request) => {
@@ -145,7 +182,7 @@ export function dataWriteRoutes(deps: DataPlaneDeps): FastifyPluginAsync {
         params.push(body.id);
         where = 'namespace = $1 AND id = $2';
       } else if (body.filter !== undefined) {
-        if (body.values !== undefined || body.sparseValues !== undefined) throw new SvcError('VALIDATION_ERROR', 'an update by filter may only set metadata', { field: 'values' });
+        if (body.values !== undefined || body.sparseValues !== undefined || body.sparse_values !== undefined) throw new SvcError('VALIDATION_ERROR', 'an update by filter may only set metadata', { field: 'values' });
         where = `namespace = $1 AND ${metadataFilterSql(body.filter, params)}`;
       } else {
         throw new SvcError(MALFORMED_REQUEST_CODE, 'update needs an id or a filter', { reason: 'id_or_filter_required' });
@@ -154,7 +191,8 @@ export function dataWriteRoutes(deps: DataPlaneDeps): FastifyPluginAsync {
         const { rows } = await run(`SELECT count(*) AS n FROM ${index.sql} WHERE ${where}`, params, 1);
         return { matchedRecords: Number(rows[0]?.['n'] ?? 0) };
       }
-      const set = updateSet(index, body, params, metadataBytesMax);
+      const sparseValues = aliased<SparseValues>(body as Record<string, unknown>, 'sparseValues', 'sparse_values');
+      const set = updateSet(index, { ...body, ...(sparseValues === undefined ? {} : { sparseValues }) }, params, metadataBytesMax);
       if (set === '') throw new SvcError(MALFORMED_REQUEST_CODE, 'update needs values, sparseValues or setMetadata', { reason: 'nothing_to_update' });
       const result = await run(`UPDATE ${index.sql} SET ${set} WHERE ${where}`, params, 1);
       return { matchedRecords: result.affectedRows ?? 0 };
