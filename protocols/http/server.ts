@@ -3,6 +3,7 @@ import { adminRoutes } from './admin/admin-routes.js';
 import { ConnectionLimiter, installConnectionLimit } from './connection-limit.js';
 import { installContentNegotiation } from './content-negotiation.js';
 import { createBaseServer } from './fastify-base.js';
+import { installOpenApi } from './openapi/openapi.js';
 import type { HttpServerDeps } from './types.js';
 
 /** The REST interface's root; every resource plugin is registered under it. */
@@ -25,6 +26,7 @@ export function createHttpServer(deps: HttpServerDeps): FastifyInstance {
   const connections = deps.connections ?? new ConnectionLimiter(deps.config.maxConnections);
   installConnectionLimit(app, connections, { tls });
   installContentNegotiation(app);
+  if ((deps.plugins ?? []).length > 0) installOpenApi(app, { swaggerUi: deps.config.swaggerUiEnabled });
   app.register(adminRoutes, { prefix: API_PREFIX, status: deps.status, connections });
   for (const plugin of deps.plugins ?? []) app.register(plugin, { prefix: API_PREFIX });
   for (const plugin of deps.rootPlugins ?? []) app.register(plugin);
