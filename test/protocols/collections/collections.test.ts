@@ -88,6 +88,12 @@ describe('collections: /v1/api/{collection}', () => {
     expect(list.every((b) => !('extra' in b))).toBe(true);
   });
 
+  it('first writes racing to a new collection all succeed (one creates the table)', async () => {
+    const writes = await Promise.all(Array.from({ length: 6 }, (_v, i) => v1(server.baseUrl, '/api/raced', { key, body: { name: `r${i}` } })));
+    expect(writes.map((w) => w.status)).toEqual([201, 201, 201, 201, 201, 201]);
+    expect((await v1(server.baseUrl, '/api/raced', { key })).body).toHaveLength(6);
+  });
+
   it('extra fields of every JSON type round-trip through the JSONB column', async () => {
     const fields = { n: 1.5, big: 12345678901, flag: false, nothing: null, nested: { a: [1, { b: 'c' }] }, list: [1, 'two', null], 'odd key': 'x' };
     const created = (await v1(server.baseUrl, '/api/things', { key, body: { name: 'all', ...fields } })).body;

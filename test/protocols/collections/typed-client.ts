@@ -52,7 +52,7 @@ export interface TypedCollection<R extends { id: string }, I> {
 /** A client of `collection` as the document at `${baseUrl}/v1/openapi.json` describes it. */
 export async function typedCollection<R extends { id: string }, I>(baseUrl: string, key: string, collection: string): Promise<TypedCollection<R, I>> {
   const headers = { 'x-api-key': key };
-  const raw = await (await fetch(`${baseUrl}/v1/openapi.json`, { headers })).json();
+  const raw = (await (await fetch(`${baseUrl}/v1/openapi.json`, { headers })).json()) as Parameters<typeof SwaggerParser.dereference>[0];
   const doc: any = await SwaggerParser.dereference(raw);
   const server = doc.servers[0].url as string;
   const operations = operationsOf(doc);
@@ -81,7 +81,7 @@ export async function typedCollection<R extends { id: string }, I>(baseUrl: stri
   }
   return {
     list: async (q = {}) => {
-      const search = new URLSearchParams(Object.entries(q).map(([k, v]) => [k, String(v)])).toString();
+      const search = new URLSearchParams(Object.entries(q).map(([k, v]): [string, string] => [k, String(v)])).toString();
       return (await call(`list_${collection}`, {}, undefined, search === '' ? '' : `?${search}`)) as R[];
     },
     create: async (input) => (await call(`create_${collection}`, {}, input)) as R,
