@@ -68,6 +68,7 @@ describe('collections: /v1/api/{collection}', () => {
     expectError(await v1(server.baseUrl, '/api/pages?limit=0', { key }), 400, 'INVALID_QUERY');
     expectError(await v1(server.baseUrl, '/api/pages?limit=10001', { key }), 400, 'INVALID_QUERY');
     expectError(await v1(server.baseUrl, '/api/pages?offset=-1', { key }), 400, 'INVALID_QUERY');
+    expectError(await v1(server.baseUrl, '/api/pages?name=n1', { key }), 400, 'INVALID_QUERY');
     // A collection nobody wrote to yet is empty (it is created by its first write).
     expect((await v1(server.baseUrl, '/api/nothing_yet', { key })).body).toEqual([]);
   });
