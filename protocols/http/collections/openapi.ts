@@ -10,9 +10,13 @@ export const OPENAPI_COLLECTIONS_MAX = 1000;
 const ref = (path: string): SchemaObject => ({ $ref: `#/components/${path}` });
 const json = (schema: SchemaObject): SchemaObject => ({ content: { 'application/json': { schema } } });
 
-/** The error answers an operation may give, each the collection error body. */
+/**
+ * The error answers an operation may give, each the collection error body: the ones a client
+ * should expect by name, and `default` for the rest (409 not_a_collection, 5xx, 504 timeouts).
+ */
 function errors(...statuses: number[]): Record<string, SchemaObject> {
-  return Object.fromEntries([...statuses, 401, 403, 429].sort().map((s) => [String(s), ref('responses/Error')]));
+  const named = [...new Set([...statuses, 401, 403, 429])].sort((a, b) => a - b);
+  return { ...Object.fromEntries(named.map((s) => [String(s), ref('responses/Error')])), default: ref('responses/Error') };
 }
 
 interface Shapes {

@@ -85,6 +85,10 @@ describe('collections: GET /v1/openapi.json', () => {
     expect((await tasks.list({ limit: 1, offset: 1 })).map((t) => t.id)).toEqual([created.id]);
     await tasks.remove(created.id);
     expectError(await v1(server.baseUrl, `/api/tasks/${created.id}`, { key }), 404, 'NOT_FOUND');
+    // Errors are answers the document lists, in its Error schema.
+    const gone = await tasks.get(created.id).catch((error: unknown) => error);
+    expect(gone).not.toBeInstanceOf(SchemaMismatch);
+    expect(String(gone)).toMatch(/get_tasks: 404/);
     // The document's schemas are what the client checks: a wrong type is caught before sending.
     await expect(tasks.create({ name: 'x', priority: 'high' as unknown as number })).rejects.toBeInstanceOf(SchemaMismatch);
     await expect(tasks.create({ name: '' })).rejects.toBeInstanceOf(SchemaMismatch);

@@ -73,8 +73,9 @@ export async function typedCollection<R extends { id: string }, I>(baseUrl: stri
     const response = await fetch(`${server}${path}${query}`, init);
     const text = await response.text();
     const value = text === '' ? undefined : JSON.parse(text);
-    if (!(String(response.status) in op.responses)) throw new SchemaMismatch(`${operationId} answered ${response.status}, which the document does not list`);
-    const schema = op.responses[String(response.status)];
+    const listed = String(response.status) in op.responses ? String(response.status) : response.status >= 400 ? 'default' : null;
+    if (listed === null || !(listed in op.responses)) throw new SchemaMismatch(`${operationId} answered ${response.status}, which the document does not list`);
+    const schema = op.responses[listed];
     if (schema) check(schema, value, `${operationId} ${response.status} response`);
     if (response.status >= 400) throw new Error(`${operationId}: ${response.status} ${text}`);
     return value;
