@@ -19,6 +19,7 @@ import {
 import { ConnectionLimiter, infoRoutes, loadTlsMaterial, metricsRoutes, ProgressWatch, ServiceMetrics, type MetricsSource } from '../protocols/index.js';
 import { countedAsQueries, rowRoutes, rowsRoutes, tablesRoutes } from '../protocols/index.js';
 import { cdcRoutes, vectorProtocol, vectorRoutes, webhookRoutes } from '../protocols/index.js';
+import { collectionProtocol } from '../protocols/index.js';
 import { SqlEngine, TxnManager, typeSystem, type SqlLimits } from '../query/index.js';
 import { createCdcStreams, createWebhooks, parseCidrList } from '../sinks/index.js';
 import type { AppCommands, InspectReport, ReplayProgress, ReplayReport, ServeHandle } from './app-types.js';
@@ -115,7 +116,8 @@ export async function startServer(config: Config, rootLogger: PinoLogger): Promi
     webhookRoutes({ webhooks }),
   ].map((plugin) => withAuth(auth, plugin));
   const vectors = vectorProtocol({ engine, catalog: projections.catalog, limits: config, gate: auth, vectorApiKey: config.vectorApiKey });
-  const { http, https, ops, vector } = createListeners({ config, rootLogger, status, plugins, connections, metrics, tls, vectors, rateLimit: auth });
+  const collections = countedAsQueries(metrics, collectionProtocol({ engine, catalog: projections.catalog, limits: config, gate: auth, autoCreate: config.collectionsAutoCreate }));
+  const { http, https, ops, vector } = createListeners({ config, rootLogger, status, plugins, connections, metrics, tls, vectors, collections, rateLimit: auth });
 
   let closing: Promise<void> | null = null;
   const close = (reason: string): Promise<void> => {
@@ -168,6 +170,8 @@ interface ListenerDeps {
   readonly tls: Awaited<ReturnType<typeof loadTlsMaterial>>;
   /** The vector-compatible protocol: on the API listeners, or on its own when SVC_VECTOR_PORT is another port. */
   readonly vectors: FastifyPluginAsync;
+  /** The collection interface (/v1): on the API listeners. */
+  readonly collections: FastifyPluginAsync;
   /** The auth gate's limiter: every answer of every listener carries X-RateLimit-*. */
   readonly rateLimit: AuthGate;
 }
@@ -178,7 +182,7 @@ type Listeners = { http: FastifyInstance; https: FastifyInstance | null; ops: Fa
 function createListeners(deps: ListenerDeps): Listeners {
   const { config, rootLogger: logger, status, plugins, connections, metrics, tls, rateLimit } = deps;
   const own = config.vectorPort !== undefined && config.vectorPort !== config.httpPort;
-  const rootPlugins = own ? [] : [deps.vectors];
+  const rootPlugins = own ? [deps.collections] : [deps.collections, deps.vectors];
   const http = createHttpServer({ config, logger, status, plugins, connections, rootPlugins, rateLimit });
   const https = tls === null ? null : createHttpServer({ config, logger, status, plugins, connections, tls, rootPlugins, rateLimit });
   const ops = config.opsPort === 0 ? null : createOpsServer({ config, logger, status, connections, metrics, rateLimit });
