@@ -10,6 +10,8 @@ import { resolveConfig } from '../../core/config.js';
 export interface TestServer {
   /** e.g. http://127.0.0.1:43121 — the REST root is `${baseUrl}/api/v1`. */
   readonly baseUrl: string;
+  /** The operations port's root (health, metrics), e.g. http://127.0.0.1:43122; null when it is off. */
+  readonly opsUrl: string | null;
   /** The admin API key (send as `Authorization: Bearer …`). */
   readonly apiKey: string;
   readonly dataDir: string;
@@ -55,6 +57,7 @@ export async function startTestServer(
   let closing: Promise<void> | null = null;
   return {
     baseUrl: server.httpUrl.replace(/\/$/, ''),
+    opsUrl: server.opsUrl?.replace(/\/$/, '') ?? null,
     apiKey: TEST_API_KEY,
     dataDir,
     sql: server.sql,
