@@ -98,12 +98,13 @@ export class SqlEngine {
 
   /** Runs one or more statements separated by semicolons; the result is the last one's. */
   async execute(sql: string, options: ExecuteOptions): Promise<QueryResult> {
-    if (options.transaction) return this.executeIn(options.transaction, sql, options);
-    return this.run(sql, this.envOf(sql, options));
+    return this.scoped(sql, options, (env) => this.run(sql, env));
   }
 
-  /** execute() inside an open transaction: its scope bounds the statement (signal, expiry, read-only). */
-  private executeIn(ref: TransactionRef, sql: string, options: ExecuteOptions): Promise<QueryResult> {
+  /** Runs `body` with the statement's env: in its transaction's scope when it names one (signal, expiry, read-only). */
+  private scoped<T>(sql: string, options: ExecuteOptions, body: (env: StatementEnv) => Promise<T>): Promise<T> {
+    const ref = options.transaction;
+    if (!ref) return body(this.envOf(sql, options));
     assert(this.transactions !== null, 'the engine was built without transactions (SqlEngineDeps.transactions)');
     const caller = { tenant: options.tenant, ...(ref.credential !== undefined ? { credential: ref.credential } : {}), ...(ref.admin !== undefined ? { admin: ref.admin } : {}) };
     const bounds = { timeoutMs: options.timeoutMs, ...(options.signal ? { signal: options.signal } : {}) };
@@ -111,7 +112,7 @@ export class SqlEngine {
       // The role's refusal wins over the transaction's (its message says what to change).
       const readOnly = options.readOnly ?? (statement.readOnly ? 'transaction' : undefined);
       const scoped = { ...options, signal: statement.signal, timeoutMs: statement.timeoutMs, ...(readOnly ? { readOnly } : {}) };
-      return this.run(sql, this.envOf(sql, scoped, statement.txn));
+      return body(this.envOf(sql, scoped, statement.txn));
     });
   }
 
@@ -148,10 +149,11 @@ export class SqlEngine {
 
   /** Inserts rows given as JSON objects without SQL text (dml/insert-json.ts): INSERT's checks, one log record. */
   async insertJson(request: JsonInsert, options: ExecuteOptions): Promise<QueryResult> {
-    const env = this.envOf('', options);
-    if (env.readOnly) refuseWrite(JSON_INSERT_STATEMENT, env.readOnly);
-    const deps = { projections: this.deps.projections, types: this.deps.types, env, statement: JSON_INSERT_STATEMENT, bindContext: this.bindContext(env, null) };
-    return insertJson(request, deps);
+    return this.scoped('', options, (env) => {
+      if (env.readOnly) refuseWrite(JSON_INSERT_STATEMENT, env.readOnly);
+      const deps = { projections: this.deps.projections, types: this.deps.types, env, statement: JSON_INSERT_STATEMENT, bindContext: this.bindContext(env, null) };
+      return insertJson(request, deps);
+    });
   }
 
   /**
@@ -161,6 +163,7 @@ export class SqlEngine {
    * anything changed.
    */
   async executeDdlBatch(texts: readonly string[], options: ExecuteOptions): Promise<boolean> {
+    if (options.transaction) throw ddlInTransaction();
     const env = this.envOf(texts.join(';\n'), options);
     const statements = texts.map((text, index) => {
       let parsed: ParsedStatement[];
@@ -324,7 +327,11 @@ function refuseInTransaction(statement: ParsedStatement): void {
     throw new SvcError('INVALID_QUERY', 'BEGIN, COMMIT and ROLLBACK are not statements of an open transaction: commit or roll it back instead', { reason: 'transaction_control' });
   }
   if (statement.explain || kind === 'select' || kind === 'insert' || kind === 'update' || kind === 'delete' || kind === 'cdc_show' || kind === 'cdc_status') return;
-  throw new SvcError('INVALID_QUERY', 'DDL cannot run inside a transaction (catalog changes are not transactional here); run it on its own, outside the transaction', { reason: 'ddl_in_transaction' });
+  throw ddlInTransaction();
+}
+
+function ddlInTransaction(): SvcError {
+  return new SvcError('INVALID_QUERY', 'DDL cannot run inside a transaction (catalog changes are not transactional here); run it on its own, outside the transaction', { reason: 'ddl_in_transaction' });
 }
 
 function isCdcStatement(statement: CustomStatement): statement is CdcStatement {

@@ -6,6 +6,8 @@ import { openStack, tempDir, type Stack } from '../helpers/stack.js';
 export interface SqlHarness {
   readonly engine: SqlEngine;
   readonly stack: Stack;
+  /** The transaction manager the engine is built on (openSql's `transactions`), or null. */
+  readonly transactions: TxnManager | null;
   q(sql: string, params?: unknown[]): Promise<QueryResult>;
   rows(sql: string, params?: unknown[]): Promise<Record<string, unknown>[]>;
   close(): Promise<void>;
@@ -27,6 +29,7 @@ export async function openSql(options: { limits?: SqlLimits; transactions?: TxnL
   return {
     engine,
     stack,
+    transactions: transactions ?? null,
     q,
     rows: async (sql, params) => (await q(sql, params)).rows,
     async close() {
