@@ -66,19 +66,24 @@ export async function* planBatches(
     const ctx = execContext({ ...options, source: scope.source });
     let batch: JsonRow[] = [];
     for await (const rows of run(plan, ctx)) {
-      for (const row of rows) {
-        if (batch.length >= batchRows) {
-          yield { rows: batch, last: false };
-          batch = [];
-          checkContinue(ctx);
-        }
-        batch.push(convert(row));
+      for (let at = fill(batch, rows, 0, batchRows, convert); at < rows.length; at = fill(batch, rows, at, batchRows, convert)) {
+        // The batch is full and another row exists.
+        yield { rows: batch, last: false };
+        batch = [];
+        checkContinue(ctx);
       }
     }
     if (batch.length > 0) yield { rows: batch, last: true };
   } finally {
     await scope.close();
   }
+}
+
+/** Converts rows from `at` into `batch` until it holds `batchRows`; returns the first row not taken (a plain loop: kept out of the generator, which V8 runs slower). */
+function fill(batch: JsonRow[], rows: readonly Row[], at: number, batchRows: number, convert: (row: Row) => JsonRow): number {
+  let next = at;
+  while (next < rows.length && batch.length < batchRows) batch.push(convert(rows[next++]!));
+  return next;
 }
 
 /** Rows to read a statement from, and what to let go of when it is done. */

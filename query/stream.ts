@@ -45,16 +45,30 @@ class PulledRows implements RowStream {
     this.columns = source.columns;
   }
 
-  async *[Symbol.asyncIterator](): AsyncGenerator<JsonRow[]> {
+  // A plain iterator over the source's generator rather than another generator: a result of one
+  // row (a point SELECT) goes through this per request, and each generator layer costs promises.
+  [Symbol.asyncIterator](): AsyncIterator<JsonRow[]> {
     assert(!this.iterated, 'a RowStream is iterated once');
     this.iterated = true;
-    for await (const batch of this.source.batches()) {
-      this.rowCount += batch.rows.length;
-      // Stays true when the consumer leaves at this yield: rows were left unread.
-      this.left = !batch.last;
-      yield batch.rows;
-    }
-    this.left = false;
+    const batches = this.source.batches();
+    return {
+      next: async () => {
+        const step = await batches.next();
+        if (step.done) {
+          this.left = false;
+          return { done: true, value: undefined };
+        }
+        this.rowCount += step.value.rows.length;
+        // Stays true when the consumer leaves after this batch: rows were left unread.
+        this.left = !step.value.last;
+        return { done: false, value: step.value.rows };
+      },
+      // Leaving the loop (break, return, throw) ends the source: its plan stops and its snapshot closes.
+      return: async () => {
+        await batches.return(undefined);
+        return { done: true, value: undefined };
+      },
+    };
   }
 
   summary(): ResultSummary {
@@ -87,16 +101,24 @@ export function sliceStream(result: QueryResult, batchRows: number): RowStream {
  * Reads a stream into `into` (so a caller may watch it fill), keeping at most `rowsMax` rows; it
  * stops pulling at the first row past them and says the result was truncated.
  */
-export async function collectRows(stream: RowStream, rowsMax: number, into: JsonRow[] = []): Promise<QueryResult> {
+export async function collectRows(stream: RowStream, rowsMax: number, into?: JsonRow[]): Promise<QueryResult> {
+  let rows = into ?? null;
   let cut = false;
   for await (const batch of stream) {
-    const room = rowsMax - into.length;
-    const kept = Math.min(room, batch.length);
-    for (let i = 0; i < kept; i++) into.push(batch[i]!);
-    cut = batch.length > room;
+    if (rows === null) {
+      // Nobody watches: the first batch (execute() asks for one of rowsMax) is the result as it is.
+      rows = batch.length <= rowsMax ? batch : batch.slice(0, rowsMax);
+      cut = batch.length > rowsMax;
+    } else {
+      const room = rowsMax - rows.length;
+      const kept = Math.min(room, batch.length);
+      for (let i = 0; i < kept; i++) rows.push(batch[i]!);
+      cut = batch.length > room;
+    }
     // Full: a row past rowsMax is in this batch (cut), or the stream says whether any follows.
-    if (into.length >= rowsMax) break;
+    if (rows.length >= rowsMax) break;
   }
   const summary = stream.summary();
-  return { ...summary, rows: into, rowCount: into.length, truncated: summary.truncated || cut };
+  const result = rows ?? [];
+  return { ...summary, rows: result, rowCount: result.length, truncated: summary.truncated || cut };
 }
