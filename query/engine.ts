@@ -108,7 +108,7 @@ export class SqlEngine {
     assert(this.transactions !== null, 'the engine was built without transactions (SqlEngineDeps.transactions)');
     const caller = { tenant: options.tenant, ...(ref.credential !== undefined ? { credential: ref.credential } : {}), ...(ref.admin !== undefined ? { admin: ref.admin } : {}) };
     const bounds = { timeoutMs: options.timeoutMs, ...(options.signal ? { signal: options.signal } : {}) };
-    return this.transactions.within(ref.id, caller, bounds, (statement) => {
+    return this.transactions.within(ref.id, caller, bounds, async (statement) => {
       // The role's refusal wins over the transaction's (its message says what to change).
       const readOnly = options.readOnly ?? (statement.readOnly ? 'transaction' : undefined);
       const scoped = { ...options, signal: statement.signal, timeoutMs: statement.timeoutMs, ...(readOnly ? { readOnly } : {}) };

@@ -146,7 +146,7 @@ export class TxnManager implements TxnScope {
     txn.busy = true;
     const signal = bounds.signal ? AbortSignal.any([bounds.signal, txn.abort.signal]) : txn.abort.signal;
     const timeoutMs = Math.max(0, Math.min(bounds.timeoutMs, txn.init.expiresAtMs - this.now()));
-    const running = body({ txn, readOnly: txn.init.readOnly, signal, timeoutMs });
+    const running = started(() => body({ txn, readOnly: txn.init.readOnly, signal, timeoutMs }));
     txn.running = running;
     try {
       return await running;
@@ -175,7 +175,7 @@ export class TxnManager implements TxnScope {
     const id = txn.id;
     let result: T;
     txn.busy = true;
-    const running = body(txn);
+    const running = started(() => body(txn));
     txn.running = running;
     try {
       result = await running;
@@ -322,6 +322,15 @@ export class TxnManager implements TxnScope {
     });
   }
 
+}
+
+/** What `body` returns, or a rejection with what it threw before returning (busy must still be cleared). */
+function started<T>(body: () => Promise<T>): Promise<T> {
+  try {
+    return body();
+  } catch (error) {
+    return Promise.reject(error);
+  }
 }
 
 /** The typed record of a transaction (protocols render it). */

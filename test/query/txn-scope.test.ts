@@ -54,6 +54,14 @@ describe('statements in a transaction scope', () => {
     await manager.rollback(rw.transactionId, { tenant: 'default' });
   });
 
+  it('a statement refused before it starts (text past queryTextBytesMax) aborts the transaction and leaves it usable for rollback', async () => {
+    const txn = await manager.begin({ tenant: 'default', isolation: 'read_committed', readOnly: false });
+    const huge = `SELECT 1 -- ${'x'.repeat(1_100_000)}`;
+    expect((await caught(inTxn(txn.transactionId, huge))).code).toBe('LIMIT_EXCEEDED');
+    expect(manager.get(txn.transactionId, { tenant: 'default' })).toMatchObject({ status: 'aborted', failure: { code: 'LIMIT_EXCEEDED' } });
+    expect((await manager.rollback(txn.transactionId, { tenant: 'default' })).status).toBe('rolled_back');
+  });
+
   it('another tenant, or another credential, is told the transaction does not exist', async () => {
     const owned = await manager.begin({ tenant: 'default', owner: 'key-a', isolation: 'read_committed', readOnly: false });
     expect((await caught(h.engine.execute('SELECT 1', { ...base, tenant: 'other', transaction: { id: owned.transactionId } }))).code).toBe('NOT_FOUND');
