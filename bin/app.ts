@@ -85,14 +85,14 @@ export async function startServer(config: Config, rootLogger: PinoLogger): Promi
     projectionStalled: (nowMs) => progress.stalled(projections.applied.lsn, log.durableLsn, nowMs),
     replicaCount: 0,
   };
-  const engine = new SqlEngine({ projections, types: typeSystem, logger: logger.child({ component: 'sql' }), limits: sqlLimitsOf(config) });
+  // Transactions first: the engine runs the statements of transactions in their scope (query/txn/scope.ts).
+  const transactions = new TxnManager({ projections, limits: config, logger: logger.child({ component: 'transactions' }) });
+  const engine = new SqlEngine({ projections, types: typeSystem, logger: logger.child({ component: 'sql' }), limits: sqlLimitsOf(config), transactions });
   const connections = new ConnectionLimiter(config.maxConnections);
   const metrics = new ServiceMetrics({ connections, scanCache: () => engine.scanCacheStats(), healthy: status.storageHealthy });
   const asyncQueries = new AsyncQueries({
     engine, limits: config, logger: logger.child({ component: 'async-queries' }), statusPath: (id) => `${API_PREFIX}/query/${id}`, metrics,
   });
-  const transactions = new TxnManager({ projections, engine, limits: config, logger: logger.child({ component: 'transactions' }) });
-  engine.runBatchesWith(transactions);
   const cdc = createCdcStreams(projections, engine, config, logger.child({ component: 'cdc' }));
   engine.useCdcRuntime(cdc);
   const { deliveries: webhookDeliveries, service: webhooks } = createWebhooks(projections, engine, config, logger.child({ component: 'webhooks' }), {
@@ -105,7 +105,7 @@ export async function startServer(config: Config, rootLogger: PinoLogger): Promi
     explainRoutes({ engine, limits: config, metrics }),
     streamRoutes({ engine, limits: config, metrics }),
     asyncQueryRoutes({ queries: asyncQueries, limits: config }),
-    transactionRoutes({ transactions, limits: config, metrics }),
+    transactionRoutes({ transactions, engine, limits: config, metrics }),
     countedAsQueries(metrics, tablesRoutes({ engine, catalog: projections.catalog, limits: config })),
     countedAsQueries(metrics, rowsRoutes({ engine, catalog: projections.catalog, limits: config })),
     countedAsQueries(metrics, rowRoutes({ engine, catalog: projections.catalog, limits: config })),

@@ -1,4 +1,4 @@
-import { SvcError } from '../core/errors.js';
+import { assert, SvcError } from '../core/errors.js';
 import { DEFAULT_TENANT } from '../core/catalog.js';
 import type { CatalogState } from '../projections/index.js';
 import { type BindContext } from './bind/index.js';
@@ -15,12 +15,13 @@ import { executeCdc } from './cdc/statements.js';
 import type { CdcRuntime } from './cdc/runtime.js';
 import { convertParams, newBindContext, PlanCache, prepareQuery, type PreparedQuery } from './prepare.js';
 import { emptyResult, RowConverter, type QueryResult } from './result.js';
-import { execContext, pullRows, withSnapshot } from './run-query.js';
-import { checkContinue, run } from './exec/index.js';
+import { openSnapshot, planBatches } from './run-query.js';
 import { ScanCache } from './exec/scan-cache.js';
 import type { SqlEngineDeps, StatementEnv } from './statement.js';
+import { collectRows, rowStream, sliceStream, type RowStream } from './stream.js';
 import type { TxnContext } from './txn/context.js';
-import { atomicBatch, type AtomicBatchRunner } from './txn/batch.js';
+import { atomicBatch } from './txn/batch.js';
+import type { TxnScope } from './txn/scope.js';
 
 export interface ExecuteOptions {
   readonly params?: readonly unknown[];
@@ -28,8 +29,11 @@ export interface ExecuteOptions {
   readonly maxRows: number;
   readonly signal?: AbortSignal;
   readonly tenant: string;
-  /** Run inside this open transaction (query/txn): reads see its changes, writes are staged in it. */
-  readonly txn?: TxnContext;
+  /**
+   * Run inside this open transaction of the tenant (TxnManager.begin): reads see its changes,
+   * writes are staged in it, and a failing statement aborts it.
+   */
+  readonly transaction?: TransactionRef;
   /** Refuse anything but reads: 'role' for a read_only credential (403), 'transaction' for a read-only transaction. */
   readonly readOnly?: ReadOnlyReason;
   /** hnsw search beam of vector index scans (pgvector's hnsw.ef_search; default limits.efSearchDefault, at most 1000). */
@@ -48,6 +52,14 @@ const EF_SEARCH_MAX = 1000;
 /** Why writes are refused (ExecuteOptions.readOnly). */
 export type ReadOnlyReason = 'role' | 'transaction';
 
+/** An open transaction and the credential using it (only its owner, or an admin of the tenant, may). */
+export interface TransactionRef {
+  readonly id: string;
+  /** undefined: an in-process caller. */
+  readonly credential?: string;
+  readonly admin?: boolean;
+}
+
 export interface StreamOptions {
   readonly params?: readonly unknown[];
   readonly timeoutMs: number;
@@ -55,15 +67,9 @@ export interface StreamOptions {
   readonly tenant: string;
   readonly readOnly?: ReadOnlyReason;
   readonly efSearch?: number;
-  /** Rows per onBatch call (the last batch may be smaller). */
+  /** Rows per batch the stream hands out (the last batch may be smaller). */
   readonly batchRows: number;
 }
-
-/** A streamed result: what QueryResult says, without the rows (they went to onBatch). */
-export type StreamResult = Omit<QueryResult, 'rows'>;
-
-/** Receives a batch of JSON-ready rows; resolving false stops the query (backpressure by awaiting). */
-export type OnBatch = (rows: Record<string, unknown>[]) => boolean | void | Promise<boolean | void>;
 
 /**
  * The SQL engine: parse -> bind -> plan -> optimize -> execute over the projections, writes
@@ -73,13 +79,15 @@ export class SqlEngine {
   private readonly limits: SqlLimits;
   private readonly cache: PlanCache;
   private readonly scanCache: ScanCache | null;
-  private batches: AtomicBatchRunner | null = null;
+  /** Where statements of transactions run (the transaction manager); null: each statement on its own. */
+  private readonly transactions: TxnScope | null;
   private cdcRuntime: CdcRuntime | null = null;
 
   constructor(private readonly deps: SqlEngineDeps) {
     this.limits = deps.limits ?? DEFAULT_SQL_LIMITS;
     this.cache = new PlanCache(this.limits.planCacheEntriesMax);
     this.scanCache = this.limits.scanCacheRowsMax > 0 ? new ScanCache(this.limits.scanCacheRowsMax) : null;
+    this.transactions = deps.transactions ?? null;
   }
 
   /** What the scan cache holds and how often it served a scan (exec/scan-cache.ts). */
@@ -90,7 +98,25 @@ export class SqlEngine {
 
   /** Runs one or more statements separated by semicolons; the result is the last one's. */
   async execute(sql: string, options: ExecuteOptions): Promise<QueryResult> {
-    const env = this.envOf(sql, options);
+    return this.scoped(sql, options, (env) => this.run(sql, env));
+  }
+
+  /** Runs `body` with the statement's env: in its transaction's scope when it names one (signal, expiry, read-only). */
+  private scoped<T>(sql: string, options: ExecuteOptions, body: (env: StatementEnv) => Promise<T>): Promise<T> {
+    const ref = options.transaction;
+    if (!ref) return body(this.envOf(sql, options));
+    assert(this.transactions !== null, 'the engine was built without transactions (SqlEngineDeps.transactions)');
+    const caller = { tenant: options.tenant, ...(ref.credential !== undefined ? { credential: ref.credential } : {}), ...(ref.admin !== undefined ? { admin: ref.admin } : {}) };
+    const bounds = { timeoutMs: options.timeoutMs, ...(options.signal ? { signal: options.signal } : {}) };
+    return this.transactions.within(ref.id, caller, bounds, async (statement) => {
+      // The role's refusal wins over the transaction's (its message says what to change).
+      const readOnly = options.readOnly ?? (statement.readOnly ? 'transaction' : undefined);
+      const scoped = { ...options, signal: statement.signal, timeoutMs: statement.timeoutMs, ...(readOnly ? { readOnly } : {}) };
+      return body(this.envOf(sql, scoped, statement.txn));
+    });
+  }
+
+  private async run(sql: string, env: StatementEnv): Promise<QueryResult> {
     // A SELECT sent again with other parameters skips parsing: its plan is cached under its text.
     const known = this.cache.get(plainSelectKey(env.tenant, sql), this.deps.projections.catalog);
     if (known) return this.select(known, env);
@@ -101,19 +127,13 @@ export class SqlEngine {
       this.cache.set(plainSelectKey(env.tenant, sql), this.prepared(only, env));
       return result;
     }
-    const batch = env.txn || !this.batches ? null : atomicBatch(statements);
-    if (batch) {
-      return this.batches!.atomically(env.tenant, Math.max(1, env.deadlineMs - Date.now()), (txn) => this.executeAll(batch.body, { ...env, txn }), batch.end);
+    // Several data statements of one request run as one transaction (query/txn/batch.ts).
+    const transactions = this.transactions;
+    const batch = env.txn || !transactions ? null : atomicBatch(statements);
+    if (batch && transactions) {
+      return transactions.atomically(env.tenant, Math.max(1, env.deadlineMs - Date.now()), (txn) => this.executeAll(batch.body, { ...env, txn }), batch.end);
     }
     return this.executeAll(statements, env);
-  }
-
-  /**
-   * Lets several data statements of one request run as one transaction (query/txn/batch.ts). Set
-   * once by the composition root: the runner (the transaction manager) is built on this engine.
-   */
-  runBatchesWith(runner: AtomicBatchRunner): void {
-    this.batches = runner;
   }
 
   /** The running CDC streams SHOW CDC STREAM STATUS reports on (sinks/); set once by the composition root. */
@@ -129,10 +149,11 @@ export class SqlEngine {
 
   /** Inserts rows given as JSON objects without SQL text (dml/insert-json.ts): INSERT's checks, one log record. */
   async insertJson(request: JsonInsert, options: ExecuteOptions): Promise<QueryResult> {
-    const env = this.envOf('', options);
-    if (env.readOnly) refuseWrite(JSON_INSERT_STATEMENT, env.readOnly);
-    const deps = { projections: this.deps.projections, types: this.deps.types, env, statement: JSON_INSERT_STATEMENT, bindContext: this.bindContext(env, null) };
-    return insertJson(request, deps);
+    return this.scoped('', options, (env) => {
+      if (env.readOnly) refuseWrite(JSON_INSERT_STATEMENT, env.readOnly);
+      const deps = { projections: this.deps.projections, types: this.deps.types, env, statement: JSON_INSERT_STATEMENT, bindContext: this.bindContext(env, null) };
+      return insertJson(request, deps);
+    });
   }
 
   /**
@@ -142,6 +163,7 @@ export class SqlEngine {
    * anything changed.
    */
   async executeDdlBatch(texts: readonly string[], options: ExecuteOptions): Promise<boolean> {
+    if (options.transaction) throw ddlInTransaction();
     const env = this.envOf(texts.join(';\n'), options);
     const statements = texts.map((text, index) => {
       let parsed: ParsedStatement[];
@@ -176,60 +198,25 @@ export class SqlEngine {
   }
 
   /**
-   * Runs SQL and hands its rows to `onBatch`, `batchRows` at a time, awaiting each call: one SELECT
-   * is pulled from its plan as the caller consumes it, so at most one batch is held, whatever the
-   * result size (not capped by resultRowsMax). Anything else runs as execute() does (its rows, e.g.
-   * RETURNING, are bounded by its own limits) and its rows are handed over in batches.
+   * Runs SQL and hands its rows out `batchRows` at a time as the caller pulls them (kysely's
+   * `stream()`): one SELECT is pulled from its plan as the caller consumes it, so at most one
+   * batch is held, whatever the result size (not capped by resultRowsMax). Anything else runs as
+   * execute() does (its rows, e.g. RETURNING, are bounded by its own limits) and its rows are
+   * handed out in batches. Resolves once the statement is planned (or run): errors before any row
+   * reject it, and the stream's columns are known.
    */
-  async stream(sql: string, options: StreamOptions, onBatch: OnBatch): Promise<StreamResult> {
+  async stream(sql: string, options: StreamOptions): Promise<RowStream> {
+    assert(Number.isInteger(options.batchRows) && options.batchRows >= 1, 'batchRows is a positive integer');
     const env = this.envOf(sql, { ...options, maxRows: this.limits.resultRowsMax });
     const statements = parseSql(sql);
     const only = statements.length === 1 ? statements[0]! : null;
     if (only?.ast?.type !== 'select' || only.explain || only.custom) {
-      const { rows, ...result } = await this.execute(sql, { ...options, maxRows: this.limits.resultRowsMax });
-      for (let at = 0; at < rows.length; at += options.batchRows) {
-        const more = (await onBatch(rows.slice(at, at + options.batchRows))) !== false;
-        if (!more) return { ...result, truncated: result.truncated || at + options.batchRows < rows.length };
-      }
-      return result;
+      return sliceStream(await this.execute(sql, { ...options, maxRows: this.limits.resultRowsMax }), options.batchRows);
     }
-    const prepared = this.prepared(only, env);
-    const { types } = this.deps;
-    const params = convertParams(types, prepared.paramTypes, env.params);
-    const converter = new RowConverter(types, prepared.names, prepared.plan.columns.map((c) => c.type));
-    let rowCount = 0;
-    const truncated = await withSnapshot(this.deps.projections.store, async (source) => {
-      const ctx = execContext({ types, source, params, deadlineMs: env.deadlineMs, signal: env.signal, stats: null, materializedRowsMax: env.limits.materializedRowsMax, scanCache: env.scanCache, efSearch: env.efSearch });
-      let batch: Record<string, unknown>[] = [];
-      const flush = async (): Promise<boolean> => {
-        const rows = batch;
-        batch = [];
-        rowCount += rows.length;
-        const more = (await onBatch(rows)) !== false;
-        if (more) checkContinue(ctx);
-        return more;
-      };
-      for await (const rows of run(prepared.plan, ctx)) {
-        for (const row of rows) {
-          // A full batch goes when the next row exists: a false from it then means rows were left.
-          if (batch.length >= options.batchRows && !(await flush())) return true;
-          batch.push(converter.convert(row));
-        }
-      }
-      // The last batch: a false from it leaves no row unread.
-      if (batch.length > 0) await flush();
-      return false;
-    }, this.deps.projections.vectors);
-    return {
-      command: 'SELECT',
-      columns: prepared.plan.columns.map((c, i) => ({ name: prepared.names[i]!, type: types.typeText(c.type), nullable: c.nullable })),
-      rowCount,
-      affectedRows: null,
-      truncated,
-    };
+    return this.selectStream(this.prepared(only, env), env, options.batchRows);
   }
 
-  private envOf(sql: string, options: ExecuteOptions): StatementEnv {
+  private envOf(sql: string, options: ExecuteOptions, txn: TxnContext | null = null): StatementEnv {
     const bytesMax = this.limits.queryTextBytesMax;
     if (sql.length > bytesMax || Buffer.byteLength(sql, 'utf8') > bytesMax) {
       throw new SvcError('LIMIT_EXCEEDED', `query text is larger than ${bytesMax} bytes`, { max_query_size_bytes: bytesMax });
@@ -241,7 +228,7 @@ export class SqlEngine {
       signal: options.signal,
       maxRows: Math.min(options.maxRows, this.limits.resultRowsMax),
       readOnly: options.readOnly ?? null,
-      txn: options.txn ?? null,
+      txn,
       limits: this.limits,
       scanCache: this.scanCache,
       efSearch: efSearchOf(options.efSearch, this.limits.efSearchDefault),
@@ -296,30 +283,28 @@ export class SqlEngine {
     return prepared;
   }
 
-  private async select(prepared: PreparedQuery, env: StatementEnv): Promise<QueryResult> {
-    const { types } = this.deps;
+  /** A SELECT collected: at most env.maxRows rows, truncated when more were there. */
+  private select(prepared: PreparedQuery, env: StatementEnv): Promise<QueryResult> {
+    return collectRows(this.selectStream(prepared, env, env.maxRows), env.maxRows);
+  }
+
+  /** The one way a SELECT's rows leave the engine: pulled from its plan, in batches. */
+  private selectStream(prepared: PreparedQuery, env: StatementEnv, batchRows: number): RowStream {
+    const { types, projections } = this.deps;
     const params = convertParams(types, prepared.paramTypes, env.params);
-    const columns = prepared.plan.columns;
+    const { columns } = prepared.plan;
     const converter = new RowConverter(types, prepared.names, columns.map((c) => c.type));
-    const rows: Record<string, unknown>[] = [];
-    const store = this.deps.projections.store;
-    const read = env.txn ? env.txn.withReadSource.bind(env.txn) : withSnapshot;
-    const truncated = await read(store, (source) => {
-      const ctx = execContext({ types, source, params, deadlineMs: env.deadlineMs, signal: env.signal, stats: null, materializedRowsMax: env.limits.materializedRowsMax, scanCache: env.scanCache, efSearch: env.efSearch });
-      return pullRows(prepared.plan, ctx, (row) => {
-        if (rows.length >= env.maxRows) return false;
-        rows.push(converter.convert(row));
-        return true;
-      });
-    }, this.deps.projections.vectors);
-    return {
+    const open = env.txn
+      ? () => env.txn!.openReadSource(projections.store, projections.vectors)
+      : () => openSnapshot(projections.store, projections.vectors);
+    const options = { types, params, deadlineMs: env.deadlineMs, signal: env.signal, stats: null, materializedRowsMax: env.limits.materializedRowsMax, scanCache: env.scanCache, efSearch: env.efSearch };
+    return rowStream({
       command: 'SELECT',
       columns: columns.map((c, i) => ({ name: prepared.names[i]!, type: types.typeText(c.type), nullable: c.nullable })),
-      rows,
-      rowCount: rows.length,
       affectedRows: null,
-      truncated,
-    };
+      cut: false,
+      batches: () => planBatches(prepared.plan, options, open, (row) => converter.convert(row), batchRows),
+    });
   }
 }
 
@@ -335,14 +320,18 @@ function refuseWrite(statement: ParsedStatement, reason: ReadOnlyReason): void {
   throw new SvcError('INVALID_STATE', `cannot execute ${what} in a read-only transaction`, { read_only: true });
 }
 
-/** Statements a REST transaction cannot hold: its own control (the endpoints do that) and DDL (not transactional here). */
+/** Statements an open transaction cannot hold: its own control (commit and rollback do that) and DDL (not transactional here). */
 function refuseInTransaction(statement: ParsedStatement): void {
   const kind = statement.custom?.kind ?? statement.ast?.type;
   if (kind === 'transaction') {
-    throw new SvcError('INVALID_QUERY', 'BEGIN, COMMIT and ROLLBACK are not statements of a transaction: use POST /transactions/{id}/commit or /rollback', { reason: 'transaction_control' });
+    throw new SvcError('INVALID_QUERY', 'BEGIN, COMMIT and ROLLBACK are not statements of an open transaction: commit or roll it back instead', { reason: 'transaction_control' });
   }
   if (statement.explain || kind === 'select' || kind === 'insert' || kind === 'update' || kind === 'delete' || kind === 'cdc_show' || kind === 'cdc_status') return;
-  throw new SvcError('INVALID_QUERY', 'DDL cannot run inside a transaction; run it outside the transaction (POST /query)', { reason: 'ddl_in_transaction' });
+  throw ddlInTransaction();
+}
+
+function ddlInTransaction(): SvcError {
+  return new SvcError('INVALID_QUERY', 'DDL cannot run inside a transaction (catalog changes are not transactional here); run it on its own, outside the transaction', { reason: 'ddl_in_transaction' });
 }
 
 function isCdcStatement(statement: CustomStatement): statement is CdcStatement {

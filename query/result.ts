@@ -8,13 +8,15 @@ export interface ResultColumn {
   readonly nullable: boolean;
 }
 
+/** A JSON-ready row keyed by the (unique) column names. */
+export type JsonRow = Record<string, unknown>;
+
 /** What one request returns: the result of its last statement. */
 export interface QueryResult {
   /** SELECT, INSERT, UPDATE, DELETE, CREATE TABLE, ... */
   readonly command: string;
   readonly columns: ResultColumn[];
-  /** JSON-ready rows keyed by the (unique) column names. */
-  readonly rows: Record<string, unknown>[];
+  readonly rows: JsonRow[];
   readonly rowCount: number;
   /** Rows inserted, updated or deleted by DML; null for other statements. */
   readonly affectedRows: number | null;
@@ -30,13 +32,14 @@ export class RowConverter {
     this.toJson = columnTypes.map((t) => (v: QValue) => (v === null ? null : types.toJson(t, v)));
   }
 
-  convert(row: readonly QValue[]): Record<string, unknown> {
-    const out: Record<string, unknown> = {};
+  convert(row: readonly QValue[]): JsonRow {
+    const out: JsonRow = {};
     for (let i = 0; i < this.names.length; i++) out[this.names[i]!] = this.toJson[i]!(row[i] ?? null);
     return out;
   }
 }
 
+/** The result of a statement without rows (DDL, transaction control, an empty request). */
 export function emptyResult(command: string, affectedRows: number | null = null): QueryResult {
   return { command, columns: [], rows: [], rowCount: 0, affectedRows, truncated: false };
 }

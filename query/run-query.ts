@@ -1,10 +1,12 @@
 import type { RowVersionedStore } from '../projections/index.js';
-import { run, SnapshotSource, type ExecContext, type NodeStats, type Row, type RowSource } from './exec/index.js';
+import { checkContinue, run, SnapshotSource, type ExecContext, type NodeStats, type Row, type RowSource } from './exec/index.js';
 import type { VectorSearcher } from './exec/source.js';
 import type { Plan } from './plan/nodes.js';
 import type { ScanCache } from './exec/scan-cache.js';
 import type { QValue, TypeSystem } from './types/contract.js';
 import { DEFAULT_SQL_LIMITS } from './limits.js';
+import type { JsonRow } from './result.js';
+import type { SourceBatch } from './stream.js';
 
 export interface RunOptions {
   readonly types: TypeSystem;
@@ -50,12 +52,58 @@ export async function pullRows(plan: Plan, ctx: ExecContext, onRow: (row: Row) =
   return false;
 }
 
+/**
+ * Runs a plan over the rows `open` gives and yields them converted, `batchRows` at a time. A full
+ * batch goes only when the next row exists, so `last` is known; after each one the signal and the
+ * deadline are checked again (the consumer may have been slow). A consumer that stops early stops
+ * the plan: its scans close, then the read scope.
+ */
+export async function* planBatches(
+  plan: Plan, options: Omit<RunOptions, 'source'>, open: () => ReadScope, convert: (row: Row) => JsonRow, batchRows: number,
+): AsyncGenerator<SourceBatch> {
+  const scope = open();
+  try {
+    const ctx = execContext({ ...options, source: scope.source });
+    let batch: JsonRow[] = [];
+    for await (const rows of run(plan, ctx)) {
+      for (let at = fill(batch, rows, 0, batchRows, convert); at < rows.length; at = fill(batch, rows, at, batchRows, convert)) {
+        // The batch is full and another row exists.
+        yield { rows: batch, last: false };
+        batch = [];
+        checkContinue(ctx);
+      }
+    }
+    if (batch.length > 0) yield { rows: batch, last: true };
+  } finally {
+    await scope.close();
+  }
+}
+
+/** Converts rows from `at` into `batch` until it holds `batchRows`; returns the first row not taken (a plain loop: kept out of the generator, which V8 runs slower). */
+function fill(batch: JsonRow[], rows: readonly Row[], at: number, batchRows: number, convert: (row: Row) => JsonRow): number {
+  let next = at;
+  while (next < rows.length && batch.length < batchRows) batch.push(convert(rows[next++]!));
+  return next;
+}
+
+/** Rows to read a statement from, and what to let go of when it is done. */
+export interface ReadScope {
+  readonly source: RowSource;
+  close(): Promise<void>;
+}
+
+/** A snapshot of the store taken now (one consistent view per statement); close() releases it. */
+export function openSnapshot(store: RowVersionedStore, vectors: VectorSearcher | null = null): ReadScope {
+  const snapshot = store.snapshot();
+  return { source: new SnapshotSource(store, snapshot, vectors), close: () => snapshot.close() };
+}
+
 /** Runs a read-only plan against a snapshot of the store taken now (one consistent view per statement). */
 export async function withSnapshot<T>(store: RowVersionedStore, fn: (source: RowSource) => Promise<T>, vectors: VectorSearcher | null = null): Promise<T> {
-  const snapshot = store.snapshot();
+  const scope = openSnapshot(store, vectors);
   try {
-    return await fn(new SnapshotSource(store, snapshot, vectors));
+    return await fn(scope.source);
   } finally {
-    await snapshot.close();
+    await scope.close();
   }
 }

@@ -4,6 +4,7 @@ import type { ScanCache } from './exec/scan-cache.js';
 import type { SqlLimits } from './limits.js';
 import type { TypeSystem } from './types/contract.js';
 import type { TxnContext } from './txn/context.js';
+import type { TxnScope } from './txn/scope.js';
 
 /** What the engine is built with (by the composition root). */
 export interface SqlEngineDeps {
@@ -12,6 +13,11 @@ export interface SqlEngineDeps {
   readonly logger: Logger;
   /** Defaults: DEFAULT_SQL_LIMITS. */
   readonly limits?: SqlLimits;
+  /**
+   * Where statements of transactions run (the transaction manager, built first): without it,
+   * ExecuteOptions.transaction is refused and the statements of one request run one by one.
+   */
+  readonly transactions?: TxnScope;
 }
 
 /** The per-request settings every statement of a request shares. */
@@ -24,7 +30,7 @@ export interface StatementEnv {
   readonly maxRows: number;
   /** Writes are refused, and why (ExecuteOptions.readOnly); null: writes allowed. */
   readonly readOnly: 'role' | 'transaction' | null;
-  /** The open transaction the statement runs in (POST /transactions/{id}/query), or null. */
+  /** The open transaction the statement runs in (ExecuteOptions.transaction, or a request's atomic batch), or null. */
   readonly txn: TxnContext | null;
   readonly limits: SqlLimits;
   /** The engine's cache of whole-table scans (null when sized 0). */

@@ -1,11 +1,5 @@
 import { SvcError } from '../../core/errors.js';
 import type { ParsedStatement } from '../parse/index.js';
-import type { TxnContext } from './context.js';
-
-/** Runs `body` inside a short read_committed transaction, committed (or rolled back) at its end. */
-export interface AtomicBatchRunner {
-  atomically<T>(tenant: string, timeoutMs: number, body: (txn: TxnContext) => Promise<T>, end: 'commit' | 'rollback'): Promise<T>;
-}
 
 const DATA_STATEMENTS = new Set(['select', 'insert', 'update', 'delete']);
 
@@ -37,7 +31,7 @@ export function atomicBatch(statements: readonly ParsedStatement[]): { body: Par
   const closes = last === 'COMMIT' || last === 'ROLLBACK';
   const inner = controls.slice(1, -1).some((c) => c !== null);
   if (inner || opens !== closes) {
-    throw new SvcError('INVALID_QUERY', 'in one request, BEGIN may only come first and COMMIT or ROLLBACK only last; for a transaction over several requests use POST /transactions', {
+    throw new SvcError('INVALID_QUERY', 'in one request, BEGIN may only come first and COMMIT or ROLLBACK only last; for a transaction over several requests, begin one explicitly and send its statements to it', {
       reason: 'transaction_control',
     });
   }

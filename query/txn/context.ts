@@ -1,11 +1,12 @@
 import type { CatalogState, RowVersionedStore, WriteView } from '../../projections/index.js';
 import type { TxnOp } from '../../core/log-records.js';
-import type { RowSource } from '../exec/source.js';
+import type { VectorSearcher } from '../exec/source.js';
+import type { ReadScope } from '../run-query.js';
 
 /** What the SQL engine needs of an open transaction to run one of its statements (transaction.ts). */
 export interface TxnContext {
-  /** Runs a SELECT's reads: the transaction's snapshot (or a fresh one), its own changes laid over. */
-  withReadSource<T>(store: RowVersionedStore, fn: (source: RowSource) => Promise<T>): Promise<T>;
+  /** Where a SELECT reads: the transaction's snapshot (or a fresh one), its own changes laid over. */
+  openReadSource(store: RowVersionedStore, vectors: VectorSearcher | null): ReadScope;
   /**
    * Called inside the sequencer's builder of a DML statement: refuses when the transaction already
    * conflicts (repeatable_read, serializable), and gives the view the statement validates against.

@@ -3,13 +3,14 @@ import { SvcError } from '../../core/errors.js';
 import type { Logger } from '../../core/logger.js';
 import { lsn as asLsn, type Lsn } from '../../core/units.js';
 import type { Projections } from '../../projections/index.js';
-import type { ExecuteOptions, SqlEngine } from '../engine.js';
 import { txnRecord } from '../ddl/common.js';
-import type { QueryResult } from '../result.js';
+import { asSvcError } from '../failure.js';
 import { RecentWrites } from './recent-writes.js';
 import { Transaction } from './transaction.js';
 import type { TxnContext } from './context.js';
-import type { AtomicBatchRunner } from './batch.js';
+import type { TransactionCommitted, TransactionInfo, TransactionRolledBack } from './info.js';
+import { abortedAtCommit, ENDED_RETENTION_MS, refuseEnded, transactionAborted, transactionBusy, transactionNotFound } from './refusals.js';
+import type { TxnCaller, TxnScope, TxnStatement, TxnStatementBounds } from './scope.js';
 import type { IsolationLevel, TxnStatus } from './txn-state.js';
 
 export interface TxnLimits {
@@ -22,7 +23,6 @@ export interface TxnLimits {
 
 export interface TxnManagerDeps {
   readonly projections: Projections;
-  readonly engine: SqlEngine;
   readonly limits: TxnLimits;
   readonly logger: Logger;
   now?(): number;
@@ -39,25 +39,8 @@ export interface BeginOptions {
   readonly internal?: boolean;
 }
 
-/**
- * Who is calling about a transaction. A transaction is usable only in its tenant, and only by the
- * credential that began it or an admin of that tenant; any other caller is told it does not exist.
- */
-export interface TxnCaller {
-  readonly tenant: string;
-  /** The calling credential (an opaque id, as BeginOptions.owner); undefined: an in-process caller. */
-  readonly credential?: string;
-  /** An admin of the tenant may use every transaction in it. */
-  readonly admin?: boolean;
-}
-
-/** A statement of a transaction; the role's read-only refusal wins over the transaction's. */
-export type TxnStatementOptions = Omit<ExecuteOptions, 'txn' | 'tenant'>;
-
 /** Key ranges one transaction may depend on before it is refused (each costs a check at commit). */
 const READS_MAX = 1_000_000;
-/** Ended transactions are remembered this long, so a late call hears why it ended rather than "not found". */
-const ENDED_RETENTION_MS = 10 * 60_000;
 const ENDED_KEPT_MAX = 10_000;
 /** How long after its statements' deadline a request's batch transaction expires (a backstop). */
 const BATCH_EXPIRY_MARGIN_MS = 60_000;
@@ -70,10 +53,11 @@ const RECENT_KEYS_MAX = 2_000_000;
 const iso = (ms: number): string => new Date(ms).toISOString();
 
 /**
- * The open transactions of POST /transactions: begin, run statements, commit, roll back, expire.
- * Watches every appended record (while a transaction is open) so commits can be validated.
+ * The open transactions: begin, run statements (as the TxnScope the engine runs them in), commit,
+ * roll back, expire. Watches every appended record (while a transaction is open) so commits can be
+ * validated. Knows no SQL engine: the engine is built on it (scope.ts).
  */
-export class TxnManager implements AtomicBatchRunner {
+export class TxnManager implements TxnScope {
   private readonly open = new Map<string, Transaction>();
   private readonly timers = new Map<string, NodeJS.Timeout>();
   private readonly ended = new Map<string, Transaction>();
@@ -99,7 +83,13 @@ export class TxnManager implements AtomicBatchRunner {
     return { open: this.open.size, recentRecords: size.records, recentKeys: size.keys };
   }
 
-  async begin(options: BeginOptions): Promise<Record<string, unknown>> {
+  /** Opens a transaction (a snapshot for repeatable_read and serializable); it expires after its timeout. */
+  async begin(options: BeginOptions): Promise<TransactionInfo> {
+    const txn = await this.openTransaction(options);
+    return infoOf(txn);
+  }
+
+  private async openTransaction(options: BeginOptions): Promise<Transaction> {
     if (this.closed) throw new SvcError('SHUTTING_DOWN', 'the server is shutting down; retry on another instance or after restart');
     const internal = options.internal ?? false;
     if (!internal) this.makeRoom(options.tenant);
@@ -141,34 +131,31 @@ export class TxnManager implements AtomicBatchRunner {
     const timer = setTimeout(() => void this.expire(txn), timeoutMs);
     timer.unref();
     this.timers.set(id, timer);
-    return this.view(txn);
+    return txn;
   }
 
-  /** The transaction's record as GET /transactions/{id} shows it. */
-  get(id: string, caller: TxnCaller): Record<string, unknown> {
-    return this.view(this.find(id, caller));
+  /** The transaction as it is now (open, aborted or recently ended). */
+  get(id: string, caller: TxnCaller): TransactionInfo {
+    return infoOf(this.find(id, caller));
   }
 
-  /** Runs SQL inside an open transaction; a failing statement aborts it (PostgreSQL's rule). */
-  async query(id: string, caller: TxnCaller, sql: string, options: TxnStatementOptions): Promise<QueryResult> {
-    const { tenant } = caller;
+  /** Runs one statement in an open transaction; a failing statement aborts it (PostgreSQL's rule). */
+  async within<T>(id: string, caller: TxnCaller, bounds: TxnStatementBounds, body: (statement: TxnStatement) => Promise<T>): Promise<T> {
     await this.expireIfDue(this.find(id, caller));
     const txn = this.usable(id, caller);
     txn.busy = true;
-    const signal = options.signal ? AbortSignal.any([options.signal, txn.abort.signal]) : txn.abort.signal;
-    const timeoutMs = Math.max(0, Math.min(options.timeoutMs, txn.init.expiresAtMs - this.now()));
-    const running = this.deps.engine.execute(sql, {
-      ...options, signal, timeoutMs, tenant, txn,
-      ...(options.readOnly ? {} : txn.init.readOnly ? { readOnly: 'transaction' as const } : {}),
-    });
+    const signal = bounds.signal ? AbortSignal.any([bounds.signal, txn.abort.signal]) : txn.abort.signal;
+    const timeoutMs = Math.max(0, Math.min(bounds.timeoutMs, txn.init.expiresAtMs - this.now()));
+    const running = started(() => body({ txn, readOnly: txn.init.readOnly, signal, timeoutMs }));
     txn.running = running;
     try {
       return await running;
     } catch (error) {
       // Ended while the statement ran (expiry, rollback from another request): say that, not "cancelled".
-      if (txn.status !== 'open' && txn.status !== 'aborted') this.refuseEnded(txn);
+      if (txn.status !== 'open' && txn.status !== 'aborted') refuseEnded(txn);
       if (txn.status === 'open') {
-        txn.failure = { code: (error as SvcError).code ?? 'INTERNAL_ERROR', message: (error as Error).message };
+        const failure = asSvcError(error);
+        txn.failure = { code: failure.code, message: failure.message };
         txn.move('statement_failed', this.now());
       }
       throw error;
@@ -184,12 +171,11 @@ export class TxnManager implements AtomicBatchRunner {
    */
   async atomically<T>(tenant: string, timeoutMs: number, body: (txn: TxnContext) => Promise<T>, end: 'commit' | 'rollback'): Promise<T> {
     // Its statements' own deadline ends it first; the transaction's expiry is only a backstop.
-    const created = await this.begin({ tenant, isolation: 'read_committed', readOnly: false, timeoutMs: timeoutMs + BATCH_EXPIRY_MARGIN_MS, internal: true });
-    const id = created.transaction_id as string;
-    const txn = this.open.get(id)!;
+    const txn = await this.openTransaction({ tenant, isolation: 'read_committed', readOnly: false, timeoutMs: timeoutMs + BATCH_EXPIRY_MARGIN_MS, internal: true });
+    const id = txn.id;
     let result: T;
     txn.busy = true;
-    const running = body(txn);
+    const running = started(() => body(txn));
     txn.running = running;
     try {
       result = await running;
@@ -207,18 +193,15 @@ export class TxnManager implements AtomicBatchRunner {
   }
 
   /** Validates and appends the transaction as one log record; a conflict rolls it back. */
-  async commit(id: string, caller: TxnCaller): Promise<Record<string, unknown>> {
+  async commit(id: string, caller: TxnCaller): Promise<TransactionCommitted> {
     const { tenant } = caller;
     const txn = this.find(id, caller);
     await this.expireIfDue(txn);
-    this.refuseEnded(txn);
-    if (txn.busy) throw busy(txn);
+    refuseEnded(txn);
+    if (txn.busy) throw transactionBusy(txn);
     if (txn.status === 'aborted') {
-      const failure = txn.failure;
       await this.end(txn, 'commit');
-      throw new SvcError('INVALID_STATE', `transaction ${id} was aborted by an error in an earlier statement and has been rolled back${failure ? ` (${failure.code}: ${failure.message})` : ''}`, {
-        transaction_id: id, status: txn.status,
-      });
+      throw abortedAtCommit(txn);
     }
     txn.move('commit', this.now());
     txn.busy = true;
@@ -240,15 +223,16 @@ export class TxnManager implements AtomicBatchRunner {
     }
     txn.busy = false;
     await this.end(txn, 'committed');
-    return { success: true, transaction_id: id, status: txn.status, committed_at: iso(txn.endedAtMs!), ...(lsn !== null ? { lsn } : {}) };
+    return { transactionId: id, status: txn.status, committedAtMs: txn.endedAtMs!, lsn };
   }
 
-  async rollback(id: string, caller: TxnCaller): Promise<Record<string, unknown>> {
+  /** Ends the transaction: nothing of it reaches the log. */
+  async rollback(id: string, caller: TxnCaller): Promise<TransactionRolledBack> {
     const txn = this.find(id, caller);
-    this.refuseEnded(txn);
-    if (txn.status === 'committing') throw busy(txn);
+    refuseEnded(txn);
+    if (txn.status === 'committing') throw transactionBusy(txn);
     await this.end(txn, 'rollback');
-    return { success: true, transaction_id: id, status: txn.status, rolled_back_at: iso(txn.endedAtMs!) };
+    return { transactionId: id, status: txn.status, rolledBackAtMs: txn.endedAtMs! };
   }
 
   /** Rolls back every open transaction (shutdown): nothing of them reaches the log. */
@@ -313,36 +297,17 @@ export class TxnManager implements AtomicBatchRunner {
     const txn = this.open.get(id) ?? this.ended.get(id);
     // Another tenant's (or another credential's) transaction is answered as missing: its
     // existence is not theirs to learn.
-    if (!txn || txn.init.tenant !== caller.tenant || !mayUse(txn.init.owner, caller)) {
-      throw new SvcError('NOT_FOUND', `transaction ${id} does not exist (or ended more than ${ENDED_RETENTION_MS / 60_000} minutes ago)`, { transaction_id: id });
-    }
+    if (!txn || txn.init.tenant !== caller.tenant || !mayUse(txn.init.owner, caller)) throw transactionNotFound(id);
     return txn;
   }
 
   /** An open transaction that can take a statement now. */
   private usable(id: string, caller: TxnCaller): Transaction {
     const txn = this.find(id, caller);
-    this.refuseEnded(txn);
-    if (txn.status === 'aborted') {
-      throw new SvcError('INVALID_STATE', `transaction ${id} is aborted (${txn.failure?.code ?? 'error'}: ${txn.failure?.message ?? ''}); commands are ignored until it is rolled back`, {
-        transaction_id: id, status: txn.status,
-      });
-    }
-    if (txn.busy || txn.status !== 'open') throw busy(txn);
+    refuseEnded(txn);
+    if (txn.status === 'aborted') throw transactionAborted(txn);
+    if (txn.busy || txn.status !== 'open') throw transactionBusy(txn);
     return txn;
-  }
-
-  private refuseEnded(txn: Transaction): void {
-    if (txn.status === 'expired') {
-      throw new SvcError('INVALID_STATE', `transaction ${txn.id} expired at ${iso(txn.init.expiresAtMs)} and was rolled back; start a new one`, {
-        transaction_id: txn.id, status: txn.status, expired_at: iso(txn.init.expiresAtMs),
-      });
-    }
-    if (txn.status === 'committed' || txn.status === 'rolled_back') {
-      throw new SvcError('INVALID_STATE', `transaction ${txn.id} has already ${txn.status === 'committed' ? 'committed' : 'been rolled back'}`, {
-        transaction_id: txn.id, status: txn.status,
-      });
-    }
   }
 
   /** transactionsOpenMax per tenant (REST transactions only): one tenant cannot take every slot. */
@@ -357,19 +322,29 @@ export class TxnManager implements AtomicBatchRunner {
     });
   }
 
-  private view(txn: Transaction): Record<string, unknown> {
-    const out: Record<string, unknown> = {
-      transaction_id: txn.id,
-      isolation_level: txn.init.isolation,
-      read_only: txn.init.readOnly,
-      status: txn.status,
-      started_at: iso(txn.init.startedAtMs),
-      expires_at: iso(txn.init.expiresAtMs),
-    };
-    if (txn.endedAtMs !== null) out.ended_at = iso(txn.endedAtMs);
-    if (txn.failure) out.error = txn.failure;
-    return out;
+}
+
+/** What `body` returns, or a rejection with what it threw before returning (busy must still be cleared). */
+function started<T>(body: () => Promise<T>): Promise<T> {
+  try {
+    return body();
+  } catch (error) {
+    return Promise.reject(error);
   }
+}
+
+/** The typed record of a transaction (protocols render it). */
+function infoOf(txn: Transaction): TransactionInfo {
+  return {
+    transactionId: txn.id,
+    isolation: txn.init.isolation,
+    readOnly: txn.init.readOnly,
+    status: txn.status,
+    startedAtMs: txn.init.startedAtMs,
+    expiresAtMs: txn.init.expiresAtMs,
+    endedAtMs: txn.endedAtMs,
+    failure: txn.failure,
+  };
 }
 
 /** The owner of a transaction, an admin of its tenant, or an in-process caller may use it. */
@@ -377,10 +352,4 @@ function mayUse(owner: string | null, caller: TxnCaller): boolean {
   return owner === null || caller.credential === undefined || caller.admin === true || caller.credential === owner;
 }
 
-function busy(txn: Transaction): SvcError {
-  return new SvcError('INVALID_STATE', `transaction ${txn.id} is running another statement (or committing); send its statements one at a time`, {
-    transaction_id: txn.id, status: txn.status,
-  });
-}
-
-export type { TxnStatus };
+export type { TxnCaller, TxnStatus };

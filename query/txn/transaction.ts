@@ -2,8 +2,10 @@ import { SvcError } from '../../core/errors.js';
 import type { RowChange, SequenceUpdate, TxnOp } from '../../core/log-records.js';
 import { lsn as asLsn, type Lsn } from '../../core/units.js';
 import { keys, PendingOverlay, rowRecordEffects, type CatalogState, type RowVersionedStore, type Sequencer, type StoreSnapshot, type WriteView } from '../../projections/index.js';
-import { SnapshotSource, type RowSource, type VectorSearcher } from '../exec/source.js';
+import { SnapshotSource, type VectorSearcher } from '../exec/source.js';
+import type { ReadScope } from '../run-query.js';
 import type { TxnContext } from './context.js';
+import type { TxnFailure } from './info.js';
 import { LayeredSource, layeredWriteView } from './layered.js';
 import { ReadSet } from './read-set.js';
 import type { RecentWrites } from './recent-writes.js';
@@ -40,7 +42,7 @@ export class Transaction implements TxnContext {
   status: TxnStatus = 'open';
   endedAtMs: number | null = null;
   /** Why an aborted transaction failed (its last failing statement). */
-  failure: { readonly code: string; readonly message: string } | null = null;
+  failure: TxnFailure | null = null;
   /** A statement or the commit is running (one at a time per transaction). */
   busy = false;
   /** The running statement, awaited before the snapshot is released (ending while it runs). */
@@ -77,18 +79,15 @@ export class Transaction implements TxnContext {
     return true;
   }
 
-  async withReadSource<T>(store: RowVersionedStore, fn: (source: RowSource) => Promise<T>, vectors: VectorSearcher | null = null): Promise<T> {
+  openReadSource(store: RowVersionedStore, vectors: VectorSearcher | null = null): ReadScope {
     const { snapshot, isolation } = this.init;
     if (snapshot) {
+      // The transaction's own snapshot: released when the transaction ends, not by the statement.
       const tracking = isolation === 'serializable' ? { reads: this.reads, seenLsn: snapshot.lsn } : null;
-      return fn(new LayeredSource(new SnapshotSource(store, snapshot.store, vectors), this.overlay, tracking));
+      return { source: new LayeredSource(new SnapshotSource(store, snapshot.store, vectors), this.overlay, tracking), close: async () => undefined };
     }
     const statementSnapshot = store.snapshot();
-    try {
-      return await fn(new LayeredSource(new SnapshotSource(store, statementSnapshot, vectors), this.overlay, null));
-    } finally {
-      await statementSnapshot.close();
-    }
+    return { source: new LayeredSource(new SnapshotSource(store, statementSnapshot, vectors), this.overlay, null), close: () => statementSnapshot.close() };
   }
 
   dmlView(view: WriteView, headLsn: number): WriteView {

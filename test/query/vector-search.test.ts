@@ -2,7 +2,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { silentLogger } from '../../core/logger.js';
-import { TxnManager } from '../../query/txn/manager.js';
+import { SqlEngine, TxnManager, typeSystem } from '../../query/index.js';
 import { seededRandom as rng } from '../helpers/random.js';
 import { expectGolden } from '../helpers/golden.js';
 import { openSql, type SqlHarness } from './helpers.js';
@@ -95,12 +95,14 @@ describe('SQL over hnsw indexes', () => {
     expect(await ids('SELECT id FROM items ORDER BY embedding <=> $1 LIMIT 5', [q])).not.toContain(first);
     await h.q('UPDATE items SET embedding = $1 WHERE id = 7', [q]);
     expect((await ids('SELECT id FROM items ORDER BY embedding <=> $1 LIMIT 1', [q]))[0]).toBe(7);
+    // An engine built on a transaction manager (as the server's), over the same projections: the batch is one transaction.
     const manager = new TxnManager({
-      projections: h.stack.projections, engine: h.engine, logger: silentLogger,
+      projections: h.stack.projections, logger: silentLogger,
       limits: { transactionTimeoutMsDefault: 10_000, transactionTimeoutMsMax: 10_000, transactionsOpenMax: 4, sqlDmlRowsMax: 1000 },
     });
-    h.engine.runBatchesWith(manager);
-    const inTxn = await h.q(`BEGIN; INSERT INTO items VALUES (99999, 1, $1); SELECT id FROM items ORDER BY embedding <=> $1 LIMIT 2; ROLLBACK`, [q]);
+    const engine = new SqlEngine({ projections: h.stack.projections, types: typeSystem, logger: silentLogger, transactions: manager });
+    const sql = `BEGIN; INSERT INTO items VALUES (99999, 1, $1); SELECT id FROM items ORDER BY embedding <=> $1 LIMIT 2; ROLLBACK`;
+    const inTxn = await engine.execute(sql, { params: [q], timeoutMs: 30_000, maxRows: 10_000, tenant: 'default' }).finally(() => manager.close());
     expect(inTxn.rows.map((r) => Number(r.id)).sort()).toEqual([7, 99999]);
     expect(await ids('SELECT id FROM items ORDER BY embedding <=> $1 LIMIT 2', [q])).not.toContain(99999);
   });

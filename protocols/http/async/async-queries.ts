@@ -1,11 +1,12 @@
-import { SvcError, type ErrorCode, type ErrorDetails } from '../../../core/errors.js';
+import { SvcError } from '../../../core/errors.js';
 import { newUlid } from '../../../core/ids.js';
 import type { Logger } from '../../../core/logger.js';
-import type { ReadOnlyReason, ResultColumn, SqlEngine } from '../../../query/index.js';
-import { toSvcError } from '../../errors.js';
+import { asSvcError, collectRows, type JsonRow, type ReadOnlyReason, type SqlEngine } from '../../../query/index.js';
 import { measured, type QueryMetrics } from '../../metrics/query-metrics.js';
 import { deliverCallback } from './async-callback.js';
 import { isFinished, nextStatus, type AsyncQueryEvent, type AsyncQueryStatus } from './async-state.js';
+import type { AsyncQueryError, AsyncQueryInfo, AsyncQueryOutcome, AsyncQuerySubmitted } from './async-record.js';
+import { asyncQueryView } from './async-view.js';
 
 /** Rows per engine batch: how often `progress` moves and a cancel is noticed between batches. */
 const PROGRESS_BATCH_ROWS = 1000;
@@ -60,13 +61,11 @@ interface Entry {
   status: AsyncQueryStatus;
   startedAtMs: number | null;
   finishedAtMs: number | null;
-  rows: Record<string, unknown>[];
-  metadata: Record<string, unknown> | null;
-  error: { code: ErrorCode; message: string; details: ErrorDetails } | null;
+  rows: JsonRow[];
+  outcome: AsyncQueryOutcome | null;
+  error: AsyncQueryError | null;
   expiry: NodeJS.Timeout | null;
 }
-
-const iso = (ms: number | null): string | undefined => (ms === null ? undefined : new Date(ms).toISOString());
 
 /**
  * Async queries (POST /query/async): a bounded table of records, at most asyncQueryConcurrencyMax
@@ -86,27 +85,33 @@ export class AsyncQueries {
     this.now = deps.now ?? Date.now;
   }
 
-  /** Accepts a query as pending (and starts it when a slot is free); the creation view. */
-  submit(input: AsyncQueryInput): Record<string, unknown> {
+  /** Accepts a query as pending (and starts it when a slot is free). */
+  submit(input: AsyncQueryInput): AsyncQuerySubmitted {
     if (this.closed.signal.aborted) throw new SvcError('SHUTTING_DOWN', 'the server is shutting down; retry on another instance or after restart');
     this.makeRoom();
     const entry: Entry = {
       id: newUlid(), input, abort: new AbortController(), createdAtMs: this.now(), status: 'pending',
-      startedAtMs: null, finishedAtMs: null, rows: [], metadata: null, error: null, expiry: null,
+      startedAtMs: null, finishedAtMs: null, rows: [], outcome: null, error: null, expiry: null,
     };
     this.entries.set(entry.id, entry);
     this.queue.push(entry);
     this.startQueued();
-    return { query_id: entry.id, status: 'pending', status_url: this.deps.statusPath(entry.id), estimated_time_ms: Math.round(this.estimateMs) };
+    // Pending as accepted (the spec's 202), even when a free slot has started it already.
+    return { queryId: entry.id, status: 'pending', estimatedTimeMs: this.estimateMs };
   }
 
-  /** The record as GET /query/{id} shows it. */
-  get(id: string, caller: RecordCaller): Record<string, unknown> {
-    return this.view(this.entryOf(id, caller));
+  /** Where a record can be read (the spec's status_url). */
+  statusPath(id: string): string {
+    return this.deps.statusPath(id);
   }
 
-  /** DELETE /query/{id}: a pending or running query becomes cancelled; a finished one is an INVALID_STATE. */
-  cancel(id: string, caller: RecordCaller): Record<string, unknown> {
+  /** The record as it is now. */
+  get(id: string, caller: RecordCaller): AsyncQueryInfo {
+    return infoOf(this.entryOf(id, caller));
+  }
+
+  /** A pending or running query becomes cancelled; a finished one is an INVALID_STATE. */
+  cancel(id: string, caller: RecordCaller): AsyncQueryInfo {
     const entry = this.entryOf(id, caller);
     if (!this.move(entry, 'cancel')) {
       throw new SvcError('INVALID_STATE', `query ${id} is already ${entry.status} and cannot be cancelled`, { query_id: id, status: entry.status });
@@ -114,7 +119,7 @@ export class AsyncQueries {
     entry.abort.abort();
     const at = this.queue.indexOf(entry);
     if (at >= 0) this.queue.splice(at, 1);
-    return { query_id: id, status: entry.status, cancelled_at: iso(entry.finishedAtMs) };
+    return infoOf(entry);
   }
 
   /** Stops everything: running queries are aborted, pending ones never start, no more callbacks. */
@@ -181,7 +186,7 @@ export class AsyncQueries {
   }
 
   private deliver(entry: Entry, url: string): void {
-    const delivery = deliverCallback(url, this.view(entry), entry.id, {
+    const delivery = deliverCallback(url, asyncQueryView(infoOf(entry), this.deps.statusPath(entry.id)), entry.id, {
       timeoutMs: this.deps.limits.asyncQueryCallbackTimeoutMs,
       secret: this.deps.limits.asyncQueryCallbackSecret ?? null,
       signal: this.closed.signal,
@@ -206,21 +211,17 @@ export class AsyncQueries {
   private async run(entry: Entry): Promise<void> {
     const { input } = entry;
     const started = performance.now();
-    let columns: ResultColumn[] = [];
     try {
-      const result = await measured(this.deps.metrics, input.tenant, () =>
-        this.deps.engine.stream(
-          input.sql,
-          { params: input.params, timeoutMs: input.timeoutMs, signal: entry.abort.signal, tenant: input.tenant, ...(input.readOnly ? { readOnly: input.readOnly } : {}), batchRows: PROGRESS_BATCH_ROWS },
-          (batch) => this.collect(entry, batch),
-        ),
-      );
-      columns = result.columns;
+      const result = await measured(this.deps.metrics, input.tenant, async () => {
+        const stream = await this.deps.engine.stream(input.sql, {
+          params: input.params, timeoutMs: input.timeoutMs, signal: entry.abort.signal, tenant: input.tenant,
+          ...(input.readOnly ? { readOnly: input.readOnly } : {}), batchRows: PROGRESS_BATCH_ROWS,
+        });
+        // Into the record's own array: GET shows the rows collected so far as `progress`.
+        return collectRows(stream, input.maxRows, entry.rows);
+      });
       const elapsedMs = performance.now() - started;
-      entry.metadata = {
-        columns, row_count: entry.rows.length, execution_time_ms: Math.round(elapsedMs), query_id: entry.id,
-        command: result.command, affected_rows: result.affectedRows, truncated: result.truncated,
-      };
+      entry.outcome = { result, elapsedMs };
       this.estimateMs = this.estimateMs === 0 ? elapsedMs : this.estimateMs * (1 - ESTIMATE_WEIGHT) + elapsedMs * ESTIMATE_WEIGHT;
       this.move(entry, 'complete');
     } catch (error) {
@@ -228,33 +229,25 @@ export class AsyncQueries {
     }
   }
 
-  /** Keeps rows up to max_rows; false (stop the query) once a row past it is seen. */
-  private collect(entry: Entry, batch: Record<string, unknown>[]): boolean {
-    const room = entry.input.maxRows - entry.rows.length;
-    for (let i = 0; i < Math.min(room, batch.length); i++) entry.rows.push(batch[i]!);
-    return batch.length <= room;
-  }
-
   private failed(entry: Entry, error: unknown): void {
     if (entry.status !== 'running') return; // cancelled meanwhile: the abort is what ended it
-    const svcError = toSvcError(error, { bodyLimitBytes: 0 });
+    const svcError = asSvcError(error);
     if (svcError.code === 'INTERNAL_ERROR') this.deps.logger.error({ err: error, query_id: entry.id }, 'async query failed');
     entry.error = { code: svcError.code, message: svcError.message, details: svcError.details };
     this.move(entry, 'fail');
   }
+}
 
-  private view(entry: Entry): Record<string, unknown> {
-    const out: Record<string, unknown> = {
-      query_id: entry.id,
-      status: entry.status,
-      status_url: this.deps.statusPath(entry.id),
-      created_at: iso(entry.createdAtMs),
-    };
-    if (entry.startedAtMs !== null) out.started_at = iso(entry.startedAtMs);
-    if (entry.status === 'running') out.progress = entry.rows.length;
-    if (entry.status === 'completed') Object.assign(out, { completed_at: iso(entry.finishedAtMs), data: entry.rows, metadata: entry.metadata });
-    if (entry.status === 'failed') Object.assign(out, { failed_at: iso(entry.finishedAtMs), error: entry.error });
-    if (entry.status === 'cancelled') out.cancelled_at = iso(entry.finishedAtMs);
-    return out;
-  }
+/** The typed record of an entry. */
+function infoOf(entry: Entry): AsyncQueryInfo {
+  return {
+    queryId: entry.id,
+    status: entry.status,
+    createdAtMs: entry.createdAtMs,
+    startedAtMs: entry.startedAtMs,
+    finishedAtMs: entry.finishedAtMs,
+    rowsCollected: entry.rows.length,
+    outcome: entry.status === 'completed' ? entry.outcome : null,
+    error: entry.status === 'failed' ? entry.error : null,
+  };
 }

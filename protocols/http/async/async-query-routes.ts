@@ -1,6 +1,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { SvcError } from '../../../core/errors.js';
 import type { AsyncQueries } from './async-queries.js';
+import { asyncQueryView, cancelledView, submittedView } from './async-view.js';
 import { MALFORMED_REQUEST_CODE } from '../../errors.js';
 import { callerOf, engineScope, principalOf } from '../../auth/principal.js';
 import { maxRowsProperty, sqlBodySchema, type QueryRouteLimits } from '../query/sql-body-schema.js';
@@ -67,13 +68,15 @@ export function asyncQueryRoutes(options: { queries: AsyncQueries; limits: Query
       const body = request.body;
       const callbackUrl = checkedCallbackUrl(body.callback_url);
       const created = queries.submit({ sql: body.sql, params: body.params ?? [], timeoutMs: body.timeout_ms, maxRows: body.max_rows, callbackUrl, owner: principalOf(request).credential, ...engineScope(request) });
-      return reply.code(202).header('location', created.status_url as string).send(created);
+      const statusUrl = queries.statusPath(created.queryId);
+      return reply.code(202).header('location', statusUrl).send(submittedView(created, statusUrl));
     });
-    app.get<{ Params: { query_id: string } }>('/query/:query_id', { schema: { params: idParams } }, async (request) =>
-      queries.get(request.params.query_id, callerOf(request)),
-    );
+    app.get<{ Params: { query_id: string } }>('/query/:query_id', { schema: { params: idParams } }, async (request) => {
+      const info = queries.get(request.params.query_id, callerOf(request));
+      return asyncQueryView(info, queries.statusPath(info.queryId));
+    });
     app.delete<{ Params: { query_id: string } }>('/query/:query_id', { schema: { params: idParams, response: { 200: cancelledSchema } } }, async (request) =>
-      queries.cancel(request.params.query_id, callerOf(request)),
+      cancelledView(queries.cancel(request.params.query_id, callerOf(request))),
     );
   };
 }

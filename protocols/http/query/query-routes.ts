@@ -4,6 +4,7 @@ import type { SqlEngine } from '../../../query/index.js';
 import { engineScope, principalOf } from '../../auth/principal.js';
 import { measured, type QueryMetrics } from '../../metrics/query-metrics.js';
 import { untilClientLeaves } from '../client-abort.js';
+import { resultMetadataView } from './result-view.js';
 import { maxRowsProperty, sqlBodySchema, type QueryRouteLimits } from './sql-body-schema.js';
 
 export type { QueryRouteLimits } from './sql-body-schema.js';
@@ -32,19 +33,8 @@ export function queryRoutes(options: { engine: SqlEngine; limits: QueryRouteLimi
           options.engine.execute(body.sql, { params: body.params ?? [], timeoutMs: body.timeout_ms, maxRows: body.max_rows, signal, ...engineScope(request) }),
         ),
       );
-      const response: Record<string, unknown> = { success: true, data: result.rows };
-      if (body.include_metadata) {
-        response.metadata = {
-          columns: result.columns,
-          row_count: result.rowCount,
-          execution_time_ms: Math.round(performance.now() - started),
-          query_id: newUlid(),
-          command: result.command,
-          affected_rows: result.affectedRows,
-          truncated: result.truncated,
-        };
-      }
-      return reply.code(200).send(response);
+      const metadata = body.include_metadata ? { metadata: resultMetadataView(result, { elapsedMs: performance.now() - started, queryId: newUlid() }) } : {};
+      return reply.code(200).send({ success: true, data: result.rows, ...metadata });
     });
   };
 }

@@ -82,19 +82,18 @@ export function streamRoutes(options: { engine: SqlEngine; limits: StreamRouteLi
       let rows = 0;
       try {
         await measured(options.metrics, principalOf(request).tenant, () =>
-          untilClientLeaves(reply, (signal) =>
-            options.engine.stream(
-              body.sql,
-              { params: body.params ?? [], timeoutMs: body.timeout_ms, signal, ...engineScope(request), batchRows: body.batch_size },
-              async (batch) => {
-                res ??= startNdjson(reply);
-                rows += batch.length;
-                let text = '';
-                for (const row of batch) text += `${JSON.stringify(row)}\n`;
-                if (!res.write(text)) await writable(res, signal, deadlineMs);
-              },
-            ),
-          ),
+          untilClientLeaves(reply, async (signal) => {
+            const stream = await options.engine.stream(body.sql, { params: body.params ?? [], timeoutMs: body.timeout_ms, signal, ...engineScope(request), batchRows: body.batch_size });
+            // The next batch is pulled only once the socket took this one (backpressure); a client
+            // that left aborts the signal, and the engine stops at the next pull.
+            for await (const batch of stream) {
+              res ??= startNdjson(reply);
+              rows += batch.length;
+              let text = '';
+              for (const row of batch) text += `${JSON.stringify(row)}\n`;
+              if (!res.write(text)) await writable(res, signal, deadlineMs);
+            }
+          }),
         );
       } catch (error) {
         if (res === null) throw error;

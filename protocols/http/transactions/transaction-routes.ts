@@ -1,9 +1,12 @@
 import type { FastifyPluginAsync } from 'fastify';
-import { ISOLATION_LEVELS, type IsolationLevel, type TxnManager } from '../../../query/index.js';
+import { newUlid } from '../../../core/ids.js';
+import { ISOLATION_LEVELS, type IsolationLevel, type SqlEngine, type TxnManager } from '../../../query/index.js';
 import { callerOf, engineScope, principalOf } from '../../auth/principal.js';
 import { untilClientLeaves } from '../client-abort.js';
 import { measured, type QueryMetrics } from '../../metrics/query-metrics.js';
+import { resultMetadataView } from '../query/result-view.js';
 import { maxRowsProperty, sqlBodySchema, type QueryRouteLimits } from '../query/sql-body-schema.js';
+import { committedView, rolledBackView, statementView, transactionView } from './transaction-view.js';
 
 export interface TransactionRouteLimits extends QueryRouteLimits {
   readonly transactionTimeoutMsMax: number;
@@ -47,10 +50,10 @@ type IdRequest = { Params: { transaction_id: string } };
 /**
  * POST /transactions, GET /transactions/{id}, POST /transactions/{id}/query, /commit, /rollback
  * (under /api/v1). Transactions are optimistic (query/txn): docs/api.md says what each level
- * guarantees and when TRANSACTION_CONFLICT comes.
+ * guarantees and when TRANSACTION_CONFLICT comes. Statements run on the engine, in the transaction.
  */
-export function transactionRoutes(options: { transactions: TxnManager; limits: TransactionRouteLimits; metrics?: QueryMetrics }): FastifyPluginAsync {
-  const { transactions } = options;
+export function transactionRoutes(options: { transactions: TxnManager; engine: SqlEngine; limits: TransactionRouteLimits; metrics?: QueryMetrics }): FastifyPluginAsync {
+  const { transactions, engine } = options;
   const statementSchema = sqlBodySchema(options.limits, {
     max_rows: maxRowsProperty(options.limits),
     include_metadata: { type: 'boolean', default: false },
@@ -69,39 +72,30 @@ export function transactionRoutes(options: { transactions: TxnManager; limits: T
         readOnly: body.read_only,
         ...(body.timeout_ms !== undefined ? { timeoutMs: body.timeout_ms } : {}),
       });
-      return reply.code(201).header('location', `${request.url.replace(/\/$/, '')}/${created.transaction_id as string}`).send(created);
+      return reply.code(201).header('location', `${request.url.replace(/\/$/, '')}/${created.transactionId}`).send(transactionView(created));
     });
     app.get<IdRequest>('/transactions/:transaction_id', { schema: { params: idParams } }, async (request) =>
-      transactions.get(request.params.transaction_id, callerOf(request)),
+      transactionView(transactions.get(request.params.transaction_id, callerOf(request))),
     );
     app.post<IdRequest & { Body: StatementBody }>('/transactions/:transaction_id/query', { schema: { params: idParams, body: statementSchema } }, async (request, reply) => {
       const started = performance.now();
       const { body } = request;
       const id = request.params.transaction_id;
-      const { tenant, ...scope } = engineScope(request);
-      const result = await measured(options.metrics, tenant, () =>
+      const scope = engineScope(request);
+      const { credential, admin } = callerOf(request);
+      const result = await measured(options.metrics, scope.tenant, () =>
         untilClientLeaves(reply, (signal) =>
-          transactions.query(id, callerOf(request), body.sql, { params: body.params ?? [], timeoutMs: body.timeout_ms, maxRows: body.max_rows, signal, ...scope }),
+          engine.execute(body.sql, { params: body.params ?? [], timeoutMs: body.timeout_ms, maxRows: body.max_rows, signal, ...scope, transaction: { id, credential, admin } }),
         ),
       );
-      const response: Record<string, unknown> = {
-        success: true,
-        transaction_id: id,
-        command: result.command,
-        affected_rows: result.affectedRows ?? 0,
-        row_count: result.rowCount,
-        data: result.rows,
-      };
-      if (body.include_metadata) {
-        response.metadata = { columns: result.columns, row_count: result.rowCount, execution_time_ms: Math.round(performance.now() - started), truncated: result.truncated };
-      }
-      return response;
+      const metadata = body.include_metadata ? resultMetadataView(result, { elapsedMs: performance.now() - started, queryId: newUlid() }) : null;
+      return statementView(id, result, metadata);
     });
     app.post<IdRequest>('/transactions/:transaction_id/commit', { schema: { params: idParams } }, async (request) =>
-      transactions.commit(request.params.transaction_id, callerOf(request)),
+      committedView(await transactions.commit(request.params.transaction_id, callerOf(request))),
     );
     app.post<IdRequest>('/transactions/:transaction_id/rollback', { schema: { params: idParams } }, async (request) =>
-      transactions.rollback(request.params.transaction_id, callerOf(request)),
+      rolledBackView(await transactions.rollback(request.params.transaction_id, callerOf(request))),
     );
   };
 }
