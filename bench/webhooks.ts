@@ -379,7 +379,7 @@ async function overHttp(): Promise<BenchResult> {
     progress(`catch-up: webhook disabled, ${BATCH_CHANGES} changes committed, then enabled`);
     await db.call('PATCH', `/webhooks/${webhookId}`, { enabled: false });
     const before = (await rx.status()).total;
-    let t0 = Date.now();
+    const t0 = Date.now();
     await runStatements(db, batchedUpdates(BATCH_CHANGES), BATCH_WRITERS);
     const catchUpWriteMs = Date.now() - t0;
     committed += BATCH_CHANGES;

@@ -70,6 +70,8 @@ const CLOSE_GRACE_MS = 5_000;
  */
 async function serve(config: Config): Promise<void> {
   const logger = createRootLogger(config.logLevel);
+  // Assigned once, but `stop` reads it before then (a signal during start-up): const would throw.
+  // eslint-disable-next-line prefer-const
   let handle: ServeHandle | undefined;
   let stopping: StopSignal | undefined;
 

@@ -33,7 +33,6 @@ const EXP_SMALL = 0x0f;
 const TWO_POW_31 = 2147483648;
 
 // Results of the last scan (module state: scanning allocates nothing).
-let scanClass = 0;
 let scanFirst = 0; // index in the text of the first significant (non-zero) digit
 let scanLast = 0; // index of the last significant digit
 let scanExponent = 0; // value = 0.d1d2... x 10^scanExponent
@@ -89,18 +88,18 @@ function scan(s: string): number {
     }
     if (expNegative) exponent = -exponent;
   }
-  if (first < 0) return (scanClass = NUMERIC_ZERO);
+  if (first < 0) return NUMERIC_ZERO;
   const dotAt = dot < 0 ? mantissaEnd : dot;
   scanFirst = first;
   scanLast = last;
   scanExponent = (first < dotAt ? dotAt - first : -(first - dotAt - 1)) + exponent;
-  return (scanClass = negative ? NUMERIC_NEG : NUMERIC_POS);
+  return negative ? NUMERIC_NEG : NUMERIC_POS;
 }
 
 function scanSpecial(s: string, from: number, negative: boolean): number {
   const word = s.slice(from).toLowerCase();
-  if (word === 'infinity' || word === 'inf') return (scanClass = negative ? NUMERIC_NEG_INF : NUMERIC_POS_INF);
-  if (word === 'nan' && from === 0) return (scanClass = NUMERIC_NAN);
+  if (word === 'infinity' || word === 'inf') return negative ? NUMERIC_NEG_INF : NUMERIC_POS_INF;
+  if (word === 'nan' && from === 0) return NUMERIC_NAN;
   return 0;
 }
 

@@ -11,7 +11,7 @@
  * docs/encodings.md lists the tags and payloads.
  */
 import type { ColumnId } from './catalog.js';
-import { HOST_IS_LITTLE_ENDIAN, describeJsValue, readAscii, readUtf8, readUuid, varUintSize, writeUtf8, writeUuid, writeVarUint } from './codec-util.js';
+import { HOST_IS_LITTLE_ENDIAN, describeJsValue, varUintSize, writeUtf8, writeUuid, writeVarUint } from './codec-util.js';
 import { SvcError, assert } from './errors.js';
 import { isNumericText } from './numeric-text.js';
 import { ROW_IMAGE_VERSION, ROW_TAG } from './row-format.js';

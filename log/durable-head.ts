@@ -18,7 +18,7 @@ export class DurableHead {
   readonly changes$: Observable<Lsn>;
   private waiters: Waiter[] = [];
   /** Once set, nothing will become durable any more: new waits past the head fail with it. */
-  private endError: unknown = null;
+  private ended: { error: unknown } | null = null;
 
   constructor(initial: Lsn) {
     this.subject = new BehaviorSubject(initial);
@@ -45,7 +45,7 @@ export class DurableHead {
 
   wait(target: Lsn, signal?: AbortSignal): Promise<void> {
     if (target <= this.subject.value) return Promise.resolve();
-    if (this.endError !== null) return Promise.reject(this.endError);
+    if (this.ended !== null) return Promise.reject(this.ended.error);
     if (signal?.aborted) return Promise.reject(signal.reason);
     return new Promise<void>((resolve, reject) => {
       const onAbort = (): void => {
@@ -63,7 +63,7 @@ export class DurableHead {
 
   /** No further advance will come (close or write failure): fail every waiter past the head. */
   end(error: unknown, complete: boolean): void {
-    this.endError = error;
+    this.ended = { error };
     const waiters = this.waiters;
     this.waiters = [];
     for (const waiter of waiters) {

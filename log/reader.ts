@@ -72,7 +72,7 @@ export async function* readLog(source: ReadSource, fromLsn: Lsn, bounds: ReadBou
       if (next > hi) return;
       const batch: LogEntry[] = [];
       let batchBytes = 0;
-      let failure: unknown = null;
+      let failure: { error: unknown } | null = null; // boxed: a caught value may be anything
       try {
         while (next <= hi) {
           if (current === null || next > current.segment.lastLsn) {
@@ -94,11 +94,11 @@ export async function* readLog(source: ReadSource, fromLsn: Lsn, bounds: ReadBou
       } catch (error) {
         // Records read before the error are good: deliver them, then fail on the next pull.
         if (batch.length === 0) throw error;
-        failure = error;
+        failure = { error };
       }
       if (failure !== null) {
         yield batch;
-        throw failure;
+        throw failure.error;
       }
       yield batch;
     }

@@ -5,7 +5,7 @@
  */
 import { parentPort } from 'node:worker_threads';
 import { HnswIndex } from './hnsw-adapter.js';
-import { ADD_OP, DELETE_OP, REUSE_OP, type HnswCommand, type HnswRequest, type HnswResponse } from './hnsw-protocol.js';
+import { DELETE_OP, REUSE_OP, type HnswCommand, type HnswRequest, type HnswResponse } from './hnsw-protocol.js';
 
 const graphs = new Map<number, HnswIndex>();
 /** The first failure of a command nobody awaits, reported by the next answer. */

@@ -121,7 +121,8 @@ export class Projections {
       this.follow(this.tables, (offset) => {
         this.tablesApplied.advance(offset);
         this.advanceApplied(target, onProgress);
-        if (this.options.retentionEnabled) void this.retain(offset);
+        // Retention runs beside the apply loop; a failure is logged and the next batch retries it.
+        if (this.options.retentionEnabled) void this.retain(offset).catch((error: unknown) => this.options.logger.error({ err: error }, 'log retention failed'));
       }, this.tablesApplied),
       this.follow(this.vectors, (offset) => {
         this.vectorsAppliedLsn = offset;

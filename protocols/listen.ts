@@ -25,7 +25,7 @@ export function settingLabel(key: string): string {
  * loopback address). A taken, forbidden or foreign address becomes one clear CONFIG_INVALID.
  */
 export async function listen(server: FastifyInstance, options: ListenOptions): Promise<string> {
-  const { host, port, settingName } = options;
+  const { host, port } = options;
   // fastify logs one "Server listening" line per address; svcdb logs one line for the whole
   // process (bin/svcdb.ts), so those lines are muted for the duration of the call.
   const level = server.log.level;

@@ -38,19 +38,19 @@ export function vectorAuth(gate: AuthGate, vectorApiKey: string | undefined): on
     const nowMs = Date.now();
     const key = presented(request.headers);
     let credential: Credential | null = null;
-    let failure: unknown = null;
+    let failure: { error: unknown } | null = null; // boxed: a caught value may be anything
     if (key !== null) {
       try {
         credential = await verify(key, nowMs);
       } catch (error) {
-        failure = error;
+        failure = { error };
       }
     }
     const bucket = credential === null ? addressBucket(request.ip) : `${credential.kind}:${credential.subject}`;
     const decision = gate.limiter.hit(bucket, credential?.rateLimitMax ?? gate.rateLimitMax, nowMs);
     setRateLimitHeaders(reply, decision, nowMs);
     if (!decision.allowed) throw rateLimitExceeded(reply, decision, nowMs, gate.rateLimitWindowMs);
-    if (credential === null) throw failure ?? new SvcError('AUTHENTICATION_REQUIRED', 'authentication required: send Api-Key: <key>', {});
+    if (credential === null) throw failure !== null ? failure.error : new SvcError('AUTHENTICATION_REQUIRED', 'authentication required: send Api-Key: <key>', {});
     // As on /api/v1: add the caller to the request's own logger rather than nest a child per request.
     (request.log as unknown as { setBindings(bindings: Record<string, unknown>): void }).setBindings({ subject: credential.subject });
     request.principal = principalFor(credential, requestTenant(request, credential));

@@ -37,7 +37,7 @@ export function substring(str: string, start: number, count?: number): string {
 const SINGLE_UPPER: Record<string, string> = { 'ß': 'ẞ' };
 function mapCase(str: string, upper: boolean): string {
   const whole = upper ? str.toUpperCase() : str.toLowerCase();
-  if (whole.length === str.length && /^[\x00-\x7f]*$/.test(str)) return whole;
+  if (whole.length === str.length && /^\p{ASCII}*$/u.test(str)) return whole;
   let out = '';
   for (const c of str) {
     const m = upper ? c.toUpperCase() : c.toLowerCase();

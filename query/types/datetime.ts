@@ -250,7 +250,7 @@ function parseFields(text: string, kind: DateTimeKind): Parsed {
   return { days, timeUs, offsetSec };
 }
 
-const ZONE_NAME_RE = /^[A-Za-z][A-Za-z0-9_+\-]*(?:\/[A-Za-z0-9_+\-]+)*$/;
+const ZONE_NAME_RE = /^[A-Za-z][A-Za-z0-9_+-]*(?:\/[A-Za-z0-9_+-]+)*$/;
 /** Formatters per IANA zone name (null: unknown zone); bounded like any cache. */
 const ZONE_FORMATTERS = new Map<string, Intl.DateTimeFormat | null>();
 

@@ -8,7 +8,6 @@ import type { Subscription } from 'rxjs';
 import type { TableDef } from '../../core/catalog.js';
 import { CDC_STREAM_OBJECT, decodeCdcStreamDef, type CdcDestination, type CdcStreamDef, type CdcStreamFilter } from '../../core/cdc-stream.js';
 import { SvcError } from '../../core/errors.js';
-import type { Logger } from '../../core/logger.js';
 import type { CatalogObject, CatalogState } from '../../projections/index.js';
 import type { CdcRuntime, CdcStreamStatus } from '../../query/index.js';
 import { CoalescedTask } from '../events/coalesced.js';

@@ -3,16 +3,16 @@
  * first), run as a child process against a temporary data directory.
  * SVCDB_CLI may point at another build of the same file.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { SETTINGS } from '../../core/settings.js';
 
-import { CLI, cleanEnv, freePort, lines, runCli, serve, type Finished, type Serving } from '../helpers/cli.js';
+import { CLI, freePort, lines, runCli, serve } from '../helpers/cli.js';
 
 describe('svcdb CLI', () => {
   let dataDir = '';

@@ -1,6 +1,6 @@
 /** Running the built `svcdb` executable (dist/bin/svcdb.js; npm test builds it first). */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer, type Server } from 'node:net';
+import { createServer } from 'node:net';
 import { resolve } from 'node:path';
 
 export const CLI = resolve(process.env['SVCDB_CLI'] ?? 'dist/bin/svcdb.js');

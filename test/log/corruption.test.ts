@@ -63,7 +63,7 @@ describe('corruption that is not a torn tail', () => {
     const log = await openLog(options);
     expect(log.headLsn).toBe(11);
     expect((await readAll(log)).map((e) => e.lsn)).toEqual(Array.from({ length: 11 }, (_, i) => i + 1));
-    expect((await log.append(payloadFor(12, 5))).lsn).toBe(12);
+    expect(log.append(payloadFor(12, 5)).lsn).toBe(12);
     await log.close();
   });
 
@@ -125,7 +125,7 @@ describe('corruption that is not a torn tail', () => {
     expect(report.segmentsDeleted).toBe(2);
     const log = await openLog(options);
     expect(log.headLsn).toBe(5);
-    expect((await log.append(payloadFor(6, 10))).lsn).toBe(6);
+    expect(log.append(payloadFor(6, 10)).lsn).toBe(6);
     await log.close();
   });
 

@@ -113,7 +113,7 @@ describe('log lifecycle', () => {
     const reopened = await openLog(options);
     expect(reopened.segments()).toHaveLength(count + 1);
     expect(reopened.headLsn).toBe(30);
-    expect((await reopened.append(payloadFor(31, 100))).lsn).toBe(31);
+    expect(reopened.append(payloadFor(31, 100)).lsn).toBe(31);
     await reopened.sync();
     expect(reopened.segments().at(-1)).toMatchObject({ baseLsn: 31, lastLsn: 31 });
     await reopened.close();
@@ -186,7 +186,7 @@ describe('log lifecycle', () => {
     await log.close();
     const reopened = await openLog(options);
     expect(reopened.headLsn).toBe(3);
-    expect((await reopened.append(payloadFor(4, 10))).lsn).toBe(4);
+    expect(reopened.append(payloadFor(4, 10)).lsn).toBe(4);
     await reopened.close();
   });
 });

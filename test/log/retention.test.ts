@@ -38,7 +38,7 @@ describe('retention', () => {
     expect(log.segments()).toHaveLength(1);
     expect(log.firstLsn).toBe(26);
     expect((await readAll(log, 26)).map((e) => e.lsn)).toEqual([26, 27, 28]);
-    expect((await log.append(payloadFor(29, 100))).lsn).toBe(29);
+    expect(log.append(payloadFor(29, 100)).lsn).toBe(29);
     await log.close();
     log = await openLog(options);
     expect(log.firstLsn).toBe(26);

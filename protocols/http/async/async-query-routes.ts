@@ -2,7 +2,6 @@ import type { FastifyPluginAsync } from 'fastify';
 import { SvcError } from '../../../core/errors.js';
 import type { AsyncQueries } from './async-queries.js';
 import { asyncQueryView, cancelledView, submittedView } from './async-view.js';
-import { MALFORMED_REQUEST_CODE } from '../../errors.js';
 import { callerOf, engineScope, principalOf } from '../../auth/principal.js';
 import { maxRowsProperty, sqlBodySchema, type QueryRouteLimits } from '../query/sql-body-schema.js';
 

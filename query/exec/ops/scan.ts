@@ -1,6 +1,5 @@
 import type { IndexDef, TableDef } from '../../../core/catalog.js';
 import { decodeKey, encodeKey, prefixUpperBound } from '../../../core/key-encoding.js';
-import { decodeRowInto } from '../../../core/row-codec.js';
 import type { SqlType, SqlValue } from '../../../core/values.js';
 import type { QValue } from '../../types/contract.js';
 import type { KeyAccess, ScanNode } from '../../plan/nodes.js';
