@@ -1,4 +1,4 @@
-import { SvcError, type ErrorCode, type ErrorDetails } from '../../../core/errors.js';
+import { SvcError, shuttingDown, type ErrorCode, type ErrorDetails } from '../../../core/errors.js';
 import { newUlid } from '../../../core/ids.js';
 import type { Logger } from '../../../core/logger.js';
 import type { ReadOnlyReason, ResultColumn, SqlEngine } from '../../../query/index.js';
@@ -88,7 +88,7 @@ export class AsyncQueries {
 
   /** Accepts a query as pending (and starts it when a slot is free); the creation view. */
   submit(input: AsyncQueryInput): Record<string, unknown> {
-    if (this.closed.signal.aborted) throw new SvcError('SHUTTING_DOWN', 'the server is shutting down; retry on another instance or after restart');
+    if (this.closed.signal.aborted) throw shuttingDown();
     this.makeRoom();
     const entry: Entry = {
       id: newUlid(), input, abort: new AbortController(), createdAtMs: this.now(), status: 'pending',
