@@ -2,7 +2,7 @@ import { SvcError, shuttingDown, type ErrorCode, type ErrorDetails } from '../..
 import { newUlid } from '../../../core/ids.js';
 import type { Logger } from '../../../core/logger.js';
 import type { ReadOnlyReason, ResultColumn, SqlEngine } from '../../../query/index.js';
-import { toSvcError } from '../../errors.js';
+import { errorBody, toSvcError } from '../../errors.js';
 import { measured, type QueryMetrics } from '../../metrics/query-metrics.js';
 import { deliverCallback } from './async-callback.js';
 import { isFinished, nextStatus, type AsyncQueryEvent, type AsyncQueryStatus } from './async-state.js';
@@ -239,7 +239,7 @@ export class AsyncQueries {
     if (entry.status !== 'running') return; // cancelled meanwhile: the abort is what ended it
     const svcError = toSvcError(error, { bodyLimitBytes: 0 });
     if (svcError.code === 'INTERNAL_ERROR') this.deps.logger.error({ err: error, query_id: entry.id }, 'async query failed');
-    entry.error = { code: svcError.code, message: svcError.message, details: svcError.details };
+    entry.error = errorBody(svcError);
     this.move(entry, 'fail');
   }
 
