@@ -35,6 +35,7 @@ export const ERROR_CODES = [
 
 export type ErrorCode = (typeof ERROR_CODES)[number];
 
+/** Context for the client (`field`, `limit`, ...): write keys in snake_case, the wire's style (protocols/ converts any other). */
 export type ErrorDetails = Record<string, unknown>;
 
 export class SvcError extends Error {
