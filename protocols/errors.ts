@@ -250,13 +250,18 @@ export function installErrorHandler(app: FastifyInstance, context: ErrorContext,
   app.setErrorHandler((error, request, reply) => sendError(error, request, reply, context, envelope));
 }
 
-/** Install the error handler and the not-found handler that answer with the envelope. */
-export function installErrorHandlers(app: FastifyInstance, context: ErrorContext): void {
-  installErrorHandler(app, context);
+/** Answer requests no route of `app` matches with 404 NOT_FOUND, through the one sender, in `envelope`. */
+export function installNotFoundHandler(app: FastifyInstance, context: ErrorContext, envelope: ErrorEnvelopeHook = restEnvelope): void {
   app.setNotFoundHandler((request, reply) => {
     const error = new SvcError('NOT_FOUND', `no route for ${request.method} ${request.url.split('?')[0]}`, {
       method: request.method,
     });
-    return sendError(error, request, reply, context);
+    return sendError(error, request, reply, context, envelope);
   });
+}
+
+/** Install the error handler and the not-found handler that answer with the envelope. */
+export function installErrorHandlers(app: FastifyInstance, context: ErrorContext, envelope: ErrorEnvelopeHook = restEnvelope): void {
+  installErrorHandler(app, context, envelope);
+  installNotFoundHandler(app, context, envelope);
 }

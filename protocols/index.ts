@@ -6,6 +6,8 @@ export {
   errorEnvelope,
   httpStatusOf,
   installErrorHandler,
+  installErrorHandlers,
+  installNotFoundHandler,
   restEnvelope,
   sendError,
   toSvcError,

@@ -1,6 +1,6 @@
 /**
- * The one error sender, through real HTTP: REST routes and a vector-protocol plugin (its own
- * envelope hook) share the status table, snake_case details, Retry-After on 429, the log level
+ * The one error sender, through real HTTP: REST routes, a vector-protocol plugin and a collection
+ * plugin (each with its own envelope hook) share the status table, snake_case details, Retry-After on 429, the log level
  * per status and the client-left branch.
  */
 import { request as httpRequest } from 'node:http';
@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SvcError } from '../../core/errors.js';
 import { listen } from '../../protocols/listen.js';
 import { createHttpServer } from '../../protocols/http/server.js';
+import { installCollectionErrors } from '../../protocols/http/collections/collection-errors.js';
 import { installVectorErrors } from '../../protocols/pinecone/errors.js';
 import { captureLogger, FakeEngineStatus, getJson, testConfig, type LogLine } from './helpers.js';
 
@@ -35,6 +36,14 @@ const vectorPlugin: FastifyPluginAsync = async (app) => {
   await app.register(failingRoutes('/vec'));
 };
 
+const collectionPlugin: FastifyPluginAsync = async (app) => {
+  const scoped: FastifyPluginAsync = async (scope) => {
+    installCollectionErrors(scope, { bodyLimitBytes: 1024 });
+    await scope.register(failingRoutes(''));
+  };
+  await app.register(scoped, { prefix: '/col' });
+};
+
 let url: string;
 let lines: LogLine[];
 let close: () => Promise<void>;
@@ -43,7 +52,7 @@ beforeAll(async () => {
   const captured = captureLogger();
   lines = captured.lines;
   const config = testConfig();
-  const app = createHttpServer({ config, logger: captured.logger, status: new FakeEngineStatus(), plugins: [failingRoutes('/rest')], rootPlugins: [vectorPlugin] });
+  const app = createHttpServer({ config, logger: captured.logger, status: new FakeEngineStatus(), plugins: [failingRoutes('/rest')], rootPlugins: [vectorPlugin, collectionPlugin] });
   url = await listen(app, { host: config.host, port: config.httpPort, settingName: 'SVC_HTTP_PORT / --port' });
   close = () => app.close();
 });
@@ -74,17 +83,19 @@ async function lineOf(requestId: string, msg: string): Promise<LogLine | undefin
 describe.each([
   { protocol: 'REST', path: '/api/v1/rest' },
   { protocol: 'vector', path: '/vec' },
+  { protocol: 'collections', path: '/col' },
 ])('the one sender ($protocol)', ({ protocol, path }) => {
   it('sends details keys in snake_case (top level only: values are the client\'s own names)', async () => {
     const res = await getJson(`${url}${path}/camel`);
     expect(res.status).toBe(400);
-    expect(res.body.error.details).toEqual({ limit: 'webhooksPerTenantMax', webhooks_per_tenant_max: 2, table_id: 7, columns: { myColumn: 1 } });
+    expect((res.body.error ?? res.body).details).toEqual({ limit: 'webhooksPerTenantMax', webhooks_per_tenant_max: 2, table_id: 7, columns: { myColumn: 1 } });
   });
 
   it('wraps the error in the protocol\'s envelope', async () => {
     const res = await getJson(`${url}${path}/camel`, { headers: { 'x-request-id': `env-${protocol}` } });
     const error = { code: 'LIMIT_EXCEEDED', message: 'too many', details: expect.any(Object), request_id: `env-${protocol}` };
-    expect(res.body).toEqual(protocol === 'vector' ? { error, status: 400, message: 'too many' } : { error });
+    const expected = { REST: { error }, vector: { error, status: 400, message: 'too many' }, collections: error };
+    expect(res.body).toEqual(expected[protocol as keyof typeof expected]);
   });
 
   it('answers every 429 with Retry-After, and logs a 4xx once at info', async () => {

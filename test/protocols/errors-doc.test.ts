@@ -2,13 +2,14 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { ERROR_CODES, SvcError, type ErrorCode } from '../../core/errors.js';
 import { HTTP_STATUS_BY_CODE, restEnvelope, type ErrorEnvelopeHook } from '../../protocols/errors.js';
+import { collectionEnvelope } from '../../protocols/http/collections/collection-errors.js';
 import { vectorEnvelope } from '../../protocols/pinecone/errors.js';
 
 /**
  * Every protocol's envelope hook, by the name docs/errors.md tags its example with. A protocol
  * that adds an envelope (GraphQL's `extensions.code`) adds it here and its example there.
  */
-const ENVELOPES: Readonly<Record<string, ErrorEnvelopeHook>> = { rest: restEnvelope, vector: vectorEnvelope };
+const ENVELOPES: Readonly<Record<string, ErrorEnvelopeHook>> = { rest: restEnvelope, vector: vectorEnvelope, collections: collectionEnvelope };
 
 /** Rows `| CODE | status | when |` of the table in docs/errors.md. */
 function documentedStatuses(): Map<string, number> {
@@ -63,7 +64,7 @@ describe('docs/*.md of every protocol', () => {
         expect(Number(status), `${file}: ${status} ${code}`).toBe(HTTP_STATUS_BY_CODE[code as ErrorCode]);
       }
     }
-    // The check reads something: the REST, vector, webhook and table docs all name statuses.
+    // The check reads something: the REST, vector, collection, webhook and table docs all name statuses.
     expect(pairs.length).toBeGreaterThan(20);
   });
 });
