@@ -35,6 +35,7 @@ export const ERROR_CODES = [
 
 export type ErrorCode = (typeof ERROR_CODES)[number];
 
+/** Context for the client (`field`, `limit`, ...): write keys in snake_case, the wire's style (protocols/ converts any other). */
 export type ErrorDetails = Record<string, unknown>;
 
 export class SvcError extends Error {
@@ -51,6 +52,40 @@ export class SvcError extends Error {
 
 export function isSvcError(value: unknown): value is SvcError {
   return value instanceof SvcError;
+}
+
+// One factory per error that several layers raise, so its message and details are written once.
+
+/** SHUTTING_DOWN: the server (or the part of it the caller reached, the log included) is closing. */
+export function shuttingDown(): SvcError {
+  return new SvcError('SHUTTING_DOWN', 'the server is shutting down; retry on another instance or after restart');
+}
+
+/** What a missing relation is called in its message: SQL says `relation` (PostgreSQL's word). */
+export type RelationNoun = 'relation' | 'table' | 'view' | 'index';
+
+/**
+ * TABLE_NOT_FOUND for `name` as the request wrote it (schema-qualified when it was), e.g.
+ * `relation "orders" does not exist`; an index is named in `details.index`, the rest in `details.table`.
+ */
+export function tableNotFound(name: string, options: { noun?: RelationNoun; details?: ErrorDetails } = {}): SvcError {
+  const noun = options.noun ?? 'relation';
+  const key = noun === 'index' ? 'index' : 'table';
+  return new SvcError('TABLE_NOT_FOUND', `${noun} "${name}" does not exist`, { [key]: name, ...options.details });
+}
+
+/**
+ * COLUMN_NOT_FOUND: `column "c" of relation "t" does not exist` when the table is known
+ * (`relation`), `column "t.c" does not exist` for a reference qualified by `qualifier` (as the
+ * query wrote it), `column "c" does not exist` otherwise (PostgreSQL's three wordings).
+ */
+export function columnNotFound(column: string, where: { relation?: string; qualifier?: string } = {}): SvcError {
+  const table = where.relation ?? where.qualifier;
+  const message =
+    where.relation !== undefined
+      ? `column "${column}" of relation "${where.relation}" does not exist`
+      : `column "${where.qualifier === undefined ? '' : `${where.qualifier}.`}${column}" does not exist`;
+  return new SvcError('COLUMN_NOT_FOUND', message, table === undefined ? { column } : { column, table });
 }
 
 /** Programmer errors: a broken invariant crashes instead of becoming a 4xx. */

@@ -25,6 +25,3 @@ export function belowFirstLsn(requested: Lsn, firstLsn: Lsn): SvcError {
   );
 }
 
-export function shuttingDown(): SvcError {
-  return new SvcError('SHUTTING_DOWN', 'the log is closed; appends and reads are refused');
-}

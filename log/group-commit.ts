@@ -1,9 +1,8 @@
-import { SvcError, assert } from '../core/errors.js';
+import { SvcError, assert, shuttingDown } from '../core/errors.js';
 import type { Logger } from '../core/logger.js';
 import { lsn, type Lsn } from '../core/units.js';
 import { ActiveSegment } from './active-segment.js';
 import type { DurableHead } from './durable-head.js';
-import { shuttingDown } from './errors.js';
 import { frameSizeBytes } from './frame.js';
 import { LOG_LIMITS } from './limits.js';
 import { fsyncDirectory, type Segment } from './segment.js';

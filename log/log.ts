@@ -1,9 +1,8 @@
-import { SvcError } from '../core/errors.js';
+import { SvcError, shuttingDown } from '../core/errors.js';
 import type { Lsn } from '../core/units.js';
 import type { Observable } from 'rxjs';
 import { ActiveSegment } from './active-segment.js';
 import { DurableHead } from './durable-head.js';
-import { shuttingDown } from './errors.js';
 import { GroupCommitWriter } from './group-commit.js';
 import { readLog, type ReadSource } from './reader.js';
 import { recoverSegments } from './recovery.js';

@@ -1,7 +1,7 @@
 import { open, type FileHandle } from 'node:fs/promises';
-import { assert, type SvcError } from '../core/errors.js';
+import { assert, shuttingDown, type SvcError } from '../core/errors.js';
 import { lsn, type Lsn } from '../core/units.js';
-import { belowFirstLsn, logCorrupt, shuttingDown } from './errors.js';
+import { belowFirstLsn, logCorrupt } from './errors.js';
 import { FrameCursor } from './frame-cursor.js';
 import { FRAME_HEADER_BYTES, type FrameStatus } from './frame.js';
 import { LOG_LIMITS } from './limits.js';

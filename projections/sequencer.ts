@@ -1,5 +1,5 @@
 import type { IndexId, TableId } from '../core/catalog.js';
-import { SvcError } from '../core/errors.js';
+import { shuttingDown } from '../core/errors.js';
 import { encodeLogRecord, sequenceSpan, type TxnRecord } from '../core/log-records.js';
 import type { Lsn } from '../core/units.js';
 import type { Log } from '../log/index.js';
@@ -160,7 +160,7 @@ export class Sequencer {
   }
 
   private assertWritable(): void {
-    if (this.closed) throw new SvcError('SHUTTING_DOWN', 'the server is shutting down; retry against the next instance');
+    if (this.closed) throw shuttingDown();
     if (this.deps.applied.failed) throw this.deps.applied.failed;
   }
 

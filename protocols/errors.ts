@@ -1,4 +1,4 @@
-import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyBaseLogger, FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ERROR_CODES, SvcError, isSvcError, type ErrorCode, type ErrorDetails } from '../core/errors.js';
 
 /**
@@ -51,15 +51,24 @@ export const HTTP_STATUS_BY_CODE: Readonly<Record<ErrorCode, number>> = Object.f
  */
 export const MALFORMED_REQUEST_CODE: ErrorCode = 'INVALID_QUERY';
 
-/** The spec's error envelope. */
-export interface ErrorEnvelope {
-  readonly error: {
-    readonly code: ErrorCode;
-    readonly message: string;
-    readonly details: ErrorDetails;
-    readonly request_id: string;
-  };
+/** The error object every protocol's envelope carries (the async query record carries it too). */
+export interface ErrorBody {
+  readonly code: ErrorCode;
+  readonly message: string;
+  readonly details: ErrorDetails;
 }
+
+/** The spec's error envelope (REST /api/v1 and the server's plumbing). */
+export interface ErrorEnvelope {
+  readonly error: ErrorBody & { readonly request_id: string };
+}
+
+/**
+ * What a protocol wraps an error in; the one sender does the rest (status, logging, Retry-After,
+ * the client-left branch). REST's is `restEnvelope`; the vector protocol adds Pinecone's
+ * `status` and `message`; GraphQL will put the code in `extensions.code`.
+ */
+export type ErrorEnvelopeHook = (error: SvcError, answer: { readonly requestId: string; readonly status: number }) => unknown;
 
 /** JSON schema of the envelope, for routes that declare their error responses. */
 export const errorEnvelopeSchema = {
@@ -85,9 +94,38 @@ export function httpStatusOf(code: ErrorCode): number {
   return HTTP_STATUS_BY_CODE[code];
 }
 
+/** camelCase → snake_case (`limitBytes` → `limit_bytes`, `httpStatus`/`HTTPStatus` → `http_status`); snake_case stays. */
+function snakeCase(key: string): string {
+  return key
+    .replace(/([a-z0-9])([A-Z])/g, '$1_$2')
+    .replace(/([A-Z]+)([A-Z][a-z])/g, '$1_$2')
+    .toLowerCase();
+}
+
+/**
+ * `details` as sent: top-level keys in snake_case, whatever layer raised the error (the wire's
+ * one style, like every other field of the API). Values are left as they are: they may hold
+ * the client's own names (columns, metadata keys).
+ */
+export function wireDetails(details: ErrorDetails): ErrorDetails {
+  const keys = Object.keys(details);
+  if (keys.every((key) => snakeCase(key) === key)) return details;
+  return Object.fromEntries(keys.map((key) => [snakeCase(key), details[key]]));
+}
+
+/** The code, message and wire details of an error: the part every envelope shares. */
+export function errorBody(error: SvcError): ErrorBody {
+  return { code: error.code, message: error.message, details: wireDetails(error.details) };
+}
+
+/** The spec's envelope: `{ error: { code, message, details, request_id } }`. */
+export const restEnvelope = (error: SvcError, answer: { readonly requestId: string }): ErrorEnvelope => ({
+  error: { ...errorBody(error), request_id: answer.requestId },
+});
+
 /** The envelope for an error and the request it failed. */
 export function errorEnvelope(error: SvcError, requestId: string): ErrorEnvelope {
-  return { error: { code: error.code, message: error.message, details: error.details, request_id: requestId } };
+  return restEnvelope(error, { requestId });
 }
 
 export interface ErrorContext {
@@ -164,33 +202,66 @@ function internalError(): SvcError {
   return new SvcError('INTERNAL_ERROR', 'internal error; the server log has the details under this request_id');
 }
 
-/** Send the envelope for an error, logging 4xx at info and 5xx at error (with the original error). */
-export function sendError(original: unknown, request: FastifyRequest, reply: FastifyReply, context: ErrorContext): FastifyReply {
-  const error = toSvcError(original, context);
+/**
+ * Log a failed request once: a client that left at info (nothing failed on our side), 4xx at
+ * info, 5xx at error with the original error (its message and stack stay in the log).
+ */
+export function logFailure(
+  log: FastifyBaseLogger,
+  failure: { readonly error: SvcError; readonly original: unknown; readonly clientLeft: boolean },
+  fields: Record<string, unknown>,
+  messages: { readonly left: string; readonly failed: string; readonly rejected: string },
+): void {
+  const { error, original } = failure;
   const statusCode = httpStatusOf(error.code);
-  if (request.raw.destroyed) {
-    // The client left (and so its query was cancelled): nothing failed on our side.
-    request.log.info({ code: error.code, method: request.method, url: request.url }, 'client closed the request');
-  } else if (statusCode >= 500) {
-    request.log.error({ err: original, code: error.code, statusCode, method: request.method, url: request.url }, 'request failed');
-  } else {
-    request.log.info({ code: error.code, statusCode, method: request.method, url: request.url, reason: error.message }, 'request rejected');
-  }
-  const resetAt = error.code === 'RATE_LIMIT_EXCEEDED' ? error.details.reset_at : undefined;
+  if (failure.clientLeft) log.info({ code: error.code, ...fields }, messages.left);
+  else if (statusCode >= 500) log.error({ err: original, code: error.code, statusCode, ...fields }, messages.failed);
+  else log.info({ code: error.code, statusCode, ...fields, reason: error.message }, messages.rejected);
+}
+
+const REQUEST_LOG_MESSAGES = { left: 'client closed the request', failed: 'request failed', rejected: 'request rejected' } as const;
+
+/**
+ * The one sender: the status from HTTP_STATUS_BY_CODE, one log line (logFailure), Retry-After on
+ * every 429, and the protocol's envelope (`envelope`, REST's by default).
+ */
+export function sendError(
+  original: unknown,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  context: ErrorContext,
+  envelope: ErrorEnvelopeHook = restEnvelope,
+): FastifyReply {
+  const error = toSvcError(original, context);
+  const status = httpStatusOf(error.code);
+  // The client left (and so its query was cancelled): the answer goes nowhere.
+  const clientLeft = request.raw.destroyed;
+  logFailure(request.log, { error, original, clientLeft }, { method: request.method, url: request.url }, REQUEST_LOG_MESSAGES);
+  const resetAt = error.code === 'RATE_LIMIT_EXCEEDED' ? error.details['reset_at'] : undefined;
   if (typeof resetAt === 'string' && !reply.hasHeader('retry-after')) {
     // Every 429 says when to come back (RFC 9110's Retry-After, in seconds).
     reply.header('retry-after', String(Math.max(1, Math.ceil((Date.parse(resetAt) - Date.now()) / 1000))));
   }
-  return reply.code(statusCode).type('application/json; charset=utf-8').send(errorEnvelope(error, request.id));
+  return reply.code(status).type('application/json; charset=utf-8').send(envelope(error, { requestId: request.id, status }));
 }
 
-/** Install the error handler and the not-found handler that answer with the envelope. */
-export function installErrorHandlers(app: FastifyInstance, context: ErrorContext): void {
-  app.setErrorHandler((error, request, reply) => sendError(error, request, reply, context));
+/** Answer every error thrown in `app` (and its child plugins) through the one sender, in `envelope`. */
+export function installErrorHandler(app: FastifyInstance, context: ErrorContext, envelope: ErrorEnvelopeHook = restEnvelope): void {
+  app.setErrorHandler((error, request, reply) => sendError(error, request, reply, context, envelope));
+}
+
+/** Answer requests no route of `app` matches with 404 NOT_FOUND, through the one sender, in `envelope`. */
+export function installNotFoundHandler(app: FastifyInstance, context: ErrorContext, envelope: ErrorEnvelopeHook = restEnvelope): void {
   app.setNotFoundHandler((request, reply) => {
     const error = new SvcError('NOT_FOUND', `no route for ${request.method} ${request.url.split('?')[0]}`, {
       method: request.method,
     });
-    return sendError(error, request, reply, context);
+    return sendError(error, request, reply, context, envelope);
   });
+}
+
+/** Install the error handler and the not-found handler that answer with the envelope. */
+export function installErrorHandlers(app: FastifyInstance, context: ErrorContext, envelope: ErrorEnvelopeHook = restEnvelope): void {
+  installErrorHandler(app, context, envelope);
+  installNotFoundHandler(app, context, envelope);
 }

@@ -1,5 +1,21 @@
 /** The public interface of protocols/: what the composition root (bin/app.ts) wires together. */
-export { HTTP_STATUS_BY_CODE, MALFORMED_REQUEST_CODE, errorEnvelope, httpStatusOf, toSvcError, type ErrorEnvelope } from './errors.js';
+export {
+  HTTP_STATUS_BY_CODE,
+  MALFORMED_REQUEST_CODE,
+  errorBody,
+  errorEnvelope,
+  httpStatusOf,
+  installErrorHandler,
+  installErrorHandlers,
+  installNotFoundHandler,
+  restEnvelope,
+  sendError,
+  toSvcError,
+  wireDetails,
+  type ErrorBody,
+  type ErrorEnvelope,
+  type ErrorEnvelopeHook,
+} from './errors.js';
 export { API_PREFIX, createHttpServer } from './http/server.js';
 export { connectionGauge, type ConnectionGauge } from './http/connections.js';
 export { REQUEST_ID_HEADER } from './http/fastify-base.js';

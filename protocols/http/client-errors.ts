@@ -4,7 +4,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import { SvcError } from '../../core/errors.js';
 import { newUlid } from '../../core/ids.js';
 import { addressBucket, rateLimitHeaders, type RateLimitGate } from '../auth/rate-limit.js';
-import { errorEnvelope, httpStatusOf, MALFORMED_REQUEST_CODE } from '../errors.js';
+import { errorEnvelope, httpStatusOf, logFailure, MALFORMED_REQUEST_CODE } from '../errors.js';
 
 export interface ClientErrorOptions {
   readonly headersTimeoutMs: number;
@@ -32,6 +32,8 @@ function describe(error: NodeJS.ErrnoException, options: ClientErrorOptions): Sv
   }
 }
 
+const CLIENT_ERROR_LOG_MESSAGES = { left: 'client error', failed: 'client error', rejected: 'client error' } as const;
+
 /**
  * fastify's clientErrorHandler: a request node's parser refused (too slow, headers too large, not
  * HTTP) gets the error envelope, an X-Request-ID and the X-RateLimit-* headers like every other
@@ -43,7 +45,8 @@ export function answerClientError(error: NodeJS.ErrnoException, socket: Socket, 
   const svcError = describe(error, options);
   const status = httpStatusOf(svcError.code);
   const requestId = newUlid();
-  log.info({ request_id: requestId, code: svcError.code, cause: error.code, statusCode: status, remoteAddress: socket.remoteAddress }, 'client error');
+  const failure = { error: svcError, original: error.code, clientLeft: false };
+  logFailure(log, failure, { request_id: requestId, cause: error.code, remoteAddress: socket.remoteAddress }, CLIENT_ERROR_LOG_MESSAGES);
   if (socket.writable) {
     const body = JSON.stringify(errorEnvelope(svcError, requestId));
     const headers: Record<string, string> = {

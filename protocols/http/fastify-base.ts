@@ -10,7 +10,7 @@ import Fastify, {
   type FastifyRequest,
 } from 'fastify';
 import { newUlid } from '../../core/ids.js';
-import { SvcError } from '../../core/errors.js';
+import { SvcError, shuttingDown } from '../../core/errors.js';
 import { errorEnvelopeSchema, installErrorHandlers, sendError, type ErrorContext } from '../errors.js';
 import type { RateLimitGate } from '../auth/rate-limit.js';
 import { answerClientError } from './client-errors.js';
@@ -137,7 +137,7 @@ export function createBaseServer(options: BaseServerOptions): FastifyInstance {
     reply.header(REQUEST_ID_HEADER, request.id);
     if (closing) {
       closeAfterResponse(request, reply);
-      throw new SvcError('SHUTTING_DOWN', 'the server is shutting down; retry on another instance or after restart');
+      throw shuttingDown();
     }
   });
   // close() closes only the connections idle at that moment: one that was busy becomes idle once

@@ -1,19 +1,16 @@
 import type { FastifyInstance } from 'fastify';
 import { SvcError } from '../../core/errors.js';
-import { errorEnvelope, httpStatusOf, toSvcError, type ErrorContext } from '../errors.js';
+import { installErrorHandler, restEnvelope, type ErrorContext, type ErrorEnvelopeHook } from '../errors.js';
 
 /**
- * Errors of the vector protocol: svcdb's envelope (same codes, same status table) plus Pinecone's
+ * The vector protocol's envelope: svcdb's (same codes, same status table) plus Pinecone's
  * top-level `status` and `message`, which its clients read (they show `message`).
  */
+export const vectorEnvelope: ErrorEnvelopeHook = (error, answer) => ({ ...restEnvelope(error, answer), status: answer.status, message: error.message });
+
+/** Errors of the vector protocol go through the one sender, in the vector envelope. */
 export function installVectorErrors(app: FastifyInstance, context: ErrorContext): void {
-  app.setErrorHandler((original, request, reply) => {
-    const error = toSvcError(original, context);
-    const status = httpStatusOf(error.code);
-    if (status >= 500) request.log.error({ err: original, code: error.code, statusCode: status, url: request.url }, 'request failed');
-    else request.log.info({ code: error.code, statusCode: status, url: request.url, reason: error.message }, 'request rejected');
-    return reply.code(status).type('application/json; charset=utf-8').send({ ...errorEnvelope(error, request.id), status, message: error.message });
-  });
+  installErrorHandler(app, context, vectorEnvelope);
 }
 
 /** Pinecone's 404 for an index or a route of one. */

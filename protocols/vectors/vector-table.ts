@@ -1,5 +1,5 @@
 import { DEFAULT_SCHEMA, type ColumnDef, type IndexDef, type TableDef } from '../../core/catalog.js';
-import { SvcError } from '../../core/errors.js';
+import { SvcError, tableNotFound } from '../../core/errors.js';
 
 /** What the vector routes read of the catalog (projections' CatalogState satisfies it). */
 export interface VectorCatalog {
@@ -68,7 +68,7 @@ export function vectorTableOf(def: TableDef, field: string, vectorColumn?: Colum
 export function tableNamed(catalog: VectorCatalog, tenant: string, name: string, field: string): VectorTable {
   const { schema, table } = splitName(name);
   const entry = catalog.tableByName(tenant, schema, table);
-  if (entry === undefined) throw new SvcError('TABLE_NOT_FOUND', `table "${name}" does not exist`, { field, table: name });
+  if (entry === undefined) throw tableNotFound(name, { noun: 'table', details: { field } });
   return vectorTableOf(entry.def, field);
 }
 

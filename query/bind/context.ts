@@ -1,5 +1,5 @@
 import { DEFAULT_SCHEMA, type TableDef } from '../../core/catalog.js';
-import { SvcError } from '../../core/errors.js';
+import { SvcError, tableNotFound } from '../../core/errors.js';
 import type { CatalogState, TableEntry } from '../../projections/index.js';
 import type { QType, TypeSystem } from '../types/contract.js';
 import type { AstNode } from '../parse/index.js';
@@ -42,7 +42,7 @@ export class BindContext {
 
   table(schema: string | null, name: string): TableEntry {
     const entry = this.findTable(schema, name);
-    if (!entry) throw tableNotFound(schema, name);
+    if (!entry) throw tableNotFound(relationLabel(schema, name));
     return entry;
   }
 
@@ -55,14 +55,9 @@ export class BindContext {
   }
 }
 
-export function tableNotFound(schema: string | null, name: string): SvcError {
-  const shown = schema === null ? name : `${schema}.${name}`;
-  return new SvcError('TABLE_NOT_FOUND', `relation "${shown}" does not exist`, { table: shown });
-}
-
-export function columnNotFound(name: string, table?: string): SvcError {
-  const shown = table === undefined ? name : `${table}.${name}`;
-  return new SvcError('COLUMN_NOT_FOUND', `column "${shown}" does not exist`, { column: name, ...(table === undefined ? {} : { table }) });
+/** A relation as the statement named it: `name`, or `schema.name` when it was qualified. */
+export function relationLabel(schema: string | null, name: string): string {
+  return schema === null ? name : `${schema}.${name}`;
 }
 
 export function invalid(message: string, details: Record<string, unknown> = {}): SvcError {

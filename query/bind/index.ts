@@ -1,5 +1,5 @@
 /** query/bind: names to catalog ids and slots, types through the TypeSystem. */
-export { BindContext, columnNotFound, invalid, mismatch, tableNotFound } from './context.js';
+export { BindContext, invalid, mismatch, relationLabel } from './context.js';
 export { asCondition, coerce, callByName, resolveUnknown, sameType, unify } from './coerce.js';
 export { bindExpr, type ExprEnv } from './expr.js';
 export { bindFunction } from './functions.js';

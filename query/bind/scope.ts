@@ -1,7 +1,7 @@
-import { assert, SvcError } from '../../core/errors.js';
+import { assert, columnNotFound, SvcError } from '../../core/errors.js';
 import type { QType } from '../types/contract.js';
 import type { Plan } from '../plan/nodes.js';
-import { columnNotFound, invalid } from './context.js';
+import { invalid } from './context.js';
 import type { Expr } from '../plan/expr.js';
 import type { AstNode } from '../parse/index.js';
 
@@ -127,7 +127,7 @@ export class Scope {
       }
     }
     if (table !== null && !this.hasAlias(table)) throw missingFromClause(table);
-    throw columnNotFound(column, table ?? undefined);
+    throw columnNotFound(column, table === null ? {} : { qualifier: table });
   }
 
   private hasAlias(table: string): boolean {

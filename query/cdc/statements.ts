@@ -8,7 +8,7 @@ import {
   CDC_STREAM_DEF_VERSION, CDC_STREAM_OBJECT, decodeCdcStreamDef, destinationAddress, encodeCdcStreamDef,
   type CdcDestination, type CdcStreamDef, type CdcStreamFilter,
 } from '../../core/cdc-stream.js';
-import { SvcError } from '../../core/errors.js';
+import { SvcError, tableNotFound } from '../../core/errors.js';
 import { newUlid } from '../../core/ids.js';
 import type { CatalogState, WriteView } from '../../projections/index.js';
 import type { CdcStatement } from '../parse/ast.js';
@@ -90,7 +90,7 @@ async function createStream(statement: Extract<CdcStatement, { kind: 'cdc_create
   await submitDdl(deps, async (view) => {
     const entry = view.catalog.tableByName(tenant, schema, tableName);
     if (!entry || entry.def.kind !== 'table') {
-      throw new SvcError('TABLE_NOT_FOUND', `table "${tableName}" does not exist`, { table: tableName });
+      throw tableNotFound(tableName, { noun: 'table' });
     }
     if (view.catalog.object(CDC_STREAM_OBJECT, tenant, name)) throw alreadyExists('CDC stream', name);
     const def: CdcStreamDef = {

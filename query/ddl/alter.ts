@@ -1,9 +1,9 @@
 import type { ColumnDef, TableDef } from '../../core/catalog.js';
-import { SvcError } from '../../core/errors.js';
+import { columnNotFound, SvcError, tableNotFound } from '../../core/errors.js';
 import { decodeRowInto } from '../../core/row-codec.js';
 import type { SqlValue } from '../../core/values.js';
 import type { WriteView } from '../../projections/index.js';
-import { bindCheck, bindDefault, identName, invalid, tableNotFound, type BindContext } from '../bind/index.js';
+import { bindCheck, bindDefault, identName, invalid, relationLabel, type BindContext } from '../bind/index.js';
 import { compile } from '../exec/index.js';
 import type { CustomStatement, AstNode } from '../parse/index.js';
 import { parseExpression, renameIdentifier } from '../parse/index.js';
@@ -27,7 +27,7 @@ export async function alterTable(ast: AstNode, deps: DdlDeps): Promise<QueryResu
     const entry = view.catalog.tableByName(tenant, schema, name);
     if (!entry || entry.def.kind !== 'table') {
       if (ast.if_exists) return null;
-      throw tableNotFound(ast.table[0].db ? schema : null, name);
+      throw tableNotFound(relationLabel(ast.table[0].db ? schema : null, name));
     }
     const ctx = deps.bindContext(view.catalog);
     const ids = new IdAllocator(view.catalog);
@@ -89,7 +89,7 @@ function dropColumn(def: TableDef, name: string, ifExists: boolean): TableDef {
   const column = def.columns.find((c) => c.name === name);
   if (!column) {
     if (ifExists) return def;
-    throw new SvcError('COLUMN_NOT_FOUND', `column "${name}" of relation "${def.name}" does not exist`, { column: name, table: def.name });
+    throw columnNotFound(name, { relation: def.name });
   }
   if (def.primaryKey.includes(column.id)) throw invalid(`cannot drop column ${name} of table ${def.name}: it is part of the primary key`);
   if (def.columns.length === 1) throw invalid(`cannot drop the only column of table ${def.name}`);
@@ -154,7 +154,7 @@ export async function renameColumn(stmt: Extract<CustomStatement, { kind: 'renam
     const entry = view.catalog.tableByName(tenant, schema, stmt.table.name);
     if (!entry || entry.def.kind !== 'table') {
       if (stmt.ifExists) return null;
-      throw tableNotFound(stmt.table.schema, stmt.table.name);
+      throw tableNotFound(relationLabel(stmt.table.schema, stmt.table.name));
     }
     const def = entry.def;
     const column = columnByName(def, stmt.from);

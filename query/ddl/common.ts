@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { DEFAULT_SCHEMA, type ColumnDef, type ConstraintDef, type IndexDef, type TableDef } from '../../core/catalog.js';
-import { SvcError } from '../../core/errors.js';
+import { SvcError, columnNotFound } from '../../core/errors.js';
 import type { TxnOp, TxnRecord } from '../../core/log-records.js';
 import type { CatalogState, TableEntry } from '../../projections/index.js';
 import { identName } from '../bind/index.js';
@@ -80,7 +80,7 @@ export function freeName(base: string, taken: Set<string>): string {
 
 export function columnByName(table: TableDef, name: string): ColumnDef {
   const column = table.columns.find((c) => c.name === name);
-  if (!column) throw new SvcError('COLUMN_NOT_FOUND', `column "${name}" of relation "${table.name}" does not exist`, { column: name, table: table.name });
+  if (!column) throw columnNotFound(name, { relation: table.name });
   return column;
 }
 

@@ -1,9 +1,10 @@
 import type { IndexDef, TableDef } from '../../core/catalog.js';
 import { encodeKey } from '../../core/key-encoding.js';
+import { tableNotFound } from '../../core/errors.js';
 import { decodeRowInto } from '../../core/row-codec.js';
 import type { SqlValue } from '../../core/values.js';
 import type { WriteView } from '../../projections/index.js';
-import { identName, invalid, tableNotFound } from '../bind/index.js';
+import { identName, invalid, relationLabel } from '../bind/index.js';
 import type { AstNode } from '../parse/index.js';
 import { emptyResult, type QueryResult } from '../result.js';
 import { uniqueViolation } from '../dml/errors.js';
@@ -17,7 +18,7 @@ export async function createIndex(ast: AstNode, deps: DdlDeps): Promise<QueryRes
   const hnsw = deps.statement.hnsw;
   await submitDdl(deps, async (view) => {
     const entry = view.catalog.tableByName(tenant, schema, tableName);
-    if (!entry || entry.def.kind !== 'table') throw tableNotFound(schema === 'public' ? null : schema, tableName);
+    if (!entry || entry.def.kind !== 'table') throw tableNotFound(relationLabel(schema === 'public' ? null : schema, tableName));
     const table = entry.def;
     const columns = (ast.index_columns as AstNode[]).map((c) => columnByName(table, identName(c.column ?? c)));
     const taken = namesInSchema(view.catalog, tenant, schema);

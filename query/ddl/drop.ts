@@ -1,8 +1,8 @@
 import type { TableDef } from '../../core/catalog.js';
-import { SvcError } from '../../core/errors.js';
+import { SvcError, tableNotFound } from '../../core/errors.js';
 import type { TxnOp } from '../../core/log-records.js';
 import type { CatalogState } from '../../projections/index.js';
-import { identName, invalid, QueryBinder, Scope, tableNotFound } from '../bind/index.js';
+import { identName, invalid, QueryBinder, relationLabel, Scope } from '../bind/index.js';
 import { parseSql } from '../parse/index.js';
 import type { AstNode } from '../parse/index.js';
 import { emptyResult, type QueryResult } from '../result.js';
@@ -23,7 +23,7 @@ export async function dropTables(ast: AstNode, deps: DdlDeps, keyword: 'table' |
       const wanted = keyword === 'view' ? 'view' : 'table';
       if (!entry) {
         if (ifExists) continue;
-        throw new SvcError('TABLE_NOT_FOUND', `${wanted} "${name}" does not exist`, { table: name });
+        throw tableNotFound(name, { noun: wanted });
       }
       if (entry.def.kind !== wanted) throw invalid(`"${name}" is not a ${wanted}`, { name });
       targets.push(entry.def);
@@ -117,7 +117,7 @@ export async function dropIndex(ast: AstNode, deps: DdlDeps): Promise<QueryResul
       return { record: catalogRecord(tenant, [{ kind: 'put_table', table: next }]), result: null };
     }
     if (ifExists) return null;
-    throw new SvcError('TABLE_NOT_FOUND', `index "${name}" does not exist`, { index: name });
+    throw tableNotFound(name, { noun: 'index' });
   });
   return emptyResult('DROP INDEX');
 }
@@ -130,7 +130,7 @@ export async function truncate(ast: AstNode, deps: DdlDeps): Promise<QueryResult
     const tables = (ast.name as AstNode[]).map((n) => {
       const { schema, name } = tableRef(n);
       const entry = view.catalog.tableByName(tenant, schema, name);
-      if (!entry || entry.def.kind !== 'table') throw tableNotFound(n.db ? schema : null, name);
+      if (!entry || entry.def.kind !== 'table') throw tableNotFound(relationLabel(n.db ? schema : null, name));
       return entry.def;
     });
     const ids = new Set(tables.map((t) => t.id));

@@ -1,5 +1,5 @@
 import type { ColumnDef, ConstraintDef, ForeignKeyAction, IndexDef, TableDef } from '../../core/catalog.js';
-import { SvcError } from '../../core/errors.js';
+import { tableNotFound } from '../../core/errors.js';
 import type { CatalogState } from '../../projections/index.js';
 import { bindCheck, identName, invalid, type BindContext } from '../bind/index.js';
 import { exprSql, PK_MARKER, type AstNode } from '../parse/index.js';
@@ -79,7 +79,7 @@ export class ConstraintBuilder {
     const { schema, name } = tableRef(fk.ref.table[0]);
     const self = schema === table.schema && name === table.name;
     const target = self ? table : this.catalog.tableByName(table.tenant, schema, name)?.def;
-    if (!target || target.kind !== 'table') throw new SvcError('TABLE_NOT_FOUND', `relation "${name}" does not exist`, { table: name });
+    if (!target || target.kind !== 'table') throw tableNotFound(name);
     const refNames = (fk.ref.definition as AstNode[]).map((c) => identName(c.column ?? c));
     const targetPk = self ? pk : target.primaryKey;
     const refCols = refNames.length === 1 && refNames[0] === PK_MARKER ? targetPk.map((id) => target.columns.find((c) => c.id === id)!) : refNames.map((n) => columnByName(target, n));

@@ -1,5 +1,5 @@
 import type { TableDef } from '../../core/catalog.js';
-import { SvcError, isSvcError } from '../../core/errors.js';
+import { SvcError, columnNotFound, isSvcError } from '../../core/errors.js';
 import { invalid } from '../bind/index.js';
 import type { ParsedStatement } from '../parse/index.js';
 import type { Expr } from '../plan/expr.js';
@@ -52,7 +52,7 @@ export function insertJson(request: JsonInsert, deps: DmlDeps): Promise<QueryRes
 
 function position(table: TableDef, name: string): number {
   const at = table.columns.findIndex((c) => c.name === name);
-  if (at < 0) throw new SvcError('COLUMN_NOT_FOUND', `column "${name}" of relation "${table.name}" does not exist`, { column: name, table: table.name });
+  if (at < 0) throw columnNotFound(name, { relation: table.name });
   return at;
 }
 

@@ -1,5 +1,5 @@
 import type { IndexDef, TableDef } from '../../core/catalog.js';
-import { SvcError } from '../../core/errors.js';
+import { SvcError, columnNotFound } from '../../core/errors.js';
 import { decodeRowInto } from '../../core/row-codec.js';
 import { asCondition, bindExpr, coerce, identName, invalid, Scope } from '../bind/index.js';
 import { compile } from '../exec/index.js';
@@ -95,7 +95,7 @@ function targetColumns(table: TableDef, columns: readonly AstNode[] | null | und
   for (const c of columns) {
     const name = identName(c);
     const at = table.columns.findIndex((col) => col.name === name);
-    if (at < 0) throw new SvcError('COLUMN_NOT_FOUND', `column "${name}" of relation "${table.name}" does not exist`, { column: name, table: table.name });
+    if (at < 0) throw columnNotFound(name, { relation: table.name });
     if (out.includes(at)) throw invalid(`column "${name}" specified more than once`, { column: name });
     out.push(at);
   }
@@ -108,7 +108,7 @@ function bindConflict(run: DmlRun, table: TableDef, alias: string, node: AstNode
   if (targetCols.length > 0) {
     const ids = targetCols.map((n) => {
       const col = table.columns.find((c) => c.name === n);
-      if (!col) throw new SvcError('COLUMN_NOT_FOUND', `column "${n}" does not exist`, { column: n });
+      if (!col) throw columnNotFound(n);
       return col.id;
     });
     const match = indexes.find((i) => i.columnIds.length === ids.length && ids.every((id) => i.columnIds.includes(id)));
@@ -126,7 +126,7 @@ function bindConflict(run: DmlRun, table: TableDef, alias: string, node: AstNode
   const sets = (action.set as AstNode[]).map((s) => {
     const name = identName(s.column);
     const position = table.columns.findIndex((c) => c.name === name);
-    if (position < 0) throw new SvcError('COLUMN_NOT_FOUND', `column "${name}" of relation "${table.name}" does not exist`, { column: name });
+    if (position < 0) throw columnNotFound(name, { relation: table.name });
     return { position, expr: coerce(run.ctx, bindExpr(s.value, env), table.columns[position]!.type, 'assignment') };
   });
   const where = action.where ? asCondition(run.ctx, bindExpr(action.where, env), 'WHERE') : null;

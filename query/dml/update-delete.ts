@@ -1,4 +1,4 @@
-import { SvcError } from '../../core/errors.js';
+import { SvcError, columnNotFound } from '../../core/errors.js';
 import { bindExpr, coerce, identName } from '../bind/index.js';
 import { compile, prepare } from '../exec/index.js';
 import type { AstNode } from '../parse/index.js';
@@ -20,7 +20,7 @@ export function update(ast: AstNode, deps: DmlDeps): Promise<QueryResult> {
     const sets = (ast.set as AstNode[]).map((s) => {
       const name = identName(s.column);
       const position = table.columns.findIndex((c) => c.name === name);
-      if (position < 0) throw new SvcError('COLUMN_NOT_FOUND', `column "${name}" of relation "${table.name}" does not exist`, { column: name, table: table.name });
+      if (position < 0) throw columnNotFound(name, { relation: table.name });
       if (assigned.has(position)) throw new SvcError('INVALID_QUERY', `multiple assignments to same column "${name}"`, { column: name });
       assigned.add(position);
       const column = table.columns[position]!;

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { SvcError } from '../../core/errors.js';
+import { SvcError, shuttingDown } from '../../core/errors.js';
 import type { Logger } from '../../core/logger.js';
 import { lsn as asLsn, type Lsn } from '../../core/units.js';
 import type { Projections } from '../../projections/index.js';
@@ -90,7 +90,7 @@ export class TxnManager implements TxnScope {
   }
 
   private async openTransaction(options: BeginOptions): Promise<Transaction> {
-    if (this.closed) throw new SvcError('SHUTTING_DOWN', 'the server is shutting down; retry on another instance or after restart');
+    if (this.closed) throw shuttingDown();
     const internal = options.internal ?? false;
     if (!internal) this.makeRoom(options.tenant);
     const { limits, projections } = this.deps;
@@ -117,7 +117,7 @@ export class TxnManager implements TxnScope {
     }
     if (this.closed) {
       await snapshot?.store.close();
-      throw new SvcError('SHUTTING_DOWN', 'the server is shutting down; retry on another instance or after restart');
+      throw shuttingDown();
     }
     const txn = new Transaction({
       id, tenant: options.tenant, owner: options.owner ?? null, isolation: options.isolation, readOnly: options.readOnly, internal,

@@ -7,7 +7,7 @@
 import { X509Certificate } from 'node:crypto';
 import { createSecureContext } from 'node:tls';
 import { DEFAULT_SCHEMA, type TableDef, type TableId } from '../../core/catalog.js';
-import { SvcError } from '../../core/errors.js';
+import { SvcError, tableNotFound } from '../../core/errors.js';
 import type { WebhookCircuitBreaker, WebhookDef, WebhookFilter, WebhookRetry, WebhookTls, WebhookTransform } from '../../core/webhook.js';
 import type { CatalogState } from '../../projections/index.js';
 import { checkUrl, type AllowedAddresses, type ResolveAll } from './allowed-addresses.js';
@@ -113,8 +113,10 @@ export function tableLabel(def: TableDef): string {
   return def.schema === DEFAULT_SCHEMA ? def.name : `${def.schema}.${def.name}`;
 }
 
-function tableNotFound(label: string, message = `table "${label}" does not exist`): SvcError {
-  return new SvcError('TABLE_NOT_FOUND', message, { table: label, field: 'tables' });
+/** A table a stored definition follows by id was dropped since (a name is refused by tableNotFound). */
+function followedTableGone(id: TableId): SvcError {
+  const message = `a table this webhook follows (id ${id}) no longer exists: PATCH its tables, or DELETE it`;
+  return new SvcError('TABLE_NOT_FOUND', message, { table: String(id), field: 'tables' });
 }
 
 /** The tenant's tables, by name (deduplicated, in the order given) or by the ids a definition follows. */
@@ -127,7 +129,7 @@ export function resolveTables(
     for (const id of tables.ids) {
       const entry = ctx.catalog.table(id);
       if (!entry || entry.def.tenant !== ctx.tenant) {
-        throw tableNotFound(String(id), `a table this webhook follows (id ${id}) no longer exists: PATCH its tables, or DELETE it`);
+        throw followedTableGone(id);
       }
       defs.push(entry.def);
     }
@@ -140,7 +142,7 @@ export function resolveTables(
       if (typeof name !== 'string' || name.length === 0) invalid(`tables.${i}`, 'is a table name');
       const ref = tableRef(name);
       const entry = ctx.catalog.tableByName(ctx.tenant, ref.schema, ref.name);
-      if (!entry || entry.def.kind !== 'table') throw tableNotFound(name);
+      if (!entry || entry.def.kind !== 'table') throw tableNotFound(name, { noun: 'table', details: { field: 'tables' } });
       if (!defs.some((d) => d.id === entry.def.id)) defs.push(entry.def);
     }
   }

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ERROR_CODES, SvcError } from '../../core/errors.js';
-import { HTTP_STATUS_BY_CODE, errorEnvelope, toSvcError } from '../../protocols/errors.js';
+import { HTTP_STATUS_BY_CODE, errorBody, errorEnvelope, toSvcError, wireDetails } from '../../protocols/errors.js';
+import { vectorEnvelope } from '../../protocols/pinecone/errors.js';
 
 const context = { bodyLimitBytes: 1024 };
 
@@ -51,6 +52,26 @@ describe('error table and translation', () => {
   it('builds the envelope', () => {
     expect(errorEnvelope(new SvcError('NOT_FOUND', 'gone', { id: 1 }), 'r1')).toEqual({
       error: { code: 'NOT_FOUND', message: 'gone', details: { id: 1 }, request_id: 'r1' },
+    });
+  });
+
+  it('sends details keys in snake_case, top level only, snake_case ones as they are', () => {
+    expect(wireDetails({ limitBytes: 1, dataDir: '/d', positionBytes: 3, table_id: 4, reset_at: 'x', HTTPStatus: 5 })).toEqual({
+      limit_bytes: 1, data_dir: '/d', position_bytes: 3, table_id: 4, reset_at: 'x', http_status: 5,
+    });
+    const nested = { columns: { myColumn: 1 } };
+    expect(wireDetails(nested)).toBe(nested);
+    expect(errorBody(new SvcError('TYPE_MISMATCH', 'm', { columnId: 77, type: 'INTEGER' }))).toEqual({
+      code: 'TYPE_MISMATCH', message: 'm', details: { column_id: 77, type: 'INTEGER' },
+    });
+    expect(errorEnvelope(new SvcError('NOT_FOUND', 'gone', { tableId: 1 }), 'r1').error.details).toEqual({ table_id: 1 });
+  });
+
+  it('builds the vector protocol\'s envelope: svcdb\'s plus Pinecone\'s status and message', () => {
+    expect(vectorEnvelope(new SvcError('NOT_FOUND', 'Resource x not found', { indexName: 'x' }), { requestId: 'r2', status: 404 })).toEqual({
+      error: { code: 'NOT_FOUND', message: 'Resource x not found', details: { index_name: 'x' }, request_id: 'r2' },
+      status: 404,
+      message: 'Resource x not found',
     });
   });
 });

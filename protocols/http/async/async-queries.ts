@@ -1,7 +1,8 @@
-import { SvcError } from '../../../core/errors.js';
+import { SvcError, shuttingDown } from '../../../core/errors.js';
 import { newUlid } from '../../../core/ids.js';
 import type { Logger } from '../../../core/logger.js';
 import { asSvcError, collectRows, type JsonRow, type ReadOnlyReason, type SqlEngine } from '../../../query/index.js';
+import { errorBody } from '../../errors.js';
 import { measured, type QueryMetrics } from '../../metrics/query-metrics.js';
 import { deliverCallback } from './async-callback.js';
 import { isFinished, nextStatus, type AsyncQueryEvent, type AsyncQueryStatus } from './async-state.js';
@@ -87,7 +88,7 @@ export class AsyncQueries {
 
   /** Accepts a query as pending (and starts it when a slot is free). */
   submit(input: AsyncQueryInput): AsyncQuerySubmitted {
-    if (this.closed.signal.aborted) throw new SvcError('SHUTTING_DOWN', 'the server is shutting down; retry on another instance or after restart');
+    if (this.closed.signal.aborted) throw shuttingDown();
     this.makeRoom();
     const entry: Entry = {
       id: newUlid(), input, abort: new AbortController(), createdAtMs: this.now(), status: 'pending',
@@ -233,7 +234,7 @@ export class AsyncQueries {
     if (entry.status !== 'running') return; // cancelled meanwhile: the abort is what ended it
     const svcError = asSvcError(error);
     if (svcError.code === 'INTERNAL_ERROR') this.deps.logger.error({ err: error, query_id: entry.id }, 'async query failed');
-    entry.error = { code: svcError.code, message: svcError.message, details: svcError.details };
+    entry.error = errorBody(svcError);
     this.move(entry, 'fail');
   }
 }

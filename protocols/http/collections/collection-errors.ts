@@ -1,6 +1,5 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { SvcError } from '../../../core/errors.js';
-import { httpStatusOf, toSvcError, type ErrorContext } from '../../errors.js';
+import type { FastifyInstance } from 'fastify';
+import { errorBody, installErrorHandlers, type ErrorContext, type ErrorEnvelopeHook } from '../../errors.js';
 
 /**
  * The collection interface's error body: `{code, message, details}` at the top level, as the spec
@@ -26,28 +25,10 @@ export const collectionErrorSchema = {
   },
 } as const;
 
-function sendCollectionError(original: unknown, request: FastifyRequest, reply: FastifyReply, context: ErrorContext): FastifyReply {
-  const error = toSvcError(original, context);
-  const statusCode = httpStatusOf(error.code);
-  if (request.raw.destroyed) request.log.info({ code: error.code, method: request.method, url: request.url }, 'client closed the request');
-  else if (statusCode >= 500) request.log.error({ err: original, code: error.code, statusCode, method: request.method, url: request.url }, 'request failed');
-  else request.log.info({ code: error.code, statusCode, method: request.method, url: request.url, reason: error.message }, 'request rejected');
-  const resetAt = error.code === 'RATE_LIMIT_EXCEEDED' ? error.details.reset_at : undefined;
-  if (typeof resetAt === 'string' && !reply.hasHeader('retry-after')) {
-    reply.header('retry-after', String(Math.max(1, Math.ceil((Date.parse(resetAt) - Date.now()) / 1000))));
-  }
-  const body: CollectionErrorBody = { code: error.code, message: error.message, details: error.details, request_id: request.id };
-  return reply.code(statusCode).type('application/json; charset=utf-8').send(body);
-}
+/** The collection interface's envelope: the error body at the top level, with request_id. */
+export const collectionEnvelope: ErrorEnvelopeHook = (error, answer): CollectionErrorBody => ({ ...errorBody(error), request_id: answer.requestId });
 
-/**
- * Error and not-found handlers of the /v1 plugin. (To be folded into protocols/errors.ts's one
- * sender as an envelope shape; until then this mirrors sendError.)
- */
+/** Error and not-found handlers of the /v1 plugin: the one sender, in the collection envelope. */
 export function installCollectionErrors(app: FastifyInstance, context: ErrorContext): void {
-  app.setErrorHandler((error, request, reply) => sendCollectionError(error, request, reply, context));
-  app.setNotFoundHandler((request, reply) => {
-    const error = new SvcError('NOT_FOUND', `no route for ${request.method} ${request.url.split('?')[0]}`, { method: request.method });
-    return sendCollectionError(error, request, reply, context);
-  });
+  installErrorHandlers(app, context, collectionEnvelope);
 }

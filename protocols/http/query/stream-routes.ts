@@ -1,7 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import type { SqlEngine } from '../../../query/index.js';
-import { errorEnvelope, httpStatusOf, toSvcError } from '../../errors.js';
+import { errorEnvelope, logFailure, toSvcError } from '../../errors.js';
 import { engineScope, principalOf } from '../../auth/principal.js';
 import { measured, type QueryMetrics } from '../../metrics/query-metrics.js';
 import { untilClientLeaves } from '../client-abort.js';
@@ -53,19 +53,16 @@ function startNdjson(reply: FastifyReply): ServerResponse {
   return reply.raw;
 }
 
+const STREAM_LOG_MESSAGES = { left: 'query stream stopped', failed: 'query stream failed', rejected: 'query stream failed' } as const;
+
 /** After the first line is sent the status is fixed: an error is one last line, the envelope. */
 function endWithError(error: unknown, request: FastifyRequest, res: ServerResponse, limits: StreamRouteLimits, rows: number): void {
   const svcError = toSvcError(error, { bodyLimitBytes: limits.bodyLimitBytes });
-  if (res.destroyed || res.writableEnded) {
-    // The client left: make sure the socket goes too (a half-closed one would keep the server's close waiting).
-    res.destroy();
-    request.log.info({ reason: 'client_closed', rows }, 'query stream stopped');
-    return;
-  }
-  const status = httpStatusOf(svcError.code);
-  if (status >= 500) request.log.error({ err: error, code: svcError.code, rows }, 'query stream failed');
-  else request.log.info({ code: svcError.code, reason: svcError.message, rows }, 'query stream failed');
-  res.end(`${JSON.stringify(errorEnvelope(svcError, request.id))}\n`);
+  const clientLeft = res.destroyed || res.writableEnded;
+  logFailure(request.log, { error: svcError, original: error, clientLeft }, clientLeft ? { reason: 'client_closed', rows } : { rows }, STREAM_LOG_MESSAGES);
+  // The client left: make sure the socket goes too (a half-closed one would keep the server's close waiting).
+  if (clientLeft) res.destroy();
+  else res.end(`${JSON.stringify(errorEnvelope(svcError, request.id))}\n`);
 }
 
 /**

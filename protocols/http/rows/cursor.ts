@@ -1,6 +1,6 @@
-import { SvcError } from '../../../core/errors.js';
+import { SvcError, columnNotFound } from '../../../core/errors.js';
 import type { TableDef } from '../../../core/catalog.js';
-import { columnNotFound, primaryKeyNames, quoteIdent } from '../tables/table-ref.js';
+import { primaryKeyNames, quoteIdent } from '../tables/table-ref.js';
 
 /**
  * Keyset pagination for GET /tables/{t}/rows. A page is ordered by the order_by columns plus the
@@ -36,7 +36,7 @@ export function orderKeys(table: TableDef, orderBy: string | undefined): OrderKe
     }
     const descending = item.startsWith('-');
     const column = (descending || item.startsWith('+') ? item.slice(1) : item).trim();
-    if (!table.columns.some((c) => c.name === column)) throw columnNotFound(table, column);
+    if (!table.columns.some((c) => c.name === column)) throw columnNotFound(column, { relation: table.name });
     if (keys.some((k) => k.column === column)) throw badOrder(`names "${column}" twice`);
     keys.push({ column, descending });
   }

@@ -1,8 +1,8 @@
 import type { TableDef } from '../../../core/catalog.js';
-import { SvcError } from '../../../core/errors.js';
+import { SvcError, columnNotFound } from '../../../core/errors.js';
 import { checkExpression } from '../../../query/index.js';
 import { afterSql, orderBySql, type CursorPosition, type OrderKey } from './cursor.js';
-import { columnNotFound, primaryKeyNames, qualified, quoteIdent, type TableRef } from '../tables/table-ref.js';
+import { primaryKeyNames, qualified, quoteIdent, type TableRef } from '../tables/table-ref.js';
 
 /**
  * SQL text of the row endpoints. Identifiers are checked against the table and quoted; values are
@@ -20,7 +20,7 @@ export function filterSql(filter: string, textBytesMax: number): string {
 
 /** A column of the table, or 400 COLUMN_NOT_FOUND. */
 function column(table: TableDef, name: string): string {
-  if (!table.columns.some((c) => c.name === name)) throw columnNotFound(table, name);
+  if (!table.columns.some((c) => c.name === name)) throw columnNotFound(name, { relation: table.name });
   return name;
 }
 

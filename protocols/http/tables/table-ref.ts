@@ -1,5 +1,5 @@
 import { DEFAULT_SCHEMA, type TableDef } from '../../../core/catalog.js';
-import { SvcError } from '../../../core/errors.js';
+import { tableNotFound } from '../../../core/errors.js';
 import type { CatalogState, TableEntry } from '../../../projections/index.js';
 
 /** A table as a URL names it: `name` (schema public) or `schema.name` (split at the first dot). */
@@ -25,20 +25,16 @@ export function tableRefOf(param: string): TableRef {
   return { schema: param.slice(0, dot), name: param.slice(dot + 1) };
 }
 
-export function tableNotFound(ref: TableRef): SvcError {
-  const shown = ref.schema === DEFAULT_SCHEMA ? ref.name : `${ref.schema}.${ref.name}`;
-  return new SvcError('TABLE_NOT_FOUND', `table "${shown}" does not exist`, { table: shown });
+/** A table as the URL named it: bare in the public schema, else schema.name. */
+export function tableLabelOf(ref: TableRef): string {
+  return ref.schema === DEFAULT_SCHEMA ? ref.name : `${ref.schema}.${ref.name}`;
 }
 
 /** The caller's tenant's table (or view) named by `ref`; 404 TABLE_NOT_FOUND when there is none. */
 export function findTable(catalog: CatalogState, tenant: string, ref: TableRef): TableEntry {
   const entry = catalog.tableByName(tenant, ref.schema, ref.name);
-  if (!entry) throw tableNotFound(ref);
+  if (!entry) throw tableNotFound(tableLabelOf(ref), { noun: 'table' });
   return entry;
-}
-
-export function columnNotFound(table: TableDef, name: string): SvcError {
-  return new SvcError('COLUMN_NOT_FOUND', `column "${name}" of relation "${table.name}" does not exist`, { column: name, table: table.name });
 }
 
 /** The column names of a table's primary key, in key order (empty: no primary key). */
