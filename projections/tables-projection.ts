@@ -1,4 +1,5 @@
 import type { TableDef, TableId } from '../core/catalog.js';
+import { assert } from '../core/errors.js';
 import {
   decodeLogRecord, eventSequenceBase, nextSequenceAfter, opSequenceSpan, type CatalogChange, type DropObject, type PutObject, type RowChange, type SequenceUpdate, type TxnOp,
 } from '../core/log-records.js';
@@ -122,7 +123,7 @@ export class TablesProjection implements Consumer {
     for (const op of effects.ops) this.dataOps.push(op);
     for (const [tableId, delta] of effects.deltas) {
       const table = this.catalog.table(tableId);
-      if (!table) throw new Error(`assertion failed: prepared row changes for unknown table ${tableId}`);
+      assert(table, `prepared row changes for unknown table ${tableId}`);
       addStats(table, delta);
       this.touched.add(table);
     }
@@ -169,9 +170,7 @@ export class TablesProjection implements Consumer {
     if (!previous && op.snapshot) {
       await this.flushData();
       const copied = await this.copySnapshot(op.snapshot.tableId, at);
-      if (BigInt(copied) !== op.snapshot.rows) {
-        throw new Error(`assertion failed: snapshot of table ${op.snapshot.tableId} copied ${copied} rows, the record reserved ${op.snapshot.rows}`);
-      }
+      assert(BigInt(copied) === op.snapshot.rows, `snapshot of table ${op.snapshot.tableId} copied ${copied} rows, the record reserved ${op.snapshot.rows}`);
     }
     this.catalog.putObject(object);
     this.meta({ type: 'put', key: objectStoreKey(op.objectKind, op.tenant, op.name), value: encodeObject(object) });
@@ -213,7 +212,7 @@ export class TablesProjection implements Consumer {
 
   private applyRow(change: RowChange): void {
     const table = this.catalog.table(change.tableId);
-    if (!table) throw new Error(`assertion failed: row change for unknown table ${change.tableId}`);
+    assert(table, `row change for unknown table ${change.tableId}`);
     const delta: StatsDelta = { rowCount: 0, sizeBytes: 0, indexSizeBytes: 0 };
     rowChangeOps(table, change, this.dataOps, delta);
     addStats(table, delta);
@@ -259,7 +258,7 @@ export class TablesProjection implements Consumer {
 
   private async truncate(tableId: TableId): Promise<void> {
     const entry = this.catalog.table(tableId);
-    if (!entry) throw new Error(`assertion failed: truncate of unknown table ${tableId}`);
+    assert(entry, `truncate of unknown table ${tableId}`);
     await this.deleteRange(idRange(KeySpace.Row, tableId));
     for (const index of entry.btreeIndexes) await this.deleteRange(idRange(KeySpace.IndexEntry, index.def.id));
     Object.assign(entry.stats, { rowCount: 0, sizeBytes: 0, indexSizeBytes: 0 });

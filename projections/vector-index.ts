@@ -1,4 +1,5 @@
 import type { IndexDef, TableDef } from '../core/catalog.js';
+import { assert } from '../core/errors.js';
 import type { HnswInitOptions, HnswMetric } from './hnsw-adapter.js';
 import { ADD_OP, DELETE_OP, REUSE_OP, type HnswSearchResult } from './hnsw-protocol.js';
 import type { HnswWorker } from './hnsw-worker-client.js';
@@ -35,7 +36,7 @@ export function metricOf(index: IndexDef): VectorMetric {
 export function hnswSpecs(def: TableDef): VectorIndexSpec[] {
   return def.indexes.filter((i) => i.kind === 'hnsw').map((index) => {
     const column = def.columns.find((c) => c.id === index.columnIds[0]);
-    if (!column) throw new Error(`assertion failed: hnsw index ${index.name} on a missing column`);
+    assert(column, `hnsw index ${index.name} on a missing column`);
     const num = (v: number | string | undefined, d: number): number => (typeof v === 'number' && Number.isFinite(v) && v > 0 ? Math.floor(v) : d);
     return {
       indexId: index.id,
