@@ -185,8 +185,9 @@ function headerAlgorithm(token: string): string {
   try {
     const alg = decodeProtectedHeader(token).alg;
     if (typeof alg === 'string') return alg;
-  } catch {
-    // reported just below
+  } catch (error) {
+    // jose reports a malformed header as a TypeError; reported just below.
+    if (!(error instanceof TypeError)) throw error;
   }
   throw failed('malformed token: its header is not a JWS header with an alg');
 }

@@ -1,4 +1,5 @@
 import type { ColumnDef, IndexDef, TableDef, TableId } from '../../core/catalog.js';
+import { isSvcError } from '../../core/errors.js';
 import { compareKeys, decodeKey, encodeKey } from '../../core/key-encoding.js';
 import type { RowChange, SequenceUpdate, TxnOp } from '../../core/log-records.js';
 import { encodeRow } from '../../core/row-codec.js';
@@ -143,8 +144,9 @@ export class TableWriter {
         ...this.uniques.filter((u) => touches(u.positions)).map((u) => this.prefetchIndex(u, rows)),
         this.statement.fks.prefetchParents(this.def, rows, assigned),
       ]);
-    } catch {
-      // fall back to point reads
+    } catch (error) {
+      // Fall back to point reads (they fail the same way on a real error); a bug is not hidden.
+      if (!isSvcError(error)) throw error;
     }
   }
 
