@@ -265,7 +265,7 @@ export const commands: AppCommands = { startServer, replay, inspect, repair };
 function sqlLimitsOf(config: Config): SqlLimits {
   return {
     queryTextBytesMax: config.maxQuerySizeBytes,
-    resultRowsMax: config.maxResultRows,
+    resultRowsMax: config.resultRowsMax,
     materializedRowsMax: config.sqlMaterializedRowsMax,
     dmlRowsMax: config.sqlDmlRowsMax,
     planCacheEntriesMax: config.sqlPlanCacheEntriesMax,

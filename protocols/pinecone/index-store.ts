@@ -92,7 +92,7 @@ export class IndexStore {
   /** The engine bound to one request's scope. */
   runner(scope: { tenant: string; readOnly?: ReadOnlyReason }): Run {
     const timeoutMs = Math.min(30_000, this.deps.limits.queryTimeoutMsMax);
-    return (sql, params = []) => this.deps.engine.execute(sql, { params, timeoutMs, maxRows: this.deps.limits.maxResultRows, ...scope });
+    return (sql, params = []) => this.deps.engine.execute(sql, { params, timeoutMs, maxRows: this.deps.limits.resultRowsMax, ...scope });
   }
 
   /** The table, its hnsw index with the metric's operator class, then the settings row (DDL is not transactional: each step is checked on read). */

@@ -4,7 +4,7 @@ export interface VectorLimits {
   readonly vectorMaxVectors: number;
   readonly vectorMaxMetadataBytes: number;
   readonly vectorBatchSize: number;
-  readonly maxResultRows: number;
+  readonly resultRowsMax: number;
   readonly queryTimeoutMsMax: number;
   /** Bounds a filter's SQL text, as any query's. */
   readonly maxQuerySizeBytes: number;
@@ -24,5 +24,5 @@ export function vectorTimeoutMs(limits: VectorLimits): number {
 
 /** top_k bounded by the server's max_result_rows too. */
 export function topKMax(limits: VectorLimits): number {
-  return Math.min(TOP_K_MAX, limits.maxResultRows);
+  return Math.min(TOP_K_MAX, limits.resultRowsMax);
 }

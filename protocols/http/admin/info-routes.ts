@@ -27,7 +27,7 @@ export const FEATURES = Object.freeze({
 
 export interface InfoLimits {
   readonly maxQuerySizeBytes: number;
-  readonly maxResultRows: number;
+  readonly resultRowsMax: number;
   readonly maxConnections: number;
 }
 
@@ -45,7 +45,7 @@ export function infoBody(limits: InfoLimits) {
     protocols: [...SERVED_PROTOCOLS],
     limits: {
       max_query_size_bytes: limits.maxQuerySizeBytes,
-      max_result_rows: limits.maxResultRows,
+      max_result_rows: limits.resultRowsMax,
       max_connections: limits.maxConnections,
     },
   };

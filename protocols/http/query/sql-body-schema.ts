@@ -1,7 +1,7 @@
 /** Limits of the SQL routes from config (core/settings.ts). */
 export interface QueryRouteLimits {
   readonly maxQuerySizeBytes: number;
-  readonly maxResultRows: number;
+  readonly resultRowsMax: number;
   readonly queryTimeoutMsMax: number;
 }
 
@@ -30,5 +30,5 @@ export function sqlBodySchema(limits: QueryRouteLimits, extra: Record<string, ob
 
 /** max_rows: at most max_result_rows, by default the spec's 10000 (or max_result_rows if lower). */
 export function maxRowsProperty(limits: QueryRouteLimits): object {
-  return { type: 'integer', minimum: 1, maximum: limits.maxResultRows, default: Math.min(MAX_ROWS_DEFAULT, limits.maxResultRows) };
+  return { type: 'integer', minimum: 1, maximum: limits.resultRowsMax, default: Math.min(MAX_ROWS_DEFAULT, limits.resultRowsMax) };
 }

@@ -13,7 +13,7 @@ import { findTable, tableRefOf, type TableRef } from '../tables/table-ref.js';
 export interface RowRouteLimits {
   readonly maxQuerySizeBytes: number;
   readonly queryTimeoutMsMax: number;
-  readonly maxResultRows: number;
+  readonly resultRowsMax: number;
 }
 
 export interface RowRouteDeps {
@@ -28,7 +28,7 @@ export function rowTarget(deps: RowRouteDeps, request: FastifyRequest<{ Params: 
   const ref = tableRefOf(request.params.table_name);
   const entry = findTable(deps.catalog, principalOf(request).tenant, ref);
   const timeoutMs = Math.min(TIMEOUT_MS_DEFAULT, deps.limits.queryTimeoutMsMax);
-  return { ref, entry, options: { timeoutMs, maxRows: deps.limits.maxResultRows, ...engineScope(request) } };
+  return { ref, entry, options: { timeoutMs, maxRows: deps.limits.resultRowsMax, ...engineScope(request) } };
 }
 
 interface Envelope {
