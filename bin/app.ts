@@ -86,7 +86,7 @@ export async function startServer(config: Config, rootLogger: PinoLogger): Promi
     replicaCount: 0,
   };
   const engine = new SqlEngine({ projections, types: typeSystem, logger: logger.child({ component: 'sql' }), limits: sqlLimitsOf(config) });
-  const connections = new ConnectionLimiter(config.maxConnections);
+  const connections = new ConnectionLimiter(config.connectionsMax);
   const metrics = new ServiceMetrics({ connections, scanCache: () => engine.scanCacheStats(), healthy: status.storageHealthy });
   const asyncQueries = new AsyncQueries({
     engine, limits: config, logger: logger.child({ component: 'async-queries' }), statusPath: (id) => `${API_PREFIX}/query/${id}`, metrics,

@@ -28,7 +28,7 @@ export const FEATURES = Object.freeze({
 export interface InfoLimits {
   readonly maxQuerySizeBytes: number;
   readonly resultRowsMax: number;
-  readonly maxConnections: number;
+  readonly connectionsMax: number;
 }
 
 /** `7.0.0+node.20.18.0`: the service version with the runtime as semver build metadata (no git in a package). */
@@ -46,7 +46,7 @@ export function infoBody(limits: InfoLimits) {
     limits: {
       max_query_size_bytes: limits.maxQuerySizeBytes,
       max_result_rows: limits.resultRowsMax,
-      max_connections: limits.maxConnections,
+      max_connections: limits.connectionsMax,
     },
   };
 }
