@@ -46,19 +46,19 @@ interface UpdateBody {
 const idSchema = { type: 'string', minLength: 1, maxLength: 512 };
 
 function schemas(deps: DataPlaneDeps) {
-  const { vectorBatchSize, vectorMaxDimension } = deps.limits;
+  const { vectorUpsertCountMax, vectorMaxDimension } = deps.limits;
   const values = { type: 'array', maxItems: vectorMaxDimension, items: { type: 'number' } };
   const record = {
     type: 'object', required: ['id', 'values'],
     properties: { id: idSchema, values, sparseValues: sparseSchema, sparse_values: sparseSchema, metadata: { type: 'object' } },
   };
-  const upsertProperties = { vectors: { type: 'array', minItems: 1, maxItems: vectorBatchSize, items: record }, namespace: { type: 'string' } };
+  const upsertProperties = { vectors: { type: 'array', minItems: 1, maxItems: vectorUpsertCountMax, items: record }, namespace: { type: 'string' } };
   return {
     upsert: { type: 'object', required: ['vectors'], properties: upsertProperties },
     rootUpsert: { type: 'object', required: ['vectors'], properties: { ...upsertProperties, index: { type: 'string', minLength: 1, maxLength: 45 } } },
     remove: {
       type: 'object',
-      properties: { ids: { type: 'array', maxItems: vectorBatchSize, items: idSchema }, deleteAll: { type: 'boolean' }, namespace: { type: 'string' }, filter: { type: 'object' } },
+      properties: { ids: { type: 'array', maxItems: vectorUpsertCountMax, items: idSchema }, deleteAll: { type: 'boolean' }, namespace: { type: 'string' }, filter: { type: 'object' } },
     },
     update: {
       type: 'object',

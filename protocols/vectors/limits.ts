@@ -3,7 +3,7 @@ export interface VectorLimits {
   readonly vectorMaxDimension: number;
   readonly vectorMaxVectors: number;
   readonly vectorMaxMetadataBytes: number;
-  readonly vectorBatchSize: number;
+  readonly vectorUpsertCountMax: number;
   readonly resultRowsMax: number;
   readonly queryTimeoutMsMax: number;
   /** Bounds a filter's SQL text, as any query's. */

@@ -64,13 +64,13 @@ function schemas(limits: VectorLimits) {
   };
   const upsert = {
     type: 'object', required: ['table', 'vectors'], additionalProperties: false,
-    properties: { table: { type: 'string', minLength: 1, maxLength: 200 }, vectors: { type: 'array', minItems: 1, maxItems: limits.vectorBatchSize, items: record } },
+    properties: { table: { type: 'string', minLength: 1, maxLength: 200 }, vectors: { type: 'array', minItems: 1, maxItems: limits.vectorUpsertCountMax, items: record } },
   };
   const remove = {
     type: 'object', required: ['table'], additionalProperties: false,
     properties: {
       table: { type: 'string', minLength: 1, maxLength: 200 },
-      ids: { anyOf: [{ type: 'array', maxItems: limits.vectorBatchSize, items: idSchema }, { type: 'null' }] },
+      ids: { anyOf: [{ type: 'array', maxItems: limits.vectorUpsertCountMax, items: idSchema }, { type: 'null' }] },
       filter: filterSchema,
     },
   };
