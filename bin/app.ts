@@ -264,7 +264,7 @@ export const commands: AppCommands = { startServer, replay, inspect, repair };
 
 function sqlLimitsOf(config: Config): SqlLimits {
   return {
-    queryTextBytesMax: config.maxQuerySizeBytes,
+    queryTextBytesMax: config.queryTextBytesMax,
     resultRowsMax: config.resultRowsMax,
     materializedRowsMax: config.sqlMaterializedRowsMax,
     dmlRowsMax: config.sqlDmlRowsMax,

@@ -7,7 +7,7 @@ export interface VectorLimits {
   readonly resultRowsMax: number;
   readonly queryTimeoutMsMax: number;
   /** Bounds a filter's SQL text, as any query's. */
-  readonly maxQuerySizeBytes: number;
+  readonly queryTextBytesMax: number;
 }
 
 /** top_k / topK: the spec's default, and Pinecone's maximum. */

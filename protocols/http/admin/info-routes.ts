@@ -26,7 +26,7 @@ export const FEATURES = Object.freeze({
 });
 
 export interface InfoLimits {
-  readonly maxQuerySizeBytes: number;
+  readonly queryTextBytesMax: number;
   readonly resultRowsMax: number;
   readonly connectionsMax: number;
 }
@@ -44,7 +44,7 @@ export function infoBody(limits: InfoLimits) {
     features: { ...FEATURES },
     protocols: [...SERVED_PROTOCOLS],
     limits: {
-      max_query_size_bytes: limits.maxQuerySizeBytes,
+      max_query_size_bytes: limits.queryTextBytesMax,
       max_result_rows: limits.resultRowsMax,
       max_connections: limits.connectionsMax,
     },

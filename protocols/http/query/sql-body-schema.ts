@@ -1,6 +1,6 @@
 /** Limits of the SQL routes from config (core/settings.ts). */
 export interface QueryRouteLimits {
-  readonly maxQuerySizeBytes: number;
+  readonly queryTextBytesMax: number;
   readonly resultRowsMax: number;
   readonly queryTimeoutMsMax: number;
 }
@@ -20,7 +20,7 @@ export function sqlBodySchema(limits: QueryRouteLimits, extra: Record<string, ob
     required: ['sql'],
     additionalProperties: false,
     properties: {
-      sql: { type: 'string', minLength: 1, maxLength: limits.maxQuerySizeBytes },
+      sql: { type: 'string', minLength: 1, maxLength: limits.queryTextBytesMax },
       params: { type: 'array' },
       timeout_ms: { type: 'integer', minimum: 1, maximum: limits.queryTimeoutMsMax, default: Math.min(timeoutMsDefault, limits.queryTimeoutMsMax) },
       ...extra,

@@ -11,7 +11,7 @@ import { TIMEOUT_MS_DEFAULT } from '../query/sql-body-schema.js';
 import { findTable, tableRefOf, type TableRef } from '../tables/table-ref.js';
 
 export interface RowRouteLimits {
-  readonly maxQuerySizeBytes: number;
+  readonly queryTextBytesMax: number;
   readonly queryTimeoutMsMax: number;
   readonly resultRowsMax: number;
 }
@@ -69,7 +69,7 @@ type TableParams = { Params: { table_name: string } };
 /** GET, POST, PUT and DELETE /tables/{table_name}/rows (under /api/v1). */
 export function rowsRoutes(deps: RowRouteDeps): FastifyPluginAsync {
   const { engine, limits } = deps;
-  const textBytesMax = limits.maxQuerySizeBytes;
+  const textBytesMax = limits.queryTextBytesMax;
   return async (app) => {
     app.get<TableParams & { Querystring: RowsQuery }>(
       '/tables/:table_name/rows',

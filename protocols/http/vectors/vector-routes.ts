@@ -82,7 +82,7 @@ function schemas(limits: VectorLimits) {
  * two pairs of parentheses so `a) OR (b` cannot escape the AND around it.
  */
 function conditionOf(filter: string, limits: VectorLimits): string {
-  return `((${checkExpression(filter, { what: 'filter', textBytesMax: limits.maxQuerySizeBytes })}))`;
+  return `((${checkExpression(filter, { what: 'filter', textBytesMax: limits.queryTextBytesMax })}))`;
 }
 
 const scope = (request: FastifyRequest, limits: VectorLimits) => ({ ...engineScope(request), timeoutMs: vectorTimeoutMs(limits) });
