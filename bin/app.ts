@@ -270,6 +270,6 @@ function sqlLimitsOf(config: Config): SqlLimits {
     dmlRowsMax: config.sqlDmlRowsMax,
     planCacheEntriesMax: config.sqlPlanCacheEntriesMax,
     scanCacheRowsMax: config.sqlScanCacheRowsMax,
-    efSearchDefault: config.vectorEfSearch,
+    efSearchDefault: config.vectorEfSearchDefault,
   };
 }

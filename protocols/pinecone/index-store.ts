@@ -97,9 +97,9 @@ export class IndexStore {
 
   /** The table, its hnsw index with the metric's operator class, then the settings row (DDL is not transactional: each step is checked on read). */
   async create(run: Run, tenant: string, input: CreateIndexInput): Promise<void> {
-    if (input.dimension > this.deps.limits.vectorMaxDimension) {
-      throw new SvcError('LIMIT_EXCEEDED', `dimension ${input.dimension} is above the limit of ${this.deps.limits.vectorMaxDimension} (SVC_VECTOR_MAX_DIMENSION)`, {
-        field: 'dimension', limit: this.deps.limits.vectorMaxDimension,
+    if (input.dimension > this.deps.limits.vectorDimensionsMax) {
+      throw new SvcError('LIMIT_EXCEEDED', `dimension ${input.dimension} is above the limit of ${this.deps.limits.vectorDimensionsMax} (SVC_VECTOR_MAX_DIMENSION)`, {
+        field: 'dimension', limit: this.deps.limits.vectorDimensionsMax,
       });
     }
     if (this.deps.catalog.tableByName(tenant, DEFAULT_SCHEMA, tableOf(input.name)) !== undefined) {

@@ -1,8 +1,8 @@
 /** The vector settings of core/settings.ts (a Config satisfies it). */
 export interface VectorLimits {
-  readonly vectorMaxDimension: number;
-  readonly vectorMaxVectors: number;
-  readonly vectorMaxMetadataBytes: number;
+  readonly vectorDimensionsMax: number;
+  readonly vectorIndexRecordsMax: number;
+  readonly vectorMetadataBytesMax: number;
   readonly vectorUpsertCountMax: number;
   readonly resultRowsMax: number;
   readonly queryTimeoutMsMax: number;

@@ -49,7 +49,7 @@ function schemas(limits: VectorLimits) {
     type: 'object', required: ['index', 'vector'], additionalProperties: false,
     properties: {
       index: { type: 'string', minLength: 1, maxLength: 200 },
-      vector: numbers(limits.vectorMaxDimension),
+      vector: numbers(limits.vectorDimensionsMax),
       top_k: { type: 'integer', minimum: 1, maximum: topKMax(limits), default: TOP_K_DEFAULT },
       filter: filterSchema,
       include_vectors: { type: 'boolean', default: false },
@@ -60,7 +60,7 @@ function schemas(limits: VectorLimits) {
   };
   const record = {
     type: 'object', required: ['id', 'vector'], additionalProperties: false,
-    properties: { id: idSchema, vector: numbers(limits.vectorMaxDimension), metadata: { anyOf: [{ type: 'object' }, { type: 'null' }] } },
+    properties: { id: idSchema, vector: numbers(limits.vectorDimensionsMax), metadata: { anyOf: [{ type: 'object' }, { type: 'null' }] } },
   };
   const upsert = {
     type: 'object', required: ['table', 'vectors'], additionalProperties: false,
@@ -171,7 +171,7 @@ export function vectorRoutes(deps: VectorRouteDeps): FastifyPluginAsync {
     app.post<{ Body: UpsertBody }>('/vectors/upsert', { schema: { body: schema.upsert } }, async (request) => {
       const target = tableNamed(catalog, engineScope(request).tenant, request.body.table, 'table');
       const records = lastPerId(request.body.vectors);
-      const params = upsertParams(target, records, limits.vectorMaxMetadataBytes);
+      const params = upsertParams(target, records, limits.vectorMetadataBytesMax);
       await engine.execute(upsertSql(target, records.length), { params, maxRows: 1, ...scope(request, limits) });
       return { success: true, upserted_count: records.length, ids: records.map((r) => String(r.id)) };
     });
