@@ -5,6 +5,7 @@ import { lsn as asLsn, type Lsn } from '../../core/units.js';
 import type { Projections } from '../../projections/index.js';
 import type { ExecuteOptions, SqlEngine } from '../engine.js';
 import { txnRecord } from '../ddl/common.js';
+import { LIMITS } from '../limits.js';
 import type { QueryResult } from '../result.js';
 import { RecentWrites } from './recent-writes.js';
 import { Transaction } from './transaction.js';
@@ -54,18 +55,7 @@ export interface TxnCaller {
 /** A statement of a transaction; the role's read-only refusal wins over the transaction's. */
 export type TxnStatementOptions = Omit<ExecuteOptions, 'txn' | 'tenant'>;
 
-/** Key ranges one transaction may depend on before it is refused (each costs a check at commit). */
-const READS_MAX = 1_000_000;
-/** Ended transactions are remembered this long, so a late call hears why it ended rather than "not found". */
-const ENDED_RETENTION_MS = 10 * 60_000;
-const ENDED_KEPT_MAX = 10_000;
-/** How long after its statements' deadline a request's batch transaction expires (a backstop). */
-const BATCH_EXPIRY_MARGIN_MS = 60_000;
-/**
- * Keys of others' writes kept to validate open transactions (a few hundred MB at most). Past it,
- * the oldest are dropped and the transactions that needed them can only end in a conflict.
- */
-const RECENT_KEYS_MAX = 2_000_000;
+const { txnReadSpansMax, txnEndedRetentionMs, txnEndedCountMax, txnBatchExpiryMarginMs, txnRecentWriteKeysMax } = LIMITS;
 
 const iso = (ms: number): string => new Date(ms).toISOString();
 
@@ -89,7 +79,7 @@ export class TxnManager implements AtomicBatchRunner {
     this.unobserve = deps.projections.sequencer.observeAppends((lsn, keys) => {
       if (this.open.size === 0 && this.pendingFloors.size === 0) return;
       this.recent.add(lsn, keys);
-      if (this.recent.size.keys > RECENT_KEYS_MAX) this.shedRecentWrites();
+      if (this.recent.size.keys > txnRecentWriteKeysMax) this.shedRecentWrites();
     });
   }
 
@@ -132,7 +122,7 @@ export class TxnManager implements AtomicBatchRunner {
     const txn = new Transaction({
       id, tenant: options.tenant, owner: options.owner ?? null, isolation: options.isolation, readOnly: options.readOnly, internal,
       startedAtMs, expiresAtMs: startedAtMs + timeoutMs, snapshot, floorLsn: snapshot?.lsn ?? headLsn,
-      sequencer: projections.sequencer, recent: this.recent, readsMax: READS_MAX, opsMax: limits.sqlDmlRowsMax,
+      sequencer: projections.sequencer, recent: this.recent, readsMax: txnReadSpansMax, opsMax: limits.sqlDmlRowsMax,
     });
     // Writes it would need to check were dropped while it began (shedRecentWrites): it can only fail.
     const shed = this.recent.shedThroughLsn;
@@ -184,7 +174,7 @@ export class TxnManager implements AtomicBatchRunner {
    */
   async atomically<T>(tenant: string, timeoutMs: number, body: (txn: TxnContext) => Promise<T>, end: 'commit' | 'rollback'): Promise<T> {
     // Its statements' own deadline ends it first; the transaction's expiry is only a backstop.
-    const created = await this.begin({ tenant, isolation: 'read_committed', readOnly: false, timeoutMs: timeoutMs + BATCH_EXPIRY_MARGIN_MS, internal: true });
+    const created = await this.begin({ tenant, isolation: 'read_committed', readOnly: false, timeoutMs: timeoutMs + txnBatchExpiryMarginMs, internal: true });
     const id = created.transaction_id as string;
     const txn = this.open.get(id)!;
     let result: T;
@@ -283,12 +273,12 @@ export class TxnManager implements AtomicBatchRunner {
 
   /** Keeps the recent writes bounded: the oldest half goes, and transactions that needed it are doomed. */
   private shedRecentWrites(): void {
-    const dropped = this.recent.shed(RECENT_KEYS_MAX / 2);
+    const dropped = this.recent.shed(txnRecentWriteKeysMax / 2);
     if (dropped === null) return;
     for (const txn of this.open.values()) {
       if (txn.init.floorLsn < dropped && txn.doomedAtLsn === null) txn.doomedAtLsn = dropped;
     }
-    this.deps.logger.warn({ droppedThroughLsn: dropped, keysMax: RECENT_KEYS_MAX }, 'long transactions outlived the conflict-check window; they will be refused at commit');
+    this.deps.logger.warn({ droppedThroughLsn: dropped, keysMax: txnRecentWriteKeysMax }, 'long transactions outlived the conflict-check window; they will be refused at commit');
   }
 
   /** The LSN below which no open transaction needs the recent writes (a doomed one needs none). */
@@ -302,9 +292,9 @@ export class TxnManager implements AtomicBatchRunner {
   private remember(txn: Transaction): void {
     if (txn.init.internal) return; // nobody was told its id
     this.ended.set(txn.id, txn);
-    const cutoff = this.now() - ENDED_RETENTION_MS;
+    const cutoff = this.now() - txnEndedRetentionMs;
     for (const [id, old] of this.ended) {
-      if (this.ended.size <= ENDED_KEPT_MAX && (old.endedAtMs ?? 0) >= cutoff) break;
+      if (this.ended.size <= txnEndedCountMax && (old.endedAtMs ?? 0) >= cutoff) break;
       this.ended.delete(id);
     }
   }
@@ -314,7 +304,7 @@ export class TxnManager implements AtomicBatchRunner {
     // Another tenant's (or another credential's) transaction is answered as missing: its
     // existence is not theirs to learn.
     if (!txn || txn.init.tenant !== caller.tenant || !mayUse(txn.init.owner, caller)) {
-      throw new SvcError('NOT_FOUND', `transaction ${id} does not exist (or ended more than ${ENDED_RETENTION_MS / 60_000} minutes ago)`, { transaction_id: id });
+      throw new SvcError('NOT_FOUND', `transaction ${id} does not exist (or ended more than ${txnEndedRetentionMs / 60_000} minutes ago)`, { transaction_id: id });
     }
     return txn;
   }
