@@ -15,6 +15,7 @@ import {
 } from './keys.js';
 import type { PreparedRecord, RecordHandoff } from './record-handoff.js';
 import { rowChangeOps, type StatsDelta } from './row-ops.js';
+import { PROJECTION_LIMITS } from './limits.js';
 import type { KvOp, StateStore } from './state-store.js';
 
 export const TABLES_CONSUMER = 'tables';
@@ -23,8 +24,7 @@ const NEXT_SEQUENCE_KEY = 'tables:next-sequence';
 /** Beside the tables offset: the highest table and index ids ever used (never handed out again). */
 const IDS_HIGH_KEY = 'tables:ids-high';
 
-/** Deletes and backfills run in chunks of this many keys (each chunk one LevelDB batch). */
-const BULK_CHUNK_KEYS = 10_000;
+const { bulkChunkKeys } = PROJECTION_LIMITS;
 
 /**
  * The tables projection: catalog, rows, secondary btree indexes and statistics, applied together
@@ -189,7 +189,7 @@ export class TablesProjection implements Consumer {
   /** Copies a table's rows into the snapshot space of the object created at `at`; returns the count. */
   private async copySnapshot(tableId: TableId, at: Lsn): Promise<number> {
     let rows = 0;
-    for await (const batch of this.store.entries({ ...idRange(KeySpace.Row, tableId), batchSize: BULK_CHUNK_KEYS })) {
+    for await (const batch of this.store.entries({ ...idRange(KeySpace.Row, tableId), batchSize: bulkChunkKeys })) {
       await this.store.write(batch.map(([key, value]) => ({ type: 'put' as const, key: snapshotRowKey(at, pkOfRowKey(key)), value })));
       rows += batch.length;
     }
@@ -270,7 +270,7 @@ export class TablesProjection implements Consumer {
     const index = entry.btreeIndexes.find((candidate) => candidate.def.id === indexId);
     if (!index) return;
     const empty = new Uint8Array(0);
-    for await (const batch of this.store.entries({ ...idRange(KeySpace.Row, entry.def.id), batchSize: BULK_CHUNK_KEYS })) {
+    for await (const batch of this.store.entries({ ...idRange(KeySpace.Row, entry.def.id), batchSize: bulkChunkKeys })) {
       const ops: KvOp[] = [];
       for (const [key, value] of batch) {
         const entryKey = indexEntryKey(indexId, index.keyOf(value), pkOfRowKey(key));
@@ -285,7 +285,7 @@ export class TablesProjection implements Consumer {
   /** Deletes every key in the range, in chunks; returns the bytes of the keys deleted. */
   private async deleteRange(range: { gte: Uint8Array; lt: Uint8Array }): Promise<number> {
     let keyBytes = 0;
-    for await (const batch of this.store.entries({ ...range, batchSize: BULK_CHUNK_KEYS })) {
+    for await (const batch of this.store.entries({ ...range, batchSize: bulkChunkKeys })) {
       await this.store.write(batch.map(([key]) => ({ type: 'del', key })));
       for (const [key] of batch) keyBytes += key.length;
     }
