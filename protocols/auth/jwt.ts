@@ -91,7 +91,8 @@ function jwksKeys(settings: JwtSettings, logger: Logger): JWTVerifyGetKey {
   let url: URL;
   try {
     url = new URL(settings.jwtJwksUrl!);
-  } catch {
+  } catch (error) {
+    if (!(error instanceof TypeError)) throw error; // new URL() throws a TypeError only for a malformed URL
     throw config(`SVC_JWT_JWKS_URL is not a URL: ${printable(settings.jwtJwksUrl!)}`);
   }
   if (url.protocol !== 'https:' && url.protocol !== 'http:') throw config('SVC_JWT_JWKS_URL must be an https:// (or http://) URL');
