@@ -16,7 +16,7 @@ export interface JwtSettings extends ClaimNames {
   readonly jwtAudience: string | undefined;
   readonly jwtJwksUrl: string | undefined;
   readonly jwtJwksCooldownMs: number;
-  readonly jwtJwksMaxAgeMs: number;
+  readonly jwtJwksAgeMsMax: number;
 }
 
 /** What an OpenID provider's key set may verify: asymmetric algorithms only (HS* would make a public key a secret). */
@@ -104,7 +104,7 @@ function jwksKeys(settings: JwtSettings, logger: Logger): JWTVerifyGetKey {
     logger.warn({ jwks_url: url.href }, 'SVC_JWT_JWKS_URL is plain http: whoever can tamper with that connection can mint tokens');
   }
   const source = openJwks({
-    url, cooldownMs: settings.jwtJwksCooldownMs, maxAgeMs: settings.jwtJwksMaxAgeMs, timeoutMs: AUTH_LIMITS.jwksFetchTimeoutMs, bytesMax: AUTH_LIMITS.jwksBytesMax,
+    url, cooldownMs: settings.jwtJwksCooldownMs, maxAgeMs: settings.jwtJwksAgeMsMax, timeoutMs: AUTH_LIMITS.jwksFetchTimeoutMs, bytesMax: AUTH_LIMITS.jwksBytesMax,
     compile: compileKeySet, logger,
   });
   return keyFromSet(source);
