@@ -88,7 +88,7 @@ export async function startServer(config: Config, rootLogger: PinoLogger): Promi
   // Transactions first: the engine runs the statements of transactions in their scope (query/txn/scope.ts).
   const transactions = new TxnManager({ projections, limits: config, logger: logger.child({ component: 'transactions' }) });
   const engine = new SqlEngine({ projections, types: typeSystem, logger: logger.child({ component: 'sql' }), limits: sqlLimitsOf(config), transactions });
-  const connections = new ConnectionLimiter(config.maxConnections);
+  const connections = new ConnectionLimiter(config.connectionsMax);
   const metrics = new ServiceMetrics({ connections, scanCache: () => engine.scanCacheStats(), healthy: status.storageHealthy });
   const asyncQueries = new AsyncQueries({
     engine, limits: config, logger: logger.child({ component: 'async-queries' }), statusPath: (id) => `${API_PREFIX}/query/${id}`, metrics,
@@ -264,12 +264,12 @@ export const commands: AppCommands = { startServer, replay, inspect, repair };
 
 function sqlLimitsOf(config: Config): SqlLimits {
   return {
-    queryTextBytesMax: config.maxQuerySizeBytes,
-    resultRowsMax: config.maxResultRows,
+    queryTextBytesMax: config.queryTextBytesMax,
+    resultRowsMax: config.resultRowsMax,
     materializedRowsMax: config.sqlMaterializedRowsMax,
     dmlRowsMax: config.sqlDmlRowsMax,
     planCacheEntriesMax: config.sqlPlanCacheEntriesMax,
     scanCacheRowsMax: config.sqlScanCacheRowsMax,
-    efSearchDefault: config.vectorEfSearch,
+    efSearchDefault: config.vectorEfSearchDefault,
   };
 }

@@ -62,7 +62,7 @@ function newKeyOf(cli: ParsedCli): NewApiKey {
     role: (cli.keyOptions.role ?? 'read_write') as NewApiKey['role'],
     tenant: cli.keyOptions.tenant ?? null,
     name: cli.keyOptions.name ?? null,
-    rateLimitMax: typeof limit === 'string' ? Number(limit) : null,
+    rateLimitRequestsMax: typeof limit === 'string' ? Number(limit) : null,
   };
 }
 

@@ -34,7 +34,9 @@ export function resolveConfig(sources: ConfigSources): Config {
   const known = new Set<string>(SETTINGS.map((s) => s.key));
   for (const key of Object.keys(file)) {
     if (!known.has(key)) {
-      throw new SvcError('CONFIG_INVALID', `unknown key "${key}" in config file ${sources.filePath ?? ''}`.trim(), { key });
+      const renamed = RENAMED_KEYS[key];
+      const hint = renamed ? ` (renamed to "${renamed}": limits carry their unit last)` : '';
+      throw new SvcError('CONFIG_INVALID', `unknown key "${key}" in config file ${sources.filePath ?? ''}`.trim() + hint, { key });
     }
   }
   const config: Record<string, unknown> = {};
@@ -46,7 +48,39 @@ export function resolveConfig(sources: ConfigSources): Config {
     else if (file[spec.key] !== undefined) config[spec.key] = parseValue(spec, file[spec.key], `config key ${spec.key}`);
     else config[spec.key] = spec.defaultValue;
   }
+  checkRelations(config as Config);
   return Object.freeze(config) as Config;
+}
+
+/** Config file keys of earlier versions, to say what they are called now (environment variables and flags kept their names). */
+const RENAMED_KEYS: Readonly<Record<string, string>> = {
+  maxResultRows: 'resultRowsMax',
+  maxConnections: 'connectionsMax',
+  maxQuerySizeBytes: 'queryTextBytesMax',
+  vectorBatchSize: 'vectorUpsertCountMax',
+  vectorMaxDimension: 'vectorDimensionsMax',
+  vectorMaxVectors: 'vectorIndexRecordsMax',
+  vectorMaxMetadataBytes: 'vectorMetadataBytesMax',
+  vectorEfSearch: 'vectorEfSearchDefault',
+  rateLimitMax: 'rateLimitRequestsMax',
+};
+
+type IntKey = { [K in keyof Config]: Config[K] extends number ? K : never }[keyof Config];
+
+/** Settings that must not exceed another, each bound alone being valid (TigerBeetle: limits are checked together at start). */
+const RELATIONS: readonly { readonly smaller: IntKey; readonly larger: IntKey; readonly why: string }[] = [
+  { smaller: 'headersTimeoutMs', larger: 'requestTimeoutMs', why: 'the headers are part of the request' },
+  { smaller: 'transactionTimeoutMsDefault', larger: 'transactionTimeoutMsMax', why: 'the default must be a timeout a client may ask for' },
+  { smaller: 'asyncQueryConcurrencyMax', larger: 'asyncQueriesMax', why: 'a running async query is one of the records held' },
+];
+
+/** Refuses (CONFIG_INVALID) settings that contradict each other. */
+function checkRelations(config: Config): void {
+  for (const { smaller, larger, why } of RELATIONS) {
+    if (config[smaller] > config[larger]) {
+      throw new SvcError('CONFIG_INVALID', `${smaller} (${config[smaller]}) must not be larger than ${larger} (${config[larger]}): ${why}`, { setting: smaller });
+    }
+  }
 }
 
 function parseValue(spec: SettingSpec, raw: unknown, source: string): unknown {

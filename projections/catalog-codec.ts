@@ -1,4 +1,5 @@
 import type { TableDef } from '../core/catalog.js';
+import { assert } from '../core/errors.js';
 import { decodeLogRecord, encodeLogRecord } from '../core/log-records.js';
 import type { TableStats } from './catalog-state.js';
 
@@ -12,7 +13,7 @@ export function encodeTableDef(table: TableDef): Uint8Array {
 
 export function decodeTableDef(bytes: Uint8Array): TableDef {
   const op = decodeLogRecord(bytes).ops[0];
-  if (!op || op.kind !== 'put_table') throw new Error('assertion failed: stored catalog entry is not a table definition');
+  assert(op?.kind === 'put_table', 'stored catalog entry is not a table definition');
   return op.table;
 }
 

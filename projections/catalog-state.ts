@@ -1,4 +1,5 @@
 import type { ColumnId, IndexDef, IndexId, TableDef, TableId } from '../core/catalog.js';
+import { assert } from '../core/errors.js';
 import { encodeKey } from '../core/key-encoding.js';
 import { decodeRowInto } from '../core/row-codec.js';
 import type { SqlType, SqlValue } from '../core/values.js';
@@ -170,7 +171,7 @@ function compileIndex(table: TableDef, def: IndexDef): CompiledIndex {
   const missing: SqlValue[] = [];
   for (const columnId of def.columnIds) {
     const column = table.columns.find((c) => c.id === columnId);
-    if (!column) throw new Error(`assertion failed: index ${def.name} names unknown column id ${columnId}`);
+    assert(column, `index ${def.name} names unknown column id ${columnId}`);
     types.push(column.type);
     missing.push(column.missingValue);
   }

@@ -3,13 +3,9 @@ import path from 'node:path';
 import { isMainThread } from 'node:worker_threads';
 import { SvcError } from '../core/errors.js';
 import { octalMode, type DataDirModePolicy } from '../core/file-modes.js';
+import { PROJECTION_LIMITS } from './limits.js';
 
-/** Entries looked at by one walk of a data directory (a large one holds a few thousand). */
-const WALK_ENTRIES_MAX = 200_000;
-/** Directory levels below the root a walk descends (svcdb's own layout is two deep). */
-const WALK_DEPTH_MAX = 8;
-/** Offending entries a report or an error names. */
-const TOO_OPEN_LISTED_MAX = 20;
+const { dataDirWalkEntriesMax, dataDirWalkDepthMax, dataDirTooOpenListedMax } = PROJECTION_LIMITS;
 
 /**
  * Sets the process umask to the policy's, for the whole run: every file created from now on (by
@@ -55,7 +51,7 @@ export async function scanDataDirModes(root: string, policy: DataDirModePolicy):
     entries += 1;
     if ((mode & policy.forbiddenBits) === 0) return;
     tooOpenCount += 1;
-    if (tooOpen.length < TOO_OPEN_LISTED_MAX) tooOpen.push({ path: relative, mode: octalMode(mode), kind });
+    if (tooOpen.length < dataDirTooOpenListedMax) tooOpen.push({ path: relative, mode: octalMode(mode), kind });
   };
   note('.', rootInfo.mode, 'directory');
   const pending: { dir: string; depth: number }[] = [{ dir: '', depth: 0 }];
@@ -63,7 +59,7 @@ export async function scanDataDirModes(root: string, policy: DataDirModePolicy):
     const { dir, depth } = pending.pop()!;
     const names = await readdir(path.join(root, dir)).catch(ignoreVanished);
     for (const name of names ?? []) {
-      if (entries >= WALK_ENTRIES_MAX) {
+      if (entries >= dataDirWalkEntriesMax) {
         truncated = true;
         break;
       }
@@ -72,7 +68,7 @@ export async function scanDataDirModes(root: string, policy: DataDirModePolicy):
       if (info === null) continue;
       const isDir = info.isDirectory();
       note(relative, info.mode, isDir ? 'directory' : 'file');
-      if (isDir && depth < WALK_DEPTH_MAX) pending.push({ dir: relative, depth: depth + 1 });
+      if (isDir && depth < dataDirWalkDepthMax) pending.push({ dir: relative, depth: depth + 1 });
     }
   }
   return { dataDirMode: octalMode(rootInfo.mode), entries, tooOpen, tooOpenCount, truncated };

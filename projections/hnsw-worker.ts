@@ -4,6 +4,7 @@
  * Commands come in order from hnsw-worker-client.ts; each is answered when it asks to be.
  */
 import { parentPort } from 'node:worker_threads';
+import { assert } from '../core/errors.js';
 import { HnswIndex } from './hnsw-adapter.js';
 import { DELETE_OP, REUSE_OP, type HnswCommand, type HnswRequest, type HnswResponse } from './hnsw-protocol.js';
 
@@ -13,7 +14,7 @@ let unreported: string | null = null;
 
 function graph(indexId: number): HnswIndex {
   const found = graphs.get(indexId);
-  if (!found) throw new Error(`assertion failed: hnsw index ${indexId} has no graph in the worker`);
+  assert(found, `hnsw index ${indexId} has no graph in the worker`);
   return found;
 }
 
@@ -65,7 +66,7 @@ async function run(command: HnswCommand): Promise<unknown> {
 }
 
 const port = parentPort;
-if (port === null) throw new Error('assertion failed: hnsw-worker.js runs as a worker thread');
+assert(port !== null, 'hnsw-worker.js runs as a worker thread');
 // One command at a time, in order: a write's await must not let a later add overtake it.
 let queue: Promise<void> = Promise.resolve();
 port.on('message', (request: HnswRequest) => {

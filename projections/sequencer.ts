@@ -5,15 +5,14 @@ import type { Lsn } from '../core/units.js';
 import type { Log } from '../log/index.js';
 import type { AppliedTracker } from './applied-tracker.js';
 import type { CatalogState } from './catalog-state.js';
-import { idRange, indexPrefix, KeySpace, pkOfRowKey, rowKey } from './keys.js';
+import { ID_PREFIX_BYTES, idRange, indexPrefix, KeySpace, pkOfRowKey, rowKey } from './keys.js';
+import { PROJECTION_LIMITS } from './limits.js';
 import { mergedRange, type KeyRange } from './merged-range.js';
 import { PendingOverlay } from './pending-overlay.js';
 import { rowRecordEffects } from './row-ops.js';
 import type { RecordHandoff } from './record-handoff.js';
 import type { StateStore } from './state-store.js';
 import { prefixUpperBound } from '../core/key-encoding.js';
-
-const SCAN_BATCH_ROWS = 1024;
 
 /**
  * What a writer validates against: the applied state plus every change appended but not yet
@@ -198,7 +197,7 @@ export class Sequencer {
       },
       async *rows(tableId, bounds = {}) {
         const range = subRange(KeySpace.Row, tableId, bounds, rowKey);
-        for await (const batch of mergedRange(store, overlay, range, SCAN_BATCH_ROWS)) {
+        for await (const batch of mergedRange(store, overlay, range, PROJECTION_LIMITS.writerScanBatchRows)) {
           yield batch.map(([key, value]) => [pkOfRowKey(key), value] as [Uint8Array, Uint8Array]);
         }
       },
@@ -206,13 +205,13 @@ export class Sequencer {
         const gte = indexPrefix(indexId, indexKeyPrefix);
         const lt = prefixUpperBound(gte) ?? idRange(KeySpace.IndexEntry, indexId).lt;
         const prefixLength = gte.length;
-        for await (const batch of mergedRange(store, overlay, { gte, lt }, SCAN_BATCH_ROWS)) {
+        for await (const batch of mergedRange(store, overlay, { gte, lt }, PROJECTION_LIMITS.writerScanBatchRows)) {
           yield batch.map(([key]) => key.subarray(prefixLength));
         }
       },
       async *indexRange(indexId, bounds = {}) {
         const range = subRange(KeySpace.IndexEntry, indexId, bounds, indexPrefix);
-        for await (const batch of mergedRange(store, overlay, range, SCAN_BATCH_ROWS)) {
+        for await (const batch of mergedRange(store, overlay, range, PROJECTION_LIMITS.writerScanBatchRows)) {
           yield batch.map(([key]) => key.subarray(ID_PREFIX_BYTES));
         }
       },
@@ -233,9 +232,6 @@ export class Sequencer {
     return release;
   }
 }
-
-/** Keys of one table or index start with its key space byte and 4-byte id (keys.ts). */
-const ID_PREFIX_BYTES = 5;
 
 /** The key range of one table's rows or one index's entries, from bounds on what follows the id (ID_PREFIX_BYTES). */
 function subRange(

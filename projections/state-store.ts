@@ -2,6 +2,7 @@ import { open, readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { ClassicLevel } from 'classic-level';
 import { SvcError } from '../core/errors.js';
+import { PROJECTION_LIMITS } from './limits.js';
 
 /**
  * The one adapter over classic-level. Keys and values are bytes; the layout lives in keys.ts.
@@ -50,8 +51,7 @@ export interface StateStore {
   close(): Promise<void>;
 }
 
-const DEFAULT_RANGE_BATCH_SIZE = 1024;
-const FIRST_RANGE_BATCH_SIZE = 16;
+const { rangeBatchKeysDefault, rangeBatchKeysFirst, syncGetKeysMax } = PROJECTION_LIMITS;
 
 /**
  * LevelDB tuning, shared with the benchmarks' raw classic-level baseline so the comparison stays
@@ -108,12 +108,6 @@ function wrapOpenError(location: string, error: unknown): SvcError {
   return new SvcError('DATA_DIR_INVALID', `cannot open the projection store at ${location}: ${(error as { cause?: Error }).cause?.message ?? message}; run \`svcdb replay\` to rebuild it from the log`, { location }, error);
 }
 
-/**
- * Up to this many keys are read with getSync on the main thread: a point read from LevelDB's
- * block cache or the OS page cache takes a few microseconds, less than the thread-pool round trip
- * of an async get (which was the largest single cost of a primary-key query over HTTP).
- */
-const SYNC_GET_KEYS_MAX = 16;
 
 class ClassicLevelStore implements StateStore {
   constructor(
@@ -122,7 +116,7 @@ class ClassicLevelStore implements StateStore {
   ) {}
 
   get(key: Uint8Array, snapshot?: StoreSnapshot): Promise<Uint8Array | undefined> {
-    // A point read: synchronous, as getMany's few keys are (SYNC_GET_KEYS_MAX says why).
+    // A point read: synchronous, as getMany's few keys are (PROJECTION_LIMITS.syncGetKeysMax says why).
     try {
       return Promise.resolve(this.db.getSync(key, snapshot ? { snapshot: snapshot as never } : {}));
     } catch (error) {
@@ -131,7 +125,7 @@ class ClassicLevelStore implements StateStore {
   }
 
   getMany(keys: readonly Uint8Array[], snapshot?: StoreSnapshot): Promise<(Uint8Array | undefined)[]> {
-    if (keys.length <= SYNC_GET_KEYS_MAX) {
+    if (keys.length <= syncGetKeysMax) {
       try {
         const options = snapshot ? { snapshot: snapshot as never } : {};
         return Promise.resolve(keys.map((key) => this.db.getSync(key, options)));
@@ -143,12 +137,12 @@ class ClassicLevelStore implements StateStore {
   }
 
   async *entries(range: RangeOptions): AsyncIterable<[Uint8Array, Uint8Array][]> {
-    const { batchSize = DEFAULT_RANGE_BATCH_SIZE, snapshot, ...bounds } = range;
+    const { batchSize = rangeBatchKeysDefault, snapshot, ...bounds } = range;
     const options: Record<string, unknown> = { ...bounds };
     if (snapshot) options.snapshot = snapshot;
     if (options.limit === undefined) options.limit = -1;
     const iterator = this.db.iterator(options as never);
-    let stepSize = Math.min(FIRST_RANGE_BATCH_SIZE, batchSize);
+    let stepSize = Math.min(rangeBatchKeysFirst, batchSize);
     try {
       for (;;) {
         const entries = (await iterator.nextv(stepSize)) as [Uint8Array, Uint8Array][];

@@ -1,4 +1,5 @@
 import type { TableDef, TableId } from '../core/catalog.js';
+import { assert } from '../core/errors.js';
 import {
   decodeLogRecord, eventSequenceBase, nextSequenceAfter, opSequenceSpan, type CatalogChange, type DropObject, type PutObject, type RowChange, type SequenceUpdate, type TxnOp,
 } from '../core/log-records.js';
@@ -14,6 +15,7 @@ import {
 } from './keys.js';
 import type { PreparedRecord, RecordHandoff } from './record-handoff.js';
 import { rowChangeOps, type StatsDelta } from './row-ops.js';
+import { PROJECTION_LIMITS } from './limits.js';
 import type { KvOp, StateStore } from './state-store.js';
 
 export const TABLES_CONSUMER = 'tables';
@@ -22,8 +24,7 @@ const NEXT_SEQUENCE_KEY = 'tables:next-sequence';
 /** Beside the tables offset: the highest table and index ids ever used (never handed out again). */
 const IDS_HIGH_KEY = 'tables:ids-high';
 
-/** Deletes and backfills run in chunks of this many keys (each chunk one LevelDB batch). */
-const BULK_CHUNK_KEYS = 10_000;
+const { bulkChunkKeys } = PROJECTION_LIMITS;
 
 /**
  * The tables projection: catalog, rows, secondary btree indexes and statistics, applied together
@@ -122,7 +123,7 @@ export class TablesProjection implements Consumer {
     for (const op of effects.ops) this.dataOps.push(op);
     for (const [tableId, delta] of effects.deltas) {
       const table = this.catalog.table(tableId);
-      if (!table) throw new Error(`assertion failed: prepared row changes for unknown table ${tableId}`);
+      assert(table, `prepared row changes for unknown table ${tableId}`);
       addStats(table, delta);
       this.touched.add(table);
     }
@@ -169,9 +170,7 @@ export class TablesProjection implements Consumer {
     if (!previous && op.snapshot) {
       await this.flushData();
       const copied = await this.copySnapshot(op.snapshot.tableId, at);
-      if (BigInt(copied) !== op.snapshot.rows) {
-        throw new Error(`assertion failed: snapshot of table ${op.snapshot.tableId} copied ${copied} rows, the record reserved ${op.snapshot.rows}`);
-      }
+      assert(BigInt(copied) === op.snapshot.rows, `snapshot of table ${op.snapshot.tableId} copied ${copied} rows, the record reserved ${op.snapshot.rows}`);
     }
     this.catalog.putObject(object);
     this.meta({ type: 'put', key: objectStoreKey(op.objectKind, op.tenant, op.name), value: encodeObject(object) });
@@ -190,7 +189,7 @@ export class TablesProjection implements Consumer {
   /** Copies a table's rows into the snapshot space of the object created at `at`; returns the count. */
   private async copySnapshot(tableId: TableId, at: Lsn): Promise<number> {
     let rows = 0;
-    for await (const batch of this.store.entries({ ...idRange(KeySpace.Row, tableId), batchSize: BULK_CHUNK_KEYS })) {
+    for await (const batch of this.store.entries({ ...idRange(KeySpace.Row, tableId), batchSize: bulkChunkKeys })) {
       await this.store.write(batch.map(([key, value]) => ({ type: 'put' as const, key: snapshotRowKey(at, pkOfRowKey(key)), value })));
       rows += batch.length;
     }
@@ -213,7 +212,7 @@ export class TablesProjection implements Consumer {
 
   private applyRow(change: RowChange): void {
     const table = this.catalog.table(change.tableId);
-    if (!table) throw new Error(`assertion failed: row change for unknown table ${change.tableId}`);
+    assert(table, `row change for unknown table ${change.tableId}`);
     const delta: StatsDelta = { rowCount: 0, sizeBytes: 0, indexSizeBytes: 0 };
     rowChangeOps(table, change, this.dataOps, delta);
     addStats(table, delta);
@@ -259,7 +258,7 @@ export class TablesProjection implements Consumer {
 
   private async truncate(tableId: TableId): Promise<void> {
     const entry = this.catalog.table(tableId);
-    if (!entry) throw new Error(`assertion failed: truncate of unknown table ${tableId}`);
+    assert(entry, `truncate of unknown table ${tableId}`);
     await this.deleteRange(idRange(KeySpace.Row, tableId));
     for (const index of entry.btreeIndexes) await this.deleteRange(idRange(KeySpace.IndexEntry, index.def.id));
     Object.assign(entry.stats, { rowCount: 0, sizeBytes: 0, indexSizeBytes: 0 });
@@ -271,7 +270,7 @@ export class TablesProjection implements Consumer {
     const index = entry.btreeIndexes.find((candidate) => candidate.def.id === indexId);
     if (!index) return;
     const empty = new Uint8Array(0);
-    for await (const batch of this.store.entries({ ...idRange(KeySpace.Row, entry.def.id), batchSize: BULK_CHUNK_KEYS })) {
+    for await (const batch of this.store.entries({ ...idRange(KeySpace.Row, entry.def.id), batchSize: bulkChunkKeys })) {
       const ops: KvOp[] = [];
       for (const [key, value] of batch) {
         const entryKey = indexEntryKey(indexId, index.keyOf(value), pkOfRowKey(key));
@@ -286,7 +285,7 @@ export class TablesProjection implements Consumer {
   /** Deletes every key in the range, in chunks; returns the bytes of the keys deleted. */
   private async deleteRange(range: { gte: Uint8Array; lt: Uint8Array }): Promise<number> {
     let keyBytes = 0;
-    for await (const batch of this.store.entries({ ...range, batchSize: BULK_CHUNK_KEYS })) {
+    for await (const batch of this.store.entries({ ...range, batchSize: bulkChunkKeys })) {
       await this.store.write(batch.map(([key]) => ({ type: 'del', key })));
       for (const [key] of batch) keyBytes += key.length;
     }

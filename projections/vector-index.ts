@@ -1,7 +1,9 @@
 import type { IndexDef, TableDef } from '../core/catalog.js';
+import { assert } from '../core/errors.js';
 import type { HnswInitOptions, HnswMetric } from './hnsw-adapter.js';
 import { ADD_OP, DELETE_OP, REUSE_OP, type HnswSearchResult } from './hnsw-protocol.js';
 import type { HnswWorker } from './hnsw-worker-client.js';
+import { PROJECTION_LIMITS } from './limits.js';
 
 /** The SQL metric of an hnsw index (opclass) and the hnswlib space that ranks the same way. */
 export type VectorMetric = 'l2' | 'cosine' | 'inner_product';
@@ -10,8 +12,6 @@ export const HNSW_SPACE: Record<VectorMetric, HnswMetric> = { l2: 'l2', cosine: 
 
 /** Defaults as pgvector's (m 16, ef_construction 64); cosine when no opclass was given. */
 export const HNSW_DEFAULTS = { m: 16, efConstruction: 64, metric: 'cosine' as VectorMetric };
-/** First capacity of a new index; it doubles as it fills. */
-const INITIAL_CAPACITY = 1024;
 const RANDOM_SEED = 100;
 
 /** What the vector projection needs to know of an hnsw index (JSON: it goes in the checkpoint manifest). */
@@ -35,7 +35,7 @@ export function metricOf(index: IndexDef): VectorMetric {
 export function hnswSpecs(def: TableDef): VectorIndexSpec[] {
   return def.indexes.filter((i) => i.kind === 'hnsw').map((index) => {
     const column = def.columns.find((c) => c.id === index.columnIds[0]);
-    if (!column) throw new Error(`assertion failed: hnsw index ${index.name} on a missing column`);
+    assert(column, `hnsw index ${index.name} on a missing column`);
     const num = (v: number | string | undefined, d: number): number => (typeof v === 'number' && Number.isFinite(v) && v > 0 ? Math.floor(v) : d);
     return {
       indexId: index.id,
@@ -55,8 +55,6 @@ export interface VectorHit {
   readonly distance: number;
 }
 
-/** Changes buffered before they are posted to the worker in one message. */
-const OPS_PER_MESSAGE = 256;
 
 /**
  * One hnsw index: its label <-> primary key map here, its graph in the hnsw worker thread.
@@ -84,7 +82,7 @@ export class VectorIndex {
 
   /** From a checkpoint: the graph file (absent when the index was empty) and its label map. */
   static async restore(spec: VectorIndexSpec, worker: HnswWorker, file: string | null, labels: readonly (readonly [number, Uint8Array])[], nextLabel: number): Promise<VectorIndex> {
-    const slots = file === null ? 0 : await worker.call<number>({ kind: 'read', indexId: spec.indexId, file, options: initOptions(spec, INITIAL_CAPACITY) });
+    const slots = file === null ? 0 : await worker.call<number>({ kind: 'read', indexId: spec.indexId, file, options: initOptions(spec, PROJECTION_LIMITS.vectorIndexElementCountInitial) });
     const index = new VectorIndex(spec, worker, file !== null, nextLabel);
     for (const [label, pk] of labels) {
       index.labelOfPk.set(hex(pk), label);
@@ -113,7 +111,7 @@ export class VectorIndex {
     // A zero vector has no cosine distance (NaN) to anything: like pgvector, it is not indexed.
     if (this.spec.metric === 'cosine' && vector.every((x) => x === 0)) return;
     if (!this.hasGraph) {
-      this.worker.post({ kind: 'create', indexId: this.spec.indexId, options: initOptions(this.spec, INITIAL_CAPACITY) });
+      this.worker.post({ kind: 'create', indexId: this.spec.indexId, options: initOptions(this.spec, PROJECTION_LIMITS.vectorIndexElementCountInitial) });
       this.hasGraph = true;
     }
     const reuse = this.deletedSlots > 0;
@@ -180,7 +178,7 @@ export class VectorIndex {
     this.ops.push(op);
     this.opLabels.push(label);
     if (vector !== null) this.opVectors.push(vector);
-    if (this.ops.length >= OPS_PER_MESSAGE) this.flush();
+    if (this.ops.length >= PROJECTION_LIMITS.vectorOpsPerMessageMax) this.flush();
   }
 
   private discardBuffer(): void {

@@ -11,6 +11,7 @@ import type { StateStore } from './state-store.js';
 import { loadCheckpoint, writeCheckpoint } from './vector-checkpoint.js';
 import { HnswWorker } from './hnsw-worker-client.js';
 import { hnswSpecs, VectorIndex, type VectorHit, type VectorIndexSpec } from './vector-index.js';
+import { PROJECTION_LIMITS } from './limits.js';
 
 export const VECTORS_CONSUMER = 'vectors';
 
@@ -28,11 +29,7 @@ export interface VectorProjectionOptions {
   readonly logger: Logger;
 }
 
-const BACKFILL_BATCH_ROWS = 1000;
-/** Rows decoded and queued between two turns of the event loop (a 50k-row record must not hold it). */
-const ROWS_PER_TURN = 4096;
-/** How often a checkpoint without indexes (a manifest and two fsyncs) may be written. */
-const EMPTY_CHECKPOINT_INTERVAL_MS = 100;
+const { vectorBackfillBatchRows, vectorApplyRowsPerTurn, vectorEmptyCheckpointIntervalMs } = PROJECTION_LIMITS;
 
 /**
  * The vector projection: one hnsw index per hnsw IndexDef, fed by the log. The graphs live in a
@@ -106,7 +103,7 @@ export class VectorProjection implements Consumer {
     await this.worker.call({ kind: 'sync' });
     this.recordsSinceCheckpoint += applied;
     // Without indexes a checkpoint is a manifest alone: write it often, so retention is not held back.
-    const due = (this.indexes.size === 0 && this.recordsSinceCheckpoint > 0 && Date.now() - this.lastCheckpointMs >= EMPTY_CHECKPOINT_INTERVAL_MS)
+    const due = (this.indexes.size === 0 && this.recordsSinceCheckpoint > 0 && Date.now() - this.lastCheckpointMs >= vectorEmptyCheckpointIntervalMs)
       || this.recordsSinceCheckpoint >= this.options.checkpointRecordsMax
       || (this.recordsSinceCheckpoint > 0 && Date.now() - this.lastCheckpointMs >= this.options.checkpointIntervalMs);
     if (due) await this.checkpoint();
@@ -144,7 +141,7 @@ export class VectorProjection implements Consumer {
     for (const index of this.indexes.values()) {
       if (index.spec.tableId !== change.tableId) continue;
       index.upsert(change.key, change.after ? vectorOf(index.spec, change.after) : null);
-      if (++this.rowsThisTurn >= ROWS_PER_TURN) {
+      if (++this.rowsThisTurn >= vectorApplyRowsPerTurn) {
         this.rowsThisTurn = 0;
         await nextTurn();
       }
@@ -183,7 +180,7 @@ export class VectorProjection implements Consumer {
   private async backfill(index: VectorIndex, lsn: Lsn): Promise<void> {
     await this.options.tablesApplied(lsn);
     let rows = 0;
-    for await (const batch of this.options.store.entries({ ...idRange(KeySpace.Row, index.spec.tableId), batchSize: BACKFILL_BATCH_ROWS })) {
+    for await (const batch of this.options.store.entries({ ...idRange(KeySpace.Row, index.spec.tableId), batchSize: vectorBackfillBatchRows })) {
       for (const [key, image] of batch) index.upsert(new Uint8Array(pkOfRowKey(key)), vectorOf(index.spec, image));
       rows += batch.length;
       // Bounds what waits for the worker, and lets other requests run between batches.

@@ -43,11 +43,9 @@ export interface ExecuteOptions {
 /** ExecuteOptions.efSearch checked: an integer in 1..1000 (pgvector's range), the server's default when absent. */
 function efSearchOf(value: number | undefined, defaultEf: number): number {
   if (value === undefined) return defaultEf;
-  if (!Number.isInteger(value) || value < 1 || value > EF_SEARCH_MAX) throw new SvcError('INVALID_QUERY', `ef_search must be an integer from 1 to ${EF_SEARCH_MAX}`, { ef_search: value });
+  if (!Number.isInteger(value) || value < 1 || value > LIMITS.efSearchCandidatesMax) throw new SvcError('INVALID_QUERY', `ef_search must be an integer from 1 to ${LIMITS.efSearchCandidatesMax}`, { ef_search: value });
   return value;
 }
-
-const EF_SEARCH_MAX = 1000;
 
 /** Why writes are refused (ExecuteOptions.readOnly). */
 export type ReadOnlyReason = 'role' | 'transaction';

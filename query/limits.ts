@@ -1,3 +1,5 @@
+import { assert } from '../core/errors.js';
+
 /** Fixed limits of the SQL engine (ARCHITECTURE.md: nothing unbounded). */
 export const LIMITS = Object.freeze({
   /** Rows per batch passed between operators. */
@@ -12,7 +14,33 @@ export const LIMITS = Object.freeze({
   nameCharsMax: 128,
   /** Longest index or constraint name: generated ones join a table's name with its columns'. */
   derivedNameCharsMax: 1024,
+  /** ef_search a vector query may name: the hnsw search beam, in candidates (pgvector allows 1..1000). */
+  efSearchCandidatesMax: 1000,
+  /** Key ranges one transaction may depend on before it is refused (each costs a check at commit). */
+  txnReadSpansMax: 1_000_000,
+  /** Ended transactions are remembered this long, so a late call hears why it ended rather than "not found". */
+  txnEndedRetentionMs: 10 * 60_000,
+  /** Ended transactions remembered at most (the oldest are forgotten first). */
+  txnEndedCountMax: 10_000,
+  /** How long after its statements' deadline a request's batch transaction expires (a backstop). */
+  txnBatchExpiryMarginMs: 60_000,
+  /**
+   * Keys of others' writes kept to validate open transactions (a few hundred MB at most). Past it,
+   * the oldest are dropped and the transactions that needed them can only end in a conflict.
+   */
+  txnRecentWriteKeysMax: 2_000_000,
+  /** Below this many rows, a DML statement's read-ahead of keys is not worth it. */
+  dmlPrefetchRowsMin: 2,
+  /** Unique-index probes of one read-ahead in flight at once. */
+  dmlPrefetchProbesInFlightMax: 64,
+  /** Rewrite passes over one statement's tokens (a bound against a rewrite that never settles). */
+  parseRewritesMax: 10_000,
 });
+
+// Relations between the limits, asserted once at load (TigerBeetle style).
+assert(LIMITS.derivedNameCharsMax >= LIMITS.nameCharsMax, 'a derived name may be as long as a plain one');
+assert(LIMITS.dmlPrefetchRowsMin >= 1 && LIMITS.dmlPrefetchProbesInFlightMax >= 1, 'read-ahead makes progress');
+assert(LIMITS.txnRecentWriteKeysMax >= 2, 'shedding keeps half of the recent writes');
 
 /** Limits an operator may set (core/settings.ts), handed to the engine by the composition root. */
 export interface SqlLimits {

@@ -32,8 +32,8 @@ async function waitForHttp(url: string, child: ChildProcess, timeoutMs: number):
     if (child.exitCode !== null || child.signalCode !== null) throw new Error(`${url}: the process exited with ${child.exitCode ?? child.signalCode}`);
     try {
       if ((await fetch(url)).ok) return;
-    } catch {
-      // not listening yet
+    } catch (error) {
+      if (!(error instanceof TypeError)) throw error; // fetch failed: not listening yet
     }
     await new Promise((resolve) => setTimeout(resolve, 50));
   }

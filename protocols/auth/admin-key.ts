@@ -48,7 +48,8 @@ async function readStoredHash(file: string): Promise<Buffer | null> {
   let hex: unknown;
   try {
     hex = (JSON.parse(text) as { sha256?: unknown }).sha256;
-  } catch {
+  } catch (error) {
+    if (!(error instanceof SyntaxError)) throw error;
     hex = undefined; // reported just below, with what to do
   }
   if (typeof hex !== 'string' || !/^[0-9a-f]{64}$/.test(hex)) {

@@ -25,7 +25,7 @@ export interface ApiKeyRecord {
   readonly role: Role;
   /** Bound tenant; null: unbound (the default tenant, and an admin may choose any). */
   readonly tenant: string | null;
-  /** Its own requests per rate-limit window; null: the server's rateLimitMax. */
+  /** Its own requests per rate-limit window; null: the server's rateLimitRequestsMax. */
   readonly rate_limit_max: number | null;
   readonly sha256: string;
   readonly created_at: string;
@@ -39,7 +39,7 @@ export interface NewApiKey {
   readonly role: Role;
   readonly tenant: string | null;
   readonly name: string | null;
-  readonly rateLimitMax: number | null;
+  readonly rateLimitRequestsMax: number | null;
 }
 
 export const apiKeysFile = (dataDir: string): string => path.join(dataDir, API_KEYS_FILE);
@@ -75,7 +75,7 @@ export async function createApiKey(dataDir: string, spec: NewApiKey, now: Date =
     name: spec.name,
     role: spec.role,
     tenant: spec.tenant,
-    rate_limit_max: spec.rateLimitMax,
+    rate_limit_max: spec.rateLimitRequestsMax,
     sha256: sha256Hex(key),
     created_at: now.toISOString(),
     revoked_at: null,
@@ -115,7 +115,7 @@ function checkNewKey(spec: NewApiKey): void {
   if (spec.name !== null && (spec.name.length > AUTH_LIMITS.keyNameCharsMax || !/^[\x20-\x7e]+$/.test(spec.name))) {
     invalid(`name must be 1 to ${AUTH_LIMITS.keyNameCharsMax} printable ASCII characters`, 'name');
   }
-  const max = spec.rateLimitMax;
+  const max = spec.rateLimitRequestsMax;
   if (max !== null && !(Number.isSafeInteger(max) && max >= 1 && max <= 1_000_000_000)) {
     invalid('rate limit must be an integer from 1 to 1000000000', 'rate_limit_max');
   }

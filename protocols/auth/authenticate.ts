@@ -44,7 +44,7 @@ async function verify(gate: AuthGate, request: FastifyRequest, nowMs: number): P
  */
 function limit(gate: AuthGate, request: FastifyRequest, reply: FastifyReply, credential: Credential | null, nowMs: number): void {
   const bucket = credential === null ? addressBucket(request.ip) : `${credential.kind}:${credential.subject}`;
-  const decision = gate.limiter.hit(bucket, credential?.rateLimitMax ?? gate.rateLimitMax, nowMs);
+  const decision = gate.limiter.hit(bucket, credential?.rateLimitRequestsMax ?? gate.rateLimitRequestsMax, nowMs);
   setRateLimitHeaders(reply, decision, nowMs);
   if (!decision.allowed) throw rateLimitExceeded(reply, decision, nowMs, gate.rateLimitWindowMs);
 }

@@ -6,7 +6,7 @@ import { AUTH_LIMITS } from './limits.js';
 import { looksLikeJwt, type JwtVerifier } from './jwt.js';
 
 /** The admin key (SVC_API_KEY or the generated one): an unbound admin of the default tenant. */
-const ADMIN_CREDENTIAL: Credential = Object.freeze({ kind: 'admin_key', subject: 'admin', role: 'admin', tenant: null, rateLimitMax: null });
+const ADMIN_CREDENTIAL: Credential = Object.freeze({ kind: 'admin_key', subject: 'admin', role: 'admin', tenant: null, rateLimitRequestsMax: null });
 
 export interface AuthenticatorParts {
   readonly adminKey: AdminKey;
@@ -29,7 +29,7 @@ export function createAuthenticator(parts: AuthenticatorParts): Authenticator {
       const record = await parts.apiKeys.lookup(presented, nowMs);
       if (record === null) throw new SvcError('AUTHENTICATION_FAILED', 'invalid API key', {});
       if (record.revoked_at !== null) throw new SvcError('AUTHENTICATION_FAILED', 'API key was revoked', { key_id: record.id });
-      return { kind: 'api_key', subject: record.id, role: record.role, tenant: record.tenant, rateLimitMax: record.rate_limit_max };
+      return { kind: 'api_key', subject: record.id, role: record.role, tenant: record.tenant, rateLimitRequestsMax: record.rate_limit_max };
     },
   };
 }

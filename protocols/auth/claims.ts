@@ -56,5 +56,5 @@ export function credentialOf(payload: Record<string, unknown>, names: ClaimNames
   if (tenant !== undefined && !isTenantId(tenant)) {
     throw failed(`token ${names.jwtTenantClaim} claim must match ${TENANT_ID_PATTERN.source}`, { reason: 'invalid_claim', claim: names.jwtTenantClaim });
   }
-  return { kind: 'jwt', subject: sub, role, tenant: tenant ?? null, rateLimitMax: null };
+  return { kind: 'jwt', subject: sub, role, tenant: tenant ?? null, rateLimitRequestsMax: null };
 }

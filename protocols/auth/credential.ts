@@ -9,8 +9,8 @@ export interface Credential {
   readonly role: Role;
   /** The tenant it is bound to; null: unbound (its tenant is `default`, and an admin may choose any). */
   readonly tenant: string | null;
-  /** Its own requests per rate-limit window; null: the server's rateLimitMax. */
-  readonly rateLimitMax: number | null;
+  /** Its own requests per rate-limit window; null: the server's rateLimitRequestsMax. */
+  readonly rateLimitRequestsMax: number | null;
 }
 
 /** Verifies a presented credential; throws SvcError AUTHENTICATION_FAILED (or AUTHORIZATION_DENIED). */

@@ -16,7 +16,7 @@ export interface JwtSettings extends ClaimNames {
   readonly jwtAudience: string | undefined;
   readonly jwtJwksUrl: string | undefined;
   readonly jwtJwksCooldownMs: number;
-  readonly jwtJwksMaxAgeMs: number;
+  readonly jwtJwksAgeMsMax: number;
 }
 
 /** What an OpenID provider's key set may verify: asymmetric algorithms only (HS* would make a public key a secret). */
@@ -91,7 +91,8 @@ function jwksKeys(settings: JwtSettings, logger: Logger): JWTVerifyGetKey {
   let url: URL;
   try {
     url = new URL(settings.jwtJwksUrl!);
-  } catch {
+  } catch (error) {
+    if (!(error instanceof TypeError)) throw error; // new URL() throws a TypeError only for a malformed URL
     throw config(`SVC_JWT_JWKS_URL is not a URL: ${printable(settings.jwtJwksUrl!)}`);
   }
   if (url.protocol !== 'https:' && url.protocol !== 'http:') throw config('SVC_JWT_JWKS_URL must be an https:// (or http://) URL');
@@ -103,7 +104,7 @@ function jwksKeys(settings: JwtSettings, logger: Logger): JWTVerifyGetKey {
     logger.warn({ jwks_url: url.href }, 'SVC_JWT_JWKS_URL is plain http: whoever can tamper with that connection can mint tokens');
   }
   const source = openJwks({
-    url, cooldownMs: settings.jwtJwksCooldownMs, maxAgeMs: settings.jwtJwksMaxAgeMs, timeoutMs: AUTH_LIMITS.jwksFetchTimeoutMs, bytesMax: AUTH_LIMITS.jwksBytesMax,
+    url, cooldownMs: settings.jwtJwksCooldownMs, maxAgeMs: settings.jwtJwksAgeMsMax, timeoutMs: AUTH_LIMITS.jwksFetchTimeoutMs, bytesMax: AUTH_LIMITS.jwksBytesMax,
     compile: compileKeySet, logger,
   });
   return keyFromSet(source);
@@ -185,8 +186,9 @@ function headerAlgorithm(token: string): string {
   try {
     const alg = decodeProtectedHeader(token).alg;
     if (typeof alg === 'string') return alg;
-  } catch {
-    // reported just below
+  } catch (error) {
+    // jose reports a malformed header as a TypeError; reported just below.
+    if (!(error instanceof TypeError)) throw error;
   }
   throw failed('malformed token: its header is not a JWS header with an alg');
 }

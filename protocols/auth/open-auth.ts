@@ -9,7 +9,7 @@ import { FixedWindowRateLimiter } from './rate-limit.js';
 
 /** The auth settings of core/settings.ts (a Config satisfies it). */
 export interface AuthSettings extends JwtSettings {
-  readonly rateLimitMax: number;
+  readonly rateLimitRequestsMax: number;
   readonly rateLimitWindowMs: number;
 }
 
@@ -29,7 +29,7 @@ export async function openAuth(options: OpenAuthOptions): Promise<AuthGate> {
   return {
     authenticator: createAuthenticator({ adminKey: options.adminKey, apiKeys, jwt }),
     limiter: new FixedWindowRateLimiter({ windowMs: settings.rateLimitWindowMs, countersMax: AUTH_LIMITS.rateLimitCountersMax }),
-    rateLimitMax: settings.rateLimitMax,
+    rateLimitRequestsMax: settings.rateLimitRequestsMax,
     rateLimitWindowMs: settings.rateLimitWindowMs,
   };
 }

@@ -67,7 +67,7 @@ export class FixedWindowRateLimiter {
 export interface RateLimitGate {
   readonly limiter: FixedWindowRateLimiter;
   /** Requests per window of a credential without its own limit, and of a client address. */
-  readonly rateLimitMax: number;
+  readonly rateLimitRequestsMax: number;
   readonly rateLimitWindowMs: number;
 }
 

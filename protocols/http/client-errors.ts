@@ -58,7 +58,7 @@ export function answerClientError(error: NodeJS.ErrnoException, socket: Socket, 
     const gate = options.rateLimit;
     if (gate !== undefined) {
       const nowMs = Date.now();
-      Object.assign(headers, rateLimitHeaders(gate.limiter.peek(addressBucket(socket.remoteAddress ?? ''), gate.rateLimitMax, nowMs), nowMs));
+      Object.assign(headers, rateLimitHeaders(gate.limiter.peek(addressBucket(socket.remoteAddress ?? ''), gate.rateLimitRequestsMax, nowMs), nowMs));
     }
     const head = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`).join('');
     socket.end(`HTTP/1.1 ${status} ${STATUS_CODES[status] ?? 'Error'}\r\n${head}\r\n${body}`);

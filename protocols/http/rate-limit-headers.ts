@@ -17,7 +17,7 @@ export function installRateLimitHeaders(app: FastifyInstance, gate: RateLimitGat
   app.addHook('onRequest', async (request, reply) => {
     if (!request.is404) return;
     const nowMs = Date.now();
-    const decision = gate.limiter.hit(addressBucket(request.ip), gate.rateLimitMax, nowMs);
+    const decision = gate.limiter.hit(addressBucket(request.ip), gate.rateLimitRequestsMax, nowMs);
     setRateLimitHeaders(reply, decision, nowMs);
     if (!decision.allowed) throw rateLimitExceeded(reply, decision, nowMs, gate.rateLimitWindowMs);
   });
@@ -25,7 +25,7 @@ export function installRateLimitHeaders(app: FastifyInstance, gate: RateLimitGat
   app.addHook('onSend', (request, reply, payload, done) => {
     if (!reply.hasHeader(LIMIT_HEADER)) {
       const nowMs = Date.now();
-      setRateLimitHeaders(reply, gate.limiter.peek(addressBucket(request.ip), gate.rateLimitMax, nowMs), nowMs);
+      setRateLimitHeaders(reply, gate.limiter.peek(addressBucket(request.ip), gate.rateLimitRequestsMax, nowMs), nowMs);
     }
     done(null, payload);
   });

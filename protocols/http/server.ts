@@ -23,7 +23,7 @@ export function createHttpServer(deps: HttpServerDeps): FastifyInstance {
     ...(deps.tls ? { tls: deps.tls } : {}),
     ...(deps.rateLimit ? { rateLimit: deps.rateLimit } : {}),
   });
-  const connections = deps.connections ?? new ConnectionLimiter(deps.config.maxConnections);
+  const connections = deps.connections ?? new ConnectionLimiter(deps.config.connectionsMax);
   installConnectionLimit(app, connections, { tls });
   installContentNegotiation(app);
   if ((deps.plugins ?? []).length > 0) installOpenApi(app, { swaggerUi: deps.config.swaggerUiEnabled });

@@ -33,6 +33,6 @@ export interface HttpServerDeps {
   readonly tls?: TlsMaterial;
   /** The rate limiter of /api/v1: set, every answer of the listener carries X-RateLimit-* (protocols/http/rate-limit-headers.ts). */
   readonly rateLimit?: RateLimitGate;
-  /** The max_connections count shared by every API listener; default: one of its own (config.maxConnections). */
+  /** The max_connections count shared by every API listener; default: one of its own (config.connectionsMax). */
   readonly connections?: ConnectionLimiter;
 }

@@ -7,7 +7,7 @@ import { addressBucket, rateLimitExceeded, setRateLimitHeaders } from '../auth/r
 import { requestTenant } from '../auth/tenancy.js';
 
 /** The vector protocol key (SVC_VECTOR_API_KEY): an unbound admin, like the admin key. */
-const VECTOR_KEY_CREDENTIAL: Credential = Object.freeze({ kind: 'admin_key', subject: 'vector', role: 'admin', tenant: null, rateLimitMax: null });
+const VECTOR_KEY_CREDENTIAL: Credential = Object.freeze({ kind: 'admin_key', subject: 'vector', role: 'admin', tenant: null, rateLimitRequestsMax: null });
 
 const sha256 = (text: string): Buffer => createHash('sha256').update(text, 'utf8').digest();
 
@@ -47,7 +47,7 @@ export function vectorAuth(gate: AuthGate, vectorApiKey: string | undefined): on
       }
     }
     const bucket = credential === null ? addressBucket(request.ip) : `${credential.kind}:${credential.subject}`;
-    const decision = gate.limiter.hit(bucket, credential?.rateLimitMax ?? gate.rateLimitMax, nowMs);
+    const decision = gate.limiter.hit(bucket, credential?.rateLimitRequestsMax ?? gate.rateLimitRequestsMax, nowMs);
     setRateLimitHeaders(reply, decision, nowMs);
     if (!decision.allowed) throw rateLimitExceeded(reply, decision, nowMs, gate.rateLimitWindowMs);
     if (credential === null) throw failure !== null ? failure.error : new SvcError('AUTHENTICATION_REQUIRED', 'authentication required: send Api-Key: <key>', {});

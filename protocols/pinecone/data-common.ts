@@ -48,7 +48,7 @@ function scopedIndex(deps: DataPlaneDeps, request: FastifyRequest, name: string)
   const scope = engineScope(request);
   const index = findIndex(deps.catalog, scope.tenant, name);
   const timeoutMs = vectorTimeoutMs(deps.limits);
-  const run: Run = (sql, params, maxRows = deps.limits.maxResultRows) => deps.engine.execute(sql, { params, timeoutMs, maxRows, ...scope });
+  const run: Run = (sql, params, maxRows = deps.limits.resultRowsMax) => deps.engine.execute(sql, { params, timeoutMs, maxRows, ...scope });
   return { index, run };
 }
 

@@ -59,7 +59,7 @@ function schemas(deps: DataPlaneDeps) {
       properties: {
         topK: topK, top_k: topK, namespace: { type: 'string' }, filter: { type: 'object' },
         includeValues: { type: 'boolean' }, include_values: { type: 'boolean' }, includeMetadata: { type: 'boolean' }, include_metadata: { type: 'boolean' },
-        vector: { type: 'array', maxItems: deps.limits.vectorMaxDimension, items: { type: 'number' } },
+        vector: { type: 'array', maxItems: deps.limits.vectorDimensionsMax, items: { type: 'number' } },
         sparseVector: sparseSchema, sparse_vector: sparseSchema, id: { type: 'string', minLength: 1, maxLength: 512 },
       },
     },
@@ -150,7 +150,7 @@ export function dataReadRoutes(deps: DataPlaneDeps): FastifyPluginAsync {
       const { rows } = await run(`SELECT namespace, count(*) AS n FROM ${index.sql} ${where} GROUP BY namespace`, params);
       const namespaces = Object.fromEntries(rows.map((r) => [r['namespace'] === '' ? DEFAULT_NAMESPACE_NAME : String(r['namespace']), { vectorCount: Number(r['n']) }]));
       const total = rows.reduce((sum, r) => sum + Number(r['n']), 0);
-      return { namespaces, dimension: index.dimension, indexFullness: total / deps.limits.vectorMaxVectors, totalVectorCount: total, metric: index.metric, vectorType: 'dense' };
+      return { namespaces, dimension: index.dimension, indexFullness: total / deps.limits.vectorIndexRecordsMax, totalVectorCount: total, metric: index.metric, vectorType: 'dense' };
     };
     app.post<{ Params: Params; Body: { filter?: Record<string, unknown> } }>('/indexes/:index_name/describe_index_stats', { schema: { params: indexParams } }, async (request) => {
       const { index, run } = indexRequest(deps, request);

@@ -46,19 +46,19 @@ interface UpdateBody {
 const idSchema = { type: 'string', minLength: 1, maxLength: 512 };
 
 function schemas(deps: DataPlaneDeps) {
-  const { vectorBatchSize, vectorMaxDimension } = deps.limits;
-  const values = { type: 'array', maxItems: vectorMaxDimension, items: { type: 'number' } };
+  const { vectorUpsertCountMax, vectorDimensionsMax } = deps.limits;
+  const values = { type: 'array', maxItems: vectorDimensionsMax, items: { type: 'number' } };
   const record = {
     type: 'object', required: ['id', 'values'],
     properties: { id: idSchema, values, sparseValues: sparseSchema, sparse_values: sparseSchema, metadata: { type: 'object' } },
   };
-  const upsertProperties = { vectors: { type: 'array', minItems: 1, maxItems: vectorBatchSize, items: record }, namespace: { type: 'string' } };
+  const upsertProperties = { vectors: { type: 'array', minItems: 1, maxItems: vectorUpsertCountMax, items: record }, namespace: { type: 'string' } };
   return {
     upsert: { type: 'object', required: ['vectors'], properties: upsertProperties },
     rootUpsert: { type: 'object', required: ['vectors'], properties: { ...upsertProperties, index: { type: 'string', minLength: 1, maxLength: 45 } } },
     remove: {
       type: 'object',
-      properties: { ids: { type: 'array', maxItems: vectorBatchSize, items: idSchema }, deleteAll: { type: 'boolean' }, namespace: { type: 'string' }, filter: { type: 'object' } },
+      properties: { ids: { type: 'array', maxItems: vectorUpsertCountMax, items: idSchema }, deleteAll: { type: 'boolean' }, namespace: { type: 'string' }, filter: { type: 'object' } },
     },
     update: {
       type: 'object',
@@ -138,10 +138,10 @@ function upsertRecords(vectors: UpsertBody['vectors']): UpsertRecord[] {
 /** One upsert: every record of the body in one INSERT ... ON CONFLICT (one log record). */
 async function upsert(deps: DataPlaneDeps, index: VectorIndex, run: Run, body: UpsertBody): Promise<{ upsertedCount: number }> {
   const records = upsertRecords(body.vectors);
-  if (index.rowCount + records.length > deps.limits.vectorMaxVectors) {
-    throw new SvcError('LIMIT_EXCEEDED', `index ${index.name} would hold more than ${deps.limits.vectorMaxVectors} vectors (SVC_VECTOR_MAX_VECTORS)`, { limit: deps.limits.vectorMaxVectors });
+  if (index.rowCount + records.length > deps.limits.vectorIndexRecordsMax) {
+    throw new SvcError('LIMIT_EXCEEDED', `index ${index.name} would hold more than ${deps.limits.vectorIndexRecordsMax} vectors (SVC_VECTOR_MAX_VECTORS)`, { limit: deps.limits.vectorIndexRecordsMax });
   }
-  const { sql, params } = upsertStatement(index, records, namespaceOf(body.namespace), deps.limits.vectorMaxMetadataBytes);
+  const { sql, params } = upsertStatement(index, records, namespaceOf(body.namespace), deps.limits.vectorMetadataBytesMax);
   await run(sql, params, 1);
   return { upsertedCount: body.vectors.length };
 }
@@ -152,7 +152,7 @@ async function upsert(deps: DataPlaneDeps, index: VectorIndex, run: Run, body: U
  */
 export function dataWriteRoutes(deps: DataPlaneDeps): FastifyPluginAsync {
   const schema = schemas(deps);
-  const metadataBytesMax = deps.limits.vectorMaxMetadataBytes;
+  const metadataBytesMax = deps.limits.vectorMetadataBytesMax;
   return async (app) => {
     for (const path of ['/indexes/:index_name/vectors/upsert', '/indexes/:index_name/upsert']) {
       app.post<{ Params: Params; Body: UpsertBody }>(path, { schema: { params: indexParams, body: schema.upsert } }, async (request) => {

@@ -92,14 +92,14 @@ export class IndexStore {
   /** The engine bound to one request's scope. */
   runner(scope: { tenant: string; readOnly?: ReadOnlyReason }): Run {
     const timeoutMs = Math.min(30_000, this.deps.limits.queryTimeoutMsMax);
-    return (sql, params = []) => this.deps.engine.execute(sql, { params, timeoutMs, maxRows: this.deps.limits.maxResultRows, ...scope });
+    return (sql, params = []) => this.deps.engine.execute(sql, { params, timeoutMs, maxRows: this.deps.limits.resultRowsMax, ...scope });
   }
 
   /** The table, its hnsw index with the metric's operator class, then the settings row (DDL is not transactional: each step is checked on read). */
   async create(run: Run, tenant: string, input: CreateIndexInput): Promise<void> {
-    if (input.dimension > this.deps.limits.vectorMaxDimension) {
-      throw new SvcError('LIMIT_EXCEEDED', `dimension ${input.dimension} is above the limit of ${this.deps.limits.vectorMaxDimension} (SVC_VECTOR_MAX_DIMENSION)`, {
-        field: 'dimension', limit: this.deps.limits.vectorMaxDimension,
+    if (input.dimension > this.deps.limits.vectorDimensionsMax) {
+      throw new SvcError('LIMIT_EXCEEDED', `dimension ${input.dimension} is above the limit of ${this.deps.limits.vectorDimensionsMax} (SVC_VECTOR_MAX_DIMENSION)`, {
+        field: 'dimension', limit: this.deps.limits.vectorDimensionsMax,
       });
     }
     if (this.deps.catalog.tableByName(tenant, DEFAULT_SCHEMA, tableOf(input.name)) !== undefined) {

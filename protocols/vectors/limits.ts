@@ -1,13 +1,13 @@
 /** The vector settings of core/settings.ts (a Config satisfies it). */
 export interface VectorLimits {
-  readonly vectorMaxDimension: number;
-  readonly vectorMaxVectors: number;
-  readonly vectorMaxMetadataBytes: number;
-  readonly vectorBatchSize: number;
-  readonly maxResultRows: number;
+  readonly vectorDimensionsMax: number;
+  readonly vectorIndexRecordsMax: number;
+  readonly vectorMetadataBytesMax: number;
+  readonly vectorUpsertCountMax: number;
+  readonly resultRowsMax: number;
   readonly queryTimeoutMsMax: number;
   /** Bounds a filter's SQL text, as any query's. */
-  readonly maxQuerySizeBytes: number;
+  readonly queryTextBytesMax: number;
 }
 
 /** top_k / topK: the spec's default, and Pinecone's maximum. */
@@ -24,5 +24,5 @@ export function vectorTimeoutMs(limits: VectorLimits): number {
 
 /** top_k bounded by the server's max_result_rows too. */
 export function topKMax(limits: VectorLimits): number {
-  return Math.min(TOP_K_MAX, limits.maxResultRows);
+  return Math.min(TOP_K_MAX, limits.resultRowsMax);
 }

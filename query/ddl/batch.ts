@@ -26,7 +26,7 @@ export function isBatchable(statement: ParsedStatement): boolean {
  * defined: each statement validates against the state the ones before it leave. Rows are the
  * writer's (DDL does not change rows; a table created in the batch has none).
  */
-class StagedView {
+export class StagedView {
   readonly catalog = new CatalogState();
   private readonly sequences = new Map<string, bigint>();
   readonly view: WriteView;

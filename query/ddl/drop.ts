@@ -1,5 +1,5 @@
 import type { TableDef } from '../../core/catalog.js';
-import { SvcError, tableNotFound } from '../../core/errors.js';
+import { isSvcError, SvcError, tableNotFound } from '../../core/errors.js';
 import type { TxnOp } from '../../core/log-records.js';
 import type { CatalogState } from '../../projections/index.js';
 import { identName, invalid, QueryBinder, relationLabel, Scope } from '../bind/index.js';
@@ -70,7 +70,8 @@ function viewReads(catalog: CatalogState, deps: DdlDeps, v: TableDef): Set<numbe
     const ctx = deps.bindContext(catalog);
     new QueryBinder(ctx).bindQuery(parseSql(v.viewSql ?? '')[0]!.ast!, new Scope(null));
     return new Set(ctx.tablesUsed.keys());
-  } catch {
+  } catch (error) {
+    if (!isSvcError(error)) throw error;
     return new Set();
   }
 }

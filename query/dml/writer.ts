@@ -1,20 +1,19 @@
 import type { ColumnDef, IndexDef, TableDef, TableId } from '../../core/catalog.js';
+import { isSvcError } from '../../core/errors.js';
 import { compareKeys, decodeKey, encodeKey } from '../../core/key-encoding.js';
 import type { RowChange, SequenceUpdate, TxnOp } from '../../core/log-records.js';
 import { encodeRow } from '../../core/row-codec.js';
 import type { SqlType, SqlValue } from '../../core/values.js';
 import type { CatalogState, WriteView } from '../../projections/index.js';
 import type { QValue, TypeSystem } from '../types/contract.js';
+import { LIMITS } from '../limits.js';
 import { limitExceededRows } from './limits.js';
 import { checkViolation, notNullViolation, uniqueViolation } from './errors.js';
 import { ForeignKeys } from './foreign-keys.js';
 
 export const hex = (bytes: Uint8Array): string => Buffer.from(bytes).toString('hex');
 
-/** Below this many rows, reading ahead is not worth it. */
-const PREFETCH_ROWS_MIN = 2;
-/** Unique-index probes of one prefetch in flight at once. */
-const PREFETCH_PROBES = 64;
+const { dmlPrefetchRowsMin, dmlPrefetchProbesInFlightMax } = LIMITS;
 
 export interface CheckEval {
   readonly name: string;
@@ -135,7 +134,7 @@ export class TableWriter {
    * not run, so nothing is read for them.
    */
   async prefetch(rows: readonly (readonly QValue[])[], assigned?: ReadonlySet<number>): Promise<void> {
-    if (rows.length < PREFETCH_ROWS_MIN) return;
+    if (rows.length < dmlPrefetchRowsMin) return;
     const touches = (positions: readonly number[]): boolean => !assigned || positions.some((p) => assigned.has(p));
     try {
       await Promise.all([
@@ -143,8 +142,9 @@ export class TableWriter {
         ...this.uniques.filter((u) => touches(u.positions)).map((u) => this.prefetchIndex(u, rows)),
         this.statement.fks.prefetchParents(this.def, rows, assigned),
       ]);
-    } catch {
-      // fall back to point reads
+    } catch (error) {
+      // Fall back to point reads (they fail the same way on a real error); a bug is not hidden.
+      if (!isSvcError(error)) throw error;
     }
   }
 
@@ -178,7 +178,7 @@ export class TableWriter {
         found.set(next[0], pks);
       }
     };
-    await Promise.all(Array.from({ length: Math.min(PREFETCH_PROBES, todo.length) }, probe));
+    await Promise.all(Array.from({ length: Math.min(dmlPrefetchProbesInFlightMax, todo.length) }, probe));
     for (const [k, pks] of found) known.set(k, pks);
   }
 

@@ -1,4 +1,4 @@
-import { SvcError } from '../../core/errors.js';
+import { assert, SvcError } from '../../core/errors.js';
 import type { QValue } from '../types/contract.js';
 import type { Expr, SubqueryExpr } from '../plan/expr.js';
 import type { ExecContext, Row, SubResult } from './context.js';
@@ -117,13 +117,13 @@ function build(expr: Expr, ctx: ExecContext, subs: SubqueryExpr[]): Evaluator {
       return () => (lookup(ctx, expr) as { value: QValue }).value;
     }
     case 'agg': case 'window':
-      throw new Error(`assertion failed: ${expr.kind} left in an expression after planning`);
+      assert(false, `${expr.kind} left in an expression after planning`);
   }
 }
 
 function lookup(ctx: ExecContext, sq: SubqueryExpr): SubResult {
   const found = sq.correlated ? ctx.subResults.get(sq.id) : ctx.statementCache.get(sq.id);
-  if (!found) throw new Error(`assertion failed: subquery ${sq.id} not prepared`);
+  assert(found, `subquery ${sq.id} not prepared`);
   return found;
 }
 

@@ -1,4 +1,5 @@
 /** Calendar arithmetic on DATE, TIMESTAMP and INTERVAL values, as PostgreSQL computes it. */
+import { isSvcError } from '../../core/errors.js';
 import type { Interval } from '../types/contract.js';
 import {
   checkTimestamp, civilFromDays, DATE_INFINITY, DATE_MINUS_INFINITY, daysFromCivil, daysInMonth,
@@ -24,7 +25,8 @@ export function timestampPlusInterval(ts: bigint, iv: Interval): bigint {
   t += iv.micros;
   try {
     return checkTimestamp(t);
-  } catch {
+  } catch (error) {
+    if (!isSvcError(error)) throw error;
     throw outOfRange('timestamp out of range');
   }
 }

@@ -1,3 +1,4 @@
+import { isSvcError } from '../../core/errors.js';
 import { STR_PREFIX } from './preprocess.js';
 import type { Token } from './tokens.js';
 
@@ -160,7 +161,8 @@ export class AstTemplateCache<T> {
     let result: TemplateParse<T>;
     try {
       result = parse(probe);
-    } catch {
+    } catch (error) {
+      if (!isSvcError(error)) throw error;
       return null; // the statement's own parse reports the error, with its own text
     }
     if (result.literalsConsumed) return null;

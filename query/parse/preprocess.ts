@@ -1,4 +1,5 @@
 import { isPrefix, OP_FN, rewriteExtract, rewriteNegativeScales, rewritePrefixOperators } from './expr-rewrites.js';
+import { LIMITS } from '../limits.js';
 import { rewriteNotPrecedence } from './not-precedence.js';
 import { leftOperand, matchForward, PREC, rightOperand, type Tok } from './operands.js';
 import { LIMIT_PARAM_BASE, NATURAL_MARKER, FRAME_CODE_BASE, FRAME_CODES, limitBeforeOffset, rewriteRangeFrames, parenthesizeJoinConditions, quote, rewriteCrossJoins, rewriteLimitExpressions, rewriteNaturalJoins, synth, WINDOW_FN, wrapParenthesizedSetOps, wrapWindowCalls } from './query-rewrites.js';
@@ -289,8 +290,6 @@ function markDistinct(toks: Tok[], at: number): void {
   toks.splice(at, 1, synth('ident', DISTINCT_FN, t.orig), synth('punct', '(', t.orig, true));
 }
 
-const MAX_REWRITES = 10_000;
-
 /** x BETWEEN SYMMETRIC a AND b -> x BETWEEN LEAST(a, b) AND GREATEST(a, b). */
 function rewriteSymmetric(toks: Tok[]): Tok[] {
   for (let i = 0; i < toks.length; i++) {
@@ -320,7 +319,7 @@ function rewriteSymmetric(toks: Tok[]): Tok[] {
 
 function rewriteBinaryOperators(input: Tok[]): Tok[] {
   let toks = input;
-  for (let n = 0; n < MAX_REWRITES; n++) {
+  for (let n = 0; n < LIMITS.parseRewritesMax; n++) {
     const found = findBinary(toks);
     if (!found) return toks;
     const { k, width, op, prec } = found;

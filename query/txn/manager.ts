@@ -5,11 +5,12 @@ import { lsn as asLsn, type Lsn } from '../../core/units.js';
 import type { Projections } from '../../projections/index.js';
 import { txnRecord } from '../ddl/common.js';
 import { asSvcError } from '../failure.js';
+import { LIMITS } from '../limits.js';
 import { RecentWrites } from './recent-writes.js';
 import { Transaction } from './transaction.js';
 import type { TxnContext } from './context.js';
 import type { TransactionCommitted, TransactionInfo, TransactionRolledBack } from './info.js';
-import { abortedAtCommit, ENDED_RETENTION_MS, refuseEnded, transactionAborted, transactionBusy, transactionNotFound } from './refusals.js';
+import { abortedAtCommit, refuseEnded, transactionAborted, transactionBusy, transactionNotFound } from './refusals.js';
 import type { TxnCaller, TxnScope, TxnStatement, TxnStatementBounds } from './scope.js';
 import type { IsolationLevel, TxnStatus } from './txn-state.js';
 
@@ -39,16 +40,7 @@ export interface BeginOptions {
   readonly internal?: boolean;
 }
 
-/** Key ranges one transaction may depend on before it is refused (each costs a check at commit). */
-const READS_MAX = 1_000_000;
-const ENDED_KEPT_MAX = 10_000;
-/** How long after its statements' deadline a request's batch transaction expires (a backstop). */
-const BATCH_EXPIRY_MARGIN_MS = 60_000;
-/**
- * Keys of others' writes kept to validate open transactions (a few hundred MB at most). Past it,
- * the oldest are dropped and the transactions that needed them can only end in a conflict.
- */
-const RECENT_KEYS_MAX = 2_000_000;
+const { txnReadSpansMax, txnEndedCountMax, txnBatchExpiryMarginMs, txnRecentWriteKeysMax } = LIMITS;
 
 const iso = (ms: number): string => new Date(ms).toISOString();
 
@@ -73,7 +65,7 @@ export class TxnManager implements TxnScope {
     this.unobserve = deps.projections.sequencer.observeAppends((lsn, keys) => {
       if (this.open.size === 0 && this.pendingFloors.size === 0) return;
       this.recent.add(lsn, keys);
-      if (this.recent.size.keys > RECENT_KEYS_MAX) this.shedRecentWrites();
+      if (this.recent.size.keys > txnRecentWriteKeysMax) this.shedRecentWrites();
     });
   }
 
@@ -122,7 +114,7 @@ export class TxnManager implements TxnScope {
     const txn = new Transaction({
       id, tenant: options.tenant, owner: options.owner ?? null, isolation: options.isolation, readOnly: options.readOnly, internal,
       startedAtMs, expiresAtMs: startedAtMs + timeoutMs, snapshot, floorLsn: snapshot?.lsn ?? headLsn,
-      sequencer: projections.sequencer, recent: this.recent, readsMax: READS_MAX, opsMax: limits.sqlDmlRowsMax,
+      sequencer: projections.sequencer, recent: this.recent, readsMax: txnReadSpansMax, opsMax: limits.sqlDmlRowsMax,
     });
     // Writes it would need to check were dropped while it began (shedRecentWrites): it can only fail.
     const shed = this.recent.shedThroughLsn;
@@ -171,7 +163,7 @@ export class TxnManager implements TxnScope {
    */
   async atomically<T>(tenant: string, timeoutMs: number, body: (txn: TxnContext) => Promise<T>, end: 'commit' | 'rollback'): Promise<T> {
     // Its statements' own deadline ends it first; the transaction's expiry is only a backstop.
-    const txn = await this.openTransaction({ tenant, isolation: 'read_committed', readOnly: false, timeoutMs: timeoutMs + BATCH_EXPIRY_MARGIN_MS, internal: true });
+    const txn = await this.openTransaction({ tenant, isolation: 'read_committed', readOnly: false, timeoutMs: timeoutMs + txnBatchExpiryMarginMs, internal: true });
     const id = txn.id;
     let result: T;
     txn.busy = true;
@@ -267,12 +259,12 @@ export class TxnManager implements TxnScope {
 
   /** Keeps the recent writes bounded: the oldest half goes, and transactions that needed it are doomed. */
   private shedRecentWrites(): void {
-    const dropped = this.recent.shed(RECENT_KEYS_MAX / 2);
+    const dropped = this.recent.shed(txnRecentWriteKeysMax / 2);
     if (dropped === null) return;
     for (const txn of this.open.values()) {
       if (txn.init.floorLsn < dropped && txn.doomedAtLsn === null) txn.doomedAtLsn = dropped;
     }
-    this.deps.logger.warn({ droppedThroughLsn: dropped, keysMax: RECENT_KEYS_MAX }, 'long transactions outlived the conflict-check window; they will be refused at commit');
+    this.deps.logger.warn({ droppedThroughLsn: dropped, keysMax: txnRecentWriteKeysMax }, 'long transactions outlived the conflict-check window; they will be refused at commit');
   }
 
   /** The LSN below which no open transaction needs the recent writes (a doomed one needs none). */
@@ -286,9 +278,9 @@ export class TxnManager implements TxnScope {
   private remember(txn: Transaction): void {
     if (txn.init.internal) return; // nobody was told its id
     this.ended.set(txn.id, txn);
-    const cutoff = this.now() - ENDED_RETENTION_MS;
+    const cutoff = this.now() - LIMITS.txnEndedRetentionMs;
     for (const [id, old] of this.ended) {
-      if (this.ended.size <= ENDED_KEPT_MAX && (old.endedAtMs ?? 0) >= cutoff) break;
+      if (this.ended.size <= txnEndedCountMax && (old.endedAtMs ?? 0) >= cutoff) break;
       this.ended.delete(id);
     }
   }

@@ -1,8 +1,9 @@
 import { SvcError } from '../../core/errors.js';
+import { LIMITS } from '../limits.js';
 import type { Transaction } from './transaction.js';
 
-/** Ended transactions are remembered this long, so a late call hears why it ended rather than "not found". */
-export const ENDED_RETENTION_MS = 10 * 60_000;
+/** Ended transactions are remembered this long (query/limits.ts), so a late call hears why it ended rather than "not found". */
+const ENDED_RETENTION_MS = LIMITS.txnEndedRetentionMs;
 
 const iso = (ms: number): string => new Date(ms).toISOString();
 

@@ -262,8 +262,9 @@ function zoneFormatter(name: string): Intl.DateTimeFormat | null {
         timeZone: name, hourCycle: 'h23', year: 'numeric', month: 'numeric', day: 'numeric',
         hour: 'numeric', minute: 'numeric', second: 'numeric', era: 'short',
       });
-    } catch {
-      f = null; // RangeError: not a time zone Intl knows
+    } catch (error) {
+      if (!(error instanceof RangeError)) throw error;
+      f = null; // not a time zone Intl knows
     }
     if (ZONE_FORMATTERS.size >= ZONE_CACHE_ENTRIES_MAX) ZONE_FORMATTERS.clear();
     ZONE_FORMATTERS.set(name, f);

@@ -13,7 +13,7 @@
 import kafkajs from 'kafkajs';
 import type { Admin, Consumer, Kafka, Message, PartitionMetadata, Producer, SASLOptions } from 'kafkajs';
 import type { ConnectionOptions } from 'node:tls';
-import { SvcError } from '../../core/errors.js';
+import { assert, SvcError } from '../../core/errors.js';
 import { newUlid } from '../../core/ids.js';
 import type { Logger } from '../../core/logger.js';
 import type { SourcedEvent } from '../events/change-event.js';
@@ -144,7 +144,7 @@ export class KafkaDestination implements Destination {
 
   async deliver(events: readonly SourcedEvent[], signal: AbortSignal): Promise<void> {
     const producer = this.producer;
-    if (!producer) throw new Error('assertion failed: deliver before open');
+    assert(producer, 'deliver before open');
     signal.throwIfAborted();
     if (events.length === 0) return;
     const first = events[0]!;

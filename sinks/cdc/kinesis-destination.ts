@@ -22,7 +22,7 @@ import {
   type PutRecordsResultEntry,
 } from '@aws-sdk/client-kinesis';
 import { NodeHttpHandler } from '@smithy/node-http-handler';
-import { SvcError } from '../../core/errors.js';
+import { assert, SvcError } from '../../core/errors.js';
 import type { Logger } from '../../core/logger.js';
 import type { SourcedEvent } from '../events/change-event.js';
 import type { Destination, EventEncoder, ResumePoint } from './destination.js';
@@ -85,7 +85,7 @@ export class KinesisDestination implements Destination {
   /** Puts the events in PutRecords calls; returns once every one was written. */
   async deliver(events: readonly SourcedEvent[], signal: AbortSignal): Promise<void> {
     const client = this.client;
-    if (!client) throw new Error('assertion failed: deliver before open');
+    assert(client, 'deliver before open');
     // Never return without delivering: the runner records the batch as delivered when this returns.
     signal.throwIfAborted();
     const plan = new PutPlan(events.map((e) => toRecord(e, this.encoder)));

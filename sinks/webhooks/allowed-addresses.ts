@@ -94,8 +94,9 @@ export async function checkUrl(url: string, allowedCidrs: readonly string[] | Al
   let parsed: URL;
   try {
     parsed = new URL(url);
-  } catch {
-    // new URL() throws only for a malformed URL: nothing to keep from its error.
+  } catch (error) {
+    // new URL() throws a TypeError only for a malformed URL: nothing to keep from it.
+    if (!(error instanceof TypeError)) throw error;
     return refuse('is not a valid URL');
   }
   if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') refuse('must use http or https', { scheme: parsed.protocol.slice(0, -1) });

@@ -27,7 +27,7 @@ export const query = (baseUrl: string, headers: Record<string, string>, sql: str
 
 /** Create an API key in a data dir (as `svcdb keys create` does); returns the key. */
 export async function newKey(dataDir: string, spec: Partial<NewApiKey> = {}): Promise<{ key: string; id: string }> {
-  const { key, record } = await createApiKey(dataDir, { role: 'read_write', tenant: null, name: null, rateLimitMax: null, ...spec });
+  const { key, record } = await createApiKey(dataDir, { role: 'read_write', tenant: null, name: null, rateLimitRequestsMax: null, ...spec });
   return { key, id: record.id };
 }
 

@@ -12,7 +12,7 @@ describe('ApiKeyRegistry', () => {
   it('sees a revocation at the first lookup checkIntervalMs after its last look, not before', async () => {
     const dir = await tempDir('svcdb-key-registry-');
     try {
-      const { key, record } = await createApiKey(dir.dir, { role: 'read_write', tenant: null, name: 'k', rateLimitMax: null });
+      const { key, record } = await createApiKey(dir.dir, { role: 'read_write', tenant: null, name: 'k', rateLimitRequestsMax: null });
       const registry = await ApiKeyRegistry.open({ dataDir: dir.dir, checkIntervalMs: 1000, logger: silentLogger });
       const t0 = Date.now() + 3_600_000; // later than the open's own look, whatever the wall clock does
       expect((await registry.lookup(key, t0))?.revoked_at).toBeNull();

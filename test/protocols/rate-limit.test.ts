@@ -130,7 +130,7 @@ describe('per-key limits', () => {
   afterAll(() => server?.close());
 
   it('a key may carry its own limit; each credential is counted apart', async () => {
-    const own = await newKey(server.dataDir, { role: 'read_only', rateLimitMax: 2 });
+    const own = await newKey(server.dataDir, { role: 'read_only', rateLimitRequestsMax: 2 });
     const other = await newKey(server.dataDir, { role: 'read_only' });
     await untilStatus(server.baseUrl, own.key, 200);
     const second = await query(server.baseUrl, bearer(own.key), 'SELECT 1');

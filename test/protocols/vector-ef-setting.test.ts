@@ -91,7 +91,7 @@ describe('SVC_VECTOR_EF_SEARCH: the search beam of queries that name none', () =
   });
 
   it('refuses a value outside 1..1000 at start', () => {
-    expect(() => resolveConfig({ env: { SVC_VECTOR_EF_SEARCH: '0' } })).toThrow(/SVC_VECTOR_EF_SEARCH|vectorEfSearch/);
-    expect(() => resolveConfig({ env: { SVC_VECTOR_EF_SEARCH: '1001' } })).toThrow(/SVC_VECTOR_EF_SEARCH|vectorEfSearch/);
+    expect(() => resolveConfig({ env: { SVC_VECTOR_EF_SEARCH: '0' } })).toThrow(/SVC_VECTOR_EF_SEARCH|vectorEfSearchDefault/);
+    expect(() => resolveConfig({ env: { SVC_VECTOR_EF_SEARCH: '1001' } })).toThrow(/SVC_VECTOR_EF_SEARCH|vectorEfSearchDefault/);
   });
 });

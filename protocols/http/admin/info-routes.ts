@@ -26,9 +26,9 @@ export const FEATURES = Object.freeze({
 });
 
 export interface InfoLimits {
-  readonly maxQuerySizeBytes: number;
-  readonly maxResultRows: number;
-  readonly maxConnections: number;
+  readonly queryTextBytesMax: number;
+  readonly resultRowsMax: number;
+  readonly connectionsMax: number;
 }
 
 /** `7.0.0+node.20.18.0`: the service version with the runtime as semver build metadata (no git in a package). */
@@ -44,9 +44,9 @@ export function infoBody(limits: InfoLimits) {
     features: { ...FEATURES },
     protocols: [...SERVED_PROTOCOLS],
     limits: {
-      max_query_size_bytes: limits.maxQuerySizeBytes,
-      max_result_rows: limits.maxResultRows,
-      max_connections: limits.maxConnections,
+      max_query_size_bytes: limits.queryTextBytesMax,
+      max_result_rows: limits.resultRowsMax,
+      max_connections: limits.connectionsMax,
     },
   };
 }

@@ -7,7 +7,7 @@ import { COLLECTION_NAME_PATTERN, ID_PARAM_LENGTH_MAX, LIST_LIMIT_DEFAULT, LIST_
 
 export interface CollectionRouteLimits {
   readonly queryTimeoutMsMax: number;
-  readonly maxResultRows: number;
+  readonly resultRowsMax: number;
 }
 
 const collectionParam = { type: 'string', pattern: COLLECTION_NAME_PATTERN } as const;
@@ -34,7 +34,7 @@ type ItemRequest = { Params: { collection: string; id: string } };
 export function collectionRoutes(store: CollectionStore, limits: CollectionRouteLimits): FastifyPluginAsync {
   const callerOf = (request: FastifyRequest, signal?: AbortSignal): Caller => ({
     timeoutMs: Math.min(TIMEOUT_MS_DEFAULT, limits.queryTimeoutMsMax),
-    maxRows: limits.maxResultRows,
+    maxRows: limits.resultRowsMax,
     ...engineScope(request),
     ...(signal ? { signal } : {}),
   });
@@ -45,7 +45,7 @@ export function collectionRoutes(store: CollectionStore, limits: CollectionRoute
       '/api/:collection',
       { schema: { params: collectionParams, querystring: listQuery } },
       async (request, reply) => {
-        const page = { limit: Math.min(request.query.limit, limits.maxResultRows), offset: request.query.offset };
+        const page = { limit: Math.min(request.query.limit, limits.resultRowsMax), offset: request.query.offset };
         return untilClientLeaves(reply, (signal) => store.list(request.params.collection, page, callerOf(request, signal)));
       },
     );

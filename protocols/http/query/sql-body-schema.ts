@@ -1,7 +1,7 @@
 /** Limits of the SQL routes from config (core/settings.ts). */
 export interface QueryRouteLimits {
-  readonly maxQuerySizeBytes: number;
-  readonly maxResultRows: number;
+  readonly queryTextBytesMax: number;
+  readonly resultRowsMax: number;
   readonly queryTimeoutMsMax: number;
 }
 
@@ -20,7 +20,7 @@ export function sqlBodySchema(limits: QueryRouteLimits, extra: Record<string, ob
     required: ['sql'],
     additionalProperties: false,
     properties: {
-      sql: { type: 'string', minLength: 1, maxLength: limits.maxQuerySizeBytes },
+      sql: { type: 'string', minLength: 1, maxLength: limits.queryTextBytesMax },
       params: { type: 'array' },
       timeout_ms: { type: 'integer', minimum: 1, maximum: limits.queryTimeoutMsMax, default: Math.min(timeoutMsDefault, limits.queryTimeoutMsMax) },
       ...extra,
@@ -30,5 +30,5 @@ export function sqlBodySchema(limits: QueryRouteLimits, extra: Record<string, ob
 
 /** max_rows: at most max_result_rows, by default the spec's 10000 (or max_result_rows if lower). */
 export function maxRowsProperty(limits: QueryRouteLimits): object {
-  return { type: 'integer', minimum: 1, maximum: limits.maxResultRows, default: Math.min(MAX_ROWS_DEFAULT, limits.maxResultRows) };
+  return { type: 'integer', minimum: 1, maximum: limits.resultRowsMax, default: Math.min(MAX_ROWS_DEFAULT, limits.resultRowsMax) };
 }

@@ -71,7 +71,8 @@ export function decodeCursor(text: string): CursorPosition {
   let body: { v?: unknown; o?: unknown; d?: unknown; k?: unknown };
   try {
     body = JSON.parse(Buffer.from(text, 'base64url').toString('utf8')) as typeof body;
-  } catch {
+  } catch (error) {
+    if (!(error instanceof SyntaxError)) throw error;
     throw invalidCursor('not a cursor');
   }
   if (body === null || typeof body !== 'object' || body.v !== CURSOR_VERSION) throw invalidCursor('not a cursor of this version');

@@ -17,7 +17,8 @@ export function idParts(table: TableDef, rawUrl: string): string[] {
   const parts = segment.split(',').map((part) => {
     try {
       return decodeURIComponent(part);
-    } catch {
+    } catch (error) {
+      if (!(error instanceof URIError)) throw error;
       throw new SvcError('INVALID_QUERY', 'the row id is not valid percent-encoding', { reason: 'bad_url' });
     }
   });

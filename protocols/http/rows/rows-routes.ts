@@ -11,9 +11,9 @@ import { TIMEOUT_MS_DEFAULT } from '../query/sql-body-schema.js';
 import { findTable, tableRefOf, type TableRef } from '../tables/table-ref.js';
 
 export interface RowRouteLimits {
-  readonly maxQuerySizeBytes: number;
+  readonly queryTextBytesMax: number;
   readonly queryTimeoutMsMax: number;
-  readonly maxResultRows: number;
+  readonly resultRowsMax: number;
 }
 
 export interface RowRouteDeps {
@@ -28,7 +28,7 @@ export function rowTarget(deps: RowRouteDeps, request: FastifyRequest<{ Params: 
   const ref = tableRefOf(request.params.table_name);
   const entry = findTable(deps.catalog, principalOf(request).tenant, ref);
   const timeoutMs = Math.min(TIMEOUT_MS_DEFAULT, deps.limits.queryTimeoutMsMax);
-  return { ref, entry, options: { timeoutMs, maxRows: deps.limits.maxResultRows, ...engineScope(request) } };
+  return { ref, entry, options: { timeoutMs, maxRows: deps.limits.resultRowsMax, ...engineScope(request) } };
 }
 
 interface Envelope {
@@ -69,7 +69,7 @@ type TableParams = { Params: { table_name: string } };
 /** GET, POST, PUT and DELETE /tables/{table_name}/rows (under /api/v1). */
 export function rowsRoutes(deps: RowRouteDeps): FastifyPluginAsync {
   const { engine, limits } = deps;
-  const textBytesMax = limits.maxQuerySizeBytes;
+  const textBytesMax = limits.queryTextBytesMax;
   return async (app) => {
     app.get<TableParams & { Querystring: RowsQuery }>(
       '/tables/:table_name/rows',

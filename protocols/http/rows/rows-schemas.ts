@@ -26,12 +26,12 @@ const columnList = { type: 'array', maxItems: 1600, items: { type: 'string', min
 const filterText = (maxBytes: number) => ({ type: 'string', maxLength: maxBytes });
 const updates = { type: 'object', minProperties: 1, maxProperties: 1600 } as const;
 
-export function listRowsQuery(maxQuerySizeBytes: number) {
+export function listRowsQuery(queryTextBytesMax: number) {
   return {
     type: 'object',
     additionalProperties: false,
     properties: {
-      filter: filterText(maxQuerySizeBytes),
+      filter: filterText(queryTextBytesMax),
       select: { type: 'string', maxLength: 64 * 1024 },
       order_by: { type: 'string', maxLength: 64 * 1024 },
       // The maximum is checked by the handler: over it is a clear 400 LIMIT_EXCEEDED.
@@ -79,21 +79,21 @@ export const insertRowsBody = {
   else: { if: { type: 'array' }, then: { type: 'array', minItems: 1, items: { type: 'object' } } },
 } as const;
 
-export function updateRowsBody(maxQuerySizeBytes: number) {
+export function updateRowsBody(queryTextBytesMax: number) {
   return {
     type: 'object',
     required: ['updates'],
     additionalProperties: false,
     // filter is checked by the handler: a missing one is a 400 that says how to update every row.
-    properties: { filter: filterText(maxQuerySizeBytes), updates, returning: columnList },
+    properties: { filter: filterText(queryTextBytesMax), updates, returning: columnList },
   } as const;
 }
 
-export function deleteRowsBody(maxQuerySizeBytes: number) {
+export function deleteRowsBody(queryTextBytesMax: number) {
   return {
     type: 'object',
     additionalProperties: false,
-    properties: { filter: filterText(maxQuerySizeBytes), returning: columnList },
+    properties: { filter: filterText(queryTextBytesMax), returning: columnList },
   } as const;
 }
 

@@ -41,7 +41,7 @@ export type AlterOperation =
 
 /** Bounds of the SQL text a definition may carry. */
 export interface DdlTextLimits {
-  readonly maxQuerySizeBytes: number;
+  readonly queryTextBytesMax: number;
 }
 
 /** Words, (n) or (p,s) modifiers and [] suffixes: 'VARCHAR(255)', 'TIMESTAMP WITH TIME ZONE', 'INTEGER[]'. */
@@ -71,7 +71,7 @@ function typeSql(type: string): string {
 function defaultSql(value: string | number | boolean, limits: DdlTextLimits): string {
   if (typeof value === 'boolean') return value ? 'TRUE' : 'FALSE';
   if (typeof value === 'number') return String(value);
-  return `(${checkExpression(value, { what: 'default', textBytesMax: limits.maxQuerySizeBytes })})`;
+  return `(${checkExpression(value, { what: 'default', textBytesMax: limits.queryTextBytesMax })})`;
 }
 
 /** One column definition: "name" TYPE [NOT NULL] [DEFAULT (...)] [CHECK (...)] [PRIMARY KEY]. */
@@ -84,7 +84,7 @@ export function columnSql(column: ColumnDefinition, field: string, limits: DdlTe
   }
   if (column.check !== undefined && column.check !== null) {
     const check = column.check;
-    parts.push(`CHECK (${atField(`${field}.check`, () => checkExpression(check, { what: 'check', textBytesMax: limits.maxQuerySizeBytes }))})`);
+    parts.push(`CHECK (${atField(`${field}.check`, () => checkExpression(check, { what: 'check', textBytesMax: limits.queryTextBytesMax }))})`);
   }
   if (inlinePrimaryKey && column.primary_key) parts.push('PRIMARY KEY');
   return parts.join(' ');

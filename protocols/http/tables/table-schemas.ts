@@ -21,7 +21,7 @@ export const tableParams = {
 
 const sqlText = (maxBytes: number) => ({ type: 'string', minLength: 1, maxLength: maxBytes });
 
-export function columnDefinitionSchema(maxQuerySizeBytes: number) {
+export function columnDefinitionSchema(queryTextBytesMax: number) {
   return {
     type: 'object',
     required: ['name', 'type'],
@@ -31,8 +31,8 @@ export function columnDefinitionSchema(maxQuerySizeBytes: number) {
       type: { type: 'string', minLength: 1, maxLength: 128 },
       nullable: { type: 'boolean' },
       primary_key: { type: 'boolean' },
-      default: { anyOf: [sqlText(maxQuerySizeBytes), { type: 'number' }, { type: 'boolean' }, { type: 'null' }] },
-      check: { anyOf: [sqlText(maxQuerySizeBytes), { type: 'null' }] },
+      default: { anyOf: [sqlText(queryTextBytesMax), { type: 'number' }, { type: 'boolean' }, { type: 'null' }] },
+      check: { anyOf: [sqlText(queryTextBytesMax), { type: 'null' }] },
     },
   } as const;
 }
@@ -57,7 +57,7 @@ export const indexDefinitionSchema = {
   },
 } as const;
 
-export function createTableSchema(maxQuerySizeBytes: number) {
+export function createTableSchema(queryTextBytesMax: number) {
   return {
     type: 'object',
     required: ['name', 'columns'],
@@ -65,7 +65,7 @@ export function createTableSchema(maxQuerySizeBytes: number) {
     properties: {
       name: NAME,
       schema: { ...NAME, default: 'public' },
-      columns: { type: 'array', minItems: 1, maxItems: COLUMNS_MAX, items: columnDefinitionSchema(maxQuerySizeBytes) },
+      columns: { type: 'array', minItems: 1, maxItems: COLUMNS_MAX, items: columnDefinitionSchema(queryTextBytesMax) },
       indexes: { type: 'array', maxItems: DEFINITIONS_MAX, items: indexDefinitionSchema },
       if_not_exists: { type: 'boolean', default: false },
     },
@@ -75,7 +75,7 @@ export function createTableSchema(maxQuerySizeBytes: number) {
 /** `then: required` per operation, so a missing field is named (operations.0 must have column). */
 const needs = (operation: string, fields: string[]) => ({ if: { properties: { operation: { const: operation } } }, then: { required: fields } });
 
-export function alterTableSchema(maxQuerySizeBytes: number) {
+export function alterTableSchema(queryTextBytesMax: number) {
   return {
     type: 'object',
     required: ['operations'],
@@ -91,7 +91,7 @@ export function alterTableSchema(maxQuerySizeBytes: number) {
           additionalProperties: false,
           properties: {
             operation: { type: 'string', enum: ['add_column', 'drop_column', 'rename_column', 'add_index'] },
-            column: columnDefinitionSchema(maxQuerySizeBytes),
+            column: columnDefinitionSchema(queryTextBytesMax),
             column_name: NAME,
             old_name: NAME,
             new_name: NAME,

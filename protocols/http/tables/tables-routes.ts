@@ -12,7 +12,7 @@ import { alterTableSchema, createTableSchema, dropTableQuery, listTablesQuery, t
 import { likeMatcher, tableDetail, tableSummary } from './table-view.js';
 
 export interface TableRouteLimits {
-  readonly maxQuerySizeBytes: number;
+  readonly queryTextBytesMax: number;
   readonly queryTimeoutMsMax: number;
 }
 
@@ -77,7 +77,7 @@ export function tablesRoutes(deps: TableRouteDeps): FastifyPluginAsync {
       return tableDetail(findTable(catalog, tenantOf(request), tableRefOf(request.params.table_name)), new Date());
     });
 
-    app.post<{ Body: CreateTableBody }>('/tables', { schema: { body: createTableSchema(limits.maxQuerySizeBytes) } }, async (request, reply) => {
+    app.post<{ Body: CreateTableBody }>('/tables', { schema: { body: createTableSchema(limits.queryTextBytesMax) } }, async (request, reply) => {
       const body = request.body;
       const ref: TableRef = { schema: body.schema ?? DEFAULT_SCHEMA, name: body.name };
       const existing = catalog.tableByName(tenantOf(request), ref.schema, ref.name);
@@ -94,7 +94,7 @@ export function tablesRoutes(deps: TableRouteDeps): FastifyPluginAsync {
 
     app.patch<{ Params: NameParams; Body: { operations: AlterOperation[] } }>(
       '/tables/:table_name',
-      { schema: { params: tableParams, body: alterTableSchema(limits.maxQuerySizeBytes) } },
+      { schema: { params: tableParams, body: alterTableSchema(limits.queryTextBytesMax) } },
       async (request) => {
         const ref = tableRefOf(request.params.table_name);
         const entry = findTable(catalog, tenantOf(request), ref);

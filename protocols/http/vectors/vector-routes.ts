@@ -49,7 +49,7 @@ function schemas(limits: VectorLimits) {
     type: 'object', required: ['index', 'vector'], additionalProperties: false,
     properties: {
       index: { type: 'string', minLength: 1, maxLength: 200 },
-      vector: numbers(limits.vectorMaxDimension),
+      vector: numbers(limits.vectorDimensionsMax),
       top_k: { type: 'integer', minimum: 1, maximum: topKMax(limits), default: TOP_K_DEFAULT },
       filter: filterSchema,
       include_vectors: { type: 'boolean', default: false },
@@ -60,17 +60,17 @@ function schemas(limits: VectorLimits) {
   };
   const record = {
     type: 'object', required: ['id', 'vector'], additionalProperties: false,
-    properties: { id: idSchema, vector: numbers(limits.vectorMaxDimension), metadata: { anyOf: [{ type: 'object' }, { type: 'null' }] } },
+    properties: { id: idSchema, vector: numbers(limits.vectorDimensionsMax), metadata: { anyOf: [{ type: 'object' }, { type: 'null' }] } },
   };
   const upsert = {
     type: 'object', required: ['table', 'vectors'], additionalProperties: false,
-    properties: { table: { type: 'string', minLength: 1, maxLength: 200 }, vectors: { type: 'array', minItems: 1, maxItems: limits.vectorBatchSize, items: record } },
+    properties: { table: { type: 'string', minLength: 1, maxLength: 200 }, vectors: { type: 'array', minItems: 1, maxItems: limits.vectorUpsertCountMax, items: record } },
   };
   const remove = {
     type: 'object', required: ['table'], additionalProperties: false,
     properties: {
       table: { type: 'string', minLength: 1, maxLength: 200 },
-      ids: { anyOf: [{ type: 'array', maxItems: limits.vectorBatchSize, items: idSchema }, { type: 'null' }] },
+      ids: { anyOf: [{ type: 'array', maxItems: limits.vectorUpsertCountMax, items: idSchema }, { type: 'null' }] },
       filter: filterSchema,
     },
   };
@@ -82,7 +82,7 @@ function schemas(limits: VectorLimits) {
  * two pairs of parentheses so `a) OR (b` cannot escape the AND around it.
  */
 function conditionOf(filter: string, limits: VectorLimits): string {
-  return `((${checkExpression(filter, { what: 'filter', textBytesMax: limits.maxQuerySizeBytes })}))`;
+  return `((${checkExpression(filter, { what: 'filter', textBytesMax: limits.queryTextBytesMax })}))`;
 }
 
 const scope = (request: FastifyRequest, limits: VectorLimits) => ({ ...engineScope(request), timeoutMs: vectorTimeoutMs(limits) });
@@ -171,7 +171,7 @@ export function vectorRoutes(deps: VectorRouteDeps): FastifyPluginAsync {
     app.post<{ Body: UpsertBody }>('/vectors/upsert', { schema: { body: schema.upsert } }, async (request) => {
       const target = tableNamed(catalog, engineScope(request).tenant, request.body.table, 'table');
       const records = lastPerId(request.body.vectors);
-      const params = upsertParams(target, records, limits.vectorMaxMetadataBytes);
+      const params = upsertParams(target, records, limits.vectorMetadataBytesMax);
       await engine.execute(upsertSql(target, records.length), { params, maxRows: 1, ...scope(request, limits) });
       return { success: true, upserted_count: records.length, ids: records.map((r) => String(r.id)) };
     });

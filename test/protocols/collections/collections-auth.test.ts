@@ -19,7 +19,7 @@ describe('collections: credentials, roles, tenants, rate limits', () => {
     reader = (await newKey(server.dataDir, { role: 'read_only' })).key;
     acme = (await newKey(server.dataDir, { role: 'read_write', tenant: 'acme' })).key;
     globex = (await newKey(server.dataDir, { role: 'read_write', tenant: 'globex' })).key;
-    limited = (await newKey(server.dataDir, { role: 'read_write', rateLimitMax: 3 })).key;
+    limited = (await newKey(server.dataDir, { role: 'read_write', rateLimitRequestsMax: 3 })).key;
     // The server reads new keys from the data dir within about a second.
     await eventually(async () => (await v1(server.baseUrl, '/openapi.json', { key: globex })).status === 200);
   });

@@ -1,0 +1,42 @@
+import { assert } from '../core/errors.js';
+
+/**
+ * Fixed limits of the projections layer, in one place (ARCHITECTURE.md: nothing unbounded, units
+ * last). Options an operator tunes come from config; these bound batch sizes and walks.
+ */
+export const PROJECTION_LIMITS = Object.freeze({
+  /** Keys one LevelDB range read returns per batch when its caller names no size. */
+  rangeBatchKeysDefault: 1024,
+  /** The first batch of a range read is this small (a LIMIT 1 or a point range reads little), then grows. */
+  rangeBatchKeysFirst: 16,
+  /**
+   * Up to this many keys are read with getSync on the main thread: a point read from LevelDB's
+   * block cache or the OS page cache takes a few microseconds, less than the thread-pool round trip
+   * of an async get (which was the largest single cost of a primary-key query over HTTP).
+   */
+  syncGetKeysMax: 16,
+  /** Rows per batch of the writer's view scans (sequencer.ts). */
+  writerScanBatchRows: 1024,
+  /** Deletes and backfills run in chunks of this many keys (each chunk one LevelDB batch). */
+  bulkChunkKeys: 10_000,
+  /** Rows read per batch when a new vector index is filled from its table. */
+  vectorBackfillBatchRows: 1000,
+  /** Rows decoded and queued between two turns of the event loop (a 50k-row record must not hold it). */
+  vectorApplyRowsPerTurn: 4096,
+  /** How often a checkpoint without indexes (a manifest and two fsyncs) may be written. */
+  vectorEmptyCheckpointIntervalMs: 100,
+  /** First capacity of a new hnsw index, in elements; it doubles as it fills. */
+  vectorIndexElementCountInitial: 1024,
+  /** Changes buffered before they are posted to the hnsw worker in one message. */
+  vectorOpsPerMessageMax: 256,
+  /** Entries looked at by one walk of a data directory (a large one holds a few thousand). */
+  dataDirWalkEntriesMax: 200_000,
+  /** Directory levels below the root a walk descends (svcdb's own layout is two deep). */
+  dataDirWalkDepthMax: 8,
+  /** Offending entries a report or an error names. */
+  dataDirTooOpenListedMax: 20,
+});
+
+// Relations between the limits, asserted once at load (TigerBeetle style).
+assert(PROJECTION_LIMITS.rangeBatchKeysFirst <= PROJECTION_LIMITS.rangeBatchKeysDefault, 'a range read starts small and grows');
+assert(PROJECTION_LIMITS.rangeBatchKeysFirst >= 1 && PROJECTION_LIMITS.vectorApplyRowsPerTurn >= 1, 'reads and applies make progress');
