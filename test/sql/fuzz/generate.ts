@@ -144,7 +144,7 @@ function cte(r: Rand, f: Features): Draft {
   }
   f.add('cte.plain');
   const refs = refsOf(EMP, null);
-  return q(`WITH x AS ${r.pick(['', 'MATERIALIZED ', 'NOT MATERIALIZED '])}(SELECT id, dept_id, ${numExpr(r, refs, f)} AS v FROM emp WHERE ${boolExpr(r, refs, f)}), y AS (SELECT dept_id, count(*) AS n FROM x GROUP BY dept_id) SELECT x.id, y.n FROM x JOIN y ON x.dept_id = y.dept_id`);
+  return q(`WITH x AS ${r.pick(['', '', '', 'MATERIALIZED ', 'NOT MATERIALIZED '])}(SELECT id, dept_id, ${numExpr(r, refs, f)} AS v FROM emp WHERE ${boolExpr(r, refs, f)}), y AS (SELECT dept_id, count(*) AS n FROM x GROUP BY dept_id) SELECT x.id, y.n FROM x JOIN y ON x.dept_id = y.dept_id`);
 }
 
 function setop(r: Rand, f: Features): Draft {

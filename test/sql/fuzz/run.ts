@@ -93,15 +93,23 @@ export class FuzzRunner {
   }
 }
 
-const rowText = (row: readonly string[]): string => row.join(' | ');
+/**
+ * A row for comparison. float8/float4 values are compared to 12 significant digits: summation order
+ * (stddev, avg of floats) changes the last digits, which a user does not call a different answer;
+ * numeric stays exact (its scale is part of PostgreSQL's output).
+ */
+function rowText(row: readonly string[], types: readonly string[]): string {
+  return row.map((v, j) => (FLOAT_TYPES.has(types[j] ?? '') && /^-?[\d.]+(e[+-]?\d+)?$/.test(v) ? String(Number(Number(v).toPrecision(12))) : v)).join(' | ');
+}
+const FLOAT_TYPES = new Set(['float8', 'float4']);
 
 function verdictOf(pg: Outcome, svcdb: Outcome, ordered: boolean): Verdict {
   if (svcdb.kind === 'error' && svcdb.crash) return 'crash';
   if (pg.kind === 'error') return svcdb.kind === 'error' ? 'both-refuse' : 'pg-refuses';
   if (svcdb.kind === 'error') return 'svcdb-refuses';
   if (pg.columnTypes.length !== svcdb.columnTypes.length || pg.rows.length !== svcdb.rows.length) return 'wrong';
-  const a = pg.rows.map(rowText);
-  const b = svcdb.rows.map(rowText);
+  const a = pg.rows.map((row) => rowText(row, pg.columnTypes));
+  const b = svcdb.rows.map((row) => rowText(row, pg.columnTypes));
   if (!ordered) {
     a.sort();
     b.sort();
@@ -113,8 +121,8 @@ function verdictOf(pg: Outcome, svcdb: Outcome, ordered: boolean): Verdict {
 function difference(pg: Outcome, svcdb: Outcome): string {
   if (pg.kind === 'error' || svcdb.kind === 'error') return `pg: ${pg.kind === 'error' ? pg.message : 'rows'}; svcdb: ${svcdb.kind === 'error' ? svcdb.message : 'rows'}`;
   if (pg.columnTypes.length !== svcdb.columnTypes.length) return `columns: pg ${pg.columnTypes.length}, svcdb ${svcdb.columnTypes.length}`;
-  const a = pg.rows.map(rowText).sort();
-  const b = svcdb.rows.map(rowText).sort();
+  const a = pg.rows.map((row) => rowText(row, pg.columnTypes)).sort();
+  const b = svcdb.rows.map((row) => rowText(row, pg.columnTypes)).sort();
   const onlyPg = a.filter((x) => !b.includes(x));
   const onlySvc = b.filter((x) => !a.includes(x));
   if (onlyPg.length === 0 && onlySvc.length === 0 && a.length === b.length) return 'same rows, different order';
