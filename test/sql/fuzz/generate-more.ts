@@ -1,5 +1,5 @@
 import { boolExpr, literal, numExpr, refsOf, textExpr, type Features } from './expressions.js';
-import type { Draft } from './generate.js';
+import type { Draft } from './statement.js';
 import type { Rand } from './random.js';
 import { EMP, EVENTS } from './schema.js';
 

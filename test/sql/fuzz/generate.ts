@@ -1,30 +1,12 @@
 import { anyExpr, boolExpr, Features, numExpr, refsOf, textExpr, type Ref } from './expressions.js';
 import { dateTimeQuery, dmlStatement, invalidStatement, jsonbQuery, arrayQuery, paramQuery } from './generate-more.js';
 import { Rand } from './random.js';
+import { CATEGORIES, type Category, type Draft, type FuzzStatement } from './statement.js';
 import { DEPT, EMP, EVENTS } from './schema.js';
 
-/** One generated statement with what the runner needs to judge it. */
-export interface FuzzStatement {
-  readonly sql: string;
-  readonly params: readonly unknown[];
-  /** The category it was generated for (the per-category report). */
-  readonly category: Category;
-  /** Features used (typed literals, frames, ...), for the per-feature refusal report. */
-  readonly features: readonly string[];
-  /** Rows are compared in order: the top-level ORDER BY is a total order of the output. */
-  readonly ordered: boolean;
-  /** It changes data: the runner reloads the tables afterwards. */
-  readonly changesData: boolean;
-}
+export { CATEGORIES, type Category, type FuzzStatement } from './statement.js';
 
-export const CATEGORIES = [
-  'where', 'expr', 'string', 'order_limit', 'distinct', 'aggregate', 'join', 'subquery', 'cte', 'setop', 'window', 'jsonb', 'datetime', 'array', 'param', 'dml', 'invalid',
-] as const;
-export type Category = (typeof CATEGORIES)[number];
-
-export type Draft = Omit<FuzzStatement, 'category' | 'features'> & { readonly features?: readonly string[] };
 const q = (sql: string, ordered = false): Draft => ({ sql, params: [], ordered, changesData: false });
-
 
 /** Select-list items (2..3) with aliases c1.. so every output column has a stable name. */
 function selectList(r: Rand, refs: readonly Ref[], f: Features, count = r.int(1, 3)): string {
