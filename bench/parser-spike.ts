@@ -6,8 +6,9 @@
  * .slt statements in file order, so their tables exist). Prints ONE JSON line per parser:
  * acceptance of those statements, the process's first parse (module and WebAssembly start-up),
  * per-statement time of a statement never parsed before ("cold": svcdb without its template cache),
- * and of a statement parsed again ("steady": svcdb through its template cache, as the engine runs
- * it), p50/p99 in µs.
+ * and of a statement parsed again right after ("steady": svcdb through its template cache, as the
+ * engine runs a repeated statement), p50/p99 in µs. BENCH_SPIKE_PARSER=node|libpg measures one
+ * parser per process (a fair first parse).
  * Env: BENCH_SPIKE_SEEDS (default 10), BENCH_SPIKE_STATEMENTS per seed (default 300), BENCH_SPIKE_REPS (default 5).
  */
 import { readFileSync, readdirSync } from 'node:fs';
@@ -126,11 +127,12 @@ async function measure(parser: Parser, samples: readonly Sample[]): Promise<Reco
     }
   }
   const steady: number[] = [];
-  for (let rep = 0; rep < REPS; rep++) {
-    for (const sql of acceptedSql) {
+  for (const sql of acceptedSql) {
+    parser.steady(sql); // the first call fills svcdb's template cache (1,024 shapes: round-robin over all would thrash it)
+    for (let rep = 0; rep < REPS; rep++) {
       const t = performance.now();
       parser.steady(sql);
-      if (rep > 0) steady.push(performance.now() - t); // rep 0 fills svcdb's template cache
+      steady.push(performance.now() - t);
     }
   }
   cold.sort((a, b) => a - b);
