@@ -1,0 +1,25 @@
+import type { QueryResult } from '../../query/index.js';
+
+/**
+ * What every resolver of one GraphQL request shares: the SQL runner bound to the request's
+ * principal (tenant, role, deadline, row cap) and the request's batches of relation loads.
+ */
+export interface RequestScope {
+  /** Runs ONE parameterized statement as the request's principal (SqlEngine.execute). */
+  run(sql: string, params: readonly unknown[]): Promise<QueryResult>;
+  /** Pending relation loads of this request, keyed by relation + arguments + columns (loaders.ts). */
+  readonly batches: Map<string, unknown>;
+  /** Set when a statement's rows were cut at the row cap. */
+  truncated: boolean;
+  /** The principal's role: mutations check it (read_only may not write). */
+  readonly role: 'admin' | 'read_write' | 'read_only';
+  readonly tenant: string;
+}
+
+/** The context object handed to mercurius's app.graphql(): ours under `svc` (mercurius adds its own keys). */
+export interface GraphqlContext {
+  readonly svc: RequestScope;
+}
+
+/** The request scope of a resolver's context. */
+export const scopeOf = (context: unknown): RequestScope => (context as GraphqlContext).svc;

@@ -1,0 +1,104 @@
+import { quoteIdent } from './names.js';
+import type { ColumnModel, RelationModel, TableModel } from './model.js';
+import { compileOrderBy, type OrderBy } from './order-by.js';
+import type { RequestScope } from './context.js';
+import { SqlParams } from './sql-params.js';
+import { selectList } from './selection.js';
+import { compileWhere, type BoolExp } from './where.js';
+
+type Row = Record<string, unknown>;
+
+/** Arguments of an array relation (and of a list field): where, order_by, limit, offset. */
+export interface ListArgs {
+  readonly where?: BoolExp | null;
+  readonly order_by?: OrderBy | readonly OrderBy[] | null;
+  readonly limit?: number | null;
+  readonly offset?: number | null;
+}
+
+/** Rows of `target` whose `to` columns equal one of the keys: one statement for a whole level. */
+interface Batch {
+  readonly keys: Map<string, readonly unknown[]>;
+  readonly waiters: Map<string, { resolve: (rows: Row[]) => void; reject: (e: unknown) => void }[]>;
+}
+
+const keyText = (values: readonly unknown[]): string => JSON.stringify(values);
+
+/** `t0."a" IN ($1, …)` for one join column; `(t0."a" = $1 AND t0."b" = $2) OR …` for several. */
+function keyCondition(to: readonly ColumnModel[], alias: string, keys: readonly (readonly unknown[])[], params: SqlParams): string {
+  if (to.length === 1) return `${alias}.${to[0]!.sql} IN (${keys.map((k) => params.add(k[0])).join(', ')})`;
+  return `(${keys.map((k) => `(${to.map((c, i) => `${alias}.${c.sql} = ${params.add(k[i])}`).join(' AND ')})`).join(' OR ')})`;
+}
+
+/**
+ * The statement of one batch. Without limit/offset: every matching row. With them, each parent's
+ * own page: row_number() OVER (PARTITION BY the join columns ORDER BY …) filtered to the page.
+ */
+function batchSql(target: TableModel, to: readonly ColumnModel[], columns: readonly ColumnModel[], keys: readonly (readonly unknown[])[], args: ListArgs): { sql: string; params: unknown[] } {
+  const params = new SqlParams();
+  const alias = params.alias();
+  const where = [keyCondition(to, alias, keys, params), compileWhere(target, alias, args.where, params)].join(' AND ');
+  const order = compileOrderBy(target, alias, args.order_by);
+  const from = `FROM ${target.sql} AS ${alias} WHERE ${where}`;
+  if (args.limit == null && args.offset == null) {
+    return { sql: `SELECT ${selectList(columns, alias)} ${from}${order.length ? ` ORDER BY ${order.join(', ')}` : ''}`, params: params.values };
+  }
+  const pageOrder = order.length ? order : target.primaryKey.map((c) => `${alias}.${c.sql} ASC`);
+  const partition = to.map((c) => `${alias}.${c.sql}`).join(', ');
+  const rn = quoteIdent('__rn');
+  const window = `row_number() OVER (PARTITION BY ${partition}${pageOrder.length ? ` ORDER BY ${pageOrder.join(', ')}` : ''})`;
+  const first = params.add(args.offset ?? 0);
+  const bounds = args.limit == null ? `s.${rn} > ${first}` : `s.${rn} > ${first} AND s.${rn} <= ${params.add((args.offset ?? 0) + args.limit)}`;
+  const sql = `SELECT s.* FROM (SELECT ${selectList(columns, alias)}, ${window} AS ${rn} ${from}) AS s WHERE ${bounds} ORDER BY s.${rn}`;
+  return { sql, params: params.values };
+}
+
+async function flush(scope: RequestScope, id: string, batch: Batch, target: TableModel, to: readonly ColumnModel[], columns: readonly ColumnModel[], args: ListArgs): Promise<void> {
+  scope.batches.delete(id);
+  try {
+    // The join columns are always selected, so rows can be grouped back to their parents.
+    const withKeys = target.columns.filter((c) => columns.includes(c) || to.includes(c));
+    const { sql, params } = batchSql(target, to, withKeys, [...batch.keys.values()], args);
+    const result = await scope.run(sql, params);
+    const groups = new Map<string, Row[]>();
+    for (const row of result.rows) {
+      const key = keyText(to.map((c) => row[c.field]));
+      const group = groups.get(key);
+      if (group) group.push(row);
+      else groups.set(key, [row]);
+    }
+    for (const [key, waiters] of batch.waiters) for (const w of waiters) w.resolve(groups.get(key) ?? []);
+  } catch (error) {
+    for (const waiters of batch.waiters.values()) for (const w of waiters) w.reject(error);
+  }
+}
+
+/**
+ * The rows of `target` joined to one parent key, batched with every other load of the same
+ * relation, arguments and columns in this request: the batch runs once, after the current
+ * level of the query has asked for all its keys (setImmediate).
+ */
+export function loadRows(scope: RequestScope, request: { name: string; target: TableModel; to: readonly ColumnModel[]; columns: readonly ColumnModel[]; args: ListArgs; key: readonly unknown[] }): Promise<Row[]> {
+  const id = `${request.name}|${JSON.stringify(request.args)}|${request.columns.map((c) => c.field).join(',')}`;
+  let batch = scope.batches.get(id) as Batch | undefined;
+  if (!batch) {
+    const created: Batch = { keys: new Map(), waiters: new Map() };
+    batch = created;
+    scope.batches.set(id, created);
+    setImmediate(() => void flush(scope, id, created, request.target, request.to, request.columns, request.args));
+  }
+  const key = keyText(request.key);
+  batch.keys.set(key, request.key);
+  const current = batch;
+  return new Promise((resolve, reject) => {
+    const list = current.waiters.get(key);
+    if (list) list.push({ resolve, reject });
+    else current.waiters.set(key, [{ resolve, reject }]);
+  });
+}
+
+/** The parent key of a relation on a row; null when a join column is NULL (no related rows). */
+export function relationKey(relation: RelationModel, row: Row): unknown[] | null {
+  const key = relation.from.map((c) => row[c.field]);
+  return key.some((v) => v === null || v === undefined) ? null : key;
+}
