@@ -19,6 +19,7 @@ import {
 import { ConnectionLimiter, infoRoutes, loadTlsMaterial, metricsRoutes, ProgressWatch, ServiceMetrics, type MetricsSource } from '../protocols/index.js';
 import { countedAsQueries, rowRoutes, rowsRoutes, tablesRoutes } from '../protocols/index.js';
 import { cdcRoutes, vectorProtocol, vectorRoutes, webhookRoutes } from '../protocols/index.js';
+import { graphqlRoutes, TenantSchemas } from '../protocols/index.js';
 import { SqlEngine, TxnManager, typeSystem, type SqlLimits } from '../query/index.js';
 import { createCdcStreams, createWebhooks, parseCidrList } from '../sinks/index.js';
 import type { AppCommands, InspectReport, ReplayProgress, ReplayReport, ServeHandle } from './app-types.js';
@@ -115,7 +116,9 @@ export async function startServer(config: Config, rootLogger: PinoLogger): Promi
     webhookRoutes({ webhooks }),
   ].map((plugin) => withAuth(auth, plugin));
   const vectors = vectorProtocol({ engine, catalog: projections.catalog, limits: config, gate: auth, vectorApiKey: config.vectorApiKey });
-  const { http, https, ops, vector } = createListeners({ config, rootLogger, status, plugins, connections, metrics, tls, vectors, rateLimit: auth });
+  const graphqlSchemas = new TenantSchemas(projections.catalog, config);
+  const graphql = graphqlRoutes({ engine, schemas: graphqlSchemas, limits: config, gate: auth, metrics, bodyLimitBytes: config.bodyLimitBytes });
+  const { http, https, ops, vector } = createListeners({ config, rootLogger, status, plugins, connections, metrics, tls, vectors, graphql, rateLimit: auth });
 
   let closing: Promise<void> | null = null;
   const close = (reason: string): Promise<void> => {
@@ -126,6 +129,7 @@ export async function startServer(config: Config, rootLogger: PinoLogger): Promi
       // and flush the log: every acknowledged write is durable before the process exits.
       await Promise.all([http.close(), https?.close(), ops?.close(), vector?.close(), asyncQueries.close()]);
       await transactions.close();
+      await graphqlSchemas.close();
       // Sinks stop after the batch in flight; a broker or receiver that hangs cannot hold the stop
       // (Kafka fencing and the webhook ledger make abandoning a delivery safe).
       await stopWithin(SINK_STOP_TIMEOUT_MS, logger, [cdc.stop(), webhookDeliveries.stop()]);
@@ -170,6 +174,8 @@ interface ListenerDeps {
   readonly vectors: FastifyPluginAsync;
   /** The auth gate's limiter: every answer of every listener carries X-RateLimit-*. */
   readonly rateLimit: AuthGate;
+  /** /graphql and /graphiql, at the root of the API listeners. */
+  readonly graphql: FastifyPluginAsync;
 }
 
 type Listeners = { http: FastifyInstance; https: FastifyInstance | null; ops: FastifyInstance | null; vector: FastifyInstance | null };
@@ -178,7 +184,7 @@ type Listeners = { http: FastifyInstance; https: FastifyInstance | null; ops: Fa
 function createListeners(deps: ListenerDeps): Listeners {
   const { config, rootLogger: logger, status, plugins, connections, metrics, tls, rateLimit } = deps;
   const own = config.vectorPort !== undefined && config.vectorPort !== config.httpPort;
-  const rootPlugins = own ? [] : [deps.vectors];
+  const rootPlugins = own ? [deps.graphql] : [deps.vectors, deps.graphql];
   const http = createHttpServer({ config, logger, status, plugins, connections, rootPlugins, rateLimit });
   const https = tls === null ? null : createHttpServer({ config, logger, status, plugins, connections, tls, rootPlugins, rateLimit });
   const ops = config.opsPort === 0 ? null : createOpsServer({ config, logger, status, connections, metrics, rateLimit });

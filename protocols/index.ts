@@ -35,3 +35,4 @@ export type { VectorLimits } from './vectors/limits.js';
 export { vectorProtocol, type VectorProtocolDeps } from './pinecone/plugin.js';
 export { cdcRoutes, type CdcRouteDeps, type CdcRouteRuntime } from './http/cdc/cdc-routes.js';
 export { webhookRoutes, type WebhookRouteDeps } from './http/webhooks/webhook-routes.js';
+export { graphqlRoutes, TenantSchemas, type GraphqlLimits, type GraphqlRouteDeps } from './graphql/index.js';

@@ -1,5 +1,5 @@
 import type { FieldNode } from 'graphql';
-import { valueFromASTUntyped } from 'graphql';
+import { valueFromASTUntyped } from './graphql-lib.js';
 import type { ColumnModel, TableModel } from './model.js';
 import { quoteIdent } from './names.js';
 import type { SqlParams } from './sql-params.js';

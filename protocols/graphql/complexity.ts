@@ -1,7 +1,5 @@
-import {
-  getNamedType, getNullableType, GraphQLError, GraphQLList, isObjectType, isInterfaceType, Kind,
-  type ASTVisitor, type FieldNode, type GraphQLField, type GraphQLNamedType, type SelectionSetNode, type ValidationContext,
-} from 'graphql';
+import type { ASTVisitor, FieldNode, GraphQLField, GraphQLNamedType, SelectionSetNode, ValidationContext } from 'graphql';
+import { getNamedType, getNullableType, GraphQLError, GraphQLList, isObjectType, isInterfaceType, Kind } from './graphql-lib.js';
 
 /** Cost limits of a query (docs/graphql.md, "Limits"). */
 export interface ComplexityLimits {

@@ -1,4 +1,4 @@
-import { GraphQLError } from 'graphql';
+import { GraphQLError } from './graphql-lib.js';
 import { isSvcError, type ErrorCode } from '../../core/errors.js';
 
 /** A GraphQL error as sent: svcdb's stable code in extensions.code (details beside it). */

@@ -1,4 +1,5 @@
-import { Kind, type FieldNode, type FragmentDefinitionNode, type SelectionSetNode } from 'graphql';
+import type { FieldNode, FragmentDefinitionNode, SelectionSetNode } from 'graphql';
+import { Kind } from './graphql-lib.js';
 import type { ColumnModel, TableModel } from './model.js';
 import { quoteIdent } from './names.js';
 

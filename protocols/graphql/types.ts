@@ -1,4 +1,5 @@
-import { GraphQLError, GraphQLScalarType, Kind, valueFromASTUntyped, type ValueNode } from 'graphql';
+import type { ValueNode } from 'graphql';
+import { GraphQLError, GraphQLScalarType, Kind, valueFromASTUntyped } from './graphql-lib.js';
 import type { SqlType, SqlTypeName } from '../../core/values.js';
 
 /**

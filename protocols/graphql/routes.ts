@@ -1,0 +1,131 @@
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import type { GraphQLError } from 'graphql';
+import { getOperationAST, parse } from './graphql-lib.js';
+import { SvcError } from '../../core/errors.js';
+import type { SqlEngine } from '../../query/index.js';
+import { authenticate, type AuthGate } from '../auth/authenticate.js';
+import { engineScope, principalOf } from '../auth/principal.js';
+import { MALFORMED_REQUEST_CODE, httpStatusOf, toSvcError } from '../errors.js';
+import { untilClientLeaves } from '../http/client-abort.js';
+import { measured, type QueryMetrics } from '../metrics/query-metrics.js';
+import type { RequestScope } from './context.js';
+import { formatError, formatRequestErrors, type FormattedError } from './errors.js';
+import { GRAPHIQL_HTML } from './graphiql.js';
+import { getOperationOf, GRAPHQL_RESPONSE_JSON, operationOf, responseTypeOf, type GraphqlOperation } from './http-shape.js';
+import { REQUEST_TIMEOUT_MS_DEFAULT, type GraphqlLimits } from './limits.js';
+import type { TenantSchemas } from './schema-cache.js';
+
+export interface GraphqlRouteDeps {
+  readonly engine: SqlEngine;
+  readonly schemas: TenantSchemas;
+  readonly limits: GraphqlLimits;
+  readonly gate: AuthGate;
+  readonly metrics?: QueryMetrics;
+}
+
+/** One operation's answer and whether it failed before execution (a "request error": 400 with graphql-response+json). */
+interface Outcome {
+  readonly body: { data?: unknown; errors?: FormattedError[]; extensions?: Record<string, unknown> };
+  readonly requestError: boolean;
+  /** A status whatever the media type: 400 for a malformed request, 405 for a mutation over GET. */
+  readonly status?: number;
+}
+
+const requestError = (errors: FormattedError[]): Outcome => ({ body: { errors }, requestError: true });
+
+function scopeFor(deps: GraphqlRouteDeps, request: FastifyRequest, signal: AbortSignal, deadlineMs: number): RequestScope {
+  const engineOptions = engineScope(request);
+  const principal = principalOf(request);
+  const scope: RequestScope = {
+    tenant: principal.tenant,
+    role: principal.role,
+    batches: new Map(),
+    truncated: false,
+    async run(sql, params) {
+      const timeoutMs = Math.max(1, deadlineMs - Date.now());
+      const result = await deps.engine.execute(sql, { params, timeoutMs, maxRows: deps.limits.maxResultRows, signal, ...engineOptions });
+      if (result.truncated) scope.truncated = true;
+      return result;
+    },
+  };
+  return scope;
+}
+
+/** A mutation or subscription over GET is refused (GraphQL over HTTP: 405, Allow: POST). */
+function isReadOperation(operation: GraphqlOperation): boolean {
+  try {
+    return getOperationAST(parse(operation.query), operation.operationName ?? undefined)?.operation !== 'mutation';
+  } catch {
+    return true; // a syntax error is reported by the execution path
+  }
+}
+
+async function execute(deps: GraphqlRouteDeps, request: FastifyRequest, operation: GraphqlOperation, signal: AbortSignal): Promise<Outcome> {
+  const schema = await deps.schemas.get(principalOf(request).tenant);
+  const scope = scopeFor(deps, request, signal, Date.now() + Math.min(REQUEST_TIMEOUT_MS_DEFAULT, deps.limits.queryTimeoutMsMax));
+  try {
+    const result = await schema.app.graphql(operation.query, { svc: scope } as never, operation.variables ?? undefined, operation.operationName ?? undefined);
+    const body: Outcome['body'] = { ...(result.errors?.length ? { errors: result.errors as unknown as FormattedError[] } : {}), data: result.data ?? null };
+    if (scope.truncated) body.extensions = { truncated: true, max_result_rows: deps.limits.maxResultRows };
+    return { body, requestError: false };
+  } catch (error) {
+    const errors = (error as { errors?: (GraphQLError | Error)[] }).errors;
+    if (Array.isArray(errors) && errors.length) return requestError(formatRequestErrors(errors));
+    throw error;
+  }
+}
+
+/** Runs one operation or a batch (an array) and sends the GraphQL-over-HTTP answer. */
+async function answer(deps: GraphqlRouteDeps, request: FastifyRequest, reply: FastifyReply, raw: unknown, method: 'GET' | 'POST'): Promise<FastifyReply> {
+  const type = responseTypeOf(request.headers.accept);
+  if (type === null) throw new SvcError(MALFORMED_REQUEST_CODE, 'Accept must allow application/graphql-response+json or application/json', { reason: 'not_acceptable', status: 406 });
+  const batch = Array.isArray(raw);
+  const items = batch ? (raw as unknown[]) : [raw];
+  if (batch && (items.length === 0 || items.length > deps.limits.graphqlBatchOperationsMax)) {
+    throw new SvcError('LIMIT_EXCEEDED', `a batch holds 1 to ${deps.limits.graphqlBatchOperationsMax} operations (SVC_GRAPHQL_BATCH_OPERATIONS_MAX)`, { limit: deps.limits.graphqlBatchOperationsMax });
+  }
+  const outcomes = await measured(deps.metrics, principalOf(request).tenant, () =>
+    untilClientLeaves(reply, (signal) =>
+      Promise.all(items.map(async (item) => {
+        const operation = method === 'GET' ? getOperationOf(item as Record<string, unknown>) : operationOf(item);
+        if (typeof operation === 'string') return { ...requestError([{ message: operation, extensions: { code: MALFORMED_REQUEST_CODE } }]), status: 400 };
+        if (method === 'GET' && !isReadOperation(operation)) {
+          reply.header('allow', 'POST');
+          return { ...requestError([{ message: 'a mutation must be sent with POST', extensions: { code: MALFORMED_REQUEST_CODE } }]), status: 405 };
+        }
+        return execute(deps, request, operation, signal);
+      })),
+    ),
+  );
+  const only = outcomes[0]!;
+  // application/json: 200 once the request is well-formed (legacy clients read the body);
+  // graphql-response+json: 400 when nothing was executed. A batch answers 200 with each result.
+  const status = batch ? 200 : (only.status ?? (only.requestError && type === GRAPHQL_RESPONSE_JSON ? 400 : 200));
+  return reply.code(status).type(`${type}; charset=utf-8`).send(batch ? outcomes.map((o) => o.body) : only.body);
+}
+
+/** The GraphQL shape of a failure outside execution (auth, rate limit, body): status from the one table. */
+function sendGraphqlError(error: unknown, request: FastifyRequest, reply: FastifyReply, bodyLimitBytes: number): FastifyReply {
+  const svc = toSvcError(error, { bodyLimitBytes });
+  const status = (svc.details.status as number | undefined) ?? httpStatusOf(svc.code);
+  if (status >= 500) { request.log.error({ err: error, code: svc.code }, 'graphql request failed'); console.error('DEBUG', error); }
+  else request.log.info({ code: svc.code, statusCode: status, reason: svc.message }, 'graphql request rejected');
+  const type = responseTypeOf(request.headers.accept) ?? 'application/json';
+  return reply.code(status).type(`${type}; charset=utf-8`).send({ errors: [formatError(svc)] });
+}
+
+/**
+ * POST and GET /graphql (and GraphiQL at /graphiql), at the listener's root. Credentials as on
+ * /api/v1 (the same auth gate, X-Tenant-ID included); each tenant is served by its own schema.
+ */
+export function graphqlRoutes(deps: GraphqlRouteDeps & { readonly bodyLimitBytes: number }): FastifyPluginAsync {
+  const hook = authenticate(deps.gate);
+  return async (app) => {
+    app.setErrorHandler((error, request, reply) => sendGraphqlError(error, request, reply, deps.bodyLimitBytes));
+    // GraphQL over HTTP also allows the document itself as the body.
+    app.addContentTypeParser('application/graphql', { parseAs: 'string' }, (_request, body, done) => done(null, { query: body }));
+    app.post('/graphql', { onRequest: hook }, (request, reply) => answer(deps, request, reply, request.body, 'POST'));
+    app.get('/graphql', { onRequest: hook }, (request, reply) => answer(deps, request, reply, request.query, 'GET'));
+    if (deps.limits.graphqlGraphiql) app.get('/graphiql', (_request, reply) => reply.type('text/html; charset=utf-8').send(GRAPHIQL_HTML));
+  };
+}
