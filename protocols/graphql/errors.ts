@@ -30,9 +30,9 @@ export function failureOf(error: GraphQLError | Error): RequestFailure {
  * details; an error that already carries a code keeps it; anything else thrown by a resolver is
  * INTERNAL_ERROR with its message hidden (it may carry internals; the log has it).
  */
-export function formatError(error: GraphQLError | Error, fallback: ErrorCode = 'INTERNAL_ERROR'): FormattedError {
+export function formatError(error: GraphQLError | Error, fallback?: ErrorCode): FormattedError {
   const graphql = error instanceof GraphQLError ? error : null;
-  const original = graphql?.originalError ?? (graphql ? null : error);
+  const original = graphql ? graphql.originalError : error;
   const located = {
     ...(graphql?.locations ? { locations: graphql.locations } : {}),
     ...(graphql?.path ? { path: graphql.path } : {}),
@@ -42,13 +42,23 @@ export function formatError(error: GraphQLError | Error, fallback: ErrorCode = '
   }
   const code = graphql?.extensions?.code;
   if (typeof code === 'string') return { message: error.message, ...located, extensions: { ...graphql!.extensions, code: code as ErrorCode } };
-  if (original && !(original instanceof GraphQLError) && fallback === 'INTERNAL_ERROR') {
+  // Thrown by code (a resolver's bug), not by GraphQL's own checks: hide the message.
+  if (original && !(original instanceof GraphQLError) && graphql?.path) {
     return { message: 'internal error; the server log has the details', ...located, extensions: { code: 'INTERNAL_ERROR' } };
   }
-  return { message: error.message, ...located, extensions: { code: fallback } };
+  return { message: error.message, ...located, extensions: { code: fallback ?? FAILURE_CODE[failureOf(error)] } };
 }
 
+/** Every root query field is a table's: asking for one the schema lacks names a table that does not exist (or was dropped). */
+const UNKNOWN_ROOT_FIELD = /^Cannot query field "[^"]+" on type "Query"/;
+
 /** The errors of a request that failed before execution, each with its code. */
-export function formatRequestErrors(errors: readonly (GraphQLError | Error)[]): FormattedError[] {
-  return errors.map((e) => formatError(e, FAILURE_CODE[failureOf(e)]));
+export function formatRequestErrors(errors: readonly (GraphQLError | Error)[], depthMax: number): FormattedError[] {
+  return errors.map((e) => {
+    if ((e as { code?: string }).code === 'MER_ERR_GQL_QUERY_DEPTH') {
+      const message = `${e.message.replaceAll('`', '')} (SVC_GRAPHQL_DEPTH_MAX)`;
+      return { message, extensions: { code: 'LIMIT_EXCEEDED', details: { limit: 'depth', depth_max: depthMax } } };
+    }
+    return formatError(e, UNKNOWN_ROOT_FIELD.test(e.message) ? 'TABLE_NOT_FOUND' : FAILURE_CODE[failureOf(e)]);
+  });
 }

@@ -107,10 +107,14 @@ function tableModel(def: TableDef, base: string): TableModel {
   };
 }
 
-/** A relation's field name: the target's base; if taken, `<target>_by_<columns>`; then `_2`, `_3`, … */
+/**
+ * A relation's field name: the target's base name; if taken, `<target>_by_<foreign-key columns>`
+ * (the referencing side's columns, for both kinds); then `_2`, `_3`, …
+ */
 function addRelation(owner: TableModel, scope: NameScope, relation: Omit<RelationModel, 'field'>): void {
   const plain = relation.target.base;
-  const qualified = `${plain}_by_${relation.from.map((c) => c.field).join('_')}`;
+  const foreignKey = relation.kind === 'object' ? relation.from : relation.to;
+  const qualified = `${plain}_by_${foreignKey.map((c) => c.field).join('_')}`;
   const field = scope.has(plain) ? scope.claim(qualified) : scope.claim(plain);
   const model: RelationModel = { ...relation, field };
   owner.relations.push(model);

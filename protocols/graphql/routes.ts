@@ -51,13 +51,27 @@ function scopeFor(deps: GraphqlRouteDeps, request: FastifyRequest, signal: Abort
   return scope;
 }
 
-/** A mutation or subscription over GET is refused (GraphQL over HTTP: 405, Allow: POST). */
-function isReadOperation(operation: GraphqlOperation): boolean {
+/** Whether the operation to run is a mutation (false when it does not parse: execution reports that). */
+function isMutation(operation: GraphqlOperation): boolean {
   try {
-    return getOperationAST(parse(operation.query), operation.operationName ?? undefined)?.operation !== 'mutation';
+    return getOperationAST(parse(operation.query), operation.operationName ?? undefined)?.operation === 'mutation';
   } catch {
-    return true; // a syntax error is reported by the execution path
+    return false;
   }
+}
+
+/**
+ * What refuses an operation before it runs: a mutation over GET (GraphQL over HTTP: 405, Allow:
+ * POST), or from a read_only credential (403 AUTHORIZATION_DENIED, whether or not the schema has it).
+ */
+function refusal(request: FastifyRequest, reply: FastifyReply, operation: GraphqlOperation, method: 'GET' | 'POST'): Outcome | null {
+  const readOnly = principalOf(request).role === 'read_only';
+  if ((method !== 'GET' && !readOnly) || !isMutation(operation)) return null;
+  if (method === 'GET') {
+    reply.header('allow', 'POST');
+    return { ...requestError([{ message: 'a mutation must be sent with POST', extensions: { code: MALFORMED_REQUEST_CODE } }]), status: 405 };
+  }
+  return { ...requestError([{ message: 'the read_only role may not run mutations', extensions: { code: 'AUTHORIZATION_DENIED', details: { role: 'read_only' } } }]), status: 403 };
 }
 
 async function execute(deps: GraphqlRouteDeps, request: FastifyRequest, operation: GraphqlOperation, signal: AbortSignal): Promise<Outcome> {
@@ -67,10 +81,12 @@ async function execute(deps: GraphqlRouteDeps, request: FastifyRequest, operatio
     const result = await schema.app.graphql(operation.query, { svc: scope } as never, operation.variables ?? undefined, operation.operationName ?? undefined);
     const body: Outcome['body'] = { ...(result.errors?.length ? { errors: result.errors as unknown as FormattedError[] } : {}), data: result.data ?? null };
     if (scope.truncated) body.extensions = { truncated: true, max_result_rows: deps.limits.maxResultRows };
-    return { body, requestError: false };
+    // graphql-jit reports bad variables in the result: no data and no error at a path is a request error.
+    const requested = result.data == null && (result.errors ?? []).every((e) => !(e as { path?: unknown }).path);
+    return { body, requestError: requested };
   } catch (error) {
     const errors = (error as { errors?: (GraphQLError | Error)[] }).errors;
-    if (Array.isArray(errors) && errors.length) return requestError(formatRequestErrors(errors));
+    if (Array.isArray(errors) && errors.length) return requestError(formatRequestErrors(errors, deps.limits.graphqlDepthMax));
     throw error;
   }
 }
@@ -89,11 +105,7 @@ async function answer(deps: GraphqlRouteDeps, request: FastifyRequest, reply: Fa
       Promise.all(items.map(async (item) => {
         const operation = method === 'GET' ? getOperationOf(item as Record<string, unknown>) : operationOf(item);
         if (typeof operation === 'string') return { ...requestError([{ message: operation, extensions: { code: MALFORMED_REQUEST_CODE } }]), status: 400 };
-        if (method === 'GET' && !isReadOperation(operation)) {
-          reply.header('allow', 'POST');
-          return { ...requestError([{ message: 'a mutation must be sent with POST', extensions: { code: MALFORMED_REQUEST_CODE } }]), status: 405 };
-        }
-        return execute(deps, request, operation, signal);
+        return refusal(request, reply, operation, method) ?? execute(deps, request, operation, signal);
       })),
     ),
   );
@@ -108,7 +120,7 @@ async function answer(deps: GraphqlRouteDeps, request: FastifyRequest, reply: Fa
 function sendGraphqlError(error: unknown, request: FastifyRequest, reply: FastifyReply, bodyLimitBytes: number): FastifyReply {
   const svc = toSvcError(error, { bodyLimitBytes });
   const status = (svc.details.status as number | undefined) ?? httpStatusOf(svc.code);
-  if (status >= 500) { request.log.error({ err: error, code: svc.code }, 'graphql request failed'); console.error('DEBUG', error); }
+  if (status >= 500) request.log.error({ err: error, code: svc.code }, 'graphql request failed');
   else request.log.info({ code: svc.code, statusCode: status, reason: svc.message }, 'graphql request rejected');
   const type = responseTypeOf(request.headers.accept) ?? 'application/json';
   return reply.code(status).type(`${type}; charset=utf-8`).send({ errors: [formatError(svc)] });
