@@ -14,6 +14,8 @@ export interface RequestScope {
   /** The principal's role: mutations check it (read_only may not write). */
   readonly role: 'admin' | 'read_write' | 'read_only';
   readonly tenant: string;
+  /** Logs an error a resolver threw that is not an SvcError (sent as INTERNAL_ERROR, message hidden). */
+  logInternal(error: unknown): void;
 }
 
 /** The context object handed to mercurius's app.graphql(): ours under `svc` (mercurius adds its own keys). */

@@ -22,7 +22,8 @@ interface Batch {
   readonly waiters: Map<string, { resolve: (rows: Row[]) => void; reject: (e: unknown) => void }[]>;
 }
 
-const keyText = (values: readonly unknown[]): string => JSON.stringify(values);
+/** A join key as text; components as strings, so 5 and "5" (a federation representation, a big BIGINT) meet. */
+const keyText = (values: readonly unknown[]): string => JSON.stringify(values.map((v) => (typeof v === 'object' && v !== null ? JSON.stringify(v) : String(v))));
 
 /** `t0."a" IN ($1, …)` for one join column; `(t0."a" = $1 AND t0."b" = $2) OR …` for several. */
 function keyCondition(to: readonly ColumnModel[], alias: string, keys: readonly (readonly unknown[])[], params: SqlParams): string {

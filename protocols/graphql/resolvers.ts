@@ -109,8 +109,8 @@ function relationResolvers(table: TableModel): Record<string, Resolver> {
 }
 
 /** Federation: `_entities` finds a table row by its @key (the primary key), batched like relations. */
-function referenceResolver(table: TableModel): (reference: Row, context: unknown, info: GraphQLResolveInfo) => Promise<Row | null> {
-  return async (reference, context, info) => {
+function referenceResolver(table: TableModel): (reference: Row, args: unknown, context: unknown, info: GraphQLResolveInfo) => Promise<Row | null> {
+  return async (reference, _args, context, info) => {
     const key = table.primaryKey.map((c) => reference[c.field]);
     const fields = subFields(info.fieldNodes.map((n) => n.selectionSet), info.fragments);
     const found = await loadRows(scopeOf(context), { name: `${table.base}.__entity`, target: table, to: table.primaryKey, columns: neededColumns(table, fields), args: {}, key });

@@ -41,6 +41,7 @@ function scopeFor(deps: GraphqlRouteDeps, request: FastifyRequest, signal: Abort
     role: principal.role,
     batches: new Map(),
     truncated: false,
+    logInternal: (error) => request.log.error({ err: error }, 'graphql resolver failed'),
     async run(sql, params) {
       const timeoutMs = Math.max(1, deadlineMs - Date.now());
       const result = await deps.engine.execute(sql, { params, timeoutMs, maxRows: deps.limits.maxResultRows, signal, ...engineOptions });

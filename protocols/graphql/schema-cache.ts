@@ -5,6 +5,7 @@ import type { ExecutionResult, GraphQLScalarType } from 'graphql';
 import { NoSchemaIntrospectionCustomRule } from './graphql-lib.js';
 import type { TableDef } from '../../core/catalog.js';
 import { complexityRule } from './complexity.js';
+import { scopeOf } from './context.js';
 import type { SchemaContribution } from './contribution.js';
 import { formatError } from './errors.js';
 import { DOCUMENT_CACHE_ENTRIES_MAX, LIST_SIZE_DEFAULT, type GraphqlLimits } from './limits.js';
@@ -48,8 +49,13 @@ function mergeResolvers(...parts: Record<string, Readonly<Record<string, unknown
 }
 
 /** Every error of an execution result in our shape (extensions.code); status stays 200 (the route decides). */
-function errorFormatter(execution: ExecutionResult): { statusCode: number; response: ExecutionResult } {
-  return { statusCode: 200, response: { data: execution.data ?? null, errors: (execution.errors ?? []).map((e) => formatError(e)) as never } };
+function errorFormatter(execution: ExecutionResult, context: unknown): { statusCode: number; response: ExecutionResult } {
+  const errors = (execution.errors ?? []).map((e) => {
+    const formatted = formatError(e);
+    if (formatted.extensions.code === 'INTERNAL_ERROR') scopeOf(context).logInternal(e.originalError ?? e);
+    return formatted;
+  });
+  return { statusCode: 200, response: { data: execution.data ?? null, errors: errors as never } };
 }
 
 /** Builds one tenant's schema (SDL + resolvers, federated) on a new hidden fastify instance. */
