@@ -20,7 +20,7 @@ const DOCUMENTED_EXCEPTIONS: Readonly<Record<string, string>> = {};
 
 describe('graphql-http server audit', () => {
   it('passes every audit of the GraphQL-over-HTTP spec except the documented ones', async () => {
-    const authorized = (input: RequestInfo | URL, init: RequestInit = {}) => {
+    const authorized = (input: Parameters<typeof fetch>[0], init: RequestInit = {}) => {
       const headers = new Headers(init.headers);
       headers.set('authorization', `Bearer ${server.apiKey}`);
       return fetch(input, { ...init, headers });
