@@ -1,6 +1,6 @@
 import { quoteIdent } from './names.js';
 import type { ColumnModel, RelationModel, TableModel } from './model.js';
-import { compileOrderBy, type OrderBy } from './order-by.js';
+import { compileOrderBy, type OrderByValue } from './order-by.js';
 import type { RequestScope } from './context.js';
 import { SqlParams } from './sql-params.js';
 import { selectList } from './selection.js';
@@ -11,7 +11,7 @@ type Row = Record<string, unknown>;
 /** Arguments of an array relation (and of a list field): where, order_by, limit, offset. */
 export interface ListArgs {
   readonly where?: BoolExp | null;
-  readonly order_by?: OrderBy | readonly OrderBy[] | null;
+  readonly order_by?: OrderByValue;
   readonly limit?: number | null;
   readonly offset?: number | null;
 }
@@ -39,7 +39,7 @@ function batchSql(target: TableModel, to: readonly ColumnModel[], columns: reado
   const params = new SqlParams();
   const alias = params.alias();
   const where = [keyCondition(to, alias, keys, params), compileWhere(target, alias, args.where, params)].join(' AND ');
-  const order = compileOrderBy(target, alias, args.order_by);
+  const order = compileOrderBy(target, alias, args.order_by, params);
   const from = `FROM ${target.sql} AS ${alias} WHERE ${where}`;
   if (args.limit == null && args.offset == null) {
     return { sql: `SELECT ${selectList(columns, alias)} ${from}${order.length ? ` ORDER BY ${order.join(', ')}` : ''}`, params: params.values };

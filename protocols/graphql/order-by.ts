@@ -1,4 +1,5 @@
 import type { TableModel } from './model.js';
+import type { SqlParams } from './sql-params.js';
 
 /** The values of the `order_by` enum and their SQL (Hasura's; PostgreSQL puts NULLs last ascending). */
 export const ORDER_BY_SQL: Readonly<Record<string, string>> = Object.freeze({
@@ -10,25 +11,44 @@ export const ORDER_BY_SQL: Readonly<Record<string, string>> = Object.freeze({
   desc_nulls_last: 'DESC NULLS LAST',
 });
 
-export type OrderBy = Readonly<Record<string, string | null | undefined>>;
+export type OrderBy = Readonly<Record<string, unknown>>;
+
+export type OrderByValue = OrderBy | readonly OrderBy[] | null | undefined;
 
 /**
- * ORDER BY terms for `<table>_order_by` values (a list, or one object: keys in their order).
- * Object relations are not orderable here (columns of this table only). A given order ends with the
- * primary key, so limit/offset pages are stable (without one, rows come in primary-key order).
+ * Terms of one `<table>_order_by` object: columns, and object relations (the parent's column,
+ * read by a scalar subquery, as Hasura orders by `{author: {name: asc}}`; nested ones nest).
  */
-export function compileOrderBy(table: TableModel, alias: string, orderBy: OrderBy | readonly OrderBy[] | null | undefined): string[] {
-  const items: readonly OrderBy[] = orderBy === null || orderBy === undefined ? [] : Array.isArray(orderBy) ? (orderBy as readonly OrderBy[]) : [orderBy as OrderBy];
-  const terms: string[] = [];
-  const seen = new Set<string>();
-  for (const item of items) {
-    for (const [field, direction] of Object.entries(item) as [string, string | null | undefined][]) {
-      const column = table.columnByField.get(field);
-      if (!column || direction === null || direction === undefined) continue;
-      terms.push(`${alias}.${column.sql} ${ORDER_BY_SQL[direction] ?? 'ASC'}`);
+function termsOf(table: TableModel, alias: string, item: OrderBy, params: SqlParams, seen: Set<string>): { expression: string; direction: string }[] {
+  const terms: { expression: string; direction: string }[] = [];
+  for (const [field, direction] of Object.entries(item) as [string, unknown][]) {
+    if (direction === null || direction === undefined) continue;
+    const column = table.columnByField.get(field);
+    if (column && typeof direction === 'string') {
+      terms.push({ expression: `${alias}.${column.sql}`, direction: ORDER_BY_SQL[direction] ?? 'ASC' });
       seen.add(field);
+      continue;
+    }
+    const relation = table.relationByField.get(field);
+    if (relation?.kind !== 'object' || typeof direction !== 'object') continue;
+    const inner = params.alias();
+    const join = relation.to.map((c, i) => `${inner}.${c.sql} = ${alias}.${relation.from[i]!.sql}`).join(' AND ');
+    for (const term of termsOf(relation.target, inner, direction as OrderBy, params, new Set())) {
+      terms.push({ expression: `(SELECT ${term.expression} FROM ${relation.target.sql} AS ${inner} WHERE ${join})`, direction: term.direction });
     }
   }
+  return terms;
+}
+
+/**
+ * ORDER BY terms for `<table>_order_by` values (a list, or one object: keys in their order). A
+ * given order ends with the primary key, so limit/offset pages are stable (without one, rows
+ * come in primary-key order).
+ */
+export function compileOrderBy(table: TableModel, alias: string, orderBy: OrderByValue, params: SqlParams): string[] {
+  const items: readonly OrderBy[] = orderBy === null || orderBy === undefined ? [] : Array.isArray(orderBy) ? (orderBy as readonly OrderBy[]) : [orderBy as OrderBy];
+  const seen = new Set<string>();
+  const terms = items.flatMap((item) => termsOf(table, alias, item, params, seen)).map((t) => `${t.expression} ${t.direction}`);
   if (terms.length === 0) return terms;
   for (const column of table.primaryKey) if (!seen.has(column.field)) terms.push(`${alias}.${column.sql} ASC`);
   return terms;

@@ -16,7 +16,7 @@ type Resolver = (parent: unknown, args: Record<string, unknown>, context: unknow
 export function listSql(table: TableModel, columns: Parameters<typeof selectList>[0], args: ListArgs, params = new SqlParams()): string {
   const alias = params.alias();
   const where = compileWhere(table, alias, args.where, params);
-  const order = compileOrderBy(table, alias, args.order_by);
+  const order = compileOrderBy(table, alias, args.order_by, params);
   let sql = `SELECT ${selectList(columns, alias)} FROM ${table.sql} AS ${alias} WHERE ${where}`;
   if (order.length) sql += ` ORDER BY ${order.join(', ')}`;
   if (args.limit != null) sql += ` LIMIT ${params.add(args.limit)}`;

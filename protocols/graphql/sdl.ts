@@ -41,6 +41,7 @@ function inputTypes(table: TableModel): string {
   for (const c of table.columns) where.push(`  ${c.field}: ${c.scalar === 'jsonb' || c.scalar === 'vector' ? c.scalar : c.scalar}_comparison_exp`);
   for (const r of table.relations) where.push(`  ${r.field}: ${r.target.base}_bool_exp`);
   const order = table.columns.map((c) => `  ${c.field}: order_by`);
+  for (const r of table.relations) if (r.kind === 'object') order.push(`  ${r.field}: ${r.target.base}_order_by`);
   const selectable = table.columns.filter((c) => !NOT_ENUM_VALUES.has(c.field)).map((c) => `  ${c.field}`);
   return [
     `input ${b}_bool_exp {\n${where.join('\n')}\n}`,

@@ -64,6 +64,11 @@ describe('GraphQL queries', () => {
     expect(d.books_by_pk).toEqual({ title: 'Anonymous', authors: null });
   });
 
+  it('orders by a parent\'s column through an object relation', async () => {
+    const d = await data(server, '{ books(where: {author_id: {_is_null: false}}, order_by: [{authors: {name: asc}}, {pages: desc}]) { id } }');
+    expect(d.books.map((b: { id: number }) => b.id)).toEqual([5, 4, 2, 1, 3]);
+  });
+
   it('pages each parent\'s children with offset', async () => {
     const d = await data(server, '{ authors(where: {id: {_lte: 2}}) { id books(order_by: {id: asc}, limit: 1, offset: 1) { id } } }');
     expect(d.authors).toEqual([{ id: 1, books: [{ id: 2 }] }, { id: 2, books: [{ id: 5 }] }]);
