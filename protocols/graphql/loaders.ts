@@ -54,12 +54,12 @@ function batchSql(target: TableModel, to: readonly ColumnModel[], columns: reado
   return { sql, params: params.values };
 }
 
-async function flush(scope: RequestScope, id: string, batch: Batch, target: TableModel, to: readonly ColumnModel[], columns: readonly ColumnModel[], args: ListArgs): Promise<void> {
+type Statement = (keys: readonly (readonly unknown[])[]) => { sql: string; params: unknown[] };
+
+async function flush(scope: RequestScope, id: string, batch: Batch, to: readonly ColumnModel[], statement: Statement): Promise<void> {
   scope.batches.delete(id);
   try {
-    // The join columns are always selected, so rows can be grouped back to their parents.
-    const withKeys = target.columns.filter((c) => columns.includes(c) || to.includes(c));
-    const { sql, params } = batchSql(target, to, withKeys, [...batch.keys.values()], args);
+    const { sql, params } = statement([...batch.keys.values()]);
     const result = await scope.run(sql, params);
     const groups = new Map<string, Row[]>();
     for (const row of result.rows) {
@@ -75,26 +75,52 @@ async function flush(scope: RequestScope, id: string, batch: Batch, target: Tabl
 }
 
 /**
- * The rows of `target` joined to one parent key, batched with every other load of the same
- * relation, arguments and columns in this request: the batch runs once, after the current
- * level of the query has asked for all its keys (setImmediate).
+ * Joins one parent key to the batch `id` of this request: the batch runs its one statement
+ * after the current level of the query has asked for all its keys (setImmediate), and each
+ * parent gets the rows whose `to` columns equal its key.
  */
-export function loadRows(scope: RequestScope, request: { name: string; target: TableModel; to: readonly ColumnModel[]; columns: readonly ColumnModel[]; args: ListArgs; key: readonly unknown[] }): Promise<Row[]> {
-  const id = `${request.name}|${JSON.stringify(request.args)}|${request.columns.map((c) => c.field).join(',')}`;
+function batched(scope: RequestScope, id: string, to: readonly ColumnModel[], key: readonly unknown[], statement: Statement): Promise<Row[]> {
   let batch = scope.batches.get(id) as Batch | undefined;
   if (!batch) {
     const created: Batch = { keys: new Map(), waiters: new Map() };
     batch = created;
     scope.batches.set(id, created);
-    setImmediate(() => void flush(scope, id, created, request.target, request.to, request.columns, request.args));
+    setImmediate(() => void flush(scope, id, created, to, statement));
   }
-  const key = keyText(request.key);
-  batch.keys.set(key, request.key);
+  const text = keyText(key);
+  batch.keys.set(text, key);
   const current = batch;
   return new Promise((resolve, reject) => {
-    const list = current.waiters.get(key);
+    const list = current.waiters.get(text);
     if (list) list.push({ resolve, reject });
-    else current.waiters.set(key, [{ resolve, reject }]);
+    else current.waiters.set(text, [{ resolve, reject }]);
+  });
+}
+
+/** The rows of `target` joined to one parent key, batched with every load of the same relation, arguments and columns. */
+export function loadRows(scope: RequestScope, request: { name: string; target: TableModel; to: readonly ColumnModel[]; columns: readonly ColumnModel[]; args: ListArgs; key: readonly unknown[] }): Promise<Row[]> {
+  const { target, to, columns, args } = request;
+  const id = `rows|${request.name}|${JSON.stringify(args)}|${columns.map((c) => c.field).join(',')}`;
+  // The join columns are always selected, so rows can be grouped back to their parents.
+  const withKeys = target.columns.filter((c) => columns.includes(c) || to.includes(c));
+  return batched(scope, id, to, request.key, (keys) => batchSql(target, to, withKeys, keys, args));
+}
+
+/**
+ * Aggregates of `target`'s rows per parent key (an array relation's `_aggregate`): one
+ * `GROUP BY` statement for the whole level. `terms` read a subquery `"s"` keyed by field names.
+ */
+export function loadAggregates(scope: RequestScope, request: { name: string; target: TableModel; to: readonly ColumnModel[]; where: BoolExp | null | undefined; terms: readonly { sql: string; columns: readonly ColumnModel[] }[]; key: readonly unknown[] }): Promise<Row[]> {
+  const { target, to, terms, where } = request;
+  const id = `aggregate|${request.name}|${JSON.stringify(where ?? null)}|${terms.map((t) => t.sql).join(',')}`;
+  const used = target.columns.filter((c) => to.includes(c) || terms.some((t) => t.columns.includes(c)));
+  return batched(scope, id, to, request.key, (keys) => {
+    const params = new SqlParams();
+    const alias = params.alias();
+    const inner = `SELECT ${selectList(used, alias)} FROM ${target.sql} AS ${alias} WHERE ${keyCondition(to, alias, keys, params)} AND ${compileWhere(target, alias, where, params)}`;
+    const groupBy = to.map((c) => `"s".${quoteIdent(c.field)}`);
+    const list = [...groupBy.map((g, i) => `${g} AS ${quoteIdent(to[i]!.field)}`), ...terms.map((t, i) => `${t.sql} AS ${quoteIdent(`__a${i}`)}`)];
+    return { sql: `SELECT ${list.join(', ')} FROM (${inner}) AS "s" GROUP BY ${groupBy.join(', ')}`, params: params.values };
   });
 }
 

@@ -22,6 +22,8 @@ export type RelationKind = 'object' | 'array';
 export interface RelationModel {
   readonly kind: RelationKind;
   readonly field: string;
+  /** Array relations: the `<field>_aggregate` field (its name claimed like the field's). */
+  readonly aggregateField: string | null;
   /** object: the referenced (parent) table; array: the referencing (child) table. */
   target: TableModel;
   /** Columns of this table and of the target that join, pairwise. */
@@ -111,12 +113,14 @@ function tableModel(def: TableDef, base: string): TableModel {
  * A relation's field name: the target's base name; if taken, `<target>_by_<foreign-key columns>`
  * (the referencing side's columns, for both kinds); then `_2`, `_3`, …
  */
-function addRelation(owner: TableModel, scope: NameScope, relation: Omit<RelationModel, 'field'>): void {
+function addRelation(owner: TableModel, scope: NameScope, relation: Omit<RelationModel, 'field' | 'aggregateField'>): void {
   const plain = relation.target.base;
   const foreignKey = relation.kind === 'object' ? relation.from : relation.to;
   const qualified = `${plain}_by_${foreignKey.map((c) => c.field).join('_')}`;
-  const field = scope.has(plain) ? scope.claim(qualified) : scope.claim(plain);
-  const model: RelationModel = { ...relation, field };
+  const free = (name: string) => relation.kind === 'object' || !scope.has(`${name}_aggregate`);
+  const field = scope.has(plain) || !free(plain) ? scope.claim(qualified, free) : scope.claim(plain);
+  const aggregateField = relation.kind === 'array' ? scope.claim(`${field}_aggregate`) : null;
+  const model: RelationModel = { ...relation, field, aggregateField };
   owner.relations.push(model);
   owner.relationByField.set(field, model);
 }

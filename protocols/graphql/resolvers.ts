@@ -1,8 +1,8 @@
 import type { GraphQLResolveInfo } from 'graphql';
 import { aggregateList, aggregateObject, aggregateTerms, countKey, windowable } from './aggregate.js';
 import { scopeOf, type RequestScope } from './context.js';
-import { loadRows, relationKey, type ListArgs } from './loaders.js';
-import type { ColumnModel, SchemaModel, TableModel } from './model.js';
+import { loadAggregates, loadRows, relationKey, type ListArgs } from './loaders.js';
+import type { ColumnModel, RelationModel, SchemaModel, TableModel } from './model.js';
 import { compileOrderBy } from './order-by.js';
 import { neededColumns, selectedFields, selectedUnder, selectList, subFields } from './selection.js';
 import { SqlParams } from './sql-params.js';
@@ -104,8 +104,27 @@ function relationResolvers(table: TableModel): Record<string, Resolver> {
       const found = await loadRows(scopeOf(context), { name, target: relation.target, to: relation.to, columns, args: relation.kind === 'object' ? {} : (args as ListArgs), key });
       return relation.kind === 'object' ? (found[0] ?? null) : found;
     };
+    if (relation.aggregateField) out[relation.aggregateField] = relationAggregateResolver(table, relation);
   }
   return out;
+}
+
+/** `<relation>_aggregate(where)` of a parent row: its children's aggregates (one GROUP BY per level) and nodes (one load per level). */
+function relationAggregateResolver(table: TableModel, relation: RelationModel): Resolver {
+  return async (parent, args, context, info) => {
+    const terms = aggregateTerms(relation.target, info, '"s"', selectedUnder(info, 'aggregate'));
+    const key = relationKey(relation, parent as Row);
+    if (key === null) return { aggregate: aggregateObject(terms, undefined), nodes: [] };
+    const scope = scopeOf(context);
+    const name = `${table.base}.${relation.field}`;
+    const where = args.where as BoolExp | undefined;
+    const wantsNodes = selectedFields(info).some((f) => f.name.value === 'nodes');
+    const [groups, nodes] = await Promise.all([
+      terms.length ? loadAggregates(scope, { name, target: relation.target, to: relation.to, where, terms, key }) : Promise.resolve([]),
+      wantsNodes ? loadRows(scope, { name, target: relation.target, to: relation.to, columns: neededColumns(relation.target, selectedUnder(info, 'nodes')), args: { where: where ?? null }, key }) : Promise.resolve([]),
+    ]);
+    return { aggregate: aggregateObject(terms, groups[0]), nodes };
+  };
 }
 
 /** Federation: `_entities` finds a table row by its @key (the primary key), batched like relations. */

@@ -31,6 +31,7 @@ function objectType(table: TableModel): string {
   const fields = table.columns.map((c) => `  ${c.field}: ${fieldType(c)}`);
   for (const r of table.relations) {
     fields.push(r.kind === 'object' ? `  ${r.field}: ${r.target.base}` : `  ${r.field}(${LIST_ARGS(r.target.base)}): [${r.target.base}!]!`);
+    if (r.aggregateField) fields.push(`  ${r.aggregateField}(where: ${r.target.base}_bool_exp): ${r.target.base}_aggregate!`);
   }
   return `type ${table.base}${key} {\n${fields.join('\n')}\n}`;
 }

@@ -86,6 +86,15 @@ describe('GraphQL queries', () => {
     expect(none.books_aggregate).toEqual({ aggregate: { count: 0, sum: { pages: null } }, nodes: [] });
   });
 
+  it('aggregates each parent\'s children through an array relation', async () => {
+    const d = await data(server, '{ authors(order_by: {id: asc}) { id books_aggregate(where: {pages: {_gt: 190}}) { aggregate { count max { pages } } nodes { id } } } }');
+    expect(d.authors).toEqual([
+      { id: 1, books_aggregate: { aggregate: { count: 2, max: { pages: 380 } }, nodes: [{ id: 1 }, { id: 2 }] } },
+      { id: 2, books_aggregate: { aggregate: { count: 2, max: { pages: 300 } }, nodes: [{ id: 4 }, { id: 5 }] } },
+      { id: 3, books_aggregate: { aggregate: { count: 0, max: { pages: null } }, nodes: [] } },
+    ]);
+  });
+
   it('answers fragments, aliases and __typename', async () => {
     const d = await data(server, 'fragment A on authors { name } { x: authors(where: {id: {_eq: 3}}) { __typename ...A ... on authors { id } } }');
     expect(d.x).toEqual([{ __typename: 'authors', name: 'Italo', id: 3 }]);
