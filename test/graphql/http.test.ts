@@ -113,9 +113,14 @@ describe('GraphQL over HTTP', () => {
 });
 
 describe('GraphQL settings', () => {
-  it('turns GraphiQL and introspection off', async () => {
-    const off = await startTestServer({ env: { SVC_GRAPHQL_GRAPHIQL: 'false', SVC_GRAPHQL_INTROSPECTION: 'false' } });
+  it('turns GraphiQL and introspection off, and caps rows at SVC_MAX_RESULT_ROWS', async () => {
+    const off = await startTestServer({ env: { SVC_GRAPHQL_GRAPHIQL: 'false', SVC_GRAPHQL_INTROSPECTION: 'false', SVC_MAX_RESULT_ROWS: '2' } });
     try {
+      await sql(off, 'CREATE TABLE many (id INT PRIMARY KEY)');
+      await sql(off, 'INSERT INTO many VALUES (1), (2), (3)');
+      // Rows are capped like /query's, and the answer says so.
+      const capped = await gql(off, '{ many { id } }');
+      expect(capped.body).toEqual({ data: { many: [{ id: 1 }, { id: 2 }] }, extensions: { truncated: true, max_result_rows: 2 } });
       expect((await fetch(`${off.baseUrl}/graphiql`)).status).toBe(404);
       const reply = await gql(off, '{ __schema { types { name } } }');
       expect(reply.body.errors[0].extensions.code).toBe('GRAPHQL_VALIDATION_FAILED');

@@ -44,6 +44,12 @@ describe('GraphQL schema from the catalog', () => {
     expect((await gql(server, '{ fresh { id } }')).body.errors[0].extensions.code).toBe('TABLE_NOT_FOUND');
   });
 
+  it('serves views as read-only tables (no _by_pk)', async () => {
+    await sql(server, 'CREATE VIEW big_parents AS SELECT id, name FROM parents WHERE id >= 98');
+    expect(await data(server, '{ big_parents(order_by: {id: asc}) { id name } }')).toEqual({ big_parents: [{ id: 98, name: 'p98' }, { id: 99, name: 'p99' }] });
+    expect((await gql(server, '{ big_parents_by_pk(id: 98) { id } }')).body.errors[0].extensions.code).toBe('TABLE_NOT_FOUND');
+  });
+
   it('maps names that are not valid GraphQL names, and never fails to build', async () => {
     await sql(server, 'CREATE TABLE "my-table" ("1st col" INT PRIMARY KEY, "__secret" TEXT, "héllo wörld" TEXT, "_and" INT, "true" INT)');
     await sql(server, 'CREATE TABLE "my_table" (id INT PRIMARY KEY)');
