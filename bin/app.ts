@@ -117,7 +117,7 @@ export async function startServer(config: Config, rootLogger: PinoLogger): Promi
   ].map((plugin) => withAuth(auth, plugin));
   const vectors = vectorProtocol({ engine, catalog: projections.catalog, limits: config, gate: auth, vectorApiKey: config.vectorApiKey });
   const graphqlSchemas = new TenantSchemas(projections.catalog, config);
-  const graphql = graphqlRoutes({ engine, schemas: graphqlSchemas, limits: config, gate: auth, metrics, bodyLimitBytes: config.bodyLimitBytes });
+  const graphql = graphqlRoutes({ engine, transactions, schemas: graphqlSchemas, limits: config, gate: auth, metrics, bodyLimitBytes: config.bodyLimitBytes });
   const { http, https, ops, vector } = createListeners({ config, rootLogger, status, plugins, connections, metrics, tls, vectors, graphql, rateLimit: auth });
 
   let closing: Promise<void> | null = null;

@@ -1,4 +1,5 @@
 import type { QueryResult } from '../../query/index.js';
+import type { RequestTransaction } from './mutations/transaction.js';
 
 /**
  * What every resolver of one GraphQL request shares: the SQL runner bound to the request's
@@ -16,6 +17,8 @@ export interface RequestScope {
   readonly tenant: string;
   /** Logs an error a resolver threw that is not an SvcError (sent as INTERNAL_ERROR, message hidden). */
   logInternal(error: unknown): void;
+  /** The request's transaction: mutations write in it; once begun, `run` reads in it too (mutations/transaction.ts). */
+  readonly transaction?: RequestTransaction;
 }
 
 /** The context object handed to mercurius's app.graphql(): ours under `svc` (mercurius adds its own keys). */

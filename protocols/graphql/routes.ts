@@ -12,6 +12,7 @@ import type { RequestScope } from './context.js';
 import { formatError, formatRequestErrors, type FormattedError } from './errors.js';
 import { GRAPHIQL_HTML } from './graphiql.js';
 import { getOperationOf, GRAPHQL_RESPONSE_JSON, operationOf, responseTypeOf, type GraphqlOperation } from './http-shape.js';
+import { RequestTransaction, settleMutations, type MutationTransactions } from './mutations/index.js';
 import { REQUEST_TIMEOUT_MS_DEFAULT, type GraphqlLimits } from './limits.js';
 import type { TenantSchemas } from './schema-cache.js';
 
@@ -21,6 +22,8 @@ export interface GraphqlRouteDeps {
   readonly limits: GraphqlLimits;
   readonly gate: AuthGate;
   readonly metrics?: QueryMetrics;
+  /** query's TxnManager: a request's mutations run in one transaction (without it, mutations are refused). */
+  readonly transactions?: MutationTransactions;
 }
 
 /** One operation's answer and whether it failed before execution (a "request error": 400 with graphql-response+json). */
@@ -36,15 +39,18 @@ const requestError = (errors: FormattedError[]): Outcome => ({ body: { errors },
 function scopeFor(deps: GraphqlRouteDeps, request: FastifyRequest, signal: AbortSignal, deadlineMs: number): RequestScope {
   const engineOptions = engineScope(request);
   const principal = principalOf(request);
+  const options = () => ({ timeoutMs: Math.max(1, deadlineMs - Date.now()), maxRows: deps.limits.maxResultRows, signal, ...engineOptions });
+  const transaction = deps.transactions ? new RequestTransaction(deps.transactions, principal.tenant, options) : undefined;
   const scope: RequestScope = {
     tenant: principal.tenant,
     role: principal.role,
     batches: new Map(),
     truncated: false,
     logInternal: (error) => request.log.error({ err: error }, 'graphql resolver failed'),
+    transaction,
     async run(sql, params) {
-      const timeoutMs = Math.max(1, deadlineMs - Date.now());
-      const result = await deps.engine.execute(sql, { params, timeoutMs, maxRows: deps.limits.maxResultRows, signal, ...engineOptions });
+      // Once a mutation wrote, the request's reads (returning's relations) see its writes.
+      const result = transaction?.begun ? await transaction.run(sql, params) : await deps.engine.execute(sql, { params, ...options() });
       if (result.truncated) scope.truncated = true;
       return result;
     },
@@ -79,11 +85,12 @@ async function execute(deps: GraphqlRouteDeps, request: FastifyRequest, operatio
   const schema = await deps.schemas.get(principalOf(request).tenant);
   const scope = scopeFor(deps, request, signal, Date.now() + Math.min(REQUEST_TIMEOUT_MS_DEFAULT, deps.limits.queryTimeoutMsMax));
   try {
-    const result = await schema.app.graphql(operation.query, { svc: scope } as never, operation.variables ?? undefined, operation.operationName ?? undefined);
+    const executed = await schema.app.graphql(operation.query, { svc: scope } as never, operation.variables ?? undefined, operation.operationName ?? undefined);
+    const result = await settleMutations(scope, executed);
     const body: Outcome['body'] = { ...(result.errors?.length ? { errors: result.errors as unknown as FormattedError[] } : {}), data: result.data ?? null };
     if (scope.truncated) body.extensions = { truncated: true, max_result_rows: deps.limits.maxResultRows };
     // graphql-jit reports bad variables in the result: no data and no error at a path is a request error.
-    const requested = result.data == null && (result.errors ?? []).every((e) => !(e as { path?: unknown }).path);
+    const requested = executed.data == null && (executed.errors ?? []).every((e) => !(e as { path?: unknown }).path);
     return { body, requestError: requested };
   } catch (error) {
     const errors = (error as { errors?: (GraphQLError | Error)[] }).errors;
