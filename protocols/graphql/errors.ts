@@ -49,8 +49,8 @@ export function formatError(error: GraphQLError | Error, fallback?: ErrorCode): 
   return { message: error.message, ...located, extensions: { code: fallback ?? FAILURE_CODE[failureOf(error)] } };
 }
 
-/** Every root query field is a table's: asking for one the schema lacks names a table that does not exist (or was dropped). */
-const UNKNOWN_ROOT_FIELD = /^Cannot query field "[^"]+" on type "Query"/;
+/** Every root query and mutation field is a table's: asking for one the schema lacks names a table that does not exist (or was dropped). */
+const UNKNOWN_ROOT_FIELD = /^Cannot query field "[^"]+" on type "(Query|Mutation)"/;
 
 /** The errors of a request that failed before execution, each with its code. */
 export function formatRequestErrors(errors: readonly (GraphQLError | Error)[], depthMax: number): FormattedError[] {
