@@ -38,8 +38,8 @@ describe('GraphQL mutations', () => {
       affected_rows: 3,
       returning: [{ id: 1, name: 'Ursula', country: 'US' }, { id: 2, name: 'Stanislaw', country: 'n/a' }, { id: 3, name: 'Italo', country: null }],
     });
-    const only = await data(server, 'mutation { insert_books(objects: [{author_id: 1, title: "Earthsea", pages: 200}]) { affected_rows } }');
-    expect(only.insert_books).toEqual({ affected_rows: 1 });
+    const only = await data(server, 'mutation { insert_books(objects: [{author_id: 1, title: "Earthsea", pages: 200}]) { affected_rows } none: insert_books(objects: []) { affected_rows returning { id } } }');
+    expect(only).toEqual({ insert_books: { affected_rows: 1 }, none: { affected_rows: 0, returning: [] } });
     expect(await rows('SELECT id, title, stock FROM books')).toEqual([{ id: 1, title: 'Earthsea', stock: 0 }]);
   });
 
@@ -135,6 +135,18 @@ describe('GraphQL mutations', () => {
     expect(await rows('SELECT author_id FROM books WHERE id = 1')).toEqual([{ author_id: 1 }]);
     // The server keeps serving, and the same insert alone commits.
     expect((await data(server, 'mutation { insert_authors_one(object: {id: 20, name: "Twenty"}) { id } }')).insert_authors_one).toEqual({ id: 20 });
+  });
+
+  it('runs each operation of a batched POST as its own transaction', async () => {
+    const reply = await gql(server, [
+      { query: 'mutation { insert_authors_one(object: {id: 30, name: "Thirty"}) { id } }' },
+      { query: 'mutation { insert_authors_one(object: {id: 31, name: "Thirty-one"}) { id } insert_books_one(object: {author_id: 404, title: "x"}) { id } }' },
+    ]);
+    expect(reply.status).toBe(200);
+    expect(reply.body[0]).toEqual({ data: { insert_authors_one: { id: 30 } } });
+    expect(reply.body[1].data).toBeNull();
+    expect(reply.body[1].errors[0].extensions.code).toBe('CONSTRAINT_VIOLATION');
+    expect(await rows('SELECT id FROM authors WHERE id IN (30, 31)')).toEqual([{ id: 30 }]);
   });
 
   it('carries every type as gql-core maps it (bigint and numeric as strings, jsonb, uuid, timestamps, vector)', async () => {

@@ -63,8 +63,11 @@ export function tableMutationResolvers(m: MutationTable): Record<string, Resolve
   const { table } = m;
   const b = table.base;
   const out: Record<string, Resolver> = {
+    // An empty objects list inserts nothing, as in Hasura (SQL has no zero-row VALUES).
     [`insert_${b}`]: mutationField(async (args, info, write) =>
-      response(await write(insertStatement(m, args.objects as Row[], args.on_conflict as OnConflict | undefined, responseColumns(table, info))))),
+      (args.objects as Row[]).length === 0
+        ? { affected_rows: 0, returning: [] }
+        : response(await write(insertStatement(m, args.objects as Row[], args.on_conflict as OnConflict | undefined, responseColumns(table, info))))),
     [`insert_${b}_one`]: mutationField(async (args, info, write) =>
       (await write(insertStatement(m, [args.object as Row], args.on_conflict as OnConflict | undefined, rowColumns(table, info)))).rows[0] ?? null),
     [`update_${b}`]: mutationField(async (args, info, write) =>
