@@ -94,6 +94,32 @@ describe('GraphQL mutation failures', () => {
     expect(await rows('SELECT count(*) AS c FROM players')).toEqual([{ c: 1 }]);
   });
 
+  it('a commit that conflicts with a concurrent write is TRANSACTION_CONFLICT, and nothing of the request is written', async () => {
+    const engine = server.sql as unknown as { execute: (text: string, ...rest: unknown[]) => Promise<unknown> };
+    const original = engine.execute;
+    let updates = 0;
+    // Another client updates team 1 after this request's last statement ran, before it commits.
+    engine.execute = async function (this: unknown, text: string, ...rest: unknown[]) {
+      const result = await original.call(this, text, ...rest);
+      if (text.startsWith('UPDATE "public"."teams"') && ++updates === 2) await original.call(this, "UPDATE teams SET name = 'Other' WHERE id = 1", { params: [], timeoutMs: 10_000, maxRows: 10, tenant: 'default' });
+      return result;
+    };
+    let reply;
+    try {
+      reply = await gql(server, 'mutation { a: update_teams_by_pk(pk_columns: {id: 1}, _set: {name: "Mine"}) { id } b: update_teams_by_pk(pk_columns: {id: 2}, _set: {name: "Mine too"}) { id } }', undefined, { accept: 'application/graphql-response+json' });
+    } finally {
+      engine.execute = original;
+    }
+    // Every field ran; the commit was refused: data null, the commit's error (no path), status 200.
+    expect(reply.status).toBe(200);
+    expect(reply.body.data).toBeNull();
+    expect(reply.body.errors).toHaveLength(1);
+    expect(reply.body.errors[0].extensions.code).toBe('TRANSACTION_CONFLICT');
+    expect(reply.body.errors[0].path).toBeUndefined();
+    expect(await rows('SELECT id, name FROM teams ORDER BY id')).toEqual([{ id: 1, name: 'Other' }, { id: 2, name: 'Blues' }]);
+    await sql(server, "UPDATE teams SET name = 'Reds' WHERE id = 1");
+  });
+
   it('a table dropped after the schema was built: TABLE_NOT_FOUND (or a conflict mid-transaction), nothing written, then the field is gone', async () => {
     // The table is dropped just before the request's statement on it runs.
     const dropUnder = async (table: string, query: string) => {
