@@ -93,6 +93,7 @@ async function execute(deps: GraphqlRouteDeps, request: FastifyRequest, operatio
     const requested = executed.data == null && (executed.errors ?? []).every((e) => !(e as { path?: unknown }).path);
     return { body, requestError: requested };
   } catch (error) {
+    await scope.transaction?.abandon();
     const errors = (error as { errors?: (GraphQLError | Error)[] }).errors;
     if (Array.isArray(errors) && errors.length) return requestError(formatRequestErrors(errors, deps.limits.graphqlDepthMax));
     throw error;

@@ -104,6 +104,12 @@ export class RequestTransaction {
     }
     return result;
   }
+
+  /** Rolls back a begun transaction when execution itself threw (settle() was not reached). */
+  async abandon(): Promise<void> {
+    const id = this.id === null ? null : await this.id.catch(() => null);
+    if (id !== null) await this.txns.rollback(id, { tenant: this.tenant }).catch(() => undefined);
+  }
 }
 
 function skipped(): SvcError {
