@@ -22,6 +22,9 @@ export interface RawSocket {
 
 const OPEN = 1;
 
+/** How long a closed connection waits for the client's close frame before it is cut. */
+const CLOSE_GRACE_MS = 2_000;
+
 /** Close code of a client too slow to read what it asked for (policy violation). */
 export const SLOW_CLIENT_CLOSE_CODE = 1008;
 
@@ -94,5 +97,9 @@ export class BoundedSocket {
     this.closed = true;
     if (this.pingTimer) clearInterval(this.pingTimer);
     this.raw.close(code, reason);
+    // A client that does not answer the close (it stopped reading) is cut off rather than awaited.
+    const timer = setTimeout(() => this.raw.terminate(), CLOSE_GRACE_MS);
+    timer.unref();
+    this.raw.on('close', () => clearTimeout(timer));
   }
 }
