@@ -15,7 +15,7 @@ import { LegacyConnection } from './legacy.js';
 import type { GraphqlWsLimits } from './limits.js';
 import type { SchemaResolver } from './operation.js';
 import { BoundedSocket, type RawSocket } from './socket.js';
-import { graphqlTransportWs, runningOperations, type TransportExtra } from './transport-ws.js';
+import { graphqlTransportWs, runningOperations, type TransportDeps, type TransportExtra } from './transport-ws.js';
 
 /** The legacy protocol's subprotocol name (subscriptions-transport-ws). */
 export const LEGACY_PROTOCOL = 'graphql-ws';
@@ -67,7 +67,7 @@ export function graphqlWebSocket(deps: GraphqlWsDeps): GraphqlWs {
   const limits = deps.limits;
   const logger = deps.logger;
   const connections = new Set<Connection>();
-  const transportDeps = {
+  const transportDeps: TransportDeps = {
     gate: deps.gate,
     resolveSchema: deps.resolveSchema,
     subscriptionsPerConnectionMax: limits.graphqlWsSubscriptionsPerConnectionMax,
@@ -83,27 +83,7 @@ export function graphqlWebSocket(deps: GraphqlWsDeps): GraphqlWs {
     });
   };
 
-  const wsHandler = (raw: unknown, request: FastifyRequest): void => {
-    const socket = new BoundedSocket(raw as RawSocket, { sendBufferBytesMax: limits.graphqlWsSendBufferBytesMax, keepAliveMs: limits.graphqlWsKeepAliveMs });
-    if (connections.size >= limits.graphqlWsConnectionsMax) {
-      socket.close(1013, 'too many connections: try again later');
-      return;
-    }
-    if (socket.protocol !== GRAPHQL_TRANSPORT_WS_PROTOCOL && socket.protocol !== LEGACY_PROTOCOL) {
-      socket.close(4406, `Subprotocol not acceptable: offer ${GRAPHQL_TRANSPORT_WS_PROTOCOL} or ${LEGACY_PROTOCOL}`);
-      return;
-    }
-    const extra: TransportExtra = { socket, headers: request.headers, ip: request.ip, credentials: null, context: null };
-    const legacy = socket.protocol === LEGACY_PROTOCOL ? new LegacyConnection(socket, extra, transportDeps) : null;
-    const connection: Connection = { socket, extra, legacy };
-    connections.add(connection);
-    const closed = legacy ? null : transport.open(socket, extra);
-    if (!legacy) socket.keepAlive();
-    socket.raw.on('close', (code: number, reason: Buffer) => {
-      const done = legacy ? legacy.closed() : closed!(code, reason.toString());
-      void done.catch((error: unknown) => logger.error({ err: error }, 'graphql-ws: ending a connection\'s operations failed')).finally(() => connections.delete(connection));
-    });
-  };
+  const wsHandler = connectionHandler({ limits, logger, connections, transport, transportDeps });
 
   const shutdown = async (app: FastifyInstance): Promise<void> => {
     for (const { socket } of connections) socket.close(1001, 'server shutting down');
@@ -149,6 +129,42 @@ export function graphqlWebSocket(deps: GraphqlWsDeps): GraphqlWs {
       for (const { extra, legacy } of connections) operations += legacy ? legacy.operations.size : runningOperations(extra);
       return { connections: connections.size, operations };
     },
+  };
+}
+
+interface HandlerParts {
+  readonly limits: GraphqlWsLimits;
+  readonly logger: Logger;
+  readonly connections: Set<Connection>;
+  readonly transport: ReturnType<typeof graphqlTransportWs>;
+  readonly transportDeps: TransportDeps;
+}
+
+/** The @fastify/websocket handler: one connection, in the protocol its subprotocol names, until it closes. */
+function connectionHandler(parts: HandlerParts): (raw: unknown, request: FastifyRequest) => void {
+  const { limits, logger, connections, transport, transportDeps } = parts;
+  return (raw, request) => {
+    const socket = new BoundedSocket(raw as RawSocket, { sendBufferBytesMax: limits.graphqlWsSendBufferBytesMax, keepAliveMs: limits.graphqlWsKeepAliveMs });
+    if (connections.size >= limits.graphqlWsConnectionsMax) {
+      // Upgrades that passed the 503 check together: the one past the limit is closed at once.
+      socket.close(1013, 'too many connections: try again later');
+      return;
+    }
+    if (socket.protocol !== GRAPHQL_TRANSPORT_WS_PROTOCOL && socket.protocol !== LEGACY_PROTOCOL) {
+      socket.close(4406, `Subprotocol not acceptable: offer ${GRAPHQL_TRANSPORT_WS_PROTOCOL} or ${LEGACY_PROTOCOL}`);
+      return;
+    }
+    const extra: TransportExtra = { socket, headers: request.headers, ip: request.ip, credentials: null, context: null };
+    const legacy = socket.protocol === LEGACY_PROTOCOL ? new LegacyConnection(socket, extra, transportDeps) : null;
+    const connection: Connection = { socket, extra, legacy };
+    connections.add(connection);
+    const closed = legacy ? null : transport.open(socket, extra);
+    // The legacy protocol starts its keep-alive (ping and `ka`) once acknowledged.
+    if (!legacy) socket.keepAlive();
+    socket.raw.on('close', (code: number, reason: Buffer) => {
+      const done = legacy ? legacy.closed() : closed!(code, reason.toString());
+      void done.catch((error: unknown) => logger.error({ err: error }, 'graphql-ws: ending a connection\'s operations failed')).finally(() => connections.delete(connection));
+    });
   };
 }
 
