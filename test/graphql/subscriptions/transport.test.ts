@@ -5,6 +5,7 @@
  * subscriptions and disconnects.
  */
 import Fastify from 'fastify';
+import mercurius from 'mercurius';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { graphqlWebSocket } from '../../../protocols/graphql/ws/plugin.js';
 import { GRAPHQL_WS_DEFAULTS } from '../../../protocols/graphql/ws/limits.js';
@@ -192,7 +193,7 @@ describe('GraphQL WebSocket limits and wiring', () => {
     }
   });
 
-  it('attaches to a GET /graphql route declared by the HTTP side (one route, both uses)', async () => {
+  it('attaches to the GET /graphql route mercurius declares (one route: GraphQL over HTTP and over WebSocket)', async () => {
     const h = await startHarness();
     const app = Fastify();
     try {
@@ -206,9 +207,9 @@ describe('GraphQL WebSocket limits and wiring', () => {
         route: 'attach',
       });
       await app.register(ws.plugin);
-      app.get('/graphql', async () => ({ http: true }));
+      await app.register(mercurius, { schema: 'type Query { hi: String }', resolvers: { Query: { hi: async () => 'over http' } } });
       const url = await app.listen({ host: '127.0.0.1', port: 0 });
-      expect(await (await fetch(`${url}/graphql`)).json()).toEqual({ http: true });
+      expect(await (await fetch(`${url}/graphql?query=${encodeURIComponent('{ hi }')}`)).json()).toEqual({ data: { hi: 'over http' } });
       const raw = await rawSocket(`${url.replace('http', 'ws')}/graphql`, 'graphql-transport-ws');
       raw.send({ type: 'connection_init', payload: { Authorization: `Bearer ${ADMIN_KEY}` } });
       await eventually(() => raw.messages.some((m) => m.type === 'connection_ack'));
