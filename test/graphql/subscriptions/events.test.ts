@@ -131,3 +131,35 @@ describe('GraphQL _events subscriptions', () => {
     sub.stop();
   });
 });
+
+describe('GraphQL _events and log retention', () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await startHarness({ stack: { segmentSizeBytesMax: 64 * 1024, retentionEnabled: true } });
+  });
+  afterAll(async () => {
+    await h?.close();
+  });
+
+  it('refuses a resume whose events were retained away (LIMIT_EXCEEDED); a recent one resumes exactly', async () => {
+    await h.sql('CREATE TABLE kept (id BIGINT PRIMARY KEY, pad TEXT)');
+    for (let i = 0; i < 300; i++) await h.sql('INSERT INTO kept VALUES ($1, $2)', [i, 'y'.repeat(400)]);
+    await expect.poll(() => h.stack.log.firstLsn, { timeout: 10_000 }).toBeGreaterThan(1);
+    const gone = subscribe(h.client(), 'subscription { kept_events(from_sequence: "0") { sequence } }');
+    await gone.until((s) => s.completed);
+    expect(gone.results[0].errors[0].extensions).toMatchObject({ code: 'LIMIT_EXCEEDED', details: { oldest_sequence: expect.any(String) } });
+    // A sequence of now: the first event of a feed that starts now.
+    const controller = new AbortController();
+    const now = (await h.feed.events('default', 'kept', { operations: ['INSERT'], fromSequence: null, signal: controller.signal }))[Symbol.asyncIterator]();
+    await h.sql('INSERT INTO kept VALUES (1000, \'a\')');
+    const first = await now.next();
+    controller.abort();
+    const sequence = (first.value as { events: { sequence: number }[] }).events[0]!.sequence;
+    for (let i = 1001; i < 1004; i++) await h.sql('INSERT INTO kept VALUES ($1, \'b\')', [i]);
+    const resumed = subscribe(h.client(), 'subscription($from: BigInt) { kept_events(from_sequence: $from) { key } }', { from: String(sequence - 1) });
+    await resumed.until((s) => s.results.length >= 4);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(resumed.results.map((r) => r.data.kept_events.key.id)).toEqual([1000, 1001, 1002, 1003]);
+    resumed.stop();
+  });
+});

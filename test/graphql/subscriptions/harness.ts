@@ -102,9 +102,11 @@ function schemaFor(harness: { engine: SqlEngine; stack: Stack; feed: ProjectionC
   return new GraphQLSchema({ query, mutation, ...(subscription ? { subscription } : {}) });
 }
 
-export async function startHarness(options: { limits?: Partial<GraphqlWsLimits>; feedsMax?: number; env?: Record<string, string> } = {}): Promise<Harness> {
+export async function startHarness(
+  options: { limits?: Partial<GraphqlWsLimits>; feedsMax?: number; env?: Record<string, string>; stack?: Parameters<typeof openStack>[1] } = {},
+): Promise<Harness> {
   const dir = await tempDir('svcdb-gql-subs-');
-  const stack = await openStack(dir.dir);
+  const stack = await openStack(dir.dir, options.stack);
   const config: Config = resolveConfig({ env: { SVC_DATA_DIR: dir.dir, SVC_HOST: '127.0.0.1', SVC_HTTP_PORT: '0', SVC_API_KEY: ADMIN_KEY, ...options.env } });
   const logger = pino({ level: process.env['GQL_TEST_LOG'] ?? 'silent' });
   const engine = new SqlEngine({ projections: stack.projections, types: typeSystem, logger: logger as unknown as Logger });

@@ -11,6 +11,7 @@ import { graphqlWebSocket } from '../../../protocols/graphql/ws/plugin.js';
 import { GRAPHQL_WS_DEFAULTS } from '../../../protocols/graphql/ws/limits.js';
 import type { Logger } from '../../../core/logger.js';
 import { newKey } from '../../helpers/auth.js';
+import { revokeApiKey } from '../../../protocols/index.js';
 import { ADMIN_KEY, eventually, startHarness, subscribe, WebSocket, type Harness, type WsSocket } from './harness.js';
 
 /** A raw socket and the messages it received (parsed), for the legacy protocol. */
@@ -89,6 +90,25 @@ describe('GraphQL WebSocket transport', () => {
     await events.until((s) => s.results.length >= 1);
     expect(events.results[0].data.t_events.operation).toBe('SCHEMA_CHANGE');
     events.stop();
+  });
+
+  it('checks the credential again per operation: after a revoke, the next one is refused, the running one goes on', async () => {
+    const key = await newKey(h.dataDir, { role: 'read_write' });
+    const client = h.client({ Authorization: `Bearer ${key.key}` });
+    let running = subscribe(client, 'subscription { t(limit: 1) }');
+    await eventually(async () => {
+      if (running.results.length > 0) return true;
+      if (running.completed) running = subscribe(client, 'subscription { t(limit: 1) }');
+      return false;
+    }, 5000);
+    await revokeApiKey(h.dataDir, key.id);
+    await eventually(async () => {
+      const probe = subscribe(client, '{ whoami }');
+      await probe.until((s) => s.completed);
+      return probe.results[0]?.errors?.[0]?.extensions?.code === 'AUTHENTICATION_FAILED';
+    }, 5000);
+    expect(running.completed).toBe(false);
+    running.stop();
   });
 
   it('speaks the legacy subscriptions-transport-ws protocol', async () => {
