@@ -109,6 +109,7 @@ describe('GraphQL WebSocket transport', () => {
     }, 5000);
     expect(running.completed).toBe(false);
     running.stop();
+    await client.dispose();
   });
 
   it('speaks the legacy subscriptions-transport-ws protocol', async () => {
@@ -152,6 +153,7 @@ describe('GraphQL WebSocket transport', () => {
   });
 
   it('many subscriptions, then disconnects: nothing left behind', async () => {
+    await eventually(() => h.ws.stats().connections === 0 && h.ws.stats().operations === 0);
     const clients = Array.from({ length: 5 }, () => h.client());
     const subs = clients.flatMap((client) => Array.from({ length: 30 }, (_, i) =>
       subscribe(client, i % 2 === 0 ? 'subscription { t_events(from_sequence: "0") { sequence } }' : 'subscription { t(limit: 5) }')));
