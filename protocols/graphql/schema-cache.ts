@@ -13,7 +13,7 @@ import { buildSchemaModel, tenantDefs, type SchemaModel } from './model.js';
 import { mutationSchema } from './mutations/index.js';
 import { queryResolvers } from './resolvers.js';
 import { querySdl } from './sdl.js';
-import { subscriptionSchema, type SubscriptionDeps } from './subscriptions/index.js';
+import type { SubscriptionDeps } from './subscriptions/index.js';
 import { customScalars } from './types.js';
 
 /** What the schema cache reads of the catalog (projections' CatalogState satisfies it). */
@@ -59,9 +59,10 @@ function errorFormatter(execution: ExecutionResult, context: unknown): { statusC
 }
 
 /** Builds one tenant's schema (SDL + resolvers, federated) on a new hidden fastify instance. */
-export async function buildTenantSchema(tenant: string, defs: readonly TableDef[], limits: GraphqlLimits, deps: SubscriptionDeps): Promise<TenantSchema> {
+export async function buildTenantSchema(tenant: string, defs: readonly TableDef[], limits: GraphqlLimits, deps: SubscriptionDeps | null): Promise<TenantSchema> {
   const model = buildSchemaModel(tenant, defs);
-  const parts: SchemaContribution[] = [{ sdl: querySdl(model), resolvers: queryResolvers(model) }, mutationSchema(model), subscriptionSchema(model, deps)];
+  const parts: SchemaContribution[] = [{ sdl: querySdl(model), resolvers: queryResolvers(model) }, mutationSchema(model)];
+  void deps; // the Subscription root is wired in the next commit
   const sdl = parts.map((p) => p.sdl).filter((s) => s !== '').join('\n\n');
   const schema = buildFederationSchema(sdl);
   const rules = [complexityRule({ complexityMax: limits.graphqlComplexityMax, listSizeDefault: LIST_SIZE_DEFAULT })];
@@ -92,7 +93,7 @@ export class TenantSchemas {
   constructor(
     private readonly catalog: GraphqlCatalog,
     private readonly limits: GraphqlLimits,
-    private readonly deps: SubscriptionDeps = {},
+    private readonly deps: SubscriptionDeps | null = null,
   ) {}
 
   /** The tenant's schema for the catalog as it is now. */

@@ -1,0 +1,80 @@
+/**
+ * One operation of a WebSocket connection, whichever protocol carried it: re-check the
+ * credential, resolve the principal's schema, parse, validate, check the role (a read_only
+ * credential may query and subscribe, not mutate), then run it with graphql-js (`subscribe` for a
+ * subscription: its resolvers return the change feed's and live queries' async iterables).
+ */
+import {
+  execute, getOperationAST, GraphQLError, parse, subscribe, validate,
+  type DocumentNode, type ExecutionArgs, type ExecutionResult, type GraphQLSchema,
+} from 'graphql';
+import { SvcError } from '../../../core/errors.js';
+import type { AuthGate } from '../../auth/authenticate.js';
+import type { Principal } from '../../auth/principal.js';
+import { authenticateWs, type ConnectionCredentials } from './auth.js';
+import { graphqlErrorOf, svcErrorOf } from './errors.js';
+
+/** A principal's schema and the context its resolvers get (the per-tenant schema of protocols/graphql). */
+export interface ResolvedSchema {
+  readonly schema: GraphQLSchema;
+  readonly contextValue: unknown;
+}
+
+/** Resolves the schema of a principal; called per operation, so DDL committed since is seen. */
+export type SchemaResolver = (principal: Principal) => Promise<ResolvedSchema>;
+
+/** A subscribe / start message's payload. */
+export interface OperationPayload {
+  readonly query?: unknown;
+  readonly variables?: unknown;
+  readonly operationName?: unknown;
+}
+
+export interface OperationDeps {
+  readonly gate: AuthGate;
+  readonly resolveSchema: SchemaResolver;
+}
+
+/** The execution arguments of an operation, or the errors that refuse it. */
+export async function prepareOperation(deps: OperationDeps, credentials: ConnectionCredentials, payload: OperationPayload): Promise<ExecutionArgs | readonly GraphQLError[]> {
+  let principal: Principal;
+  let resolved: ResolvedSchema;
+  try {
+    principal = await authenticateWs(deps.gate, credentials);
+    resolved = await deps.resolveSchema(principal);
+  } catch (error) {
+    return [graphqlErrorOf(svcErrorOf(error))];
+  }
+  if (typeof payload.query !== 'string' || payload.query === '') return [invalid('the operation has no query text')];
+  let document: DocumentNode;
+  try {
+    document = parse(payload.query);
+  } catch (error) {
+    return [error instanceof GraphQLError ? error : invalid(String(error))];
+  }
+  const errors = validate(resolved.schema, document);
+  if (errors.length > 0) return errors;
+  const operationName = typeof payload.operationName === 'string' ? payload.operationName : undefined;
+  const operation = getOperationAST(document, operationName);
+  if (!operation) return [invalid(operationName ? `no operation named ${operationName}` : 'several operations: name one with operationName')];
+  if (operation.operation === 'mutation' && principal.role === 'read_only') {
+    return [graphqlErrorOf(new SvcError('AUTHORIZATION_DENIED', 'the read_only role may not run mutations', { role: principal.role }))];
+  }
+  const variables = payload.variables;
+  const variableValues = typeof variables === 'object' && variables !== null && !Array.isArray(variables) ? (variables as Record<string, unknown>) : undefined;
+  return { schema: resolved.schema, document, operationName, variableValues, contextValue: resolved.contextValue };
+}
+
+function invalid(message: string): GraphQLError {
+  return new GraphQLError(message, { extensions: { code: 'INVALID_QUERY' } });
+}
+
+/** Whether the prepared operation is a subscription (a stream of results). */
+export function isSubscription(args: ExecutionArgs): boolean {
+  return getOperationAST(args.document, args.operationName)?.operation === 'subscription';
+}
+
+/** Runs a prepared operation: a stream of results for a subscription, one result otherwise. */
+export async function runOperation(args: ExecutionArgs): Promise<AsyncIterableIterator<ExecutionResult> | ExecutionResult> {
+  return isSubscription(args) ? subscribe(args) : execute(args);
+}
