@@ -2,7 +2,6 @@ import type { FieldNode } from 'graphql';
 import { valueFromASTUntyped } from './graphql-lib.js';
 import type { ColumnModel, TableModel } from './model.js';
 import { quoteIdent } from './names.js';
-import type { SqlParams } from './sql-params.js';
 import { subFields, type SelectionInfo } from './selection.js';
 
 /** One aggregate the query asked for, and the output key its value comes back under. */
@@ -70,4 +69,3 @@ export function aggregateObject(terms: readonly AggregateTerm[], row: Record<str
 /** Whether a window aggregate can stand for this term (DISTINCT is not allowed in a window). */
 export const windowable = (terms: readonly AggregateTerm[]): boolean => terms.every((t) => !t.sql.includes('DISTINCT'));
 
-export type { SqlParams };

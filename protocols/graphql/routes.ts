@@ -103,7 +103,10 @@ async function execute(deps: GraphqlRouteDeps, request: FastifyRequest, operatio
 /** Runs one operation or a batch (an array) and sends the GraphQL-over-HTTP answer. */
 async function answer(deps: GraphqlRouteDeps, request: FastifyRequest, reply: FastifyReply, raw: unknown, method: 'GET' | 'POST'): Promise<FastifyReply> {
   const type = responseTypeOf(request.headers.accept);
-  if (type === null) throw new SvcError(MALFORMED_REQUEST_CODE, 'Accept must allow application/graphql-response+json or application/json', { reason: 'not_acceptable', status: 406 });
+  if (type === null) {
+    const error = { message: 'Accept must allow application/graphql-response+json or application/json', extensions: { code: MALFORMED_REQUEST_CODE, details: { reason: 'not_acceptable' } } };
+    return reply.code(406).type('application/json; charset=utf-8').send({ errors: [error] });
+  }
   const batch = Array.isArray(raw);
   const items = batch ? (raw as unknown[]) : [raw];
   if (batch && (items.length === 0 || items.length > deps.limits.graphqlBatchOperationsMax)) {
@@ -128,7 +131,7 @@ async function answer(deps: GraphqlRouteDeps, request: FastifyRequest, reply: Fa
 /** The GraphQL shape of a failure outside execution (auth, rate limit, body): status from the one table. */
 function sendGraphqlError(error: unknown, request: FastifyRequest, reply: FastifyReply, bodyLimitBytes: number): FastifyReply {
   const svc = toSvcError(error, { bodyLimitBytes });
-  const status = (svc.details.status as number | undefined) ?? httpStatusOf(svc.code);
+  const status = httpStatusOf(svc.code);
   if (status >= 500) request.log.error({ err: error, code: svc.code }, 'graphql request failed');
   else request.log.info({ code: svc.code, statusCode: status, reason: svc.message }, 'graphql request rejected');
   const type = responseTypeOf(request.headers.accept) ?? 'application/json';
