@@ -35,4 +35,9 @@ export type { VectorLimits } from './vectors/limits.js';
 export { vectorProtocol, type VectorProtocolDeps } from './pinecone/plugin.js';
 export { cdcRoutes, type CdcRouteDeps, type CdcRouteRuntime } from './http/cdc/cdc-routes.js';
 export { webhookRoutes, type WebhookRouteDeps } from './http/webhooks/webhook-routes.js';
-export { graphqlRoutes, TenantSchemas, type GraphqlLimits, type GraphqlRouteDeps } from './graphql/index.js';
+export { graphqlRoutes, TenantSchemas, wsSchemaResolver, type GraphqlLimits, type GraphqlRouteDeps, type SubscriptionSources, type WsSchemaDeps } from './graphql/index.js';
+export * from './graphql/ws/index.js';
+export {
+  subscriptionSchema, subscribeOperation, LiveResult, SourceCounter, SubscriptionFailure,
+  type SubscriptionDeps, type SubscriptionModel, type SubscriptionTable,
+} from './graphql/subscriptions/index.js';

@@ -10,8 +10,13 @@ const graphql = createRequire(import.meta.url)('graphql') as typeof import('grap
 export const {
   GraphQLError, GraphQLScalarType, GraphQLList, Kind, NoSchemaIntrospectionCustomRule,
   getNamedType, getNullableType, getOperationAST, isInterfaceType, isObjectType, parse, valueFromASTUntyped,
+  GraphQLEnumType, GraphQLNonNull, GraphQLObjectType, GraphQLSchema, GraphQLString,
+  createSourceEventStream, execute, subscribe, validate, specifiedRules,
 } = graphql;
 
 /** The classes as types too (a destructured const is a value only). */
 export type GraphQLError = import('graphql').GraphQLError;
 export type GraphQLScalarType = import('graphql').GraphQLScalarType;
+export type GraphQLEnumType = import('graphql').GraphQLEnumType;
+export type GraphQLObjectType = import('graphql').GraphQLObjectType;
+export type GraphQLSchema = import('graphql').GraphQLSchema;

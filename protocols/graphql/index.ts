@@ -4,3 +4,5 @@ export { TenantSchemas, buildTenantSchema, type GraphqlCatalog, type TenantSchem
 export type { GraphqlLimits } from './limits.js';
 export { buildSchemaModel, type SchemaModel, type TableModel, type ColumnModel, type RelationModel } from './model.js';
 export { graphqlNameOf, isGraphqlName } from './names.js';
+export { wsSchemaResolver, type WsSchemaDeps } from './ws-schemas.js';
+export type { SubscriptionSources } from './live.js';

@@ -71,6 +71,8 @@ export const DERIVED_FIELD_NAMES = (base: string): string[] => [
 /** Names no table may take: built-in and svcdb scalars, root types, shared inputs, federation types. */
 export const RESERVED_NAMES: readonly string[] = [
   'Int', 'Float', 'String', 'Boolean', 'ID', 'Query', 'Mutation', 'Subscription', 'order_by', 'cursor_ordering',
+  // The change event types of `<table>_events` (subscriptions/index.ts).
+  'svcdb_change_event', 'svcdb_change_operation',
   '_Any', '_Entity', '_Service', '_FieldSet', '_service', '_entities', 'link__Import',
   ...CUSTOM_SCALARS, ...[...ORDERED_SCALARS, 'jsonb', 'vector'].map((s) => `${s}_comparison_exp`),
 ];

@@ -4,7 +4,7 @@ import { getOperationAST, parse } from './graphql-lib.js';
 import { SvcError } from '../../core/errors.js';
 import type { SqlEngine } from '../../query/index.js';
 import { authenticate, type AuthGate } from '../auth/authenticate.js';
-import { engineScope, principalOf } from '../auth/principal.js';
+import { principalOf } from '../auth/principal.js';
 import { MALFORMED_REQUEST_CODE, httpStatusOf, toSvcError } from '../errors.js';
 import { untilClientLeaves } from '../http/client-abort.js';
 import { measured, type QueryMetrics } from '../metrics/query-metrics.js';
@@ -12,7 +12,8 @@ import type { RequestScope } from './context.js';
 import { formatError, formatRequestErrors, type FormattedError } from './errors.js';
 import { GRAPHIQL_HTML } from './graphiql.js';
 import { getOperationOf, GRAPHQL_RESPONSE_JSON, operationOf, responseTypeOf, type GraphqlOperation } from './http-shape.js';
-import { RequestTransaction, settleMutations, type MutationTransactions } from './mutations/index.js';
+import { settleMutations, type MutationTransactions } from './mutations/index.js';
+import { principalScope } from './scope.js';
 import { REQUEST_TIMEOUT_MS_DEFAULT, type GraphqlLimits } from './limits.js';
 import type { TenantSchemas } from './schema-cache.js';
 
@@ -37,43 +38,30 @@ interface Outcome {
 const requestError = (errors: FormattedError[]): Outcome => ({ body: { errors }, requestError: true });
 
 function scopeFor(deps: GraphqlRouteDeps, request: FastifyRequest, signal: AbortSignal, deadlineMs: number): RequestScope {
-  const engineOptions = engineScope(request);
-  const principal = principalOf(request);
-  const options = () => ({ timeoutMs: Math.max(1, deadlineMs - Date.now()), maxRows: deps.limits.maxResultRows, signal, ...engineOptions });
-  const transaction = deps.transactions ? new RequestTransaction(deps.transactions, principal.tenant, options) : undefined;
-  const scope: RequestScope = {
-    tenant: principal.tenant,
-    role: principal.role,
-    batches: new Map(),
-    truncated: false,
-    logInternal: (error) => request.log.error({ err: error }, 'graphql resolver failed'),
-    transaction,
-    async run(sql, params) {
-      // Once a mutation wrote, the request's reads (returning's relations) see its writes.
-      const result = transaction?.begun ? await transaction.run(sql, params) : await deps.engine.execute(sql, { params, ...options() });
-      if (result.truncated) scope.truncated = true;
-      return result;
-    },
-  };
-  return scope;
+  return principalScope(deps, principalOf(request), { signal, deadlineMs, logInternal: (error) => request.log.error({ err: error }, 'graphql resolver failed') });
 }
 
-/** Whether the operation to run is a mutation (false when it does not parse: execution reports that). */
-function isMutation(operation: GraphqlOperation): boolean {
+/** The kind of the operation to run (null when it does not parse: execution reports that). */
+function operationKind(operation: GraphqlOperation): string | null {
   try {
-    return getOperationAST(parse(operation.query), operation.operationName ?? undefined)?.operation === 'mutation';
+    return getOperationAST(parse(operation.query), operation.operationName ?? undefined)?.operation ?? null;
   } catch {
-    return false;
+    return null;
   }
 }
 
 /**
- * What refuses an operation before it runs: a mutation over GET (GraphQL over HTTP: 405, Allow:
- * POST), or from a read_only credential (403 AUTHORIZATION_DENIED, whether or not the schema has it).
+ * What refuses an operation before it runs: a subscription (served over WebSocket only), a
+ * mutation over GET (GraphQL over HTTP: 405, Allow: POST), or from a read_only credential (403
+ * AUTHORIZATION_DENIED, whether or not the schema has it).
  */
 function refusal(request: FastifyRequest, reply: FastifyReply, operation: GraphqlOperation, method: 'GET' | 'POST'): Outcome | null {
+  const kind = operationKind(operation);
+  if (kind === 'subscription') {
+    return requestError([{ message: 'subscriptions are served over a WebSocket at /graphql (graphql-transport-ws or graphql-ws)', extensions: { code: 'INVALID_QUERY', details: { reason: 'subscription_over_http' } } }]);
+  }
   const readOnly = principalOf(request).role === 'read_only';
-  if ((method !== 'GET' && !readOnly) || !isMutation(operation)) return null;
+  if ((method !== 'GET' && !readOnly) || kind !== 'mutation') return null;
   if (method === 'GET') {
     reply.header('allow', 'POST');
     return { ...requestError([{ message: 'a mutation must be sent with POST', extensions: { code: MALFORMED_REQUEST_CODE } }]), status: 405 };

@@ -1,7 +1,7 @@
 import Fastify, { type FastifyInstance } from 'fastify';
 import mercurius from 'mercurius';
 import { buildFederationSchema } from '@mercuriusjs/federation';
-import type { ExecutionResult, GraphQLScalarType } from 'graphql';
+import type { ExecutionResult, GraphQLScalarType, GraphQLSchema, ValidationRule } from 'graphql';
 import { NoSchemaIntrospectionCustomRule } from './graphql-lib.js';
 import type { TableDef } from '../../core/catalog.js';
 import { complexityRule } from './complexity.js';
@@ -13,7 +13,7 @@ import { buildSchemaModel, tenantDefs, type SchemaModel } from './model.js';
 import { mutationSchema } from './mutations/index.js';
 import { queryResolvers } from './resolvers.js';
 import { querySdl } from './sdl.js';
-import type { SubscriptionDeps } from './subscriptions/index.js';
+import { withSubscriptions, type SubscriptionSources } from './live.js';
 import { customScalars } from './types.js';
 
 /** What the schema cache reads of the catalog (projections' CatalogState satisfies it). */
@@ -29,6 +29,10 @@ export interface TenantSchema {
   readonly defs: readonly TableDef[];
   /** SDL text (before federation), for docs and tests. */
   readonly sdl: string;
+  /** The executable schema (mercurius's): Query, Mutation and, with change sources, Subscription. */
+  readonly schema: GraphQLSchema;
+  /** The validation rules mercurius checks beside graphql-js's (the WebSocket side checks them too). */
+  readonly rules: readonly ValidationRule[];
 }
 
 const sameDefs = (a: readonly TableDef[], b: readonly TableDef[]): boolean => a.length === b.length && a.every((d, i) => d === b[i]);
@@ -59,12 +63,13 @@ function errorFormatter(execution: ExecutionResult, context: unknown): { statusC
 }
 
 /** Builds one tenant's schema (SDL + resolvers, federated) on a new hidden fastify instance. */
-export async function buildTenantSchema(tenant: string, defs: readonly TableDef[], limits: GraphqlLimits, deps: SubscriptionDeps | null): Promise<TenantSchema> {
+export async function buildTenantSchema(tenant: string, defs: readonly TableDef[], limits: GraphqlLimits, sources: Partial<SubscriptionSources>): Promise<TenantSchema> {
   const model = buildSchemaModel(tenant, defs);
   const parts: SchemaContribution[] = [{ sdl: querySdl(model), resolvers: queryResolvers(model) }, mutationSchema(model)];
-  void deps; // the Subscription root is wired in the next commit
   const sdl = parts.map((p) => p.sdl).filter((s) => s !== '').join('\n\n');
-  const schema = buildFederationSchema(sdl);
+  const federated = buildFederationSchema(sdl);
+  // The Subscription root is built on the query types (not SDL): its fields carry their own subscribe/resolve.
+  const schema = sources.feed && sources.watch ? withSubscriptions(model, federated, { ...sources, feed: sources.feed, watch: sources.watch }) : federated;
   const rules = [complexityRule({ complexityMax: limits.graphqlComplexityMax, listSizeDefault: LIST_SIZE_DEFAULT })];
   if (!limits.graphqlIntrospection) rules.push(NoSchemaIntrospectionCustomRule as never);
   const app = Fastify({ logger: false });
@@ -80,7 +85,7 @@ export async function buildTenantSchema(tenant: string, defs: readonly TableDef[
     errorFormatter: errorFormatter as never,
   });
   await app.ready();
-  return { app, model, defs, sdl };
+  return { app, model, defs, sdl, schema: app.graphql.schema, rules };
 }
 
 /**
@@ -93,7 +98,8 @@ export class TenantSchemas {
   constructor(
     private readonly catalog: GraphqlCatalog,
     private readonly limits: GraphqlLimits,
-    private readonly deps: SubscriptionDeps | null = null,
+    /** The change feed and table watch of subscriptions (without them, the schemas have no Subscription root). */
+    private readonly sources: Partial<SubscriptionSources> = {},
   ) {}
 
   /** The tenant's schema for the catalog as it is now. */
@@ -112,7 +118,7 @@ export class TenantSchemas {
     // A concurrent request for the same version shares this build.
     const again = this.entries.get(tenant);
     if (again) return again;
-    const building = buildTenantSchema(tenant, defs, this.limits, this.deps);
+    const building = buildTenantSchema(tenant, defs, this.limits, this.sources);
     this.entries.set(tenant, building);
     building.catch(() => this.entries.get(tenant) === building && this.entries.delete(tenant));
     while (this.entries.size > this.limits.graphqlSchemaCacheEntriesMax) {

@@ -3,16 +3,15 @@
  * change stream `<table>_events`. The schema builder (protocols/graphql) describes its tables in
  * a SubscriptionModel; the sources come from the injected ChangeFeed and TableWatch.
  */
-import {
-  GraphQLEnumType, GraphQLList, GraphQLNonNull, GraphQLObjectType, GraphQLString,
-  type GraphQLFieldConfigArgumentMap, type GraphQLFieldConfigMap, type GraphQLOutputType, type GraphQLResolveInfo, type GraphQLScalarType,
-} from 'graphql';
+import type { GraphQLFieldConfigArgumentMap, GraphQLFieldConfigMap, GraphQLOutputType, GraphQLResolveInfo, GraphQLScalarType } from 'graphql';
+import { GraphQLEnumType, GraphQLList, GraphQLNonNull, GraphQLObjectType, GraphQLString } from '../graphql-lib.js';
 import { FEED_OPERATIONS, type ChangeFeed, type FeedOperation, type TableWatch } from '../../../core/change-feed.js';
 import { SvcError } from '../../../core/errors.js';
 import { eventsSource, liveQuery, resolveSubscriptionValue, type SourceCounter } from './sources.js';
 
 export { abortable, eventsSource, liveQuery, resolveSubscriptionValue, SourceCounter, SubscriptionFailure } from './sources.js';
 export type { EventsRequest, LiveQueryRequest } from './sources.js';
+export { LiveResult, subscribeOperation } from './run.js';
 
 /** One table as the subscriptions see it. */
 export interface SubscriptionTable {
@@ -25,8 +24,11 @@ export interface SubscriptionTable {
   readonly type: GraphQLOutputType;
   /** The live query's arguments: the query field's (where, order_by, limit, offset). */
   readonly args: GraphQLFieldConfigArgumentMap;
-  /** Ids of every table the live query may read (itself and related tables): a commit to one re-runs it. */
-  readonly readsTableIds: readonly number[];
+  /**
+   * Ids of every table this live query reads (itself, and the related tables its selection,
+   * where and order_by reach): a commit to one re-runs it.
+   */
+  readsTableIds(args: Record<string, unknown>, info: GraphQLResolveInfo): readonly number[];
   /**
    * The query field's complete value for these arguments, everything the selection in `info`
    * reads included (a live query sends a result only when this value changed).
@@ -49,6 +51,9 @@ export interface SubscriptionDeps {
   tenantOf(context: unknown): string;
   readonly counter?: SourceCounter;
 }
+
+/** Names of the types subscriptionSchema adds (no table's GraphQL names may take them: model.ts reserves them). */
+export const SUBSCRIPTION_TYPE_NAMES = ['Subscription', 'svcdb_change_event', 'svcdb_change_operation'] as const;
 
 /** The Subscription type of a tenant's schema, or null when it has no table. */
 export function subscriptionSchema(model: SubscriptionModel, deps: SubscriptionDeps): GraphQLObjectType | null {
@@ -78,7 +83,7 @@ export function subscriptionSchema(model: SubscriptionModel, deps: SubscriptionD
       args: table.args,
       description: `Live query: the current result, then a new one after each commit that changes it`,
       subscribe: (_root, args: Record<string, unknown>, context, info) =>
-        liveQuery(deps.watch, { tables: table.readsTableIds, evaluate: () => table.evaluate(args, context, info) }, deps.counter),
+        liveQuery(deps.watch, { tables: table.readsTableIds(args, info), evaluate: () => table.evaluate(args, context, info) }, deps.counter),
       resolve: resolveSubscriptionValue,
     };
     fields[`${table.fieldName}_events`] = {
@@ -97,7 +102,7 @@ export function subscriptionSchema(model: SubscriptionModel, deps: SubscriptionD
       resolve: resolveSubscriptionValue,
     };
   }
-  return new GraphQLObjectType({ name: 'subscription_root', fields });
+  return new GraphQLObjectType({ name: 'Subscription', fields });
 }
 
 /** from_sequence as the scalar parsed it (a string, number or bigint). */

@@ -3,7 +3,8 @@
  * code (a resolver's, an auth failure's), INVALID_QUERY for syntax and validation errors, and
  * INTERNAL_ERROR (message hidden) for anything else.
  */
-import { GraphQLError, type ExecutionResult, type FormattedExecutionResult, type GraphQLFormattedError } from 'graphql';
+import type { ExecutionResult, FormattedExecutionResult, GraphQLFormattedError } from 'graphql';
+import { GraphQLError } from '../graphql-lib.js';
 import { isSvcError, SvcError, type ErrorCode } from '../../../core/errors.js';
 
 /** A GraphQLError carrying a SvcError (code and details in extensions). */

@@ -4,10 +4,8 @@
  * credential may query and subscribe, not mutate), then run it with graphql-js (`subscribe` for a
  * subscription: its resolvers return the change feed's and live queries' async iterables).
  */
-import {
-  execute, getOperationAST, GraphQLError, parse, subscribe, validate,
-  type DocumentNode, type ExecutionArgs, type ExecutionResult, type GraphQLSchema,
-} from 'graphql';
+import type { DocumentNode, ExecutionArgs, ExecutionResult, GraphQLSchema, ValidationRule } from 'graphql';
+import { execute, getOperationAST, GraphQLError, parse, specifiedRules, subscribe, validate } from '../graphql-lib.js';
 import { SvcError } from '../../../core/errors.js';
 import type { AuthGate } from '../../auth/authenticate.js';
 import type { Principal } from '../../auth/principal.js';
@@ -18,7 +16,16 @@ import { graphqlErrorOf, svcErrorOf } from './errors.js';
 export interface ResolvedSchema {
   readonly schema: GraphQLSchema;
   readonly contextValue: unknown;
+  /** Rules checked beside graphql-js's own (the limits the HTTP side checks: cost, introspection). */
+  readonly validationRules?: readonly ValidationRule[];
+  /** Runs a query or mutation (default graphql-js execute): the tenant schema commits a mutation's transaction here. */
+  readonly execute?: (args: ExecutionArgs) => Promise<ExecutionResult>;
+  /** Runs a subscription (default graphql-js subscribe). */
+  readonly subscribe?: (args: ExecutionArgs) => Promise<AsyncIterableIterator<ExecutionResult> | ExecutionResult>;
 }
+
+/** The schema each prepared operation was resolved with (graphql-ws hands runOperation the same object). */
+const RESOLVED = new WeakMap<ExecutionArgs, ResolvedSchema>();
 
 /** Resolves the schema of a principal; called per operation, so DDL committed since is seen. */
 export type SchemaResolver = (principal: Principal) => Promise<ResolvedSchema>;
@@ -52,7 +59,7 @@ export async function prepareOperation(deps: OperationDeps, credentials: Connect
   } catch (error) {
     return [error instanceof GraphQLError ? error : invalid(String(error))];
   }
-  const errors = validate(resolved.schema, document);
+  const errors = validate(resolved.schema, document, resolved.validationRules ? [...specifiedRules, ...resolved.validationRules] : undefined);
   if (errors.length > 0) return errors;
   const operationName = typeof payload.operationName === 'string' ? payload.operationName : undefined;
   const operation = getOperationAST(document, operationName);
@@ -62,7 +69,9 @@ export async function prepareOperation(deps: OperationDeps, credentials: Connect
   }
   const variables = payload.variables;
   const variableValues = typeof variables === 'object' && variables !== null && !Array.isArray(variables) ? (variables as Record<string, unknown>) : undefined;
-  return { schema: resolved.schema, document, operationName, variableValues, contextValue: resolved.contextValue };
+  const args: ExecutionArgs = { schema: resolved.schema, document, operationName, variableValues, contextValue: resolved.contextValue };
+  RESOLVED.set(args, resolved);
+  return args;
 }
 
 function invalid(message: string): GraphQLError {
@@ -76,5 +85,7 @@ export function isSubscription(args: ExecutionArgs): boolean {
 
 /** Runs a prepared operation: a stream of results for a subscription, one result otherwise. */
 export async function runOperation(args: ExecutionArgs): Promise<AsyncIterableIterator<ExecutionResult> | ExecutionResult> {
-  return isSubscription(args) ? subscribe(args) : execute(args);
+  const resolved = RESOLVED.get(args);
+  if (isSubscription(args)) return resolved?.subscribe ? resolved.subscribe(args) : subscribe(args);
+  return resolved?.execute ? resolved.execute(args) : execute(args);
 }

@@ -4,12 +4,13 @@
  * operation.ts and run by graphql-js, errors formatted with svcdb's codes.
  */
 import type { IncomingHttpHeaders } from 'node:http';
-import { execute, GraphQLObjectType, GraphQLSchema, GraphQLString, parse, subscribe, type ExecutionArgs, type GraphQLError } from 'graphql';
+import type { ExecutionArgs, GraphQLError } from 'graphql';
+import { GraphQLObjectType, GraphQLSchema, GraphQLString, parse } from '../graphql-lib.js';
 import { makeServer, type Context } from 'graphql-ws';
 import { SvcError } from '../../../core/errors.js';
 import { authenticateWs, closeCodeOf, closeReasonOf, credentialsOf, type ConnectionCredentials } from './auth.js';
 import { formatError, formatResult, graphqlErrorOf, svcErrorOf } from './errors.js';
-import { prepareOperation, type OperationDeps } from './operation.js';
+import { prepareOperation, runOperation, type OperationDeps } from './operation.js';
 import type { BoundedSocket } from './socket.js';
 
 /** Per connection: its socket, upgrade request and, once initialised, its credentials. */
@@ -65,8 +66,8 @@ export function graphqlTransportWs(deps: TransportDeps): {
     },
     // graphql-ws's own graphql-js may be another copy than ours (a test runner can load both):
     // ours runs every operation, and refusals travel as arguments (see refused()).
-    execute: (args) => (args.contextValue instanceof Refusal ? { errors: args.contextValue.errors } : execute(args)),
-    subscribe: (args) => (args.contextValue instanceof Refusal ? { errors: args.contextValue.errors } : subscribe(args)),
+    execute: (args) => (args.contextValue instanceof Refusal ? { errors: args.contextValue.errors } : runOperation(args)) as never,
+    subscribe: (args) => (args.contextValue instanceof Refusal ? { errors: args.contextValue.errors } : runOperation(args)),
     onNext: (_ctx, _id, _payload, _args, result) => formatResult(result, deps.onInternalError),
     onError: (_ctx, _id, _payload, errors) => errors.map((e) => formatError(e, deps.onInternalError)),
   });

@@ -5,9 +5,7 @@
  * graphql-ws client and a raw `ws` socket for the legacy protocol.
  */
 import { createRequire } from 'node:module';
-import {
-  GraphQLBoolean, GraphQLInt, GraphQLList, GraphQLNonNull, GraphQLObjectType, GraphQLScalarType, GraphQLSchema, GraphQLString, Kind,
-} from 'graphql';
+import type { GraphQLSchema as GraphQLSchemaType } from 'graphql';
 import { createClient, type Client } from 'graphql-ws';
 import { pino } from 'pino';
 import { resolveConfig, type Config } from '../../../core/config.js';
@@ -21,6 +19,11 @@ import { createChangeFeed, type ProjectionChangeFeed } from '../../../sinks/even
 import type { ProjectionTableWatch } from '../../../sinks/events/table-watch.js';
 import { FakeEngineStatus } from '../../protocols/helpers.js';
 import { openStack, tempDir, type Stack } from '../../helpers/stack.js';
+
+// graphql-js as CommonJS, the copy protocols/graphql (graphql-lib.ts) and mercurius use: one schema mixes no two copies.
+const {
+  GraphQLBoolean, GraphQLInt, GraphQLList, GraphQLNonNull, GraphQLObjectType, GraphQLScalarType, GraphQLSchema, GraphQLString, Kind,
+} = createRequire(import.meta.url)('graphql') as typeof import('graphql');
 
 export const ADMIN_KEY = 'test-key';
 
@@ -68,7 +71,7 @@ const BigIntScalar = new GraphQLScalarType({
 });
 
 /** The hand-written schema of a principal: every table of its tenant, live as `<name>(limit)`, and `<name>_events`. */
-function schemaFor(harness: { engine: SqlEngine; stack: Stack; feed: ProjectionChangeFeed; watch: ProjectionTableWatch; sources: SourceCounter }, principal: Principal): GraphQLSchema {
+function schemaFor(harness: { engine: SqlEngine; stack: Stack; feed: ProjectionChangeFeed; watch: ProjectionTableWatch; sources: SourceCounter }, principal: Principal): GraphQLSchemaType {
   const tables: SubscriptionTable[] = [];
   for (const entry of harness.stack.projections.catalog.tables()) {
     const def = entry.def;
@@ -79,7 +82,7 @@ function schemaFor(harness: { engine: SqlEngine; stack: Stack; feed: ProjectionC
       fieldName: def.name,
       type: new GraphQLList(JsonScalar),
       args: { limit: { type: GraphQLInt } },
-      readsTableIds: [def.id],
+      readsTableIds: () => [def.id],
       evaluate: async (args) => {
         const limit = typeof args['limit'] === 'number' ? ` LIMIT ${args['limit']}` : '';
         const result = await harness.engine.execute(`SELECT * FROM "${def.name}" ORDER BY 1${limit}`, { tenant: principal.tenant, timeoutMs: 10_000, maxRows: 10_000 });
