@@ -137,7 +137,11 @@ export function graphqlRoutes(deps: GraphqlRouteDeps & { readonly bodyLimitBytes
     // GraphQL over HTTP also allows the document itself as the body.
     app.addContentTypeParser('application/graphql', { parseAs: 'string' }, (_request, body, done) => done(null, { query: body }));
     app.post('/graphql', { onRequest: hook }, (request, reply) => answer(deps, request, reply, request.body, 'POST'));
-    app.get('/graphql', { onRequest: hook }, (request, reply) => answer(deps, request, reply, request.query, 'GET'));
+    // A WebSocket upgrade on GET /graphql authenticates in connection_init (browsers cannot set headers): ws/auth.ts.
+    const getHook = async function (this: unknown, request: FastifyRequest, reply: FastifyReply): Promise<void> {
+      if (!(request as { ws?: boolean }).ws) await hook.call(this as never, request, reply);
+    };
+    app.get('/graphql', { onRequest: getHook }, (request, reply) => answer(deps, request, reply, request.query, 'GET'));
     if (deps.limits.graphqlGraphiql) app.get('/graphiql', (_request, reply) => reply.type('text/html; charset=utf-8').send(GRAPHIQL_HTML));
   };
 }
