@@ -1,4 +1,4 @@
-/** Limits of the GraphQL WebSocket transport (settings SVC_GRAPHQL_WS_*; docs/graphql-subscriptions.md). */
+/** Limits of the GraphQL WebSocket transport (settings SVC_GRAPHQL_WS_*; docs/graphql.md, Subscriptions). */
 export interface GraphqlWsLimits {
   /** WebSocket connections open at once on /graphql; past it an upgrade is answered 503 TOO_MANY_CONNECTIONS. */
   readonly graphqlWsConnectionsMax: number;
