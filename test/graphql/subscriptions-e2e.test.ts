@@ -66,6 +66,37 @@ describe('GraphQL subscriptions on the server', () => {
     sub.stop();
   });
 
+  it('a live query with an alias, variables and a fragment; a dropped table ends it with TABLE_NOT_FOUND', async () => {
+    await sql(server, 'CREATE TABLE shelf (id INT PRIMARY KEY, label TEXT)');
+    await sql(server, "INSERT INTO shelf VALUES (1, 'x'), (2, 'y')");
+    const query = 'subscription($min: Int!) { top: shelf(where: {id: {_gte: $min}}, order_by: {id: desc}) { ...cell } } fragment cell on shelf { key: id label }';
+    const sub = subscribe(client(), query, { min: 2 });
+    await sub.until((s) => s.results.length === 1);
+    expect(sub.results[0].data).toEqual({ top: [{ key: 2, label: 'y' }] });
+    await sql(server, "INSERT INTO shelf VALUES (3, 'z')");
+    await sub.until((s) => s.results.length === 2);
+    expect(sub.results[1].data.top.map((r: { key: number }) => r.key)).toEqual([3, 2]);
+    await sql(server, 'DROP TABLE shelf');
+    await sub.until((s) => s.completed);
+    expect(sub.results.at(-1).errors[0].extensions.code).toBe('TABLE_NOT_FOUND');
+  });
+
+  it('holds the depth limit and builds the Subscription root of hostile table names', async () => {
+    const deep = subscribe(client(), `subscription { authors { ${'books { authors { '.repeat(10)}id${' } }'.repeat(10)} } }`);
+    await deep.until((s) => s.completed);
+    expect(deep.results[0].errors[0].extensions.code).toBe('LIMIT_EXCEEDED');
+    await sql(server, 'CREATE TABLE "svcdb_change" ("1st" INT PRIMARY KEY, "my-col" TEXT)');
+    await sql(server, 'CREATE TABLE "my-table" (id INT PRIMARY KEY)');
+    await sql(server, "INSERT INTO \"svcdb_change\" VALUES (1, 'a')");
+    const fields = await gql(server, '{ __schema { subscriptionType { fields { name } } } }');
+    const names = fields.body.data.__schema.subscriptionType.fields.map((f: { name: string }) => f.name);
+    expect(names).toEqual(expect.arrayContaining(['svcdb_change_2', 'svcdb_change_2_events', 'my_table', 'my_table_events']));
+    const sub = subscribe(client(), 'subscription { svcdb_change_2 { x1st my_col } }');
+    await sub.until((s) => s.results.length === 1);
+    expect(sub.results[0].data.svcdb_change_2).toEqual([{ x1st: 1, my_col: 'a' }]);
+    sub.stop();
+  });
+
   it('<table>_events with from_sequence resumes exactly after the last sequence seen', async () => {
     await sql(server, 'CREATE TABLE ledger (id INT PRIMARY KEY, amount INT)');
     const first = subscribe(client(), 'subscription { ledger_events(from_sequence: "0", operations: [INSERT]) { sequence operation key value } }');
@@ -167,7 +198,7 @@ describe('GraphQL subscriptions on the server', () => {
       const other = subscribe(client({ Authorization: `Bearer ${b.key}` }), query);
       await other.until((s) => s.completed);
       expect(other.results[0]?.data ?? null).toBeNull();
-      expect(other.results[0].errors[0].extensions.code).toBe('INVALID_QUERY');
+      expect(other.results[0].errors[0].extensions.code).toBe('GRAPHQL_VALIDATION_FAILED');
     }
     // Nor may it pick tenant A with X-Tenant-ID: the connection is refused (4403).
     const closed = await new Promise<{ code: number }>((resolve) => {
@@ -182,7 +213,7 @@ describe('GraphQL subscriptions on the server', () => {
     const shared = client();
     const before = subscribe(shared, 'subscription { fresh { id } }');
     await before.until((s) => s.completed);
-    expect(before.results[0].errors[0].extensions.code).toBe('INVALID_QUERY');
+    expect(before.results[0].errors[0].extensions.code).toBe('GRAPHQL_VALIDATION_FAILED');
     await sql(server, 'CREATE TABLE fresh (id INT PRIMARY KEY)');
     await sql(server, 'INSERT INTO fresh VALUES (7)');
     const after = subscribe(shared, 'subscription { fresh { id } }');

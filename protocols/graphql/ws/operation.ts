@@ -57,13 +57,17 @@ export async function prepareOperation(deps: OperationDeps, credentials: Connect
   try {
     document = parse(payload.query);
   } catch (error) {
-    return [error instanceof GraphQLError ? error : invalid(String(error))];
+    return [error instanceof GraphQLError ? coded(error, 'GRAPHQL_PARSE_FAILED') : invalid(String(error))];
   }
   const errors = validate(resolved.schema, document, resolved.validationRules ? [...specifiedRules, ...resolved.validationRules] : undefined);
-  if (errors.length > 0) return errors;
+  if (errors.length > 0) return errors.map((e) => coded(e, 'GRAPHQL_VALIDATION_FAILED'));
   const operationName = typeof payload.operationName === 'string' ? payload.operationName : undefined;
   const operation = getOperationAST(document, operationName);
   if (!operation) return [invalid(operationName ? `no operation named ${operationName}` : 'several operations: name one with operationName')];
+  if (!resolved.schema.getRootType(operation.operation)) {
+    // A tenant without tables has no Subscription (nor Mutation) root: refused as POST refuses an unknown root.
+    return [coded(new GraphQLError(`the schema has no ${operation.operation} fields (no table of this tenant)`, { nodes: [operation] }), 'GRAPHQL_VALIDATION_FAILED')];
+  }
   if (operation.operation === 'mutation' && principal.role === 'read_only') {
     return [graphqlErrorOf(new SvcError('AUTHORIZATION_DENIED', 'the read_only role may not run mutations', { role: principal.role }))];
   }
@@ -72,6 +76,12 @@ export async function prepareOperation(deps: OperationDeps, credentials: Connect
   const args: ExecutionArgs = { schema: resolved.schema, document, operationName, variableValues, contextValue: resolved.contextValue };
   RESOLVED.set(args, resolved);
   return args;
+}
+
+/** The error with a code, unless it has one (a limit's LIMIT_EXCEEDED): the codes POST /graphql gives. */
+function coded(error: GraphQLError, code: 'GRAPHQL_PARSE_FAILED' | 'GRAPHQL_VALIDATION_FAILED'): GraphQLError {
+  if (typeof error.extensions['code'] === 'string') return error;
+  return new GraphQLError(error.message, { nodes: error.nodes, source: error.source, positions: error.positions, extensions: { ...error.extensions, code } });
 }
 
 function invalid(message: string): GraphQLError {

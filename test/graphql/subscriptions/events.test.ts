@@ -113,7 +113,7 @@ describe('GraphQL _events subscriptions', () => {
   it('an unknown table is an error with a code (not in the schema; the feed says TABLE_NOT_FOUND)', async () => {
     const sub = subscribe(h.client(), 'subscription { nope_events { sequence } }');
     await sub.until((s) => s.completed);
-    expect(sub.results[0].errors[0].extensions.code).toBe('INVALID_QUERY');
+    expect(sub.results[0].errors[0].extensions.code).toBe('GRAPHQL_VALIDATION_FAILED');
     await expect(h.feed.events('default', 'nope', { operations: ['INSERT'], fromSequence: null, signal: new AbortController().signal }))
       .rejects.toMatchObject({ code: 'TABLE_NOT_FOUND' });
   });

@@ -130,7 +130,7 @@ describe('GraphQL WebSocket transport', () => {
     // A bad query: data with errors (a code), then complete.
     legacy.send({ id: '3', type: 'start', payload: { query: 'subscription { nope }' } });
     await eventually(() => legacy.messages.some((m) => m.type === 'complete' && m.id === '3'));
-    expect(legacy.messages.find((m) => m.id === '3' && m.type === 'data').payload.errors[0].extensions.code).toBe('INVALID_QUERY');
+    expect(legacy.messages.find((m) => m.id === '3' && m.type === 'data').payload.errors[0].extensions.code).toBe('GRAPHQL_VALIDATION_FAILED');
     legacy.send({ id: '1', type: 'stop' });
     await eventually(() => legacy.messages.some((m) => m.type === 'complete' && m.id === '1'));
     await eventually(() => h.ws.stats().operations === 0);
