@@ -20,8 +20,9 @@ import { ConnectionLimiter, infoRoutes, loadTlsMaterial, metricsRoutes, Progress
 import { countedAsQueries, rowRoutes, rowsRoutes, tablesRoutes } from '../protocols/index.js';
 import { cdcRoutes, vectorProtocol, vectorRoutes, webhookRoutes } from '../protocols/index.js';
 import { collectionProtocol } from '../protocols/index.js';
+import { graphqlRoutes, graphqlWebSocket, mutationTransactions, TenantSchemas, wsSchemaResolver } from '../protocols/index.js';
 import { SqlEngine, TxnManager, typeSystem, type SqlLimits } from '../query/index.js';
-import { createCdcStreams, createWebhooks, parseCidrList } from '../sinks/index.js';
+import { createCdcStreams, createChangeFeed, createWebhooks, parseCidrList } from '../sinks/index.js';
 import type { AppCommands, InspectReport, ReplayProgress, ReplayReport, ServeHandle } from './app-types.js';
 import { SVC_VERSION } from '../core/version.js';
 
@@ -117,7 +118,20 @@ export async function startServer(config: Config, rootLogger: PinoLogger): Promi
   ].map((plugin) => withAuth(auth, plugin));
   const vectors = vectorProtocol({ engine, catalog: projections.catalog, limits: config, gate: auth, vectorApiKey: config.vectorApiKey });
   const collections = countedAsQueries(metrics, collectionProtocol({ engine, catalog: projections.catalog, limits: config, gate: auth, autoCreate: config.collectionsAutoCreate }));
-  const { http, https, ops, vector } = createListeners({ config, rootLogger, status, plugins, connections, metrics, tls, vectors, collections, rateLimit: auth });
+  // GraphQL subscriptions read the log through the change feed (`_events`) and the table watch (live queries).
+  const { feed, watch } = createChangeFeed(projections, { feedsMax: config.graphqlWsConnectionsMax, batchEventsMax: config.cdcBatchEventsMax, readBatchBytesMax: config.logReadBatchBytesMax });
+  const graphqlSchemas = new TenantSchemas(projections.catalog, config, { feed, watch });
+  const graphqlTransactions = mutationTransactions(engine, transactions);
+  const graphql = graphqlRoutes({ engine, transactions: graphqlTransactions, schemas: graphqlSchemas, limits: config, gate: auth, metrics, bodyLimitBytes: config.bodyLimitBytes });
+  const graphqlWs = graphqlWebSocket({
+    gate: auth,
+    resolveSchema: wsSchemaResolver({ engine, transactions: graphqlTransactions, schemas: graphqlSchemas, limits: config, logger: logger.child({ component: 'graphql-ws' }) }),
+    limits: config,
+    logger: logger.child({ component: 'graphql-ws' }),
+    // The WebSocket handler joins GET /graphql, which graphqlRoutes declares after it.
+    route: 'attach',
+  });
+  const { http, https, ops, vector } = createListeners({ config, rootLogger, status, plugins, connections, metrics, tls, vectors, collections, graphql, graphqlWs: graphqlWs.plugin, rateLimit: auth });
 
   let closing: Promise<void> | null = null;
   const close = (reason: string): Promise<void> => {
@@ -128,6 +142,10 @@ export async function startServer(config: Config, rootLogger: PinoLogger): Promi
       // and flush the log: every acknowledged write is durable before the process exits.
       await Promise.all([http.close(), https?.close(), ops?.close(), vector?.close(), asyncQueries.close()]);
       await transactions.close();
+      await graphqlSchemas.close();
+      // The listeners closed their WebSockets (1001); the feeds and waits they held end here.
+      feed.close();
+      watch.close();
       // Sinks stop after the batch in flight; a broker or receiver that hangs cannot hold the stop
       // (Kafka fencing and the webhook ledger make abandoning a delivery safe).
       await stopWithin(SINK_STOP_TIMEOUT_MS, logger, [cdc.stop(), webhookDeliveries.stop()]);
@@ -174,6 +192,10 @@ interface ListenerDeps {
   readonly collections: FastifyPluginAsync;
   /** The auth gate's limiter: every answer of every listener carries X-RateLimit-*. */
   readonly rateLimit: AuthGate;
+  /** /graphql and /graphiql, at the root of the API listeners. */
+  readonly graphql: FastifyPluginAsync;
+  /** GraphQL over WebSocket on GET /graphql: registered before `graphql`, whose GET route it joins. */
+  readonly graphqlWs: FastifyPluginAsync;
 }
 
 type Listeners = { http: FastifyInstance; https: FastifyInstance | null; ops: FastifyInstance | null; vector: FastifyInstance | null };
@@ -182,7 +204,7 @@ type Listeners = { http: FastifyInstance; https: FastifyInstance | null; ops: Fa
 function createListeners(deps: ListenerDeps): Listeners {
   const { config, rootLogger: logger, status, plugins, connections, metrics, tls, rateLimit } = deps;
   const own = config.vectorPort !== undefined && config.vectorPort !== config.httpPort;
-  const rootPlugins = own ? [deps.collections] : [deps.collections, deps.vectors];
+  const rootPlugins = own ? [deps.collections, deps.graphqlWs, deps.graphql] : [deps.collections, deps.vectors, deps.graphqlWs, deps.graphql];
   const http = createHttpServer({ config, logger, status, plugins, connections, rootPlugins, rateLimit });
   const https = tls === null ? null : createHttpServer({ config, logger, status, plugins, connections, tls, rootPlugins, rateLimit });
   const ops = config.opsPort === 0 ? null : createOpsServer({ config, logger, status, connections, metrics, rateLimit });

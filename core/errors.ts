@@ -31,6 +31,9 @@ export const ERROR_CODES = [
   'INVALID_STATE',
   'TOO_MANY_CONNECTIONS',
   'REQUEST_TIMEOUT',
+  // GraphQL (docs/graphql.md): a document that does not parse, or does not validate against the schema.
+  'GRAPHQL_PARSE_FAILED',
+  'GRAPHQL_VALIDATION_FAILED',
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];

@@ -41,6 +41,9 @@ export const HTTP_STATUS_BY_CODE: Readonly<Record<ErrorCode, number>> = Object.f
   // The client was too slow to send its request (headers or body): HTTP's own 408, which is
   // exactly this case (QUERY_TIMEOUT is the server being slow, 504).
   REQUEST_TIMEOUT: 408,
+  // The GraphQL-over-HTTP spec's status for a request that fails before execution.
+  GRAPHQL_PARSE_FAILED: 400,
+  GRAPHQL_VALIDATION_FAILED: 400,
 });
 
 /**

@@ -28,6 +28,8 @@ export { CdcStreams, type CdcStreamMetrics } from './cdc/streams.js';
 export { CHANGE_OPERATIONS, type ChangeEvent, type ChangeOperation, type SourcedEvent } from './events/change-event.js';
 export { changeEvents, startOf, type CaptureSpec, type EventSourceDeps, type SourcePosition } from './events/event-source.js';
 export { projectionEventSource } from './events/projection-source.js';
+export { createChangeFeed, ProjectionChangeFeed } from './events/change-feed.js';
+export { ProjectionTableWatch } from './events/table-watch.js';
 export { HEADER as KAFKA_HEADERS } from './cdc/kafka-destination.js';
 export { WebhookService, DISABLED_BY_REQUEST, type WebhookServiceDeps, type WebhookServiceLimits } from './webhooks/service.js';
 export { DEFAULT_WEBHOOK_OPERATIONS, WEBHOOK_OPERATIONS, type CompileFilter } from './webhooks/registration.js';

@@ -38,7 +38,11 @@ export const READ_ONLY_ROUTES: ReadonlySet<string> = new Set(
     'POST /transactions/:transaction_id/rollback',
     // A vector search is a SELECT.
     'POST /vectors/search',
-  ].map((route) => route.replace(' ', ` ${API_PREFIX}`)),
+  ]
+    .map((route) => route.replace(' ', ` ${API_PREFIX}`))
+    // GraphQL at the root: queries run through engineScope (the engine refuses writes with 403),
+    // and its mutations check the role themselves.
+    .concat(['POST /graphql']),
 );
 
 /** 403 for a read_only principal on a route that may write (see READ_ONLY_ROUTES). */
