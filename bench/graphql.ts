@@ -15,7 +15,8 @@
  *     its own loop (50 operations in flight over an undici Pool of 50 connections, the same on
  *     both sides) and times operations, not requests. A random window of 100 parents each time.
  * Every answer is checked (status; for GraphQL no `errors`; in (b) 100 parents and 1,000
- * children): a run with any failure is void (exit 1). Which side goes first alternates per case.
+ * children): a run with any failure is void (exit 1). BENCH_ROUNDS rounds (default 2) of both cases;
+ * which side goes first alternates per case and per round; figures are the means over the rounds.
  * Prints one JSON line on stdout; progress on stderr.
  */
 import autocannon, { type Request } from 'autocannon';
@@ -29,6 +30,8 @@ const TABLE_ROWS = Number(process.env.BENCH_TABLE_ROWS ?? 10_000);
 const PARENTS = Number(process.env.BENCH_PARENTS ?? 1_000);
 const CHILDREN_PER_PARENT = 10;
 const WINDOW = 100;
+/** Rounds of both cases; each round swaps which side goes first (figures: the mean over rounds). */
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
 const API_KEY = 'bench-key';
 const AUTH = { authorization: `Bearer ${API_KEY}`, 'content-type': 'application/json' };
 
@@ -138,6 +141,13 @@ async function pair(first: 'graphql' | 'rest', graphql: () => Promise<Load>, res
   return { graphql: await graphql(), rest: r };
 }
 
+/** The mean of each side's figures over the rounds. */
+function meanOf(rounds: readonly { graphql: Load; rest: Load }[]): { graphql: Load; rest: Load } {
+  const mean = (side: 'graphql' | 'rest', field: keyof Load): number => round2(rounds.reduce((sum, r) => sum + r[side][field], 0) / rounds.length);
+  const side = (name: 'graphql' | 'rest'): Load => ({ opsPerSec: Math.round(mean(name, 'opsPerSec')), p99Ms: mean(name, 'p99Ms') });
+  return { graphql: side('graphql'), rest: side('rest') };
+}
+
 async function main(): Promise<void> {
   stopChildrenOnSignals(progress);
   const svcdb = await startSvcdbProcess(API_KEY);
@@ -154,14 +164,23 @@ async function main(): Promise<void> {
     };
     progress('warm-up (answers checked)');
     await warmUp(svcdb.url, byPkBody);
-    const lookup = await pair('graphql', byPk, rowById);
-    const nested = await pair('rest', async () => {
+    const nestedGraphqlLoad = async (): Promise<Load> => {
       progress('GraphQL 100 parents x 10 children');
       return loop(svcdb.url, nestedGraphql);
-    }, async () => {
+    };
+    const nestedRestLoad = async (): Promise<Load> => {
       progress('REST parents, then children IN (...)');
       return loop(svcdb.url, nestedRest);
-    });
+    };
+    const lookups: { graphql: Load; rest: Load }[] = [];
+    const nesteds: { graphql: Load; rest: Load }[] = [];
+    for (let round = 0; round < ROUNDS; round++) {
+      progress(`round ${round + 1} of ${ROUNDS}`);
+      lookups.push(await pair(round % 2 === 0 ? 'graphql' : 'rest', byPk, rowById));
+      nesteds.push(await pair(round % 2 === 0 ? 'rest' : 'graphql', nestedGraphqlLoad, nestedRestLoad));
+    }
+    const lookup = meanOf(lookups);
+    const nested = meanOf(nesteds);
     printBenchResult({
       bench: 'graphql',
       connections: CONNECTIONS,
@@ -179,6 +198,9 @@ async function main(): Promise<void> {
       restTwoCallsOpsPerSec: nested.rest.opsPerSec,
       restTwoCallsP99Ms: nested.rest.p99Ms,
       nestedRatio: round2(nested.graphql.opsPerSec / nested.rest.opsPerSec),
+      rounds: ROUNDS,
+      byPkRatioRounds: lookups.map((r) => round2(r.graphql.opsPerSec / r.rest.opsPerSec)).join(' / '),
+      nestedRatioRounds: nesteds.map((r) => round2(r.graphql.opsPerSec / r.rest.opsPerSec)).join(' / '),
       failedRequests: 0,
     });
   } finally {
