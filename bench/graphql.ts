@@ -17,12 +17,19 @@
  * Every answer is checked (status; for GraphQL no `errors`; in (b) 100 parents and 1,000
  * children): a run with any failure is void (exit 1). BENCH_ROUNDS rounds (default 2) of both cases;
  * which side goes first alternates per case and per round; figures are the means over the rounds.
+ * Besides ops/s and p99, each side reports the server's CPU time per operation (/proc; user +
+ * system) and a CPU ratio (REST ms / GraphQL ms, above 1 GraphQL is cheaper): on a shared machine
+ * ops/s follow the other jobs, CPU per operation far less.
  * Prints one JSON line on stdout; progress on stderr.
  */
+import { readFileSync } from 'node:fs';
 import autocannon, { type Request } from 'autocannon';
 import { Pool } from 'undici';
 import { printBenchResult, progress, round2 } from './lib/print-result.js';
 import { startSvcdbProcess, stopChildrenOnSignals, type ChildServer } from './lib/processes.js';
+
+/** The server's pid, for its CPU time (set once started). */
+let serverPid = 0;
 
 const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 10);
 const CONNECTIONS = 50;
@@ -38,8 +45,20 @@ const AUTH = { authorization: `Bearer ${API_KEY}`, 'content-type': 'application/
 interface Load {
   readonly opsPerSec: number;
   readonly p99Ms: number;
+  /** The server process's CPU time (user + system) per operation: far less swayed by other jobs on the machine than ops/s. */
+  readonly cpuMsPerOp: number;
 }
 
+/** CPU time (user + system, ms) the process `pid` has used so far, from /proc (Linux; 10 ms ticks). */
+function cpuMsOf(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  // After the command: state is field 3, utime field 14 and stime field 15 (1-based over the whole line).
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / TICKS_PER_S;
+}
+const TICKS_PER_S = 100;
+
+const round3 = (value: number): number => Math.round(value * 1000) / 1000;
 const randomId = (): number => 1 + Math.floor(Math.random() * TABLE_ROWS);
 const randomWindowStart = (): number => 1 + Math.floor(Math.random() * (PARENTS - WINDOW + 1));
 
@@ -69,10 +88,12 @@ async function loadTables(server: ChildServer): Promise<void> {
 async function cannon(name: string, url: string, request: Omit<Request, 'path'> & { path?: string }, check?: (body: string) => boolean): Promise<Load> {
   let bad = 0;
   const onResponse = check ? (_status: number, body: string): void => { if (!check(body)) bad++; } : undefined;
+  const cpuBefore = cpuMsOf(serverPid);
   const result = await autocannon({ url, connections: CONNECTIONS, duration: DURATION_S, requests: [{ ...request, ...(onResponse ? { onResponse } : {}) } as Request] });
+  const cpuMs = cpuMsOf(serverPid) - cpuBefore;
   const failed = result.non2xx + result.errors + result.timeouts + bad;
   if (failed > 0) throw new Error(`${name}: ${result.non2xx} non-2xx, ${result.errors} errors, ${result.timeouts} timeouts, ${bad} wrong answers of ${result.requests.total}; the run is void`);
-  return { opsPerSec: Math.round(result.requests.average), p99Ms: result.latency.p99 };
+  return { opsPerSec: Math.round(result.requests.average), p99Ms: result.latency.p99, cpuMsPerOp: round3(cpuMs / result.requests.total) };
 }
 
 /** GraphQL answers 200 with `errors` for a failed operation: a body with errors, or without the row, is a failure. */
@@ -115,6 +136,7 @@ async function loop(url: string, operation: (pool: Pool) => Promise<void>): Prom
   const latencies: number[] = [];
   const deadline = performance.now() + DURATION_S * 1000;
   const started = performance.now();
+  const cpuBefore = cpuMsOf(serverPid);
   try {
     await Promise.all(Array.from({ length: CONNECTIONS }, async () => {
       while (performance.now() < deadline) {
@@ -127,8 +149,9 @@ async function loop(url: string, operation: (pool: Pool) => Promise<void>): Prom
     await pool.close();
   }
   const elapsedS = (performance.now() - started) / 1000;
+  const cpuMs = cpuMsOf(serverPid) - cpuBefore;
   latencies.sort((a, b) => a - b);
-  return { opsPerSec: Math.round(latencies.length / elapsedS), p99Ms: Math.round(latencies[Math.ceil(latencies.length * 0.99) - 1]! * 10) / 10 };
+  return { opsPerSec: Math.round(latencies.length / elapsedS), p99Ms: Math.round(latencies[Math.ceil(latencies.length * 0.99) - 1]! * 10) / 10, cpuMsPerOp: round3(cpuMs / latencies.length) };
 }
 
 /** Runs both sides of a case, `first` first (the cases alternate it: the first side after other work pays for cold caches). */
@@ -144,13 +167,14 @@ async function pair(first: 'graphql' | 'rest', graphql: () => Promise<Load>, res
 /** The mean of each side's figures over the rounds. */
 function meanOf(rounds: readonly { graphql: Load; rest: Load }[]): { graphql: Load; rest: Load } {
   const mean = (side: 'graphql' | 'rest', field: keyof Load): number => round2(rounds.reduce((sum, r) => sum + r[side][field], 0) / rounds.length);
-  const side = (name: 'graphql' | 'rest'): Load => ({ opsPerSec: Math.round(mean(name, 'opsPerSec')), p99Ms: mean(name, 'p99Ms') });
+  const side = (name: 'graphql' | 'rest'): Load => ({ opsPerSec: Math.round(mean(name, 'opsPerSec')), p99Ms: mean(name, 'p99Ms'), cpuMsPerOp: round3(rounds.reduce((sum, r) => sum + r[name].cpuMsPerOp, 0) / rounds.length) });
   return { graphql: side('graphql'), rest: side('rest') };
 }
 
 async function main(): Promise<void> {
   stopChildrenOnSignals(progress);
   const svcdb = await startSvcdbProcess(API_KEY);
+  serverPid = svcdb.pid;
   try {
     await loadTables(svcdb);
     const byPkBody = (): string => JSON.stringify({ query: 'query ($id: bigint!) { t_by_pk(id: $id) { id name amount } }', variables: { id: String(randomId()) } });
@@ -193,11 +217,17 @@ async function main(): Promise<void> {
       restRowByIdReqPerSec: lookup.rest.opsPerSec,
       restRowByIdP99Ms: lookup.rest.p99Ms,
       byPkRatio: round2(lookup.graphql.opsPerSec / lookup.rest.opsPerSec),
+      byPkServerCpuMs: lookup.graphql.cpuMsPerOp,
+      restRowByIdServerCpuMs: lookup.rest.cpuMsPerOp,
+      byPkCpuRatio: round2(lookup.rest.cpuMsPerOp / lookup.graphql.cpuMsPerOp),
       nestedOpsPerSec: nested.graphql.opsPerSec,
       nestedP99Ms: nested.graphql.p99Ms,
       restTwoCallsOpsPerSec: nested.rest.opsPerSec,
       restTwoCallsP99Ms: nested.rest.p99Ms,
       nestedRatio: round2(nested.graphql.opsPerSec / nested.rest.opsPerSec),
+      nestedServerCpuMs: nested.graphql.cpuMsPerOp,
+      restTwoCallsServerCpuMs: nested.rest.cpuMsPerOp,
+      nestedCpuRatio: round2(nested.rest.cpuMsPerOp / nested.graphql.cpuMsPerOp),
       rounds: ROUNDS,
       byPkRatioRounds: lookups.map((r) => round2(r.graphql.opsPerSec / r.rest.opsPerSec)).join(' / '),
       nestedRatioRounds: nesteds.map((r) => round2(r.graphql.opsPerSec / r.rest.opsPerSec)).join(' / '),
