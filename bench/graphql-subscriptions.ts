@@ -15,7 +15,8 @@
  * Baseline in the same run: bench/lib/graphql-ws-broadcast.ts, a bare `ws` server in its own
  * process speaking just enough graphql-transport-ws for the same clients, broadcasting the very
  * payload the live query sends (the 10 newest rows) on each POST /publish of a row; the same
- * writer loop, client processes and figures. Goal: P99 < 100 ms.
+ * writer loop, client processes and figures, and each server's CPU time per write (/proc: on a
+ * shared machine latencies follow the other jobs, CPU per write far less). Goal: P99 < 100 ms.
  *
  * Subscriptions are the branch gql-subs' WebSocket transport (protocols/graphql/ws/): the bench
  * checks that the server's schema has a Subscription type and that a graphql-ws client gets a
@@ -24,6 +25,7 @@
  */
 import type { ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
+import { readFileSync } from 'node:fs';
 import { Pool } from 'undici';
 import { printBenchResult, progress, round2 } from './lib/print-result.js';
 import { forkBenchChild, startSvcdbProcess, stopChildrenOnSignals, type ChildServer } from './lib/processes.js';
@@ -59,6 +61,15 @@ interface Side {
   readonly everyClientP50Ms: number;
   readonly everyClientP99Ms: number;
   readonly writeP99Ms: number;
+  /** The server process's CPU time (user + system) per measured write, pushes to every client included. */
+  readonly serverCpuMsPerWrite: number;
+}
+
+/** CPU time (user + system, ms) the process `pid` has used so far, from /proc (Linux; 10 ms ticks). */
+function cpuMsOf(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
 }
 
 /** The next IPC message of `child` of this type (a `failed` one rejects). */
@@ -107,7 +118,7 @@ async function write(writeRow: (id: number, atMs: number) => Promise<void>, from
 }
 
 /** One side: clients subscribed, warm-up writes, measured writes, every delivery collected. */
-async function measure(name: string, wsUrl: string, writeRow: (id: number, atMs: number) => Promise<void>): Promise<Side> {
+async function measure(name: string, wsUrl: string, serverPid: number, writeRow: (id: number, atMs: number) => Promise<void>): Promise<Side> {
   progress(`${name}: ${CLIENTS} subscriptions over ${WORKERS} processes`);
   const workers = await startClients(wsUrl);
   const failures: string[] = [];
@@ -118,6 +129,7 @@ async function measure(name: string, wsUrl: string, writeRow: (id: number, atMs:
     await sleep(1000);
     const fromId = SEED_ROWS + WARMUP_COMMITS + 1;
     for (const w of workers) w.child.send({ type: 'measure', fromId });
+    const cpuBefore = cpuMsOf(serverPid);
     const writeTimes = await write(writeRow, fromId, COMMITS);
     const expected = CLIENTS * COMMITS;
     const deadline = Date.now() + SETTLE_TIMEOUT_MS;
@@ -126,19 +138,20 @@ async function measure(name: string, wsUrl: string, writeRow: (id: number, atMs:
       if (counts.reduce((a, b) => a + b, 0) >= expected || Date.now() > deadline) break;
       await sleep(200);
     }
+    const cpuMs = cpuMsOf(serverPid) - cpuBefore;
     if (failures.length > 0) throw new Error(`${name}: ${failures[0]}`);
     const reports = await Promise.all(workers.map(async (w) => {
       const reply = nextMessage<{ deliveries: number; latencies: number[]; perId: [number, number, number][] }>(w.child, 'report', 60_000);
       w.child.send({ type: 'report' });
       return reply;
     }));
-    return summarize(reports, writeTimes);
+    return { ...summarize(reports, writeTimes), serverCpuMsPerWrite: round2(cpuMs / COMMITS) };
   } finally {
     await Promise.all(workers.map((w) => w.stop()));
   }
 }
 
-function summarize(reports: { deliveries: number; latencies: number[]; perId: [number, number, number][] }[], writeTimes: number[]): Side {
+function summarize(reports: { deliveries: number; latencies: number[]; perId: [number, number, number][] }[], writeTimes: number[]): Omit<Side, 'serverCpuMsPerWrite'> {
   const all = Float64Array.from(reports.flatMap((r) => r.latencies)).sort();
   const lastClient = new Map<number, { clients: number; maxMs: number }>();
   for (const report of reports) {
@@ -181,10 +194,10 @@ async function notWired(server: ChildServer, pool: Pool): Promise<string | null>
   }
 }
 
-async function startBroadcast(seed: readonly object[]): Promise<{ url: string; stop(): Promise<void> }> {
+async function startBroadcast(seed: readonly object[]): Promise<{ url: string; pid: number; stop(): Promise<void> }> {
   const broadcast = forkBenchChild('graphql-ws-broadcast.js', [String(WINDOW), JSON.stringify(seed)]);
   const [message] = await once(broadcast.child, 'message') as [{ type: string; port: number }];
-  return { url: `http://127.0.0.1:${message.port}`, stop: broadcast.stop };
+  return { url: `http://127.0.0.1:${message.port}`, pid: broadcast.child.pid!, stop: broadcast.stop };
 }
 
 const rowOf = (id: number, atMs: number): { id: number; at_ms: number; note: string } => ({ id, at_ms: Math.round(atMs), note: `note-${id}` });
@@ -200,7 +213,7 @@ async function main(): Promise<void> {
     const skipped = await notWired(svcdb, pool);
     let svcdbSide: Side | null = null;
     if (skipped === null) {
-      svcdbSide = await measure('svcdb', svcdb.url.replace(/^http/, 'ws') + '/graphql', async (id, atMs) => {
+      svcdbSide = await measure('svcdb', svcdb.url.replace(/^http/, 'ws') + '/graphql', svcdb.pid, async (id, atMs) => {
         const row = rowOf(id, atMs);
         await postJson(pool, '/api/v1/query', { sql: 'INSERT INTO t VALUES ($1, $2, $3)', params: [row.id, row.at_ms, row.note] });
       });
@@ -211,7 +224,7 @@ async function main(): Promise<void> {
     const broadcastPool = new Pool(broadcast.url, { connections: 2 });
     let baseline: Side;
     try {
-      baseline = await measure('baseline', broadcast.url.replace(/^http/, 'ws') + '/graphql', async (id, atMs) => {
+      baseline = await measure('baseline', broadcast.url.replace(/^http/, 'ws') + '/graphql', broadcast.pid, async (id, atMs) => {
         await postJson(broadcastPool, '/publish', rowOf(id, atMs));
       });
     } finally {
@@ -236,7 +249,7 @@ async function main(): Promise<void> {
 }
 
 /** The field names of a side, for the JSON line of a skipped one (nulls). */
-const baselineShape: Side = { deliveries: 0, missed: 0, p50Ms: 0, p99Ms: 0, maxMs: 0, everyClientP50Ms: 0, everyClientP99Ms: 0, writeP99Ms: 0 };
+const baselineShape: Side = { deliveries: 0, missed: 0, p50Ms: 0, p99Ms: 0, maxMs: 0, everyClientP50Ms: 0, everyClientP99Ms: 0, writeP99Ms: 0, serverCpuMsPerWrite: 0 };
 
 await main().catch((error: unknown) => {
   progress(`graphql-subscriptions failed: ${(error as Error).message}`);
