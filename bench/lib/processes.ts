@@ -109,6 +109,8 @@ export interface SvcdbProcessOptions {
 
 export interface SvcdbProcess extends ChildServer {
   readonly dataDir: string;
+  /** The server's process id (e.g. to read its CPU time from /proc). */
+  readonly pid: number;
 }
 
 /** `svcdb serve` in its own process (its own core), over a fresh data dir (or `options.dataDir`), durable commits. */
@@ -130,7 +132,7 @@ export async function startSvcdbProcess(apiKey: string, env: Record<string, stri
     await stop();
     throw error;
   }
-  return { url, dataDir, stop };
+  return { url, dataDir, pid: child.pid!, stop };
 }
 
 /** The baseline: fastify hello-world (GET /), a JSON POST (/echo) and an NDJSON stream, in its own process. */
