@@ -110,7 +110,7 @@ process.on('message', (message: { type: string; fromId?: number }) => {
 
 async function closeAll(): Promise<void> {
   closing = true;
-  await Promise.all(clients.map((client) => client.dispose()));
+  await Promise.all(clients.map(async (client) => client.dispose()));
   process.exit(0);
 }
 process.on('disconnect', () => void closeAll());

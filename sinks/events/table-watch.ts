@@ -22,7 +22,8 @@ const IN_FLIGHT = '?';
 export class ProjectionTableWatch implements TableWatch {
   private readonly waiters = new Set<Waiter>();
   private subscription: Subscription | null = null;
-  private failure: unknown = null;
+  /** The error that stopped the watch (its reader's), boxed so its `unknown` type survives narrowing. */
+  private failure: { readonly error: unknown } | null = null;
   private closed = false;
 
   constructor(private readonly projections: Projections) {}
@@ -33,7 +34,7 @@ export class ProjectionTableWatch implements TableWatch {
 
   changed(tableIds: readonly number[], since: TableMark, signal: AbortSignal): Promise<TableMark> {
     if (this.closed) return Promise.reject(closedError());
-    if (this.failure !== null) return Promise.reject(this.failure);
+    if (this.failure !== null) return Promise.reject(this.failure.error);
     if (signal.aborted) return Promise.reject(signal.reason);
     const now = this.markOf(tableIds);
     if (now !== since && !now.includes(IN_FLIGHT)) return Promise.resolve(now);
@@ -85,7 +86,7 @@ export class ProjectionTableWatch implements TableWatch {
     this.subscription = this.projections.tablesApplied.lsn$.subscribe({
       next: () => this.onApplied(),
       error: (error: unknown) => {
-        this.failure = error;
+        this.failure = { error };
         for (const waiter of [...this.waiters]) waiter.reject(error);
       },
     });

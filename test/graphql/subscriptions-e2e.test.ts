@@ -30,7 +30,7 @@ describe('GraphQL subscriptions on the server', () => {
     await sql(server, "INSERT INTO books VALUES (1, 1, 'A1')");
   });
   afterAll(async () => {
-    await Promise.all(clients.map((c) => c.dispose()));
+    await Promise.all(clients.map(async (c) => c.dispose()));
     await server?.close();
   });
 

@@ -44,7 +44,7 @@ export class LegacyConnection {
     clearTimeout(this.initTimer);
     const running = [...this.operations.values()];
     this.operations.clear();
-    await Promise.all(running.map((it) => it?.return?.().catch(() => undefined)));
+    await Promise.all(running.map((it) => Promise.resolve(it?.return?.()).catch(() => undefined)));
   }
 
   private send(type: string, id?: string, payload?: unknown): Promise<void> {

@@ -6,7 +6,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { ExecutionArgs, GraphQLError } from 'graphql';
 import { GraphQLObjectType, GraphQLSchema, GraphQLString, parse } from '../graphql-lib.js';
-import { makeServer, type Context } from 'graphql-ws';
+import { makeServer } from 'graphql-ws';
 import { SvcError } from '../../../core/errors.js';
 import { authenticateWs, closeCodeOf, closeReasonOf, credentialsOf, type ConnectionCredentials } from './auth.js';
 import { formatError, formatResult, graphqlErrorOf, svcErrorOf } from './errors.js';
@@ -28,8 +28,6 @@ export interface TransportDeps extends OperationDeps {
   readonly connectionInitTimeoutMs: number;
   readonly onInternalError: (error: unknown) => void;
 }
-
-type Ctx = Context<Record<string, unknown>, TransportExtra>;
 
 /** A connection's operations running now (subscriptions and queries in flight). */
 export function runningOperations(extra: TransportExtra): number {

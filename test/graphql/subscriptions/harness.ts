@@ -145,7 +145,7 @@ export async function startHarness(
     },
     close() {
       closing ??= (async () => {
-        await Promise.all(clients.map((c) => c.dispose()));
+        await Promise.all(clients.map(async (c) => c.dispose()));
         // The composition root's order: listeners first (their connections end), then the feeds, then the projections.
         await app.close();
         feed.close();

@@ -162,7 +162,7 @@ describe('GraphQL WebSocket transport', () => {
     expect(h.feed.openFeeds).toBe(75);
     expect(h.sources.open).toBe(150);
     await h.sql('INSERT INTO t VALUES (2, \'b\')');
-    await Promise.all(clients.map((c) => c.dispose()));
+    await Promise.all(clients.map(async (c) => c.dispose()));
     await eventually(() => h.ws.stats().connections === 0 && h.ws.stats().operations === 0);
     await eventually(() => h.feed.openFeeds === 0 && h.sources.open === 0 && h.watch.waiting === 0);
   });
