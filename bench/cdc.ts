@@ -108,8 +108,13 @@ async function inProcess(): Promise<BenchResult> {
       if (!object) throw new Error('the capture bench is not in the catalog');
       const def = decodeCdcStreamDef(object.definition);
       const spec: CaptureSpec = {
-        tenant: def.tenant, tableIds: [def.tableId], objectKind: CDC_STREAM_OBJECT, objectName: def.name,
-        createdLsn: object.createdLsn, createdSequence: object.createdSequence, snapshotRows: object.snapshotRows,
+        tenant: def.tenant,
+        tableIds: [def.tableId],
+        objectKind: CDC_STREAM_OBJECT,
+        objectName: def.name,
+        createdLsn: object.createdLsn,
+        createdSequence: object.createdSequence,
+        snapshotRows: object.snapshotRows,
       };
       const source = projectionEventSource(projections);
       const options = { batchEventsMax: CDC_BATCH_EVENTS, batchBytesMax: READ_BATCH_BYTES, signal: new AbortController().signal, stopAtHead: true };
@@ -156,7 +161,9 @@ async function inProcess(): Promise<BenchResult> {
             eventCount = r.count;
           }
         }
-        progress(`in process round ${round + 1}: events ${Math.round(eventMs.at(-1)!)} ms, +JSON ${Math.round(encodedMs.at(-1)!)} ms, decode only ${Math.round(baselineMs.at(-1)!)} ms`);
+        progress(
+          `in process round ${round + 1}: events ${Math.round(eventMs.at(-1)!)} ms, +JSON ${Math.round(encodedMs.at(-1)!)} ms, decode only ${Math.round(baselineMs.at(-1)!)} ms`,
+        );
       }
       if (eventCount !== baselineCount) throw new Error(`${eventCount} events but ${baselineCount} row changes in the log`);
       t0 = median(eventMs);
@@ -278,9 +285,25 @@ class TopicReader {
     let watchdog: NodeJS.Timeout | undefined;
     const arrived = new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error(`${this.topic}: ${this.received} of ${target} messages after ${PHASE_TIMEOUT_MS} ms`)), PHASE_TIMEOUT_MS);
-      this.waiters.push({ count: target, resolve: () => { clearTimeout(timer); clearInterval(watchdog); resolve(); } });
+      this.waiters.push({
+        count: target,
+        resolve: () => {
+          clearTimeout(timer);
+          clearInterval(watchdog);
+          resolve();
+        },
+      });
       // A stream that fails (e.g. a batch over the broker's size limit) retries forever: give up instead.
-      if (check) watchdog = setInterval(() => void check().catch((error: unknown) => { clearTimeout(timer); clearInterval(watchdog); reject(error); }), 2000);
+      if (check)
+        watchdog = setInterval(
+          () =>
+            void check().catch((error: unknown) => {
+              clearTimeout(timer);
+              clearInterval(watchdog);
+              reject(error);
+            }),
+          2000,
+        );
     });
     try {
       await work();
@@ -290,8 +313,12 @@ class TopicReader {
     }
     const phase = this.phase;
     return {
-      events, firstSendAt: phase.firstSendAt, lastReceivedAt: phase.lastReceivedAt,
-      latencies: phase.latencies.sort((a, b) => a - b), sendLatencies: phase.sendLatencies.sort((a, b) => a - b), transactions: phase.transactions.size,
+      events,
+      firstSendAt: phase.firstSendAt,
+      lastReceivedAt: phase.lastReceivedAt,
+      latencies: phase.latencies.sort((a, b) => a - b),
+      sendLatencies: phase.sendLatencies.sort((a, b) => a - b),
+      transactions: phase.transactions.size,
     };
   }
 
@@ -308,7 +335,8 @@ function commitTime(value: Buffer): number {
   return Date.parse(value.toString('latin1', start, value.indexOf(0x22, start)));
 }
 
-const pick = (from: Record<string, unknown>, prefix: string): Record<string, unknown> => Object.fromEntries(Object.entries(from).filter(([k]) => k.startsWith(prefix)));
+const pick = (from: Record<string, unknown>, prefix: string): Record<string, unknown> =>
+  Object.fromEntries(Object.entries(from).filter(([k]) => k.startsWith(prefix)));
 
 function latencyFigures(prefix: string, sorted: readonly number[]): Record<string, number | null> {
   return { [`${prefix}P50Ms`]: percentile(sorted, 0.5), [`${prefix}P99Ms`]: percentile(sorted, 0.99), [`${prefix}MaxMs`]: sorted.at(-1) ?? null };
@@ -344,12 +372,14 @@ async function waitForState(server: SvcdbProcess, state: string, timeoutMs = 120
 /** Runs `statements` with `inFlight` of them at a time; resolves when all are acknowledged. */
 async function runStatements(server: SvcdbProcess, statements: readonly { sql: string; params?: unknown[] }[], inFlight: number): Promise<void> {
   let next = 0;
-  await Promise.all(Array.from({ length: inFlight }, async () => {
-    while (next < statements.length) {
-      const s = statements[next++]!;
-      await query(server, s.sql, s.params ?? []);
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: inFlight }, async () => {
+      while (next < statements.length) {
+        const s = statements[next++]!;
+        await query(server, s.sql, s.params ?? []);
+      }
+    }),
+  );
 }
 
 function insertStatements(first: number, count: number): { sql: string }[] {
@@ -384,7 +414,8 @@ async function toKafka(): Promise<BenchResult> {
     const kafka = new Kafka({ clientId: 'bench-cdc', brokers: broker.brokers.split(','), logLevel: logLevel.NOTHING });
     const admin = kafka.admin();
     await admin.connect();
-    await admin.createTopics({ topics: ['bench', 'baseline-plain', 'baseline-txn'].map((topic) => ({ topic, numPartitions: 1 })), waitForLeaders: true })
+    await admin
+      .createTopics({ topics: ['bench', 'baseline-plain', 'baseline-txn'].map((topic) => ({ topic, numPartitions: 1 })), waitForLeaders: true })
       .catch((error: unknown) => progress(`createTopics failed (${(error as Error).message}): relying on auto-creation`));
     await admin.disconnect();
 
@@ -402,26 +433,42 @@ async function toKafka(): Promise<BenchResult> {
 
     let nextId = 1;
     progress('warm-up: 5,000 batched and 500 single-row INSERTs');
-    await reader.measure(WARMUP_EVENTS + 500, async () => {
-      await runStatements(svc, insertStatements(nextId, WARMUP_EVENTS), BATCH_WRITERS);
-      nextId += WARMUP_EVENTS;
-      await runStatements(svc, Array.from({ length: 500 }, (_, i) => ({ sql: 'INSERT INTO t VALUES ($1, $2)', params: [nextId + i, `value-${nextId + i}`] })), SINGLE_WRITERS);
-      nextId += 500;
-    }, healthy);
+    await reader.measure(
+      WARMUP_EVENTS + 500,
+      async () => {
+        await runStatements(svc, insertStatements(nextId, WARMUP_EVENTS), BATCH_WRITERS);
+        nextId += WARMUP_EVENTS;
+        await runStatements(
+          svc,
+          Array.from({ length: 500 }, (_, i) => ({ sql: 'INSERT INTO t VALUES ($1, $2)', params: [nextId + i, `value-${nextId + i}`] })),
+          SINGLE_WRITERS,
+        );
+        nextId += 500;
+      },
+      healthy,
+    );
 
     const result: Record<string, string | number | boolean | null> = {
-      bench: 'cdc-kafka', kafka: kafkaKind, realKafka: availability.ok, cdcBatchEventsMax: CDC_BATCH_EVENTS, loadAverage1mAtStart: round2(os.loadavg()[0]!),
+      bench: 'cdc-kafka',
+      kafka: kafkaKind,
+      realKafka: availability.ok,
+      cdcBatchEventsMax: CDC_BATCH_EVENTS,
+      loadAverage1mAtStart: round2(os.loadavg()[0]!),
     };
 
     progress(`live batched: ${KAFKA_CHANGES} INSERTs, ${BATCH_ROWS} rows a statement, ${BATCH_WRITERS} in flight`);
     const batchedIds = nextId;
     let writeMs = 0;
     let batchedStart = 0;
-    const batched = await reader.measure(KAFKA_CHANGES, async () => {
-      batchedStart = Date.now();
-      await runStatements(svc, insertStatements(nextId, KAFKA_CHANGES), BATCH_WRITERS);
-      writeMs = Date.now() - batchedStart;
-    }, healthy);
+    const batched = await reader.measure(
+      KAFKA_CHANGES,
+      async () => {
+        batchedStart = Date.now();
+        await runStatements(svc, insertStatements(nextId, KAFKA_CHANGES), BATCH_WRITERS);
+        writeMs = Date.now() - batchedStart;
+      },
+      healthy,
+    );
     nextId += KAFKA_CHANGES;
     Object.assign(result, {
       batchedEvents: KAFKA_CHANGES,
@@ -434,12 +481,19 @@ async function toKafka(): Promise<BenchResult> {
 
     progress(`live single-row: ${SINGLE_CHANGES} one-row INSERTs, ${SINGLE_WRITERS} writers`);
     let singleStart = 0;
-    const single = await reader.measure(SINGLE_CHANGES, async () => {
-      const statements = Array.from({ length: SINGLE_CHANGES }, (_, i) => ({ sql: 'INSERT INTO t VALUES ($1, $2)', params: [nextId + i, `value-${nextId + i}`] }));
-      singleStart = Date.now();
-      await runStatements(svc, statements, SINGLE_WRITERS);
-      writeMs = Date.now() - singleStart;
-    }, healthy);
+    const single = await reader.measure(
+      SINGLE_CHANGES,
+      async () => {
+        const statements = Array.from({ length: SINGLE_CHANGES }, (_, i) => ({
+          sql: 'INSERT INTO t VALUES ($1, $2)',
+          params: [nextId + i, `value-${nextId + i}`],
+        }));
+        singleStart = Date.now();
+        await runStatements(svc, statements, SINGLE_WRITERS);
+        writeMs = Date.now() - singleStart;
+      },
+      healthy,
+    );
     nextId += SINGLE_CHANGES;
     Object.assign(result, {
       singleEvents: SINGLE_CHANGES,
@@ -462,10 +516,14 @@ async function toKafka(): Promise<BenchResult> {
     const updateMs = Date.now() - t0;
     reader.keep = true;
     let resumedAt = 0;
-    const catchUp = await reader.measure(KAFKA_CHANGES, async () => {
-      resumedAt = Date.now();
-      await query(svc, 'ALTER CDC STREAM bench RESUME');
-    }, healthy);
+    const catchUp = await reader.measure(
+      KAFKA_CHANGES,
+      async () => {
+        resumedAt = Date.now();
+        await query(svc, 'ALTER CDC STREAM bench RESUME');
+      },
+      healthy,
+    );
     reader.keep = false;
     const catchUpMs = catchUp.lastReceivedAt - catchUp.firstSendAt;
     if (reader.kept.length !== KAFKA_CHANGES) throw new Error(`catch-up kept ${reader.kept.length} messages, expected ${KAFKA_CHANGES}`);
@@ -479,7 +537,10 @@ async function toKafka(): Promise<BenchResult> {
       catchUpEventsPerTxn: Math.round(KAFKA_CHANGES / catchUp.transactions),
       // The Kafka leg alone (receipt - CreateTime, as for the baselines): commit latency means nothing for a backlog.
       ...latencyFigures('catchUpSend', catchUp.sendLatencies),
-      catchUpMessageBytesAvg: Math.round(reader.kept.reduce((sum, m) => sum + m.v.length + (m.k?.length ?? 0) + Object.entries(m.h).reduce((s, [k, v]) => s + k.length + v.length, 0), 0) / reader.kept.length),
+      catchUpMessageBytesAvg: Math.round(
+        reader.kept.reduce((sum, m) => sum + m.v.length + (m.k?.length ?? 0) + Object.entries(m.h).reduce((s, [k, v]) => s + k.length + v.length, 0), 0) /
+          reader.kept.length,
+      ),
     });
     progress(`  ${JSON.stringify(pick(result, 'catchUp'))}`);
 
@@ -515,7 +576,8 @@ async function toKafka(): Promise<BenchResult> {
     const baselineTxn = result['baselineTxnPerSec'] as number;
     result['catchUpRatio'] = round2(catchUpPerS / baselineTxn);
     result['batchedEndToEndRatio'] = round2((result['batchedEndToEndPerSec'] as number) / baselineTxn);
-    result['note'] = 'events/s: first send (CreateTime) to last receipt for catch-up and baselines, first write to last receipt for live phases; latency: receipt - commit timestamp (svcdb), receipt - CreateTime (baseline); consumer kafkajs read_committed in the bench process';
+    result['note'] =
+      'events/s: first send (CreateTime) to last receipt for catch-up and baselines, first write to last receipt for live phases; latency: receipt - commit timestamp (svcdb), receipt - CreateTime (baseline); consumer kafkajs read_committed in the bench process';
     return result as BenchResult;
   } finally {
     for (const r of readers) await r.stop();

@@ -44,7 +44,8 @@ const AUTH = { authorization: `Bearer ${API_KEY}`, 'content-type': 'application/
 const QUERY = `subscription { t(order_by: {id: desc}, limit: ${WINDOW}) { id at_ms note } }`;
 
 const now = (): number => performance.timeOrigin + performance.now();
-const percentile = (sorted: Float64Array, p: number): number => round2(sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(p * sorted.length) - 1))] ?? Number.NaN);
+const percentile = (sorted: Float64Array, p: number): number =>
+  round2(sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(p * sorted.length) - 1))] ?? Number.NaN);
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 interface Worker {
@@ -75,7 +76,10 @@ function cpuMsOf(pid: number): number {
 /** The next IPC message of `child` of this type (a `failed` one rejects). */
 function nextMessage<T>(child: ChildProcess, type: string, timeoutMs: number): Promise<T> {
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => { child.off('message', on); reject(new Error(`no ${type} within ${timeoutMs} ms`)); }, timeoutMs);
+    const timer = setTimeout(() => {
+      child.off('message', on);
+      reject(new Error(`no ${type} within ${timeoutMs} ms`));
+    }, timeoutMs);
     const on = (message: { type: string; message?: string }): void => {
       if (message.type !== type && message.type !== 'failed') return;
       clearTimeout(timer);
@@ -122,7 +126,10 @@ async function measure(name: string, wsUrl: string, serverPid: number, writeRow:
   progress(`${name}: ${CLIENTS} subscriptions over ${WORKERS} processes`);
   const workers = await startClients(wsUrl);
   const failures: string[] = [];
-  for (const w of workers) w.child.on('message', (m: { type: string; message?: string }) => { if (m.type === 'failed') failures.push(m.message!); });
+  for (const w of workers)
+    w.child.on('message', (m: { type: string; message?: string }) => {
+      if (m.type === 'failed') failures.push(m.message!);
+    });
   try {
     progress(`${name}: ${WARMUP_COMMITS} warm-up writes, then ${COMMITS} measured, one every ${INTERVAL_MS} ms`);
     await write(writeRow, SEED_ROWS + 1, WARMUP_COMMITS);
@@ -134,24 +141,35 @@ async function measure(name: string, wsUrl: string, serverPid: number, writeRow:
     const expected = CLIENTS * COMMITS;
     const deadline = Date.now() + SETTLE_TIMEOUT_MS;
     for (;;) {
-      const counts = await Promise.all(workers.map(async (w) => { const reply = nextMessage<{ deliveries: number }>(w.child, 'status', 10_000); w.child.send({ type: 'status' }); return (await reply).deliveries; }));
+      const counts = await Promise.all(
+        workers.map(async (w) => {
+          const reply = nextMessage<{ deliveries: number }>(w.child, 'status', 10_000);
+          w.child.send({ type: 'status' });
+          return (await reply).deliveries;
+        }),
+      );
       if (counts.reduce((a, b) => a + b, 0) >= expected || Date.now() > deadline) break;
       await sleep(200);
     }
     const cpuMs = cpuMsOf(serverPid) - cpuBefore;
     if (failures.length > 0) throw new Error(`${name}: ${failures[0]}`);
-    const reports = await Promise.all(workers.map(async (w) => {
-      const reply = nextMessage<{ deliveries: number; latencies: number[]; perId: [number, number, number][] }>(w.child, 'report', 60_000);
-      w.child.send({ type: 'report' });
-      return reply;
-    }));
+    const reports = await Promise.all(
+      workers.map(async (w) => {
+        const reply = nextMessage<{ deliveries: number; latencies: number[]; perId: [number, number, number][] }>(w.child, 'report', 60_000);
+        w.child.send({ type: 'report' });
+        return reply;
+      }),
+    );
     return { ...summarize(reports, writeTimes), serverCpuMsPerWrite: round2(cpuMs / COMMITS) };
   } finally {
     await Promise.all(workers.map((w) => w.stop()));
   }
 }
 
-function summarize(reports: { deliveries: number; latencies: number[]; perId: [number, number, number][] }[], writeTimes: number[]): Omit<Side, 'serverCpuMsPerWrite'> {
+function summarize(
+  reports: { deliveries: number; latencies: number[]; perId: [number, number, number][] }[],
+  writeTimes: number[],
+): Omit<Side, 'serverCpuMsPerWrite'> {
   const all = Float64Array.from(reports.flatMap((r) => r.latencies)).sort();
   const lastClient = new Map<number, { clients: number; maxMs: number }>();
   for (const report of reports) {
@@ -164,9 +182,13 @@ function summarize(reports: { deliveries: number; latencies: number[]; perId: [n
   const complete = Float64Array.from([...lastClient.values()].filter((e) => e.clients === CLIENTS).map((e) => e.maxMs)).sort();
   const deliveries = reports.reduce((sum, r) => sum + r.deliveries, 0);
   return {
-    deliveries, missed: CLIENTS * COMMITS - deliveries,
-    p50Ms: percentile(all, 0.5), p99Ms: percentile(all, 0.99), maxMs: round2(all.at(-1) ?? Number.NaN),
-    everyClientP50Ms: percentile(complete, 0.5), everyClientP99Ms: percentile(complete, 0.99),
+    deliveries,
+    missed: CLIENTS * COMMITS - deliveries,
+    p50Ms: percentile(all, 0.5),
+    p99Ms: percentile(all, 0.99),
+    maxMs: round2(all.at(-1) ?? Number.NaN),
+    everyClientP50Ms: percentile(complete, 0.5),
+    everyClientP99Ms: percentile(complete, 0.99),
     writeP99Ms: percentile(Float64Array.from(writeTimes).sort(), 0.99),
   };
 }
@@ -180,7 +202,9 @@ async function postJson(pool: Pool, path: string, body: unknown): Promise<unknow
 
 /** Why the svcdb side cannot run (null: it can): no Subscription type, or no first result over graphql-ws. */
 async function notWired(server: ChildServer, pool: Pool): Promise<string | null> {
-  const answer = await postJson(pool, '/graphql', { query: '{ __schema { subscriptionType { name } } }' }) as { data?: { __schema: { subscriptionType: { name: string } | null } } };
+  const answer = (await postJson(pool, '/graphql', { query: '{ __schema { subscriptionType { name } } }' })) as {
+    data?: { __schema: { subscriptionType: { name: string } | null } };
+  };
   if (!answer.data?.__schema.subscriptionType) return 'subscriptions not wired';
   const probe = forkBenchChild('graphql-ws-clients.js', [server.url.replace(/^http/, 'ws') + '/graphql', '1', API_KEY, QUERY]);
   try {
@@ -196,7 +220,7 @@ async function notWired(server: ChildServer, pool: Pool): Promise<string | null>
 
 async function startBroadcast(seed: readonly object[]): Promise<{ url: string; pid: number; stop(): Promise<void> }> {
   const broadcast = forkBenchChild('graphql-ws-broadcast.js', [String(WINDOW), JSON.stringify(seed)]);
-  const [message] = await once(broadcast.child, 'message') as [{ type: string; port: number }];
+  const [message] = (await once(broadcast.child, 'message')) as [{ type: string; port: number }];
   return { url: `http://127.0.0.1:${message.port}`, pid: broadcast.child.pid!, stop: broadcast.stop };
 }
 
@@ -231,13 +255,15 @@ async function main(): Promise<void> {
       await broadcastPool.close();
       await broadcast.stop();
     }
-    const fields = (prefix: string, side: Side | null): Record<string, number | null> => Object.fromEntries(
-      Object.entries(side ?? baselineShape).map(([k, v]) => [`${prefix}${k[0]!.toUpperCase()}${k.slice(1)}`, side ? v : null]),
-    );
+    const fields = (prefix: string, side: Side | null): Record<string, number | null> =>
+      Object.fromEntries(Object.entries(side ?? baselineShape).map(([k, v]) => [`${prefix}${k[0]!.toUpperCase()}${k.slice(1)}`, side ? v : null]));
     printBenchResult({
       bench: 'graphql-subscriptions',
       ...(skipped ? { skipped } : {}),
-      clients: CLIENTS, workers: WORKERS, commits: COMMITS, intervalMs: INTERVAL_MS,
+      clients: CLIENTS,
+      workers: WORKERS,
+      commits: COMMITS,
+      intervalMs: INTERVAL_MS,
       ...fields('svcdb', svcdbSide),
       ...fields('baseline', baseline),
       p99Ratio: svcdbSide ? round2(svcdbSide.p99Ms / baseline.p99Ms) : null,
@@ -249,7 +275,17 @@ async function main(): Promise<void> {
 }
 
 /** The field names of a side, for the JSON line of a skipped one (nulls). */
-const baselineShape: Side = { deliveries: 0, missed: 0, p50Ms: 0, p99Ms: 0, maxMs: 0, everyClientP50Ms: 0, everyClientP99Ms: 0, writeP99Ms: 0, serverCpuMsPerWrite: 0 };
+const baselineShape: Side = {
+  deliveries: 0,
+  missed: 0,
+  p50Ms: 0,
+  p99Ms: 0,
+  maxMs: 0,
+  everyClientP50Ms: 0,
+  everyClientP99Ms: 0,
+  writeP99Ms: 0,
+  serverCpuMsPerWrite: 0,
+};
 
 await main().catch((error: unknown) => {
   progress(`graphql-subscriptions failed: ${(error as Error).message}`);

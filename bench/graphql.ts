@@ -87,12 +87,24 @@ async function loadTables(server: ChildServer): Promise<void> {
 /** autocannon at CONNECTIONS for DURATION_S; any non-2xx, error, timeout or `check` failure voids the run. */
 async function cannon(name: string, url: string, request: Omit<Request, 'path'> & { path?: string }, check?: (body: string) => boolean): Promise<Load> {
   let bad = 0;
-  const onResponse = check ? (_status: number, body: string): void => { if (!check(body)) bad++; } : undefined;
+  const onResponse = check
+    ? (_status: number, body: string): void => {
+        if (!check(body)) bad++;
+      }
+    : undefined;
   const cpuBefore = cpuMsOf(serverPid);
-  const result = await autocannon({ url, connections: CONNECTIONS, duration: DURATION_S, requests: [{ ...request, ...(onResponse ? { onResponse } : {}) } as Request] });
+  const result = await autocannon({
+    url,
+    connections: CONNECTIONS,
+    duration: DURATION_S,
+    requests: [{ ...request, ...(onResponse ? { onResponse } : {}) } as Request],
+  });
   const cpuMs = cpuMsOf(serverPid) - cpuBefore;
   const failed = result.non2xx + result.errors + result.timeouts + bad;
-  if (failed > 0) throw new Error(`${name}: ${result.non2xx} non-2xx, ${result.errors} errors, ${result.timeouts} timeouts, ${bad} wrong answers of ${result.requests.total}; the run is void`);
+  if (failed > 0)
+    throw new Error(
+      `${name}: ${result.non2xx} non-2xx, ${result.errors} errors, ${result.timeouts} timeouts, ${bad} wrong answers of ${result.requests.total}; the run is void`,
+    );
   return { opsPerSec: Math.round(result.requests.average), p99Ms: result.latency.p99, cpuMsPerOp: round3(cpuMs / result.requests.total) };
 }
 
@@ -113,7 +125,10 @@ const NESTED_QUERY = `query Window($lo: bigint!, $hi: bigint!) {
 /** One operation of (b) through GraphQL: 100 parents with their children; checks the counts. */
 async function nestedGraphql(pool: Pool): Promise<void> {
   const lo = randomWindowStart();
-  const answer = await postJson(pool, '/graphql', { query: NESTED_QUERY, variables: { lo: String(lo), hi: String(lo + WINDOW) } }) as { data?: { parents: { children: unknown[] }[] }; errors?: unknown };
+  const answer = (await postJson(pool, '/graphql', { query: NESTED_QUERY, variables: { lo: String(lo), hi: String(lo + WINDOW) } })) as {
+    data?: { parents: { children: unknown[] }[] };
+    errors?: unknown;
+  };
   const parents = answer.data?.parents;
   if (answer.errors || !parents || parents.length !== WINDOW || parents.some((p) => p.children.length !== CHILDREN_PER_PARENT)) {
     throw new Error(`graphql nested: unexpected answer ${JSON.stringify(answer).slice(0, 300)}`);
@@ -123,10 +138,15 @@ async function nestedGraphql(pool: Pool): Promise<void> {
 /** One operation of (b) through REST: the parents, then their children by parent_id IN (...); checks the counts. */
 async function nestedRest(pool: Pool): Promise<void> {
   const lo = randomWindowStart();
-  const parents = await postJson(pool, '/api/v1/query', { sql: 'SELECT id, name FROM parents WHERE id >= $1 AND id < $2 ORDER BY id LIMIT 100', params: [lo, lo + WINDOW] }) as { data: { id: number | string }[] };
+  const parents = (await postJson(pool, '/api/v1/query', {
+    sql: 'SELECT id, name FROM parents WHERE id >= $1 AND id < $2 ORDER BY id LIMIT 100',
+    params: [lo, lo + WINDOW],
+  })) as { data: { id: number | string }[] };
   if (parents.data.length !== WINDOW) throw new Error(`rest parents: ${parents.data.length} rows`);
   const ids = parents.data.map((row) => Number(row.id)).join(', ');
-  const children = await postJson(pool, '/api/v1/query', { sql: `SELECT id, parent_id, note FROM children WHERE parent_id IN (${ids}) ORDER BY parent_id, id` }) as { data: unknown[] };
+  const children = (await postJson(pool, '/api/v1/query', {
+    sql: `SELECT id, parent_id, note FROM children WHERE parent_id IN (${ids}) ORDER BY parent_id, id`,
+  })) as { data: unknown[] };
   if (children.data.length !== WINDOW * CHILDREN_PER_PARENT) throw new Error(`rest children: ${children.data.length} rows`);
 }
 
@@ -138,20 +158,26 @@ async function loop(url: string, operation: (pool: Pool) => Promise<void>): Prom
   const started = performance.now();
   const cpuBefore = cpuMsOf(serverPid);
   try {
-    await Promise.all(Array.from({ length: CONNECTIONS }, async () => {
-      while (performance.now() < deadline) {
-        const at = performance.now();
-        await operation(pool);
-        latencies.push(performance.now() - at);
-      }
-    }));
+    await Promise.all(
+      Array.from({ length: CONNECTIONS }, async () => {
+        while (performance.now() < deadline) {
+          const at = performance.now();
+          await operation(pool);
+          latencies.push(performance.now() - at);
+        }
+      }),
+    );
   } finally {
     await pool.close();
   }
   const elapsedS = (performance.now() - started) / 1000;
   const cpuMs = cpuMsOf(serverPid) - cpuBefore;
   latencies.sort((a, b) => a - b);
-  return { opsPerSec: Math.round(latencies.length / elapsedS), p99Ms: Math.round(latencies[Math.ceil(latencies.length * 0.99) - 1]! * 10) / 10, cpuMsPerOp: round3(cpuMs / latencies.length) };
+  return {
+    opsPerSec: Math.round(latencies.length / elapsedS),
+    p99Ms: Math.round(latencies[Math.ceil(latencies.length * 0.99) - 1]! * 10) / 10,
+    cpuMsPerOp: round3(cpuMs / latencies.length),
+  };
 }
 
 /** Runs both sides of a case, `first` first (the cases alternate it: the first side after other work pays for cold caches). */
@@ -167,7 +193,11 @@ async function pair(first: 'graphql' | 'rest', graphql: () => Promise<Load>, res
 /** The mean of each side's figures over the rounds. */
 function meanOf(rounds: readonly { graphql: Load; rest: Load }[]): { graphql: Load; rest: Load } {
   const mean = (side: 'graphql' | 'rest', field: keyof Load): number => round2(rounds.reduce((sum, r) => sum + r[side][field], 0) / rounds.length);
-  const side = (name: 'graphql' | 'rest'): Load => ({ opsPerSec: Math.round(mean(name, 'opsPerSec')), p99Ms: mean(name, 'p99Ms'), cpuMsPerOp: round3(rounds.reduce((sum, r) => sum + r[name].cpuMsPerOp, 0) / rounds.length) });
+  const side = (name: 'graphql' | 'rest'): Load => ({
+    opsPerSec: Math.round(mean(name, 'opsPerSec')),
+    p99Ms: mean(name, 'p99Ms'),
+    cpuMsPerOp: round3(rounds.reduce((sum, r) => sum + r[name].cpuMsPerOp, 0) / rounds.length),
+  });
   return { graphql: side('graphql'), rest: side('rest') };
 }
 
@@ -177,14 +207,24 @@ async function main(): Promise<void> {
   serverPid = svcdb.pid;
   try {
     await loadTables(svcdb);
-    const byPkBody = (): string => JSON.stringify({ query: 'query ($id: bigint!) { t_by_pk(id: $id) { id name amount } }', variables: { id: String(randomId()) } });
+    const byPkBody = (): string =>
+      JSON.stringify({ query: 'query ($id: bigint!) { t_by_pk(id: $id) { id name amount } }', variables: { id: String(randomId()) } });
     const byPk = async (): Promise<Load> => {
       progress('GraphQL t_by_pk');
-      return cannon('graphql t_by_pk', svcdb.url, { method: 'POST', path: '/graphql', headers: AUTH, setupRequest: (req) => ({ ...req, body: byPkBody() }) }, graphqlOk);
+      return cannon(
+        'graphql t_by_pk',
+        svcdb.url,
+        { method: 'POST', path: '/graphql', headers: AUTH, setupRequest: (req) => ({ ...req, body: byPkBody() }) },
+        graphqlOk,
+      );
     };
     const rowById = async (): Promise<Load> => {
       progress('REST GET /tables/t/rows/{id}');
-      return cannon('rest row by id', svcdb.url, { method: 'GET', headers: AUTH, setupRequest: (req) => ({ ...req, path: `/api/v1/tables/t/rows/${randomId()}` }) });
+      return cannon('rest row by id', svcdb.url, {
+        method: 'GET',
+        headers: AUTH,
+        setupRequest: (req) => ({ ...req, path: `/api/v1/tables/t/rows/${randomId()}` }),
+      });
     };
     progress('warm-up (answers checked)');
     await warmUp(svcdb.url, byPkBody);
@@ -246,8 +286,18 @@ async function warmUp(url: string, byPkBody: () => string): Promise<void> {
   } finally {
     await pool.close();
   }
-  await autocannon({ url, connections: CONNECTIONS, duration: 3, requests: [{ method: 'POST', path: '/graphql', headers: AUTH, setupRequest: (req: Request) => ({ ...req, body: byPkBody() }) } as Request] });
-  await autocannon({ url, connections: CONNECTIONS, duration: 3, requests: [{ method: 'GET', headers: AUTH, setupRequest: (req: Request) => ({ ...req, path: `/api/v1/tables/t/rows/${randomId()}` }) } as Request] });
+  await autocannon({
+    url,
+    connections: CONNECTIONS,
+    duration: 3,
+    requests: [{ method: 'POST', path: '/graphql', headers: AUTH, setupRequest: (req: Request) => ({ ...req, body: byPkBody() }) } as Request],
+  });
+  await autocannon({
+    url,
+    connections: CONNECTIONS,
+    duration: 3,
+    requests: [{ method: 'GET', headers: AUTH, setupRequest: (req: Request) => ({ ...req, path: `/api/v1/tables/t/rows/${randomId()}` }) } as Request],
+  });
 }
 
 await main().catch((error: unknown) => {

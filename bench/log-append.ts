@@ -66,8 +66,13 @@ async function main(): Promise<void> {
   const payload = makePayload();
   const root = await mkdtemp(join(tmpdir(), 'svcdb-bench-log-'));
   const log = await openLog({
-    dir: join(root, 'log'), segmentSizeBytesMax: 64 * MIB, durability: 'commit', fsyncIntervalMs: 10,
-    readBatchBytesMax: 4 * MIB, indexIntervalBytes: 64 * 1024, logger: silentLogger,
+    dir: join(root, 'log'),
+    segmentSizeBytesMax: 64 * MIB,
+    durability: 'commit',
+    fsyncIntervalMs: 10,
+    readBatchBytesMax: 4 * MIB,
+    indexIntervalBytes: 64 * 1024,
+    logger: silentLogger,
   });
   const fh = await open(join(root, 'baseline.bin'), 'a');
   try {

@@ -53,7 +53,9 @@ async function fuzzStatements(pg: PgSide): Promise<Sample[]> {
 async function sltStatements(pg: PgSide): Promise<Sample[]> {
   const dir = path.join(repoRoot, 'test', 'sql');
   const out: Sample[] = [];
-  for (const file of readdirSync(dir).filter((f) => f.endsWith('.slt')).sort()) {
+  for (const file of readdirSync(dir)
+    .filter((f) => f.endsWith('.slt'))
+    .sort()) {
     await pg.run('DROP SCHEMA public CASCADE');
     await pg.run('CREATE SCHEMA public');
     for (const record of parseSlt(readFileSync(path.join(dir, file), 'utf8'))) {

@@ -24,7 +24,14 @@ try {
     const changes: RowChange[] = [];
     for (let i = 0; i < RECORD_ROWS; i++) {
       const id = BigInt(r * RECORD_ROWS + i);
-      changes.push({ kind: 'row', tableId: 1, op: 'insert', key: itemKey(id), before: null, after: itemImage(table, { id, name: `user-${id}`, score: Number(id % 1000n) }) });
+      changes.push({
+        kind: 'row',
+        tableId: 1,
+        op: 'insert',
+        key: itemKey(id),
+        before: null,
+        after: itemImage(table, { id, name: `user-${id}`, score: Number(id % 1000n) }),
+      });
     }
     inFlight.push(log.append(encodeLogRecord(txn(changes))).durable);
     if (inFlight.length >= APPENDS_IN_FLIGHT) {
@@ -38,7 +45,11 @@ try {
   progress('replaying');
   const started = performance.now();
   const { records } = await rebuildProjections({
-    log, layout, liveStore, batchBytesMax: 4 * 1024 * 1024, logger: silentLogger,
+    log,
+    layout,
+    liveStore,
+    batchBytesMax: 4 * 1024 * 1024,
+    logger: silentLogger,
     onProgress: ({ recordsDone }) => {
       if (recordsDone % 50_000 < 100) progress(`replayed ${recordsDone}`);
     },
@@ -51,7 +62,7 @@ try {
     rowsPerRecord: RECORD_ROWS,
     secondaryIndexes: 1,
     recordsPerSec: Math.round(records / elapsedSec),
-    rowsPerSec: Math.round((records - 1) * RECORD_ROWS / elapsedSec),
+    rowsPerSec: Math.round(((records - 1) * RECORD_ROWS) / elapsedSec),
   });
 } finally {
   await remove();

@@ -33,8 +33,12 @@ async function load(name: string, url: string, request: Omit<Request, 'path'> & 
   const result = await autocannon({ url, connections: CONNECTIONS, duration: DURATION_S, requests: [request as Request] });
   const failed = result.non2xx + result.errors + result.timeouts;
   if (failed > 0) {
-    const byStatus = Object.entries(result.statusCodeStats ?? {}).map(([status, s]) => `${status}: ${(s as { count: number }).count}`).join(', ');
-    throw new Error(`${name}: ${result.non2xx} non-2xx answers, ${result.errors} errors, ${result.timeouts} timeouts of ${result.requests.total} (${byStatus}); the run is void`);
+    const byStatus = Object.entries(result.statusCodeStats ?? {})
+      .map(([status, s]) => `${status}: ${(s as { count: number }).count}`)
+      .join(', ');
+    throw new Error(
+      `${name}: ${result.non2xx} non-2xx answers, ${result.errors} errors, ${result.timeouts} timeouts of ${result.requests.total} (${byStatus}); the run is void`,
+    );
   }
   return { reqPerSec: Math.round(result.requests.average), p99Ms: result.latency.p99, non2xx: failed };
 }
@@ -91,18 +95,31 @@ async function main(): Promise<void> {
     progress('fastify hello-world');
     const hello = await load('fastify hello-world', baseline.url, { method: 'GET', path: '/' });
     progress('fastify JSON POST');
-    const echo = await load('fastify JSON POST', baseline.url, { method: 'POST', path: '/echo', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ row: { id: 1, name: 'name-1', amount: 1.5 } }) });
+    const echo = await load('fastify JSON POST', baseline.url, {
+      method: 'POST',
+      path: '/echo',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ row: { id: 1, name: 'name-1', amount: 1.5 } }),
+    });
     progress('GET /tables/t/rows/{id}');
-    const byId = await load('GET /tables/t/rows/{id}', svcdb.url, { method: 'GET', headers: AUTH, setupRequest: (req) => ({ ...req, path: `/api/v1/tables/t/rows/${randomId()}` }) });
+    const byId = await load('GET /tables/t/rows/{id}', svcdb.url, {
+      method: 'GET',
+      headers: AUTH,
+      setupRequest: (req) => ({ ...req, path: `/api/v1/tables/t/rows/${randomId()}` }),
+    });
     progress('POST /query point select');
     const point = await load('POST /query point select', svcdb.url, {
-      method: 'POST', path: '/api/v1/query', headers: AUTH,
+      method: 'POST',
+      path: '/api/v1/query',
+      headers: AUTH,
       setupRequest: (req) => ({ ...req, body: JSON.stringify({ sql: 'SELECT * FROM t WHERE id = $1', params: [randomId()] }) }),
     });
     progress('POST /tables/ins/rows single durable insert');
     let nextId = 1;
     const insert = await load('POST /tables/ins/rows', svcdb.url, {
-      method: 'POST', path: '/api/v1/tables/ins/rows', headers: AUTH,
+      method: 'POST',
+      path: '/api/v1/tables/ins/rows',
+      headers: AUTH,
       setupRequest: (req) => {
         const id = nextId++;
         return { ...req, body: JSON.stringify({ row: { id, name: `name-${id}`, amount: id * 1.5 } }) };
@@ -112,7 +129,11 @@ async function main(): Promise<void> {
     const bulkRowsPerSec = await bulkInsert(svcdb);
     progress(`NDJSON stream of ${STREAM_ROWS} rows`);
     const streamSql = `SELECT g AS id, 'name-' || g AS name, g * 1.5 AS amount FROM generate_series(1, ${STREAM_ROWS}) g`;
-    const streamRowsPerSec = await streamRate(`${svcdb.url}/api/v1/query/stream`, { method: 'POST', headers: { ...AUTH, accept: 'application/x-ndjson' }, body: JSON.stringify({ sql: streamSql, timeout_ms: 600_000 }) }, STREAM_ROWS);
+    const streamRowsPerSec = await streamRate(
+      `${svcdb.url}/api/v1/query/stream`,
+      { method: 'POST', headers: { ...AUTH, accept: 'application/x-ndjson' }, body: JSON.stringify({ sql: streamSql, timeout_ms: 600_000 }) },
+      STREAM_ROWS,
+    );
     const baselineStreamRowsPerSec = await streamRate(`${baseline.url}/ndjson?rows=${STREAM_ROWS}`, {}, STREAM_ROWS);
     printBenchResult({
       bench: 'rest-http',

@@ -42,7 +42,18 @@ async function main(): Promise<void> {
   for (const j of failures) progress(describe(j));
   const s = summarize(judged);
   const byCategory = Object.fromEntries(
-    Object.entries(s.byCategory).map(([cat, t]) => [cat, { statements: t.statements, agreement: ratio(t.agree + t.bothRefuse, t.statements), svcdbRefuses: t.svcdbRefuses, refusalShare: ratio(refusalShare(t), 1), wrong: t.wrong, crash: t.crash, pgRefuses: t.pgRefuses }]),
+    Object.entries(s.byCategory).map(([cat, t]) => [
+      cat,
+      {
+        statements: t.statements,
+        agreement: ratio(t.agree + t.bothRefuse, t.statements),
+        svcdbRefuses: t.svcdbRefuses,
+        refusalShare: ratio(refusalShare(t), 1),
+        wrong: t.wrong,
+        crash: t.crash,
+        pgRefuses: t.pgRefuses,
+      },
+    ]),
   );
   const byFeature = Object.fromEntries(
     Object.entries(s.byFeature)

@@ -56,7 +56,8 @@ function coprimeStep(n: number): number {
   return step % n || 1;
 }
 
-const FACT_COLUMNS = 'id BIGINT PRIMARY KEY, dim_id INTEGER NOT NULL, k INTEGER NOT NULL, amount NUMERIC(12,2) NOT NULL, score DOUBLE PRECISION NOT NULL, label TEXT NOT NULL';
+const FACT_COLUMNS =
+  'id BIGINT PRIMARY KEY, dim_id INTEGER NOT NULL, k INTEGER NOT NULL, amount NUMERIC(12,2) NOT NULL, score DOUBLE PRECISION NOT NULL, label TEXT NOT NULL';
 
 /** INSERT statements of `count` fact rows starting at id `first`, BATCH_ROWS per statement. */
 function* factInserts(table: string, first: number, count: number, total: number, seed: number): Generator<string> {
@@ -124,8 +125,17 @@ interface Case {
 }
 
 const CASES: readonly Case[] = [
-  { name: 'point_lookup', per: LOOKUPS_PER_REP, statements: (rep) => Array.from({ length: LOOKUPS_PER_REP }, (_, i) => `SELECT * FROM facts WHERE id = ${1 + ((rep * 7919 + i * 104_729) % ROWS)}`) },
-  { name: 'index_range_1000', statements: (rep) => [`SELECT * FROM facts WHERE k BETWEEN ${(rep * 15_485_863) % Math.max(1, ROWS - 1000)} AND ${((rep * 15_485_863) % Math.max(1, ROWS - 1000)) + 999}`] },
+  {
+    name: 'point_lookup',
+    per: LOOKUPS_PER_REP,
+    statements: (rep) => Array.from({ length: LOOKUPS_PER_REP }, (_, i) => `SELECT * FROM facts WHERE id = ${1 + ((rep * 7919 + i * 104_729) % ROWS)}`),
+  },
+  {
+    name: 'index_range_1000',
+    statements: (rep) => [
+      `SELECT * FROM facts WHERE k BETWEEN ${(rep * 15_485_863) % Math.max(1, ROWS - 1000)} AND ${((rep * 15_485_863) % Math.max(1, ROWS - 1000)) + 999}`,
+    ],
+  },
   { name: 'full_scan_filter', statements: (rep) => [`SELECT id, amount FROM facts WHERE score < ${(0.001 + rep / 1_000_000).toFixed(6)}`] },
   { name: 'group_by_all_rows', statements: () => ['SELECT label, count(*), sum(amount), avg(score) FROM facts GROUP BY label'] },
   { name: 'join_dim_aggregate', statements: () => ['SELECT d.region, count(*), sum(f.amount) FROM facts f JOIN dims d ON d.id = f.dim_id GROUP BY d.region'] },
@@ -218,8 +228,12 @@ async function main(): Promise<number> {
       const pg = runs.get(pglite)!;
       const sv = svcdb ? runs.get(svcdb)! : null;
       const ip = inProcess ? runs.get(inProcess)! : null;
-      for (const [name, other] of [['svcdb over HTTP', sv], ['svcdb in process', ip]] as const) {
-        if (other && other.rows !== pg.rows) throw new Error(`${c.name}: ${name} returned ${other.rows} rows, PGlite ${pg.rows}: the engines disagree, so the timings compare nothing`);
+      for (const [name, other] of [
+        ['svcdb over HTTP', sv],
+        ['svcdb in process', ip],
+      ] as const) {
+        if (other && other.rows !== pg.rows)
+          throw new Error(`${c.name}: ${name} returned ${other.rows} rows, PGlite ${pg.rows}: the engines disagree, so the timings compare nothing`);
       }
       results[c.name] = {
         svcdbMs: sv ? round3(sv.ms) : null,
@@ -238,10 +252,15 @@ async function main(): Promise<number> {
     const pgInsert = await timeBulkInsert(pglite);
     const svInsert = svcdbFirst ? svInsertFirst : svcdb ? await timeBulkInsert(svcdb, 'http') : null;
     const ipInsert = svcdbFirst ? ipInsertFirst : inProcess ? await timeBulkInsert(inProcess, 'in_process') : null;
-    for (const [name, engine, prefix] of [['PGlite', pglite, 'pg'], ['svcdb over HTTP', svcdb, 'http'], ['svcdb in process', inProcess, 'in_process']] as const) {
+    for (const [name, engine, prefix] of [
+      ['PGlite', pglite, 'pg'],
+      ['svcdb over HTTP', svcdb, 'http'],
+      ['svcdb in process', inProcess, 'in_process'],
+    ] as const) {
       if (!engine) continue;
       const counted = await must(engine, `SELECT count(*) AS n FROM facts_insert_${prefix}_0`);
-      if (Number(counted.rows[0]![0]) !== INSERT_ROWS) throw new Error(`bulk insert: ${name} holds ${String(counted.rows[0]![0])} rows, expected ${INSERT_ROWS}`);
+      if (Number(counted.rows[0]![0]) !== INSERT_ROWS)
+        throw new Error(`bulk insert: ${name} holds ${String(counted.rows[0]![0])} rows, expected ${INSERT_ROWS}`);
     }
     results[`bulk_insert_${INSERT_ROWS}`] = {
       svcdbMs: svInsert === null ? null : round3(svInsert),
@@ -250,7 +269,9 @@ async function main(): Promise<number> {
       ratio: svInsert === null ? null : round2(pgInsert / svInsert),
       ratioInProcess: ipInsert === null ? null : round2(pgInsert / ipInsert),
     };
-    progress(`  bulk_insert_${INSERT_ROWS}: svcdb ${svInsert === null ? '-' : round3(svInsert)} ms (in process ${ipInsert === null ? '-' : round3(ipInsert)} ms), PGlite ${round3(pgInsert)} ms`);
+    progress(
+      `  bulk_insert_${INSERT_ROWS}: svcdb ${svInsert === null ? '-' : round3(svInsert)} ms (in process ${ipInsert === null ? '-' : round3(ipInsert)} ms), PGlite ${round3(pgInsert)} ms`,
+    );
 
     const line = {
       bench: 'sql-vs-pglite',
@@ -261,7 +282,9 @@ async function main(): Promise<number> {
       reps: REPS,
       unit: 'ms per operation, median (point_lookup: per lookup)',
       ratioMeaning: 'pgliteMs / svcdbMs (ratioInProcess: pgliteMs / svcdbInProcessMs): above 1 means svcdb is faster',
-      svcdbVia: PGLITE_ONLY ? null : 'HTTP POST /api/v1/query to an in-process server (log durability commit); svcdbInProcessMs: the same server\'s SQL engine called in process',
+      svcdbVia: PGLITE_ONLY
+        ? null
+        : "HTTP POST /api/v1/query to an in-process server (log durability commit); svcdbInProcessMs: the same server's SQL engine called in process",
       pgliteVia: 'in-process PGlite, in memory',
       results,
     };

@@ -68,19 +68,34 @@ try {
   for (let at = 0; at < N; at += ROWS_PER_INSERT) {
     const chunk = rows.slice(at, at + ROWS_PER_INSERT);
     const values = chunk.map((_v, j) => `($${3 * j + 1}, $${3 * j + 2}, $${3 * j + 3})`).join(',');
-    await sql(`INSERT INTO items VALUES ${values}`, chunk.flatMap((v, j) => [at + j, category(at + j), literal(v)]));
+    await sql(
+      `INSERT INTO items VALUES ${values}`,
+      chunk.flatMap((v, j) => [at + j, category(at + j), literal(v)]),
+    );
   }
   const sqlInsertPerS = Math.round(N / ((performance.now() - t0) / 1000));
-  const result: Record<string, number> = { vectors: N, dims: DIMS, queries: Q, queryRounds: ROUNDS, warmupQueries: WARMUP_QUERIES, sql_insert_vectors_per_s: sqlInsertPerS, raw_add_vectors_per_s: rawAddPerS };
+  const result: Record<string, number> = {
+    vectors: N,
+    dims: DIMS,
+    queries: Q,
+    queryRounds: ROUNDS,
+    warmupQueries: WARMUP_QUERIES,
+    sql_insert_vectors_per_s: sqlInsertPerS,
+    raw_add_vectors_per_s: rawAddPerS,
+  };
   const sqlIds = async (text: string, q: Float32Array, ef: number): Promise<number[]> => (await sql(text, [literal(q)], ef)).rows.map((r) => Number(r.id));
   const cases = [
     ...[40, 100, 200].map((ef) => ({
-      name: `ef${ef}`, ef, truth,
+      name: `ef${ef}`,
+      ef,
+      truth,
       sql: (q: Float32Array) => sqlIds('SELECT id FROM items ORDER BY embedding <=> $1 LIMIT 10', q, ef),
       raw: (q: Float32Array) => raw.searchKnn(Array.from(q), K).neighbors,
     })),
     {
-      name: 'filtered10_ef40', ef: 40, truth: truthFiltered,
+      name: 'filtered10_ef40',
+      ef: 40,
+      truth: truthFiltered,
       sql: (q: Float32Array) => sqlIds('SELECT id FROM items WHERE cat < 10 ORDER BY embedding <=> $1 LIMIT 10', q, 40),
       raw: (q: Float32Array) => raw.searchKnn(Array.from(q), K, (label) => category(label) < 10).neighbors,
     },
@@ -95,7 +110,12 @@ try {
       result[`${side}_recall_${c.name}`] = recallOf(got, c.truth);
     }
   }
-  printBenchResult({ bench: 'vector-hnsw', ...result, insert_ratio: round2(sqlInsertPerS / rawAddPerS), qps_ratio_ef40: round2(result.sql_qps_ef40! / result.raw_qps_ef40!) });
+  printBenchResult({
+    bench: 'vector-hnsw',
+    ...result,
+    insert_ratio: round2(sqlInsertPerS / rawAddPerS),
+    qps_ratio_ef40: round2(result.sql_qps_ef40! / result.raw_qps_ef40!),
+  });
 } finally {
   await stack.close();
   await remove();

@@ -113,7 +113,12 @@ async function measure(search: (q: number) => Promise<number[]>, concurrency: nu
  */
 async function measureLoad(url: string, headers: Record<string, string>, bodies: readonly string[]): Promise<number> {
   let next = 0;
-  const request = { method: 'POST' as const, path: new URL(url).pathname, headers, setupRequest: (req: object) => ({ ...req, body: bodies[next++ % bodies.length] }) };
+  const request = {
+    method: 'POST' as const,
+    path: new URL(url).pathname,
+    headers,
+    setupRequest: (req: object) => ({ ...req, body: bodies[next++ % bodies.length] }),
+  };
   const result = await autocannon({ url: new URL(url).origin, connections: LOAD_CONNECTIONS, duration: LOAD_S, requests: [request as autocannon.Request] });
   if (result.non2xx + result.errors > 0) throw new Error(`${url}: ${result.non2xx} non-2xx answers and ${result.errors} errors under load`);
   return rate(result.requests.average);
@@ -151,7 +156,15 @@ progress(`ground truth for ${Q} queries over ${N} vectors`);
 const truth = queries.map((q) => exactTopK(rows, q, () => true));
 const truthFiltered = queries.map((q) => exactTopK(rows, q, (i) => category(i) < 10));
 
-const result: Record<string, number> = { vectors: N, dims: DIMS, queries: Q, concurrency: CONCURRENCY, min_ms: MIN_MS, load_connections: LOAD_CONNECTIONS, upsert_in_flight_pinecone: UPSERT_IN_FLIGHT };
+const result: Record<string, number> = {
+  vectors: N,
+  dims: DIMS,
+  queries: Q,
+  concurrency: CONCURRENCY,
+  min_ms: MIN_MS,
+  load_connections: LOAD_CONNECTIONS,
+  upsert_in_flight_pinecone: UPSERT_IN_FLIGHT,
+};
 
 progress('raw addPoint');
 const raw = new hnswlib.HierarchicalNSW('cosine', DIMS);
@@ -202,14 +215,24 @@ function paths(server: SvcdbProcess, host: string): Paths {
   return {
     rest: async (q, ef, filtered = false) => {
       const answer = await post<{ results: { id: string }[] }>(`${server.url}/api/v1/vectors/search`, REST_HEADERS, restBody(q, ef, filtered));
-      return checkAnswer(answer.results.map((r) => Number(r.id)), 'REST search');
+      return checkAnswer(
+        answer.results.map((r) => Number(r.id)),
+        'REST search',
+      );
     },
     pinecone: async (q, filtered = false) => {
       const answer = await post<{ matches: { id: string }[] }>(`${host}/query`, PINECONE_HEADERS, pineconeBody(q, filtered));
-      return checkAnswer(answer.matches.map((m) => Number(m.id)), 'Pinecone query');
+      return checkAnswer(
+        answer.matches.map((m) => Number(m.id)),
+        'Pinecone query',
+      );
     },
     load: {
-      rest: (ef, filtered) => ({ url: `${server.url}/api/v1/vectors/search`, headers: REST_HEADERS, bodies: queries.map((_v, q) => restBody(q, ef, filtered)) }),
+      rest: (ef, filtered) => ({
+        url: `${server.url}/api/v1/vectors/search`,
+        headers: REST_HEADERS,
+        bodies: queries.map((_v, q) => restBody(q, ef, filtered)),
+      }),
       pinecone: (_ef, filtered) => ({ url: `${host}/query`, headers: PINECONE_HEADERS, bodies: queries.map((_v, q) => pineconeBody(q, filtered)) }),
     },
   };
@@ -260,12 +283,20 @@ try {
   await sql(first, `CREATE INDEX items_hnsw ON items USING hnsw (embedding vector_cosine_ops) WITH (m = ${M}, ef_construction = ${EF_CONSTRUCTION})`);
   const restUpsert = await upsertAll('REST', 1, async (from, to) => {
     const vectors = rows.slice(from, to).map((v, j) => `{"id":"${from + j}","vector":${vectorJson(v)},"metadata":{"cat":${category(from + j)}}}`);
-    const answer = await post<{ upserted_count: number }>(`${first.url}/api/v1/vectors/upsert`, REST_HEADERS, `{"table":"items","vectors":[${vectors.join(',')}]}`);
+    const answer = await post<{ upserted_count: number }>(
+      `${first.url}/api/v1/vectors/upsert`,
+      REST_HEADERS,
+      `{"table":"items","vectors":[${vectors.join(',')}]}`,
+    );
     if (answer.upserted_count !== to - from) throw new Error(`REST upsert: upserted_count ${answer.upserted_count}, expected ${to - from}`);
   });
   result.rest_upsert_vectors_per_s = restUpsert;
 
-  const created = await post<{ host: string }>(`${first.url}/indexes`, PINECONE_HEADERS, JSON.stringify({ name: 'bench', dimension: DIMS, metric: 'cosine', spec: { serverless: { cloud: 'aws', region: 'us-east-1' } } }));
+  const created = await post<{ host: string }>(
+    `${first.url}/indexes`,
+    PINECONE_HEADERS,
+    JSON.stringify({ name: 'bench', dimension: DIMS, metric: 'cosine', spec: { serverless: { cloud: 'aws', region: 'us-east-1' } } }),
+  );
   const host = created.host;
   progress(`Pinecone index host ${host}`);
   const pineconeUpsert = await upsertAll('Pinecone', UPSERT_IN_FLIGHT, async (from, to) => {
@@ -288,16 +319,24 @@ try {
     result[`start_ms_ef${ef}`] = Math.round(performance.now() - t0);
     const path = paths(server, await pineconeHost(server));
     // The first query after ready shows what a restart left undone (an index loaded lazily, caches cold).
-    for (const [name, search] of [['rest', (q: number) => path.rest(q, ef)], ['pinecone', (q: number) => path.pinecone(q)]] as const) {
+    for (const [name, search] of [
+      ['rest', (q: number) => path.rest(q, ef)],
+      ['pinecone', (q: number) => path.pinecone(q)],
+    ] as const) {
       t0 = performance.now();
       await search(0);
       result[`${name}_first_query_ms_ef${ef}`] = Math.round(performance.now() - t0);
       for (let q = 1; q < Math.min(WARMUP_QUERIES, Q); q++) await search(q);
     }
-    progress(`ef ${ef}: stop ${result[`stop_ms_ef${ef}`]} ms, start to ready ${result[`start_ms_ef${ef}`]} ms, first query REST ${result[`rest_first_query_ms_ef${ef}`]} ms, Pinecone ${result[`pinecone_first_query_ms_ef${ef}`]} ms`);
+    progress(
+      `ef ${ef}: stop ${result[`stop_ms_ef${ef}`]} ms, start to ready ${result[`start_ms_ef${ef}`]} ms, first query REST ${result[`rest_first_query_ms_ef${ef}`]} ms, Pinecone ${result[`pinecone_first_query_ms_ef${ef}`]} ms`,
+    );
 
     const rawQps = result[`raw_qps_ef${ef}`]!;
-    for (const [name, search] of [['rest', (q: number) => path.rest(q, ef)], ['pinecone', (q: number) => path.pinecone(q)]] as const) {
+    for (const [name, search] of [
+      ['rest', (q: number) => path.rest(q, ef)],
+      ['pinecone', (q: number) => path.pinecone(q)],
+    ] as const) {
       const sequential = await measure(search, 1);
       const concurrent = await measure(search, CONCURRENCY);
       result[`${name}_recall_ef${ef}`] = recallOf(sequential.got, truth);
@@ -310,12 +349,17 @@ try {
       const loaded = await measureLoad(load.url, load.headers, load.bodies);
       result[`${name}_qps_load_ef${ef}`] = loaded;
       result[`${name}_qps_load_ratio_ef${ef}`] = ratio(loaded, rawQps);
-      progress(`${name} ef ${ef}: recall ${result[`${name}_recall_ef${ef}`]}, ${sequential.qps} qps sequential, ${concurrent.qps} qps with ${CONCURRENCY} in flight, ${loaded} under load (raw ${rawQps})`);
+      progress(
+        `${name} ef ${ef}: recall ${result[`${name}_recall_ef${ef}`]}, ${sequential.qps} qps sequential, ${concurrent.qps} qps with ${CONCURRENCY} in flight, ${loaded} under load (raw ${rawQps})`,
+      );
     }
 
     if (ef === 40) {
       const rawFilteredQps = result.raw_filtered10_qps_ef40!;
-      for (const [name, search] of [['rest', (q: number) => path.rest(q, ef, true)], ['pinecone', (q: number) => path.pinecone(q, true)]] as const) {
+      for (const [name, search] of [
+        ['rest', (q: number) => path.rest(q, ef, true)],
+        ['pinecone', (q: number) => path.pinecone(q, true)],
+      ] as const) {
         const sequential = await measure(search, 1);
         const concurrent = await measure(search, CONCURRENCY);
         result[`${name}_filtered10_recall_ef40`] = recallOf(sequential.got, truthFiltered);
@@ -327,7 +371,9 @@ try {
         const loaded = await measureLoad(load.url, load.headers, load.bodies);
         result[`${name}_filtered10_qps_load_ef40`] = loaded;
         result[`${name}_filtered10_qps_load_ratio_ef40`] = ratio(loaded, rawFilteredQps);
-        progress(`${name} filtered (10%) ef 40: recall ${result[`${name}_filtered10_recall_ef40`]}, ${sequential.qps} qps sequential, ${concurrent.qps} qps with ${CONCURRENCY} in flight, ${loaded} under load (raw ${rawFilteredQps})`);
+        progress(
+          `${name} filtered (10%) ef 40: recall ${result[`${name}_filtered10_recall_ef40`]}, ${sequential.qps} qps sequential, ${concurrent.qps} qps with ${CONCURRENCY} in flight, ${loaded} under load (raw ${rawFilteredQps})`,
+        );
       }
     }
   }

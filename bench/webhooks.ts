@@ -65,7 +65,8 @@ const PHASE_TIMEOUT_MS = 10 * 60_000;
 
 const perS = (count: number, ms: number): number => Math.round(count / (ms / 1000));
 const median = (values: readonly number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
-const pick = (from: Record<string, unknown>, prefix: string): Record<string, unknown> => Object.fromEntries(Object.entries(from).filter(([k]) => k.startsWith(prefix)));
+const pick = (from: Record<string, unknown>, prefix: string): Record<string, unknown> =>
+  Object.fromEntries(Object.entries(from).filter(([k]) => k.startsWith(prefix)));
 
 // ------------------------------------------------------------------------------------------------
 // (a) The ledger's cost per delivery.
@@ -82,19 +83,27 @@ async function ledgerCost(): Promise<BenchResult> {
     let nextSequence = 1_000_000n;
     const baseMicros = BigInt(Date.now()) * 1000n;
     /** `count` entries as the runner records a delivery, with fresh event ids. */
-    const entries = (count: number): LedgerEntry[] => Array.from({ length: count }, () => {
-      const sequence = nextSequence++;
-      const now = Date.now();
-      return {
-        event_id: eventId(tenant, sequence, baseMicros + sequence), sequence: Number(sequence), status: 'delivered', attempts: 1, errors: [],
-        last_status: 200, updated_at: new Date(now).toISOString(), written_at_ms: now,
-      };
-    });
+    const entries = (count: number): LedgerEntry[] =>
+      Array.from({ length: count }, () => {
+        const sequence = nextSequence++;
+        const now = Date.now();
+        return {
+          event_id: eventId(tenant, sequence, baseMicros + sequence),
+          sequence: Number(sequence),
+          status: 'delivered',
+          attempts: 1,
+          errors: [],
+          last_status: 200,
+          updated_at: new Date(now).toISOString(),
+          written_at_ms: now,
+        };
+      });
     // The raw side writes the very bytes the ledger writes (its key layout and JSON), prepared beforehand.
-    const rawOps = (list: readonly LedgerEntry[]): { key: Uint8Array; value: Uint8Array }[] => list.map((entry) => ({
-      key: keys.sinkStateKey(`wh/${webhookId}/e/${entry.event_id}`),
-      value: Buffer.from(JSON.stringify(entry)),
-    }));
+    const rawOps = (list: readonly LedgerEntry[]): { key: Uint8Array; value: Uint8Array }[] =>
+      list.map((entry) => ({
+        key: keys.sinkStateKey(`wh/${webhookId}/e/${entry.event_id}`),
+        value: Buffer.from(JSON.stringify(entry)),
+      }));
     const sample = rawOps(entries(1))[0]!;
 
     const timed = async <T>(items: readonly T[], inFlight: number, op: (item: T) => Promise<unknown> | unknown): Promise<number> => {
@@ -103,15 +112,24 @@ async function ledgerCost(): Promise<BenchResult> {
         for (const item of items) await op(item);
       } else {
         let next = 0;
-        await Promise.all(Array.from({ length: inFlight }, async () => {
-          while (next < items.length) await op(items[next++]!);
-        }));
+        await Promise.all(
+          Array.from({ length: inFlight }, async () => {
+            while (next < items.length) await op(items[next++]!);
+          }),
+        );
       }
       return ((performance.now() - started) * 1000) / items.length;
     };
 
     const figures: Record<string, number[]> = {
-      ledgerPut: [], rawPut: [], rawBatch: [], ledgerPutConcurrent: [], rawPutConcurrent: [], rawBatchConcurrent: [], ledgerGetMiss: [], rawGetMiss: [],
+      ledgerPut: [],
+      rawPut: [],
+      rawBatch: [],
+      ledgerPutConcurrent: [],
+      rawPutConcurrent: [],
+      rawBatchConcurrent: [],
+      ledgerGetMiss: [],
+      rawGetMiss: [],
     };
     // Warm-up: both stores get some writes and reads first.
     const warm = entries(5000);
@@ -142,7 +160,11 @@ async function ledgerCost(): Promise<BenchResult> {
           figures.rawGetMiss!.push(await timed(missKeys, 1, (k) => raw.getSync(k)));
         }
       }
-      progress(`ledger round ${round + 1}: ${Object.entries(figures).map(([k, v]) => `${k} ${v.at(-1)!.toFixed(2)} µs`).join(', ')}`);
+      progress(
+        `ledger round ${round + 1}: ${Object.entries(figures)
+          .map(([k, v]) => `${k} ${v.at(-1)!.toFixed(2)} µs`)
+          .join(', ')}`,
+      );
     }
     const us = (name: string): number => round2(median(figures[name]!));
     return {
@@ -162,7 +184,8 @@ async function ledgerCost(): Promise<BenchResult> {
       ledgerGetMissUs: us('ledgerGetMiss'),
       rawGetSyncMissUs: us('rawGetMiss'),
       loadAverage1m: round2(os.loadavg()[0]!),
-      note: `median of ${LEDGER_ROUNDS} alternating rounds, µs per operation (wall time / count); put: one at a time and ${LEDGER_IN_FLIGHT} in flight; ` +
+      note:
+        `median of ${LEDGER_ROUNDS} alternating rounds, µs per operation (wall time / count); put: one at a time and ${LEDGER_IN_FLIGHT} in flight; ` +
         'ledger: DeliveryLedger.put (JSON with a bigint replacer + a one-op LevelDB batch, not fsynced) over openStateStore; raw: classic-level put of the same key and value bytes, STORE_OPTIONS (rawOneOpBatch: the ledger write minus its JSON, a one-op batch of the same bytes); get: an id not in the store (the check before each delivery)',
     };
   } finally {
@@ -178,7 +201,11 @@ async function ledgerCost(): Promise<BenchResult> {
 /** The receiver process, driven over IPC. */
 class ReceiverProcess {
   private readonly waiters = new Map<string, ((message: any) => void)[]>();
-  private constructor(private readonly child: ChildProcess, readonly stop: () => Promise<void>, readonly url: string) {}
+  private constructor(
+    private readonly child: ChildProcess,
+    readonly stop: () => Promise<void>,
+    readonly url: string,
+  ) {}
 
   static async start(): Promise<ReceiverProcess> {
     const { child, stop } = forkBenchChild('webhook-receiver.js');
@@ -231,13 +258,16 @@ class Svcdb {
 
   async call<T = any>(method: 'GET' | 'POST' | 'PATCH', route: string, body?: unknown): Promise<T> {
     const res = await this.pool.request({
-      method, path: `/api/v1${route}`,
+      method,
+      path: `/api/v1${route}`,
       headers: { authorization: `Bearer ${API_KEY}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-      headersTimeout: PHASE_TIMEOUT_MS, bodyTimeout: PHASE_TIMEOUT_MS,
+      headersTimeout: PHASE_TIMEOUT_MS,
+      bodyTimeout: PHASE_TIMEOUT_MS,
     });
     const text = await res.body.text();
-    if (res.statusCode < 200 || res.statusCode >= 300) throw new Error(`${method} ${route} ${JSON.stringify(body)?.slice(0, 100)}: ${res.statusCode} ${text.slice(0, 500)}`);
+    if (res.statusCode < 200 || res.statusCode >= 300)
+      throw new Error(`${method} ${route} ${JSON.stringify(body)?.slice(0, 100)}: ${res.statusCode} ${text.slice(0, 500)}`);
     return (text === '' ? undefined : JSON.parse(text)) as T;
   }
 
@@ -253,19 +283,20 @@ class Svcdb {
 /** Runs `statements` with `inFlight` at a time; resolves when all are acknowledged. */
 async function runStatements(svc: Svcdb, statements: readonly { sql: string; params?: unknown[] }[], inFlight: number): Promise<void> {
   let next = 0;
-  await Promise.all(Array.from({ length: inFlight }, async () => {
-    while (next < statements.length) {
-      const s = statements[next++]!;
-      await svc.query(s.sql, s.params ?? []);
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: inFlight }, async () => {
+      while (next < statements.length) {
+        const s = statements[next++]!;
+        await svc.query(s.sql, s.params ?? []);
+      }
+    }),
+  );
 }
 
 const singleRowUpdates = (count: number): { sql: string; params: unknown[] }[] =>
   Array.from({ length: count }, (_, i) => ({ sql: 'UPDATE t SET v = v + 1 WHERE id = $1', params: [(i % KEYS) + 1] }));
 /** Statements of KEYS rows each (every key), `changes` rows in all. */
-const batchedUpdates = (changes: number): { sql: string }[] =>
-  Array.from({ length: Math.ceil(changes / KEYS) }, () => ({ sql: 'UPDATE t SET v = v + 1' }));
+const batchedUpdates = (changes: number): { sql: string }[] => Array.from({ length: Math.ceil(changes / KEYS) }, () => ({ sql: 'UPDATE t SET v = v + 1' }));
 
 function latencyFigures(prefix: string, f: ReceiverFigures): Record<string, number | null> {
   return { [`${prefix}P50Ms`]: f.p50Ms, [`${prefix}P99Ms`]: f.p99Ms, [`${prefix}MaxMs`]: f.maxMs };
@@ -280,9 +311,14 @@ async function overHttp(): Promise<BenchResult> {
     receiver = await ReceiverProcess.start();
     const rx = receiver;
     const nodeArgs = (process.env.BENCH_WH_SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean);
-    server = await startSvcdbProcess(API_KEY, {
-      SVC_WEBHOOK_CONNECTIONS_PER_ENDPOINT_MAX: String(CONNECTIONS), SVC_WEBHOOK_REQUESTS_IN_FLIGHT_MAX: String(IN_FLIGHT),
-    }, { nodeArgs });
+    server = await startSvcdbProcess(
+      API_KEY,
+      {
+        SVC_WEBHOOK_CONNECTIONS_PER_ENDPOINT_MAX: String(CONNECTIONS),
+        SVC_WEBHOOK_REQUESTS_IN_FLIGHT_MAX: String(IN_FLIGHT),
+      },
+      { nodeArgs },
+    );
     svc = new Svcdb(server);
     const db = svc;
     await db.query('CREATE TABLE t (id INT PRIMARY KEY, v BIGINT NOT NULL, note TEXT)');
@@ -303,9 +339,11 @@ async function overHttp(): Promise<BenchResult> {
       failure.catch(() => undefined); // a failure after the phase ended is nobody's
       const deadline = Date.now() + PHASE_TIMEOUT_MS;
       const watchdog = setInterval(() => {
-        void healthy().then(async () => {
-          if (Date.now() > deadline) failed(new Error(`${name}: ${(await rx.status()).phaseCount} of ${expect} deliveries after ${PHASE_TIMEOUT_MS} ms`));
-        }).catch(failed);
+        void healthy()
+          .then(async () => {
+            if (Date.now() > deadline) failed(new Error(`${name}: ${(await rx.status()).phaseCount} of ${expect} deliveries after ${PHASE_TIMEOUT_MS} ms`));
+          })
+          .catch(failed);
       }, 2000);
       try {
         await Promise.race([work(), failure]);
@@ -324,7 +362,11 @@ async function overHttp(): Promise<BenchResult> {
     committed += WARMUP_SINGLE + WARMUP_BATCHES * KEYS;
 
     const result: Record<string, string | number | boolean | null> = {
-      bench: 'webhooks-http', keys: KEYS, connections: CONNECTIONS, inFlight: IN_FLIGHT, loadAverage1mAtStart: round2(os.loadavg()[0]!),
+      bench: 'webhooks-http',
+      keys: KEYS,
+      connections: CONNECTIONS,
+      inFlight: IN_FLIGHT,
+      loadAverage1mAtStart: round2(os.loadavg()[0]!),
     };
 
     progress(`live single-row: ${SINGLE_CHANGES} one-row UPDATEs, ${SINGLE_WRITERS} writers`);
@@ -346,12 +388,17 @@ async function overHttp(): Promise<BenchResult> {
     progress(`  ${JSON.stringify(pick(result, 'single'))}`);
 
     progress(`live batched: ${BATCH_CHANGES} changes, ${KEYS} rows a statement, ${BATCH_WRITERS} writers (bodies kept for the baseline)`);
-    const batched = await measure('batched', BATCH_CHANGES, async () => {
-      const statements = batchedUpdates(BATCH_CHANGES);
-      start = Date.now();
-      await runStatements(db, statements, BATCH_WRITERS);
-      writeMs = Date.now() - start;
-    }, true);
+    const batched = await measure(
+      'batched',
+      BATCH_CHANGES,
+      async () => {
+        const statements = batchedUpdates(BATCH_CHANGES);
+        start = Date.now();
+        await runStatements(db, statements, BATCH_WRITERS);
+        writeMs = Date.now() - start;
+      },
+      true,
+    );
     committed += BATCH_CHANGES;
     Object.assign(result, {
       batchedChanges: BATCH_CHANGES,
@@ -370,7 +417,8 @@ async function overHttp(): Promise<BenchResult> {
     const baseline = async (): Promise<void> => {
       progress(`baseline: ${saved} POSTs of the batched phase's bodies, ${CONNECTIONS} connections, ${IN_FLIGHT} in flight`);
       const figures = await measure(`baseline-${baselineRuns.length + 1}`, saved, () =>
-        runBenchScript('webhook-baseline-client.js', [rx.url, file, String(CONNECTIONS), String(IN_FLIGHT), String(BASELINE_WARMUP)]));
+        runBenchScript('webhook-baseline-client.js', [rx.url, file, String(CONNECTIONS), String(IN_FLIGHT), String(BASELINE_WARMUP)]),
+      );
       baselineRuns.push(figures);
       progress(`  ${perS(figures.count, figures.lastAtMs - figures.firstAtMs)} requests/s, P50 ${figures.p50Ms} ms, P99 ${figures.p99Ms} ms`);
     };

@@ -9,12 +9,32 @@ import { dataDirModePolicy } from '../core/file-modes.js';
 import type { Logger } from '../core/logger.js';
 import { inspectLogDir, openLog, repairLog, type Log, type LogOptions } from '../log/index.js';
 import {
-  openStateStore, prepareDataDir, Projections, rebuildProjections, scanDataDirModes, TablesProjection,
-  type DataDirLayout, type StateStore,
+  openStateStore,
+  prepareDataDir,
+  Projections,
+  rebuildProjections,
+  scanDataDirModes,
+  TablesProjection,
+  type DataDirLayout,
+  type StateStore,
 } from '../projections/index.js';
 import {
-  API_PREFIX, AsyncQueries, asyncQueryRoutes, createHttpServer, createOpsServer, explainRoutes, listen, loadAdminKey, openAuth, queryRoutes,
-  settingLabel, streamRoutes, transactionRoutes, withAuth, type AuthGate, type EngineStatus,
+  API_PREFIX,
+  AsyncQueries,
+  asyncQueryRoutes,
+  createHttpServer,
+  createOpsServer,
+  explainRoutes,
+  listen,
+  loadAdminKey,
+  openAuth,
+  queryRoutes,
+  settingLabel,
+  streamRoutes,
+  transactionRoutes,
+  withAuth,
+  type AuthGate,
+  type EngineStatus,
 } from '../protocols/index.js';
 import { ConnectionLimiter, infoRoutes, loadTlsMaterial, metricsRoutes, ProgressWatch, ServiceMetrics, type MetricsSource } from '../protocols/index.js';
 import { countedAsQueries, rowRoutes, rowsRoutes, tablesRoutes } from '../protocols/index.js';
@@ -92,7 +112,11 @@ export async function startServer(config: Config, rootLogger: PinoLogger): Promi
   const connections = new ConnectionLimiter(config.connectionsMax);
   const metrics = new ServiceMetrics({ connections, scanCache: () => engine.scanCacheStats(), healthy: status.storageHealthy });
   const asyncQueries = new AsyncQueries({
-    engine, limits: config, logger: logger.child({ component: 'async-queries' }), statusPath: (id) => `${API_PREFIX}/query/${id}`, metrics,
+    engine,
+    limits: config,
+    logger: logger.child({ component: 'async-queries' }),
+    statusPath: (id) => `${API_PREFIX}/query/${id}`,
+    metrics,
   });
   const cdc = createCdcStreams(projections, engine, config, logger.child({ component: 'cdc' }));
   engine.useCdcRuntime(cdc);
@@ -100,7 +124,10 @@ export async function startServer(config: Config, rootLogger: PinoLogger): Promi
     onAttempt: (id, outcome, ms) => webhookMetrics.observeAttempt(id, outcome, ms),
     onRetry: (id) => webhookMetrics.observeRetry(id),
   });
-  const webhookMetrics = metrics.registerEvents(() => cdc.metrics(), () => webhookDeliveries.metrics());
+  const webhookMetrics = metrics.registerEvents(
+    () => cdc.metrics(),
+    () => webhookDeliveries.metrics(),
+  );
   const plugins = [
     queryRoutes({ engine, limits: config, metrics }),
     explainRoutes({ engine, limits: config, metrics }),
@@ -117,21 +144,55 @@ export async function startServer(config: Config, rootLogger: PinoLogger): Promi
     webhookRoutes({ webhooks }),
   ].map((plugin) => withAuth(auth, plugin));
   const vectors = vectorProtocol({ engine, catalog: projections.catalog, limits: config, gate: auth, vectorApiKey: config.vectorApiKey });
-  const collections = countedAsQueries(metrics, collectionProtocol({ engine, catalog: projections.catalog, limits: config, gate: auth, autoCreate: config.collectionsAutoCreate }));
+  const collections = countedAsQueries(
+    metrics,
+    collectionProtocol({ engine, catalog: projections.catalog, limits: config, gate: auth, autoCreate: config.collectionsAutoCreate }),
+  );
   // GraphQL subscriptions read the log through the change feed (`_events`) and the table watch (live queries).
-  const { feed, watch } = createChangeFeed(projections, { feedsMax: config.graphqlWsConnectionsMax, batchEventsMax: config.cdcBatchEventsMax, readBatchBytesMax: config.logReadBatchBytesMax });
+  const { feed, watch } = createChangeFeed(projections, {
+    feedsMax: config.graphqlWsConnectionsMax,
+    batchEventsMax: config.cdcBatchEventsMax,
+    readBatchBytesMax: config.logReadBatchBytesMax,
+  });
   const graphqlSchemas = new TenantSchemas(projections.catalog, config, { feed, watch });
   const graphqlTransactions = mutationTransactions(engine, transactions);
-  const graphql = graphqlRoutes({ engine, transactions: graphqlTransactions, schemas: graphqlSchemas, limits: config, gate: auth, metrics, bodyLimitBytes: config.bodyLimitBytes });
+  const graphql = graphqlRoutes({
+    engine,
+    transactions: graphqlTransactions,
+    schemas: graphqlSchemas,
+    limits: config,
+    gate: auth,
+    metrics,
+    bodyLimitBytes: config.bodyLimitBytes,
+  });
   const graphqlWs = graphqlWebSocket({
     gate: auth,
-    resolveSchema: wsSchemaResolver({ engine, transactions: graphqlTransactions, schemas: graphqlSchemas, limits: config, logger: logger.child({ component: 'graphql-ws' }) }),
+    resolveSchema: wsSchemaResolver({
+      engine,
+      transactions: graphqlTransactions,
+      schemas: graphqlSchemas,
+      limits: config,
+      logger: logger.child({ component: 'graphql-ws' }),
+    }),
     limits: config,
     logger: logger.child({ component: 'graphql-ws' }),
     // The WebSocket handler joins GET /graphql, which graphqlRoutes declares after it.
     route: 'attach',
   });
-  const { http, https, ops, vector } = createListeners({ config, rootLogger, status, plugins, connections, metrics, tls, vectors, collections, graphql, graphqlWs: graphqlWs.plugin, rateLimit: auth });
+  const { http, https, ops, vector } = createListeners({
+    config,
+    rootLogger,
+    status,
+    plugins,
+    connections,
+    metrics,
+    tls,
+    vectors,
+    collections,
+    graphql,
+    graphqlWs: graphqlWs.plugin,
+    rateLimit: auth,
+  });
 
   let closing: Promise<void> | null = null;
   const close = (reason: string): Promise<void> => {
@@ -218,7 +279,12 @@ export async function replay(config: Config, onProgress: (progress: ReplayProgre
   const { layout, store, log } = await openStorage(config, logger, false);
   try {
     const { records } = await rebuildProjections({
-      log, layout, liveStore: store, batchBytesMax: config.logReadBatchBytesMax, logger, onProgress,
+      log,
+      layout,
+      liveStore: store,
+      batchBytesMax: config.logReadBatchBytesMax,
+      logger,
+      onProgress,
     });
     return { records, elapsedMs: Date.now() - started };
   } finally {
@@ -269,7 +335,6 @@ export async function repair(config: Config, rootLogger: PinoLogger): Promise<{ 
     await store.close();
   }
 }
-
 
 /** How long a graceful stop waits for CDC streams and webhook deliveries to finish what is in flight. */
 const SINK_STOP_TIMEOUT_MS = 5_000;

@@ -15,7 +15,7 @@ const COMMAND_HELP: readonly (readonly [string, string])[] = [
 const OPTION_HELP: readonly (readonly [string, string])[] = [
   ['--config FILE', 'JSON config file keyed by setting key (below); also SVC_CONFIG. Optional'],
   ['--json', 'inspect, keys: print JSON'],
-  ['--role, --tenant, --name', 'keys create: the new key\'s role, tenant and name'],
+  ['--role, --tenant, --name', "keys create: the new key's role, tenant and name"],
   ['-h, --help', 'Show this help'],
   ['--version', 'Print the version'],
 ];

@@ -37,7 +37,9 @@ export async function runKeys(cli: ParsedCli, config: Config): Promise<string> {
       return alreadyRevoked ? `${record.id} was already revoked at ${record.revoked_at}` : `revoked ${record.id}`;
     }
     default:
-      throw new UsageError(sub === undefined ? 'keys needs a subcommand: create, list or revoke' : `unknown keys subcommand '${sub}'; use create, list or revoke`);
+      throw new UsageError(
+        sub === undefined ? 'keys needs a subcommand: create, list or revoke' : `unknown keys subcommand '${sub}'; use create, list or revoke`,
+      );
   }
 }
 
@@ -84,6 +86,14 @@ function formatList(keys: readonly ApiKeyInfo[]): string {
   if (keys.length === 0) return 'no API keys (svcdb keys create makes one)';
   return columns([
     ['id', 'name', 'role', 'tenant', 'rate limit', 'created', 'revoked'],
-    ...keys.map((k) => [k.id, k.name ?? '-', k.role, k.tenant ?? '-', k.rate_limit_max === null ? '-' : String(k.rate_limit_max), k.created_at, k.revoked_at ?? '-']),
+    ...keys.map((k) => [
+      k.id,
+      k.name ?? '-',
+      k.role,
+      k.tenant ?? '-',
+      k.rate_limit_max === null ? '-' : String(k.rate_limit_max),
+      k.created_at,
+      k.revoked_at ?? '-',
+    ]),
   ]).join('\n');
 }

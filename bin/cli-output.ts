@@ -18,7 +18,14 @@ function bytes(n: number): string {
 /** Rows as aligned columns, each line indented by two spaces. */
 export function columns(rows: readonly (readonly string[])[]): string[] {
   const widths = rows[0]?.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length))) ?? [];
-  return rows.map((r) => '  ' + r.map((cell, i) => cell.padEnd(widths[i] ?? 0)).join('  ').trimEnd());
+  return rows.map(
+    (r) =>
+      '  ' +
+      r
+        .map((cell, i) => cell.padEnd(widths[i] ?? 0))
+        .join('  ')
+        .trimEnd(),
+  );
 }
 
 /** Readable `svcdb inspect` output. */

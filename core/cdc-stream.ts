@@ -10,8 +10,7 @@ export const CDC_STREAM_OBJECT = 'cdc_stream';
 export const CDC_STREAM_DEF_VERSION = 1;
 
 export type CdcDestination =
-  | { readonly kind: 'kafka'; readonly brokers: string; readonly topic: string }
-  | { readonly kind: 'kinesis'; readonly stream: string; readonly region: string };
+  { readonly kind: 'kafka'; readonly brokers: string; readonly topic: string } | { readonly kind: 'kinesis'; readonly stream: string; readonly region: string };
 
 export type CdcFormat = 'json' | 'avro';
 

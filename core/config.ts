@@ -13,9 +13,7 @@ type Settings = (typeof SETTINGS)[number];
 
 /** The resolved, validated, frozen configuration. Optional settings are undefined when unset. */
 export type Config = {
-  readonly [S in Settings as S['key']]: S['defaultValue'] extends undefined
-    ? SettingValue<S> | undefined
-    : SettingValue<S>;
+  readonly [S in Settings as S['key']]: S['defaultValue'] extends undefined ? SettingValue<S> | undefined : SettingValue<S>;
 };
 
 export interface ConfigSources {
@@ -78,7 +76,9 @@ const RELATIONS: readonly { readonly smaller: IntKey; readonly larger: IntKey; r
 function checkRelations(config: Config): void {
   for (const { smaller, larger, why } of RELATIONS) {
     if (config[smaller] > config[larger]) {
-      throw new SvcError('CONFIG_INVALID', `${smaller} (${config[smaller]}) must not be larger than ${larger} (${config[larger]}): ${why}`, { setting: smaller });
+      throw new SvcError('CONFIG_INVALID', `${smaller} (${config[smaller]}) must not be larger than ${larger} (${config[larger]}): ${why}`, {
+        setting: smaller,
+      });
     }
   }
 }

@@ -83,12 +83,18 @@ function encodeComponent(type: SqlType, value: SqlValue, index: number): void {
       buf[pos++] = MARK_VALUE;
       buf[pos++] = value ? 1 : 0;
       return;
-    case 'int2': case 'int4': case 'int8': case 'date': case 'timestamp': case 'timestamptz':
+    case 'int2':
+    case 'int4':
+    case 'int8':
+    case 'date':
+    case 'timestamp':
+    case 'timestamptz':
       ensure(9);
       buf[pos++] = MARK_VALUE;
       writeInt64(type, value, index);
       return;
-    case 'float4': case 'float8':
+    case 'float4':
+    case 'float8':
       if (typeof value !== 'number') throw mismatch(type, value, index);
       ensure(9);
       buf[pos++] = MARK_VALUE;
@@ -97,7 +103,9 @@ function encodeComponent(type: SqlType, value: SqlValue, index: number): void {
     case 'numeric':
       writeNumeric(type, value, index);
       return;
-    case 'text': case 'varchar': case 'char':
+    case 'text':
+    case 'varchar':
+    case 'char':
       if (typeof value !== 'string') throw mismatch(type, value, index);
       writeText(type.name === 'char' ? trimTrailingSpaces(value) : value);
       return;
@@ -108,7 +116,8 @@ function encodeComponent(type: SqlType, value: SqlValue, index: number): void {
       if (!writeUuid(buf, pos, value)) throw mismatch(type, value, index, 'expected UUID text like 0f8e6a1c-...');
       pos += 16;
       return;
-    case 'jsonb': case 'vector':
+    case 'jsonb':
+    case 'vector':
       throw mismatch(type, value, index, `${sqlTypeText(type)} values are not orderable and cannot be part of a key`);
   }
 }
@@ -266,14 +275,21 @@ function decodeComponent(type: SqlType, bytes: Uint8Array, p: number, mask: numb
       if (p >= bytes.length) throw corrupt('truncated value', p);
       out[i] = (bytes[p]! ^ mask) === 1;
       return p + 1;
-    case 'int2': case 'int4': case 'int8': case 'date': case 'timestamp': case 'timestamptz':
+    case 'int2':
+    case 'int4':
+    case 'int8':
+    case 'date':
+    case 'timestamp':
+    case 'timestamptz':
       copyFixed(bytes, p, 8, mask);
       scratch[0] = scratch[0]! ^ 0x80;
-      out[i] = type.name === 'int2' || type.name === 'int4' || type.name === 'date'
-        ? scratchView.getInt32(0) * TWO_POW_32 + scratchView.getUint32(4)
-        : scratchView.getBigInt64(0);
+      out[i] =
+        type.name === 'int2' || type.name === 'int4' || type.name === 'date'
+          ? scratchView.getInt32(0) * TWO_POW_32 + scratchView.getUint32(4)
+          : scratchView.getBigInt64(0);
       return p + 8;
-    case 'float4': case 'float8': {
+    case 'float4':
+    case 'float8': {
       const size = type.name === 'float4' ? 4 : 8;
       copyFixed(bytes, p, size, mask);
       if ((scratch[0]! & 0x80) !== 0) scratch[0] = scratch[0]! & 0x7f;
@@ -288,13 +304,16 @@ function decodeComponent(type: SqlType, bytes: Uint8Array, p: number, mask: numb
       out[i] = text;
       return numericKeyEnd;
     }
-    case 'text': case 'varchar': case 'char':
+    case 'text':
+    case 'varchar':
+    case 'char':
       return decodeText(type, bytes, p, mask, out, i);
     case 'uuid':
       if (p + 16 > bytes.length) throw corrupt('truncated value', p);
       out[i] = readUuid(bytes, p, mask);
       return p + 16;
-    case 'jsonb': case 'vector':
+    case 'jsonb':
+    case 'vector':
       throw new SvcError('TYPE_MISMATCH', `${sqlTypeText(type)} values cannot be part of a key`, { type: sqlTypeText(type) });
   }
 }

@@ -22,8 +22,24 @@ export const SQL_TYPE_SCHEMA = {
       type: {
         type: 'enum',
         name: 'SqlTypeName',
-        symbols: ['bool', 'int2', 'int4', 'int8', 'numeric', 'float4', 'float8', 'text', 'varchar', 'char',
-          'uuid', 'jsonb', 'timestamp', 'timestamptz', 'date', 'vector'],
+        symbols: [
+          'bool',
+          'int2',
+          'int4',
+          'int8',
+          'numeric',
+          'float4',
+          'float8',
+          'text',
+          'varchar',
+          'char',
+          'uuid',
+          'jsonb',
+          'timestamp',
+          'timestamptz',
+          'date',
+          'vector',
+        ],
       },
     },
     { name: 'length', ...optional('int') },
@@ -327,7 +343,7 @@ class NullableBytesType extends avro.types.UnwrappedUnionType {
       return;
     }
     tap.writeLong(1);
-    ((this as unknown as { types: readonly Writable[] }).types[1]!)._write(tap, value);
+    (this as unknown as { types: readonly Writable[] }).types[1]!._write(tap, value);
   }
 }
 

@@ -4,9 +4,7 @@
  * The mapping between the TypeScript unions and avsc's union values lives in small functions here.
  */
 import type { Type } from 'avsc';
-import type {
-  ColumnDef, ConstraintDef, ConstraintKind, ForeignKeyAction, IndexDef, IndexKind, TableDef, TableId, TableKind,
-} from './catalog.js';
+import type { ColumnDef, ConstraintDef, ConstraintKind, ForeignKeyAction, IndexDef, IndexKind, TableDef, TableId, TableKind } from './catalog.js';
 import { SvcError, isSvcError } from './errors.js';
 import { BRANCH, LOG_RECORD_SCHEMA_V1, LOG_RECORD_SCHEMA_V2, buildLogRecordType } from './log-record-schema.js';
 import { decodeValue, encodeValue } from './row-codec.js';
@@ -154,18 +152,27 @@ function toAvroOp(op: TxnOp): object {
     // Literal keys (equal to BRANCH.*): a computed key makes V8 build the object the slow way.
     case 'row':
       return { 'svcdb.log.RowChange': { tableId: op.tableId, op: op.op, key: op.key, before: op.before, after: op.after } };
-    case 'put_table': return { 'svcdb.log.PutTable': { table: toAvroTable(op.table) } };
-    case 'drop_table': return { 'svcdb.log.DropTable': { tableId: op.tableId } };
-    case 'truncate': return { 'svcdb.log.TruncateTables': { tableIds: op.tableIds } };
-    case 'sequence': return { 'svcdb.log.SequenceUpdate': { name: op.name, lastValue: op.lastValue } };
+    case 'put_table':
+      return { 'svcdb.log.PutTable': { table: toAvroTable(op.table) } };
+    case 'drop_table':
+      return { 'svcdb.log.DropTable': { tableId: op.tableId } };
+    case 'truncate':
+      return { 'svcdb.log.TruncateTables': { tableIds: op.tableIds } };
+    case 'sequence':
+      return { 'svcdb.log.SequenceUpdate': { name: op.name, lastValue: op.lastValue } };
     case 'put_object':
       return {
         'svcdb.log.PutObject': {
-          objectKind: op.objectKind, tenant: op.tenant, name: op.name, definition: op.definition,
-          snapshotTableId: op.snapshot?.tableId ?? -1, snapshotRows: op.snapshot?.rows ?? 0n,
+          objectKind: op.objectKind,
+          tenant: op.tenant,
+          name: op.name,
+          definition: op.definition,
+          snapshotTableId: op.snapshot?.tableId ?? -1,
+          snapshotRows: op.snapshot?.rows ?? 0n,
         },
       };
-    case 'drop_object': return { 'svcdb.log.DropObject': { objectKind: op.objectKind, tenant: op.tenant, name: op.name } };
+    case 'drop_object':
+      return { 'svcdb.log.DropObject': { objectKind: op.objectKind, tenant: op.tenant, name: op.name } };
   }
 }
 
@@ -237,25 +244,75 @@ export function decodeLogRecord(payload: Uint8Array): LogRecord {
 }
 
 // The shapes avsc produces for the v1 schema.
-interface AvroTxn { txnId: string; tenant: string; timestampMicros: bigint; ops: AvroOp[]; firstSequence?: bigint }
+interface AvroTxn {
+  txnId: string;
+  tenant: string;
+  timestampMicros: bigint;
+  ops: AvroOp[];
+  firstSequence?: bigint;
+}
 type AvroOp = Partial<Record<(typeof BRANCH)[keyof typeof BRANCH], unknown>>;
-interface AvroRow { tableId: number; op: RowOp; key: Uint8Array; before: Uint8Array | null; after: Uint8Array | null }
-interface AvroPutObject { objectKind: string; tenant: string; name: string; definition: string; snapshotTableId: number; snapshotRows: bigint }
-interface AvroSqlType { name: SqlTypeName; length: number | null; precision: number | null; scale: number | null; dimension: number | null }
+interface AvroRow {
+  tableId: number;
+  op: RowOp;
+  key: Uint8Array;
+  before: Uint8Array | null;
+  after: Uint8Array | null;
+}
+interface AvroPutObject {
+  objectKind: string;
+  tenant: string;
+  name: string;
+  definition: string;
+  snapshotTableId: number;
+  snapshotRows: bigint;
+}
+interface AvroSqlType {
+  name: SqlTypeName;
+  length: number | null;
+  precision: number | null;
+  scale: number | null;
+  dimension: number | null;
+}
 interface AvroColumn {
-  id: number; name: string; type: AvroSqlType; nullable: boolean; defaultExpr: string | null; missingValue: Uint8Array; sequence: string | null;
+  id: number;
+  name: string;
+  type: AvroSqlType;
+  nullable: boolean;
+  defaultExpr: string | null;
+  missingValue: Uint8Array;
+  sequence: string | null;
 }
 interface AvroIndex {
-  id: number; name: string; kind: IndexKind; columnIds: number[]; descending: boolean[]; unique: boolean; primary: boolean;
+  id: number;
+  name: string;
+  kind: IndexKind;
+  columnIds: number[];
+  descending: boolean[];
+  unique: boolean;
+  primary: boolean;
   options: Record<string, number | string>;
 }
 interface AvroConstraint {
-  name: string; kind: ConstraintKind; definition: string; columnIds: number[];
+  name: string;
+  kind: ConstraintKind;
+  definition: string;
+  columnIds: number[];
   references: { tableId: number; columnIds: number[]; onDelete: ForeignKeyAction } | null;
 }
 interface AvroTable {
-  id: number; tenant: string; schema: string; name: string; kind: TableKind; columns: AvroColumn[]; primaryKey: number[];
-  indexes: AvroIndex[]; constraints: AvroConstraint[]; viewSql: string | null; createdAtMicros: bigint; updatedAtMicros: bigint;
+  id: number;
+  tenant: string;
+  schema: string;
+  name: string;
+  kind: TableKind;
+  columns: AvroColumn[];
+  primaryKey: number[];
+  indexes: AvroIndex[];
+  constraints: AvroConstraint[];
+  viewSql: string | null;
+  createdAtMicros: bigint;
+  updatedAtMicros: bigint;
 }
 
 function fromAvroTxn(raw: AvroTxn): TxnRecord {

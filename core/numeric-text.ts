@@ -168,12 +168,19 @@ export function readNumericKey(buf: Uint8Array, pos: number, mask: number, scale
   const cls = (buf[pos++]! ^ mask) & 0xff;
   numericKeyEnd = pos;
   switch (cls) {
-    case NUMERIC_NEG_INF: return '-Infinity';
-    case NUMERIC_POS_INF: return 'Infinity';
-    case NUMERIC_NAN: return 'NaN';
-    case NUMERIC_ZERO: return scale !== undefined && scale > 0 ? '0.' + '0'.repeat(scale) : '0';
-    case NUMERIC_POS: case NUMERIC_NEG: break;
-    default: return null;
+    case NUMERIC_NEG_INF:
+      return '-Infinity';
+    case NUMERIC_POS_INF:
+      return 'Infinity';
+    case NUMERIC_NAN:
+      return 'NaN';
+    case NUMERIC_ZERO:
+      return scale !== undefined && scale > 0 ? '0.' + '0'.repeat(scale) : '0';
+    case NUMERIC_POS:
+    case NUMERIC_NEG:
+      break;
+    default:
+      return null;
   }
   const flip = mask ^ (cls === NUMERIC_NEG ? 0xff : 0);
   const head = buf[pos++]! ^ flip;

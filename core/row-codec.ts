@@ -110,7 +110,9 @@ function writeValue(type: SqlType, value: SqlValue, columnId: ColumnId | null): 
       if (typeof value !== 'boolean') throw mismatch(type, value, columnId);
       buf[pos++] = value ? ROW_TAG.true : ROW_TAG.false;
       return;
-    case 'int2': case 'int4': case 'date': {
+    case 'int2':
+    case 'int4':
+    case 'date': {
       const min = type.name === 'int2' ? -32768 : -2147483648;
       const max = type.name === 'int2' ? 32767 : 2147483647;
       if (typeof value !== 'number' || !Number.isInteger(value)) throw mismatch(type, value, columnId);
@@ -119,12 +121,15 @@ function writeValue(type: SqlType, value: SqlValue, columnId: ColumnId | null): 
       pos = writeVarUint(buf, pos, ((value << 1) ^ (value >> 31)) >>> 0);
       return;
     }
-    case 'int8': case 'timestamp': case 'timestamptz':
+    case 'int8':
+    case 'timestamp':
+    case 'timestamptz':
       if (typeof value !== 'bigint') throw mismatch(type, value, columnId);
       buf[pos++] = ROW_TAG[type.name];
       if (!writeInt64(value)) throw mismatch(type, value, columnId, `value is out of range for ${sqlTypeText(type)}`);
       return;
-    case 'float4': case 'float8':
+    case 'float4':
+    case 'float8':
       if (typeof value !== 'number') throw mismatch(type, value, columnId);
       buf[pos++] = ROW_TAG[type.name];
       if (type.name === 'float4') view.setFloat32(pos, value, true);
@@ -138,7 +143,9 @@ function writeValue(type: SqlType, value: SqlValue, columnId: ColumnId | null): 
       pos = writeVarUint(buf, pos, value.length);
       for (let j = 0; j < value.length; j++) buf[pos++] = value.charCodeAt(j); // ASCII: checked above
       return;
-    case 'text': case 'varchar': case 'char':
+    case 'text':
+    case 'varchar':
+    case 'char':
       if (typeof value !== 'string') throw mismatch(type, value, columnId);
       buf[pos++] = ROW_TAG[type.name];
       writeString(value);
@@ -172,7 +179,7 @@ function writeInt64(value: bigint): boolean {
     return true;
   }
   if (value < INT64_MIN || value > INT64_MAX) return false;
-  let z = value < 0n ? ((-value) << 1n) - 1n : value << 1n;
+  let z = value < 0n ? (-value << 1n) - 1n : value << 1n;
   while (z >= 0x80n) {
     buf[pos++] = Number(z & 0x7fn) | 0x80;
     z >>= 7n;
@@ -212,8 +219,11 @@ function writeVector(type: SqlType, value: SqlValue, columnId: ColumnId | null):
 
 function isJsonValue(value: unknown, depth: number): value is JsonValue {
   switch (typeof value) {
-    case 'string': case 'boolean': return true;
-    case 'number': return Number.isFinite(value);
+    case 'string':
+    case 'boolean':
+      return true;
+    case 'number':
+      return Number.isFinite(value);
     case 'object': {
       if (value === null) return true;
       if (depth >= JSON_DEPTH_MAX) return false;
@@ -226,7 +236,8 @@ function isJsonValue(value: unknown, depth: number): value is JsonValue {
       for (const key in value) if (!isJsonValue((value as Record<string, unknown>)[key], depth + 1)) return false;
       return true;
     }
-    default: return false;
+    default:
+      return false;
   }
 }
 

@@ -111,19 +111,32 @@ function unzigzag32(z: number): number {
 
 function readTagged(tag: number): SqlValue {
   switch (tag) {
-    case ROW_TAG.null: return null;
-    case ROW_TAG.false: return false;
-    case ROW_TAG.true: return true;
-    case ROW_TAG.int2: case ROW_TAG.int4: case ROW_TAG.date: return unzigzag32(readVarUint());
-    case ROW_TAG.int8: case ROW_TAG.timestamp: case ROW_TAG.timestamptz: return readInt64();
-    case ROW_TAG.float4: return readFloat(4);
-    case ROW_TAG.float8: return readFloat(8);
+    case ROW_TAG.null:
+      return null;
+    case ROW_TAG.false:
+      return false;
+    case ROW_TAG.true:
+      return true;
+    case ROW_TAG.int2:
+    case ROW_TAG.int4:
+    case ROW_TAG.date:
+      return unzigzag32(readVarUint());
+    case ROW_TAG.int8:
+    case ROW_TAG.timestamp:
+    case ROW_TAG.timestamptz:
+      return readInt64();
+    case ROW_TAG.float4:
+      return readFloat(4);
+    case ROW_TAG.float8:
+      return readFloat(8);
     case ROW_TAG.numeric: {
       const length = readLength();
       rp += length;
       return readAscii(rb, rp - length, rp);
     }
-    case ROW_TAG.text: case ROW_TAG.varchar: case ROW_TAG.char: {
+    case ROW_TAG.text:
+    case ROW_TAG.varchar:
+    case ROW_TAG.char: {
       const length = readLength();
       rp += length;
       return readUtf8(rb, rp - length, rp);
@@ -141,25 +154,47 @@ function readTagged(tag: number): SqlValue {
         throw new SvcError('INTERNAL_ERROR', `corrupt row image: bad JSONB at byte ${rp - length}`, { offset: rp - length }, err);
       }
     }
-    case ROW_TAG.vector: return readVector();
-    default: throw corrupt(`unknown tag ${tag}`);
+    case ROW_TAG.vector:
+      return readVector();
+    default:
+      throw corrupt(`unknown tag ${tag}`);
   }
 }
 
 function skipTagged(tag: number): void {
   switch (tag) {
-    case ROW_TAG.null: case ROW_TAG.false: case ROW_TAG.true: return;
-    case ROW_TAG.int2: case ROW_TAG.int4: case ROW_TAG.date:
-    case ROW_TAG.int8: case ROW_TAG.timestamp: case ROW_TAG.timestamptz:
+    case ROW_TAG.null:
+    case ROW_TAG.false:
+    case ROW_TAG.true:
+      return;
+    case ROW_TAG.int2:
+    case ROW_TAG.int4:
+    case ROW_TAG.date:
+    case ROW_TAG.int8:
+    case ROW_TAG.timestamp:
+    case ROW_TAG.timestamptz:
       for (let k = 0; ; k++) {
         const b = rb[rp++];
         if (b === undefined || k >= VARINT_BYTES_MAX) throw corrupt('bad varint');
         if ((b & 0x80) === 0) return;
       }
-    case ROW_TAG.float4: need(4); rp += 4; return;
-    case ROW_TAG.float8: need(8); rp += 8; return;
-    case ROW_TAG.uuid: need(16); rp += 16; return;
-    case ROW_TAG.numeric: case ROW_TAG.text: case ROW_TAG.varchar: case ROW_TAG.char: case ROW_TAG.jsonb: {
+    case ROW_TAG.float4:
+      need(4);
+      rp += 4;
+      return;
+    case ROW_TAG.float8:
+      need(8);
+      rp += 8;
+      return;
+    case ROW_TAG.uuid:
+      need(16);
+      rp += 16;
+      return;
+    case ROW_TAG.numeric:
+    case ROW_TAG.text:
+    case ROW_TAG.varchar:
+    case ROW_TAG.char:
+    case ROW_TAG.jsonb: {
       const length = readLength(); // not `rp += readLength()`: that adds to the stale rp
       rp += length;
       return;
@@ -170,7 +205,8 @@ function skipTagged(tag: number): void {
       rp += n * 4;
       return;
     }
-    default: throw corrupt(`unknown tag ${tag}`);
+    default:
+      throw corrupt(`unknown tag ${tag}`);
   }
 }
 

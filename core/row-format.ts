@@ -10,12 +10,44 @@ export const ROW_IMAGE_VERSION_V1 = 1;
 
 /** Value tags. Append new ones; never renumber (images in the log keep them forever). */
 export const ROW_TAG = {
-  null: 0, false: 1, true: 2, int2: 3, int4: 4, int8: 5, float4: 6, float8: 7, numeric: 8, text: 9,
-  varchar: 10, char: 11, uuid: 12, jsonb: 13, timestamp: 14, timestamptz: 15, date: 16, vector: 17,
+  null: 0,
+  false: 1,
+  true: 2,
+  int2: 3,
+  int4: 4,
+  int8: 5,
+  float4: 6,
+  float8: 7,
+  numeric: 8,
+  text: 9,
+  varchar: 10,
+  char: 11,
+  uuid: 12,
+  jsonb: 13,
+  timestamp: 14,
+  timestamptz: 15,
+  date: 16,
+  vector: 17,
 } as const;
 
 /** The SQL type a tag stands for (null for the NULL tag), indexed by tag. */
 export const TYPE_NAME_OF_ROW_TAG: readonly (SqlTypeName | null)[] = [
-  null, 'bool', 'bool', 'int2', 'int4', 'int8', 'float4', 'float8', 'numeric', 'text',
-  'varchar', 'char', 'uuid', 'jsonb', 'timestamp', 'timestamptz', 'date', 'vector',
+  null,
+  'bool',
+  'bool',
+  'int2',
+  'int4',
+  'int8',
+  'float4',
+  'float8',
+  'numeric',
+  'text',
+  'varchar',
+  'char',
+  'uuid',
+  'jsonb',
+  'timestamp',
+  'timestamptz',
+  'date',
+  'vector',
 ];

@@ -52,23 +52,38 @@ export type SqlValue = null | boolean | number | bigint | string | Float32Array 
 /** The SQL text of a type as GET /tables/{name} shows it (BIGINT, VARCHAR(255), VECTOR(3), ...). */
 export function sqlTypeText(type: SqlType): string {
   switch (type.name) {
-    case 'bool': return 'BOOLEAN';
-    case 'int2': return 'SMALLINT';
-    case 'int4': return 'INTEGER';
-    case 'int8': return 'BIGINT';
-    case 'float4': return 'REAL';
-    case 'float8': return 'DOUBLE PRECISION';
+    case 'bool':
+      return 'BOOLEAN';
+    case 'int2':
+      return 'SMALLINT';
+    case 'int4':
+      return 'INTEGER';
+    case 'int8':
+      return 'BIGINT';
+    case 'float4':
+      return 'REAL';
+    case 'float8':
+      return 'DOUBLE PRECISION';
     case 'numeric':
       if (type.precision === undefined) return 'NUMERIC';
       return `NUMERIC(${type.precision},${type.scale ?? 0})`;
-    case 'text': return 'TEXT';
-    case 'varchar': return type.length === undefined ? 'VARCHAR' : `VARCHAR(${type.length})`;
-    case 'char': return `CHAR(${type.length ?? 1})`;
-    case 'uuid': return 'UUID';
-    case 'jsonb': return 'JSONB';
-    case 'timestamp': return 'TIMESTAMP';
-    case 'timestamptz': return 'TIMESTAMP WITH TIME ZONE';
-    case 'date': return 'DATE';
-    case 'vector': return `VECTOR(${type.dimension ?? 0})`;
+    case 'text':
+      return 'TEXT';
+    case 'varchar':
+      return type.length === undefined ? 'VARCHAR' : `VARCHAR(${type.length})`;
+    case 'char':
+      return `CHAR(${type.length ?? 1})`;
+    case 'uuid':
+      return 'UUID';
+    case 'jsonb':
+      return 'JSONB';
+    case 'timestamp':
+      return 'TIMESTAMP';
+    case 'timestamptz':
+      return 'TIMESTAMP WITH TIME ZONE';
+    case 'date':
+      return 'DATE';
+    case 'vector':
+      return `VECTOR(${type.dimension ?? 0})`;
   }
 }

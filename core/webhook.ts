@@ -53,9 +53,7 @@ export interface WebhookFilter {
 }
 
 /** How the body is built: the event as JSON (none), a nunjucks template, or a JSONPath map. */
-export type WebhookTransform =
-  | { readonly template: string; readonly content_type?: string }
-  | { readonly jsonpath: Readonly<Record<string, string>> };
+export type WebhookTransform = { readonly template: string; readonly content_type?: string } | { readonly jsonpath: Readonly<Record<string, string>> };
 
 /** Mutual TLS and trust for https receivers (PEM text). */
 export interface WebhookTls {

@@ -57,7 +57,9 @@ export class ActiveSegment {
     if (segment.index !== null) {
       try {
         await writeIndexFile(segment.indexPath, segment.index, {
-          baseLsn: segment.baseLsn, lastLsn: segment.lastLsn, segmentSizeBytes: segment.sizeBytes,
+          baseLsn: segment.baseLsn,
+          lastLsn: segment.lastLsn,
+          segmentSizeBytes: segment.sizeBytes,
         });
       } catch (error) {
         // The index is a cache of the segment: without it the segment is scanned and it is rebuilt.

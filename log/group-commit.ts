@@ -83,13 +83,15 @@ export class GroupCommitWriter {
     if (this.state !== 'open') throw this.failure ?? shuttingDown();
     if (payload.length > LOG_LIMITS.recordPayloadBytesMax) {
       throw new SvcError('PAYLOAD_TOO_LARGE', `a log record holds at most ${LOG_LIMITS.recordPayloadBytesMax} bytes, got ${payload.length}`, {
-        sizeBytes: payload.length, sizeBytesMax: LOG_LIMITS.recordPayloadBytesMax,
+        sizeBytes: payload.length,
+        sizeBytesMax: LOG_LIMITS.recordPayloadBytesMax,
       });
     }
     const frameBytes = frameSizeBytes(payload.length);
     if (this.pendingBytes > 0 && this.pendingBytes + frameBytes > LOG_LIMITS.appendQueueBytesHardMax) {
       throw new SvcError('LIMIT_EXCEEDED', `the log append queue holds ${this.pendingBytes} unwritten bytes; await whenWritable() before appending`, {
-        pendingBytes: this.pendingBytes, pendingBytesMax: LOG_LIMITS.appendQueueBytesHardMax,
+        pendingBytes: this.pendingBytes,
+        pendingBytesMax: LOG_LIMITS.appendQueueBytesHardMax,
       });
     }
     const recordLsn = lsn(this.head + 1);
@@ -111,7 +113,13 @@ export class GroupCommitWriter {
         this.writableWaiters = this.writableWaiters.filter((w) => w !== waiter);
         reject(signal?.reason);
       };
-      const waiter: Settle = { resolve: () => { signal?.removeEventListener('abort', onAbort); resolve(); }, reject };
+      const waiter: Settle = {
+        resolve: () => {
+          signal?.removeEventListener('abort', onAbort);
+          resolve();
+        },
+        reject,
+      };
       signal?.addEventListener('abort', onAbort, { once: true });
       this.writableWaiters.push(waiter);
     });

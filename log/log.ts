@@ -167,4 +167,3 @@ function validateOptions(options: LogOptions): void {
     throw new SvcError('CONFIG_INVALID', 'log option dir must be a directory path', { option: 'dir' });
   }
 }
-

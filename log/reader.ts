@@ -121,7 +121,11 @@ async function openAt(source: ReadSource, recordLsn: Lsn, chunkBytes: number): P
   }
   try {
     const opened: OpenSegment = {
-      segment, fh, cursor: new FrameCursor(fh, Number.POSITIVE_INFINITY, chunkBytes), positionBytes: 0, bufferedThroughLsn: source.durableLsn,
+      segment,
+      fh,
+      cursor: new FrameCursor(fh, Number.POSITIVE_INFINITY, chunkBytes),
+      positionBytes: 0,
+      bufferedThroughLsn: source.durableLsn,
     };
     await seek(source, opened, recordLsn);
     return opened;
@@ -158,8 +162,9 @@ async function landingPoint(source: ReadSource, segment: Segment, recordLsn: Lsn
 }
 
 function damaged(opened: OpenSegment, expected: number, status: FrameStatus): SvcError {
-  const what = status === 'ok'
-    ? `a valid record has LSN ${opened.cursor.lsn} where LSN ${expected} was expected`
-    : `reading LSN ${expected}: ${describeFrameStatus(status)}`;
+  const what =
+    status === 'ok'
+      ? `a valid record has LSN ${opened.cursor.lsn} where LSN ${expected} was expected`
+      : `reading LSN ${expected}: ${describeFrameStatus(status)}`;
   return logCorrupt(opened.segment.fileName, opened.positionBytes, what, { lsn: expected });
 }

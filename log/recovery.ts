@@ -52,7 +52,12 @@ export async function recoverSegments(options: LogOptions): Promise<RecoveredSeg
   );
   return {
     segments,
-    report: { ...report(segments.length, active.lastLsn), bytesTruncated, truncatedSegment: lastFile.fileName, truncatedAtBytes: filePosition(scan.validSizeBytes) },
+    report: {
+      ...report(segments.length, active.lastLsn),
+      bytesTruncated,
+      truncatedSegment: lastFile.fileName,
+      truncatedAtBytes: filePosition(scan.validSizeBytes),
+    },
   };
 }
 
@@ -75,12 +80,9 @@ async function sealedSegment(dir: string, file: SegmentFile, indexIntervalBytes:
 export function assertChained(previous: { fileName: string; lastLsn: Lsn } | undefined, segment: { fileName: string; baseLsn: Lsn }): void {
   if (previous === undefined || segment.baseLsn === previous.lastLsn + 1) return;
   const kind = segment.baseLsn > previous.lastLsn + 1 ? 'a gap' : 'an overlap';
-  throw logCorrupt(
-    segment.fileName,
-    0,
-    `it starts at LSN ${segment.baseLsn} but ${previous.fileName} ends at LSN ${previous.lastLsn} (${kind} in the log)`,
-    { previousSegment: previous.fileName },
-  );
+  throw logCorrupt(segment.fileName, 0, `it starts at LSN ${segment.baseLsn} but ${previous.fileName} ends at LSN ${previous.lastLsn} (${kind} in the log)`, {
+    previousSegment: previous.fileName,
+  });
 }
 
 async function createFirstSegment(dir: string, indexIntervalBytes: number): Promise<Segment> {

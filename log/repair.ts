@@ -59,6 +59,9 @@ export async function repairLog(options: Pick<LogOptions, 'dir' | 'logger' | 'in
     }
   }
   await fsyncDirectory(dir);
-  logger.warn({ segment: cutFile.fileName, truncatedAtBytes: cutAtBytes, bytesTruncated, segmentsDeleted, lastLsn }, 'log: repaired by cutting at the first damage');
+  logger.warn(
+    { segment: cutFile.fileName, truncatedAtBytes: cutAtBytes, bytesTruncated, segmentsDeleted, lastLsn },
+    'log: repaired by cutting at the first damage',
+  );
   return { bytesTruncated, segment: cutFile.fileName, truncatedAtBytes: filePosition(cutAtBytes), segmentsDeleted, lastLsn };
 }

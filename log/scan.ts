@@ -82,9 +82,13 @@ async function findValidFrame(cursor: FrameCursor, from: number, afterLsn: Lsn):
 /** Words for a damaged frame, for LOG_CORRUPT messages. */
 export function describeFrameStatus(status: Exclude<FrameStatus, 'ok'>, bytesLeft?: number): string {
   switch (status) {
-    case 'short': return `the file ends inside a record${bytesLeft === undefined ? '' : ` (${bytesLeft} bytes left)`}`;
-    case 'bad-magic': return 'no record starts there (bad magic)';
-    case 'bad-length': return 'a record length is out of range';
-    case 'bad-crc': return 'a record fails its CRC32C check';
+    case 'short':
+      return `the file ends inside a record${bytesLeft === undefined ? '' : ` (${bytesLeft} bytes left)`}`;
+    case 'bad-magic':
+      return 'no record starts there (bad magic)';
+    case 'bad-length':
+      return 'a record length is out of range';
+    case 'bad-crc':
+      return 'a record fails its CRC32C check';
   }
 }

@@ -59,8 +59,11 @@ export class SegmentIndexes {
       throw logCorrupt(segment.fileName, scan.damage.positionBytes, `${scan.damage.what} (found while rebuilding its sparse index)`);
     }
     if (scan.lastLsn !== segment.lastLsn || scan.fileSizeBytes !== segment.sizeBytes) {
-      throw logCorrupt(segment.fileName, scan.validSizeBytes,
-        `it now holds LSNs up to ${scan.lastLsn} in ${scan.fileSizeBytes} bytes, where the log knew LSNs up to ${segment.lastLsn} in ${segment.sizeBytes} bytes (changed by something other than svcdb)`);
+      throw logCorrupt(
+        segment.fileName,
+        scan.validSizeBytes,
+        `it now holds LSNs up to ${scan.lastLsn} in ${scan.fileSizeBytes} bytes, where the log knew LSNs up to ${segment.lastLsn} in ${segment.sizeBytes} bytes (changed by something other than svcdb)`,
+      );
     }
     try {
       await writeIndexFile(segment.indexPath, scan.index, { baseLsn: segment.baseLsn, lastLsn: segment.lastLsn, segmentSizeBytes: segment.sizeBytes });

@@ -64,10 +64,12 @@ export async function listSegmentFiles(dir: string): Promise<{ segments: Segment
     segments.push({ baseLsn: lsn(base), fileName: name, path: join(dir, name) });
   }
   segments.sort((a, b) => a.baseLsn - b.baseLsn);
-  const orphanIndexes = names.filter((name) => {
-    const match = INDEX_NAME.exec(name);
-    return match !== null && !bases.has(match[1] as string);
-  }).map((name) => join(dir, name));
+  const orphanIndexes = names
+    .filter((name) => {
+      const match = INDEX_NAME.exec(name);
+      return match !== null && !bases.has(match[1] as string);
+    })
+    .map((name) => join(dir, name));
   return { segments, orphanIndexes };
 }
 

@@ -89,7 +89,7 @@ export function encodeIndexFile(index: SparseIndex, header: Omit<IndexHeader, 'e
 export function decodeIndexHeader(buf: Buffer): IndexHeader | null {
   if (buf.length < INDEX_HEADER_BYTES) return null;
   if (buf.readUInt32LE(0) !== INDEX_MAGIC || buf.readUInt32LE(4) !== INDEX_VERSION) return null;
-  if ((crc32c(buf.subarray(12, INDEX_HEADER_BYTES)) >>> 0) !== buf.readUInt32LE(8)) return null;
+  if (crc32c(buf.subarray(12, INDEX_HEADER_BYTES)) >>> 0 !== buf.readUInt32LE(8)) return null;
   return {
     baseLsn: readU64(buf, 12),
     lastLsn: readU64(buf, 20),
@@ -103,7 +103,7 @@ export function decodeIndexHeader(buf: Buffer): IndexHeader | null {
 export function decodeIndexEntries(buf: Buffer, header: IndexHeader, intervalBytes: number): SparseIndex | null {
   const body = buf.subarray(INDEX_HEADER_BYTES);
   if (body.length !== header.entryCount * ENTRY_BYTES) return null;
-  if ((crc32c(body) >>> 0) !== header.entriesCrc) return null;
+  if (crc32c(body) >>> 0 !== header.entriesCrc) return null;
   const index = new SparseIndex(intervalBytes);
   for (let at = 0; at < body.length; at += ENTRY_BYTES) index.add(readU64(body, at), readU64(body, at + 8));
   return index;

@@ -101,8 +101,15 @@ export class WriteQueue {
     // unhandled rejection that kills the process. Callers that await still see it.
     durable.catch(() => undefined);
     const batch: WriteBatch = {
-      buffers: [], sizeBytes: 0, firstLsn, lastLsn: lsn(firstLsn - 1), startsSegment: this.startNewSegment,
-      indexEntries: [], durable, resolve, reject,
+      buffers: [],
+      sizeBytes: 0,
+      firstLsn,
+      lastLsn: lsn(firstLsn - 1),
+      startsSegment: this.startNewSegment,
+      indexEntries: [],
+      durable,
+      resolve,
+      reject,
     };
     this.startNewSegment = false;
     this.open = batch;

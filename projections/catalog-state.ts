@@ -45,8 +45,7 @@ export interface CatalogObject {
 
 export const objectKey = (objectKind: string, tenant: string, name: string): string => `${objectKind}\u0000${tenant}\u0000${name}`;
 
-export const qualifiedName = (tenant: string, schema: string, name: string): string =>
-  `${tenant}\u0000${schema}\u0000${name}`;
+export const qualifiedName = (tenant: string, schema: string, name: string): string => `${tenant}\u0000${schema}\u0000${name}`;
 
 /**
  * The in-memory catalog as of the store's applied offset: tables, indexes, sequences and

@@ -67,7 +67,11 @@ export async function prepareDataDir(root: string, options: PrepareDataDirOption
     return layout;
   }
   if (!entries.includes('svcdb.json')) {
-    throw new SvcError('DATA_DIR_INVALID', `${layout.root} is not an svcdb data directory (it has files but no svcdb.json); point --data / SVC_DATA_DIR at an empty directory or one made by svcdb`, { dataDir: layout.root });
+    throw new SvcError(
+      'DATA_DIR_INVALID',
+      `${layout.root} is not an svcdb data directory (it has files but no svcdb.json); point --data / SVC_DATA_DIR at an empty directory or one made by svcdb`,
+      { dataDir: layout.root },
+    );
   }
   await checkMarker(layout);
   if (options.checkModes ?? true) await checkDataDirModes(layout.root, policy);
@@ -83,13 +87,24 @@ async function checkMarker(layout: DataDirLayout): Promise<void> {
   try {
     marker = JSON.parse(await readFile(layout.markerFile, 'utf8'));
   } catch (error) {
-    throw new SvcError('DATA_DIR_INVALID', `${layout.markerFile} is unreadable or corrupt (${(error as Error).message}); restore it or start from an empty directory`, { dataDir: layout.root }, error);
+    throw new SvcError(
+      'DATA_DIR_INVALID',
+      `${layout.markerFile} is unreadable or corrupt (${(error as Error).message}); restore it or start from an empty directory`,
+      { dataDir: layout.root },
+      error,
+    );
   }
   if (marker.format !== DATA_DIR_FORMAT || typeof marker.formatVersion !== 'number') {
-    throw new SvcError('DATA_DIR_INVALID', `${layout.root} is not an svcdb data directory (svcdb.json has format ${JSON.stringify(marker.format)})`, { dataDir: layout.root });
+    throw new SvcError('DATA_DIR_INVALID', `${layout.root} is not an svcdb data directory (svcdb.json has format ${JSON.stringify(marker.format)})`, {
+      dataDir: layout.root,
+    });
   }
   if (marker.formatVersion > DATA_DIR_FORMAT_VERSION) {
-    throw new SvcError('DATA_DIR_INVALID', `${layout.root} was written by a newer svcdb (format ${marker.formatVersion}, this build reads ${DATA_DIR_FORMAT_VERSION}); upgrade svcdb`, { dataDir: layout.root });
+    throw new SvcError(
+      'DATA_DIR_INVALID',
+      `${layout.root} was written by a newer svcdb (format ${marker.formatVersion}, this build reads ${DATA_DIR_FORMAT_VERSION}); upgrade svcdb`,
+      { dataDir: layout.root },
+    );
   }
 }
 

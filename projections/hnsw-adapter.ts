@@ -43,17 +43,22 @@ export interface HnswHit {
 
 /** One hnsw graph. Deleted slots are reused by later inserts (allowReplaceDeleted). */
 export class HnswIndex {
-  private constructor(private readonly index: NativeIndex, readonly options: HnswInitOptions) {}
+  private constructor(
+    private readonly index: NativeIndex,
+    readonly options: HnswInitOptions,
+  ) {}
 
   static create(options: HnswInitOptions): HnswIndex {
     const index = wrap('create', () => new native.HierarchicalNSW(options.metric, options.dimensions));
-    wrap('initIndex', () => index.initIndex({
-      maxElements: options.elementCountMax,
-      m: options.m,
-      efConstruction: options.efConstruction,
-      randomSeed: options.randomSeed,
-      allowReplaceDeleted: true,
-    }));
+    wrap('initIndex', () =>
+      index.initIndex({
+        maxElements: options.elementCountMax,
+        m: options.m,
+        efConstruction: options.efConstruction,
+        randomSeed: options.randomSeed,
+        allowReplaceDeleted: true,
+      }),
+    );
     return new HnswIndex(index, options);
   }
 

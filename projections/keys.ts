@@ -76,8 +76,7 @@ export function indexEntryKey(indexId: IndexId, indexKey: Uint8Array, pk: Uint8A
   out.set(pk, key.length + indexKey.length);
   return out;
 }
-export const indexPrefix = (indexId: IndexId, indexKey?: Uint8Array): Uint8Array =>
-  prefixed(KeySpace.IndexEntry, indexId, indexKey);
+export const indexPrefix = (indexId: IndexId, indexKey?: Uint8Array): Uint8Array => prefixed(KeySpace.IndexEntry, indexId, indexKey);
 
 /** Bounds [gte, lt) of every key starting with space + id. */
 export function idRange(space: KeySpace, id: number): { gte: Uint8Array; lt: Uint8Array } {
@@ -153,8 +152,10 @@ function u64Prefixed(space: KeySpace, value: number, rest?: Uint8Array): Uint8Ar
 /** Key of one row of the snapshot a CDC stream created at `createdLsn` copied. */
 export const snapshotRowKey = (createdLsn: number, pk: Uint8Array): Uint8Array => u64Prefixed(KeySpace.SnapshotRow, createdLsn, pk);
 /** Bounds of one snapshot's rows. */
-export const snapshotRange = (createdLsn: number): { gte: Uint8Array; lt: Uint8Array } =>
-  ({ gte: u64Prefixed(KeySpace.SnapshotRow, createdLsn), lt: u64Prefixed(KeySpace.SnapshotRow, createdLsn + 1) });
+export const snapshotRange = (createdLsn: number): { gte: Uint8Array; lt: Uint8Array } => ({
+  gte: u64Prefixed(KeySpace.SnapshotRow, createdLsn),
+  lt: u64Prefixed(KeySpace.SnapshotRow, createdLsn + 1),
+});
 
 /** Key of a sink's own state: `name` in the sink state space (kept across `svcdb replay`). */
 export const sinkStateKey = (name: string): Uint8Array => named(KeySpace.SinkState, name);

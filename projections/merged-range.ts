@@ -19,12 +19,7 @@ export interface OverlayEntry {
  * replacing, pending deletes hidden. The overlay copy and the store snapshot are taken in the same
  * tick, so an apply finishing mid-scan cannot make a row vanish or appear twice.
  */
-export async function* mergedRange(
-  store: StateStore,
-  overlay: PendingOverlay,
-  range: KeyRange,
-  batchSize: number,
-): AsyncIterable<[Uint8Array, Uint8Array][]> {
+export async function* mergedRange(store: StateStore, overlay: PendingOverlay, range: KeyRange, batchSize: number): AsyncIterable<[Uint8Array, Uint8Array][]> {
   const pending = overlay.range(range.gte, range.lt);
   if (range.reverse) pending.reverse();
   const snapshot = store.snapshot();

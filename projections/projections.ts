@@ -100,7 +100,10 @@ export class Projections {
 
   consumers(): ConsumerOffset[] {
     // The vector projection's durable offset is its last checkpoint: retention keeps the log above it.
-    const own = [{ name: this.tables.name, offset: this.tables.offset }, { name: this.vectors.name, offset: this.vectors.durableOffset }];
+    const own = [
+      { name: this.tables.name, offset: this.tables.offset },
+      { name: this.vectors.name, offset: this.vectors.durableOffset },
+    ];
     return [...own, ...[...this.retentionHolds].map(([name, offset]) => ({ name, offset: offset() }))];
   }
 
@@ -118,16 +121,25 @@ export class Projections {
   async start(onProgress?: (appliedLsn: Lsn, targetLsn: Lsn) => void): Promise<void> {
     const target = this.log.durableLsn;
     this.loops = [
-      this.follow(this.tables, (offset) => {
-        this.tablesApplied.advance(offset);
-        this.advanceApplied(target, onProgress);
-        // Retention runs beside the apply loop; a failure is logged and the next batch retries it.
-        if (this.options.retentionEnabled) void this.retain(offset).catch((error: unknown) => this.options.logger.error({ err: error }, 'log retention failed'));
-      }, this.tablesApplied),
-      this.follow(this.vectors, (offset) => {
-        this.vectorsAppliedLsn = offset;
-        this.advanceApplied(target, onProgress);
-      }, null),
+      this.follow(
+        this.tables,
+        (offset) => {
+          this.tablesApplied.advance(offset);
+          this.advanceApplied(target, onProgress);
+          // Retention runs beside the apply loop; a failure is logged and the next batch retries it.
+          if (this.options.retentionEnabled)
+            void this.retain(offset).catch((error: unknown) => this.options.logger.error({ err: error }, 'log retention failed'));
+        },
+        this.tablesApplied,
+      ),
+      this.follow(
+        this.vectors,
+        (offset) => {
+          this.vectorsAppliedLsn = offset;
+          this.advanceApplied(target, onProgress);
+        },
+        null,
+      ),
     ];
     await this.applied.waitFor(target);
   }

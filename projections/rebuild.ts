@@ -30,7 +30,10 @@ export async function rebuildProjections(options: {
 }): Promise<{ records: number }> {
   const { log, layout } = options;
   if (log.firstLsn > 1) {
-    throw new SvcError('LOG_CORRUPT', `the log starts at LSN ${log.firstLsn} (older segments were retained away), so projections cannot be rebuilt from it; restore the full log from a backup`);
+    throw new SvcError(
+      'LOG_CORRUPT',
+      `the log starts at LSN ${log.firstLsn} (older segments were retained away), so projections cannot be rebuilt from it; restore the full log from a backup`,
+    );
   }
   await rm(layout.rebuildDir, { recursive: true, force: true });
   const scratch = await openStateStore(layout.rebuildDir);
@@ -70,7 +73,11 @@ async function carrySinkState(live: StateStore, scratch: StateStore): Promise<vo
 }
 
 /** The vector indexes, from the log over the rebuilt rows (backfills read them), checkpointed once at the end. */
-async function rebuildVectors(options: { readonly log: Log; readonly layout: DataDirLayout; readonly batchBytesMax: number; readonly logger: Logger }, scratch: StateStore, total: Lsn): Promise<void> {
+async function rebuildVectors(
+  options: { readonly log: Log; readonly layout: DataDirLayout; readonly batchBytesMax: number; readonly logger: Logger },
+  scratch: StateStore,
+  total: Lsn,
+): Promise<void> {
   await rm(options.layout.vectorRebuildDir, { recursive: true, force: true });
   const vectors = await VectorProjection.load({
     dir: options.layout.vectorRebuildDir,

@@ -10,9 +10,7 @@ import { PROJECTION_LIMITS } from './limits.js';
  * covers, so a batch lost in a crash is simply re-applied from the log. Before the log deletes
  * records an offset covers (retention), sync() makes the offsets durable.
  */
-export type KvOp =
-  | { readonly type: 'put'; readonly key: Uint8Array; readonly value: Uint8Array }
-  | { readonly type: 'del'; readonly key: Uint8Array };
+export type KvOp = { readonly type: 'put'; readonly key: Uint8Array; readonly value: Uint8Array } | { readonly type: 'del'; readonly key: Uint8Array };
 
 export interface RangeOptions {
   readonly gte?: Uint8Array;
@@ -102,12 +100,21 @@ function wrapOpenError(location: string, error: unknown): SvcError {
   const code = (error as { code?: string }).code;
   const causeCode = ((error as { cause?: { code?: string } }).cause ?? {}).code;
   if (code === 'LEVEL_LOCKED' || causeCode === 'LEVEL_LOCKED') {
-    return new SvcError('DATA_DIR_LOCKED', `the data directory is in use by another svcdb process (lock held on ${location}); stop that process or choose another --data`, { location }, error);
+    return new SvcError(
+      'DATA_DIR_LOCKED',
+      `the data directory is in use by another svcdb process (lock held on ${location}); stop that process or choose another --data`,
+      { location },
+      error,
+    );
   }
   const message = (error as Error).message ?? String(error);
-  return new SvcError('DATA_DIR_INVALID', `cannot open the projection store at ${location}: ${(error as { cause?: Error }).cause?.message ?? message}; run \`svcdb replay\` to rebuild it from the log`, { location }, error);
+  return new SvcError(
+    'DATA_DIR_INVALID',
+    `cannot open the projection store at ${location}: ${(error as { cause?: Error }).cause?.message ?? message}; run \`svcdb replay\` to rebuild it from the log`,
+    { location },
+    error,
+  );
 }
-
 
 class ClassicLevelStore implements StateStore {
   constructor(

@@ -1,7 +1,16 @@
 import type { TableDef, TableId } from '../core/catalog.js';
 import { assert } from '../core/errors.js';
 import {
-  decodeLogRecord, eventSequenceBase, nextSequenceAfter, opSequenceSpan, type CatalogChange, type DropObject, type PutObject, type RowChange, type SequenceUpdate, type TxnOp,
+  decodeLogRecord,
+  eventSequenceBase,
+  nextSequenceAfter,
+  opSequenceSpan,
+  type CatalogChange,
+  type DropObject,
+  type PutObject,
+  type RowChange,
+  type SequenceUpdate,
+  type TxnOp,
 } from '../core/log-records.js';
 import type { Logger } from '../core/logger.js';
 import { lsn, type Lsn } from '../core/units.js';
@@ -10,8 +19,23 @@ import { decodeStats, decodeTableDef, encodeStats, encodeTableDef } from './cata
 import { CatalogState, type CatalogObject, type TableEntry } from './catalog-state.js';
 import type { Consumer } from './consumer.js';
 import {
-  consumerOffsetKey, decodeI64, decodeOffset, encodeI64, encodeU64, idRange, indexEntryKey, KeySpace, objectStoreKey,
-  pkOfRowKey, sequenceKey, snapshotRange, snapshotRowKey, spaceRange, tableHistoryKey, tableKey, tableStatsKey,
+  consumerOffsetKey,
+  decodeI64,
+  decodeOffset,
+  encodeI64,
+  encodeU64,
+  idRange,
+  indexEntryKey,
+  KeySpace,
+  objectStoreKey,
+  pkOfRowKey,
+  sequenceKey,
+  snapshotRange,
+  snapshotRowKey,
+  spaceRange,
+  tableHistoryKey,
+  tableKey,
+  tableStatsKey,
 } from './keys.js';
 import type { PreparedRecord, RecordHandoff } from './record-handoff.js';
 import { rowChangeOps, type StatsDelta } from './row-ops.js';
@@ -201,7 +225,12 @@ export class TablesProjection implements Consumer {
    * consumers that run behind the catalog (CDC streams); only valid for `at` <= this offset.
    */
   async tableDefAt(tableId: TableId, at: Lsn): Promise<TableDef | null> {
-    for await (const batch of this.store.entries({ gte: tableHistoryKey(tableId, 0 as Lsn), lt: tableHistoryKey(tableId, (at + 1) as Lsn), reverse: true, limit: 1 })) {
+    for await (const batch of this.store.entries({
+      gte: tableHistoryKey(tableId, 0 as Lsn),
+      lt: tableHistoryKey(tableId, (at + 1) as Lsn),
+      reverse: true,
+      limit: 1,
+    })) {
       const [, value] = batch[0] ?? [];
       if (value === undefined) break;
       return value.length === 0 ? null : decodeTableDef(value);
@@ -329,10 +358,15 @@ function addStats(table: TableEntry, delta: StatsDelta): void {
 export const noOffset: Lsn = lsn(0);
 
 function encodeObject(object: CatalogObject): Uint8Array {
-  return new TextEncoder().encode(JSON.stringify({ ...object, createdSequence: object.createdSequence.toString(), snapshotRows: object.snapshotRows.toString() }));
+  return new TextEncoder().encode(
+    JSON.stringify({ ...object, createdSequence: object.createdSequence.toString(), snapshotRows: object.snapshotRows.toString() }),
+  );
 }
 
 function decodeObject(bytes: Uint8Array): CatalogObject {
-  const raw = JSON.parse(new TextDecoder().decode(bytes)) as Omit<CatalogObject, 'createdSequence' | 'snapshotRows'> & { createdSequence: string; snapshotRows: string };
+  const raw = JSON.parse(new TextDecoder().decode(bytes)) as Omit<CatalogObject, 'createdSequence' | 'snapshotRows'> & {
+    createdSequence: string;
+    snapshotRows: string;
+  };
   return { ...raw, createdSequence: BigInt(raw.createdSequence), snapshotRows: BigInt(raw.snapshotRows) };
 }

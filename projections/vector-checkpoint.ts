@@ -44,9 +44,15 @@ export async function loadCheckpoint(dir: string, worker: HnswWorker): Promise<L
       await removeUnreferenced(dir, new Set());
       return { lsn: 0 as Lsn, indexes: [] };
     }
-    throw new SvcError('STORAGE_UNAVAILABLE', `the vector checkpoint ${path.join(dir, MANIFEST)} is unreadable; delete the ${dir} directory to rebuild it from the log`, { dir }, error);
+    throw new SvcError(
+      'STORAGE_UNAVAILABLE',
+      `the vector checkpoint ${path.join(dir, MANIFEST)} is unreadable; delete the ${dir} directory to rebuild it from the log`,
+      { dir },
+      error,
+    );
   }
-  if (manifest.format !== FORMAT) throw new SvcError('DATA_DIR_INVALID', `the vector checkpoint in ${dir} has format ${manifest.format}; this build reads ${FORMAT}`, { dir });
+  if (manifest.format !== FORMAT)
+    throw new SvcError('DATA_DIR_INVALID', `the vector checkpoint in ${dir} has format ${manifest.format}; this build reads ${FORMAT}`, { dir });
   const indexes: VectorIndex[] = [];
   for (const entry of manifest.indexes) {
     const labels = decodeLabels(await readFile(path.join(dir, entry.labelsFile)));

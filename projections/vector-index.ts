@@ -33,28 +33,29 @@ export function metricOf(index: IndexDef): VectorMetric {
 
 /** The hnsw indexes of a table definition. */
 export function hnswSpecs(def: TableDef): VectorIndexSpec[] {
-  return def.indexes.filter((i) => i.kind === 'hnsw').map((index) => {
-    const column = def.columns.find((c) => c.id === index.columnIds[0]);
-    assert(column, `hnsw index ${index.name} on a missing column`);
-    const num = (v: number | string | undefined, d: number): number => (typeof v === 'number' && Number.isFinite(v) && v > 0 ? Math.floor(v) : d);
-    return {
-      indexId: index.id,
-      name: index.name,
-      tableId: def.id,
-      columnId: column.id,
-      dimensions: column.type.dimension ?? 0,
-      metric: metricOf(index),
-      m: num(index.options.m, HNSW_DEFAULTS.m),
-      efConstruction: num(index.options.ef_construction, HNSW_DEFAULTS.efConstruction),
-    };
-  });
+  return def.indexes
+    .filter((i) => i.kind === 'hnsw')
+    .map((index) => {
+      const column = def.columns.find((c) => c.id === index.columnIds[0]);
+      assert(column, `hnsw index ${index.name} on a missing column`);
+      const num = (v: number | string | undefined, d: number): number => (typeof v === 'number' && Number.isFinite(v) && v > 0 ? Math.floor(v) : d);
+      return {
+        indexId: index.id,
+        name: index.name,
+        tableId: def.id,
+        columnId: column.id,
+        dimensions: column.type.dimension ?? 0,
+        metric: metricOf(index),
+        m: num(index.options.m, HNSW_DEFAULTS.m),
+        efConstruction: num(index.options.ef_construction, HNSW_DEFAULTS.efConstruction),
+      };
+    });
 }
 
 export interface VectorHit {
   readonly pk: Uint8Array;
   readonly distance: number;
 }
-
 
 /**
  * One hnsw index: its label <-> primary key map here, its graph in the hnsw worker thread.
@@ -72,7 +73,12 @@ export class VectorIndex {
   private opLabels: number[] = [];
   private opVectors: Float32Array[] = [];
 
-  private constructor(readonly spec: VectorIndexSpec, private readonly worker: HnswWorker, hasGraph: boolean, private nextLabel: number) {
+  private constructor(
+    readonly spec: VectorIndexSpec,
+    private readonly worker: HnswWorker,
+    hasGraph: boolean,
+    private nextLabel: number,
+  ) {
     this.hasGraph = hasGraph;
   }
 
@@ -81,8 +87,22 @@ export class VectorIndex {
   }
 
   /** From a checkpoint: the graph file (absent when the index was empty) and its label map. */
-  static async restore(spec: VectorIndexSpec, worker: HnswWorker, file: string | null, labels: readonly (readonly [number, Uint8Array])[], nextLabel: number): Promise<VectorIndex> {
-    const slots = file === null ? 0 : await worker.call<number>({ kind: 'read', indexId: spec.indexId, file, options: initOptions(spec, PROJECTION_LIMITS.vectorIndexElementCountInitial) });
+  static async restore(
+    spec: VectorIndexSpec,
+    worker: HnswWorker,
+    file: string | null,
+    labels: readonly (readonly [number, Uint8Array])[],
+    nextLabel: number,
+  ): Promise<VectorIndex> {
+    const slots =
+      file === null
+        ? 0
+        : await worker.call<number>({
+            kind: 'read',
+            indexId: spec.indexId,
+            file,
+            options: initOptions(spec, PROJECTION_LIMITS.vectorIndexElementCountInitial),
+          });
     const index = new VectorIndex(spec, worker, file !== null, nextLabel);
     for (const [label, pk] of labels) {
       index.labelOfPk.set(hex(pk), label);
@@ -189,7 +209,14 @@ export class VectorIndex {
 }
 
 function initOptions(spec: VectorIndexSpec, elementCountMax: number): HnswInitOptions {
-  return { metric: HNSW_SPACE[spec.metric], dimensions: spec.dimensions, elementCountMax, m: spec.m, efConstruction: spec.efConstruction, randomSeed: RANDOM_SEED };
+  return {
+    metric: HNSW_SPACE[spec.metric],
+    dimensions: spec.dimensions,
+    elementCountMax,
+    m: spec.m,
+    efConstruction: spec.efConstruction,
+    randomSeed: RANDOM_SEED,
+  };
 }
 
 function hex(pk: Uint8Array): string {

@@ -48,7 +48,12 @@ export class VectorProjection implements Consumer {
   private lastCheckpointMs = Date.now();
   private rowsThisTurn = 0;
 
-  private constructor(private readonly options: VectorProjectionOptions, private readonly worker: HnswWorker, lsn: Lsn, indexes: readonly VectorIndex[]) {
+  private constructor(
+    private readonly options: VectorProjectionOptions,
+    private readonly worker: HnswWorker,
+    lsn: Lsn,
+    indexes: readonly VectorIndex[],
+  ) {
     this.appliedOffset = lsn;
     this.checkpointLsn = lsn;
     for (const index of indexes) this.indexes.set(index.spec.indexId, index);
@@ -103,9 +108,10 @@ export class VectorProjection implements Consumer {
     await this.worker.call({ kind: 'sync' });
     this.recordsSinceCheckpoint += applied;
     // Without indexes a checkpoint is a manifest alone: write it often, so retention is not held back.
-    const due = (this.indexes.size === 0 && this.recordsSinceCheckpoint > 0 && Date.now() - this.lastCheckpointMs >= vectorEmptyCheckpointIntervalMs)
-      || this.recordsSinceCheckpoint >= this.options.checkpointRecordsMax
-      || (this.recordsSinceCheckpoint > 0 && Date.now() - this.lastCheckpointMs >= this.options.checkpointIntervalMs);
+    const due =
+      (this.indexes.size === 0 && this.recordsSinceCheckpoint > 0 && Date.now() - this.lastCheckpointMs >= vectorEmptyCheckpointIntervalMs) ||
+      this.recordsSinceCheckpoint >= this.options.checkpointRecordsMax ||
+      (this.recordsSinceCheckpoint > 0 && Date.now() - this.lastCheckpointMs >= this.options.checkpointIntervalMs);
     if (due) await this.checkpoint();
   }
 
@@ -127,13 +133,17 @@ export class VectorProjection implements Consumer {
 
   private async applyOp(op: TxnOp, lsn: Lsn): Promise<void> {
     switch (op.kind) {
-      case 'row': return this.applyRow(op);
-      case 'put_table': return this.putTable(op.table, lsn);
-      case 'drop_table': return this.dropTable(op.tableId);
+      case 'row':
+        return this.applyRow(op);
+      case 'put_table':
+        return this.putTable(op.table, lsn);
+      case 'drop_table':
+        return this.dropTable(op.tableId);
       case 'truncate':
         for (const index of this.indexes.values()) if (op.tableIds.includes(index.spec.tableId)) index.clear();
         return;
-      default: return;
+      default:
+        return;
     }
   }
 

@@ -147,11 +147,9 @@ export function toSvcError(error: unknown, context: ErrorContext): SvcError {
   if (Array.isArray(fastifyError.validation)) return validationError(fastifyError as FastifyError);
   switch (fastifyError.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
-      return new SvcError(
-        'PAYLOAD_TOO_LARGE',
-        `request body is larger than the limit of ${context.bodyLimitBytes} bytes (SVC_BODY_LIMIT_BYTES)`,
-        { limit_bytes: context.bodyLimitBytes },
-      );
+      return new SvcError('PAYLOAD_TOO_LARGE', `request body is larger than the limit of ${context.bodyLimitBytes} bytes (SVC_BODY_LIMIT_BYTES)`, {
+        limit_bytes: context.bodyLimitBytes,
+      });
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
       return malformed('request body is not valid JSON', 'malformed_json');
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
@@ -245,7 +243,10 @@ export function sendError(
     // Every 429 says when to come back (RFC 9110's Retry-After, in seconds).
     reply.header('retry-after', String(Math.max(1, Math.ceil((Date.parse(resetAt) - Date.now()) / 1000))));
   }
-  return reply.code(status).type('application/json; charset=utf-8').send(envelope(error, { requestId: request.id, status }));
+  return reply
+    .code(status)
+    .type('application/json; charset=utf-8')
+    .send(envelope(error, { requestId: request.id, status }));
 }
 
 /** Answer every error thrown in `app` (and its child plugins) through the one sender, in `envelope`. */

@@ -52,9 +52,24 @@ export { vectorProtocol, type VectorProtocolDeps } from './pinecone/plugin.js';
 export { cdcRoutes, type CdcRouteDeps, type CdcRouteRuntime } from './http/cdc/cdc-routes.js';
 export { webhookRoutes, type WebhookRouteDeps } from './http/webhooks/webhook-routes.js';
 export { collectionProtocol, COLLECTION_PREFIX, type CollectionProtocolDeps } from './http/collections/plugin.js';
-export { graphqlRoutes, mutationTransactions, TenantSchemas, wsSchemaResolver, type GraphqlLimits, type GraphqlRouteDeps, type SubscriptionSources, type WsSchemaDeps } from './graphql/index.js';
+export {
+  graphqlRoutes,
+  mutationTransactions,
+  TenantSchemas,
+  wsSchemaResolver,
+  type GraphqlLimits,
+  type GraphqlRouteDeps,
+  type SubscriptionSources,
+  type WsSchemaDeps,
+} from './graphql/index.js';
 export * from './graphql/ws/index.js';
 export {
-  subscriptionSchema, subscribeOperation, LiveResult, SourceCounter, SubscriptionFailure,
-  type SubscriptionDeps, type SubscriptionModel, type SubscriptionTable,
+  subscriptionSchema,
+  subscribeOperation,
+  LiveResult,
+  SourceCounter,
+  SubscriptionFailure,
+  type SubscriptionDeps,
+  type SubscriptionModel,
+  type SubscriptionTable,
 } from './graphql/subscriptions/index.js';

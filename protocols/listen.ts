@@ -52,7 +52,12 @@ function listenError(error: unknown, { host, port, settingName }: ListenOptions)
     case 'EADDRNOTAVAIL':
     case 'ENOTFOUND':
     case 'EAI_AGAIN':
-      return new SvcError('CONFIG_INVALID', `cannot listen on ${host}:${port}: ${host} is not an address of this machine (${settingLabel('host')})`, details, error);
+      return new SvcError(
+        'CONFIG_INVALID',
+        `cannot listen on ${host}:${port}: ${host} is not an address of this machine (${settingLabel('host')})`,
+        details,
+        error,
+      );
     default:
       // Anything else is not a configuration mistake; it propagates as it is.
       return error;

@@ -43,7 +43,8 @@ export interface ExecuteOptions {
 /** ExecuteOptions.efSearch checked: an integer in 1..1000 (pgvector's range), the server's default when absent. */
 function efSearchOf(value: number | undefined, defaultEf: number): number {
   if (value === undefined) return defaultEf;
-  if (!Number.isInteger(value) || value < 1 || value > LIMITS.efSearchCandidatesMax) throw new SvcError('INVALID_QUERY', `ef_search must be an integer from 1 to ${LIMITS.efSearchCandidatesMax}`, { ef_search: value });
+  if (!Number.isInteger(value) || value < 1 || value > LIMITS.efSearchCandidatesMax)
+    throw new SvcError('INVALID_QUERY', `ef_search must be an integer from 1 to ${LIMITS.efSearchCandidatesMax}`, { ef_search: value });
   return value;
 }
 
@@ -104,7 +105,11 @@ export class SqlEngine {
     const ref = options.transaction;
     if (!ref) return body(this.envOf(sql, options));
     assert(this.transactions !== null, 'the engine was built without transactions (SqlEngineDeps.transactions)');
-    const caller = { tenant: options.tenant, ...(ref.credential !== undefined ? { credential: ref.credential } : {}), ...(ref.admin !== undefined ? { admin: ref.admin } : {}) };
+    const caller = {
+      tenant: options.tenant,
+      ...(ref.credential !== undefined ? { credential: ref.credential } : {}),
+      ...(ref.admin !== undefined ? { admin: ref.admin } : {}),
+    };
     const bounds = { timeoutMs: options.timeoutMs, ...(options.signal ? { signal: options.signal } : {}) };
     return this.transactions.within(ref.id, caller, bounds, async (statement) => {
       // The role's refusal wins over the transaction's (its message says what to change).
@@ -149,7 +154,13 @@ export class SqlEngine {
   async insertJson(request: JsonInsert, options: ExecuteOptions): Promise<QueryResult> {
     return this.scoped('', options, (env) => {
       if (env.readOnly) refuseWrite(JSON_INSERT_STATEMENT, env.readOnly);
-      const deps = { projections: this.deps.projections, types: this.deps.types, env, statement: JSON_INSERT_STATEMENT, bindContext: this.bindContext(env, null) };
+      const deps = {
+        projections: this.deps.projections,
+        types: this.deps.types,
+        env,
+        statement: JSON_INSERT_STATEMENT,
+        bindContext: this.bindContext(env, null),
+      };
       return insertJson(request, deps);
     });
   }
@@ -171,7 +182,9 @@ export class SqlEngine {
         throw atStatement(error, index);
       }
       if (parsed.length !== 1 || !isBatchable(parsed[0]!)) {
-        throw new SvcError('INVALID_QUERY', `statement ${index} of the batch is not exactly one CREATE TABLE, CREATE INDEX or ALTER TABLE`, { statement_index: index });
+        throw new SvcError('INVALID_QUERY', `statement ${index} of the batch is not exactly one CREATE TABLE, CREATE INDEX or ALTER TABLE`, {
+          statement_index: index,
+        });
       }
       if (env.readOnly) refuseWrite(parsed[0]!, env.readOnly);
       return parsed[0]!;
@@ -186,8 +199,17 @@ export class SqlEngine {
   }
 
   /** EXPLAIN [ANALYZE] of one query: the plan tree, its text or yaml rendering, planning time. */
-  async explain(sql: string, options: ExplainOptionsInput & { readonly tenant?: string; readonly timeoutMs?: number; readonly signal?: AbortSignal } = {}): Promise<ExplainResult> {
-    const env = this.envOf(sql, { tenant: options.tenant ?? DEFAULT_TENANT, timeoutMs: options.timeoutMs ?? 30_000, maxRows: this.limits.resultRowsMax, params: options.params ?? [], ...(options.signal ? { signal: options.signal } : {}) });
+  async explain(
+    sql: string,
+    options: ExplainOptionsInput & { readonly tenant?: string; readonly timeoutMs?: number; readonly signal?: AbortSignal } = {},
+  ): Promise<ExplainResult> {
+    const env = this.envOf(sql, {
+      tenant: options.tenant ?? DEFAULT_TENANT,
+      timeoutMs: options.timeoutMs ?? 30_000,
+      maxRows: this.limits.resultRowsMax,
+      params: options.params ?? [],
+      ...(options.signal ? { signal: options.signal } : {}),
+    });
     const statements = parseSql(sql);
     if (statements.length !== 1 || !statements[0]!.ast || statements[0]!.ast.type !== 'select') {
       throw new SvcError('INVALID_QUERY', 'EXPLAIN takes exactly one SELECT statement', {});
@@ -251,11 +273,16 @@ export class SqlEngine {
     if (statement.custom) return this.ddl(statement, deps);
     const ast = statement.ast!;
     switch (ast.type) {
-      case 'select': return this.select(this.prepared(statement, env), env);
-      case 'insert': return insert(ast, deps);
-      case 'update': return update(ast, deps);
-      case 'delete': return remove(ast, deps);
-      default: return this.ddl(statement, deps);
+      case 'select':
+        return this.select(this.prepared(statement, env), env);
+      case 'insert':
+        return insert(ast, deps);
+      case 'update':
+        return update(ast, deps);
+      case 'delete':
+        return remove(ast, deps);
+      default:
+        return this.ddl(statement, deps);
     }
   }
 
@@ -291,11 +318,22 @@ export class SqlEngine {
     const { types, projections } = this.deps;
     const params = convertParams(types, prepared.paramTypes, env.params);
     const { columns } = prepared.plan;
-    const converter = new RowConverter(types, prepared.names, columns.map((c) => c.type));
-    const open = env.txn
-      ? () => env.txn!.openReadSource(projections.store, projections.vectors)
-      : () => openSnapshot(projections.store, projections.vectors);
-    const options = { types, params, deadlineMs: env.deadlineMs, signal: env.signal, stats: null, materializedRowsMax: env.limits.materializedRowsMax, scanCache: env.scanCache, efSearch: env.efSearch };
+    const converter = new RowConverter(
+      types,
+      prepared.names,
+      columns.map((c) => c.type),
+    );
+    const open = env.txn ? () => env.txn!.openReadSource(projections.store, projections.vectors) : () => openSnapshot(projections.store, projections.vectors);
+    const options = {
+      types,
+      params,
+      deadlineMs: env.deadlineMs,
+      signal: env.signal,
+      stats: null,
+      materializedRowsMax: env.limits.materializedRowsMax,
+      scanCache: env.scanCache,
+      efSearch: env.efSearch,
+    };
     return rowStream({
       command: 'SELECT',
       columns: columns.map((c, i) => ({ name: prepared.names[i]!, type: types.typeText(c.type), nullable: c.nullable })),
@@ -322,14 +360,21 @@ function refuseWrite(statement: ParsedStatement, reason: ReadOnlyReason): void {
 function refuseInTransaction(statement: ParsedStatement): void {
   const kind = statement.custom?.kind ?? statement.ast?.type;
   if (kind === 'transaction') {
-    throw new SvcError('INVALID_QUERY', 'BEGIN, COMMIT and ROLLBACK are not statements of an open transaction: commit or roll it back instead', { reason: 'transaction_control' });
+    throw new SvcError('INVALID_QUERY', 'BEGIN, COMMIT and ROLLBACK are not statements of an open transaction: commit or roll it back instead', {
+      reason: 'transaction_control',
+    });
   }
-  if (statement.explain || kind === 'select' || kind === 'insert' || kind === 'update' || kind === 'delete' || kind === 'cdc_show' || kind === 'cdc_status') return;
+  if (statement.explain || kind === 'select' || kind === 'insert' || kind === 'update' || kind === 'delete' || kind === 'cdc_show' || kind === 'cdc_status')
+    return;
   throw ddlInTransaction();
 }
 
 function ddlInTransaction(): SvcError {
-  return new SvcError('INVALID_QUERY', 'DDL cannot run inside a transaction (catalog changes are not transactional here); run it on its own, outside the transaction', { reason: 'ddl_in_transaction' });
+  return new SvcError(
+    'INVALID_QUERY',
+    'DDL cannot run inside a transaction (catalog changes are not transactional here); run it on its own, outside the transaction',
+    { reason: 'ddl_in_transaction' },
+  );
 }
 
 function isCdcStatement(statement: CustomStatement): statement is CdcStatement {

@@ -46,7 +46,11 @@ export function fillParamTypes(types: readonly (QType | undefined)[]): QType[] {
 /** Request parameters converted to the inferred types of $1..$n. */
 export function convertParams(types: TypeSystem, paramTypes: readonly QType[], raw: readonly unknown[]): QValue[] {
   if (raw.length < paramTypes.length) {
-    throw new SvcError('INVALID_QUERY', `there is no parameter $${raw.length + 1}: the query uses ${paramTypes.length} parameter(s) and ${raw.length} were given`, { expected: paramTypes.length, given: raw.length });
+    throw new SvcError(
+      'INVALID_QUERY',
+      `there is no parameter $${raw.length + 1}: the query uses ${paramTypes.length} parameter(s) and ${raw.length} were given`,
+      { expected: paramTypes.length, given: raw.length },
+    );
   }
   return raw.map((value, i) => {
     const type = paramTypes[i];

@@ -28,7 +28,11 @@ export interface QueryResult {
 export class RowConverter {
   private readonly toJson: ((v: QValue) => unknown)[];
 
-  constructor(types: TypeSystem, private readonly names: readonly string[], columnTypes: readonly QType[]) {
+  constructor(
+    types: TypeSystem,
+    private readonly names: readonly string[],
+    columnTypes: readonly QType[],
+  ) {
     this.toJson = columnTypes.map((t) => (v: QValue) => (v === null ? null : types.toJson(t, v)));
   }
 

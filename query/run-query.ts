@@ -59,7 +59,11 @@ export async function pullRows(plan: Plan, ctx: ExecContext, onRow: (row: Row) =
  * the plan: its scans close, then the read scope.
  */
 export async function* planBatches(
-  plan: Plan, options: Omit<RunOptions, 'source'>, open: () => ReadScope, convert: (row: Row) => JsonRow, batchRows: number,
+  plan: Plan,
+  options: Omit<RunOptions, 'source'>,
+  open: () => ReadScope,
+  convert: (row: Row) => JsonRow,
+  batchRows: number,
 ): AsyncGenerator<SourceBatch> {
   const scope = open();
   try {

@@ -36,7 +36,15 @@ export { DEFAULT_WEBHOOK_OPERATIONS, WEBHOOK_OPERATIONS, type CompileFilter } fr
 export { parseCidrList } from './webhooks/allowed-addresses.js';
 export { WebhookDeliveries } from './webhooks/webhooks.js';
 export type {
-  BreakerView, DeliveryQuery, DeliveryRecord, DeliveryStatus, WebhookApi, WebhookInput, WebhookPatch, WebhookRuntime, WebhookView,
+  BreakerView,
+  DeliveryQuery,
+  DeliveryRecord,
+  DeliveryStatus,
+  WebhookApi,
+  WebhookInput,
+  WebhookPatch,
+  WebhookRuntime,
+  WebhookView,
 } from '../core/webhook-api.js';
 export { AVRO_CONTENT_TYPE, SINGLE_OBJECT_HEADER_BYTES, SINGLE_OBJECT_MAGIC, type AvroSchemaInfo } from './cdc/avro-format.js';
 
@@ -94,8 +102,10 @@ function kinesisSettings(config: Config): KinesisClientSettings {
 
 function encoderFor(def: CdcStreamDef): EventEncoder {
   switch (def.format) {
-    case 'json': return jsonEncoder;
-    case 'avro': return avroEncoder(avroSchemas);
+    case 'json':
+      return jsonEncoder;
+    case 'avro':
+      return avroEncoder(avroSchemas);
   }
 }
 
@@ -113,9 +123,17 @@ export function createCdcStreams(projections: Projections, engine: SqlEngine, co
     }
     return new KinesisDestination({ id: def.id, name: def.name, stream: d.stream, region: d.region }, encoderFor(def), kinesis, logger);
   };
-  const allowed = config.kafkaBrokersAllowed?.split(',').map((b) => b.trim()).filter((b) => b !== '') ?? null;
+  const allowed =
+    config.kafkaBrokersAllowed
+      ?.split(',')
+      .map((b) => b.trim())
+      .filter((b) => b !== '') ?? null;
   if (config.kafkaSaslMechanism !== 'none' && allowed === null) {
-    throw new SvcError('CONFIG_INVALID', 'SVC_KAFKA_SASL_* sends its credentials to every broker a CDC stream names: set SVC_KAFKA_BROKERS_ALLOWED to the brokers they are for', { setting: 'kafkaBrokersAllowed' });
+    throw new SvcError(
+      'CONFIG_INVALID',
+      'SVC_KAFKA_SASL_* sends its credentials to every broker a CDC stream names: set SVC_KAFKA_BROKERS_ALLOWED to the brokers they are for',
+      { setting: 'kafkaBrokersAllowed' },
+    );
   }
   const streams = new CdcStreams({
     kafkaBrokersAllowed: allowed,
@@ -154,7 +172,11 @@ export interface WebhookObservers {
  * service that registers them (REST and the in-process API). The root starts and stops them.
  */
 export function createWebhooks(
-  projections: Projections, engine: SqlEngine, config: Config, logger: Logger, observers: WebhookObservers = {},
+  projections: Projections,
+  engine: SqlEngine,
+  config: Config,
+  logger: Logger,
+  observers: WebhookObservers = {},
 ): { readonly deliveries: WebhookDeliveries; readonly service: WebhookService } {
   const compile: CompileFilter = (tenant, tables, operations, filter) => compileFilter({ engine, tenant }, { tables, operations, filter });
   let service: WebhookService | null = null;

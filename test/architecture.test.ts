@@ -22,7 +22,11 @@ const describeViolation = (v: ICruiseResult['summary']['violations'][number]): s
 describe('architecture (.dependency-cruiser.cjs)', () => {
   it('the sources follow core ← log ← projections ← query ← {protocols, sinks} ← bin, without cycles', async () => {
     const options = await extractDepcruiseOptions('./.dependency-cruiser.cjs');
-    const result = await run(FOLDERS.filter((d) => existsSync(d)), options, true);
+    const result = await run(
+      FOLDERS.filter((d) => existsSync(d)),
+      options,
+      true,
+    );
     const errors = result.summary.violations.filter((v) => v.rule.severity === 'error').map(describeViolation);
     const warnings = result.summary.violations.filter((v) => v.rule.severity === 'warn').map(describeViolation);
     if (warnings.length > 0) console.warn(`architecture warnings:\n  ${warnings.join('\n  ')}`);
@@ -41,10 +45,10 @@ describe('architecture (.dependency-cruiser.cjs)', () => {
       const files: Record<string, string> = {
         'core/a.ts': "import { p } from '../protocols/p.js';\nexport const a = p;\n",
         'log/l.ts': "import { q } from '../query/q.js';\nexport const l = q;\n",
-        'query/q.ts': "export const q = 1;\n",
+        'query/q.ts': 'export const q = 1;\n',
         'protocols/p.ts': "import { s } from '../sinks/s.js';\nexport const p = s;\n",
         'protocols/index.ts': "export { p } from './p.js';\n",
-        'sinks/s.ts': "export const s = 1;\n",
+        'sinks/s.ts': 'export const s = 1;\n',
         'sinks/t.ts': "import { p } from '../protocols/index.js';\nexport const t = p;\n",
         'projections/x.ts': "import { y } from './y.js';\nexport const x = 1;\nexport const xy = y;\n",
         'projections/y.ts': "import { x } from './x.js';\nexport const y = x;\n",
@@ -59,14 +63,7 @@ describe('architecture (.dependency-cruiser.cjs)', () => {
       const result = await run(['core', 'log', 'projections', 'query', 'protocols', 'sinks', 'bin'], { ...rest, baseDir: fixture }, false);
       const names = new Set(result.summary.violations.map((v) => v.rule.name));
       expect([...names].sort()).toEqual(
-        [
-          'core-imports-no-folder',
-          'log-not-to-right',
-          'no-circular',
-          'protocols-not-to-sinks',
-          'sinks-not-to-protocols',
-          'through-index',
-        ].sort(),
+        ['core-imports-no-folder', 'log-not-to-right', 'no-circular', 'protocols-not-to-sinks', 'sinks-not-to-protocols', 'through-index'].sort(),
       );
       // bin → query/q.ts is allowed by layering but reaches past query's index.
       expect(result.summary.violations.some((v) => v.rule.name === 'through-index' && v.from === 'bin/b.ts')).toBe(true);

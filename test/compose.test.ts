@@ -154,7 +154,9 @@ describe('compose.yaml', () => {
     broken.services['cdc-example']!['restart_policy'] = 'no';
     expect(validate(broken)).toBe(false);
     const paths = (validate.errors ?? []).map((e) => e.instancePath);
-    expect(paths).toEqual(expect.arrayContaining(['/services/svcdb/depends_on/kafka/condition', '/services/kafka/healthcheck/interval', '/services/cdc-example']));
+    expect(paths).toEqual(
+      expect.arrayContaining(['/services/svcdb/depends_on/kafka/condition', '/services/kafka/healthcheck/interval', '/services/cdc-example']),
+    );
   });
 
   it('passes only SVC_* settings that exist in core/settings.ts, with values they accept', () => {
@@ -183,10 +185,20 @@ describe('compose.yaml', () => {
     const nodeId = env.get('KAFKA_NODE_ID');
     expect(env.get('KAFKA_CONTROLLER_QUORUM_VOTERS')).toBe(`${nodeId}@kafka:9093`);
     expect(env.get('KAFKA_CONTROLLER_LISTENER_NAMES')).toBe('CONTROLLER');
-    const listeners = new Map(env.get('KAFKA_LISTENERS')!.split(',').map((l) => [l.split('://')[0]!, l.split('://')[1]!]));
+    const listeners = new Map(
+      env
+        .get('KAFKA_LISTENERS')!
+        .split(',')
+        .map((l) => [l.split('://')[0]!, l.split('://')[1]!]),
+    );
     expect(listeners.get('PLAINTEXT')).toBe(':9092');
     expect(listeners.get('CONTROLLER')).toBe(':9093');
-    const protocols = new Map(env.get('KAFKA_LISTENER_SECURITY_PROTOCOL_MAP')!.split(',').map((p) => p.split(':') as [string, string]));
+    const protocols = new Map(
+      env
+        .get('KAFKA_LISTENER_SECURITY_PROTOCOL_MAP')!
+        .split(',')
+        .map((p) => p.split(':') as [string, string]),
+    );
     for (const name of listeners.keys()) expect(protocols.has(name), `${name} has a security protocol`).toBe(true);
     const advertised = env.get('KAFKA_ADVERTISED_LISTENERS')!.split(',');
     expect(advertised).toContain('PLAINTEXT://kafka:9092');
@@ -200,7 +212,9 @@ describe('compose.yaml', () => {
 
   it('starts in order: Kafka healthy, then svcdb healthy, then the example', () => {
     const conditions = (svc: Service): Record<string, string> =>
-      Array.isArray(svc.depends_on) ? Object.fromEntries(svc.depends_on.map((d) => [d, 'service_started'])) : Object.fromEntries(Object.entries(svc.depends_on ?? {}).map(([k, v]) => [k, v.condition]));
+      Array.isArray(svc.depends_on)
+        ? Object.fromEntries(svc.depends_on.map((d) => [d, 'service_started']))
+        : Object.fromEntries(Object.entries(svc.depends_on ?? {}).map(([k, v]) => [k, v.condition]));
     expect(conditions(service('svcdb'))).toEqual({ kafka: 'service_healthy' });
     expect(conditions(service('cdc-example'))).toMatchObject({ svcdb: 'service_healthy' });
     for (const svc of Object.values(compose.services)) {
@@ -242,14 +256,22 @@ describe('Dockerfile', () => {
     const build = instructions.slice(0, instructions.map((i) => i.op).lastIndexOf('FROM'));
     const aptInstall = build.find((i) => i.op === 'RUN' && i.args.includes('apt-get install'))?.args ?? '';
     for (const tool of ['python3', 'make', 'g++']) expect(aptInstall.split(/\s+/)).toContain(tool);
-    const runs = build.filter((i) => i.op === 'RUN').map((i) => i.args).join('\n');
+    const runs = build
+      .filter((i) => i.op === 'RUN')
+      .map((i) => i.args)
+      .join('\n');
     expect(runs).toMatch(/npm ci\b/);
     expect(runs).toMatch(/npm run build\b/);
     expect(runs).toMatch(/npm prune --omit=dev\b/);
     const user = runtimeStage.filter((i) => i.op === 'USER').at(-1)?.args;
     expect(user).toBeDefined();
     expect(['root', '0']).not.toContain(user);
-    expect(runtimeStage.filter((i) => i.op === 'VOLUME').map((i) => i.args).join(' ')).toContain(`"${imageEnv.get('SVC_DATA_DIR')}"`);
+    expect(
+      runtimeStage
+        .filter((i) => i.op === 'VOLUME')
+        .map((i) => i.args)
+        .join(' '),
+    ).toContain(`"${imageEnv.get('SVC_DATA_DIR')}"`);
     const exposed = runtimeStage.filter((i) => i.op === 'EXPOSE').flatMap((i) => i.args.split(/\s+/));
     expect(exposed).toEqual(expect.arrayContaining([imageEnv.get('SVC_HTTP_PORT'), imageEnv.get('SVC_OPS_PORT')]));
     expect(execForm(ops('CMD').at(-1)!)).toEqual(['node', 'dist/bin/svcdb.js', 'serve']);
@@ -346,7 +368,9 @@ describe('the example stream', () => {
       expect(second.output).toContain('SQL_CREATE_CDC 409');
       const streams = await post({ sql: 'SHOW CDC STREAMS' });
       expect(streams.status).toBe(200);
-      expect(streams.body.data).toEqual([expect.objectContaining({ name: 'orders_cdc', table: 'orders', destination: 'kafka', address: 'kafka:9092', topic: 'orders', format: 'json' })]);
+      expect(streams.body.data).toEqual([
+        expect.objectContaining({ name: 'orders_cdc', table: 'orders', destination: 'kafka', address: 'kafka:9092', topic: 'orders', format: 'json' }),
+      ]);
     });
 
     it('accepts the INSERT of the curl example at the top of compose.yaml', async () => {

@@ -19,7 +19,6 @@ export interface RawIndex {
 }
 export const hnswlib = createRequire(import.meta.url)('hnswlib-node') as { HierarchicalNSW: new (space: string, dims: number) => RawIndex };
 
-
 /** `count` embedding-like vectors (seed 42): a LATENT-dim gaussian latent through a fixed basis, plus noise. */
 export function embeddings(count: number): Float32Array[] {
   const random = rng(42);
@@ -38,7 +37,9 @@ export function embeddings(count: number): Float32Array[] {
 
 /** Cosine distance (1 - cosine similarity). */
 export function cosine(a: Float32Array, b: Float32Array): number {
-  let dot = 0, na = 0, nb = 0;
+  let dot = 0,
+    na = 0,
+    nb = 0;
   for (let i = 0; i < a.length; i++) {
     dot += a[i]! * b[i]!;
     na += a[i]! * a[i]!;
@@ -51,8 +52,12 @@ export function cosine(a: Float32Array, b: Float32Array): number {
 export function exactTopK(data: readonly Float32Array[], q: Float32Array, keep: (i: number) => boolean): number[] {
   const scored: [number, number][] = [];
   for (let i = 0; i < data.length; i++) if (keep(i)) scored.push([cosine(data[i]!, q), i]);
-  return scored.sort((a, b) => a[0] - b[0]).slice(0, K).map(([, i]) => i);
+  return scored
+    .sort((a, b) => a[0] - b[0])
+    .slice(0, K)
+    .map(([, i]) => i);
 }
 
 /** Mean recall@K of `got` against `truth` (one list per query), 4 decimals (no float noise such as 0.9990000000000001). */
-export const recallOf = (got: number[][], truth: number[][]): number => Math.round(got.reduce((s, g, i) => s + g.filter((x) => truth[i]!.includes(x)).length, 0) / (truth.length * K) * 10_000) / 10_000;
+export const recallOf = (got: number[][], truth: number[][]): number =>
+  Math.round((got.reduce((s, g, i) => s + g.filter((x) => truth[i]!.includes(x)).length, 0) / (truth.length * K)) * 10_000) / 10_000;

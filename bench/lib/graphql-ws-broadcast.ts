@@ -25,7 +25,11 @@ interface WsServer {
   clients: Set<Socket>;
 }
 const { WebSocketServer } = createRequire(import.meta.url)('ws') as {
-  WebSocketServer: new (options: { server: ReturnType<typeof createServer>; path: string; handleProtocols?: (protocols: Set<string>) => string | false }) => WsServer;
+  WebSocketServer: new (options: {
+    server: ReturnType<typeof createServer>;
+    path: string;
+    handleProtocols?: (protocols: Set<string>) => string | false;
+  }) => WsServer;
 };
 
 interface Row {
@@ -85,7 +89,11 @@ const server = createServer((req, res) => {
   });
 });
 server.keepAliveTimeout = 30_000;
-const wss = new WebSocketServer({ server, path: '/graphql', handleProtocols: (protocols) => (protocols.has('graphql-transport-ws') ? 'graphql-transport-ws' : false) });
+const wss = new WebSocketServer({
+  server,
+  path: '/graphql',
+  handleProtocols: (protocols) => (protocols.has('graphql-transport-ws') ? 'graphql-transport-ws' : false),
+});
 wss.on('connection', (socket) => {
   socket.on('message', (data) => onMessage(socket, data));
   socket.on('close', () => subscriptions.delete(socket));

@@ -53,40 +53,43 @@ function subscribe(): void {
   let first = true;
   const client = createClient({ url, webSocketImpl: WebSocket, connectionParams: { Authorization: `Bearer ${apiKey}` }, retryAttempts: 0, lazy: true });
   clients.push(client);
-  client.subscribe<{ t: Row[] }>({ query }, {
-    next(result) {
-      const at = now();
-      if (result.errors) return fail(`a result with errors: ${JSON.stringify(result.errors).slice(0, 300)}`);
-      const rows = result.data?.t ?? [];
-      for (const row of rows) {
-        const id = Number(row.id);
-        if (id <= lastId) continue;
-        if (id >= fromId) {
-          const ms = at - Number(row.at_ms);
-          deliveries++;
-          latencies.push(ms);
-          const entry = perId.get(id);
-          if (entry) {
-            entry.clients++;
-            if (ms > entry.maxMs) entry.maxMs = ms;
-          } else {
-            perId.set(id, { clients: 1, maxMs: ms });
+  client.subscribe<{ t: Row[] }>(
+    { query },
+    {
+      next(result) {
+        const at = now();
+        if (result.errors) return fail(`a result with errors: ${JSON.stringify(result.errors).slice(0, 300)}`);
+        const rows = result.data?.t ?? [];
+        for (const row of rows) {
+          const id = Number(row.id);
+          if (id <= lastId) continue;
+          if (id >= fromId) {
+            const ms = at - Number(row.at_ms);
+            deliveries++;
+            latencies.push(ms);
+            const entry = perId.get(id);
+            if (entry) {
+              entry.clients++;
+              if (ms > entry.maxMs) entry.maxMs = ms;
+            } else {
+              perId.set(id, { clients: 1, maxMs: ms });
+            }
           }
         }
-      }
-      for (const row of rows) lastId = Math.max(lastId, Number(row.id));
-      if (first) {
-        first = false;
-        if (++ready === count) process.send!({ type: 'ready', clients: ready });
-      }
+        for (const row of rows) lastId = Math.max(lastId, Number(row.id));
+        if (first) {
+          first = false;
+          if (++ready === count) process.send!({ type: 'ready', clients: ready });
+        }
+      },
+      error(error) {
+        fail(`subscription failed: ${error instanceof Error ? error.message : JSON.stringify(error)}`);
+      },
+      complete() {
+        fail('a subscription completed (the server ended it)');
+      },
     },
-    error(error) {
-      fail(`subscription failed: ${error instanceof Error ? error.message : JSON.stringify(error)}`);
-    },
-    complete() {
-      fail('a subscription completed (the server ended it)');
-    },
-  });
+  );
 }
 
 process.on('message', (message: { type: string; fromId?: number }) => {

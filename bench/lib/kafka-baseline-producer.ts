@@ -50,12 +50,12 @@ const kafka = new Kafka({
 const transactional = mode === 'transactional';
 const producer = transactional
   ? kafka.producer({
-    transactionalId: `bench-baseline-${process.pid}`,
-    idempotent: true,
-    maxInFlightRequests: 1,
-    transactionTimeout: 60_000,
-    createPartitioner: Partitioners.DefaultPartitioner,
-  })
+      transactionalId: `bench-baseline-${process.pid}`,
+      idempotent: true,
+      maxInFlightRequests: 1,
+      transactionTimeout: 60_000,
+      createPartitioner: Partitioners.DefaultPartitioner,
+    })
   : kafka.producer({ createPartitioner: Partitioners.DefaultPartitioner });
 await producer.connect();
 
@@ -82,4 +82,6 @@ const started = performance.now();
 await sendAll(topic, messages);
 const elapsedS = (performance.now() - started) / 1000;
 await producer.disconnect();
-process.stderr.write(`baseline ${mode}: sent ${messages.length} messages in batches of ${batchSize}: ${Math.round(messages.length / elapsedS)}/s (send side)\n`);
+process.stderr.write(
+  `baseline ${mode}: sent ${messages.length} messages in batches of ${batchSize}: ${Math.round(messages.length / elapsedS)}/s (send side)\n`,
+);

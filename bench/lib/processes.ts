@@ -115,11 +115,18 @@ export interface SvcdbProcess extends ChildServer {
 
 /** `svcdb serve` in its own process (its own core), over a fresh data dir (or `options.dataDir`), durable commits. */
 export async function startSvcdbProcess(apiKey: string, env: Record<string, string> = {}, options: SvcdbProcessOptions = {}): Promise<SvcdbProcess> {
-  const dataDir = options.dataDir ?? await mkdtemp(path.join(os.tmpdir(), 'svcdb-bench-'));
+  const dataDir = options.dataDir ?? (await mkdtemp(path.join(os.tmpdir(), 'svcdb-bench-')));
   const keep = options.keepDataDir ?? options.dataDir !== undefined;
   const port = await freePort();
   const child = spawnChild([...(options.nodeArgs ?? []), SVCDB_BIN, 'serve'], {
-    ...process.env, SVC_DATA_DIR: dataDir, SVC_HOST: '127.0.0.1', SVC_HTTP_PORT: String(port), SVC_OPS_PORT: '0', SVC_API_KEY: apiKey, SVC_LOG_LEVEL: 'warn', ...env,
+    ...process.env,
+    SVC_DATA_DIR: dataDir,
+    SVC_HOST: '127.0.0.1',
+    SVC_HTTP_PORT: String(port),
+    SVC_OPS_PORT: '0',
+    SVC_API_KEY: apiKey,
+    SVC_LOG_LEVEL: 'warn',
+    ...env,
   });
   reportUnexpectedExit(child, 'svcdb serve');
   const url = `http://127.0.0.1:${port}`;
@@ -157,7 +164,9 @@ export async function startFastifyBaseline(): Promise<ChildServer> {
 export async function runBenchScript(script: string, args: readonly string[], env: Record<string, string> = {}): Promise<void> {
   const child = spawnChild([path.join(here, script), ...args], { ...process.env, ...env });
   const stop = stopper(child);
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once('exit', (code, signal) => resolve({ code, signal })),
+  );
   const { code, signal } = await exited;
   await stop();
   if (code !== 0) throw new Error(`${script} exited with ${code ?? signal}`);

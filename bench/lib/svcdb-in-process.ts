@@ -9,7 +9,10 @@ export class SvcdbInProcessEngine implements SqlEngine {
   readonly name = 'svcdb-in-process';
   readonly dialects: ReadonlySet<string> = new Set(['postgresql', 'postgres', 'svcdb']);
 
-  constructor(private readonly sql: SvcdbSql, private readonly timeoutMs = 600_000) {}
+  constructor(
+    private readonly sql: SvcdbSql,
+    private readonly timeoutMs = 600_000,
+  ) {}
 
   async execute(sql: string): Promise<EngineResult> {
     try {

@@ -18,15 +18,23 @@ const connections = Number(connectionsText ?? 10);
 const inFlight = Number(inFlightText ?? 100);
 const warmup = Number(warmupText ?? 0);
 
-const requests = readFileSync(file, 'utf8').split('\n').filter(Boolean).map((line) => {
-  const { b, h } = JSON.parse(line) as { b: string; h: Record<string, string> };
-  return { body: Buffer.from(b, 'utf8'), headers: h };
-});
+const requests = readFileSync(file, 'utf8')
+  .split('\n')
+  .filter(Boolean)
+  .map((line) => {
+    const { b, h } = JSON.parse(line) as { b: string; h: Record<string, string> };
+    return { body: Buffer.from(b, 'utf8'), headers: h };
+  });
 if (requests.length === 0) throw new Error(`${file}: no requests`);
 
 const target = new URL(url);
 const pool = new Pool(target.origin, {
-  connections, pipelining: 1, keepAliveTimeout: 4000, keepAliveMaxTimeout: 4000, allowH2: false, strictContentLength: true,
+  connections,
+  pipelining: 1,
+  keepAliveTimeout: 4000,
+  keepAliveMaxTimeout: 4000,
+  allowH2: false,
+  strictContentLength: true,
 });
 
 async function post(path: string, request: { body: Buffer; headers: Record<string, string> }): Promise<void> {
@@ -37,12 +45,14 @@ async function post(path: string, request: { body: Buffer; headers: Record<strin
 
 async function run(path: string, count: number): Promise<void> {
   let next = 0;
-  await Promise.all(Array.from({ length: Math.min(inFlight, count) }, async () => {
-    while (next < count) {
-      const i = next++;
-      await post(path, requests[i % requests.length]!);
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: Math.min(inFlight, count) }, async () => {
+      while (next < count) {
+        const i = next++;
+        await post(path, requests[i % requests.length]!);
+      }
+    }),
+  );
 }
 
 await run('/warmup', warmup);

@@ -66,8 +66,18 @@ let phase: Phase = fresh('idle', Number.POSITIVE_INFINITY, false);
 
 function fresh(name: string, expect: number, keep: boolean): Phase {
   return {
-    name, expect, count: 0, firstAtMs: 0, lastAtMs: 0, latencies: [], bodyBytes: 0, headerBytes: 0, duplicates: 0, orderViolations: 0,
-    keep: keep ? [] : null, reported: false,
+    name,
+    expect,
+    count: 0,
+    firstAtMs: 0,
+    lastAtMs: 0,
+    latencies: [],
+    bodyBytes: 0,
+    headerBytes: 0,
+    duplicates: 0,
+    orderViolations: 0,
+    keep: keep ? [] : null,
+    reported: false,
   };
 }
 
@@ -80,11 +90,17 @@ function figures(p: Phase): ReceiverFigures {
   const sorted = Float64Array.from(p.latencies).sort();
   const round = (v: number | null | undefined): number | null => (v === null || v === undefined ? null : Math.round(v * 10) / 10);
   return {
-    name: p.name, count: p.count, firstAtMs: p.firstAtMs, lastAtMs: p.lastAtMs,
-    p50Ms: round(percentile(sorted as unknown as number[], 0.5)), p99Ms: round(percentile(sorted as unknown as number[], 0.99)), maxMs: round(sorted.at(-1)),
+    name: p.name,
+    count: p.count,
+    firstAtMs: p.firstAtMs,
+    lastAtMs: p.lastAtMs,
+    p50Ms: round(percentile(sorted as unknown as number[], 0.5)),
+    p99Ms: round(percentile(sorted as unknown as number[], 0.99)),
+    maxMs: round(sorted.at(-1)),
     bodyBytesAvg: p.count === 0 ? 0 : Math.round(p.bodyBytes / p.count),
     headerBytesAvg: p.count === 0 ? 0 : Math.round(p.headerBytes / p.count),
-    duplicates: p.duplicates, orderViolations: p.orderViolations,
+    duplicates: p.duplicates,
+    orderViolations: p.orderViolations,
   };
 }
 

@@ -82,7 +82,9 @@ export async function createApiKey(dataDir: string, spec: NewApiKey, now: Date =
   };
   await updateApiKeys(dataDir, (keys) => {
     if (keys.length >= AUTH_LIMITS.apiKeysMax) {
-      throw new SvcError('LIMIT_EXCEEDED', `a data directory holds at most ${AUTH_LIMITS.apiKeysMax} API keys (revoked ones included)`, { max_keys: AUTH_LIMITS.apiKeysMax });
+      throw new SvcError('LIMIT_EXCEEDED', `a data directory holds at most ${AUTH_LIMITS.apiKeysMax} API keys (revoked ones included)`, {
+        max_keys: AUTH_LIMITS.apiKeysMax,
+      });
     }
     return [...keys, record];
   });
@@ -157,7 +159,10 @@ async function lockFile(lock: string): Promise<() => Promise<void>> {
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
     }
-    const age = await stat(lock).then((s) => Date.now() - s.mtimeMs, () => 0);
+    const age = await stat(lock).then(
+      (s) => Date.now() - s.mtimeMs,
+      () => 0,
+    );
     if (age > AUTH_LIMITS.keyFileLockStaleMs) {
       await unlink(lock).catch(() => undefined);
       continue;
@@ -194,11 +199,16 @@ function isRecord(value: unknown): value is ApiKeyRecord {
   const nullOr = (v: unknown, check: (x: unknown) => boolean): boolean => v === null || check(v);
   const isString = (x: unknown): boolean => typeof x === 'string';
   return (
-    typeof r === 'object' && r !== null &&
-    typeof r.id === 'string' && typeof r.created_at === 'string' &&
-    typeof r.sha256 === 'string' && /^[0-9a-f]{64}$/.test(r.sha256) &&
+    typeof r === 'object' &&
+    r !== null &&
+    typeof r.id === 'string' &&
+    typeof r.created_at === 'string' &&
+    typeof r.sha256 === 'string' &&
+    /^[0-9a-f]{64}$/.test(r.sha256) &&
     ROLES.includes(r.role as Role) &&
-    nullOr(r.name, isString) && nullOr(r.tenant, isTenantId) && nullOr(r.revoked_at, isString) &&
+    nullOr(r.name, isString) &&
+    nullOr(r.tenant, isTenantId) &&
+    nullOr(r.revoked_at, isString) &&
     nullOr(r.rate_limit_max, (x) => Number.isSafeInteger(x) && (x as number) >= 1)
   );
 }

@@ -104,8 +104,13 @@ function jwksKeys(settings: JwtSettings, logger: Logger): JWTVerifyGetKey {
     logger.warn({ jwks_url: url.href }, 'SVC_JWT_JWKS_URL is plain http: whoever can tamper with that connection can mint tokens');
   }
   const source = openJwks({
-    url, cooldownMs: settings.jwtJwksCooldownMs, maxAgeMs: settings.jwtJwksAgeMsMax, timeoutMs: AUTH_LIMITS.jwksFetchTimeoutMs, bytesMax: AUTH_LIMITS.jwksBytesMax,
-    compile: compileKeySet, logger,
+    url,
+    cooldownMs: settings.jwtJwksCooldownMs,
+    maxAgeMs: settings.jwtJwksAgeMsMax,
+    timeoutMs: AUTH_LIMITS.jwksFetchTimeoutMs,
+    bytesMax: AUTH_LIMITS.jwksBytesMax,
+    compile: compileKeySet,
+    logger,
   });
   return keyFromSet(source);
 }
@@ -151,7 +156,12 @@ function keySetError(error: unknown, kid: unknown): SvcError {
     case 'ERR_JWKS_MULTIPLE_MATCHING_KEYS':
       return new SvcError('AUTHENTICATION_FAILED', 'the token has no kid and several keys of the key set could verify it', { reason: 'unknown_key' }, error);
     default:
-      return new SvcError('AUTHENTICATION_FAILED', `the token's key cannot be used (${named}): ${(error as Error).message ?? 'invalid key'}`, { reason: 'bad_key' }, error);
+      return new SvcError(
+        'AUTHENTICATION_FAILED',
+        `the token's key cannot be used (${named}): ${(error as Error).message ?? 'invalid key'}`,
+        { reason: 'bad_key' },
+        error,
+      );
   }
 }
 
@@ -162,7 +172,12 @@ async function loadPublicKey(setting: string): Promise<KeyObject> {
     try {
       pem = await readFile(setting, 'utf8');
     } catch (error) {
-      throw new SvcError('CONFIG_INVALID', `SVC_JWT_PUBLIC_KEY names file ${setting}, which cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'})`, { setting: 'jwtPublicKey' }, error);
+      throw new SvcError(
+        'CONFIG_INVALID',
+        `SVC_JWT_PUBLIC_KEY names file ${setting}, which cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'})`,
+        { setting: 'jwtPublicKey' },
+        error,
+      );
     }
   }
   try {
@@ -179,7 +194,9 @@ function algorithmOf(key: KeyObject): string {
   if (type === 'rsa') return 'RS256';
   if (type === 'ec' && curve === 'prime256v1') return 'ES256';
   if (type === 'ec' && curve === 'secp384r1') return 'ES384';
-  throw new SvcError('CONFIG_INVALID', `SVC_JWT_PUBLIC_KEY must be an RSA or EC P-256/P-384 key, got ${type ?? 'unknown'}${curve ? ` ${curve}` : ''}`, { setting: 'jwtPublicKey' });
+  throw new SvcError('CONFIG_INVALID', `SVC_JWT_PUBLIC_KEY must be an RSA or EC P-256/P-384 key, got ${type ?? 'unknown'}${curve ? ` ${curve}` : ''}`, {
+    setting: 'jwtPublicKey',
+  });
 }
 
 function headerAlgorithm(token: string): string {

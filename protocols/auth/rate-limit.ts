@@ -96,9 +96,9 @@ export function setRateLimitHeaders(reply: FastifyReply, decision: RateLimitDeci
 export function rateLimitExceeded(reply: FastifyReply, decision: RateLimitDecision, nowMs: number, windowMs: number): SvcError {
   const retryAfterSeconds = Math.max(1, secondsUntil(decision.resetAtMs, nowMs));
   reply.header('retry-after', String(retryAfterSeconds));
-  return new SvcError(
-    'RATE_LIMIT_EXCEEDED',
-    `rate limit of ${decision.limit} requests per ${windowMs} ms exceeded; retry after ${retryAfterSeconds} s`,
-    { limit: decision.limit, remaining: 0, reset_at: new Date(decision.resetAtMs).toISOString() },
-  );
+  return new SvcError('RATE_LIMIT_EXCEEDED', `rate limit of ${decision.limit} requests per ${windowMs} ms exceeded; retry after ${retryAfterSeconds} s`, {
+    limit: decision.limit,
+    remaining: 0,
+    reset_at: new Date(decision.resetAtMs).toISOString(),
+  });
 }

@@ -33,7 +33,12 @@ function countTerm(table: TableModel, source: string, field: FieldNode, variable
  * The aggregates selected under `aggregate { … }` of an `<table>_aggregate` field, over the rows
  * of a subquery `source` whose columns are named by their GraphQL fields.
  */
-export function aggregateTerms(table: TableModel, info: SelectionInfo & { variableValues: Record<string, unknown> }, source: string, fields: readonly FieldNode[]): AggregateTerm[] {
+export function aggregateTerms(
+  table: TableModel,
+  info: SelectionInfo & { variableValues: Record<string, unknown> },
+  source: string,
+  fields: readonly FieldNode[],
+): AggregateTerm[] {
   const terms = new Map<string, AggregateTerm>();
   for (const field of fields) {
     const name = field.name.value;
@@ -43,7 +48,8 @@ export function aggregateTerms(table: TableModel, info: SelectionInfo & { variab
     } else if (name === 'sum' || name === 'avg' || name === 'min' || name === 'max') {
       for (const sub of subFields([field.selectionSet], info.fragments)) {
         const column = table.columnByField.get(sub.name.value);
-        if (column) terms.set(`${name}.${column.field}`, { sql: `${name}(${source}.${quoteIdent(column.field)})`, key: `${name}.${column.field}`, columns: [column] });
+        if (column)
+          terms.set(`${name}.${column.field}`, { sql: `${name}(${source}.${quoteIdent(column.field)})`, key: `${name}.${column.field}`, columns: [column] });
       }
     }
   }
@@ -68,4 +74,3 @@ export function aggregateObject(terms: readonly AggregateTerm[], row: Record<str
 
 /** Whether a window aggregate can stand for this term (DISTINCT is not allowed in a window). */
 export const windowable = (terms: readonly AggregateTerm[]): boolean => terms.every((t) => !t.sql.includes('DISTINCT'));
-

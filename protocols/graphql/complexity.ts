@@ -47,15 +47,23 @@ function costOf(context: ValidationContext, set: SelectionSetNode | undefined, t
 export function complexityRule(limits: ComplexityLimits): (context: ValidationContext) => ASTVisitor {
   return (context) => ({
     OperationDefinition(node) {
-      const root = node.operation === 'query' ? context.getSchema().getQueryType() : node.operation === 'mutation' ? context.getSchema().getMutationType() : context.getSchema().getSubscriptionType();
+      const root =
+        node.operation === 'query'
+          ? context.getSchema().getQueryType()
+          : node.operation === 'mutation'
+            ? context.getSchema().getMutationType()
+            : context.getSchema().getSubscriptionType();
       if (!root) return;
       const cost = costOf(context, node.selectionSet, root, limits, 0);
       if (cost > limits.complexityMax) {
         context.reportError(
-          new GraphQLError(`the query costs ${cost}, more than the limit of ${limits.complexityMax} (SVC_GRAPHQL_COMPLEXITY_MAX); ask for fewer fields or smaller limits`, {
-            nodes: [node],
-            extensions: { code: 'LIMIT_EXCEEDED', details: { limit: 'complexity', cost, complexity_max: limits.complexityMax } },
-          }),
+          new GraphQLError(
+            `the query costs ${cost}, more than the limit of ${limits.complexityMax} (SVC_GRAPHQL_COMPLEXITY_MAX); ask for fewer fields or smaller limits`,
+            {
+              nodes: [node],
+              extensions: { code: 'LIMIT_EXCEEDED', details: { limit: 'complexity', cost, complexity_max: limits.complexityMax } },
+            },
+          ),
         );
       }
     },

@@ -26,9 +26,12 @@ export function depthRule(depthMax: number): (context: ValidationContext) => AST
       // mercurius counts the root field as depth 0: the same count here.
       const depth = depthOf(node.selectionSet, fragments, new Set()) - 1;
       if (depth > depthMax) {
-        context.reportError(new GraphQLError(`the query is ${depth} deep, more than the limit of ${depthMax} (SVC_GRAPHQL_DEPTH_MAX)`, {
-          nodes: [node], extensions: { code: 'LIMIT_EXCEEDED', details: { limit: 'depth', depth_max: depthMax } },
-        }));
+        context.reportError(
+          new GraphQLError(`the query is ${depth} deep, more than the limit of ${depthMax} (SVC_GRAPHQL_DEPTH_MAX)`, {
+            nodes: [node],
+            extensions: { code: 'LIMIT_EXCEEDED', details: { limit: 'depth', depth_max: depthMax } },
+          }),
+        );
       }
     },
   });

@@ -38,7 +38,11 @@ export function formatError(error: GraphQLError | Error, fallback?: ErrorCode): 
     ...(graphql?.path ? { path: graphql.path } : {}),
   };
   if (original && isSvcError(original)) {
-    return { message: original.message, ...located, extensions: { code: original.code, ...(Object.keys(original.details).length ? { details: original.details } : {}) } };
+    return {
+      message: original.message,
+      ...located,
+      extensions: { code: original.code, ...(Object.keys(original.details).length ? { details: original.details } : {}) },
+    };
   }
   const code = graphql?.extensions?.code;
   if (typeof code === 'string') return { message: error.message, ...located, extensions: { ...graphql!.extensions, code: code as ErrorCode } };

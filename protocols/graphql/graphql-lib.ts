@@ -8,10 +8,28 @@ import { createRequire } from 'node:module';
 const graphql = createRequire(import.meta.url)('graphql') as typeof import('graphql');
 
 export const {
-  GraphQLError, GraphQLScalarType, GraphQLList, Kind, NoSchemaIntrospectionCustomRule,
-  getNamedType, getNullableType, getOperationAST, isInterfaceType, isObjectType, parse, valueFromASTUntyped,
-  GraphQLEnumType, GraphQLNonNull, GraphQLObjectType, GraphQLSchema, GraphQLString,
-  createSourceEventStream, execute, subscribe, validate, specifiedRules,
+  GraphQLError,
+  GraphQLScalarType,
+  GraphQLList,
+  Kind,
+  NoSchemaIntrospectionCustomRule,
+  getNamedType,
+  getNullableType,
+  getOperationAST,
+  isInterfaceType,
+  isObjectType,
+  parse,
+  valueFromASTUntyped,
+  GraphQLEnumType,
+  GraphQLNonNull,
+  GraphQLObjectType,
+  GraphQLSchema,
+  GraphQLString,
+  createSourceEventStream,
+  execute,
+  subscribe,
+  validate,
+  specifiedRules,
 } = graphql;
 
 /** The classes as types too (a destructured const is a value only). */

@@ -46,7 +46,11 @@ export function operationOf(raw: unknown): GraphqlOperation | string {
   if (variables !== undefined && variables !== null && !isObject(variables)) return 'the "variables" parameter must be an object';
   if (operationName !== undefined && operationName !== null && typeof operationName !== 'string') return 'the "operationName" parameter must be a string';
   if (extensions !== undefined && extensions !== null && !isObject(extensions)) return 'the "extensions" parameter must be an object';
-  return { query, variables: (variables as Record<string, unknown> | null | undefined) ?? null, operationName: (operationName as string | null | undefined) ?? null };
+  return {
+    query,
+    variables: (variables as Record<string, unknown> | null | undefined) ?? null,
+    operationName: (operationName as string | null | undefined) ?? null,
+  };
 }
 
 /** GET parameters: variables and extensions are JSON text. */

@@ -4,7 +4,15 @@
  * (subscriptions/index.ts). A live query evaluates its whole selection, related tables included,
  * as the same operation sent as a query, and re-runs after a commit to any table it reads.
  */
-import type { DocumentNode, FieldNode, GraphQLArgument, GraphQLFieldConfigArgumentMap, GraphQLResolveInfo, GraphQLScalarType, OperationDefinitionNode } from 'graphql';
+import type {
+  DocumentNode,
+  FieldNode,
+  GraphQLArgument,
+  GraphQLFieldConfigArgumentMap,
+  GraphQLResolveInfo,
+  GraphQLScalarType,
+  OperationDefinitionNode,
+} from 'graphql';
 import type { ChangeFeed, TableWatch } from '../../core/change-feed.js';
 import { isSvcError, SvcError } from '../../core/errors.js';
 import type { GraphqlContext, RequestScope } from './context.js';
@@ -39,14 +47,17 @@ export function withSubscriptions(model: SchemaModel, schema: GraphQLSchema, sou
     readsTableIds: (args, info) => tablesRead(model, table, args, info),
     evaluate: (_args, context, info) => evaluateLive(context, info),
   }));
-  const subscription = subscriptionSchema({ tables }, {
-    feed: sources.feed,
-    watch: sources.watch,
-    json: schema.getType('jsonb') as GraphQLScalarType,
-    bigint: schema.getType('bigint') as GraphQLScalarType,
-    tenantOf: (context) => (context as GraphqlContext).svc.tenant,
-    ...(sources.counter ? { counter: sources.counter } : {}),
-  });
+  const subscription = subscriptionSchema(
+    { tables },
+    {
+      feed: sources.feed,
+      watch: sources.watch,
+      json: schema.getType('jsonb') as GraphQLScalarType,
+      bigint: schema.getType('bigint') as GraphQLScalarType,
+      tenantOf: (context) => (context as GraphqlContext).svc.tenant,
+      ...(sources.counter ? { counter: sources.counter } : {}),
+    },
+  );
   return subscription ? new GraphQLSchema({ ...schema.toConfig(), subscription }) : schema;
 }
 
@@ -91,11 +102,24 @@ export function tablesRead(model: SchemaModel, root: TableModel, args: Args, inf
       if (!relation) continue;
       const nested: Args = Object.fromEntries((field.arguments ?? []).map((a) => [a.name.value, valueFromASTUntyped(a.value, variables)]));
       const children = subFields([field.selectionSet], info.fragments);
-      const rows = relation.field === name ? children : subFields(children.filter((c) => c.name.value === 'nodes').map((c) => c.selectionSet), info.fragments);
+      const rows =
+        relation.field === name
+          ? children
+          : subFields(
+              children.filter((c) => c.name.value === 'nodes').map((c) => c.selectionSet),
+              info.fragments,
+            );
       visit(relation.target, rows, nested);
     }
   };
-  visit(root, subFields(info.fieldNodes.map((n) => n.selectionSet), info.fragments), args);
+  visit(
+    root,
+    subFields(
+      info.fieldNodes.map((n) => n.selectionSet),
+      info.fragments,
+    ),
+    args,
+  );
   if (model.tables.some((t) => ids.has(t.def.id) && t.def.kind !== 'table')) for (const t of model.tables) ids.add(t.def.id);
   return [...ids];
 }

@@ -23,7 +23,8 @@ interface Batch {
 }
 
 /** A join key as text; components as strings, so 5 and "5" (a federation representation, a big BIGINT) meet. */
-const keyText = (values: readonly unknown[]): string => JSON.stringify(values.map((v) => (typeof v === 'object' && v !== null ? JSON.stringify(v) : String(v))));
+const keyText = (values: readonly unknown[]): string =>
+  JSON.stringify(values.map((v) => (typeof v === 'object' && v !== null ? JSON.stringify(v) : String(v))));
 
 /** `t0."a" IN ($1, …)` for one join column; `(t0."a" = $1 AND t0."b" = $2) OR …` for several. */
 function keyCondition(to: readonly ColumnModel[], alias: string, keys: readonly (readonly unknown[])[], params: SqlParams): string {
@@ -35,7 +36,13 @@ function keyCondition(to: readonly ColumnModel[], alias: string, keys: readonly 
  * The statement of one batch. Without limit/offset: every matching row. With them, each parent's
  * own page: row_number() OVER (PARTITION BY the join columns ORDER BY …) filtered to the page.
  */
-function batchSql(target: TableModel, to: readonly ColumnModel[], columns: readonly ColumnModel[], keys: readonly (readonly unknown[])[], args: ListArgs): { sql: string; params: unknown[] } {
+function batchSql(
+  target: TableModel,
+  to: readonly ColumnModel[],
+  columns: readonly ColumnModel[],
+  keys: readonly (readonly unknown[])[],
+  args: ListArgs,
+): { sql: string; params: unknown[] } {
   const params = new SqlParams();
   const alias = params.alias();
   const where = [keyCondition(to, alias, keys, params), compileWhere(target, alias, args.where, params)].join(' AND ');
@@ -98,7 +105,10 @@ function batched(scope: RequestScope, id: string, to: readonly ColumnModel[], ke
 }
 
 /** The rows of `target` joined to one parent key, batched with every load of the same relation, arguments and columns. */
-export function loadRows(scope: RequestScope, request: { name: string; target: TableModel; to: readonly ColumnModel[]; columns: readonly ColumnModel[]; args: ListArgs; key: readonly unknown[] }): Promise<Row[]> {
+export function loadRows(
+  scope: RequestScope,
+  request: { name: string; target: TableModel; to: readonly ColumnModel[]; columns: readonly ColumnModel[]; args: ListArgs; key: readonly unknown[] },
+): Promise<Row[]> {
   const { target, to, columns, args } = request;
   const id = `rows|${request.name}|${JSON.stringify(args)}|${columns.map((c) => c.field).join(',')}`;
   // The join columns are always selected, so rows can be grouped back to their parents.
@@ -110,7 +120,17 @@ export function loadRows(scope: RequestScope, request: { name: string; target: T
  * Aggregates of `target`'s rows per parent key (an array relation's `_aggregate`): one
  * `GROUP BY` statement for the whole level. `terms` read a subquery `"s"` keyed by field names.
  */
-export function loadAggregates(scope: RequestScope, request: { name: string; target: TableModel; to: readonly ColumnModel[]; where: BoolExp | null | undefined; terms: readonly { sql: string; columns: readonly ColumnModel[] }[]; key: readonly unknown[] }): Promise<Row[]> {
+export function loadAggregates(
+  scope: RequestScope,
+  request: {
+    name: string;
+    target: TableModel;
+    to: readonly ColumnModel[];
+    where: BoolExp | null | undefined;
+    terms: readonly { sql: string; columns: readonly ColumnModel[] }[];
+    key: readonly unknown[];
+  },
+): Promise<Row[]> {
   const { target, to, terms, where } = request;
   const id = `aggregate|${request.name}|${JSON.stringify(where ?? null)}|${terms.map((t) => t.sql).join(',')}`;
   const used = target.columns.filter((c) => to.includes(c) || terms.some((t) => t.columns.includes(c)));

@@ -57,24 +57,67 @@ export interface SchemaModel {
 
 /** Type names derived from a table's base name (suffixes); a base is taken only if all are free. */
 export const DERIVED_TYPE_SUFFIXES = [
-  '', '_bool_exp', '_order_by', '_select_column', '_aggregate', '_aggregate_fields', '_sum_fields', '_avg_fields', '_min_fields', '_max_fields',
-  '_pk_columns_input', '_insert_input', '_set_input', '_inc_input', '_on_conflict', '_constraint', '_update_column', '_mutation_response',
-  '_event', '_events',
+  '',
+  '_bool_exp',
+  '_order_by',
+  '_select_column',
+  '_aggregate',
+  '_aggregate_fields',
+  '_sum_fields',
+  '_avg_fields',
+  '_min_fields',
+  '_max_fields',
+  '_pk_columns_input',
+  '_insert_input',
+  '_set_input',
+  '_inc_input',
+  '_on_conflict',
+  '_constraint',
+  '_update_column',
+  '_mutation_response',
+  '_event',
+  '_events',
 ] as const;
 
 /** Root field names derived from a base name (queries, mutations, subscriptions). */
 export const DERIVED_FIELD_NAMES = (base: string): string[] => [
-  base, `${base}_by_pk`, `${base}_aggregate`, `${base}_nearest`, `${base}_events`,
-  `insert_${base}`, `insert_${base}_one`, `update_${base}`, `update_${base}_by_pk`, `delete_${base}`, `delete_${base}_by_pk`,
+  base,
+  `${base}_by_pk`,
+  `${base}_aggregate`,
+  `${base}_nearest`,
+  `${base}_events`,
+  `insert_${base}`,
+  `insert_${base}_one`,
+  `update_${base}`,
+  `update_${base}_by_pk`,
+  `delete_${base}`,
+  `delete_${base}_by_pk`,
 ];
 
 /** Names no table may take: built-in and svcdb scalars, root types, shared inputs, federation types. */
 export const RESERVED_NAMES: readonly string[] = [
-  'Int', 'Float', 'String', 'Boolean', 'ID', 'Query', 'Mutation', 'Subscription', 'order_by', 'cursor_ordering',
+  'Int',
+  'Float',
+  'String',
+  'Boolean',
+  'ID',
+  'Query',
+  'Mutation',
+  'Subscription',
+  'order_by',
+  'cursor_ordering',
   // The change event types of `<table>_events` (subscriptions/index.ts).
-  'svcdb_change_event', 'svcdb_change_operation',
-  '_Any', '_Entity', '_Service', '_FieldSet', '_service', '_entities', 'link__Import',
-  ...CUSTOM_SCALARS, ...[...ORDERED_SCALARS, 'jsonb', 'vector'].map((s) => `${s}_comparison_exp`),
+  'svcdb_change_event',
+  'svcdb_change_operation',
+  '_Any',
+  '_Entity',
+  '_Service',
+  '_FieldSet',
+  '_service',
+  '_entities',
+  'link__Import',
+  ...CUSTOM_SCALARS,
+  ...[...ORDERED_SCALARS, 'jsonb', 'vector'].map((s) => `${s}_comparison_exp`),
 ];
 
 /** Field names that bool_exp and order_by inputs use themselves. */
@@ -150,8 +193,7 @@ function linkRelations(tables: readonly TableModel[]): void {
 /** The model of one tenant's tables, in table-id order (so names are stable as tables are added). */
 export function buildSchemaModel(tenant: string, defs: readonly TableDef[]): SchemaModel {
   const scope = new NameScope(RESERVED_NAMES);
-  const free = (base: string) =>
-    DERIVED_TYPE_SUFFIXES.every((s) => !scope.has(`${base}${s}`)) && DERIVED_FIELD_NAMES(base).every((n) => !scope.has(n));
+  const free = (base: string) => DERIVED_TYPE_SUFFIXES.every((s) => !scope.has(`${base}${s}`)) && DERIVED_FIELD_NAMES(base).every((n) => !scope.has(n));
   const tables: TableModel[] = [];
   for (const def of [...defs].sort((a, b) => a.id - b.id)) {
     if (def.columns.length === 0) continue;

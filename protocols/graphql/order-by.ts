@@ -46,7 +46,8 @@ function termsOf(table: TableModel, alias: string, item: OrderBy, params: SqlPar
  * come in primary-key order).
  */
 export function compileOrderBy(table: TableModel, alias: string, orderBy: OrderByValue, params: SqlParams): string[] {
-  const items: readonly OrderBy[] = orderBy === null || orderBy === undefined ? [] : Array.isArray(orderBy) ? (orderBy as readonly OrderBy[]) : [orderBy as OrderBy];
+  const items: readonly OrderBy[] =
+    orderBy === null || orderBy === undefined ? [] : Array.isArray(orderBy) ? (orderBy as readonly OrderBy[]) : [orderBy as OrderBy];
   const seen = new Set<string>();
   const terms = items.flatMap((item) => termsOf(table, alias, item, params, seen)).map((t) => `${t.expression} ${t.direction}`);
   if (terms.length === 0) return terms;

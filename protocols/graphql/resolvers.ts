@@ -59,7 +59,12 @@ function aggregateResolver(table: TableModel): Resolver {
     const nodeColumns = neededColumns(table, selectedUnder(info, 'nodes'));
     const wantsNodes = selectedFields(info).some((f) => f.name.value === 'nodes');
     const inner = (columns: readonly ColumnModel[], params: SqlParams) =>
-      listSql(table, table.columns.filter((c) => columns.includes(c) || termColumns.includes(c)), args as ListArgs, params);
+      listSql(
+        table,
+        table.columns.filter((c) => columns.includes(c) || termColumns.includes(c)),
+        args as ListArgs,
+        params,
+      );
     if (wantsNodes && windowable(terms)) {
       const params = new SqlParams();
       const list = terms.length ? `, ${aggregateList(terms, true)}` : '';
@@ -101,7 +106,14 @@ function relationResolvers(table: TableModel): Record<string, Resolver> {
       if (key === null) return relation.kind === 'object' ? null : [];
       const columns = neededColumns(relation.target, selectedFields(info));
       const name = `${table.base}.${relation.field}`;
-      const found = await loadRows(scopeOf(context), { name, target: relation.target, to: relation.to, columns, args: relation.kind === 'object' ? {} : (args as ListArgs), key });
+      const found = await loadRows(scopeOf(context), {
+        name,
+        target: relation.target,
+        to: relation.to,
+        columns,
+        args: relation.kind === 'object' ? {} : (args as ListArgs),
+        key,
+      });
       return relation.kind === 'object' ? (found[0] ?? null) : found;
     };
     if (relation.aggregateField) out[relation.aggregateField] = relationAggregateResolver(table, relation);
@@ -121,7 +133,16 @@ function relationAggregateResolver(table: TableModel, relation: RelationModel): 
     const wantsNodes = selectedFields(info).some((f) => f.name.value === 'nodes');
     const [groups, nodes] = await Promise.all([
       terms.length ? loadAggregates(scope, { name, target: relation.target, to: relation.to, where, terms, key }) : Promise.resolve([]),
-      wantsNodes ? loadRows(scope, { name, target: relation.target, to: relation.to, columns: neededColumns(relation.target, selectedUnder(info, 'nodes')), args: { where: where ?? null }, key }) : Promise.resolve([]),
+      wantsNodes
+        ? loadRows(scope, {
+            name,
+            target: relation.target,
+            to: relation.to,
+            columns: neededColumns(relation.target, selectedUnder(info, 'nodes')),
+            args: { where: where ?? null },
+            key,
+          })
+        : Promise.resolve([]),
     ]);
     return { aggregate: aggregateObject(terms, groups[0]), nodes };
   };
@@ -131,8 +152,18 @@ function relationAggregateResolver(table: TableModel, relation: RelationModel): 
 function referenceResolver(table: TableModel): (reference: Row, args: unknown, context: unknown, info: GraphQLResolveInfo) => Promise<Row | null> {
   return async (reference, _args, context, info) => {
     const key = table.primaryKey.map((c) => reference[c.field]);
-    const fields = subFields(info.fieldNodes.map((n) => n.selectionSet), info.fragments);
-    const found = await loadRows(scopeOf(context), { name: `${table.base}.__entity`, target: table, to: table.primaryKey, columns: neededColumns(table, fields), args: {}, key });
+    const fields = subFields(
+      info.fieldNodes.map((n) => n.selectionSet),
+      info.fragments,
+    );
+    const found = await loadRows(scopeOf(context), {
+      name: `${table.base}.__entity`,
+      target: table,
+      to: table.primaryKey,
+      columns: neededColumns(table, fields),
+      args: {},
+      key,
+    });
     return found[0] ?? null;
   };
 }

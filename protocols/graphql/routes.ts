@@ -38,7 +38,11 @@ interface Outcome {
 const requestError = (errors: FormattedError[]): Outcome => ({ body: { errors }, requestError: true });
 
 function scopeFor(deps: GraphqlRouteDeps, request: FastifyRequest, signal: AbortSignal, deadlineMs: number): RequestScope {
-  return principalScope(deps, principalOf(request), { signal, deadlineMs, logInternal: (error) => request.log.error({ err: error }, 'graphql resolver failed') });
+  return principalScope(deps, principalOf(request), {
+    signal,
+    deadlineMs,
+    logInternal: (error) => request.log.error({ err: error }, 'graphql resolver failed'),
+  });
 }
 
 /** The kind of the operation to run (null when it does not parse: execution reports that). */
@@ -58,7 +62,12 @@ function operationKind(operation: GraphqlOperation): string | null {
 function refusal(request: FastifyRequest, reply: FastifyReply, operation: GraphqlOperation, method: 'GET' | 'POST'): Outcome | null {
   const kind = operationKind(operation);
   if (kind === 'subscription') {
-    return requestError([{ message: 'subscriptions are served over a WebSocket at /graphql (graphql-transport-ws or graphql-ws)', extensions: { code: 'INVALID_QUERY', details: { reason: 'subscription_over_http' } } }]);
+    return requestError([
+      {
+        message: 'subscriptions are served over a WebSocket at /graphql (graphql-transport-ws or graphql-ws)',
+        extensions: { code: 'INVALID_QUERY', details: { reason: 'subscription_over_http' } },
+      },
+    ]);
   }
   const readOnly = principalOf(request).role === 'read_only';
   if ((method !== 'GET' && !readOnly) || kind !== 'mutation') return null;
@@ -66,7 +75,10 @@ function refusal(request: FastifyRequest, reply: FastifyReply, operation: Graphq
     reply.header('allow', 'POST');
     return { ...requestError([{ message: 'a mutation must be sent with POST', extensions: { code: MALFORMED_REQUEST_CODE } }]), status: 405 };
   }
-  return { ...requestError([{ message: 'the read_only role may not run mutations', extensions: { code: 'AUTHORIZATION_DENIED', details: { role: 'read_only' } } }]), status: 403 };
+  return {
+    ...requestError([{ message: 'the read_only role may not run mutations', extensions: { code: 'AUTHORIZATION_DENIED', details: { role: 'read_only' } } }]),
+    status: 403,
+  };
 }
 
 async function execute(deps: GraphqlRouteDeps, request: FastifyRequest, operation: GraphqlOperation, signal: AbortSignal): Promise<Outcome> {
@@ -92,28 +104,41 @@ async function execute(deps: GraphqlRouteDeps, request: FastifyRequest, operatio
 async function answer(deps: GraphqlRouteDeps, request: FastifyRequest, reply: FastifyReply, raw: unknown, method: 'GET' | 'POST'): Promise<FastifyReply> {
   const type = responseTypeOf(request.headers.accept);
   if (type === null) {
-    const error = { message: 'Accept must allow application/graphql-response+json or application/json', extensions: { code: MALFORMED_REQUEST_CODE, details: { reason: 'not_acceptable' } } };
-    return reply.code(406).type('application/json; charset=utf-8').send({ errors: [error] });
+    const error = {
+      message: 'Accept must allow application/graphql-response+json or application/json',
+      extensions: { code: MALFORMED_REQUEST_CODE, details: { reason: 'not_acceptable' } },
+    };
+    return reply
+      .code(406)
+      .type('application/json; charset=utf-8')
+      .send({ errors: [error] });
   }
   const batch = Array.isArray(raw);
   const items = batch ? (raw as unknown[]) : [raw];
   if (batch && (items.length === 0 || items.length > deps.limits.graphqlBatchOperationsMax)) {
-    throw new SvcError('LIMIT_EXCEEDED', `a batch holds 1 to ${deps.limits.graphqlBatchOperationsMax} operations (SVC_GRAPHQL_BATCH_OPERATIONS_MAX)`, { limit: deps.limits.graphqlBatchOperationsMax });
+    throw new SvcError('LIMIT_EXCEEDED', `a batch holds 1 to ${deps.limits.graphqlBatchOperationsMax} operations (SVC_GRAPHQL_BATCH_OPERATIONS_MAX)`, {
+      limit: deps.limits.graphqlBatchOperationsMax,
+    });
   }
   const outcomes = await measured(deps.metrics, principalOf(request).tenant, () =>
     untilClientLeaves(reply, (signal) =>
-      Promise.all(items.map(async (item) => {
-        const operation = method === 'GET' ? getOperationOf(item as Record<string, unknown>) : operationOf(item);
-        if (typeof operation === 'string') return { ...requestError([{ message: operation, extensions: { code: MALFORMED_REQUEST_CODE } }]), status: 400 };
-        return refusal(request, reply, operation, method) ?? execute(deps, request, operation, signal);
-      })),
+      Promise.all(
+        items.map(async (item) => {
+          const operation = method === 'GET' ? getOperationOf(item as Record<string, unknown>) : operationOf(item);
+          if (typeof operation === 'string') return { ...requestError([{ message: operation, extensions: { code: MALFORMED_REQUEST_CODE } }]), status: 400 };
+          return refusal(request, reply, operation, method) ?? execute(deps, request, operation, signal);
+        }),
+      ),
     ),
   );
   const only = outcomes[0]!;
   // application/json: 200 once the request is well-formed (legacy clients read the body);
   // graphql-response+json: 400 when nothing was executed. A batch answers 200 with each result.
   const status = batch ? 200 : (only.status ?? (only.requestError && type === GRAPHQL_RESPONSE_JSON ? 400 : 200));
-  return reply.code(status).type(`${type}; charset=utf-8`).send(batch ? outcomes.map((o) => o.body) : only.body);
+  return reply
+    .code(status)
+    .type(`${type}; charset=utf-8`)
+    .send(batch ? outcomes.map((o) => o.body) : only.body);
 }
 
 /** The GraphQL shape of a failure outside execution (auth, rate limit, body): status from the one table. */
@@ -123,7 +148,10 @@ function sendGraphqlError(error: unknown, request: FastifyRequest, reply: Fastif
   if (status >= 500) request.log.error({ err: error, code: svc.code }, 'graphql request failed');
   else request.log.info({ code: svc.code, statusCode: status, reason: svc.message }, 'graphql request rejected');
   const type = responseTypeOf(request.headers.accept) ?? 'application/json';
-  return reply.code(status).type(`${type}; charset=utf-8`).send({ errors: [formatError(svc)] });
+  return reply
+    .code(status)
+    .type(`${type}; charset=utf-8`)
+    .send({ errors: [formatError(svc)] });
 }
 
 /**

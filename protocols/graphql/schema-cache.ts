@@ -63,10 +63,18 @@ function errorFormatter(execution: ExecutionResult, context: unknown): { statusC
 }
 
 /** Builds one tenant's schema (SDL + resolvers, federated) on a new hidden fastify instance. */
-export async function buildTenantSchema(tenant: string, defs: readonly TableDef[], limits: GraphqlLimits, sources: Partial<SubscriptionSources>): Promise<TenantSchema> {
+export async function buildTenantSchema(
+  tenant: string,
+  defs: readonly TableDef[],
+  limits: GraphqlLimits,
+  sources: Partial<SubscriptionSources>,
+): Promise<TenantSchema> {
   const model = buildSchemaModel(tenant, defs);
   const parts: SchemaContribution[] = [{ sdl: querySdl(model), resolvers: queryResolvers(model) }, mutationSchema(model)];
-  const sdl = parts.map((p) => p.sdl).filter((s) => s !== '').join('\n\n');
+  const sdl = parts
+    .map((p) => p.sdl)
+    .filter((s) => s !== '')
+    .join('\n\n');
   const federated = buildFederationSchema(sdl);
   // The Subscription root is built on the query types (not SDL): its fields carry their own subscribe/resolve.
   const schema = sources.feed && sources.watch ? withSubscriptions(model, federated, { ...sources, feed: sources.feed, watch: sources.watch }) : federated;

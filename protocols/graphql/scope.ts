@@ -22,7 +22,12 @@ export interface ScopeOptions {
 export function principalScope(deps: ScopeDeps, principal: Principal, options: ScopeOptions): RequestScope {
   // A read_only principal's statements run read-only in the engine too (as engineScope does for REST).
   const engineOptions = principal.role === 'read_only' ? { tenant: principal.tenant, readOnly: 'role' as const } : { tenant: principal.tenant };
-  const statementOptions = () => ({ timeoutMs: Math.max(1, options.deadlineMs - Date.now()), maxRows: deps.limits.resultRowsMax, signal: options.signal, ...engineOptions });
+  const statementOptions = () => ({
+    timeoutMs: Math.max(1, options.deadlineMs - Date.now()),
+    maxRows: deps.limits.resultRowsMax,
+    signal: options.signal,
+    ...engineOptions,
+  });
   const transaction = deps.transactions ? new RequestTransaction(deps.transactions, principal.tenant, statementOptions) : undefined;
   const scope: RequestScope = {
     tenant: principal.tenant,

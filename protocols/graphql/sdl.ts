@@ -15,7 +15,9 @@ const NOT_ENUM_VALUES = new Set(['true', 'false', 'null']);
 
 function comparisonTypes(): string {
   const ops = (scalar: string, extra: readonly string[]) =>
-    [...COMPARISON_OPERATORS, ...extra].map((op) => `  ${op}: ${op === '_is_null' ? 'Boolean' : op === '_in' || op === '_nin' ? `[${scalar}!]` : scalar}`).join('\n');
+    [...COMPARISON_OPERATORS, ...extra]
+      .map((op) => `  ${op}: ${op === '_is_null' ? 'Boolean' : op === '_in' || op === '_nin' ? `[${scalar}!]` : scalar}`)
+      .join('\n');
   const ordered = ORDERED_SCALARS.map((s) => `input ${s}_comparison_exp {\n${ops(s, s === 'String' ? TEXT_OPERATORS : [])}\n}`);
   return [
     ...ordered,
@@ -86,7 +88,9 @@ function queryFields(table: TableModel): string[] {
 export function querySdl(model: SchemaModel): string {
   const parts = [
     ...CUSTOM_SCALARS.map((s) => `scalar ${s}`),
-    `enum order_by {\n${Object.keys(ORDER_BY_SQL).map((v) => `  ${v}`).join('\n')}\n}`,
+    `enum order_by {\n${Object.keys(ORDER_BY_SQL)
+      .map((v) => `  ${v}`)
+      .join('\n')}\n}`,
     comparisonTypes(),
   ];
   for (const table of model.tables) parts.push(objectType(table), inputTypes(table), aggregateTypes(table));

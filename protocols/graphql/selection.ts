@@ -28,13 +28,19 @@ export function subFields(selections: readonly (SelectionSetNode | undefined)[],
 
 /** The fields selected under this resolver's field (all its field nodes merged). */
 export function selectedFields(info: SelectionInfo): FieldNode[] {
-  return subFields(info.fieldNodes.map((n) => n.selectionSet), info.fragments);
+  return subFields(
+    info.fieldNodes.map((n) => n.selectionSet),
+    info.fragments,
+  );
 }
 
 /** The fields selected under a child field (e.g. `nodes` of an aggregate) of this resolver's field. */
 export function selectedUnder(info: SelectionInfo, child: string): FieldNode[] {
   const nodes = selectedFields(info).filter((f) => f.name.value === child);
-  return subFields(nodes.map((n) => n.selectionSet), info.fragments);
+  return subFields(
+    nodes.map((n) => n.selectionSet),
+    info.fragments,
+  );
 }
 
 /**

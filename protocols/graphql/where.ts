@@ -7,15 +7,24 @@ export type BoolExp = Readonly<Record<string, unknown>>;
 
 /** Comparison operators of `<scalar>_comparison_exp` and their SQL. */
 const BINARY: Readonly<Record<string, string>> = Object.freeze({
-  _eq: '=', _neq: '<>', _gt: '>', _gte: '>=', _lt: '<', _lte: '<=',
-  _like: 'LIKE', _nlike: 'NOT LIKE', _ilike: 'ILIKE', _nilike: 'NOT ILIKE',
+  _eq: '=',
+  _neq: '<>',
+  _gt: '>',
+  _gte: '>=',
+  _lt: '<',
+  _lte: '<=',
+  _like: 'LIKE',
+  _nlike: 'NOT LIKE',
+  _ilike: 'ILIKE',
+  _nilike: 'NOT ILIKE',
 });
 
 /** The comparison operators every scalar has, and those of text columns only. */
 export const COMPARISON_OPERATORS = ['_eq', '_neq', '_gt', '_gte', '_lt', '_lte', '_in', '_nin', '_is_null'] as const;
 export const TEXT_OPERATORS = ['_like', '_nlike', '_ilike', '_nilike'] as const;
 
-const badInput = (message: string, details: Record<string, unknown>): SvcError => new SvcError('VALIDATION_ERROR', message, { reason: 'graphql_input', ...details });
+const badInput = (message: string, details: Record<string, unknown>): SvcError =>
+  new SvcError('VALIDATION_ERROR', message, { reason: 'graphql_input', ...details });
 
 /** One column's comparison object: its operators ANDed (`{_gt: 1, _lt: 5}`). */
 function comparison(column: ColumnModel, ref: string, exp: BoolExp, params: SqlParams): string[] {

@@ -27,11 +27,12 @@ export function wsSchemaResolver(deps: WsSchemaDeps): (principal: Principal) => 
   const logInternal = (error: unknown): void => deps.logger.error({ err: error }, 'graphql resolver failed');
   return async (principal) => {
     const built = await deps.schemas.get(principal.tenant);
-    const newScope = () => principalScope(deps, principal, {
-      signal: new AbortController().signal,
-      deadlineMs: Date.now() + Math.min(REQUEST_TIMEOUT_MS_DEFAULT, deps.limits.queryTimeoutMsMax),
-      logInternal,
-    });
+    const newScope = () =>
+      principalScope(deps, principal, {
+        signal: new AbortController().signal,
+        deadlineMs: Date.now() + Math.min(REQUEST_TIMEOUT_MS_DEFAULT, deps.limits.queryTimeoutMsMax),
+        logInternal,
+      });
     const scope = newScope();
     const contextValue: GraphqlContext = { svc: scope, renew: newScope };
     const run = async (args: ExecutionArgs): Promise<ExecutionResult> => {

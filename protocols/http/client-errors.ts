@@ -18,10 +18,14 @@ export interface ClientErrorOptions {
 function describe(error: NodeJS.ErrnoException, options: ClientErrorOptions): SvcError {
   switch (error.code) {
     case 'ERR_HTTP_REQUEST_TIMEOUT':
-      return new SvcError('REQUEST_TIMEOUT', `the request was not received in time (headers within ${options.headersTimeoutMs} ms, the whole request within ${options.requestTimeoutMs} ms); the connection is closed`, {
-        headers_timeout_ms: options.headersTimeoutMs,
-        request_timeout_ms: options.requestTimeoutMs,
-      });
+      return new SvcError(
+        'REQUEST_TIMEOUT',
+        `the request was not received in time (headers within ${options.headersTimeoutMs} ms, the whole request within ${options.requestTimeoutMs} ms); the connection is closed`,
+        {
+          headers_timeout_ms: options.headersTimeoutMs,
+          request_timeout_ms: options.requestTimeoutMs,
+        },
+      );
     case 'HPE_HEADER_OVERFLOW':
       return new SvcError(MALFORMED_REQUEST_CODE, `the request's headers are larger than ${options.headerBytesMax} bytes`, {
         reason: 'headers_too_large',
@@ -60,7 +64,9 @@ export function answerClientError(error: NodeJS.ErrnoException, socket: Socket, 
       const nowMs = Date.now();
       Object.assign(headers, rateLimitHeaders(gate.limiter.peek(addressBucket(socket.remoteAddress ?? ''), gate.rateLimitRequestsMax, nowMs), nowMs));
     }
-    const head = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`).join('');
+    const head = Object.entries(headers)
+      .map(([name, value]) => `${name}: ${value}\r\n`)
+      .join('');
     socket.end(`HTTP/1.1 ${status} ${STATUS_CODES[status] ?? 'Error'}\r\n${head}\r\n${body}`);
   }
   socket.destroy();

@@ -55,7 +55,13 @@ function qualityOf(mediaType: string, ranges: readonly MediaRange[]): number {
   let best = { specificity: -1, q: 0 };
   for (const range of ranges) {
     const specificity =
-      range.type === type && range.subtype === subtype ? 2 : range.type === type && range.subtype === '*' ? 1 : range.type === '*' && range.subtype === '*' ? 0 : -1;
+      range.type === type && range.subtype === subtype
+        ? 2
+        : range.type === type && range.subtype === '*'
+          ? 1
+          : range.type === '*' && range.subtype === '*'
+            ? 0
+            : -1;
     if (specificity > best.specificity) best = { specificity, q: range.q };
   }
   return best.q;

@@ -40,10 +40,7 @@ class SvcLogController extends LogController {
       reply.log.error({ err: error, statusCode: reply.statusCode }, 'response failed');
       return;
     }
-    reply.log.debug(
-      { method: request.method, url: request.url, statusCode: reply.statusCode, responseTimeMs: reply.elapsedTime },
-      'request completed',
-    );
+    reply.log.debug({ method: request.method, url: request.url, statusCode: reply.statusCode, responseTimeMs: reply.elapsedTime }, 'request completed');
   }
 
   override routeNotFound(): void {}
@@ -90,9 +87,18 @@ export function closeAfterResponse(request: FastifyRequest, reply: FastifyReply)
 export function createBaseServer(options: BaseServerOptions): FastifyInstance {
   const context: ErrorContext = { bodyLimitBytes: options.bodyLimitBytes };
   if (options.headersTimeoutMs > options.requestTimeoutMs) {
-    throw new SvcError('CONFIG_INVALID', `headersTimeoutMs (${options.headersTimeoutMs}) must not be larger than requestTimeoutMs (${options.requestTimeoutMs})`, { setting: 'headersTimeoutMs' });
+    throw new SvcError(
+      'CONFIG_INVALID',
+      `headersTimeoutMs (${options.headersTimeoutMs}) must not be larger than requestTimeoutMs (${options.requestTimeoutMs})`,
+      { setting: 'headersTimeoutMs' },
+    );
   }
-  const clientErrors = { headersTimeoutMs: options.headersTimeoutMs, requestTimeoutMs: options.requestTimeoutMs, headerBytesMax: maxHeaderSize, ...(options.rateLimit ? { rateLimit: options.rateLimit } : {}) };
+  const clientErrors = {
+    headersTimeoutMs: options.headersTimeoutMs,
+    requestTimeoutMs: options.requestTimeoutMs,
+    headerBytesMax: maxHeaderSize,
+    ...(options.rateLimit ? { rateLimit: options.rateLimit } : {}),
+  };
   const app = createFastify(options, {
     loggerInstance: options.logger,
     logController: new SvcLogController({ requestIdLogLabel: 'request_id' }),
@@ -213,7 +219,7 @@ function createFastify(options: BaseServerOptions, common: FastifyOptions): Fast
   if (options.tls === undefined) return Fastify(common);
   const { key, cert } = options.tls;
   const secure: FastifyHttp2SecureOptions<Http2SecureServer, FastifyBaseLogger> = {
-    ...(withoutHttpOptions(common)),
+    ...withoutHttpOptions(common),
     http2: true,
     // A client that opens a connection and never finishes the TLS handshake is dropped as one
     // that never sends its headers is.

@@ -19,7 +19,12 @@ async function pemOf(value: string, setting: string): Promise<string> {
     const code = (error as NodeJS.ErrnoException).code;
     // Name the path only when it looks like one: a value pasted without its BEGIN line may be key material.
     const shown = value.length <= 256 && !/\s/.test(value) ? `: ${value}` : '';
-    throw new SvcError('CONFIG_INVALID', `${setting} is neither PEM text nor a readable file${shown} (${code ?? 'unreadable'})`, { setting, errno: code }, error);
+    throw new SvcError(
+      'CONFIG_INVALID',
+      `${setting} is neither PEM text nor a readable file${shown} (${code ?? 'unreadable'})`,
+      { setting, errno: code },
+      error,
+    );
   }
 }
 
@@ -33,7 +38,9 @@ export async function loadTlsMaterial(settings: TlsSettings): Promise<TlsMateria
   if (tlsCert === undefined && tlsKey === undefined) return null;
   if (tlsCert === undefined || tlsKey === undefined) {
     const missing = tlsCert === undefined ? 'SVC_TLS_CERT / --tls-cert' : 'SVC_TLS_KEY / --tls-key';
-    throw new SvcError('CONFIG_INVALID', `HTTPS needs both a certificate and a key: ${missing} is not set`, { setting: tlsCert === undefined ? 'tlsCert' : 'tlsKey' });
+    throw new SvcError('CONFIG_INVALID', `HTTPS needs both a certificate and a key: ${missing} is not set`, {
+      setting: tlsCert === undefined ? 'tlsCert' : 'tlsKey',
+    });
   }
   const material = { cert: await pemOf(tlsCert, 'SVC_TLS_CERT'), key: await pemOf(tlsKey, 'SVC_TLS_KEY') };
   try {

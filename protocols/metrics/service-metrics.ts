@@ -94,7 +94,12 @@ export class ServiceMetrics implements QueryMetrics, MetricsSource {
       this.set(await deps.connections.count());
     };
     new Gauge({ name: 'svc_connections_active', help: 'Open connections of the API listeners (HTTP and HTTPS)', registers, collect: connections });
-    new Gauge({ name: 'svc_connections', help: 'Open connections of the API listeners (the ops port\'s name for svc_connections_active)', registers, collect: connections });
+    new Gauge({
+      name: 'svc_connections',
+      help: "Open connections of the API listeners (the ops port's name for svc_connections_active)",
+      registers,
+      collect: connections,
+    });
     new Gauge({
       name: 'svc_cache_hit_ratio',
       help: 'Share of full table scans served from the scan cache since start: hits / (hits + fills); 0 before any',

@@ -50,7 +50,8 @@ export function vectorAuth(gate: AuthGate, vectorApiKey: string | undefined): on
     const decision = gate.limiter.hit(bucket, credential?.rateLimitRequestsMax ?? gate.rateLimitRequestsMax, nowMs);
     setRateLimitHeaders(reply, decision, nowMs);
     if (!decision.allowed) throw rateLimitExceeded(reply, decision, nowMs, gate.rateLimitWindowMs);
-    if (credential === null) throw failure !== null ? failure.error : new SvcError('AUTHENTICATION_REQUIRED', 'authentication required: send Api-Key: <key>', {});
+    if (credential === null)
+      throw failure !== null ? failure.error : new SvcError('AUTHENTICATION_REQUIRED', 'authentication required: send Api-Key: <key>', {});
     // As on /api/v1: add the caller to the request's own logger rather than nest a child per request.
     (request.log as unknown as { setBindings(bindings: Record<string, unknown>): void }).setBindings({ subject: credential.subject });
     request.principal = principalFor(credential, requestTenant(request, credential));

@@ -2,7 +2,14 @@ import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import { SvcError } from '../../core/errors.js';
 import { engineScope } from '../auth/principal.js';
 import {
-  DEFAULT_SETTINGS, findIndex, INDEX_NAME_PATTERN, listIndexes, type IndexSettings, type IndexStore, type PineconeMetric, type VectorIndex,
+  DEFAULT_SETTINGS,
+  findIndex,
+  INDEX_NAME_PATTERN,
+  listIndexes,
+  type IndexSettings,
+  type IndexStore,
+  type PineconeMetric,
+  type VectorIndex,
 } from './index-store.js';
 import type { VectorCatalog } from '../vectors/vector-table.js';
 import { canonical } from './field-names.js';
@@ -49,7 +56,8 @@ const nameParams = { type: 'object', required: ['index_name'], properties: { ind
 const tagsSchema = { type: 'object', maxProperties: 20, additionalProperties: { type: 'string', maxLength: 120 } };
 
 const createSchema = {
-  type: 'object', required: ['name', 'dimension'],
+  type: 'object',
+  required: ['name', 'dimension'],
   properties: {
     name: { type: 'string', pattern: INDEX_NAME_PATTERN.source },
     dimension: { type: 'integer', minimum: 1 },
@@ -83,7 +91,10 @@ export function controlRoutes(deps: { store: IndexStore; catalog: VectorCatalog 
   return async (app) => {
     app.post<{ Body: CreateBody }>('/indexes', { schema: { body: createSchema } }, async (request, reply) => {
       const body = request.body;
-      if (body.vector_type === 'sparse') throw new SvcError('VALIDATION_ERROR', 'sparse-only indexes are not supported; create a dense index (dotproduct for hybrid search)', { field: 'vector_type' });
+      if (body.vector_type === 'sparse')
+        throw new SvcError('VALIDATION_ERROR', 'sparse-only indexes are not supported; create a dense index (dotproduct for hybrid search)', {
+          field: 'vector_type',
+        });
       const { tenant, run } = scoped(request);
       const spec = specWithPodParams(body.spec, body) ?? DEFAULT_SETTINGS.spec;
       const settings: IndexSettings = { spec, deletionProtection: body.deletion_protection, tags: body.tags ?? null };
@@ -102,28 +113,38 @@ export function controlRoutes(deps: { store: IndexStore; catalog: VectorCatalog 
       return indexModel(request, index, await settingsOf(request, index.name));
     });
 
-    app.patch<{ Params: { index_name: string }; Body: ConfigureBody }>('/indexes/:index_name', { schema: { params: nameParams, body: configureSchema } }, async (request) => {
-      const index = findIndex(catalog, engineScope(request).tenant, request.params.index_name);
-      const current = await settingsOf(request, index.name);
-      const body = request.body ?? {};
-      // Pods, replicas and pod types do not exist here: a spec change would be stored, echoed and ignored.
-      if (body.spec !== undefined && canonical(body.spec) !== canonical(current.spec ?? DEFAULT_SETTINGS.spec)) {
-        throw new SvcError('VALIDATION_ERROR', `spec cannot be changed: svcdb serves index ${index.name} in-process (no pods, replicas or pod types to configure); configure deletion_protection and tags`, { field: 'spec' });
-      }
-      const next: IndexSettings = {
-        spec: current.spec,
-        deletionProtection: body.deletion_protection ?? current.deletionProtection,
-        tags: body.tags === undefined ? current.tags : { ...(current.tags ?? {}), ...body.tags },
-      };
-      await store.saveSettings(scoped(request).run, index.name, next);
-      return indexModel(request, index, next);
-    });
+    app.patch<{ Params: { index_name: string }; Body: ConfigureBody }>(
+      '/indexes/:index_name',
+      { schema: { params: nameParams, body: configureSchema } },
+      async (request) => {
+        const index = findIndex(catalog, engineScope(request).tenant, request.params.index_name);
+        const current = await settingsOf(request, index.name);
+        const body = request.body ?? {};
+        // Pods, replicas and pod types do not exist here: a spec change would be stored, echoed and ignored.
+        if (body.spec !== undefined && canonical(body.spec) !== canonical(current.spec ?? DEFAULT_SETTINGS.spec)) {
+          throw new SvcError(
+            'VALIDATION_ERROR',
+            `spec cannot be changed: svcdb serves index ${index.name} in-process (no pods, replicas or pod types to configure); configure deletion_protection and tags`,
+            { field: 'spec' },
+          );
+        }
+        const next: IndexSettings = {
+          spec: current.spec,
+          deletionProtection: body.deletion_protection ?? current.deletionProtection,
+          tags: body.tags === undefined ? current.tags : { ...(current.tags ?? {}), ...body.tags },
+        };
+        await store.saveSettings(scoped(request).run, index.name, next);
+        return indexModel(request, index, next);
+      },
+    );
 
     app.delete<{ Params: { index_name: string } }>('/indexes/:index_name', { schema: { params: nameParams } }, async (request, reply) => {
       const { tenant, run } = scoped(request);
       const index = findIndex(catalog, tenant, request.params.index_name);
       if ((await settingsOf(request, index.name)).deletionProtection === 'enabled') {
-        throw new SvcError('INVALID_STATE', `Deletion protection is enabled for index ${index.name}; disable it with PATCH /indexes/${index.name}`, { index: index.name });
+        throw new SvcError('INVALID_STATE', `Deletion protection is enabled for index ${index.name}; disable it with PATCH /indexes/${index.name}`, {
+          index: index.name,
+        });
       }
       await store.drop(run, tenant, index.name);
       // Pinecone answers 202; svcdb's drop is done when it answers, and the body is JSON as everywhere.

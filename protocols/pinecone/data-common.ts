@@ -39,7 +39,10 @@ export function rootIndexRequest(deps: DataPlaneDeps, request: FastifyRequest, n
   const indexes = listIndexes(deps.catalog, engineScope(request).tenant);
   if (indexes.length === 0) throw new SvcError('NOT_FOUND', 'there is no index to upsert into: create one with POST /indexes', { reason: 'no_index' });
   if (indexes.length > 1) {
-    throw new SvcError('VALIDATION_ERROR', `name the index in the body's index field: there are ${indexes.length} indexes to choose from`, { field: 'index', reason: 'index_required' });
+    throw new SvcError('VALIDATION_ERROR', `name the index in the body's index field: there are ${indexes.length} indexes to choose from`, {
+      field: 'index',
+      reason: 'index_required',
+    });
   }
   return scopedIndex(deps, request, indexes[0]!.name);
 }
@@ -55,14 +58,21 @@ function scopedIndex(deps: DataPlaneDeps, request: FastifyRequest, name: string)
 export const indexParams = { type: 'object', required: ['index_name'], properties: { index_name: { type: 'string', minLength: 1, maxLength: 45 } } };
 
 export const sparseSchema = {
-  type: 'object', required: ['indices', 'values'], additionalProperties: false,
-  properties: { indices: { type: 'array', items: { type: 'integer', minimum: 0, maximum: 4_294_967_295 } }, values: { type: 'array', items: { type: 'number' } } },
+  type: 'object',
+  required: ['indices', 'values'],
+  additionalProperties: false,
+  properties: {
+    indices: { type: 'array', items: { type: 'integer', minimum: 0, maximum: 4_294_967_295 } },
+    values: { type: 'array', items: { type: 'number' } },
+  },
 };
 
 export function checkValues(index: VectorIndex, values: readonly number[], field: string): void {
   if (values.length !== index.dimension) {
     throw new SvcError('VALIDATION_ERROR', `Vector dimension ${values.length} does not match the dimension of the index ${index.dimension}`, {
-      field, expected: index.dimension, actual: values.length,
+      field,
+      expected: index.dimension,
+      actual: values.length,
     });
   }
 }

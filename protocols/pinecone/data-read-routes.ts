@@ -1,7 +1,19 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { SvcError } from '../../core/errors.js';
 import { FETCH_IDS_MAX, topKMax } from '../vectors/limits.js';
-import { checkSparse, checkValues, DEFAULT_NAMESPACE_NAME, indexParams, indexRequest, namespaceOf, recordOf, sparseSchema, type DataPlaneDeps, type Run, type SparseValues } from './data-common.js';
+import {
+  checkSparse,
+  checkValues,
+  DEFAULT_NAMESPACE_NAME,
+  indexParams,
+  indexRequest,
+  namespaceOf,
+  recordOf,
+  sparseSchema,
+  type DataPlaneDeps,
+  type Run,
+  type SparseValues,
+} from './data-common.js';
 import type { VectorIndex } from './index-store.js';
 import { aliased } from './field-names.js';
 import { metadataFilterSql } from './metadata-filter.js';
@@ -25,7 +37,11 @@ const TOP_K_DEFAULT = 10;
 
 /** A query body as sent: Pinecone's camelCase names and the spec's snake_case ones (field-names.ts). */
 type RawQueryBody = Omit<QueryBody, 'topK'> & {
-  topK?: number; top_k?: number; include_values?: boolean; include_metadata?: boolean; sparse_vector?: SparseValues;
+  topK?: number;
+  top_k?: number;
+  include_values?: boolean;
+  include_metadata?: boolean;
+  sparse_vector?: SparseValues;
 };
 
 /** One name per field, the camelCase one; top_k defaults to 10. */
@@ -57,26 +73,44 @@ function schemas(deps: DataPlaneDeps) {
     query: {
       type: 'object',
       properties: {
-        topK: topK, top_k: topK, namespace: { type: 'string' }, filter: { type: 'object' },
-        includeValues: { type: 'boolean' }, include_values: { type: 'boolean' }, includeMetadata: { type: 'boolean' }, include_metadata: { type: 'boolean' },
+        topK: topK,
+        top_k: topK,
+        namespace: { type: 'string' },
+        filter: { type: 'object' },
+        includeValues: { type: 'boolean' },
+        include_values: { type: 'boolean' },
+        includeMetadata: { type: 'boolean' },
+        include_metadata: { type: 'boolean' },
         vector: { type: 'array', maxItems: deps.limits.vectorDimensionsMax, items: { type: 'number' } },
-        sparseVector: sparseSchema, sparse_vector: sparseSchema, id: { type: 'string', minLength: 1, maxLength: 512 },
+        sparseVector: sparseSchema,
+        sparse_vector: sparseSchema,
+        id: { type: 'string', minLength: 1, maxLength: 512 },
       },
     },
     fetch: {
-      type: 'object', required: ['ids'],
-      properties: { ids: { type: 'array', minItems: 1, maxItems: FETCH_IDS_MAX, items: { type: 'string', minLength: 1, maxLength: 512 } }, namespace: { type: 'string' } },
+      type: 'object',
+      required: ['ids'],
+      properties: {
+        ids: { type: 'array', minItems: 1, maxItems: FETCH_IDS_MAX, items: { type: 'string', minLength: 1, maxLength: 512 } },
+        namespace: { type: 'string' },
+      },
     },
     list: {
       type: 'object',
-      properties: { prefix: { type: 'string', maxLength: 512 }, limit: { type: 'integer', minimum: 1, maximum: LIST_LIMIT_MAX }, paginationToken: { type: 'string', maxLength: 2048 }, namespace: { type: 'string' } },
+      properties: {
+        prefix: { type: 'string', maxLength: 512 },
+        limit: { type: 'integer', minimum: 1, maximum: LIST_LIMIT_MAX },
+        paginationToken: { type: 'string', maxLength: 2048 },
+        namespace: { type: 'string' },
+      },
     },
   };
 }
 
 /** The query vector: the body's, or the stored values of the record `id`; null when that record does not exist. */
 async function queryVector(index: VectorIndex, run: Run, body: QueryBody, namespace: string): Promise<number[] | null> {
-  if ((body.vector === undefined) === (body.id === undefined)) throw new SvcError('VALIDATION_ERROR', 'query takes exactly one of vector and id', { field: 'vector' });
+  if ((body.vector === undefined) === (body.id === undefined))
+    throw new SvcError('VALIDATION_ERROR', 'query takes exactly one of vector and id', { field: 'vector' });
   if (body.vector !== undefined) {
     checkValues(index, body.vector, 'vector');
     return body.vector;
@@ -94,14 +128,25 @@ async function runQuery(deps: DataPlaneDeps, index: VectorIndex, run: Run, body:
   if (vector === null) return [];
   checkSparse(body.sparseVector, 'sparseVector');
   const hybrid = body.sparseVector !== undefined && body.sparseVector.indices.length > 0;
-  if (hybrid && index.metric !== 'dotproduct') throw new SvcError('VALIDATION_ERROR', 'sparse vectors need an index with the dotproduct metric', { field: 'sparseVector' });
+  if (hybrid && index.metric !== 'dotproduct')
+    throw new SvcError('VALIDATION_ERROR', 'sparse vectors need an index with the dotproduct metric', { field: 'sparseVector' });
   const params: unknown[] = [vector, namespace];
-  const where = ['namespace = $2', '"values" IS NOT NULL', ...(body.filter && Object.keys(body.filter).length > 0 ? [metadataFilterSql(body.filter, params)] : [])];
+  const where = [
+    'namespace = $2',
+    '"values" IS NOT NULL',
+    ...(body.filter && Object.keys(body.filter).length > 0 ? [metadataFilterSql(body.filter, params)] : []),
+  ];
   const limit = hybrid ? hybridCandidates(body.topK, topKMax(deps.limits)) : body.topK;
   const distance = `"values" ${index.operator} CAST($1 AS vector)`;
   // Only the columns the answer shows: a vector turned into JSON costs more than the search itself.
   const withValues = body.includeValues === true;
-  const columns = ['id', `${distance} AS "__distance"`, ...(withValues ? ['"values"'] : []), ...(withValues || hybrid ? ['sparse_values'] : []), ...(body.includeMetadata === true ? ['metadata'] : [])];
+  const columns = [
+    'id',
+    `${distance} AS "__distance"`,
+    ...(withValues ? ['"values"'] : []),
+    ...(withValues || hybrid ? ['sparse_values'] : []),
+    ...(body.includeMetadata === true ? ['metadata'] : []),
+  ];
   const sql = `SELECT ${columns.join(', ')} FROM ${index.sql} WHERE ${where.join(' AND ')} ORDER BY ${distance} LIMIT ${limit}`;
   const { rows } = await run(sql, params, limit);
   const scored = rows.map((row) => ({ row, score: pineconeScore(index.metric, Number(row['__distance'])) }));
@@ -121,17 +166,25 @@ export function dataReadRoutes(deps: DataPlaneDeps): FastifyPluginAsync {
     });
 
     app.get<{ Params: Params; Querystring: { ids: string[]; namespace?: string } }>(
-      '/indexes/:index_name/vectors/fetch', { schema: { params: indexParams, querystring: schema.fetch } }, async (request) => {
+      '/indexes/:index_name/vectors/fetch',
+      { schema: { params: indexParams, querystring: schema.fetch } },
+      async (request) => {
         const { index, run } = indexRequest(deps, request);
         const { ids, namespace } = request.query;
-        const { rows } = await run(`SELECT id, "values", sparse_values, metadata FROM ${index.sql} WHERE namespace = $1 AND id = ANY($2)`, [namespaceOf(namespace), ids], FETCH_IDS_MAX);
+        const { rows } = await run(
+          `SELECT id, "values", sparse_values, metadata FROM ${index.sql} WHERE namespace = $1 AND id = ANY($2)`,
+          [namespaceOf(namespace), ids],
+          FETCH_IDS_MAX,
+        );
         const vectors = Object.fromEntries(rows.map((row) => [String(row['id']), recordOf(row, true, true)]));
         return { vectors, namespace: namespace ?? '', usage: USAGE };
       },
     );
 
     app.get<{ Params: Params; Querystring: { prefix?: string; limit?: number; paginationToken?: string; namespace?: string } }>(
-      '/indexes/:index_name/vectors/list', { schema: { params: indexParams, querystring: schema.list } }, async (request) => {
+      '/indexes/:index_name/vectors/list',
+      { schema: { params: indexParams, querystring: schema.list } },
+      async (request) => {
         const { index, run } = indexRequest(deps, request);
         const { prefix = '', limit = LIST_LIMIT_DEFAULT, paginationToken, namespace } = request.query;
         const after = paginationToken === undefined ? '' : Buffer.from(paginationToken, 'base64url').toString('utf8');
@@ -148,14 +201,27 @@ export function dataReadRoutes(deps: DataPlaneDeps): FastifyPluginAsync {
       const params: unknown[] = [];
       const where = filter && Object.keys(filter).length > 0 ? `WHERE ${metadataFilterSql(filter, params)}` : '';
       const { rows } = await run(`SELECT namespace, count(*) AS n FROM ${index.sql} ${where} GROUP BY namespace`, params);
-      const namespaces = Object.fromEntries(rows.map((r) => [r['namespace'] === '' ? DEFAULT_NAMESPACE_NAME : String(r['namespace']), { vectorCount: Number(r['n']) }]));
+      const namespaces = Object.fromEntries(
+        rows.map((r) => [r['namespace'] === '' ? DEFAULT_NAMESPACE_NAME : String(r['namespace']), { vectorCount: Number(r['n']) }]),
+      );
       const total = rows.reduce((sum, r) => sum + Number(r['n']), 0);
-      return { namespaces, dimension: index.dimension, indexFullness: total / deps.limits.vectorIndexRecordsMax, totalVectorCount: total, metric: index.metric, vectorType: 'dense' };
+      return {
+        namespaces,
+        dimension: index.dimension,
+        indexFullness: total / deps.limits.vectorIndexRecordsMax,
+        totalVectorCount: total,
+        metric: index.metric,
+        vectorType: 'dense',
+      };
     };
-    app.post<{ Params: Params; Body: { filter?: Record<string, unknown> } }>('/indexes/:index_name/describe_index_stats', { schema: { params: indexParams } }, async (request) => {
-      const { index, run } = indexRequest(deps, request);
-      return stats(index, run, request.body?.filter);
-    });
+    app.post<{ Params: Params; Body: { filter?: Record<string, unknown> } }>(
+      '/indexes/:index_name/describe_index_stats',
+      { schema: { params: indexParams } },
+      async (request) => {
+        const { index, run } = indexRequest(deps, request);
+        return stats(index, run, request.body?.filter);
+      },
+    );
     app.get<{ Params: Params }>('/indexes/:index_name/describe_index_stats', { schema: { params: indexParams } }, async (request) => {
       const { index, run } = indexRequest(deps, request);
       return stats(index, run, undefined);

@@ -3,7 +3,16 @@ import { SvcError } from '../../core/errors.js';
 import { MALFORMED_REQUEST_CODE } from '../errors.js';
 import { checkMetadataSize } from '../vectors/vector-table.js';
 import {
-  checkSparse, checkValues, indexParams, indexRequest, namespaceOf, rootIndexRequest, sparseSchema, type DataPlaneDeps, type Run, type SparseValues,
+  checkSparse,
+  checkValues,
+  indexParams,
+  indexRequest,
+  namespaceOf,
+  rootIndexRequest,
+  sparseSchema,
+  type DataPlaneDeps,
+  type Run,
+  type SparseValues,
 } from './data-common.js';
 import { aliased } from './field-names.js';
 import type { VectorIndex } from './index-store.js';
@@ -49,7 +58,8 @@ function schemas(deps: DataPlaneDeps) {
   const { vectorUpsertCountMax, vectorDimensionsMax } = deps.limits;
   const values = { type: 'array', maxItems: vectorDimensionsMax, items: { type: 'number' } };
   const record = {
-    type: 'object', required: ['id', 'values'],
+    type: 'object',
+    required: ['id', 'values'],
     properties: { id: idSchema, values, sparseValues: sparseSchema, sparse_values: sparseSchema, metadata: { type: 'object' } },
   };
   const upsertProperties = { vectors: { type: 'array', minItems: 1, maxItems: vectorUpsertCountMax, items: record }, namespace: { type: 'string' } };
@@ -58,12 +68,23 @@ function schemas(deps: DataPlaneDeps) {
     rootUpsert: { type: 'object', required: ['vectors'], properties: { ...upsertProperties, index: { type: 'string', minLength: 1, maxLength: 45 } } },
     remove: {
       type: 'object',
-      properties: { ids: { type: 'array', maxItems: vectorUpsertCountMax, items: idSchema }, deleteAll: { type: 'boolean' }, namespace: { type: 'string' }, filter: { type: 'object' } },
+      properties: {
+        ids: { type: 'array', maxItems: vectorUpsertCountMax, items: idSchema },
+        deleteAll: { type: 'boolean' },
+        namespace: { type: 'string' },
+        filter: { type: 'object' },
+      },
     },
     update: {
       type: 'object',
       properties: {
-        id: idSchema, values, sparseValues: sparseSchema, sparse_values: sparseSchema, setMetadata: { type: 'object' }, namespace: { type: 'string' }, filter: { type: 'object' },
+        id: idSchema,
+        values,
+        sparseValues: sparseSchema,
+        sparse_values: sparseSchema,
+        setMetadata: { type: 'object' },
+        namespace: { type: 'string' },
+        filter: { type: 'object' },
         dryRun: { type: 'boolean' },
       },
     },
@@ -75,7 +96,12 @@ function lastPerId<T extends { id: string }>(records: readonly T[]): T[] {
   return [...new Map(records.map((r) => [r.id, r])).values()];
 }
 
-function upsertStatement(index: VectorIndex, records: readonly UpsertRecord[], namespace: string, metadataBytesMax: number): { sql: string; params: unknown[] } {
+function upsertStatement(
+  index: VectorIndex,
+  records: readonly UpsertRecord[],
+  namespace: string,
+  metadataBytesMax: number,
+): { sql: string; params: unknown[] } {
   const params: unknown[] = [];
   const rows = records.map((r, i) => {
     checkValues(index, r.values, `vectors.${i}.values`);
@@ -96,7 +122,8 @@ function deleteWhere(body: DeleteBody, params: unknown[]): string {
   if (body.deleteAll === true) return where[0]!;
   const hasIds = Array.isArray(body.ids) && body.ids.length > 0;
   const hasFilter = body.filter !== undefined && Object.keys(body.filter).length > 0;
-  if (!hasIds && !hasFilter) throw new SvcError(MALFORMED_REQUEST_CODE, 'delete needs ids, a filter or deleteAll: true', { reason: 'ids_filter_or_delete_all_required' });
+  if (!hasIds && !hasFilter)
+    throw new SvcError(MALFORMED_REQUEST_CODE, 'delete needs ids, a filter or deleteAll: true', { reason: 'ids_filter_or_delete_all_required' });
   if (hasIds) {
     params.push(body.ids);
     where.push(`id = ANY($${params.length})`);
@@ -128,18 +155,22 @@ function updateSet(index: VectorIndex, body: UpdateBody, params: unknown[], meta
 
 /** The records with one name for sparse values (sparseValues), the last of each id (as two upserts in a row). */
 function upsertRecords(vectors: UpsertBody['vectors']): UpsertRecord[] {
-  return lastPerId(vectors.map((r, i) => {
-    const { sparse_values: _, ...record } = r;
-    const sparseValues = aliased<SparseValues>(r as unknown as Record<string, unknown>, 'sparseValues', 'sparse_values', `vectors.${i}.`);
-    return sparseValues === undefined ? record : { ...record, sparseValues };
-  }));
+  return lastPerId(
+    vectors.map((r, i) => {
+      const { sparse_values: _, ...record } = r;
+      const sparseValues = aliased<SparseValues>(r as unknown as Record<string, unknown>, 'sparseValues', 'sparse_values', `vectors.${i}.`);
+      return sparseValues === undefined ? record : { ...record, sparseValues };
+    }),
+  );
 }
 
 /** One upsert: every record of the body in one INSERT ... ON CONFLICT (one log record). */
 async function upsert(deps: DataPlaneDeps, index: VectorIndex, run: Run, body: UpsertBody): Promise<{ upsertedCount: number }> {
   const records = upsertRecords(body.vectors);
   if (index.rowCount + records.length > deps.limits.vectorIndexRecordsMax) {
-    throw new SvcError('LIMIT_EXCEEDED', `index ${index.name} would hold more than ${deps.limits.vectorIndexRecordsMax} vectors (SVC_VECTOR_MAX_VECTORS)`, { limit: deps.limits.vectorIndexRecordsMax });
+    throw new SvcError('LIMIT_EXCEEDED', `index ${index.name} would hold more than ${deps.limits.vectorIndexRecordsMax} vectors (SVC_VECTOR_MAX_VECTORS)`, {
+      limit: deps.limits.vectorIndexRecordsMax,
+    });
   }
   const { sql, params } = upsertStatement(index, records, namespaceOf(body.namespace), deps.limits.vectorMetadataBytesMax);
   await run(sql, params, 1);
@@ -165,37 +196,46 @@ export function dataWriteRoutes(deps: DataPlaneDeps): FastifyPluginAsync {
       return upsert(deps, index, run, request.body);
     });
 
-    app.post<{ Params: Params; Body: DeleteBody }>('/indexes/:index_name/vectors/delete', { schema: { params: indexParams, body: schema.remove } }, async (request) => {
-      const { index, run } = indexRequest(deps, request);
-      const body = request.body ?? {};
-      const params: unknown[] = [namespaceOf(body.namespace)];
-      await run(`DELETE FROM ${index.sql} WHERE ${deleteWhere(body, params)}`, params, 1);
-      return {};
-    });
+    app.post<{ Params: Params; Body: DeleteBody }>(
+      '/indexes/:index_name/vectors/delete',
+      { schema: { params: indexParams, body: schema.remove } },
+      async (request) => {
+        const { index, run } = indexRequest(deps, request);
+        const body = request.body ?? {};
+        const params: unknown[] = [namespaceOf(body.namespace)];
+        await run(`DELETE FROM ${index.sql} WHERE ${deleteWhere(body, params)}`, params, 1);
+        return {};
+      },
+    );
 
-    app.post<{ Params: Params; Body: UpdateBody }>('/indexes/:index_name/vectors/update', { schema: { params: indexParams, body: schema.update } }, async (request) => {
-      const { index, run } = indexRequest(deps, request);
-      const body = request.body ?? {};
-      const params: unknown[] = [namespaceOf(body.namespace)];
-      let where: string;
-      if (body.id !== undefined) {
-        params.push(body.id);
-        where = 'namespace = $1 AND id = $2';
-      } else if (body.filter !== undefined) {
-        if (body.values !== undefined || body.sparseValues !== undefined || body.sparse_values !== undefined) throw new SvcError('VALIDATION_ERROR', 'an update by filter may only set metadata', { field: 'values' });
-        where = `namespace = $1 AND ${metadataFilterSql(body.filter, params)}`;
-      } else {
-        throw new SvcError(MALFORMED_REQUEST_CODE, 'update needs an id or a filter', { reason: 'id_or_filter_required' });
-      }
-      if (body.dryRun === true) {
-        const { rows } = await run(`SELECT count(*) AS n FROM ${index.sql} WHERE ${where}`, params, 1);
-        return { matchedRecords: Number(rows[0]?.['n'] ?? 0) };
-      }
-      const sparseValues = aliased<SparseValues>(body as Record<string, unknown>, 'sparseValues', 'sparse_values');
-      const set = updateSet(index, { ...body, ...(sparseValues === undefined ? {} : { sparseValues }) }, params, metadataBytesMax);
-      if (set === '') throw new SvcError(MALFORMED_REQUEST_CODE, 'update needs values, sparseValues or setMetadata', { reason: 'nothing_to_update' });
-      const result = await run(`UPDATE ${index.sql} SET ${set} WHERE ${where}`, params, 1);
-      return { matchedRecords: result.affectedRows ?? 0 };
-    });
+    app.post<{ Params: Params; Body: UpdateBody }>(
+      '/indexes/:index_name/vectors/update',
+      { schema: { params: indexParams, body: schema.update } },
+      async (request) => {
+        const { index, run } = indexRequest(deps, request);
+        const body = request.body ?? {};
+        const params: unknown[] = [namespaceOf(body.namespace)];
+        let where: string;
+        if (body.id !== undefined) {
+          params.push(body.id);
+          where = 'namespace = $1 AND id = $2';
+        } else if (body.filter !== undefined) {
+          if (body.values !== undefined || body.sparseValues !== undefined || body.sparse_values !== undefined)
+            throw new SvcError('VALIDATION_ERROR', 'an update by filter may only set metadata', { field: 'values' });
+          where = `namespace = $1 AND ${metadataFilterSql(body.filter, params)}`;
+        } else {
+          throw new SvcError(MALFORMED_REQUEST_CODE, 'update needs an id or a filter', { reason: 'id_or_filter_required' });
+        }
+        if (body.dryRun === true) {
+          const { rows } = await run(`SELECT count(*) AS n FROM ${index.sql} WHERE ${where}`, params, 1);
+          return { matchedRecords: Number(rows[0]?.['n'] ?? 0) };
+        }
+        const sparseValues = aliased<SparseValues>(body as Record<string, unknown>, 'sparseValues', 'sparse_values');
+        const set = updateSet(index, { ...body, ...(sparseValues === undefined ? {} : { sparseValues }) }, params, metadataBytesMax);
+        if (set === '') throw new SvcError(MALFORMED_REQUEST_CODE, 'update needs values, sparseValues or setMetadata', { reason: 'nothing_to_update' });
+        const result = await run(`UPDATE ${index.sql} SET ${set} WHERE ${where}`, params, 1);
+        return { matchedRecords: result.affectedRows ?? 0 };
+      },
+    );
   };
 }

@@ -17,7 +17,8 @@ export function aliased<T>(body: Readonly<Record<string, unknown>> | undefined, 
 /** 400 for two fields of one body that say different things. */
 export function conflicting(first: string, second: string, why = 'they are two names of one field'): SvcError {
   return new SvcError(MALFORMED_REQUEST_CODE, `${first} and ${second} have different values (${why}): send one of them`, {
-    reason: 'conflicting_fields', fields: [first, second],
+    reason: 'conflicting_fields',
+    fields: [first, second],
   });
 }
 
@@ -25,7 +26,10 @@ export function conflicting(first: string, second: string, why = 'they are two n
 export function canonical(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
   if (value !== null && typeof value === 'object') {
-    return `{${Object.keys(value).sort().map((k) => `${JSON.stringify(k)}:${canonical((value as Record<string, unknown>)[k])}`).join(',')}}`;
+    return `{${Object.keys(value)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${canonical((value as Record<string, unknown>)[k])}`)
+      .join(',')}}`;
   }
   return JSON.stringify(value);
 }

@@ -98,17 +98,26 @@ export class IndexStore {
   /** The table, its hnsw index with the metric's operator class, then the settings row (DDL is not transactional: each step is checked on read). */
   async create(run: Run, tenant: string, input: CreateIndexInput): Promise<void> {
     if (input.dimension > this.deps.limits.vectorDimensionsMax) {
-      throw new SvcError('LIMIT_EXCEEDED', `dimension ${input.dimension} is above the limit of ${this.deps.limits.vectorDimensionsMax} (SVC_VECTOR_MAX_DIMENSION)`, {
-        field: 'dimension', limit: this.deps.limits.vectorDimensionsMax,
-      });
+      throw new SvcError(
+        'LIMIT_EXCEEDED',
+        `dimension ${input.dimension} is above the limit of ${this.deps.limits.vectorDimensionsMax} (SVC_VECTOR_MAX_DIMENSION)`,
+        {
+          field: 'dimension',
+          limit: this.deps.limits.vectorDimensionsMax,
+        },
+      );
     }
     if (this.deps.catalog.tableByName(tenant, DEFAULT_SCHEMA, tableOf(input.name)) !== undefined) {
       throw new SvcError('CONSTRAINT_VIOLATION', `Resource ${input.name} already exists`, { index: input.name, reason: 'already_exists' });
     }
     const table = quoteIdent(tableOf(input.name));
-    await run(`CREATE TABLE ${table} (namespace TEXT NOT NULL, id TEXT NOT NULL, "values" VECTOR(${input.dimension}), sparse_values JSONB, metadata JSONB, PRIMARY KEY (namespace, id))`);
+    await run(
+      `CREATE TABLE ${table} (namespace TEXT NOT NULL, id TEXT NOT NULL, "values" VECTOR(${input.dimension}), sparse_values JSONB, metadata JSONB, PRIMARY KEY (namespace, id))`,
+    );
     const opclass = OPERATOR_CLASS[SQL_METRIC[input.metric]];
-    await run(`CREATE INDEX ${quoteIdent(hnswName(input.name, input.metric))} ON ${table} USING hnsw ("values" ${opclass}) WITH (m = ${HNSW_M}, ef_construction = ${HNSW_EF_CONSTRUCTION})`);
+    await run(
+      `CREATE INDEX ${quoteIdent(hnswName(input.name, input.metric))} ON ${table} USING hnsw ("values" ${opclass}) WITH (m = ${HNSW_M}, ef_construction = ${HNSW_EF_CONSTRUCTION})`,
+    );
     await this.saveSettings(run, input.name, input.settings);
   }
 
@@ -125,9 +134,16 @@ export class IndexStore {
   async settings(run: Run, tenant: string): Promise<Map<string, IndexSettings>> {
     if (this.deps.catalog.tableByName(tenant, DEFAULT_SCHEMA, REGISTRY_TABLE) === undefined) return new Map();
     const { rows } = await run(`SELECT name, spec, deletion_protection, tags FROM ${REGISTRY_TABLE}`);
-    return new Map(rows.map((r) => [String(r['name']), {
-      spec: r['spec'], deletionProtection: r['deletion_protection'] === 'enabled' ? 'enabled' : 'disabled', tags: (r['tags'] ?? null) as Record<string, string> | null,
-    }]));
+    return new Map(
+      rows.map((r) => [
+        String(r['name']),
+        {
+          spec: r['spec'],
+          deletionProtection: r['deletion_protection'] === 'enabled' ? 'enabled' : 'disabled',
+          tags: (r['tags'] ?? null) as Record<string, string> | null,
+        },
+      ]),
+    );
   }
 
   /** Drops the table (its rows and hnsw index) and the settings row. */
@@ -139,5 +155,7 @@ export class IndexStore {
 
 /** What describeIndex answers when an index has no settings row (a create cut short). */
 export const DEFAULT_SETTINGS: IndexSettings = Object.freeze({
-  spec: { serverless: { cloud: 'aws', region: 'us-east-1' } }, deletionProtection: 'disabled', tags: null,
+  spec: { serverless: { cloud: 'aws', region: 'us-east-1' } },
+  deletionProtection: 'disabled',
+  tags: null,
 });

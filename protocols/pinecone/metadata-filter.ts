@@ -25,7 +25,10 @@ const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'obj
 class FilterTranslator {
   private operands = 0;
 
-  constructor(private readonly params: unknown[], private readonly field: string) {}
+  constructor(
+    private readonly params: unknown[],
+    private readonly field: string,
+  ) {}
 
   private invalid(message: string): SvcError {
     return new SvcError('VALIDATION_ERROR', `${this.field}: ${message}`, { field: this.field, reason: 'invalid_filter' });
@@ -52,7 +55,9 @@ class FilterTranslator {
     if (key.startsWith('$')) throw this.invalid(`unknown operator ${key}`);
     if (isScalar(value)) return this.equals(key, value);
     if (!isObject(value) || Object.keys(value).length === 0) throw this.invalid(`the condition on ${key} must be a value or an operator object`);
-    return `(${Object.entries(value).map(([op, operand]) => this.condition(key, op, operand)).join(' AND ')})`;
+    return `(${Object.entries(value)
+      .map(([op, operand]) => this.condition(key, op, operand))
+      .join(' AND ')})`;
   }
 
   private condition(key: string, op: string, operand: unknown): string {
@@ -62,9 +67,13 @@ class FilterTranslator {
       case '$ne':
         return `NOT COALESCE(${this.equals(key, this.scalar(op, operand))}, FALSE)`;
       case '$in':
-        return `(${this.list(op, operand).map((v) => this.equals(key, v)).join(' OR ')})`;
+        return `(${this.list(op, operand)
+          .map((v) => this.equals(key, v))
+          .join(' OR ')})`;
       case '$nin':
-        return `NOT COALESCE(${this.list(op, operand).map((v) => this.equals(key, v)).join(' OR ')}, FALSE)`;
+        return `NOT COALESCE(${this.list(op, operand)
+          .map((v) => this.equals(key, v))
+          .join(' OR ')}, FALSE)`;
       case '$exists':
         if (typeof operand !== 'boolean') throw this.invalid('$exists takes true or false');
         return operand ? `COALESCE(metadata ? ${this.param(key)}, FALSE)` : `NOT COALESCE(metadata ? ${this.param(key)}, FALSE)`;
@@ -89,7 +98,8 @@ class FilterTranslator {
   }
 
   private list(op: string, operand: unknown): Scalar[] {
-    if (!Array.isArray(operand) || operand.length === 0 || !operand.every(isScalar)) throw this.invalid(`${op} takes a non-empty list of strings, numbers or booleans`);
+    if (!Array.isArray(operand) || operand.length === 0 || !operand.every(isScalar))
+      throw this.invalid(`${op} takes a non-empty list of strings, numbers or booleans`);
     return operand;
   }
 }

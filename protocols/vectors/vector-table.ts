@@ -14,7 +14,9 @@ export const DISTANCE_OPERATOR: Readonly<Record<Metric, string>> = Object.freeze
 
 /** hnsw operator classes (CREATE INDEX ... USING hnsw (col <opclass>)). */
 export const OPERATOR_CLASS: Readonly<Record<Metric, string>> = Object.freeze({
-  cosine: 'vector_cosine_ops', l2: 'vector_l2_ops', inner_product: 'vector_ip_ops',
+  cosine: 'vector_cosine_ops',
+  l2: 'vector_l2_ops',
+  inner_product: 'vector_ip_ops',
 });
 
 /** A SQL identifier in double quotes (embedded quotes doubled). */
@@ -90,9 +92,15 @@ export function searchTarget(catalog: VectorCatalog, tenant: string, name: strin
 /** 422 unless `vector` has the column's dimension. */
 export function checkDimension(target: VectorTable, vector: readonly number[], field: string): void {
   if (vector.length !== target.dimension) {
-    throw new SvcError('VALIDATION_ERROR', `${field} has ${vector.length} dimensions; ${target.def.name}.${target.vector.name} holds VECTOR(${target.dimension})`, {
-      field, expected: target.dimension, actual: vector.length,
-    });
+    throw new SvcError(
+      'VALIDATION_ERROR',
+      `${field} has ${vector.length} dimensions; ${target.def.name}.${target.vector.name} holds VECTOR(${target.dimension})`,
+      {
+        field,
+        expected: target.dimension,
+        actual: vector.length,
+      },
+    );
   }
 }
 
@@ -102,7 +110,9 @@ export function checkMetadataSize(metadata: unknown, bytesMax: number, field: st
   const bytes = Buffer.byteLength(JSON.stringify(metadata), 'utf8');
   if (bytes > bytesMax) {
     throw new SvcError('LIMIT_EXCEEDED', `${field} is ${bytes} bytes of JSON; the limit is ${bytesMax} (SVC_VECTOR_MAX_METADATA_BYTES)`, {
-      field, limit: bytesMax, actual: bytes,
+      field,
+      limit: bytesMax,
+      actual: bytes,
     });
   }
 }

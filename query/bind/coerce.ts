@@ -93,11 +93,19 @@ export function callExpr(ctx: BindContext, fn: ResolvedFunction, args: readonly 
 
 /** Resolves and calls an operator or function by name; throws TYPE_MISMATCH when none fits. */
 export function callByName(ctx: BindContext, name: string, args: readonly Expr[], operator: boolean): Expr {
-  const fn = ctx.types.resolveFunction(name, args.map((a) => a.type));
+  const fn = ctx.types.resolveFunction(
+    name,
+    args.map((a) => a.type),
+  );
   if (!fn) {
     // PostgreSQL names an untyped literal's type "unknown".
     const types = args.map((a) => (a.type.name === 'unknown' ? 'unknown' : ctx.types.typeText(a.type).toLowerCase()));
-    const problem = ctx.types.functionIsAmbiguous(name, args.map((a) => a.type)) ? 'is not unique' : 'does not exist';
+    const problem = ctx.types.functionIsAmbiguous(
+      name,
+      args.map((a) => a.type),
+    )
+      ? 'is not unique'
+      : 'does not exist';
     if (operator) {
       const shown = types.length === 1 ? `${name} ${types[0]}` : `${types[0]} ${name} ${types[1]}`;
       throw mismatch(problem === 'is not unique' ? `operator is not unique: ${shown}` : `operator does not exist: ${shown}`, { operator: name, types });

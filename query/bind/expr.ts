@@ -25,39 +25,89 @@ export interface ExprEnv {
 
 const COMPARISON: Record<string, string> = { '=': '=', '<>': '<>', '!=': '<>', '<': '<', '>': '>', '<=': '<=', '>=': '>=' };
 const LIKE: Record<string, string> = { LIKE: '~~', 'NOT LIKE': '!~~', ILIKE: '~~*', 'NOT ILIKE': '!~~*' };
-const SIMPLE_OPERATORS = new Set(['+', '-', '*', '/', '%', '||', '->', '->>', '#>', '#>>', '@>', '<@', '?', '?|', '?&', '&&', '~', '~*', '!~', '!~*', '#-', '<->', '<=>', '<#>', '^']);
+const SIMPLE_OPERATORS = new Set([
+  '+',
+  '-',
+  '*',
+  '/',
+  '%',
+  '||',
+  '->',
+  '->>',
+  '#>',
+  '#>>',
+  '@>',
+  '<@',
+  '?',
+  '?|',
+  '?&',
+  '&&',
+  '~',
+  '~*',
+  '!~',
+  '!~*',
+  '#-',
+  '<->',
+  '<=>',
+  '<#>',
+  '^',
+]);
 
 /** Binds one expression. */
 export function bindExpr(node: AstNode, env: ExprEnv): Expr {
   if (node === null || node === undefined) return constant(UNKNOWN, null);
   if (node.ast) return bindScalarSubquery(node.ast, env);
   switch (node.type) {
-    case 'column_ref': return bindColumnRef(node, env);
-    case 'number': return exactNumber(env, String(node.value));
-    case 'bigint': return exactNumber(env, String(node.value));
-    case 'single_quote_string': case 'string': case 'natural_string': case 'regex_string':
+    case 'column_ref':
+      return bindColumnRef(node, env);
+    case 'number':
+      return exactNumber(env, String(node.value));
+    case 'bigint':
+      return exactNumber(env, String(node.value));
+    case 'single_quote_string':
+    case 'string':
+    case 'natural_string':
+    case 'regex_string':
       return constant(UNKNOWN, stringValue(node));
-    case 'double_quote_string': return bindColumnRef({ type: 'column_ref', table: null, column: { expr: node } }, env);
-    case 'bool': return constant(BOOL, Boolean(node.value));
-    case 'null': return constant(UNKNOWN, null);
-    case 'var': return bindParam(node, env);
-    case 'param': return bindParam({ name: node.value, prefix: '$' }, env);
-    case 'binary_expr': return bindBinary(node, env);
-    case 'unary_expr': return bindUnary(node, env);
-    case 'function': return bindFunctionNode(node, env);
-    case 'aggr_func': case 'window_func': return env.bindFunction(node, env);
-    case 'case': return bindCase(node, env);
-    case 'cast': return bindCast(node, env);
-    case 'interval': return typedLiteral(env, { name: 'interval' }, `${stringValue(node.expr)}${node.unit ? ` ${node.unit}` : ''}`);
-    case 'date': case 'time': case 'timestamp': case 'timestamptz':
+    case 'double_quote_string':
+      return bindColumnRef({ type: 'column_ref', table: null, column: { expr: node } }, env);
+    case 'bool':
+      return constant(BOOL, Boolean(node.value));
+    case 'null':
+      return constant(UNKNOWN, null);
+    case 'var':
+      return bindParam(node, env);
+    case 'param':
+      return bindParam({ name: node.value, prefix: '$' }, env);
+    case 'binary_expr':
+      return bindBinary(node, env);
+    case 'unary_expr':
+      return bindUnary(node, env);
+    case 'function':
+      return bindFunctionNode(node, env);
+    case 'aggr_func':
+    case 'window_func':
+      return env.bindFunction(node, env);
+    case 'case':
+      return bindCase(node, env);
+    case 'cast':
+      return bindCast(node, env);
+    case 'interval':
+      return typedLiteral(env, { name: 'interval' }, `${stringValue(node.expr)}${node.unit ? ` ${node.unit}` : ''}`);
+    case 'date':
+    case 'time':
+    case 'timestamp':
+    case 'timestamptz':
       return typedLiteral(env, env.ctx.types.parseTypeName(node.type), stringValue(node));
-    case 'array': return bindArray(node, env);
+    case 'array':
+      return bindArray(node, env);
     case 'expr_list': {
       const values: AstNode[] = node.value ?? [];
       if (values.length === 1) return bindExpr(values[0]!, env);
       throw invalid('row constructors are not supported here');
     }
-    case 'default': throw invalid('DEFAULT is not allowed in this context');
+    case 'default':
+      throw invalid('DEFAULT is not allowed in this context');
     default:
       throw invalid(`unsupported expression: ${String(node.type)}`, { expression: node.type });
   }
@@ -185,9 +235,9 @@ function bindBetween(node: AstNode, env: ExprEnv, negated: boolean): Expr {
 }
 
 function bindIn(node: AstNode, env: ExprEnv, negated: boolean): Expr {
-  const items: AstNode[] = node.right?.type === 'expr_list' ? node.right.value ?? [] : [node.right];
+  const items: AstNode[] = node.right?.type === 'expr_list' ? (node.right.value ?? []) : [node.right];
   if (items.length === 1 && items[0]!.ast) {
-    const lefts: AstNode[] = node.left?.type === 'expr_list' ? node.left.value ?? [] : [];
+    const lefts: AstNode[] = node.left?.type === 'expr_list' ? (node.left.value ?? []) : [];
     const sub = lefts.length > 1 ? bindTupleIn(items[0]!.ast, lefts, env) : bindSubqueryExpr(items[0]!.ast, env, 'in', { left: node.left, op: '=' });
     return negated ? negate(sub) : sub;
   }
@@ -211,7 +261,8 @@ function bindQuantified(node: AstNode, env: ExprEnv, op: string, all: boolean): 
   if (inner.ast) return bindSubqueryExpr(inner.ast, env, all ? 'all' : 'any', { left: node.left, op });
   const arg = bindExpr(node.left, env);
   let array = bindExpr(inner, env);
-  if (array.type.name === 'unknown') array = coerce(env.ctx, array, { name: 'array', element: arg.type.name === 'unknown' ? { name: 'text' } : arg.type }, 'implicit');
+  if (array.type.name === 'unknown')
+    array = coerce(env.ctx, array, { name: 'array', element: arg.type.name === 'unknown' ? { name: 'text' } : arg.type }, 'implicit');
   if (array.type.name !== 'array' || !array.type.element) throw mismatch('op ANY/ALL (array) requires array on right side');
   const element = array.type.element;
   const fn = env.ctx.types.resolveFunction(op, [arg.type, element]);
@@ -334,7 +385,11 @@ function bindCast(node: AstNode, env: ExprEnv): Expr {
 function bindArray(node: AstNode, env: ExprEnv): Expr {
   const items: AstNode[] = node.expr_list?.value ?? [];
   if (items.length === 0) return constant({ name: 'array', element: { name: 'text' } }, []);
-  const unified = unify(env.ctx, items.map((i) => bindExpr(i, env)), 'ARRAY');
+  const unified = unify(
+    env.ctx,
+    items.map((i) => bindExpr(i, env)),
+    'ARRAY',
+  );
   return { kind: 'array', type: { name: 'array', element: unified.type }, elements: unified.exprs };
 }
 

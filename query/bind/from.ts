@@ -27,7 +27,10 @@ export function parseAlias(as: unknown): { alias: string | null; columns: string
   const text = typeof as === 'string' ? as : identName(as);
   const m = /^\s*("?)([^"(]+)\1\s*\((.*)\)\s*$/.exec(text);
   if (!m) return { alias: text.replace(/^"(.*)"$/, '$1'), columns: null };
-  const columns = m[3]!.split(',').map((c) => c.trim().replace(/^"(.*)"$/, '$1')).filter((c) => c !== '');
+  const columns = m[3]!
+    .split(',')
+    .map((c) => c.trim().replace(/^"(.*)"$/, '$1'))
+    .filter((c) => c !== '');
   return { alias: m[2]!.trim(), columns };
 }
 
@@ -38,8 +41,15 @@ function renamed(columns: readonly ScopeColumn[], names: readonly string[] | nul
 }
 
 const JOIN_TYPES: Record<string, JoinType> = {
-  'INNER JOIN': 'inner', JOIN: 'inner', 'LEFT JOIN': 'left', 'LEFT OUTER JOIN': 'left', 'RIGHT JOIN': 'right',
-  'RIGHT OUTER JOIN': 'right', 'FULL JOIN': 'full', 'FULL OUTER JOIN': 'full', 'CROSS JOIN': 'cross',
+  'INNER JOIN': 'inner',
+  JOIN: 'inner',
+  'LEFT JOIN': 'left',
+  'LEFT OUTER JOIN': 'left',
+  'RIGHT JOIN': 'right',
+  'RIGHT OUTER JOIN': 'right',
+  'FULL JOIN': 'full',
+  'FULL OUTER JOIN': 'full',
+  'CROSS JOIN': 'cross',
 };
 
 /**
@@ -107,10 +117,14 @@ function bindFromItem(item: AstNode, scope: Scope, deps: FromDeps): Plan {
     const { plan, names } = deps.bindQuery(item.expr.ast, inner);
     if (!lateral) scope.adopt(inner);
     // Executing it would need a join that re-runs the subquery per left row (not built yet).
-    if (lateral && scope.referencedFromInner) throw invalid('LATERAL subqueries that reference earlier FROM items are not supported', { reason: 'unsupported' });
+    if (lateral && scope.referencedFromInner)
+      throw invalid('LATERAL subqueries that reference earlier FROM items are not supported', { reason: 'unsupported' });
     scope.referencedFromInner ||= referenced;
     if (alias === null) throw invalid('subquery in FROM must have an alias');
-    const cols = renamed(plan.columns.map((c, i) => ({ name: names[i]!, type: c.type, nullable: c.nullable })), aliasColumns);
+    const cols = renamed(
+      plan.columns.map((c, i) => ({ name: names[i]!, type: c.type, nullable: c.nullable })),
+      aliasColumns,
+    );
     scope.add(alias, cols);
     return plan;
   }
@@ -128,7 +142,10 @@ function bindFromItem(item: AstNode, scope: Scope, deps: FromDeps): Plan {
   const cte = schema === null ? scope.cte(name) : undefined;
   if (cte?.recursive) return bindWorktable(deps.ctx, cte.recursive, alias ?? name, aliasColumns, scope, renamed);
   if (cte) {
-    const cols = renamed(cte.plan.columns.map((c, i) => ({ name: cte.columnNames[i]!, type: c.type, nullable: c.nullable })), aliasColumns);
+    const cols = renamed(
+      cte.plan.columns.map((c, i) => ({ name: cte.columnNames[i]!, type: c.type, nullable: c.nullable })),
+      aliasColumns,
+    );
     scope.add(alias ?? name, cols);
     return cte.plan;
   }
@@ -190,7 +207,10 @@ function bindView(def: TableDef, alias: string, aliasColumns: string[] | null, s
   try {
     const ast = deps.ctx.parseView(def.viewSql ?? '');
     const { plan, names } = deps.bindQuery(ast, new Scope(null));
-    const cols = renamed(plan.columns.map((c, i) => ({ name: def.columns[i]?.name ?? names[i]!, type: c.type, nullable: c.nullable })), aliasColumns);
+    const cols = renamed(
+      plan.columns.map((c, i) => ({ name: def.columns[i]?.name ?? names[i]!, type: c.type, nullable: c.nullable })),
+      aliasColumns,
+    );
     scope.add(alias, cols, alias === def.name ? def.name : undefined);
     return plan;
   } finally {
@@ -207,7 +227,11 @@ export function bindValuesRows(rows: readonly AstNode[], scope: Scope, deps: Fro
   const columns: OutputColumn[] = [];
   const byColumn: Expr[][] = bound.map(() => []);
   for (let c = 0; c < width; c++) {
-    const unified = unify(deps.ctx, bound.map((r) => r[c]!), 'VALUES');
+    const unified = unify(
+      deps.ctx,
+      bound.map((r) => r[c]!),
+      'VALUES',
+    );
     const exprs = unified.exprs.map((e) => resolveUnknown(deps.ctx, e));
     exprs.forEach((e, r) => byColumn[r]!.push(e));
     columns.push({ name: `column${c + 1}`, type: exprs[0]!.type, nullable: true });
@@ -219,6 +243,12 @@ function bindValuesItem(node: AstNode, alias: string, aliasColumns: string[] | n
   const inner = scope.sibling();
   const { plan, names } = bindValuesRows(node.values ?? [], inner, deps);
   scope.adopt(inner);
-  scope.add(alias, renamed(plan.columns.map((c, i) => ({ name: names[i]!, type: c.type, nullable: c.nullable })), aliasColumns));
+  scope.add(
+    alias,
+    renamed(
+      plan.columns.map((c, i) => ({ name: names[i]!, type: c.type, nullable: c.nullable })),
+      aliasColumns,
+    ),
+  );
   return plan;
 }

@@ -53,7 +53,11 @@ function aggregateCall(name: string, node: AstNode, env: ExprEnv): { kind: 'agg'
   if (node.args?.separator?.delimiter) argNodes = [...argNodes, node.args.separator.delimiter];
   // Bound where the call itself is: round(avg(x), 2) is a scalar call over an aggregate.
   const args = argNodes.map((a) => bindExpr(a, env));
-  const resolved = env.ctx.types.resolveAggregate(name, args.map((a) => a.type), { distinct, star });
+  const resolved = env.ctx.types.resolveAggregate(
+    name,
+    args.map((a) => a.type),
+    { distinct, star },
+  );
   if (!resolved) {
     if (node.type === 'aggr_func') {
       const shown = args.map((a) => env.ctx.types.typeText(a.type).toLowerCase()).join(', ');
@@ -94,7 +98,7 @@ function bindWindowFunction(name: WindowFnName, node: AstNode, env: ExprEnv): Ex
     type = unified.type;
     bound = [unified.exprs[0]!, offset, unified.exprs[1]!];
   } else if (name === 'first_value' || name === 'last_value') {
-    type = args[0]?.type.name === 'unknown' ? { name: 'text' } : args[0]?.type ?? UNKNOWN;
+    type = args[0]?.type.name === 'unknown' ? { name: 'text' } : (args[0]?.type ?? UNKNOWN);
   } else if (name === 'ntile') {
     type = INT4;
     bound = [coerce(env.ctx, args[0] ?? constant(INT4, 1), INT4, 'implicit')];
@@ -128,7 +132,11 @@ function bindSpecialForm(name: string, node: AstNode, env: ExprEnv): Expr | null
   const raw: AstNode[] = node.args?.value ?? [];
   switch (name) {
     case 'coalesce': {
-      const unified = unify(env.ctx, raw.map((a) => bindExpr(a, env)), 'COALESCE');
+      const unified = unify(
+        env.ctx,
+        raw.map((a) => bindExpr(a, env)),
+        'COALESCE',
+      );
       return { kind: 'coalesce', type: unified.type, args: unified.exprs };
     }
     case 'nullif': {
@@ -139,8 +147,13 @@ function bindSpecialForm(name: string, node: AstNode, env: ExprEnv): Expr | null
       const type = a.type.name === 'unknown' ? { name: 'text' as const } : a.type;
       return { kind: 'case', type, whens: [{ cond, result: constant(type, null) }], otherwise: coerce(env.ctx, a, type, 'implicit') };
     }
-    case 'greatest': case 'least': {
-      const unified = unify(env.ctx, raw.map((a) => bindExpr(a, env)), name.toUpperCase());
+    case 'greatest':
+    case 'least': {
+      const unified = unify(
+        env.ctx,
+        raw.map((a) => bindExpr(a, env)),
+        name.toUpperCase(),
+      );
       return { kind: 'minmax', type: unified.type, args: unified.exprs, greatest: name === 'greatest', compare: env.ctx.types.comparator(unified.type) };
     }
     case 'position': {
@@ -148,8 +161,12 @@ function bindSpecialForm(name: string, node: AstNode, env: ExprEnv): Expr | null
       if (parts.length !== 2) return null;
       return callByName(env.ctx, 'strpos', [bindExpr(parts[1]!, env), bindExpr(parts[0]!, env)], false);
     }
-    case 'trim': return bindTrim(raw, env);
-    case 'current_timestamp': case 'current_date': case 'localtimestamp': case 'current_time':
+    case 'trim':
+      return bindTrim(raw, env);
+    case 'current_timestamp':
+    case 'current_date':
+    case 'localtimestamp':
+    case 'current_time':
       if (node.args && raw.length > 0) return null;
       return callByName(env.ctx, name === 'current_timestamp' ? 'now' : name, [], false);
     default:

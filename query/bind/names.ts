@@ -72,10 +72,34 @@ function subqueryName(ast: AstNode): string {
 function castTypeName(target: AstNode | undefined): string {
   const t = String(target?.dataType ?? '').toLowerCase();
   const map: Record<string, string> = {
-    int: 'int4', integer: 'int4', int4: 'int4', bigint: 'int8', int8: 'int8', smallint: 'int2', int2: 'int2',
-    text: 'text', varchar: 'varchar', 'character varying': 'varchar', char: 'bpchar', character: 'bpchar', numeric: 'numeric', decimal: 'numeric',
-    real: 'float4', float4: 'float4', 'double precision': 'float8', float8: 'float8', float: 'float8', boolean: 'bool', bool: 'bool',
-    date: 'date', timestamp: 'timestamp', timestamptz: 'timestamptz', jsonb: 'jsonb', json: 'json', uuid: 'uuid', interval: 'interval',
+    int: 'int4',
+    integer: 'int4',
+    int4: 'int4',
+    bigint: 'int8',
+    int8: 'int8',
+    smallint: 'int2',
+    int2: 'int2',
+    text: 'text',
+    varchar: 'varchar',
+    'character varying': 'varchar',
+    char: 'bpchar',
+    character: 'bpchar',
+    numeric: 'numeric',
+    decimal: 'numeric',
+    real: 'float4',
+    float4: 'float4',
+    'double precision': 'float8',
+    float8: 'float8',
+    float: 'float8',
+    boolean: 'bool',
+    bool: 'bool',
+    date: 'date',
+    timestamp: 'timestamp',
+    timestamptz: 'timestamptz',
+    jsonb: 'jsonb',
+    json: 'json',
+    uuid: 'uuid',
+    interval: 'interval',
   };
   if (target?.array) return `${map[t] ?? t}`;
   if (t === 'timestamp' && (target?.suffix ?? []).join(' ').toLowerCase().includes('with time zone')) return 'timestamptz';

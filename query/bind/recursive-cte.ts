@@ -39,7 +39,15 @@ export function bindRecursiveCte(binder: SelectBinder, name: string, ast: AstNod
   scope.adopt(rightScope);
   // Only a shadowing inner WITH of the same name hid the reference: an ordinary query after all.
   if (self.refs === 0) return { name, plan: binder.bindQuery(ast, scope.sibling()).plan, columnNames: names };
-  const plan: Plan = { kind: 'recursive_union', id: self.id, name, all, left: left.plan, right: castRecursiveTerm(ctx, name, right, self.columns), columns: self.columns };
+  const plan: Plan = {
+    kind: 'recursive_union',
+    id: self.id,
+    name,
+    all,
+    left: left.plan,
+    right: castRecursiveTerm(ctx, name, right, self.columns),
+    columns: self.columns,
+  };
   return { name, plan, columnNames: names };
 }
 
@@ -61,8 +69,11 @@ function splitTerms(name: string, ast: AstNode): { nonRecursive: AstNode; recurs
   for (let node: AstNode | undefined = ast; node; node = node._next) members.push(node);
   const ops = members.slice(0, -1).map((m) => String(m.set_op).toLowerCase());
   let at = -1;
-  ops.forEach((op, i) => { if (!op.startsWith('intersect')) at = i; });
-  if (at < 0 || !ops[at]!.startsWith('union')) throw invalid(`recursive query "${name}" does not have the form non-recursive-term UNION [ALL] recursive-term`, { name });
+  ops.forEach((op, i) => {
+    if (!op.startsWith('intersect')) at = i;
+  });
+  if (at < 0 || !ops[at]!.startsWith('union'))
+    throw invalid(`recursive query "${name}" does not have the form non-recursive-term UNION [ALL] recursive-term`, { name });
   const last = members[members.length - 1]!;
   if (last.orderby) throw invalid('ORDER BY in a recursive query is not implemented', { reason: 'unsupported' });
   const limit = limitParts(last.limit);
@@ -99,9 +110,12 @@ function castRecursiveTerm(ctx: BindContext, name: string, right: BoundQuery, co
     const r: Expr = { kind: 'column', type: c.type, index: i, name: c.name };
     const unified = unify(ctx, [l, r], 'UNION');
     if (!sameType(unified.type, columns[i]!.type)) {
-      throw mismatch(`recursive query "${name}" column ${i + 1} has type ${pgTypeName(columns[i]!.type)} in non-recursive term but type ${pgTypeName(unified.type)} overall`, {
-        hint: 'Cast the output of the non-recursive term to the correct type.',
-      });
+      throw mismatch(
+        `recursive query "${name}" column ${i + 1} has type ${pgTypeName(columns[i]!.type)} in non-recursive term but type ${pgTypeName(unified.type)} overall`,
+        {
+          hint: 'Cast the output of the non-recursive term to the correct type.',
+        },
+      );
     }
     return unified.exprs[1]!;
   });
@@ -114,7 +128,14 @@ function castRecursiveTerm(ctx: BindContext, name: string, right: BoundQuery, co
  * one. `sublinkDepth` tells a reference inside a subquery expression (refused) from one in a
  * FROM subquery (allowed).
  */
-export function bindWorktable(ctx: BindContext, self: RecursiveCte, alias: string, aliasColumns: readonly string[] | null, scope: Scope, rename: (c: readonly ScopeColumn[], n: readonly string[] | null) => ScopeColumn[]): Plan {
+export function bindWorktable(
+  ctx: BindContext,
+  self: RecursiveCte,
+  alias: string,
+  aliasColumns: readonly string[] | null,
+  scope: Scope,
+  rename: (c: readonly ScopeColumn[], n: readonly string[] | null) => ScopeColumn[],
+): Plan {
   const name = self.name;
   if (self.phase === 'non_recursive') throw invalid(`recursive reference to query "${name}" must not appear within its non-recursive term`, { name });
   if (ctx.sublinkDepth !== self.sublinkDepth) throw invalid(`recursive reference to query "${name}" must not appear within a subquery`, { name });

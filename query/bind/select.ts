@@ -104,7 +104,8 @@ export class QueryBinder implements SelectBinder {
     let onExprs = distinctOn;
 
     const aggs = collectAggregates([...exprs, ...(having ? [having] : []), ...orderExprs, ...(distinctOn ?? [])]);
-    if (aggs.length > 0 && this.ctx.worktableRefs.length > worktableRefs) throw invalid("aggregate functions are not allowed in a recursive query's recursive term");
+    if (aggs.length > 0 && this.ctx.worktableRefs.length > worktableRefs)
+      throw invalid("aggregate functions are not allowed in a recursive query's recursive term");
     if (aggs.length > 0 || groupBy.length > 0) {
       // PostgreSQL runs a select list's set-returning function after grouping; crossing is before.
       if (series) throw invalid('set-returning functions in the select list of a grouped query are not supported', { reason: 'unsupported' });

@@ -90,4 +90,3 @@ function applyTail(binder: QueryBinder, q: BoundQuery, last: AstNode): BoundQuer
   plan = binder.applyLimit(plan, last.limit);
   return { plan, names: q.names };
 }
-

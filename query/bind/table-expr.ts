@@ -11,7 +11,11 @@ import { Scope } from './scope.js';
 /** A scope holding one table's columns in table order (CHECK and DEFAULT expressions, DML rows). */
 export function tableScope(table: TableDef, alias?: string): Scope {
   const scope = new Scope(null);
-  scope.add(alias ?? table.name, table.columns.map((c) => ({ name: c.name, type: c.type, nullable: c.nullable })), table.name);
+  scope.add(
+    alias ?? table.name,
+    table.columns.map((c) => ({ name: c.name, type: c.type, nullable: c.nullable })),
+    table.name,
+  );
   return scope;
 }
 

@@ -48,7 +48,10 @@ export function bindSelectListSeries(items: readonly AstNode[], scope: Scope, en
   if (calls.length === 0) return null;
   if (calls.length > 1) throw invalid('more than one set-returning function in a select list is not supported', { reason: 'unsupported' });
   const series = bindSeries(calls[0]!, env, 'generate_series');
-  scope.add(SRF_ALIAS, series.columns.map((c) => ({ ...c, hidden: true })));
+  scope.add(
+    SRF_ALIAS,
+    series.columns.map((c) => ({ ...c, hidden: true })),
+  );
   const plan: Plan = { kind: 'join', joinType: 'cross', left: input, right: series, on: null, hash: null, columns: [...input.columns, ...series.columns] };
   return { plan, items: replaced as AstNode[] };
 }

@@ -14,7 +14,14 @@ import type { RangeEntry, Scope, ScopeColumn } from './scope.js';
  * rest of the left side, then the rest of the right, as PostgreSQL does. The left side is the
  * join chain so far ([leftStart, rightStart) of the row). Null: no common column (NATURAL only).
  */
-export function usingCondition(ctx: BindContext, using: readonly AstNode[], scope: Scope, leftStart: number, rightStart: number, joinType: JoinType): Expr | null {
+export function usingCondition(
+  ctx: BindContext,
+  using: readonly AstNode[],
+  scope: Scope,
+  leftStart: number,
+  rightStart: number,
+  joinType: JoinType,
+): Expr | null {
   const names = using.length === 1 && identName(using[0]) === NATURAL_MARKER ? naturalColumns(scope, leftStart, rightStart) : using.map((u) => identName(u));
   const conditions: Expr[] = [];
   const merged: number[] = [];
@@ -43,13 +50,23 @@ export function usingCondition(ctx: BindContext, using: readonly AstNode[], scop
 /** The visible column names of the left side that the right side shows too, in the left's * order. */
 function naturalColumns(scope: Scope, leftStart: number, rightStart: number): string[] {
   const visible = (from: number, to: number): string[] =>
-    scope.starOrder.filter((slot) => slot >= from && slot < to).map((slot) => scope.columnAt(slot)).filter((c) => !c.hidden).map((c) => c.name);
+    scope.starOrder
+      .filter((slot) => slot >= from && slot < to)
+      .map((slot) => scope.columnAt(slot))
+      .filter((c) => !c.hidden)
+      .map((c) => c.name);
   const right = new Set(visible(rightStart, Infinity));
   return [...new Set(visible(leftStart, rightStart).filter((name) => right.has(name)))];
 }
 
 /** The one visible column `name` among the FROM items whose row slots are in [from, to). */
-function findUsingColumn(scope: Scope, name: string, from: number, to: number, side: 'left' | 'right'): { entry: RangeEntry; index: number; column: ScopeColumn } {
+function findUsingColumn(
+  scope: Scope,
+  name: string,
+  from: number,
+  to: number,
+  side: 'left' | 'right',
+): { entry: RangeEntry; index: number; column: ScopeColumn } {
   let found: { entry: RangeEntry; index: number; column: ScopeColumn } | null = null;
   for (const entry of scope.entries) {
     if (entry.offset < from || entry.offset >= to) continue;

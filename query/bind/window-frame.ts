@@ -13,7 +13,7 @@ export const DEFAULT_FRAME: WindowFrame = { mode: 'range', start: { kind: 'unbou
  */
 export function frameOf(clause: AstNode | null | undefined): WindowFrame {
   if (!clause) return DEFAULT_FRAME;
-  const parts: AstNode[] = clause.type === 'rows' ? [clause.expr] : clause.operator === 'BETWEEN' ? clause.right?.value ?? [] : [];
+  const parts: AstNode[] = clause.type === 'rows' ? [clause.expr] : clause.operator === 'BETWEEN' ? (clause.right?.value ?? []) : [];
   if (parts.length === 0) throw invalid('unsupported window frame', { reason: 'unsupported' });
   const parsed = parts.map(boundOf);
   const range = parsed.some((p) => p.range);
@@ -22,12 +22,15 @@ export function frameOf(clause: AstNode | null | undefined): WindowFrame {
   if (start.kind === 'unbounded_following') throw invalid('frame start cannot be UNBOUNDED FOLLOWING');
   if (end.kind === 'unbounded_preceding') throw invalid('frame end cannot be UNBOUNDED PRECEDING');
   if (start.kind === 'current' && end.kind === 'preceding') throw invalid('frame starting from current row cannot have preceding rows');
-  if (start.kind === 'following' && (end.kind === 'preceding' || end.kind === 'current')) throw invalid('frame starting from following row cannot have preceding rows');
+  if (start.kind === 'following' && (end.kind === 'preceding' || end.kind === 'current'))
+    throw invalid('frame starting from following row cannot have preceding rows');
   return { mode: range ? 'range' : 'rows', start, end };
 }
 
 function boundOf(node: AstNode): { bound: FrameBound; range: boolean } {
-  const text = String(node?.value ?? '').trim().toLowerCase();
+  const text = String(node?.value ?? '')
+    .trim()
+    .toLowerCase();
   if (text === 'unbounded preceding') return { bound: { kind: 'unbounded_preceding' }, range: false };
   if (text === 'unbounded following') return { bound: { kind: 'unbounded_following' }, range: false };
   if (text === 'current row') return { bound: { kind: 'current' }, range: false };

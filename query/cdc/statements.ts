@@ -5,8 +5,14 @@
  */
 import { DEFAULT_SCHEMA } from '../../core/catalog.js';
 import {
-  CDC_STREAM_DEF_VERSION, CDC_STREAM_OBJECT, decodeCdcStreamDef, destinationAddress, encodeCdcStreamDef,
-  type CdcDestination, type CdcStreamDef, type CdcStreamFilter,
+  CDC_STREAM_DEF_VERSION,
+  CDC_STREAM_OBJECT,
+  decodeCdcStreamDef,
+  destinationAddress,
+  encodeCdcStreamDef,
+  type CdcDestination,
+  type CdcStreamDef,
+  type CdcStreamFilter,
 } from '../../core/cdc-stream.js';
 import { SvcError, tableNotFound } from '../../core/errors.js';
 import { newUlid } from '../../core/ids.js';
@@ -24,17 +30,23 @@ export const CDC_STREAM_NAME_BYTES_MAX = 128;
 export async function executeCdc(statement: CdcStatement, deps: DdlDeps, runtime: CdcRuntime | null): Promise<QueryResult> {
   const tenant = deps.env.tenant;
   switch (statement.kind) {
-    case 'cdc_create': return createStream(statement, deps, runtime);
-    case 'cdc_alter': return alterStream(statement.name, statement.action, deps);
-    case 'cdc_drop': return dropStream(statement.name, statement.ifExists, deps);
-    case 'cdc_show': return showStreams(deps.projections.catalog, tenant, runtime);
-    case 'cdc_status': return showStatus(deps.projections.catalog, tenant, statement.name, runtime);
+    case 'cdc_create':
+      return createStream(statement, deps, runtime);
+    case 'cdc_alter':
+      return alterStream(statement.name, statement.action, deps);
+    case 'cdc_drop':
+      return dropStream(statement.name, statement.ifExists, deps);
+    case 'cdc_show':
+      return showStreams(deps.projections.catalog, tenant, runtime);
+    case 'cdc_status':
+      return showStatus(deps.projections.catalog, tenant, statement.name, runtime);
   }
 }
 
 /** The definitions of a tenant's streams, by name. */
 export function streamDefs(catalog: CatalogState, tenant: string): CdcStreamDef[] {
-  return catalog.objects(CDC_STREAM_OBJECT)
+  return catalog
+    .objects(CDC_STREAM_OBJECT)
     .filter((o) => o.tenant === tenant)
     .map((o) => decodeCdcStreamDef(o.definition))
     .sort((a, b) => a.name.localeCompare(b.name));
@@ -65,7 +77,10 @@ function checkBrokers(brokers: string): void {
 /** The name users get when they give none: table and destination, as an identifier. */
 function derivedName(table: string, destination: CdcDestination): string {
   const target = destination.kind === 'kafka' ? destination.topic : destination.stream;
-  return `${table}_to_${target}`.toLowerCase().replace(/[^a-z0-9_]+/g, '_').slice(0, CDC_STREAM_NAME_BYTES_MAX);
+  return `${table}_to_${target}`
+    .toLowerCase()
+    .replace(/[^a-z0-9_]+/g, '_')
+    .slice(0, CDC_STREAM_NAME_BYTES_MAX);
 }
 
 async function createStream(statement: Extract<CdcStatement, { kind: 'cdc_create' }>, deps: DdlDeps, runtime: CdcRuntime | null): Promise<QueryResult> {
@@ -74,9 +89,10 @@ async function createStream(statement: Extract<CdcStatement, { kind: 'cdc_create
   const tableName = statement.table.name;
   const d = statement.destination;
   if (d.kind === 'kafka') checkBrokers(d.brokers);
-  const destination: CdcDestination = d.kind === 'kafka'
-    ? { kind: 'kafka', brokers: d.brokers, topic: d.topic ?? `${tenant}.${tableName}` }
-    : { kind: 'kinesis', stream: d.stream, region: d.region };
+  const destination: CdcDestination =
+    d.kind === 'kafka'
+      ? { kind: 'kafka', brokers: d.brokers, topic: d.topic ?? `${tenant}.${tableName}` }
+      : { kind: 'kinesis', stream: d.stream, region: d.region };
   const name = statement.name ?? derivedName(tableName, destination);
   checkName(name);
   runtime?.checkDestination?.(destination);
@@ -151,8 +167,16 @@ const text = (name: string, nullable = false): ResultColumn => ({ name, type: 'T
 const bigint = (name: string, nullable = false): ResultColumn => ({ name, type: 'BIGINT', nullable });
 
 const STREAM_COLUMNS: ResultColumn[] = [
-  text('name'), text('table'), text('destination'), text('address'), text('topic'), text('region', true), text('format'), text('state'),
-  { name: 'created_at', type: 'TIMESTAMP WITH TIME ZONE', nullable: false }, { name: 'filter', type: 'JSONB', nullable: true },
+  text('name'),
+  text('table'),
+  text('destination'),
+  text('address'),
+  text('topic'),
+  text('region', true),
+  text('format'),
+  text('state'),
+  { name: 'created_at', type: 'TIMESTAMP WITH TIME ZONE', nullable: false },
+  { name: 'filter', type: 'JSONB', nullable: true },
 ];
 
 /** One row of SHOW CDC STREAMS (also what GET /cdc/streams lists). */
@@ -187,8 +211,16 @@ function showStreams(catalog: CatalogState, tenant: string, runtime: CdcRuntime 
 }
 
 const STATUS_COLUMNS: ResultColumn[] = [
-  text('name'), text('state'), bigint('last_sequence', true), bigint('last_lsn', true), bigint('lag_records'), bigint('events_delivered'),
-  bigint('events_filtered'), bigint('delivery_errors'), text('last_error', true), { name: 'last_error_at', type: 'TIMESTAMP WITH TIME ZONE', nullable: true },
+  text('name'),
+  text('state'),
+  bigint('last_sequence', true),
+  bigint('last_lsn', true),
+  bigint('lag_records'),
+  bigint('events_delivered'),
+  bigint('events_filtered'),
+  bigint('delivery_errors'),
+  text('last_error', true),
+  { name: 'last_error_at', type: 'TIMESTAMP WITH TIME ZONE', nullable: true },
 ];
 
 /** SHOW CDC STREAM STATUS's one row (also GET /cdc/streams/{name}'s status). */

@@ -60,7 +60,10 @@ async function addColumn(def: TableDef, action: AstNode, env: AlterEnv): Promise
   const column = columnFromAst(env.ctx, action, def, nextColumnId(def), constraints);
   if (def.columns.some((c) => c.name === column.name)) {
     if (action.if_not_exists) return def;
-    throw new SvcError('CONSTRAINT_VIOLATION', `column "${column.name}" of relation "${def.name}" already exists`, { column: column.name, reason: 'already_exists' });
+    throw new SvcError('CONSTRAINT_VIOLATION', `column "${column.name}" of relation "${def.name}" already exists`, {
+      column: column.name,
+      reason: 'already_exists',
+    });
   }
   const hasRows = await tableHasRows(env.view, def);
   let missingValue: SqlValue = null;
@@ -70,7 +73,10 @@ async function addColumn(def: TableDef, action: AstNode, env: AlterEnv): Promise
   }
   if (column.sequence && hasRows) throw invalid('adding a SERIAL column to a table with rows is not supported');
   if (!column.nullable && missingValue === null && hasRows) {
-    throw new SvcError('CONSTRAINT_VIOLATION', `column "${column.name}" of relation "${def.name}" contains null values`, { column: column.name, table: def.name });
+    throw new SvcError('CONSTRAINT_VIOLATION', `column "${column.name}" of relation "${def.name}" contains null values`, {
+      column: column.name,
+      table: def.name,
+    });
   }
   const withColumn: TableDef = { ...def, columns: [...def.columns, { ...column, missingValue }] };
   const built = constraints.build(withColumn, env.ids);
@@ -117,7 +123,9 @@ async function validateNew(before: TableDef, after: TableDef, env: AlterEnv): Pr
   const added = after.constraints.filter((c) => !before.constraints.some((b) => b.name === c.name));
   if (added.length === 0 || !(await tableHasRows(env.view, before))) return;
   for (const index of after.indexes.filter((i) => !before.indexes.some((b) => b.id === i.id) && i.unique)) await assertUnique(env.view, after, index, env.deps);
-  const checks = added.filter((c) => c.kind === 'check').map((c) => ({ name: c.name, eval: compile(bindCheck(env.ctx, after, parseExpression(c.definition)), checkContext(env)).eval }));
+  const checks = added
+    .filter((c) => c.kind === 'check')
+    .map((c) => ({ name: c.name, eval: compile(bindCheck(env.ctx, after, parseExpression(c.definition)), checkContext(env)).eval }));
   const fks = added.filter((c) => c.kind === 'foreign_key');
   const writer = new StatementWriter(env.view, env.deps.types, () => [], env.deps.env.limits.dmlRowsMax);
   const fkChecker = new ForeignKeys(writer);
@@ -129,7 +137,10 @@ async function validateNew(before: TableDef, after: TableDef, env: AlterEnv): Pr
       const values = decodeRowInto(image, ids, missing) as QValue[];
       for (const check of checks) {
         if (check.eval(values) === false) {
-          throw new SvcError('CONSTRAINT_VIOLATION', `check constraint "${check.name}" of relation "${after.name}" is violated by some row`, { table: after.name, constraint: check.name });
+          throw new SvcError('CONSTRAINT_VIOLATION', `check constraint "${check.name}" of relation "${after.name}" is violated by some row`, {
+            table: after.name,
+            constraint: check.name,
+          });
         }
       }
       if (fks.length > 0) await fkChecker.checkChild(onlyNew, values);
@@ -138,7 +149,15 @@ async function validateNew(before: TableDef, after: TableDef, env: AlterEnv): Pr
 }
 
 function checkContext(env: AlterEnv) {
-  return execContext({ types: env.deps.types, source: new WriteViewSource(env.view), params: [], deadlineMs: env.deps.env.deadlineMs, signal: env.deps.env.signal, stats: null, materializedRowsMax: env.deps.env.limits.materializedRowsMax });
+  return execContext({
+    types: env.deps.types,
+    source: new WriteViewSource(env.view),
+    params: [],
+    deadlineMs: env.deps.env.deadlineMs,
+    signal: env.deps.env.signal,
+    stats: null,
+    materializedRowsMax: env.deps.env.limits.materializedRowsMax,
+  });
 }
 
 async function tableHasRows(view: WriteView, def: TableDef): Promise<boolean> {
@@ -158,7 +177,8 @@ export async function renameColumn(stmt: Extract<CustomStatement, { kind: 'renam
     }
     const def = entry.def;
     const column = columnByName(def, stmt.from);
-    if (def.columns.some((c) => c.name === stmt.to)) throw new SvcError('CONSTRAINT_VIOLATION', `column "${stmt.to}" of relation "${def.name}" already exists`, { column: stmt.to, reason: 'already_exists' });
+    if (def.columns.some((c) => c.name === stmt.to))
+      throw new SvcError('CONSTRAINT_VIOLATION', `column "${stmt.to}" of relation "${def.name}" already exists`, { column: stmt.to, reason: 'already_exists' });
     const columns: ColumnDef[] = def.columns.map((c) => (c.id === column.id ? { ...c, name: stmt.to } : c));
     const constraints = def.constraints.map((c) => {
       if (!c.columnIds.includes(column.id)) return c;

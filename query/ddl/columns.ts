@@ -47,7 +47,8 @@ export function columnFromAst(
     nullable = false;
   }
   if (node.unique) constraints.uniques.push({ name: node.primary_key ? null : constraintName, columns: [name] });
-  if (node.check) constraints.checks.push({ name: node.check.constraint ? identName(node.check.constraint) : constraintName, ast: node.check.definition[0], column: name });
+  if (node.check)
+    constraints.checks.push({ name: node.check.constraint ? identName(node.check.constraint) : constraintName, ast: node.check.definition[0], column: name });
   if (node.reference_definition) constraints.foreignKeys.push({ name: constraintName, columns: [name], ref: node.reference_definition });
   return { id, name, type, nullable, defaultExpr, missingValue: null, sequence };
 }

@@ -93,8 +93,22 @@ export function referencingTables(catalog: CatalogState, table: TableDef): Table
   return [...catalog.tables()].filter((e) => e.def.id !== table.id && e.def.constraints.some((c) => c.references?.tableId === table.id));
 }
 
-export function btreeIndex(id: number, name: string, columnIds: readonly number[], options: { unique: boolean; primary: boolean; descending?: readonly boolean[] }): IndexDef {
-  return { id, name, kind: 'btree', columnIds, descending: options.descending ?? columnIds.map(() => false), unique: options.unique, primary: options.primary, options: {} };
+export function btreeIndex(
+  id: number,
+  name: string,
+  columnIds: readonly number[],
+  options: { unique: boolean; primary: boolean; descending?: readonly boolean[] },
+): IndexDef {
+  return {
+    id,
+    name,
+    kind: 'btree',
+    columnIds,
+    descending: options.descending ?? columnIds.map(() => false),
+    unique: options.unique,
+    primary: options.primary,
+    options: {},
+  };
 }
 
 export function keyConstraint(kind: 'primary_key' | 'unique', name: string, columns: readonly ColumnDef[]): ConstraintDef {

@@ -32,8 +32,10 @@ export async function createIndex(ast: AstNode, deps: DdlDeps): Promise<QueryRes
     const unique = String(ast.index_type ?? '').toLowerCase() === 'unique';
     const method = hnsw ? 'hnsw' : String(ast.index_using?.type ?? 'btree').toLowerCase();
     if (method !== 'btree' && method !== 'hnsw') throw invalid(`access method "${method}" is not supported (btree, hnsw)`);
-    if (method === 'hnsw' && (unique || columns.length !== 1 || columns[0]!.type.name !== 'vector')) throw invalid('an hnsw index takes exactly one VECTOR column and cannot be UNIQUE');
-    if (method === 'btree' && columns.some((c) => c.type.name === 'jsonb' || c.type.name === 'vector')) throw invalid('btree indexes cannot hold JSONB or VECTOR columns');
+    if (method === 'hnsw' && (unique || columns.length !== 1 || columns[0]!.type.name !== 'vector'))
+      throw invalid('an hnsw index takes exactly one VECTOR column and cannot be UNIQUE');
+    if (method === 'btree' && columns.some((c) => c.type.name === 'jsonb' || c.type.name === 'vector'))
+      throw invalid('btree indexes cannot hold JSONB or VECTOR columns');
     const options: Record<string, number | string> = {};
     for (const w of (ast.with as AstNode[] | null) ?? []) options[String(w.type).toLowerCase()] = Number(w.expr?.value ?? w.value);
     if (method === 'hnsw') options.metric = hnswMetric((ast.index_columns as AstNode[])[0]!.opclass);

@@ -34,8 +34,18 @@ export async function createTable(ast: AstNode, deps: DdlDeps): Promise<QueryRes
     }
     const now = nowMicros();
     const base: TableDef = {
-      id: ids.nextTable(), tenant, schema, name, kind: 'table', columns, primaryKey: [], indexes: [], constraints: [],
-      viewSql: null, createdAtMicros: now, updatedAtMicros: now,
+      id: ids.nextTable(),
+      tenant,
+      schema,
+      name,
+      kind: 'table',
+      columns,
+      primaryKey: [],
+      indexes: [],
+      constraints: [],
+      viewSql: null,
+      createdAtMicros: now,
+      updatedAtMicros: now,
     };
     const built = constraints.build(base, ids);
     const pkIds = new Set(built.primaryKey);

@@ -13,7 +13,9 @@ import { submitDdl, type DdlDeps } from './deps.js';
 export async function dropTables(ast: AstNode, deps: DdlDeps, keyword: 'table' | 'view'): Promise<QueryResult> {
   const names = ast.name as AstNode[];
   const cascade = String(names[names.length - 1]?.as ?? '').toLowerCase() === 'cascade' || /\bcascade\s*$/i.test(deps.statement.text);
-  const ifExists = String(ast.prefix ?? '').toUpperCase().includes('IF EXISTS');
+  const ifExists = String(ast.prefix ?? '')
+    .toUpperCase()
+    .includes('IF EXISTS');
   const tenant = deps.env.tenant;
   await submitDdl(deps, async (view) => {
     const targets: TableDef[] = [];
@@ -43,7 +45,7 @@ export async function dropTables(ast: AstNode, deps: DdlDeps, keyword: 'table' |
 function withDependentViews(catalog: CatalogState, deps: DdlDeps, targets: readonly TableDef[], cascade: boolean): TableDef[] {
   const out = [...targets];
   const ids = new Set(targets.map((t) => t.id));
-  for (let changed = true; changed; ) {
+  for (let changed = true; changed;) {
     changed = false;
     for (const entry of catalog.tables()) {
       const v = entry.def;
@@ -53,7 +55,9 @@ function withDependentViews(catalog: CatalogState, deps: DdlDeps, targets: reado
       if (!hit) continue;
       if (!cascade) {
         throw new SvcError('CONSTRAINT_VIOLATION', `cannot drop ${hit.kind} ${hit.name} because other objects depend on it`, {
-          table: hit.name, dependent_view: v.name, hint: 'Use DROP ... CASCADE to drop the dependent objects too.',
+          table: hit.name,
+          dependent_view: v.name,
+          hint: 'Use DROP ... CASCADE to drop the dependent objects too.',
         });
       }
       out.push(v);
@@ -83,7 +87,10 @@ function detachReferences(catalog: CatalogState, table: TableDef, dropped: Set<n
     const fk = child.def.constraints.find((c) => c.references?.tableId === table.id)!;
     if (!cascade) {
       throw new SvcError('CONSTRAINT_VIOLATION', `cannot drop table ${table.name} because other objects depend on it`, {
-        table: table.name, constraint: fk.name, referencing_table: child.def.name, hint: 'Use DROP ... CASCADE to drop the dependent objects too.',
+        table: table.name,
+        constraint: fk.name,
+        referencing_table: child.def.name,
+        hint: 'Use DROP ... CASCADE to drop the dependent objects too.',
       });
     }
     const constraints = child.def.constraints.filter((c) => c.references?.tableId !== table.id);
@@ -97,7 +104,9 @@ export async function dropIndex(ast: AstNode, deps: DdlDeps): Promise<QueryResul
   const nameNode = ast.name as AstNode;
   const schema = nameNode.table ? identName(nameNode.table) : 'public';
   const name = identName(nameNode.column ?? nameNode);
-  const ifExists = String(ast.prefix ?? '').toUpperCase().includes('IF EXISTS');
+  const ifExists = String(ast.prefix ?? '')
+    .toUpperCase()
+    .includes('IF EXISTS');
   const cascade = /\bcascade\s*$/i.test(deps.statement.text);
   const tenant = deps.env.tenant;
   await submitDdl(deps, async (view) => {
@@ -140,7 +149,9 @@ export async function truncate(ast: AstNode, deps: DdlDeps): Promise<QueryResult
         if (ids.has(child.def.id)) continue;
         if (!cascade) {
           throw new SvcError('CONSTRAINT_VIOLATION', 'cannot truncate a table referenced in a foreign key constraint', {
-            table: child.def.name, referenced_table: tables[i]!.name, hint: `Truncate table "${child.def.name}" at the same time, or use TRUNCATE ... CASCADE.`,
+            table: child.def.name,
+            referenced_table: tables[i]!.name,
+            hint: `Truncate table "${child.def.name}" at the same time, or use TRUNCATE ... CASCADE.`,
           });
         }
         ids.add(child.def.id);

@@ -31,5 +31,7 @@ export function executeDdl(statement: ParsedStatement, deps: DdlDeps): Promise<Q
     case 'truncate':
       return truncate(ast, deps);
   }
-  return Promise.reject(new SvcError('INVALID_QUERY', `unsupported statement: ${String(ast.type).toUpperCase()} ${keyword.toUpperCase()}`.trim(), { statement: ast.type }));
+  return Promise.reject(
+    new SvcError('INVALID_QUERY', `unsupported statement: ${String(ast.type).toUpperCase()} ${keyword.toUpperCase()}`.trim(), { statement: ast.type }),
+  );
 }

@@ -15,7 +15,11 @@ export class ConstraintBuilder {
   readonly foreignKeys: { name: string | null; columns: string[]; ref: AstNode }[] = [];
   primaryKey: string[] | null = null;
 
-  constructor(private readonly ctx: BindContext, private readonly catalog: CatalogState, private readonly taken: Set<string>) {}
+  constructor(
+    private readonly ctx: BindContext,
+    private readonly catalog: CatalogState,
+    private readonly taken: Set<string>,
+  ) {}
 
   /** A table-level constraint node (CREATE TABLE or ALTER TABLE ADD CONSTRAINT). */
   addTableConstraint(node: AstNode): void {
@@ -43,14 +47,28 @@ export class ConstraintBuilder {
       if (table.primaryKey.length > 0) throw invalid(`multiple primary keys for table "${table.name}" are not allowed`);
       const cols = this.primaryKey.map((n) => columnByName(table, n));
       const name = this.name(null, `${table.name}_pkey`);
-      indexes.push(btreeIndex(ids.nextIndex(), name, cols.map((c) => c.id), { unique: true, primary: true }));
+      indexes.push(
+        btreeIndex(
+          ids.nextIndex(),
+          name,
+          cols.map((c) => c.id),
+          { unique: true, primary: true },
+        ),
+      );
       constraints.push(keyConstraint('primary_key', name, cols));
       primaryKey = cols.map((c) => c.id);
     }
     for (const u of this.uniques) {
       const cols = u.columns.map((n) => columnByName(table, n));
       const name = this.name(u.name, `${table.name}_${u.columns.join('_')}_key`);
-      indexes.push(btreeIndex(ids.nextIndex(), name, cols.map((c) => c.id), { unique: true, primary: false }));
+      indexes.push(
+        btreeIndex(
+          ids.nextIndex(),
+          name,
+          cols.map((c) => c.id),
+          { unique: true, primary: false },
+        ),
+      );
       constraints.push(keyConstraint('unique', name, cols));
     }
     for (const c of this.checks) constraints.push(this.checkConstraint(table, c));
@@ -82,7 +100,10 @@ export class ConstraintBuilder {
     if (!target || target.kind !== 'table') throw tableNotFound(name);
     const refNames = (fk.ref.definition as AstNode[]).map((c) => identName(c.column ?? c));
     const targetPk = self ? pk : target.primaryKey;
-    const refCols = refNames.length === 1 && refNames[0] === PK_MARKER ? targetPk.map((id) => target.columns.find((c) => c.id === id)!) : refNames.map((n) => columnByName(target, n));
+    const refCols =
+      refNames.length === 1 && refNames[0] === PK_MARKER
+        ? targetPk.map((id) => target.columns.find((c) => c.id === id)!)
+        : refNames.map((n) => columnByName(target, n));
     if (refCols.length === 0) throw invalid(`there is no primary key for referenced table "${target.name}"`);
     const cols = fk.columns.map((n) => columnByName(table, n));
     if (cols.length !== refCols.length) throw invalid('number of referencing and referenced columns for foreign key disagree');
@@ -94,7 +115,13 @@ export class ConstraintBuilder {
     const onDelete = ACTIONS[action] ?? 'no_action';
     const constraintName = this.name(fk.name, `${table.name}_${fk.columns.join('_')}_fkey`);
     const definition = `FOREIGN KEY (${cols.map((c) => c.name).join(', ')}) REFERENCES ${target.name}(${refCols.map((c) => c.name).join(', ')})${onDelete === 'no_action' ? '' : ` ON DELETE ${action.toUpperCase()}`}`;
-    return { name: constraintName, kind: 'foreign_key', definition, columnIds: cols.map((c) => c.id), references: { tableId: target.id, columnIds: refIds, onDelete } };
+    return {
+      name: constraintName,
+      kind: 'foreign_key',
+      definition,
+      columnIds: cols.map((c) => c.id),
+      references: { tableId: target.id, columnIds: refIds, onDelete },
+    };
   }
 }
 

@@ -23,12 +23,25 @@ export async function createView(ast: AstNode, deps: DdlDeps): Promise<QueryResu
     const now = nowMicros();
     const def: TableDef = {
       id: existing?.def.id ?? new IdAllocator(view.catalog).nextTable(),
-      tenant, schema, name, kind: 'view',
+      tenant,
+      schema,
+      name,
+      kind: 'view',
       columns: bound.plan.columns.map((c, i) => ({
-        id: i + 1, name: names[i]!, type: storableType(c.type.name === 'unknown' ? { name: 'text' } : c.type, names[i]!), nullable: true, defaultExpr: null, missingValue: null, sequence: null,
+        id: i + 1,
+        name: names[i]!,
+        type: storableType(c.type.name === 'unknown' ? { name: 'text' } : c.type, names[i]!),
+        nullable: true,
+        defaultExpr: null,
+        missingValue: null,
+        sequence: null,
       })),
-      primaryKey: [], indexes: [], constraints: [], viewSql: sql,
-      createdAtMicros: existing?.def.createdAtMicros ?? now, updatedAtMicros: now,
+      primaryKey: [],
+      indexes: [],
+      constraints: [],
+      viewSql: sql,
+      createdAtMicros: existing?.def.createdAtMicros ?? now,
+      updatedAtMicros: now,
     };
     return { record: catalogRecord(tenant, [{ kind: 'put_table', table: def }]), result: null };
   });

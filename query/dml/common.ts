@@ -1,6 +1,19 @@
 import type { TableDef } from '../../core/catalog.js';
 import type { CatalogState, Projections, WriteView } from '../../projections/index.js';
-import { bindCheck, bindExpr, bindFunction, identName, invalid, QueryBinder, resolveUnknown, tableScope, uniqueNames, type BindContext, type ExprEnv, type Scope } from '../bind/index.js';
+import {
+  bindCheck,
+  bindExpr,
+  bindFunction,
+  identName,
+  invalid,
+  QueryBinder,
+  resolveUnknown,
+  tableScope,
+  uniqueNames,
+  type BindContext,
+  type ExprEnv,
+  type Scope,
+} from '../bind/index.js';
 import { compile, WriteViewSource, type ExecContext } from '../exec/index.js';
 import { parseExpression, type AstNode, type ParsedStatement } from '../parse/index.js';
 import type { Expr } from '../plan/expr.js';
@@ -47,7 +60,12 @@ export async function submitDml(deps: DmlDeps, command: string, body: (run: DmlR
     let cachedExec: ExecContext | null = null;
     const exec = (): ExecContext => {
       cachedExec ??= execContext({
-        types: deps.types, source: new WriteViewSource(view), deadlineMs: deps.env.deadlineMs, signal: deps.env.signal, stats: null, materializedRowsMax: deps.env.limits.materializedRowsMax,
+        types: deps.types,
+        source: new WriteViewSource(view),
+        deadlineMs: deps.env.deadlineMs,
+        signal: deps.env.signal,
+        stats: null,
+        materializedRowsMax: deps.env.limits.materializedRowsMax,
         params: convertParams(deps.types, fillParamTypes(ctx.paramTypes), deps.env.params),
       });
       return cachedExec;
@@ -66,7 +84,11 @@ export async function submitDml(deps: DmlDeps, command: string, body: (run: DmlR
   if (!done) return emptyResult(command, 0);
   if (!done.returning) return emptyResult(command, done.affected);
   const { names, exprs, rows } = done.returning;
-  const converter = new RowConverter(deps.types, names, exprs.map((e) => e.type));
+  const converter = new RowConverter(
+    deps.types,
+    names,
+    exprs.map((e) => e.type),
+  );
   return {
     command,
     columns: exprs.map((e, i) => ({ name: names[i]!, type: deps.types.typeText(e.type), nullable: true })),

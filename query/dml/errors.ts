@@ -1,7 +1,11 @@
 import { SvcError } from '../../core/errors.js';
 
 export function notNullViolation(table: string, column: string): SvcError {
-  return new SvcError('CONSTRAINT_VIOLATION', `null value in column "${column}" of relation "${table}" violates not-null constraint`, { table, column, constraint: `${table}_${column}_not_null` });
+  return new SvcError('CONSTRAINT_VIOLATION', `null value in column "${column}" of relation "${table}" violates not-null constraint`, {
+    table,
+    column,
+    constraint: `${table}_${column}_not_null`,
+  });
 }
 
 export function checkViolation(table: string, constraint: string): SvcError {
@@ -9,13 +13,29 @@ export function checkViolation(table: string, constraint: string): SvcError {
 }
 
 export function uniqueViolation(table: string, constraint: string, key: string): SvcError {
-  return new SvcError('CONSTRAINT_VIOLATION', `duplicate key value violates unique constraint "${constraint}"`, { table, constraint, key, detail: `Key ${key} already exists.` });
+  return new SvcError('CONSTRAINT_VIOLATION', `duplicate key value violates unique constraint "${constraint}"`, {
+    table,
+    constraint,
+    key,
+    detail: `Key ${key} already exists.`,
+  });
 }
 
 export function fkChildViolation(table: string, constraint: string, key: string, parent: string): SvcError {
-  return new SvcError('CONSTRAINT_VIOLATION', `insert or update on table "${table}" violates foreign key constraint "${constraint}"`, { table, constraint, key, detail: `Key ${key} is not present in table "${parent}".` });
+  return new SvcError('CONSTRAINT_VIOLATION', `insert or update on table "${table}" violates foreign key constraint "${constraint}"`, {
+    table,
+    constraint,
+    key,
+    detail: `Key ${key} is not present in table "${parent}".`,
+  });
 }
 
 export function fkParentViolation(table: string, constraint: string, child: string, key: string): SvcError {
-  return new SvcError('CONSTRAINT_VIOLATION', `update or delete on table "${table}" violates foreign key constraint "${constraint}" on table "${child}"`, { table, constraint, referencing_table: child, key, detail: `Key ${key} is still referenced from table "${child}".` });
+  return new SvcError('CONSTRAINT_VIOLATION', `update or delete on table "${table}" violates foreign key constraint "${constraint}" on table "${child}"`, {
+    table,
+    constraint,
+    referencing_table: child,
+    key,
+    detail: `Key ${key} is still referenced from table "${child}".`,
+  });
 }

@@ -67,7 +67,12 @@ export class ForeignKeys {
       for (const values of rows) {
         const keyValues = positions.map((p) => values[p] ?? null);
         if (keyValues.some((v) => v === null)) continue;
-        keys.push(encodeKey(writer.pkTypes, parent.primaryKey.map((id) => keyValues[refIds.indexOf(id)] as SqlValue)));
+        keys.push(
+          encodeKey(
+            writer.pkTypes,
+            parent.primaryKey.map((id) => keyValues[refIds.indexOf(id)] as SqlValue),
+          ),
+        );
       }
       if (keys.length > 0) work.push(writer.prefetchKeys(keys));
     }
@@ -90,7 +95,12 @@ export class ForeignKeys {
   }
 
   /** Rows of `table` whose columns `ids` equal `keyValues` (as this statement sees them). */
-  private async findRows(table: TableDef, ids: readonly number[], keyValues: readonly QValue[], max: number): Promise<{ key: Uint8Array; image: Uint8Array; values: QValue[] }[]> {
+  private async findRows(
+    table: TableDef,
+    ids: readonly number[],
+    keyValues: readonly QValue[],
+    max: number,
+  ): Promise<{ key: Uint8Array; image: Uint8Array; values: QValue[] }[]> {
     const positions = positionsOf(table, ids);
     const types = positions.map((p) => table.columns[p]!.type);
     const wanted = hex(encodeKey(types, keyValues as SqlValue[]));
@@ -120,7 +130,8 @@ export class ForeignKeys {
   private referencing(table: TableDef): { child: TableDef; constraint: ConstraintDef }[] {
     const out: { child: TableDef; constraint: ConstraintDef }[] = [];
     for (const entry of this.host.catalog.tables()) {
-      for (const c of entry.def.constraints) if (c.references?.tableId === table.id) out.push({ child: entry.def.id === table.id ? table : entry.def, constraint: c });
+      for (const c of entry.def.constraints)
+        if (c.references?.tableId === table.id) out.push({ child: entry.def.id === table.id ? table : entry.def, constraint: c });
     }
     return out;
   }
@@ -153,7 +164,12 @@ export class ForeignKeys {
   }
 
   /** Changing a referenced key while children still point at the old value is refused (NO ACTION). */
-  async onParentUpdate(table: TableDef, oldValues: readonly QValue[], values: readonly QValue[], changed: (positions: readonly number[]) => boolean): Promise<void> {
+  async onParentUpdate(
+    table: TableDef,
+    oldValues: readonly QValue[],
+    values: readonly QValue[],
+    changed: (positions: readonly number[]) => boolean,
+  ): Promise<void> {
     for (const { child, constraint } of this.referencing(table)) {
       const refPositions = positionsOf(table, constraint.references!.columnIds);
       if (!changed(refPositions)) continue;

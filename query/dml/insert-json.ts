@@ -30,7 +30,13 @@ export interface JsonInsert {
 
 /** What a JSON insert is, for the read-only check and the DML deps (it has no SQL text). */
 export const JSON_INSERT_STATEMENT: ParsedStatement = Object.freeze({
-  text: 'INSERT (JSON rows)', offset: 0, explain: null, ast: Object.freeze({ type: 'insert' }), custom: null, vectorDims: [], hnsw: false,
+  text: 'INSERT (JSON rows)',
+  offset: 0,
+  explain: null,
+  ast: Object.freeze({ type: 'insert' }),
+  custom: null,
+  vectorDims: [],
+  hnsw: false,
 });
 
 /**
@@ -75,19 +81,30 @@ function proposedRows(run: DmlRun, table: TableDef, rows: JsonInsert['rows']): Q
         return types.fromJson(column.type, row[column.name]);
       } catch (error) {
         if (!isSvcError(error)) throw error;
-        throw new SvcError(error.code, `${error.message} (column "${column.name}", row ${rowIndex})`, { ...error.details, column: column.name, row: rowIndex }, error);
+        throw new SvcError(
+          error.code,
+          `${error.message} (column "${column.name}", row ${rowIndex})`,
+          { ...error.details, column: column.name, row: rowIndex },
+          error,
+        );
       }
     }),
   );
 }
 
-const columnRef = (table: TableDef, at: number, offset = 0): Expr => ({ kind: 'column', type: table.columns[at]!.type, index: offset + at, name: table.columns[at]!.name });
+const columnRef = (table: TableDef, at: number, offset = 0): Expr => ({
+  kind: 'column',
+  type: table.columns[at]!.type,
+  index: offset + at,
+  name: table.columns[at]!.name,
+});
 
 /** The unique index the conflict names and the SET c = EXCLUDED.c list (bindConflict's shape). */
 function conflictOf(table: TableDef, spec: JsonConflict, given: readonly number[]): Conflict {
   let indexes = table.indexes.filter((i) => i.unique && i.kind === 'btree');
   const target = spec.columns.length === 0 && spec.action === 'update' ? table.primaryKey : spec.columns.map((n) => table.columns[position(table, n)]!.id);
-  if (spec.action === 'update' && target.length === 0) throw invalid(`on_conflict update needs columns: "${table.name}" has no primary key`, { table: table.name });
+  if (spec.action === 'update' && target.length === 0)
+    throw invalid(`on_conflict update needs columns: "${table.name}" has no primary key`, { table: table.name });
   if (target.length > 0) {
     const match = indexes.find((i) => i.columnIds.length === target.length && target.every((id) => i.columnIds.includes(id)));
     if (!match) throw invalid('there is no unique or exclusion constraint matching the ON CONFLICT specification', { columns: spec.columns });

@@ -39,7 +39,11 @@ export function insert(ast: AstNode, deps: DmlDeps): Promise<QueryResult> {
  * CONFLICT action and RETURNING items (bound over the table's row): what every INSERT path shares.
  */
 export async function writeProposed(
-  run: DmlRun, table: TableDef, proposed: readonly QValue[][], conflict: Conflict | null, returning: { names: string[]; exprs: Expr[] } | null,
+  run: DmlRun,
+  table: TableDef,
+  proposed: readonly QValue[][],
+  conflict: Conflict | null,
+  returning: { names: string[]; exprs: Expr[] } | null,
 ): Promise<DmlOutcome> {
   const exec = run.exec();
   const setEvals = conflict?.update?.sets.map((s) => ({ position: s.position, eval: compile(s.expr, exec) })) ?? [];
@@ -61,11 +65,16 @@ export async function writeProposed(
         if (!conflict.update) return;
         if (touched.has(hexOf(key))) {
           throw new SvcError('CONSTRAINT_VIOLATION', 'ON CONFLICT DO UPDATE command cannot affect row a second time', {
-            table: table.name, hint: 'Ensure that no rows proposed for insertion within the same command have duplicate constrained values.',
+            table: table.name,
+            hint: 'Ensure that no rows proposed for insertion within the same command have duplicate constrained values.',
           });
         }
         const image = (await writer.current(key))!;
-        const existing = decodeRowInto(image, table.columns.map((c) => c.id), table.columns.map((c) => c.missingValue)) as QValue[];
+        const existing = decodeRowInto(
+          image,
+          table.columns.map((c) => c.id),
+          table.columns.map((c) => c.missingValue),
+        ) as QValue[];
         const combined = [...existing, ...values];
         if (whereEval && whereEval.eval(combined) !== true) return;
         const next = [...existing];

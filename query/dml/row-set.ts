@@ -21,7 +21,12 @@ export function bindRowSetValue(node: AstNode, env: ExprEnv): Expr {
   const out = plan.columns[column]!;
   const exprs: Expr[] = [{ kind: 'column', type: out.type, index: column, name: out.name }];
   return {
-    kind: 'subquery', type: out.type, id: env.ctx.subqueryId(), mode: 'scalar',
-    plan: { kind: 'project', input: plan, exprs, columns: [out] }, test: null, correlated: child.usedOuter,
+    kind: 'subquery',
+    type: out.type,
+    id: env.ctx.subqueryId(),
+    mode: 'scalar',
+    plan: { kind: 'project', input: plan, exprs, columns: [out] },
+    test: null,
+    correlated: child.usedOuter,
   };
 }

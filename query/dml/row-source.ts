@@ -33,7 +33,14 @@ export function defaultExprOf(run: DmlRun, table: TableDef, position: number): E
   const c = table.columns[position]!;
   if (c.sequence) {
     const name = c.sequence;
-    const fn = { name: 'nextval', argTypes: [], returnType: c.type, strict: false, immutable: false, impl: () => (c.type.name === 'int8' ? run.writer.nextval(name) : Number(run.writer.nextval(name))) };
+    const fn = {
+      name: 'nextval',
+      argTypes: [],
+      returnType: c.type,
+      strict: false,
+      immutable: false,
+      impl: () => (c.type.name === 'int8' ? run.writer.nextval(name) : Number(run.writer.nextval(name))),
+    };
     return { kind: 'call', type: c.type, fn, args: [], label: 'nextval' };
   }
   if (c.defaultExpr === null) return { kind: 'const', type: c.type, value: null };
@@ -43,10 +50,19 @@ export function defaultExprOf(run: DmlRun, table: TableDef, position: number): E
 export const isDefaultMarker = (node: AstNode): boolean => isDefault(node);
 
 const isDefault = (node: AstNode): boolean =>
-  node?.type === 'column_ref' && node.table === null && node.column?.expr?.type !== 'double_quote_string' && String(node.column?.expr?.value ?? node.column).toLowerCase() === 'default';
+  node?.type === 'column_ref' &&
+  node.table === null &&
+  node.column?.expr?.type !== 'double_quote_string' &&
+  String(node.column?.expr?.value ?? node.column).toLowerCase() === 'default';
 
 /** The rows an INSERT proposes, as full rows in table column order (defaults filled in). */
-export async function insertRows(run: DmlRun, table: TableDef, targets: readonly number[], source: AstNode, onRow: (values: QValue[]) => Promise<void>): Promise<void> {
+export async function insertRows(
+  run: DmlRun,
+  table: TableDef,
+  targets: readonly number[],
+  source: AstNode,
+  onRow: (values: QValue[]) => Promise<void>,
+): Promise<void> {
   const defaults = defaultsOf(run, table);
   if (source.type === 'values') {
     const env = exprEnv(run, new Scope(null), 'VALUES');
@@ -77,7 +93,9 @@ export async function insertRows(run: DmlRun, table: TableDef, targets: readonly
   const query = run.binder.bindQuery(source, new Scope(null));
   const columns = query.plan.columns;
   if (columns.length > targets.length) throw invalid('INSERT has more expressions than target columns');
-  const casts = columns.map((c, i) => coerce(run.ctx, { kind: 'column', type: c.type, index: i, name: c.name }, table.columns[targets[i]!]!.type, 'assignment'));
+  const casts = columns.map((c, i) =>
+    coerce(run.ctx, { kind: 'column', type: c.type, index: i, name: c.name }, table.columns[targets[i]!]!.type, 'assignment'),
+  );
   const plan = optimize(query.plan, { types: run.ctx.types, rowCount: (id) => run.view.catalog.table(id)?.stats.rowCount ?? 0 });
   const exec = run.exec();
   const evals = casts.map((c) => compile(c, exec).eval);

@@ -24,7 +24,11 @@ export function update(ast: AstNode, deps: DmlDeps): Promise<QueryResult> {
       if (assigned.has(position)) throw new SvcError('INVALID_QUERY', `multiple assignments to same column "${name}"`, { column: name });
       assigned.add(position);
       const column = table.columns[position]!;
-      const value = isDefaultMarker(s.value) ? defaultExprOf(run, table, position) : isRowSetValue(s.value) ? bindRowSetValue(s.value, env) : bindExpr(s.value, env);
+      const value = isDefaultMarker(s.value)
+        ? defaultExprOf(run, table, position)
+        : isRowSetValue(s.value)
+          ? bindRowSetValue(s.value, env)
+          : bindExpr(s.value, env);
       return { position, expr: coerce(run.ctx, value, column.type, 'assignment') };
     });
     const returning = bindReturningIn(run, target.scope, ast.returning?.columns);
@@ -37,7 +41,11 @@ export function update(ast: AstNode, deps: DmlDeps): Promise<QueryResult> {
     // New values first (SET sees each row as it was), then every check's reads at once, then the checks.
     const nexts = [];
     for (const row of rows) {
-      await prepare(compiled.map((x) => x.c), row, exec);
+      await prepare(
+        compiled.map((x) => x.c),
+        row,
+        exec,
+      );
       const next = [...keyOf(row, target.width).values];
       for (const s of compiled) next[s.position] = s.c.eval(row);
       nexts.push(next);

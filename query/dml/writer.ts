@@ -87,7 +87,11 @@ export class TableWriter {
 
   private compiledChecks: CheckEval[] | null = null;
 
-  constructor(readonly def: TableDef, private readonly statement: StatementWriter, private readonly checksOf: () => CheckEval[]) {
+  constructor(
+    readonly def: TableDef,
+    private readonly statement: StatementWriter,
+    private readonly checksOf: () => CheckEval[],
+  ) {
     const position = (id: number): number => def.columns.findIndex((c) => c.id === id);
     this.pkPositions = def.primaryKey.length > 0 ? def.primaryKey.map(position) : null;
     this.pkTypes = this.pkPositions ? this.pkPositions.map((p) => def.columns[p]!.type) : [{ name: 'int8' }];
@@ -104,7 +108,10 @@ export class TableWriter {
   }
 
   keyOf(values: readonly QValue[]): Uint8Array {
-    return encodeKey(this.pkTypes, this.pkPositions!.map((p) => values[p] as SqlValue));
+    return encodeKey(
+      this.pkTypes,
+      this.pkPositions!.map((p) => values[p] as SqlValue),
+    );
   }
 
   /** Images read ahead by prefetch (null: no such row), keyed by hex key. */
@@ -320,7 +327,12 @@ export class TableWriter {
     return encodeKey(u.types, keyValues, u.index.descending);
   }
 
-  private async checkUniques(values: readonly QValue[], key: Uint8Array, oldKey: Uint8Array | null, changed?: (p: readonly number[]) => boolean): Promise<void> {
+  private async checkUniques(
+    values: readonly QValue[],
+    key: Uint8Array,
+    oldKey: Uint8Array | null,
+    changed?: (p: readonly number[]) => boolean,
+  ): Promise<void> {
     for (const u of this.uniques) {
       if (changed && !changed(u.positions) && oldKey && hex(oldKey) === hex(key)) continue;
       const conflict = await this.findByIndex(u, values, [key, ...(oldKey ? [oldKey] : [])]);
@@ -363,10 +375,12 @@ export class TableWriter {
 
   describeKey(positions: readonly number[], values: readonly QValue[]): string {
     const names = positions.map((p) => this.def.columns[p]!.name).join(', ');
-    const shown = positions.map((p) => {
-      const v = values[p] ?? null;
-      return v === null ? 'null' : this.statement.types.formatText(this.def.columns[p]!.type, v);
-    }).join(', ');
+    const shown = positions
+      .map((p) => {
+        const v = values[p] ?? null;
+        return v === null ? 'null' : this.statement.types.formatText(this.def.columns[p]!.type, v);
+      })
+      .join(', ');
     return `(${names})=(${shown})`;
   }
 }
@@ -375,6 +389,7 @@ export function sameValue(a: QValue, b: QValue): boolean {
   if (a === b) return true;
   if (a === null || b === null) return false;
   if (typeof a === 'bigint' || typeof b === 'bigint') return String(a) === String(b);
-  if (typeof a === 'object' || typeof b === 'object') return JSON.stringify(a, (_k, v) => (typeof v === 'bigint' ? String(v) : v)) === JSON.stringify(b, (_k, v) => (typeof v === 'bigint' ? String(v) : v));
+  if (typeof a === 'object' || typeof b === 'object')
+    return JSON.stringify(a, (_k, v) => (typeof v === 'bigint' ? String(v) : v)) === JSON.stringify(b, (_k, v) => (typeof v === 'bigint' ? String(v) : v));
   return false;
 }

@@ -41,7 +41,8 @@ function build(expr: Expr, ctx: ExecContext, subs: SubqueryExpr[]): Evaluator {
       const { depth, index } = expr;
       return () => ctx.outer[depth - 1]![index] as QValue;
     }
-    case 'call': return buildCall(expr.fn.impl, expr.fn.strict, expr.args.map(b));
+    case 'call':
+      return buildCall(expr.fn.impl, expr.fn.strict, expr.args.map(b));
     case 'cast': {
       const arg = b(expr.arg);
       const cast = expr.cast;
@@ -50,8 +51,10 @@ function build(expr: Expr, ctx: ExecContext, subs: SubqueryExpr[]): Evaluator {
         return v === null ? null : cast(v);
       };
     }
-    case 'and': return buildAnd(expr.args.map(b));
-    case 'or': return buildOr(expr.args.map(b));
+    case 'and':
+      return buildAnd(expr.args.map(b));
+    case 'or':
+      return buildOr(expr.args.map(b));
     case 'not': {
       const arg = b(expr.arg);
       return (row) => {
@@ -69,7 +72,11 @@ function build(expr: Expr, ctx: ExecContext, subs: SubqueryExpr[]): Evaluator {
       const { value, negated } = expr;
       return (row) => (arg(row) === value) !== negated;
     }
-    case 'case': return buildCase(expr.whens.map((w) => [b(w.cond), b(w.result)] as const), b(expr.otherwise));
+    case 'case':
+      return buildCase(
+        expr.whens.map((w) => [b(w.cond), b(w.result)] as const),
+        b(expr.otherwise),
+      );
     case 'coalesce': {
       const args = expr.args.map(b);
       return (row) => {
@@ -92,7 +99,13 @@ function build(expr: Expr, ctx: ExecContext, subs: SubqueryExpr[]): Evaluator {
         return best;
       };
     }
-    case 'in_list': return buildInList(b(expr.arg), expr.list.map(b), expr.eq.map((f) => f.impl), expr.negated);
+    case 'in_list':
+      return buildInList(
+        b(expr.arg),
+        expr.list.map(b),
+        expr.eq.map((f) => f.impl),
+        expr.negated,
+      );
     case 'distinct_from': {
       const l = b(expr.left);
       const r = b(expr.right);
@@ -109,14 +122,21 @@ function build(expr: Expr, ctx: ExecContext, subs: SubqueryExpr[]): Evaluator {
       const elements = expr.elements.map(b);
       return (row) => elements.map((e) => e(row));
     }
-    case 'quantified': return buildQuantified(b(expr.arg), b(expr.array), expr.op.impl, expr.op.strict, expr.all);
+    case 'quantified':
+      return buildQuantified(b(expr.arg), b(expr.array), expr.op.impl, expr.op.strict, expr.all);
     case 'subquery': {
       subs.push(expr);
-      if (expr.tuple) return buildTupleIn(expr, ctx, expr.tuple.map((t) => b(t.left)));
+      if (expr.tuple)
+        return buildTupleIn(
+          expr,
+          ctx,
+          expr.tuple.map((t) => b(t.left)),
+        );
       if (expr.mode === 'in' || expr.mode === 'any' || expr.mode === 'all') return buildSubqueryTest(expr, ctx, b(expr.test!.left));
       return () => (lookup(ctx, expr) as { value: QValue }).value;
     }
-    case 'agg': case 'window':
+    case 'agg':
+    case 'window':
       assert(false, `${expr.kind} left in an expression after planning`);
   }
 }
@@ -241,19 +261,24 @@ function buildTupleIn(sq: SubqueryExpr, ctx: ExecContext, lefts: Evaluator[]): E
   return (row) => {
     const result = lookup(ctx, sq) as Extract<SubResult, { kind: 'set' }>;
     const values = lefts.map((l) => l(row));
-    return quantify(null, result.values, (_v, candidate) => {
-      const tuple = candidate as readonly QValue[];
-      let unknown = false;
-      for (let i = 0; i < ops.length; i++) {
-        const a = values[i]!;
-        const c = tuple[i]!;
-        if (a === null || c === null) {
-          unknown = true;
-          continue;
+    return quantify(
+      null,
+      result.values,
+      (_v, candidate) => {
+        const tuple = candidate as readonly QValue[];
+        let unknown = false;
+        for (let i = 0; i < ops.length; i++) {
+          const a = values[i]!;
+          const c = tuple[i]!;
+          if (a === null || c === null) {
+            unknown = true;
+            continue;
+          }
+          if (ops[i]!([a, c]) !== true) return false;
         }
-        if (ops[i]!([a, c]) !== true) return false;
-      }
-      return unknown ? null : true;
-    }, false);
+        return unknown ? null : true;
+      },
+      false,
+    );
   };
 }

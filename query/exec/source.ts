@@ -38,7 +38,11 @@ export interface VectorSearcher {
 }
 
 export class SnapshotSource implements RowSource {
-  constructor(private readonly store: RowVersionedStore, private readonly snapshot: StoreSnapshot, private readonly vectors: VectorSearcher | null = null) {}
+  constructor(
+    private readonly store: RowVersionedStore,
+    private readonly snapshot: StoreSnapshot,
+    private readonly vectors: VectorSearcher | null = null,
+  ) {}
 
   vectorSearch(_tableId: TableId, indexId: IndexId, vector: Float32Array, k: number, ef: number): Promise<VectorHit[]> | null {
     return this.vectors ? this.vectors.search(indexId, vector, k, ef) : null;
@@ -71,7 +75,10 @@ export class SnapshotSource implements RowSource {
   }
 
   getRows(tableId: TableId, pks: readonly Uint8Array[]): Promise<(Uint8Array | undefined)[]> {
-    return this.store.getMany(pks.map((pk) => keys.rowKey(tableId, pk)), this.snapshot);
+    return this.store.getMany(
+      pks.map((pk) => keys.rowKey(tableId, pk)),
+      this.snapshot,
+    );
   }
 }
 

@@ -35,7 +35,11 @@ export interface ExplainDeps {
 }
 
 /** Plans (and with analyze, runs to the end, discarding rows) one query. */
-export async function explainQuery(deps: ExplainDeps, statement: ParsedStatement, options: { analyze: boolean; format: 'json' | 'text' | 'yaml' }): Promise<ExplainResult> {
+export async function explainQuery(
+  deps: ExplainDeps,
+  statement: ParsedStatement,
+  options: { analyze: boolean; format: 'json' | 'text' | 'yaml' },
+): Promise<ExplainResult> {
   const prepared = deps.prepare(statement);
   let stats: Map<Plan, NodeStats> | null = null;
   let executionMs: number | undefined;
@@ -43,9 +47,26 @@ export async function explainQuery(deps: ExplainDeps, statement: ParsedStatement
     stats = new Map();
     const started = performance.now();
     const params = convertParams(deps.types, prepared.paramTypes, deps.env.params);
-    await withSnapshot(deps.projections.store, (source) =>
-      pullRows(prepared.plan, execContext({ types: deps.types, source, params, deadlineMs: deps.env.deadlineMs, signal: deps.env.signal, stats, materializedRowsMax: deps.env.limits.materializedRowsMax, scanCache: deps.env.scanCache, efSearch: deps.env.efSearch }), () => true),
-    deps.projections.vectors);
+    await withSnapshot(
+      deps.projections.store,
+      (source) =>
+        pullRows(
+          prepared.plan,
+          execContext({
+            types: deps.types,
+            source,
+            params,
+            deadlineMs: deps.env.deadlineMs,
+            signal: deps.env.signal,
+            stats,
+            materializedRowsMax: deps.env.limits.materializedRowsMax,
+            scanCache: deps.env.scanCache,
+            efSearch: deps.env.efSearch,
+          }),
+          () => true,
+        ),
+      deps.projections.vectors,
+    );
     executionMs = round(performance.now() - started);
   }
   const plan = describePlan(prepared.plan, stats);

@@ -26,7 +26,10 @@ export interface PlanNode {
   plans: PlanNode[];
 }
 
-type Describer<K extends PlanKind> = (node: Extract<Plan, { kind: K }>, describe: (p: Plan) => PlanNode) => Omit<PlanNode, 'estimated_rows' | 'estimated_cost' | 'actual_rows' | 'actual_time_ms'>;
+type Describer<K extends PlanKind> = (
+  node: Extract<Plan, { kind: K }>,
+  describe: (p: Plan) => PlanNode,
+) => Omit<PlanNode, 'estimated_rows' | 'estimated_cost' | 'actual_rows' | 'actual_time_ms'>;
 
 const names = (plan: Plan): string[] => plan.columns.map((c) => c.name);
 
@@ -40,7 +43,10 @@ const DESCRIBERS: { [K in PlanKind]: Describer<K> } = {
       if (node.access.kind === 'vector') out.order_by = node.access.orderText;
       else if (node.access.condText !== '') out.index_cond = node.access.condText;
     }
-    if (node.filter) out.filter = conjuncts(node.filter).map((c) => exprText(c, cols)).join(' AND ');
+    if (node.filter)
+      out.filter = conjuncts(node.filter)
+        .map((c) => exprText(c, cols))
+        .join(' AND ');
     return out;
   },
   values: () => ({ node_type: 'Values Scan', plans: [] }),
@@ -56,7 +62,9 @@ const DESCRIBERS: { [K in PlanKind]: Describer<K> } = {
       plans: [d(node.left), d(node.right)],
     };
     if (node.hash) {
-      out.hash_cond = node.hash.leftKeys.map((k, i) => `(${exprText(k, names(node.left))} = ${exprText(node.hash!.rightKeys[i]!, names(node.right))})`).join(' AND ');
+      out.hash_cond = node.hash.leftKeys
+        .map((k, i) => `(${exprText(k, names(node.left))} = ${exprText(node.hash!.rightKeys[i]!, names(node.right))})`)
+        .join(' AND ');
       if (node.hash.residual) out.join_filter = exprText(node.hash.residual, cols);
     } else if (node.on) out.join_filter = exprText(node.on, cols);
     return out;
@@ -69,7 +77,10 @@ const DESCRIBERS: { [K in PlanKind]: Describer<K> } = {
   window: (node, d) => ({ node_type: 'WindowAgg', plans: [d(node.input)] }),
   sort: (node, d) => ({
     node_type: 'Sort',
-    sort_key: node.keys.map((k) => `${exprText(k.expr, names(node.input))}${k.descending ? ' DESC' : ''}${k.nullsFirst !== k.descending ? (k.nullsFirst ? ' NULLS FIRST' : ' NULLS LAST') : ''}`),
+    sort_key: node.keys.map(
+      (k) =>
+        `${exprText(k.expr, names(node.input))}${k.descending ? ' DESC' : ''}${k.nullsFirst !== k.descending ? (k.nullsFirst ? ' NULLS FIRST' : ' NULLS LAST') : ''}`,
+    ),
     plans: [d(node.input)],
   }),
   limit: (node, d) => ({ node_type: 'Limit', plans: [d(node.input)] }),

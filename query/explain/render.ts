@@ -17,7 +17,8 @@ export function renderText(root: PlanNode): string[] {
     const indent = depth === 0 ? '' : `${' '.repeat(depth * 6 - 6)}  ->  `;
     const detailIndent = depth === 0 ? '  ' : ' '.repeat(depth * 6 + 2);
     let head = node.node_type;
-    if (node.join_type && node.join_type !== 'Inner') head = `${node.node_type.replace(' Join', '')} ${node.join_type} Join`.replace('Nested Loop Left Join', 'Nested Loop Left Join');
+    if (node.join_type && node.join_type !== 'Inner')
+      head = `${node.node_type.replace(' Join', '')} ${node.join_type} Join`.replace('Nested Loop Left Join', 'Nested Loop Left Join');
     if (node.index_name) head += ` using ${node.index_name}`;
     if (node.relation) head += ` on ${node.relation}${node.alias && node.alias !== node.relation ? ` ${node.alias}` : ''}`;
     head += `  (cost=0.00..${node.estimated_cost.toFixed(2)} rows=${node.estimated_rows})`;

@@ -16,7 +16,12 @@ const POW10 = Array.from({ length: 16 }, (_, i) => 10 ** i);
 /** count(*) and count(x): a row count as int8. */
 export function countState(): AggregateState {
   let n = 0;
-  return { step: () => { n++; }, result: () => BigInt(n) };
+  return {
+    step: () => {
+      n++;
+    },
+    result: () => BigInt(n),
+  };
 }
 
 /** Sum of int2/int4 (or int8 given as bigint) values: exact, in a number while it can be. */
@@ -148,5 +153,11 @@ export function numericSumState(): AggregateState {
 /** avg over numeric: the exact sum divided by the count with numeric division's scale. */
 export function numericAvgState(): AggregateState {
   const s = new NumericSum();
-  return { step: (args) => s.add(args[0] as string), result: () => { const t = s.text(); return t === null ? null : N.numericDiv(t, String(s.n)); } };
+  return {
+    step: (args) => s.add(args[0] as string),
+    result: () => {
+      const t = s.text();
+      return t === null ? null : N.numericDiv(t, String(s.n));
+    },
+  };
 }

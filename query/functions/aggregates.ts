@@ -28,18 +28,53 @@ interface AggDef {
 
 function state<S>(init: S, step: (s: S, args: readonly QValue[]) => S, result: (s: S) => QValue): AggregateState {
   let s = init;
-  return { step: (args) => { s = step(s, args); }, result: () => result(s) };
+  return {
+    step: (args) => {
+      s = step(s, args);
+    },
+    result: () => result(s),
+  };
 }
 
 function sumDefs(): AggDef[] {
   return [
     { name: 'sum', params: [T.int2], ret: T.int8, state: intSumState },
     { name: 'sum', params: [T.int4], ret: T.int8, state: intSumState },
-    { name: 'sum', params: [T.int8], ret: T.numeric, state: () => state<bigint | null>(null, (s, [v]) => (s ?? 0n) + (v as bigint), (s) => (s === null ? null : s.toString())) },
+    {
+      name: 'sum',
+      params: [T.int8],
+      ret: T.numeric,
+      state: () =>
+        state<bigint | null>(
+          null,
+          (s, [v]) => (s ?? 0n) + (v as bigint),
+          (s) => (s === null ? null : s.toString()),
+        ),
+    },
     { name: 'sum', params: [T.numeric], ret: T.numeric, state: numericSumState },
-    { name: 'sum', params: [T.float4], ret: T.float4, state: () => state<number | null>(null, (s, [v]) => Math.fround((s ?? 0) + (v as number)), (s) => s) },
+    {
+      name: 'sum',
+      params: [T.float4],
+      ret: T.float4,
+      state: () =>
+        state<number | null>(
+          null,
+          (s, [v]) => Math.fround((s ?? 0) + (v as number)),
+          (s) => s,
+        ),
+    },
     { name: 'sum', params: [T.float8], ret: T.float8, state: () => floatSumState(false) },
-    { name: 'sum', params: [T.interval], ret: T.interval, state: () => state<Interval | null>(null, (s, [v]) => (s === null ? (v as Interval) : addInterval(s, v as Interval)), (s) => s) },
+    {
+      name: 'sum',
+      params: [T.interval],
+      ret: T.interval,
+      state: () =>
+        state<Interval | null>(
+          null,
+          (s, [v]) => (s === null ? (v as Interval) : addInterval(s, v as Interval)),
+          (s) => s,
+        ),
+    },
   ];
 }
 
@@ -53,24 +88,48 @@ function avgDefs(): AggDef[] {
     { name: 'avg', params: [T.float4], ret: T.float8, state: floatAvg },
     { name: 'avg', params: [T.float8], ret: T.float8, state: floatAvg },
     {
-      name: 'avg', params: [T.interval], ret: T.interval,
-      state: () => state<{ sum: Interval; n: number }>({ sum: { months: 0, days: 0, micros: 0n }, n: 0 },
-        (s, [v]) => ({ sum: addInterval(s.sum, v as Interval), n: s.n + 1 }), (s) => (s.n === 0 ? null : divInterval(s.sum, s.n))),
+      name: 'avg',
+      params: [T.interval],
+      ret: T.interval,
+      state: () =>
+        state<{ sum: Interval; n: number }>(
+          { sum: { months: 0, days: 0, micros: 0n }, n: 0 },
+          (s, [v]) => ({ sum: addInterval(s.sum, v as Interval), n: s.n + 1 }),
+          (s) => (s.n === 0 ? null : divInterval(s.sum, s.n)),
+        ),
     },
   ];
 }
 
 /** PostgreSQL's min/max input types (no boolean, uuid or jsonb: PostgreSQL has none either). */
 const MIN_MAX_TYPES: readonly ParamSpec[] = [
-  T.int2, T.int4, T.int8, T.float4, T.float8, T.numeric, T.text, T.char, T.date, T.timestamp, T.timestamptz, T.interval, 'anyarray',
+  T.int2,
+  T.int4,
+  T.int8,
+  T.float4,
+  T.float8,
+  T.numeric,
+  T.text,
+  T.char,
+  T.date,
+  T.timestamp,
+  T.timestamptz,
+  T.interval,
+  'anyarray',
 ];
 
 function minMaxDefs(): AggDef[] {
   const mk = (name: string, sign: number, param: ParamSpec): AggDef => ({
-    name, params: [param], ret: (p) => p[0]!,
+    name,
+    params: [param],
+    ret: (p) => p[0]!,
     state: (p) => {
       const cmp = comparator(p[0]!);
-      return state<QValue>(null, (s, [v]) => (s === null || sign * cmp(v!, s) > 0 ? v! : s), (s) => s);
+      return state<QValue>(
+        null,
+        (s, [v]) => (s === null || sign * cmp(v!, s) > 0 ? v! : s),
+        (s) => s,
+      );
     },
   });
   return MIN_MAX_TYPES.flatMap((t) => [mk('min', -1, t), mk('max', 1, t)]);
@@ -101,31 +160,53 @@ function floatVariance(m: FloatMoments, sample: boolean, root: boolean): QValue 
 
 function varianceDefs(): AggDef[] {
   const kinds: [string, boolean, boolean][] = [
-    ['stddev', true, true], ['stddev_samp', true, true], ['stddev_pop', false, true],
-    ['variance', true, false], ['var_samp', true, false], ['var_pop', false, false],
+    ['stddev', true, true],
+    ['stddev_samp', true, true],
+    ['stddev_pop', false, true],
+    ['variance', true, false],
+    ['var_samp', true, false],
+    ['var_pop', false, false],
   ];
   const defs: AggDef[] = [];
   for (const [name, sample, root] of kinds) {
     for (const t of [T.int2, T.int4, T.int8, T.numeric]) {
       defs.push({
-        name, params: [t], ret: T.numeric,
-        state: () => state<Moments>({ n: 0n, sum: D.ZERO, sumSq: D.ZERO }, (s, [v]) => {
-          const d = isIntegerType(t) ? D.dec(BigInt(v as number | bigint)) : (N.toNum(v as string) as D.Decimal);
-          if (typeof d === 'string') throw dataError('NaN/Infinity in variance is not supported', '0A000');
-          return { n: s.n + 1n, sum: D.add(s.sum, d), sumSq: D.add(s.sumSq, D.mul(d, d)) };
-        }, (s) => numericVariance(s, sample, root)),
+        name,
+        params: [t],
+        ret: T.numeric,
+        state: () =>
+          state<Moments>(
+            { n: 0n, sum: D.ZERO, sumSq: D.ZERO },
+            (s, [v]) => {
+              const d = isIntegerType(t) ? D.dec(BigInt(v as number | bigint)) : (N.toNum(v as string) as D.Decimal);
+              if (typeof d === 'string') throw dataError('NaN/Infinity in variance is not supported', '0A000');
+              return { n: s.n + 1n, sum: D.add(s.sum, d), sumSq: D.add(s.sumSq, D.mul(d, d)) };
+            },
+            (s) => numericVariance(s, sample, root),
+          ),
       });
     }
     for (const t of [T.float4, T.float8]) {
       defs.push({
-        name, params: [t], ret: T.float8,
-        state: () => state<FloatMoments>({ n: 0, sx: 0, sxx: 0 }, (s, [v]) => {
-          const x = v as number;
-          const n = s.n + 1, sx = s.sx + x;
-          let sxx = s.sxx;
-          if (s.n > 0) { const tmp = x * n - sx; sxx += (tmp * tmp) / (n * s.n); }
-          return { n, sx, sxx };
-        }, (s) => floatVariance(s, sample, root)),
+        name,
+        params: [t],
+        ret: T.float8,
+        state: () =>
+          state<FloatMoments>(
+            { n: 0, sx: 0, sxx: 0 },
+            (s, [v]) => {
+              const x = v as number;
+              const n = s.n + 1,
+                sx = s.sx + x;
+              let sxx = s.sxx;
+              if (s.n > 0) {
+                const tmp = x * n - sx;
+                sxx += (tmp * tmp) / (n * s.n);
+              }
+              return { n, sx, sxx };
+            },
+            (s) => floatVariance(s, sample, root),
+          ),
       });
     }
   }
@@ -135,52 +216,140 @@ function varianceDefs(): AggDef[] {
 function collectDefs(): AggDef[] {
   return [
     {
-      name: 'string_agg', params: [T.text, T.text], ret: T.text, strict: false,
-      state: () => state<string | null>(null, (s, [v, d]) => (v === null ? s : s === null ? (v as string) : s + ((d as string | null) ?? '') + (v as string)), (s) => s),
+      name: 'string_agg',
+      params: [T.text, T.text],
+      ret: T.text,
+      strict: false,
+      state: () =>
+        state<string | null>(
+          null,
+          (s, [v, d]) => (v === null ? s : s === null ? (v as string) : s + ((d as string | null) ?? '') + (v as string)),
+          (s) => s,
+        ),
     },
     {
-      name: 'array_agg', params: ['anynonarray'], ret: (p) => arrayOf(p[0]!), strict: false,
+      name: 'array_agg',
+      params: ['anynonarray'],
+      ret: (p) => arrayOf(p[0]!),
+      strict: false,
       // result() copies: a window calls it after every row, and must not see later rows appear.
-      state: () => state<QValue[] | null>(null, (s, [v]) => { const a = s ?? []; a.push(v ?? null); return a; }, (s) => (s === null ? null : [...s])),
+      state: () =>
+        state<QValue[] | null>(
+          null,
+          (s, [v]) => {
+            const a = s ?? [];
+            a.push(v ?? null);
+            return a;
+          },
+          (s) => (s === null ? null : [...s]),
+        ),
     },
     {
-      name: 'jsonb_agg', params: ['anyelement'], ret: T.jsonb, strict: false,
-      state: (p) => state<JsonValue[] | null>(null, (s, [v]) => { const a = s ?? []; a.push(toJsonb(p[0]!, v ?? null)); return a; }, (s) => (s === null ? null : [...s])),
+      name: 'jsonb_agg',
+      params: ['anyelement'],
+      ret: T.jsonb,
+      strict: false,
+      state: (p) =>
+        state<JsonValue[] | null>(
+          null,
+          (s, [v]) => {
+            const a = s ?? [];
+            a.push(toJsonb(p[0]!, v ?? null));
+            return a;
+          },
+          (s) => (s === null ? null : [...s]),
+        ),
     },
     {
-      name: 'jsonb_object_agg', params: ['any', 'any'], ret: T.jsonb, strict: false,
-      state: (p) => state<JsonObject | null>(null, (s, [k, v]) => {
-        if (k === null) throw dataError('field name must not be null', '22004');
-        const o = s ?? {};
-        const key = toJsonb(p[0]!, k!);
-        setKey(o, typeof key === 'string' ? key : JSON.stringify(key), toJsonb(p[1]!, v ?? null));
-        return o;
-      }, (s) => (s === null ? null : { ...s })),
+      name: 'jsonb_object_agg',
+      params: ['any', 'any'],
+      ret: T.jsonb,
+      strict: false,
+      state: (p) =>
+        state<JsonObject | null>(
+          null,
+          (s, [k, v]) => {
+            if (k === null) throw dataError('field name must not be null', '22004');
+            const o = s ?? {};
+            const key = toJsonb(p[0]!, k!);
+            setKey(o, typeof key === 'string' ? key : JSON.stringify(key), toJsonb(p[1]!, v ?? null));
+            return o;
+          },
+          (s) => (s === null ? null : { ...s }),
+        ),
     },
   ];
 }
 
 function boolDefs(): AggDef[] {
-  const and = (): AggregateState => state<boolean | null>(null, (s, [v]) => (s ?? true) && (v as boolean), (s) => s);
-  const or = (): AggregateState => state<boolean | null>(null, (s, [v]) => (s ?? false) || (v as boolean), (s) => s);
+  const and = (): AggregateState =>
+    state<boolean | null>(
+      null,
+      (s, [v]) => (s ?? true) && (v as boolean),
+      (s) => s,
+    );
+  const or = (): AggregateState =>
+    state<boolean | null>(
+      null,
+      (s, [v]) => (s ?? false) || (v as boolean),
+      (s) => s,
+    );
   const defs: AggDef[] = [
     { name: 'bool_and', params: [T.bool], ret: T.bool, state: and },
     { name: 'every', params: [T.bool], ret: T.bool, state: and },
     { name: 'bool_or', params: [T.bool], ret: T.bool, state: or },
   ];
   for (const t of [T.int2, T.int4]) {
-    defs.push({ name: 'bit_and', params: [t], ret: t, state: () => state<number | null>(null, (s, [v]) => (s === null ? (v as number) : s & (v as number)), (s) => s) });
-    defs.push({ name: 'bit_or', params: [t], ret: t, state: () => state<number | null>(null, (s, [v]) => (s === null ? (v as number) : s | (v as number)), (s) => s) });
+    defs.push({
+      name: 'bit_and',
+      params: [t],
+      ret: t,
+      state: () =>
+        state<number | null>(
+          null,
+          (s, [v]) => (s === null ? (v as number) : s & (v as number)),
+          (s) => s,
+        ),
+    });
+    defs.push({
+      name: 'bit_or',
+      params: [t],
+      ret: t,
+      state: () =>
+        state<number | null>(
+          null,
+          (s, [v]) => (s === null ? (v as number) : s | (v as number)),
+          (s) => s,
+        ),
+    });
   }
-  defs.push({ name: 'bit_and', params: [T.int8], ret: T.int8, state: () => state<bigint | null>(null, (s, [v]) => (s === null ? (v as bigint) : s & (v as bigint)), (s) => s) });
-  defs.push({ name: 'bit_or', params: [T.int8], ret: T.int8, state: () => state<bigint | null>(null, (s, [v]) => (s === null ? (v as bigint) : s | (v as bigint)), (s) => s) });
+  defs.push({
+    name: 'bit_and',
+    params: [T.int8],
+    ret: T.int8,
+    state: () =>
+      state<bigint | null>(
+        null,
+        (s, [v]) => (s === null ? (v as bigint) : s & (v as bigint)),
+        (s) => s,
+      ),
+  });
+  defs.push({
+    name: 'bit_or',
+    params: [T.int8],
+    ret: T.int8,
+    state: () =>
+      state<bigint | null>(
+        null,
+        (s, [v]) => (s === null ? (v as bigint) : s | (v as bigint)),
+        (s) => s,
+      ),
+  });
   return defs;
 }
 
 function countDefs(): AggDef[] {
-  return [
-    { name: 'count', params: ['any'], ret: T.int8, state: countState },
-  ];
+  return [{ name: 'count', params: ['any'], ret: T.int8, state: countState }];
 }
 
 const AGGREGATES: readonly AggDef[] = [...countDefs(), ...sumDefs(), ...avgDefs(), ...minMaxDefs(), ...varianceDefs(), ...collectDefs(), ...boolDefs()];
@@ -190,7 +359,8 @@ for (const a of AGGREGATES) {
   const f: FnDef = { name: a.name, params: a.params, ret: a.ret, make: () => () => null };
   DEF_OF.set(f, a);
   const list = BY_NAME.get(a.name);
-  if (list === undefined) BY_NAME.set(a.name, [f]); else list.push(f);
+  if (list === undefined) BY_NAME.set(a.name, [f]);
+  else list.push(f);
 }
 
 export function isAggregateName(name: string): boolean {
@@ -199,7 +369,10 @@ export function isAggregateName(name: string): boolean {
 
 /** count(*) takes no arguments and counts rows. */
 const COUNT_STAR: ResolvedAggregate = {
-  name: 'count', argTypes: [], returnType: T.int8, strict: false,
+  name: 'count',
+  argTypes: [],
+  returnType: T.int8,
+  strict: false,
   newState: countState,
 };
 

@@ -2,8 +2,17 @@
 import { isSvcError } from '../../core/errors.js';
 import type { Interval } from '../types/contract.js';
 import {
-  checkTimestamp, civilFromDays, DATE_INFINITY, DATE_MINUS_INFINITY, daysFromCivil, daysInMonth,
-  isFiniteDate, isFiniteTimestamp, splitTimestamp, timestampFromParts, checkDate,
+  checkTimestamp,
+  civilFromDays,
+  DATE_INFINITY,
+  DATE_MINUS_INFINITY,
+  daysFromCivil,
+  daysInMonth,
+  isFiniteDate,
+  isFiniteTimestamp,
+  splitTimestamp,
+  timestampFromParts,
+  checkDate,
 } from '../types/datetime.js';
 import { dataError, outOfRange } from '../types/errors.js';
 import { justifyHours } from '../types/interval.js';

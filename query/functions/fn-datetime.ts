@@ -5,8 +5,19 @@
  */
 import type { Interval, QType, QValue } from '../types/contract.js';
 import {
-  checkTimestamp, currentTimestampUs, daysFromCivil, daysInMonth, isFiniteDate, isFiniteTimestamp, splitTimestamp,
-  TIMESTAMP_INFINITY, TIMESTAMP_MINUS_INFINITY, USECS_PER_DAY, USECS_PER_HOUR, USECS_PER_MINUTE, dateToTimestamp,
+  checkTimestamp,
+  currentTimestampUs,
+  daysFromCivil,
+  daysInMonth,
+  isFiniteDate,
+  isFiniteTimestamp,
+  splitTimestamp,
+  TIMESTAMP_INFINITY,
+  TIMESTAMP_MINUS_INFINITY,
+  USECS_PER_DAY,
+  USECS_PER_HOUR,
+  USECS_PER_MINUTE,
+  dateToTimestamp,
 } from '../types/datetime.js';
 import { dataError } from '../types/errors.js';
 import { checkInterval, justifyDays, justifyHours, justifyInterval } from '../types/interval.js';
@@ -26,8 +37,9 @@ const iv = (v: QValue | undefined): Interval => v as Interval;
 
 function clockDefs(): FnDef[] {
   const now = (): QValue => currentTimestampUs();
-  const defs = ['now', 'current_timestamp', 'transaction_timestamp', 'statement_timestamp', 'clock_timestamp']
-    .map((name) => fn(name, [], T.timestamptz, now, true));
+  const defs = ['now', 'current_timestamp', 'transaction_timestamp', 'statement_timestamp', 'clock_timestamp'].map((name) =>
+    fn(name, [], T.timestamptz, now, true),
+  );
   defs.push(
     fn('localtimestamp', [], T.timestamp, now, true),
     fn('current_date', [], T.date, () => splitTimestamp(currentTimestampUs()).days, true),
@@ -37,7 +49,10 @@ function clockDefs(): FnDef[] {
 
 function fieldDefs(): FnDef[] {
   const defs: FnDef[] = [];
-  const kinds: [QType, TsKind][] = [[T.timestamp, 'timestamp'], [T.timestamptz, 'timestamptz']];
+  const kinds: [QType, TsKind][] = [
+    [T.timestamp, 'timestamp'],
+    [T.timestamptz, 'timestamptz'],
+  ];
   for (const [t, kind] of kinds) {
     defs.push(
       fn('date_trunc', [T.text, t], t, ([f, v]) => truncTimestamp(f as string, ts(v!), kind)),
@@ -46,9 +61,11 @@ function fieldDefs(): FnDef[] {
     );
   }
   defs.push(
-    fn('extract', [T.text, T.date], T.numeric, ([f, v]) => (isFiniteDate(v as number)
-      ? extractTimestamp(f as string, dateToTimestamp(v as number), 'date')
-      : extractTimestamp(f as string, dateToTimestamp(v as number), 'date'))),
+    fn('extract', [T.text, T.date], T.numeric, ([f, v]) =>
+      isFiniteDate(v as number)
+        ? extractTimestamp(f as string, dateToTimestamp(v as number), 'date')
+        : extractTimestamp(f as string, dateToTimestamp(v as number), 'date'),
+    ),
     fn('date_trunc', [T.text, T.interval], T.interval, ([f, v]) => truncInterval(f as string, iv(v!))),
     fn('date_part', [T.text, T.interval], T.float8, ([f, v]) => Number(extractInterval(f as string, iv(v!)))),
     fn('extract', [T.text, T.interval], T.numeric, ([f, v]) => extractInterval(f as string, iv(v!))),

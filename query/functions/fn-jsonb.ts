@@ -15,13 +15,22 @@ function fn(name: string, params: QType[], ret: QType, impl: Impl): FnDef {
 const j = (v: QValue | undefined): JsonValue => v as JsonValue;
 
 function buildObject(types: readonly QType[], args: readonly QValue[]): JsonValue {
-  if (args.length % 2 !== 0) throw dataError('argument list must have even number of elements', '22023', 'The arguments of jsonb_build_object() must consist of alternating keys and values.');
+  if (args.length % 2 !== 0)
+    throw dataError(
+      'argument list must have even number of elements',
+      '22023',
+      'The arguments of jsonb_build_object() must consist of alternating keys and values.',
+    );
   const out: JsonObject = {};
   for (let i = 0; i < args.length; i += 2) {
     const k = args[i]!;
     if (k === null) throw dataError(`argument ${i + 1}: key must not be null`, '22004');
     const key = toJsonb(types[i]!, k);
-    setKey(out, typeof key === 'string' ? key : typeof key === 'number' ? formatJsonNumber(key) : JSON.stringify(key), toJsonb(types[i + 1]!, args[i + 1] ?? null));
+    setKey(
+      out,
+      typeof key === 'string' ? key : typeof key === 'number' ? formatJsonNumber(key) : JSON.stringify(key),
+      toJsonb(types[i + 1]!, args[i + 1] ?? null),
+    );
   }
   return out;
 }
@@ -45,7 +54,10 @@ export function jsonbSet(target: JsonValue, path: readonly QValue[], value: Json
     const out = [...target];
     if (i < 0 || i >= target.length) {
       if (!create || rest.length > 0) return target;
-      if (i < 0) { out.unshift(value); return out; }
+      if (i < 0) {
+        out.unshift(value);
+        return out;
+      }
       out.push(value);
       return out;
     }
@@ -94,11 +106,37 @@ const textArr = arrayOf(T.text);
 export const JSONB_FN_DEFS: readonly FnDef[] = [
   { name: 'jsonb_build_object', params: [], variadic: 'any', ret: T.jsonb, strict: false, make: (p) => (args) => buildObject(p, args) },
   { name: 'jsonb_build_array', params: [], variadic: 'any', ret: T.jsonb, strict: false, make: (p) => (args) => args.map((v, i) => toJsonb(p[i]!, v ?? null)) },
-  { name: 'to_jsonb', params: ['anyelement'], ret: T.jsonb, make: (p) => ([v]) => toJsonb(p[0]!, v!) },
+  {
+    name: 'to_jsonb',
+    params: ['anyelement'],
+    ret: T.jsonb,
+    make:
+      (p) =>
+      ([v]) =>
+        toJsonb(p[0]!, v!),
+  },
   fn('jsonb_array_length', [T.jsonb], T.int4, ([a]) => arrayLength(j(a!))),
   fn('jsonb_typeof', [T.jsonb], T.text, ([a]) => jsonbTypeof(j(a!))),
-  { name: 'jsonb_extract_path', params: [T.jsonb], variadic: T.text, ret: T.jsonb, make: () => ([a, ...p]) => jsonbGetPath(j(a!), p) ?? null },
-  { name: 'jsonb_extract_path_text', params: [T.jsonb], variadic: T.text, ret: T.text, make: () => ([a, ...p]) => jsonbAsText(jsonbGetPath(j(a!), p)) },
+  {
+    name: 'jsonb_extract_path',
+    params: [T.jsonb],
+    variadic: T.text,
+    ret: T.jsonb,
+    make:
+      () =>
+      ([a, ...p]) =>
+        jsonbGetPath(j(a!), p) ?? null,
+  },
+  {
+    name: 'jsonb_extract_path_text',
+    params: [T.jsonb],
+    variadic: T.text,
+    ret: T.text,
+    make:
+      () =>
+      ([a, ...p]) =>
+        jsonbAsText(jsonbGetPath(j(a!), p)),
+  },
   fn('jsonb_set', [T.jsonb, textArr, T.jsonb], T.jsonb, ([a, p, v]) => jsonbSet(j(a!), p as QValue[], j(v!), true)),
   fn('jsonb_set', [T.jsonb, textArr, T.jsonb, T.bool], T.jsonb, ([a, p, v, c]) => jsonbSet(j(a!), p as QValue[], j(v!), c as boolean)),
   fn('jsonb_strip_nulls', [T.jsonb], T.jsonb, ([a]) => stripNulls(j(a!))),

@@ -69,9 +69,18 @@ function roundingDefs(): FnDef[] {
     fn('trunc', [T.numeric, T.int4], T.numeric, ([a, n]) => N.numericRound(num(a), n as number, 'trunc')),
     fn('sign', [T.float8], T.float8, ([a]) => (Number.isNaN(f8(a)) ? NaN : f8(a) > 0 ? 1 : f8(a) < 0 ? -1 : 0)),
     fn('sign', [T.numeric], T.numeric, ([a]) => N.numericSign(num(a))),
-    fn('scale', [T.numeric], T.int4, ([a]) => { const x = N.toNum(num(a)); return typeof x === 'string' ? null : x.scale; }),
-    fn('min_scale', [T.numeric], T.int4, ([a]) => { const x = N.toNum(num(a)); return typeof x === 'string' ? null : D.normalize(x).scale; }),
-    fn('trim_scale', [T.numeric], T.numeric, ([a]) => { const x = N.toNum(num(a)); return typeof x === 'string' ? x : N.fromDecimal(D.normalize(x)); }),
+    fn('scale', [T.numeric], T.int4, ([a]) => {
+      const x = N.toNum(num(a));
+      return typeof x === 'string' ? null : x.scale;
+    }),
+    fn('min_scale', [T.numeric], T.int4, ([a]) => {
+      const x = N.toNum(num(a));
+      return typeof x === 'string' ? null : D.normalize(x).scale;
+    }),
+    fn('trim_scale', [T.numeric], T.numeric, ([a]) => {
+      const x = N.toNum(num(a));
+      return typeof x === 'string' ? x : N.fromDecimal(D.normalize(x));
+    }),
   );
   return defs;
 }
@@ -102,8 +111,26 @@ function powerDefs(): FnDef[] {
     fn('log10', [T.float8], T.float8, ([a]) => log10Checked(f8(a))),
     fn('log10', [T.numeric], T.numeric, ([a]) => numericLog10(num(a))),
     fn('log', [T.numeric, T.numeric], T.numeric, ([b, x]) => numericLog(num(b), num(x))),
-    { name: '|/', params: [T.float8], ret: T.float8, make: () => ([a]) => { if (f8(a) < 0) throw dataError('cannot take square root of a negative number', '2201F'); return Math.sqrt(f8(a)); } },
-    { name: '||/', params: [T.float8], ret: T.float8, make: () => ([a]) => Math.cbrt(f8(a)) },
+    {
+      name: '|/',
+      params: [T.float8],
+      ret: T.float8,
+      make:
+        () =>
+        ([a]) => {
+          if (f8(a) < 0) throw dataError('cannot take square root of a negative number', '2201F');
+          return Math.sqrt(f8(a));
+        },
+    },
+    {
+      name: '||/',
+      params: [T.float8],
+      ret: T.float8,
+      make:
+        () =>
+        ([a]) =>
+          Math.cbrt(f8(a)),
+    },
   );
   return defs;
 }
@@ -116,7 +143,8 @@ function intMod(check: (v: number) => number): Impl {
 }
 
 function gcd(a: bigint, b: bigint): bigint {
-  let x = a < 0n ? -a : a, y = b < 0n ? -b : b;
+  let x = a < 0n ? -a : a,
+    y = b < 0n ? -b : b;
   while (y !== 0n) [x, y] = [y, x % y];
   return x;
 }
@@ -125,19 +153,24 @@ function divModDefs(): FnDef[] {
   return [
     fn('mod', [T.int2, T.int2], T.int2, intMod(checkInt2)),
     fn('mod', [T.int4, T.int4], T.int4, intMod(checkInt4)),
-    fn('mod', [T.int8, T.int8], T.int8, ([a, b]) => { if (b === 0n) throw divisionByZero(); return (a as bigint) % (b as bigint); }),
+    fn('mod', [T.int8, T.int8], T.int8, ([a, b]) => {
+      if (b === 0n) throw divisionByZero();
+      return (a as bigint) % (b as bigint);
+    }),
     fn('mod', [T.numeric, T.numeric], T.numeric, ([a, b]) => N.numericMod(num(a), num(b))),
     fn('div', [T.numeric, T.numeric], T.numeric, ([a, b]) => N.numericDivTrunc(num(a), num(b))),
     fn('gcd', [T.int4, T.int4], T.int4, ([a, b]) => checkInt4(Number(gcd(BigInt(a as number), BigInt(b as number))))),
     fn('gcd', [T.int8, T.int8], T.int8, ([a, b]) => checkInt8(gcd(a as bigint, b as bigint))),
     fn('lcm', [T.int4, T.int4], T.int4, ([a, b]) => {
-      const x = BigInt(a as number), y = BigInt(b as number);
+      const x = BigInt(a as number),
+        y = BigInt(b as number);
       if (x === 0n || y === 0n) return 0;
       const l = (x / gcd(x, y)) * y;
       return checkInt4(Number(l < 0n ? -l : l));
     }),
     fn('lcm', [T.int8, T.int8], T.int8, ([a, b]) => {
-      const x = a as bigint, y = b as bigint;
+      const x = a as bigint,
+        y = b as bigint;
       if (x === 0n || y === 0n) return 0n;
       const l = (x / gcd(x, y)) * y;
       return checkInt8(l < 0n ? -l : l);
@@ -155,11 +188,19 @@ function trigDefs(): FnDef[] {
   const finite = (x: number): boolean => Number.isFinite(x);
   const unit = (x: number): boolean => x >= -1 && x <= 1;
   return [
-    t('sin', Math.sin, finite), t('cos', Math.cos, finite), t('tan', Math.tan, finite),
-    t('asin', Math.asin, unit), t('acos', Math.acos, unit), t('atan', Math.atan),
+    t('sin', Math.sin, finite),
+    t('cos', Math.cos, finite),
+    t('tan', Math.tan, finite),
+    t('asin', Math.asin, unit),
+    t('acos', Math.acos, unit),
+    t('atan', Math.atan),
     t('cot', (x) => 1 / Math.tan(x), finite),
-    t('sinh', Math.sinh), t('cosh', Math.cosh), t('tanh', Math.tanh),
-    t('asinh', Math.asinh), t('acosh', Math.acosh, (x) => x >= 1), t('atanh', Math.atanh, unit),
+    t('sinh', Math.sinh),
+    t('cosh', Math.cosh),
+    t('tanh', Math.tanh),
+    t('asinh', Math.asinh),
+    t('acosh', Math.acosh, (x) => x >= 1),
+    t('atanh', Math.atanh, unit),
     fn('atan2', [T.float8, T.float8], T.float8, ([a, b]) => Math.atan2(f8(a), f8(b))),
     t('degrees', (x) => (x * 180) / Math.PI),
     t('radians', (x) => (x * Math.PI) / 180),

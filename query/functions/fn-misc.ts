@@ -31,7 +31,10 @@ function ndims(a: readonly QValue[], nested: boolean): number {
   if (a.length === 0) return 0;
   let n = 1;
   let cur: QValue = a[0] ?? null;
-  while (nested && Array.isArray(cur)) { n++; cur = cur[0] ?? null; }
+  while (nested && Array.isArray(cur)) {
+    n++;
+    cur = cur[0] ?? null;
+  }
   return n;
 }
 
@@ -42,13 +45,56 @@ function flatCount(a: readonly QValue[], nested: boolean): number {
 function arrayDefs(): FnDef[] {
   const nestedOf = (p: readonly QType[]): boolean => elementType(p[0]!).name !== 'jsonb';
   return [
-    { name: 'array_length', params: ['anyarray', T.int4], ret: T.int4, make: (p) => ([a, d]) => dimLength(arr(a!), d as number, nestedOf(p)) },
-    { name: 'array_upper', params: ['anyarray', T.int4], ret: T.int4, make: (p) => ([a, d]) => dimLength(arr(a!), d as number, nestedOf(p)) },
-    { name: 'array_lower', params: ['anyarray', T.int4], ret: T.int4, make: (p) => ([a, d]) => (dimLength(arr(a!), d as number, nestedOf(p)) === null ? null : 1) },
-    { name: 'array_ndims', params: ['anyarray'], ret: T.int4, make: (p) => ([a]) => (arr(a!).length === 0 ? null : ndims(arr(a!), nestedOf(p))) },
-    { name: 'cardinality', params: ['anyarray'], ret: T.int4, make: (p) => ([a]) => flatCount(arr(a!), nestedOf(p)) },
     {
-      name: 'array_position', params: ['anycompatiblearray', 'anycompatible'], ret: T.int4, strict: false,
+      name: 'array_length',
+      params: ['anyarray', T.int4],
+      ret: T.int4,
+      make:
+        (p) =>
+        ([a, d]) =>
+          dimLength(arr(a!), d as number, nestedOf(p)),
+    },
+    {
+      name: 'array_upper',
+      params: ['anyarray', T.int4],
+      ret: T.int4,
+      make:
+        (p) =>
+        ([a, d]) =>
+          dimLength(arr(a!), d as number, nestedOf(p)),
+    },
+    {
+      name: 'array_lower',
+      params: ['anyarray', T.int4],
+      ret: T.int4,
+      make:
+        (p) =>
+        ([a, d]) =>
+          dimLength(arr(a!), d as number, nestedOf(p)) === null ? null : 1,
+    },
+    {
+      name: 'array_ndims',
+      params: ['anyarray'],
+      ret: T.int4,
+      make:
+        (p) =>
+        ([a]) =>
+          arr(a!).length === 0 ? null : ndims(arr(a!), nestedOf(p)),
+    },
+    {
+      name: 'cardinality',
+      params: ['anyarray'],
+      ret: T.int4,
+      make:
+        (p) =>
+        ([a]) =>
+          flatCount(arr(a!), nestedOf(p)),
+    },
+    {
+      name: 'array_position',
+      params: ['anycompatiblearray', 'anycompatible'],
+      ret: T.int4,
+      strict: false,
       make: (p) => {
         const cmp = comparator(p[1]!);
         return ([a, x]) => {
@@ -59,44 +105,68 @@ function arrayDefs(): FnDef[] {
       },
     },
     {
-      name: 'array_positions', params: ['anycompatiblearray', 'anycompatible'], ret: arrayOf(T.int4), strict: false,
+      name: 'array_positions',
+      params: ['anycompatiblearray', 'anycompatible'],
+      ret: arrayOf(T.int4),
+      strict: false,
       make: (p) => {
         const cmp = comparator(p[1]!);
         return ([a, x]) => (a === null ? null : arr(a).flatMap((e, i) => ((x === null ? e === null : e !== null && cmp(e, x) === 0) ? [i + 1] : [])));
       },
     },
     {
-      name: 'array_append', params: ['anycompatiblearray', 'anycompatible'], ret: (p) => p[0]!, strict: false,
-      make: () => ([a, x]) => [...(a === null ? [] : arr(a)), x ?? null],
+      name: 'array_append',
+      params: ['anycompatiblearray', 'anycompatible'],
+      ret: (p) => p[0]!,
+      strict: false,
+      make:
+        () =>
+        ([a, x]) => [...(a === null ? [] : arr(a)), x ?? null],
     },
     {
-      name: 'array_prepend', params: ['anycompatible', 'anycompatiblearray'], ret: (p) => p[1]!, strict: false,
-      make: () => ([x, a]) => [x ?? null, ...(a === null ? [] : arr(a))],
+      name: 'array_prepend',
+      params: ['anycompatible', 'anycompatiblearray'],
+      ret: (p) => p[1]!,
+      strict: false,
+      make:
+        () =>
+        ([x, a]) => [x ?? null, ...(a === null ? [] : arr(a))],
     },
     {
-      name: 'array_cat', params: ['anycompatiblearray', 'anycompatiblearray'], ret: (p) => p[0]!, strict: false,
-      make: () => ([a, b]) => (a === null ? b ?? null : b === null ? a : [...arr(a), ...arr(b)]),
+      name: 'array_cat',
+      params: ['anycompatiblearray', 'anycompatiblearray'],
+      ret: (p) => p[0]!,
+      strict: false,
+      make:
+        () =>
+        ([a, b]) =>
+          a === null ? (b ?? null) : b === null ? a : [...arr(a), ...arr(b)],
     },
     {
-      name: 'array_remove', params: ['anycompatiblearray', 'anycompatible'], ret: (p) => p[0]!, strict: false,
+      name: 'array_remove',
+      params: ['anycompatiblearray', 'anycompatible'],
+      ret: (p) => p[0]!,
+      strict: false,
       make: (p) => {
         const cmp = comparator(p[1]!);
         return ([a, x]) => (a === null ? null : arr(a).filter((e) => !(x === null ? e === null : e !== null && cmp(e, x) === 0)));
       },
     },
     {
-      name: 'array_replace', params: ['anycompatiblearray', 'anycompatible', 'anycompatible'], ret: (p) => p[0]!, strict: false,
+      name: 'array_replace',
+      params: ['anycompatiblearray', 'anycompatible', 'anycompatible'],
+      ret: (p) => p[0]!,
+      strict: false,
       make: (p) => {
         const cmp = comparator(p[1]!);
-        return ([a, x, y]) => (a === null ? null : arr(a).map((e) => ((x === null ? e === null : e !== null && cmp(e, x) === 0) ? y ?? null : e)));
+        return ([a, x, y]) => (a === null ? null : arr(a).map((e) => ((x === null ? e === null : e !== null && cmp(e, x) === 0) ? (y ?? null) : e)));
       },
     },
   ];
 }
 
 function vectorDefs(): FnDef[] {
-  const d = (name: string, f: (a: Float32Array, b: Float32Array) => number): FnDef =>
-    fn(name, [T.vector, T.vector], T.float8, ([a, b]) => f(vec(a!), vec(b!)));
+  const d = (name: string, f: (a: Float32Array, b: Float32Array) => number): FnDef => fn(name, [T.vector, T.vector], T.float8, ([a, b]) => f(vec(a!), vec(b!)));
   return [
     d('l2_distance', l2Distance),
     d('cosine_distance', cosineDistance),
@@ -109,7 +179,8 @@ function vectorDefs(): FnDef[] {
     fn('l2_normalize', [T.vector], T.vector, ([a]) => l2Normalize(vec(a!))),
     fn('subvector', [T.vector, T.int4, T.int4], T.vector, ([a, s, n]) => {
       const v = vec(a!);
-      const start = Math.max((s as number) - 1, 0), end = Math.min((s as number) - 1 + (n as number), v.length);
+      const start = Math.max((s as number) - 1, 0),
+        end = Math.min((s as number) - 1 + (n as number), v.length);
       if (end <= start) throw dataError('vector must have at least 1 dimension', '22000');
       return v.slice(start, end);
     }),

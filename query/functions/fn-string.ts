@@ -41,7 +41,7 @@ function mapCase(str: string, upper: boolean): string {
   let out = '';
   for (const c of str) {
     const m = upper ? c.toUpperCase() : c.toLowerCase();
-    out += Array.from(m).length === 1 ? m : upper ? SINGLE_UPPER[c] ?? c : c;
+    out += Array.from(m).length === 1 ? m : upper ? (SINGLE_UPPER[c] ?? c) : c;
   }
   return out;
 }
@@ -72,7 +72,8 @@ function pad(str: string, len: number, fill: string, left: boolean): string {
 function trimChars(str: string, set: string, left: boolean, right: boolean): string {
   const cs = chars(str);
   const drop = new Set(chars(set));
-  let a = 0, b = cs.length;
+  let a = 0,
+    b = cs.length;
   if (left) while (a < b && drop.has(cs[a]!)) a++;
   if (right) while (b > a && drop.has(cs[b - 1]!)) b--;
   return cs.slice(a, b).join('');
@@ -111,7 +112,8 @@ function strpos(hay: string, needle: string): number {
 }
 
 function translate(str: string, from: string, to: string): string {
-  const f = chars(from), t = chars(to);
+  const f = chars(from),
+    t = chars(to);
   let out = '';
   for (const c of chars(str)) {
     const i = f.indexOf(c);
@@ -140,7 +142,10 @@ function regexpReplace(str: string, pattern: string, repl: string, flags: string
   const global = flags.includes('g');
   const re = compileRegex(pattern, flags.replace(/g/g, '') + (global ? 'g' : ''));
   // PostgreSQL: \1..\9 and \& in the replacement; JavaScript: $1 and $&.
-  const jsRepl = repl.replace(/\$/g, '$$$$').replace(/\\(\d|&)/g, (_, d: string) => (d === '&' ? '$&' : `$${d}`)).replace(/\\\\/g, '\\');
+  const jsRepl = repl
+    .replace(/\$/g, '$$$$')
+    .replace(/\\(\d|&)/g, (_, d: string) => (d === '&' ? '$&' : `$${d}`))
+    .replace(/\\\\/g, '\\');
   re.lastIndex = 0;
   return str.replace(re, jsRepl);
 }
@@ -154,7 +159,7 @@ function regexpMatch(str: string, pattern: string, flags: string): QValue {
 function substringRegex(str: string, pattern: string): QValue {
   const m = compileRegex(pattern, '').exec(str);
   if (m === null) return null;
-  return m.length > 1 ? m[1] ?? null : m[0];
+  return m.length > 1 ? (m[1] ?? null) : m[0];
 }
 
 function basicDefs(): FnDef[] {
@@ -214,37 +219,86 @@ function variadicDefs(): FnDef[] {
   const text = (t: QType, v: QValue): string => formatElement(t, v);
   return [
     {
-      name: 'concat', params: [], variadic: 'any', ret: T.text, strict: false,
+      name: 'concat',
+      params: [],
+      variadic: 'any',
+      ret: T.text,
+      strict: false,
       make: (p) => (args) => args.map((v, i) => (v === null ? '' : text(p[i]!, v))).join(''),
     },
     {
-      name: 'concat_ws', params: [T.text], variadic: 'any', ret: T.text, strict: false,
-      make: (p) => ([sep, ...rest]) => (sep === null ? null
-        : rest.flatMap((v, i) => (v === null ? [] : [text(p[i + 1]!, v)])).join(sep as string)),
+      name: 'concat_ws',
+      params: [T.text],
+      variadic: 'any',
+      ret: T.text,
+      strict: false,
+      make:
+        (p) =>
+        ([sep, ...rest]) =>
+          sep === null ? null : rest.flatMap((v, i) => (v === null ? [] : [text(p[i + 1]!, v)])).join(sep as string),
     },
     {
-      name: 'format', params: [T.text], variadic: 'any', ret: T.text, strict: false,
-      make: (p) => ([f, ...rest]) => (f === null ? null : formatSql(f as string, rest.map((v, i) => (v === null ? null : text(p[i + 1]!, v))))),
+      name: 'format',
+      params: [T.text],
+      variadic: 'any',
+      ret: T.text,
+      strict: false,
+      make:
+        (p) =>
+        ([f, ...rest]) =>
+          f === null
+            ? null
+            : formatSql(
+                f as string,
+                rest.map((v, i) => (v === null ? null : text(p[i + 1]!, v))),
+              ),
     },
     {
-      name: 'quote_nullable', params: [T.text], ret: T.text, strict: false,
-      make: () => ([a]) => (a === null ? 'NULL' : quoteLiteral(a as string)),
+      name: 'quote_nullable',
+      params: [T.text],
+      ret: T.text,
+      strict: false,
+      make:
+        () =>
+        ([a]) =>
+          a === null ? 'NULL' : quoteLiteral(a as string),
     },
     {
-      name: 'array_to_string', params: ['anyarray', T.text], ret: T.text,
-      make: (p) => ([a, d]) => flatten(a!).filter((v) => v !== null).map((v) => text(p[0]!.element!, v)).join(d as string),
+      name: 'array_to_string',
+      params: ['anyarray', T.text],
+      ret: T.text,
+      make:
+        (p) =>
+        ([a, d]) =>
+          flatten(a!)
+            .filter((v) => v !== null)
+            .map((v) => text(p[0]!.element!, v))
+            .join(d as string),
     },
     {
-      name: 'array_to_string', params: ['anyarray', T.text, T.text], ret: T.text, strict: false,
-      make: (p) => ([a, d, nul]) => (a === null || d === null ? null
-        : flatten(a).flatMap((v) => (v === null ? (nul === null ? [] : [nul as string]) : [text(p[0]!.element!, v)])).join(d as string)),
+      name: 'array_to_string',
+      params: ['anyarray', T.text, T.text],
+      ret: T.text,
+      strict: false,
+      make:
+        (p) =>
+        ([a, d, nul]) =>
+          a === null || d === null
+            ? null
+            : flatten(a)
+                .flatMap((v) => (v === null ? (nul === null ? [] : [nul as string]) : [text(p[0]!.element!, v)]))
+                .join(d as string),
     },
   ];
 }
 
 function flatten(v: QValue): QValue[] {
   const out: QValue[] = [];
-  const walk = (a: readonly QValue[]): void => { for (const e of a) if (Array.isArray(e)) walk(e); else out.push(e); };
+  const walk = (a: readonly QValue[]): void => {
+    for (const e of a)
+      if (Array.isArray(e)) walk(e);
+      else out.push(e);
+  };
   walk(v as readonly QValue[]);
   return out;
 }

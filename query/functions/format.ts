@@ -16,11 +16,17 @@ export function formatSql(fmt: string, args: readonly (string | null)[]): string
   let next = 0;
   for (let i = 0; i < fmt.length; i++) {
     const c = fmt[i]!;
-    if (c !== '%') { out += c; continue; }
+    if (c !== '%') {
+      out += c;
+      continue;
+    }
     const m = /^(?:(\d+)\$)?(-)?(\d+)?([sIL%])/.exec(fmt.slice(i + 1));
     if (!m) throw dataError('unrecognized format() type specifier', '22023');
     i += m[0].length;
-    if (m[4] === '%') { out += '%'; continue; }
+    if (m[4] === '%') {
+      out += '%';
+      continue;
+    }
     const index = m[1] !== undefined ? Number(m[1]) - 1 : next;
     if (m[1] !== undefined && index < 0) throw dataError('format specifies argument 0, but arguments are numbered from 1', '22023');
     if (index >= args.length) throw dataError('too few arguments for format()', '22023');

@@ -17,8 +17,17 @@ import { MISC_FN_DEFS } from './fn-misc.js';
 import { register } from './registry.js';
 
 register([
-  ...ARITH_DEFS, ...COMPARE_DEFS, ...DATETIME_OP_DEFS, ...MISC_OP_DEFS, ...TEXT_OP_DEFS, ...JSONB_OP_DEFS,
-  ...MATH_FN_DEFS, ...STRING_FN_DEFS, ...DATETIME_FN_DEFS, ...JSONB_FN_DEFS, ...MISC_FN_DEFS,
+  ...ARITH_DEFS,
+  ...COMPARE_DEFS,
+  ...DATETIME_OP_DEFS,
+  ...MISC_OP_DEFS,
+  ...TEXT_OP_DEFS,
+  ...JSONB_OP_DEFS,
+  ...MATH_FN_DEFS,
+  ...STRING_FN_DEFS,
+  ...DATETIME_FN_DEFS,
+  ...JSONB_FN_DEFS,
+  ...MISC_FN_DEFS,
 ]);
 
 export { resolveFunction, hasFunction, isAmbiguous } from './registry.js';

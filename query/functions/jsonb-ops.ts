@@ -107,28 +107,142 @@ const j = (v: QValue | undefined): JsonValue => v as JsonValue;
 const present = (v: JsonValue | undefined): QValue => (v === undefined ? null : v);
 
 export const JSONB_OP_DEFS: readonly FnDef[] = [
-  { name: '->', params: [T.jsonb, T.text], ret: T.jsonb, make: () => ([a, k]) => present(jsonbGet(j(a!), k as string)) },
-  { name: '->', params: [T.jsonb, T.int4], ret: T.jsonb, make: () => ([a, k]) => present(jsonbGet(j(a!), k as number)) },
-  { name: '->>', params: [T.jsonb, T.text], ret: T.text, make: () => ([a, k]) => jsonbAsText(jsonbGet(j(a!), k as string)) },
-  { name: '->>', params: [T.jsonb, T.int4], ret: T.text, make: () => ([a, k]) => jsonbAsText(jsonbGet(j(a!), k as number)) },
-  { name: '#>', params: [T.jsonb, textArr], ret: T.jsonb, make: () => ([a, p]) => present(jsonbGetPath(j(a!), p as QValue[])) },
-  { name: '#>>', params: [T.jsonb, textArr], ret: T.text, make: () => ([a, p]) => jsonbAsText(jsonbGetPath(j(a!), p as QValue[])) },
-  { name: '@>', params: [T.jsonb, T.jsonb], ret: T.bool, make: () => ([a, b]) => jsonbContains(j(a!), j(b!)) },
-  { name: '<@', params: [T.jsonb, T.jsonb], ret: T.bool, make: () => ([a, b]) => jsonbContains(j(b!), j(a!)) },
-  { name: '?', params: [T.jsonb, T.text], ret: T.bool, make: () => ([a, k]) => jsonbExists(j(a!), k as string) },
   {
-    name: '?|', params: [T.jsonb, textArr], ret: T.bool,
-    make: () => ([a, ks]) => (ks as QValue[]).some((k) => k !== null && jsonbExists(j(a!), k as string)),
+    name: '->',
+    params: [T.jsonb, T.text],
+    ret: T.jsonb,
+    make:
+      () =>
+      ([a, k]) =>
+        present(jsonbGet(j(a!), k as string)),
   },
   {
-    name: '?&', params: [T.jsonb, textArr], ret: T.bool,
-    make: () => ([a, ks]) => (ks as QValue[]).every((k) => k === null || jsonbExists(j(a!), k as string)),
+    name: '->',
+    params: [T.jsonb, T.int4],
+    ret: T.jsonb,
+    make:
+      () =>
+      ([a, k]) =>
+        present(jsonbGet(j(a!), k as number)),
   },
-  { name: '-', params: [T.jsonb, T.text], ret: T.jsonb, make: () => ([a, k]) => jsonbDeleteKeys(j(a!), [k as string]) },
   {
-    name: '-', params: [T.jsonb, textArr], ret: T.jsonb,
-    make: () => ([a, ks]) => jsonbDeleteKeys(j(a!), (ks as QValue[]).filter((k): k is string => k !== null)),
+    name: '->>',
+    params: [T.jsonb, T.text],
+    ret: T.text,
+    make:
+      () =>
+      ([a, k]) =>
+        jsonbAsText(jsonbGet(j(a!), k as string)),
   },
-  { name: '-', params: [T.jsonb, T.int4], ret: T.jsonb, make: () => ([a, i]) => jsonbDeleteIndex(j(a!), i as number) },
-  { name: '#-', params: [T.jsonb, textArr], ret: T.jsonb, make: () => ([a, p]) => jsonbDeletePath(j(a!), p as QValue[]) },
+  {
+    name: '->>',
+    params: [T.jsonb, T.int4],
+    ret: T.text,
+    make:
+      () =>
+      ([a, k]) =>
+        jsonbAsText(jsonbGet(j(a!), k as number)),
+  },
+  {
+    name: '#>',
+    params: [T.jsonb, textArr],
+    ret: T.jsonb,
+    make:
+      () =>
+      ([a, p]) =>
+        present(jsonbGetPath(j(a!), p as QValue[])),
+  },
+  {
+    name: '#>>',
+    params: [T.jsonb, textArr],
+    ret: T.text,
+    make:
+      () =>
+      ([a, p]) =>
+        jsonbAsText(jsonbGetPath(j(a!), p as QValue[])),
+  },
+  {
+    name: '@>',
+    params: [T.jsonb, T.jsonb],
+    ret: T.bool,
+    make:
+      () =>
+      ([a, b]) =>
+        jsonbContains(j(a!), j(b!)),
+  },
+  {
+    name: '<@',
+    params: [T.jsonb, T.jsonb],
+    ret: T.bool,
+    make:
+      () =>
+      ([a, b]) =>
+        jsonbContains(j(b!), j(a!)),
+  },
+  {
+    name: '?',
+    params: [T.jsonb, T.text],
+    ret: T.bool,
+    make:
+      () =>
+      ([a, k]) =>
+        jsonbExists(j(a!), k as string),
+  },
+  {
+    name: '?|',
+    params: [T.jsonb, textArr],
+    ret: T.bool,
+    make:
+      () =>
+      ([a, ks]) =>
+        (ks as QValue[]).some((k) => k !== null && jsonbExists(j(a!), k as string)),
+  },
+  {
+    name: '?&',
+    params: [T.jsonb, textArr],
+    ret: T.bool,
+    make:
+      () =>
+      ([a, ks]) =>
+        (ks as QValue[]).every((k) => k === null || jsonbExists(j(a!), k as string)),
+  },
+  {
+    name: '-',
+    params: [T.jsonb, T.text],
+    ret: T.jsonb,
+    make:
+      () =>
+      ([a, k]) =>
+        jsonbDeleteKeys(j(a!), [k as string]),
+  },
+  {
+    name: '-',
+    params: [T.jsonb, textArr],
+    ret: T.jsonb,
+    make:
+      () =>
+      ([a, ks]) =>
+        jsonbDeleteKeys(
+          j(a!),
+          (ks as QValue[]).filter((k): k is string => k !== null),
+        ),
+  },
+  {
+    name: '-',
+    params: [T.jsonb, T.int4],
+    ret: T.jsonb,
+    make:
+      () =>
+      ([a, i]) =>
+        jsonbDeleteIndex(j(a!), i as number),
+  },
+  {
+    name: '#-',
+    params: [T.jsonb, textArr],
+    ret: T.jsonb,
+    make:
+      () =>
+      ([a, p]) =>
+        jsonbDeletePath(j(a!), p as QValue[]),
+  },
 ];

@@ -57,7 +57,8 @@ const LN_RESULT_ABS_MAX = 2000 * 3.01;
 
 /** numeric ^ numeric (PostgreSQL's numeric_power / power_var). */
 export function numericPower(a: string, b: string): string {
-  const x = N.toNum(a), y = N.toNum(b);
+  const x = N.toNum(a),
+    y = N.toNum(b);
   if (x === 'NaN') return N.isNumericZero(b) ? '1' : 'NaN';
   if (y === 'NaN') return typeof x !== 'string' && D.compare(x, D.dec(1n)) === 0 ? '1' : 'NaN';
   if (typeof x === 'string' || typeof y === 'string') {

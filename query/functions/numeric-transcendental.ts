@@ -21,7 +21,7 @@ function fmul(a: bigint, b: bigint, one: bigint): bigint {
 /** ln(x) for x > 0 at precision p (fixed point 10^p): halve by square roots, then the atanh series. */
 function lnFixed(x: Decimal, p: number): bigint {
   // x = m * 10^k with m in [1, 10)
-  const digits = (x.coef).toString();
+  const digits = x.coef.toString();
   const k = digits.length - 1 - x.scale;
   const wp = p + GUARD_DIGITS;
   const one = D.pow10(wp);
@@ -54,8 +54,12 @@ function ln10Fixed(wp: number): bigint {
     const atanhLn = (num: bigint, den: bigint): bigint => {
       const z = (num * one) / den;
       const z2 = fmul(z, z, one);
-      let term = z, sum = 0n;
-      for (let i = 1n; term !== 0n; i += 2n) { sum += term / i; term = fmul(term, z2, one); }
+      let term = z,
+        sum = 0n;
+      for (let i = 1n; term !== 0n; i += 2n) {
+        sum += term / i;
+        term = fmul(term, z2, one);
+      }
       return 2n * sum;
     };
     const ln2 = atanhLn(1n, 3n); // ln 2 = 2 atanh(1/3)
@@ -73,13 +77,14 @@ function expFixed(x: Decimal, p: number): bigint {
   const wp = p + GUARD_DIGITS + Math.ceil(k * 0.31) + Math.ceil(absInt * 0.4343);
   const one = D.pow10(wp);
   const r = toFixed(x, wp) / (1n << BigInt(k));
-  let term = one, sum = one;
+  let term = one,
+    sum = one;
   for (let i = 1n; term !== 0n; i++) {
     term = fmul(term, r, one) / i;
     sum += term;
   }
   for (let i = 0; i < k; i++) sum = fmul(sum, sum, one);
-  return sum * D.pow10(p) / one;
+  return (sum * D.pow10(p)) / one;
 }
 
 /** PostgreSQL's estimate_ln_dweight: the decimal weight of ln(x). */
@@ -95,7 +100,10 @@ export function estimateLnDweight(x: Decimal): number {
   const { weight, digits } = D.base10000Digits(x);
   let digitsVal = digits[0]!;
   let dweight = weight * 4;
-  if (digits.length > 1) { digitsVal = digitsVal * 10000 + digits[1]!; dweight -= 4; }
+  if (digits.length > 1) {
+    digitsVal = digitsVal * 10000 + digits[1]!;
+    dweight -= 4;
+  }
   const lnv = Math.log(digitsVal) + dweight * 2.302585092994046;
   return Math.trunc(Math.log10(Math.abs(lnv)));
 }
@@ -130,7 +138,8 @@ export function numericLnAt(x: Decimal, scale: number): string {
 }
 
 export function numericLog(b: string, a: string): string {
-  const base = finite(b), x = finite(a);
+  const base = finite(b),
+    x = finite(a);
   if (base === 'NaN' || x === 'NaN') return 'NaN';
   if (typeof base === 'string' || typeof x === 'string') {
     if (base === '-Infinity' || x === '-Infinity' || (typeof base !== 'string' && base.coef < 0n) || (typeof x !== 'string' && x.coef < 0n)) {

@@ -17,33 +17,43 @@ type Op = '+' | '-' | '*' | '/' | '%';
 
 function intOp(op: Op, check: (v: number) => number): Impl {
   switch (op) {
-    case '+': return ([a, b]) => check((a as number) + (b as number));
-    case '-': return ([a, b]) => check((a as number) - (b as number));
-    case '*': return ([a, b]) => check((a as number) * (b as number));
-    case '/': return ([a, b]) => {
-      if (b === 0) throw divisionByZero();
-      return check(Math.trunc((a as number) / (b as number)));
-    };
-    case '%': return ([a, b]) => {
-      if (b === 0) throw divisionByZero();
-      return ((a as number) % (b as number)) + 0;
-    };
+    case '+':
+      return ([a, b]) => check((a as number) + (b as number));
+    case '-':
+      return ([a, b]) => check((a as number) - (b as number));
+    case '*':
+      return ([a, b]) => check((a as number) * (b as number));
+    case '/':
+      return ([a, b]) => {
+        if (b === 0) throw divisionByZero();
+        return check(Math.trunc((a as number) / (b as number)));
+      };
+    case '%':
+      return ([a, b]) => {
+        if (b === 0) throw divisionByZero();
+        return ((a as number) % (b as number)) + 0;
+      };
   }
 }
 
 function int8Op(op: Op): Impl {
   switch (op) {
-    case '+': return ([a, b]) => checkInt8((a as bigint) + (b as bigint));
-    case '-': return ([a, b]) => checkInt8((a as bigint) - (b as bigint));
-    case '*': return ([a, b]) => checkInt8((a as bigint) * (b as bigint));
-    case '/': return ([a, b]) => {
-      if (b === 0n) throw divisionByZero();
-      return checkInt8((a as bigint) / (b as bigint));
-    };
-    case '%': return ([a, b]) => {
-      if (b === 0n) throw divisionByZero();
-      return (a as bigint) % (b as bigint);
-    };
+    case '+':
+      return ([a, b]) => checkInt8((a as bigint) + (b as bigint));
+    case '-':
+      return ([a, b]) => checkInt8((a as bigint) - (b as bigint));
+    case '*':
+      return ([a, b]) => checkInt8((a as bigint) * (b as bigint));
+    case '/':
+      return ([a, b]) => {
+        if (b === 0n) throw divisionByZero();
+        return checkInt8((a as bigint) / (b as bigint));
+      };
+    case '%':
+      return ([a, b]) => {
+        if (b === 0n) throw divisionByZero();
+        return (a as bigint) % (b as bigint);
+      };
   }
 }
 
@@ -59,21 +69,30 @@ function floatResult(r: number, a: number, b: number, float4: boolean, op: Op): 
 
 function floatOp(op: Op, float4: boolean): Impl {
   return ([x, y]) => {
-    const a = x as number, b = y as number;
+    const a = x as number,
+      b = y as number;
     switch (op) {
-      case '+': return floatResult(a + b, a, b, float4, op);
-      case '-': return floatResult(a - b, a, b, float4, op);
-      case '*': return floatResult(a * b, a, b, float4, op);
+      case '+':
+        return floatResult(a + b, a, b, float4, op);
+      case '-':
+        return floatResult(a - b, a, b, float4, op);
+      case '*':
+        return floatResult(a * b, a, b, float4, op);
       case '/':
         if (b === 0 && !Number.isNaN(a)) throw divisionByZero();
         return floatResult(a / b, a, b, float4, op);
-      default: throw new Error('no float %');
+      default:
+        throw new Error('no float %');
     }
   };
 }
 
 const NUMERIC_OPS: Record<Op, (a: string, b: string) => string> = {
-  '+': N.numericAdd, '-': N.numericSub, '*': N.numericMul, '/': N.numericDiv, '%': N.numericMod,
+  '+': N.numericAdd,
+  '-': N.numericSub,
+  '*': N.numericMul,
+  '/': N.numericDiv,
+  '%': N.numericMod,
 };
 
 function binary(name: string, a: QType, b: QType, ret: QType, impl: Impl): FnDef {
@@ -108,7 +127,15 @@ function unaryDefs(): FnDef[] {
   const defs: FnDef[] = [];
   for (const [t, impl] of neg) {
     defs.push({ name: '-', params: [t], ret: t, make: () => impl });
-    defs.push({ name: '+', params: [t], ret: t, make: () => ([a]) => a as QValue });
+    defs.push({
+      name: '+',
+      params: [t],
+      ret: t,
+      make:
+        () =>
+        ([a]) =>
+          a as QValue,
+    });
   }
   return defs;
 }

@@ -20,8 +20,22 @@ const TESTS: Record<string, (c: number) => boolean> = {
 };
 
 const COMPARABLE: readonly QType[] = [
-  T.bool, T.int2, T.int4, T.int8, T.float4, T.float8, T.numeric, T.text, T.char, T.uuid, T.jsonb,
-  T.timestamp, T.timestamptz, T.date, T.interval, T.vector,
+  T.bool,
+  T.int2,
+  T.int4,
+  T.int8,
+  T.float4,
+  T.float8,
+  T.numeric,
+  T.text,
+  T.char,
+  T.uuid,
+  T.jsonb,
+  T.timestamp,
+  T.timestamptz,
+  T.date,
+  T.interval,
+  T.vector,
 ];
 
 function compareDef(name: string, a: ParamSpec, b: ParamSpec, cmpType: (params: readonly QType[]) => QType): FnDef {

@@ -34,8 +34,24 @@ export const DATETIME_OP_DEFS: readonly FnDef[] = [
   op('-', T.date, T.interval, T.timestamp, ([a, b]) => timestampMinusInterval(dateToTimestamp(a as number), iv(b!))),
   op('+', T.interval, T.interval, T.interval, ([a, b]) => addInterval(iv(a!), iv(b!))),
   op('-', T.interval, T.interval, T.interval, ([a, b]) => subInterval(iv(a!), iv(b!))),
-  { name: '-', params: [T.interval], ret: T.interval, make: () => ([a]) => negInterval(iv(a!)) },
-  { name: '+', params: [T.interval], ret: T.interval, make: () => ([a]) => a! },
+  {
+    name: '-',
+    params: [T.interval],
+    ret: T.interval,
+    make:
+      () =>
+      ([a]) =>
+        negInterval(iv(a!)),
+  },
+  {
+    name: '+',
+    params: [T.interval],
+    ret: T.interval,
+    make:
+      () =>
+      ([a]) =>
+        a!,
+  },
   op('*', T.interval, T.float8, T.interval, ([a, b]) => mulInterval(iv(a!), b as number)),
   op('*', T.float8, T.interval, T.interval, ([a, b]) => mulInterval(iv(b!), a as number)),
   op('/', T.interval, T.float8, T.interval, ([a, b]) => divInterval(iv(a!), b as number)),

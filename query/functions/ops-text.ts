@@ -12,7 +12,15 @@ import type { FnDef, Impl } from './registry.js';
 import { vectorConcat } from './vector-math.js';
 
 function textBool(name: string, test: (a: string, b: string) => boolean): FnDef {
-  return { name, params: [T.text, T.text], ret: T.bool, make: () => ([a, b]) => test(a as string, b as string) };
+  return {
+    name,
+    params: [T.text, T.text],
+    ret: T.bool,
+    make:
+      () =>
+      ([a, b]) =>
+        test(a as string, b as string),
+  };
 }
 
 const arrayCat: Impl = ([a, b]) => {
@@ -23,20 +31,70 @@ const arrayCat: Impl = ([a, b]) => {
 
 function concatDefs(): FnDef[] {
   return [
-    { name: '||', params: [T.text, T.text], ret: T.text, make: () => ([a, b]) => (a as string) + (b as string) },
-    { name: '||', params: ['anynonarray', T.text], ret: T.text, make: (p) => ([a, b]) => formatText(p[0]!, a!) + (b as string) },
-    { name: '||', params: [T.text, 'anynonarray'], ret: T.text, make: (p) => ([a, b]) => (a as string) + formatText(p[1]!, b!) },
+    {
+      name: '||',
+      params: [T.text, T.text],
+      ret: T.text,
+      make:
+        () =>
+        ([a, b]) =>
+          (a as string) + (b as string),
+    },
+    {
+      name: '||',
+      params: ['anynonarray', T.text],
+      ret: T.text,
+      make:
+        (p) =>
+        ([a, b]) =>
+          formatText(p[0]!, a!) + (b as string),
+    },
+    {
+      name: '||',
+      params: [T.text, 'anynonarray'],
+      ret: T.text,
+      make:
+        (p) =>
+        ([a, b]) =>
+          (a as string) + formatText(p[1]!, b!),
+    },
     { name: '||', params: ['anycompatiblearray', 'anycompatiblearray'], ret: (p) => p[0]!, strict: false, make: () => arrayCat },
     {
-      name: '||', params: ['anycompatiblearray', 'anycompatible'], ret: (p) => p[0]!, strict: false,
-      make: () => ([a, b]) => [...((a ?? []) as readonly QValue[]), b ?? null],
+      name: '||',
+      params: ['anycompatiblearray', 'anycompatible'],
+      ret: (p) => p[0]!,
+      strict: false,
+      make:
+        () =>
+        ([a, b]) => [...((a ?? []) as readonly QValue[]), b ?? null],
     },
     {
-      name: '||', params: ['anycompatible', 'anycompatiblearray'], ret: (p) => p[1]!, strict: false,
-      make: () => ([a, b]) => [a ?? null, ...((b ?? []) as readonly QValue[])],
+      name: '||',
+      params: ['anycompatible', 'anycompatiblearray'],
+      ret: (p) => p[1]!,
+      strict: false,
+      make:
+        () =>
+        ([a, b]) => [a ?? null, ...((b ?? []) as readonly QValue[])],
     },
-    { name: '||', params: [T.jsonb, T.jsonb], ret: T.jsonb, make: () => ([a, b]) => jsonbConcat(a as JsonValue, b as JsonValue) },
-    { name: '||', params: [T.vector, T.vector], ret: T.vector, make: () => ([a, b]) => vectorConcat(a as Float32Array, b as Float32Array) },
+    {
+      name: '||',
+      params: [T.jsonb, T.jsonb],
+      ret: T.jsonb,
+      make:
+        () =>
+        ([a, b]) =>
+          jsonbConcat(a as JsonValue, b as JsonValue),
+    },
+    {
+      name: '||',
+      params: [T.vector, T.vector],
+      ret: T.vector,
+      make:
+        () =>
+        ([a, b]) =>
+          vectorConcat(a as Float32Array, b as Float32Array),
+    },
   ];
 }
 
@@ -50,7 +108,15 @@ function patternDefs(): FnDef[] {
     textBool('!~', (a, b) => !regexMatch(a, b, false)),
     textBool('~*', (a, b) => regexMatch(a, b, true)),
     textBool('!~*', (a, b) => !regexMatch(a, b, true)),
-    { name: 'like_escape', params: [T.text, T.text], ret: T.text, make: () => ([a, b]) => likeEscape(a as string, b as string) },
+    {
+      name: 'like_escape',
+      params: [T.text, T.text],
+      ret: T.text,
+      make:
+        () =>
+        ([a, b]) =>
+          likeEscape(a as string, b as string),
+    },
     textBool('like', (a, b) => like(a, b, false)),
     textBool('ilike', (a, b) => like(a, b, true)),
   ];

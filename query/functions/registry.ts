@@ -51,7 +51,11 @@ export function hasFunction(name: string): boolean {
 }
 
 /** `declared` keeps the pseudo-types: PostgreSQL never counts a polymorphic position as exact or preferred. */
-interface Candidate { def: FnDef; params: QType[]; declared: ParamSpec[] }
+interface Candidate {
+  def: FnDef;
+  params: QType[];
+  declared: ParamSpec[];
+}
 
 function isPoly(p: ParamSpec): p is Poly {
   return typeof p === 'string';
@@ -69,7 +73,8 @@ function bindPolymorphic(specs: readonly ParamSpec[], args: readonly QType[]): Q
   let elem: QType | null = null;
   const compat: QType[] = [];
   for (let i = 0; i < specs.length; i++) {
-    const s = specs[i]!, a = args[i]!;
+    const s = specs[i]!,
+      a = args[i]!;
     if (!isPoly(s) || a.name === 'unknown') continue;
     if (s === 'anyelement' || s === 'anynonarray') {
       if (s === 'anynonarray' && a.name === 'array') return null;
@@ -97,11 +102,17 @@ function bindPolymorphic(specs: readonly ParamSpec[], args: readonly QType[]): Q
   return specs.map((s, i) => {
     if (!isPoly(s)) return s;
     switch (s) {
-      case 'any': return args[i]!.name === 'unknown' ? T.text : args[i]!;
-      case 'anyelement': case 'anynonarray': return elem!;
-      case 'anyarray': return arrayOf(elem!);
-      case 'anycompatible': return compatType!;
-      case 'anycompatiblearray': return arrayOf(compatType!);
+      case 'any':
+        return args[i]!.name === 'unknown' ? T.text : args[i]!;
+      case 'anyelement':
+      case 'anynonarray':
+        return elem!;
+      case 'anyarray':
+        return arrayOf(elem!);
+      case 'anycompatible':
+        return compatType!;
+      case 'anycompatiblearray':
+        return arrayOf(compatType!);
     }
   });
 }
@@ -132,8 +143,10 @@ function keepMax(cands: Candidate[], score: (c: Candidate) => number): Candidate
   let out: Candidate[] = [];
   for (const c of cands) {
     const s = score(c);
-    if (s > best) { best = s; out = [c]; }
-    else if (s === best) out.push(c);
+    if (s > best) {
+      best = s;
+      out = [c];
+    } else if (s === best) out.push(c);
   }
   return out;
 }
@@ -153,9 +166,10 @@ function candidates(defs: readonly FnDef[], args: readonly QType[]): Candidate[]
 
 function selectCandidate(cands: Candidate[], args: readonly QType[]): Candidate | null {
   // Exact match; a binary operator's unknown side is assumed to be the other side's type.
-  const probe = args.length === 2 && (args[0]!.name === 'unknown') !== (args[1]!.name === 'unknown')
-    ? args.map((a) => (a.name === 'unknown' ? args.find((b) => b.name !== 'unknown')! : a))
-    : args;
+  const probe =
+    args.length === 2 && (args[0]!.name === 'unknown') !== (args[1]!.name === 'unknown')
+      ? args.map((a) => (a.name === 'unknown' ? args.find((b) => b.name !== 'unknown')! : a))
+      : args;
   const exact = cands.filter((c) => probe.every((a, i) => isExact(a, c, i)));
   if (exact.length === 1) return exact[0]!;
   let viable = cands.filter((c) => args.every((a, i) => sameBaseType(a, c.params[i]!) || canCoerceImplicitly(a, c.params[i]!)));
@@ -163,7 +177,10 @@ function selectCandidate(cands: Candidate[], args: readonly QType[]): Candidate 
   viable = keepMax(viable, (c) => countExact(c, args));
   if (viable.length === 1) return viable[0]!;
   // Known arguments only: an exact match or the preferred type of the argument's own category.
-  viable = keepMax(viable, (c) => args.filter((a, i) => isExact(a, c, i) || (a.name !== 'unknown' && isPreferredAt(c, i) && categoryAt(c, i) === typeCategory(a))).length);
+  viable = keepMax(
+    viable,
+    (c) => args.filter((a, i) => isExact(a, c, i) || (a.name !== 'unknown' && isPreferredAt(c, i) && categoryAt(c, i) === typeCategory(a))).length,
+  );
   if (viable.length === 1) return viable[0]!;
   viable = resolveUnknownsByCategory(viable, args);
   if (viable.length === 1) return viable[0]!;
@@ -183,11 +200,16 @@ function resolveUnknownsByCategory(cands: Candidate[], args: readonly QType[]): 
     let preferred = false;
     let conflict = false;
     for (const c of cands) {
-      const cc = categoryAt(c, i), cp = isPreferredAt(c, i);
-      if (cat === '') { cat = cc; preferred = cp; }
-      else if (cc === cat) preferred ||= cp;
-      else if (cc === 'S') { cat = cc; preferred = cp; }
-      else conflict = true;
+      const cc = categoryAt(c, i),
+        cp = isPreferredAt(c, i);
+      if (cat === '') {
+        cat = cc;
+        preferred = cp;
+      } else if (cc === cat) preferred ||= cp;
+      else if (cc === 'S') {
+        cat = cc;
+        preferred = cp;
+      } else conflict = true;
     }
     if (conflict && cat !== 'S') return cands;
     slots.set(i, { cat, preferred });

@@ -9,7 +9,16 @@ import { civilFromDays, daysFromCivil, splitTimestamp, TIMESTAMP_INFINITY, TIMES
 const MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
 const DAYS = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'];
 
-interface Fields { year: number; month: number; day: number; hour: number; min: number; sec: number; us: number; days: number }
+interface Fields {
+  year: number;
+  month: number;
+  day: number;
+  hour: number;
+  min: number;
+  sec: number;
+  us: number;
+  days: number;
+}
 
 function fields(ts: bigint): Fields {
   const { days, timeUs } = splitTimestamp(ts);
@@ -34,11 +43,13 @@ function caseLike(word: string, pattern: string): string {
 
 type Render = (f: Fields, fm: boolean, pattern: string, withZone: boolean) => string;
 
-const num = (v: number, width: number) => (f: Fields, fm: boolean): string => {
-  void f;
-  const s = String(Math.abs(v));
-  return (v < 0 ? '-' : '') + (fm ? s : s.padStart(width, '0'));
-};
+const num =
+  (v: number, width: number) =>
+  (f: Fields, fm: boolean): string => {
+    void f;
+    const s = String(Math.abs(v));
+    return (v < 0 ? '-' : '') + (fm ? s : s.padStart(width, '0'));
+  };
 
 /** Longest patterns first so 'HH24' wins over 'HH' and 'MONTH' over 'MON'. */
 const PATTERNS: [string, Render][] = [
@@ -46,12 +57,24 @@ const PATTERNS: [string, Render][] = [
   ['IYYY', (f, fm) => num(isoWeekInfo(f.days).isoYear, 4)(f, fm)],
   ['HH24', (f, fm) => num(f.hour, 2)(f, fm)],
   ['HH12', (f, fm) => num(f.hour % 12 === 0 ? 12 : f.hour % 12, 2)(f, fm)],
-  ['MONTH', (f, fm, p) => { const w = caseLike(MONTHS[f.month - 1]!, p); return fm ? w : w.padEnd(9); }],
+  [
+    'MONTH',
+    (f, fm, p) => {
+      const w = caseLike(MONTHS[f.month - 1]!, p);
+      return fm ? w : w.padEnd(9);
+    },
+  ],
   ['A.M.', (f, _fm, p) => caseLike(f.hour < 12 ? 'A.M.' : 'P.M.', p)],
   ['P.M.', (f, _fm, p) => caseLike(f.hour < 12 ? 'A.M.' : 'P.M.', p)],
   ['YYY', (f, fm) => num((f.year > 0 ? f.year : 1 - f.year) % 1000, 3)(f, fm)],
   ['DDD', (f, fm) => num(f.days - daysFromCivil(f.year, 1, 1) + 1, 3)(f, fm)],
-  ['DAY', (f, fm, p) => { const w = caseLike(DAYS[((f.days % 7) + 11) % 7]!, p); return fm ? w : w.padEnd(9); }],
+  [
+    'DAY',
+    (f, fm, p) => {
+      const w = caseLike(DAYS[((f.days % 7) + 11) % 7]!, p);
+      return fm ? w : w.padEnd(9);
+    },
+  ],
   ['MON', (f, _fm, p) => caseLike(MONTHS[f.month - 1]!.slice(0, 3), p)],
   ['YY', (f, fm) => num((f.year > 0 ? f.year : 1 - f.year) % 100, 2)(f, fm)],
   ['MM', (f, fm) => num(f.month, 2)(f, fm)],
@@ -72,7 +95,7 @@ const PATTERNS: [string, Render][] = [
   ['OF', (_f, _fm, _p, z) => (z ? '+00' : '')],
   ['Y', (f, fm) => num((f.year > 0 ? f.year : 1 - f.year) % 10, 1)(f, fm)],
   ['Q', (f, fm) => num(Math.floor((f.month - 1) / 3) + 1, 1)(f, fm)],
-  ['D', (f, fm) => num(((f.days % 7) + 11) % 7 + 1, 1)(f, fm)],
+  ['D', (f, fm) => num((((f.days % 7) + 11) % 7) + 1, 1)(f, fm)],
   ['J', (f, fm) => num(f.days + 2440588, 1)(f, fm)],
 ];
 
@@ -90,13 +113,24 @@ export function toCharTimestamp(ts: bigint, format: string, withZone: boolean): 
       i = end < 0 ? format.length : end + 1;
       continue;
     }
-    if (c === '\\' && i + 1 < format.length) { out += format[i + 1]; i += 2; continue; }
+    if (c === '\\' && i + 1 < format.length) {
+      out += format[i + 1];
+      i += 2;
+      continue;
+    }
     let fm = false;
     let j = i;
-    if (format.slice(j, j + 2).toUpperCase() === 'FM') { fm = true; j += 2; }
+    if (format.slice(j, j + 2).toUpperCase() === 'FM') {
+      fm = true;
+      j += 2;
+    }
     const rest = format.slice(j);
     const hit = PATTERNS.find(([p]) => rest.toUpperCase().startsWith(p));
-    if (hit === undefined) { out += c; i++; continue; }
+    if (hit === undefined) {
+      out += c;
+      i++;
+      continue;
+    }
     const [p, render] = hit;
     out += render(f, fm, rest.slice(0, p.length), withZone);
     i = j + p.length;

@@ -28,10 +28,15 @@ export function jsonTimestamp(ts: bigint, withZone: boolean): string {
 export function toJsonb(type: QType, v: QValue): JsonValue {
   if (v === null) return null;
   switch (type.name) {
-    case 'bool': return v as boolean;
-    case 'int2': case 'int4': return v as number;
-    case 'int8': return Number(v as bigint);
-    case 'float4': case 'float8': {
+    case 'bool':
+      return v as boolean;
+    case 'int2':
+    case 'int4':
+      return v as number;
+    case 'int8':
+      return Number(v as bigint);
+    case 'float4':
+    case 'float8': {
       const n = v as number;
       return Number.isFinite(n) ? n : formatText(type, n);
     }
@@ -39,17 +44,23 @@ export function toJsonb(type: QType, v: QValue): JsonValue {
       const n = Number(v as string);
       return Number.isFinite(n) && v !== 'NaN' ? n : (v as string);
     }
-    case 'jsonb': return v as JsonValue;
-    case 'timestamp': return jsonTimestamp(v as bigint, false);
-    case 'timestamptz': return jsonTimestamp(v as bigint, true);
-    case 'date': return formatDate(v as number);
+    case 'jsonb':
+      return v as JsonValue;
+    case 'timestamp':
+      return jsonTimestamp(v as bigint, false);
+    case 'timestamptz':
+      return jsonTimestamp(v as bigint, true);
+    case 'date':
+      return formatDate(v as number);
     case 'array': {
       const el = elementType(type);
       const nested = el.name !== 'jsonb';
       const walk = (a: readonly QValue[]): JsonValue[] => a.map((e) => (nested && Array.isArray(e) ? walk(e) : toJsonb(el, e)));
       return walk(v as readonly QValue[]);
     }
-    case 'char': return v as string;
-    default: return formatText(type, v);
+    case 'char':
+      return v as string;
+    default:
+      return formatText(type, v);
   }
 }

@@ -32,7 +32,9 @@ export function innerProduct(a: Float32Array, b: Float32Array): number {
 /** <=> : 1 - cosine similarity, NaN when a norm is zero. */
 export function cosineDistance(a: Float32Array, b: Float32Array): number {
   sameDims(a, b);
-  let dot = 0, na = 0, nb = 0;
+  let dot = 0,
+    na = 0,
+    nb = 0;
   for (let i = 0; i < a.length; i++) {
     dot = f(dot + f(a[i]! * b[i]!));
     na = f(na + f(a[i]! * a[i]!));

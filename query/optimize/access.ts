@@ -8,10 +8,24 @@ import { exprText } from '../plan/expr-text.js';
 /** Types whose key encodings are identical, so a value of one bounds a key of the other exactly. */
 function encodingFamily(t: QType): string | null {
   switch (t.name) {
-    case 'int2': case 'int4': case 'int8': return 'int';
-    case 'text': case 'varchar': return 'text';
-    case 'numeric': case 'float4': case 'float8': case 'date': case 'timestamp': case 'timestamptz': case 'uuid': case 'bool': return t.name;
-    default: return null;
+    case 'int2':
+    case 'int4':
+    case 'int8':
+      return 'int';
+    case 'text':
+    case 'varchar':
+      return 'text';
+    case 'numeric':
+    case 'float4':
+    case 'float8':
+    case 'date':
+    case 'timestamp':
+    case 'timestamptz':
+    case 'uuid':
+    case 'bool':
+      return t.name;
+    default:
+      return null;
   }
 }
 
@@ -106,7 +120,14 @@ function keyAccess(table: TableDef, index: IndexDef, sargs: readonly Sarg[], row
   rows = Math.max(1, rows);
   const perRow = index.primary ? 1 : 3;
   const kind = index.primary ? 'pk' : 'index';
-  const condText = used.map((u) => exprText(u, table.columns.map((c) => c.name))).join(' AND ');
+  const condText = used
+    .map((u) =>
+      exprText(
+        u,
+        table.columns.map((c) => c.name),
+      ),
+    )
+    .join(' AND ');
   // A point lookup on a unique key never reads more than one row: cheaper than any scan.
   const cost = full && index.unique ? 0.9 : rows * perRow + 2;
   return { access: { kind, index, eq, lower, upper, reverse: false, condText, consumed: used }, rows, cost };

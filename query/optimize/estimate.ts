@@ -13,12 +13,16 @@ export function estimate(plan: Plan, deps: OptimizerDeps): Plan {
       const filtered = plan.filter && plan.access.kind === 'seq' ? Math.max(1, est.rows) : est.rows;
       return { ...plan, est: { rows: Math.round(filtered), cost: round(est.cost) } };
     }
-    case 'values': return { ...plan, est: { rows: plan.rows.length, cost: plan.rows.length * CPU_PER_ROW } };
-    case 'one_row': return { ...plan, est: { rows: 1, cost: CPU_PER_ROW } };
+    case 'values':
+      return { ...plan, est: { rows: plan.rows.length, cost: plan.rows.length * CPU_PER_ROW } };
+    case 'one_row':
+      return { ...plan, est: { rows: 1, cost: CPU_PER_ROW } };
     // PostgreSQL's default guess for a function returning a set.
-    case 'function_scan': return { ...plan, est: { rows: 1000, cost: 1000 * CPU_PER_ROW } };
+    case 'function_scan':
+      return { ...plan, est: { rows: 1000, cost: 1000 * CPU_PER_ROW } };
     // Unknown until run: PostgreSQL's guess of 10 rounds, the working table the size of the first.
-    case 'worktable_scan': return { ...plan, est: { rows: 10, cost: 10 * CPU_PER_ROW } };
+    case 'worktable_scan':
+      return { ...plan, est: { rows: 10, cost: 10 * CPU_PER_ROW } };
     case 'recursive_union': {
       const left = estimate(plan.left, deps);
       const right = estimate(plan.right, deps);
@@ -48,9 +52,12 @@ export function estimate(plan: Plan, deps: OptimizerDeps): Plan {
 function unary(plan: Plan, input: Estimate): Estimate {
   const n = input.rows;
   switch (plan.kind) {
-    case 'filter': return { rows: Math.max(1, Math.round(n * Math.pow(0.33, conjuncts(plan.predicate).length))), cost: round(input.cost + n * CPU_PER_ROW) };
-    case 'aggregate': return { rows: plan.groupBy.length === 0 ? 1 : Math.max(1, Math.round(n * 0.1)), cost: round(input.cost + n * 2 * CPU_PER_ROW) };
-    case 'sort': return { rows: n, cost: round(input.cost + n * Math.log2(n + 2) * CPU_PER_ROW) };
+    case 'filter':
+      return { rows: Math.max(1, Math.round(n * Math.pow(0.33, conjuncts(plan.predicate).length))), cost: round(input.cost + n * CPU_PER_ROW) };
+    case 'aggregate':
+      return { rows: plan.groupBy.length === 0 ? 1 : Math.max(1, Math.round(n * 0.1)), cost: round(input.cost + n * 2 * CPU_PER_ROW) };
+    case 'sort':
+      return { rows: n, cost: round(input.cost + n * Math.log2(n + 2) * CPU_PER_ROW) };
     case 'limit': {
       const limit = plan.limit?.kind === 'const' && plan.limit.value !== null ? Number(plan.limit.value) : n;
       const offset = plan.offset?.kind === 'const' && plan.offset.value !== null ? Number(plan.offset.value) : 0;
@@ -58,8 +65,10 @@ function unary(plan: Plan, input: Estimate): Estimate {
       const fraction = n > 0 ? Math.min(1, (limit + offset) / n) : 1;
       return { rows, cost: round(input.cost * (isBlocking(plan) ? 1 : fraction)) };
     }
-    case 'distinct': return { rows: Math.max(1, Math.round(n * 0.5)), cost: round(input.cost + n * CPU_PER_ROW) };
-    default: return { rows: n, cost: round(input.cost + n * CPU_PER_ROW) };
+    case 'distinct':
+      return { rows: Math.max(1, Math.round(n * 0.5)), cost: round(input.cost + n * CPU_PER_ROW) };
+    default:
+      return { rows: n, cost: round(input.cost + n * CPU_PER_ROW) };
   }
 }
 

@@ -20,20 +20,28 @@ export function optimize(plan: Plan, deps: OptimizerDeps): Plan {
 
 function physicalize(plan: Plan, deps: OptimizerDeps): Plan {
   switch (plan.kind) {
-    case 'scan': return withAccess(plan, deps);
-    case 'values': case 'one_row': case 'function_scan': case 'worktable_scan': return plan;
+    case 'scan':
+      return withAccess(plan, deps);
+    case 'values':
+    case 'one_row':
+    case 'function_scan':
+    case 'worktable_scan':
+      return plan;
     case 'join': {
       const node = { ...plan, left: physicalize(plan.left, deps), right: physicalize(plan.right, deps) };
       return { ...node, hash: hashKeysOf(node, deps.types) };
     }
-    case 'setop': case 'recursive_union': return { ...plan, left: physicalize(plan.left, deps), right: physicalize(plan.right, deps) };
-    default: return { ...plan, input: physicalize(plan.input, deps) } as Plan;
+    case 'setop':
+    case 'recursive_union':
+      return { ...plan, left: physicalize(plan.left, deps), right: physicalize(plan.right, deps) };
+    default:
+      return { ...plan, input: physicalize(plan.input, deps) } as Plan;
   }
 }
 
 function withAccess(scan: ScanNode, deps: OptimizerDeps): ScanNode {
   const choice = chooseAccess(scan, deps.rowCount(scan.table.id));
-  const consumed = choice.access.kind === 'pk' || choice.access.kind === 'index' ? choice.access.consumed ?? [] : [];
+  const consumed = choice.access.kind === 'pk' || choice.access.kind === 'index' ? (choice.access.consumed ?? []) : [];
   const filter = andAll(conjuncts(scan.filter).filter((c) => !consumed.includes(c)));
   return { ...scan, filter, access: choice.access, est: { rows: choice.rows, cost: choice.cost } };
 }

@@ -27,9 +27,18 @@ export function reorderJoins(plan: Plan, deps: OptimizerDeps): Plan {
     if (leaves.length > 2) return reorder(plan, leaves, conds);
   }
   switch (plan.kind) {
-    case 'scan': case 'values': case 'one_row': case 'function_scan': case 'worktable_scan': return plan;
-    case 'join': case 'setop': case 'recursive_union': return { ...plan, left: reorderJoins(plan.left, deps), right: reorderJoins(plan.right, deps) };
-    default: return { ...plan, input: reorderJoins(plan.input, deps) } as Plan;
+    case 'scan':
+    case 'values':
+    case 'one_row':
+    case 'function_scan':
+    case 'worktable_scan':
+      return plan;
+    case 'join':
+    case 'setop':
+    case 'recursive_union':
+      return { ...plan, left: reorderJoins(plan.left, deps), right: reorderJoins(plan.right, deps) };
+    default:
+      return { ...plan, input: reorderJoins(plan.input, deps) } as Plan;
   }
 }
 

@@ -46,7 +46,7 @@ function keyPair(a: Expr, b: Expr, lw: number, types: TypeSystem): [Expr, Expr] 
 }
 
 function castTo(e: Expr, target: Expr['type'], types: TypeSystem): Expr | null {
-  if (e.type.name === target.name && (e.type.name !== 'array')) return e;
+  if (e.type.name === target.name && e.type.name !== 'array') return e;
   const cast = types.resolveCast(e.type, target, 'implicit');
   return cast ? { kind: 'cast', type: target, cast, arg: e } : null;
 }

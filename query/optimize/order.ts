@@ -16,9 +16,18 @@ export function indexOrder(plan: Plan): Plan {
       const input = indexOrder(plan.input);
       return { ...plan, input: plan.limit ? withTopN(input, { limit: plan.limit, offset: plan.offset }) : input };
     }
-    case 'scan': case 'values': case 'one_row': case 'function_scan': case 'worktable_scan': return plan;
-    case 'join': case 'setop': case 'recursive_union': return { ...plan, left: indexOrder(plan.left), right: indexOrder(plan.right) };
-    default: return { ...plan, input: indexOrder(plan.input) } as Plan;
+    case 'scan':
+    case 'values':
+    case 'one_row':
+    case 'function_scan':
+    case 'worktable_scan':
+      return plan;
+    case 'join':
+    case 'setop':
+    case 'recursive_union':
+      return { ...plan, left: indexOrder(plan.left), right: indexOrder(plan.right) };
+    default:
+      return { ...plan, input: indexOrder(plan.input) } as Plan;
   }
 }
 
@@ -45,7 +54,7 @@ function orderedInput(plan: Plan): Plan | null {
     below = below.input;
   }
   if (below.kind !== 'scan') return null;
-  const columns = plan.keys.map((k) => (k.expr.kind === 'column' ? (mapping ? mapping[k.expr.index] ?? -1 : k.expr.index) : -1));
+  const columns = plan.keys.map((k) => (k.expr.kind === 'column' ? (mapping ? (mapping[k.expr.index] ?? -1) : k.expr.index) : -1));
   if (columns.some((c) => c < 0)) return null;
   const scan = orderedScan(below, columns, plan.keys);
   if (!scan) return null;

@@ -38,26 +38,41 @@ export function pruneColumns(plan: Plan, need: Need = null): Plan {
       if (all === null || all.size >= plan.table.columns.length) return plan;
       return { ...plan, needed: [...all].filter((c) => c < plan.table.columns.length).sort((a, b) => a - b) };
     }
-    case 'values': case 'one_row': case 'function_scan': case 'worktable_scan': return plan;
-    case 'filter': return { ...plan, input: pruneColumns(plan.input, union(need, colsOf([plan.predicate]))) };
-    case 'project': return { ...plan, input: pruneColumns(plan.input, colsOf(plan.exprs)) };
+    case 'values':
+    case 'one_row':
+    case 'function_scan':
+    case 'worktable_scan':
+      return plan;
+    case 'filter':
+      return { ...plan, input: pruneColumns(plan.input, union(need, colsOf([plan.predicate]))) };
+    case 'project':
+      return { ...plan, input: pruneColumns(plan.input, colsOf(plan.exprs)) };
     case 'join': {
       const lw = plan.left.columns.length;
       const rightKeys = plan.hash ? colsOf(plan.hash.rightKeys) : new Set<number>();
-      const combined = union(union(need, colsOf([plan.on, plan.hash?.residual, ...(plan.hash?.leftKeys ?? [])])), rightKeys === null ? null : new Set([...rightKeys].map((c) => c + lw)));
+      const combined = union(
+        union(need, colsOf([plan.on, plan.hash?.residual, ...(plan.hash?.leftKeys ?? [])])),
+        rightKeys === null ? null : new Set([...rightKeys].map((c) => c + lw)),
+      );
       const left = combined === null ? null : new Set([...combined].filter((c) => c < lw));
       const right = combined === null ? null : new Set([...combined].filter((c) => c >= lw).map((c) => c - lw));
       return { ...plan, left: pruneColumns(plan.left, left), right: pruneColumns(plan.right, right) };
     }
-    case 'aggregate': return { ...plan, input: pruneColumns(plan.input, colsOf([...plan.groupBy, ...plan.aggs.flatMap(aggExprs)])) };
+    case 'aggregate':
+      return { ...plan, input: pruneColumns(plan.input, colsOf([...plan.groupBy, ...plan.aggs.flatMap(aggExprs)])) };
     case 'window': {
       const width = plan.input.columns.length;
       const own = need === null ? null : new Set([...need].filter((c) => c < width));
       return { ...plan, input: pruneColumns(plan.input, union(own, colsOf(plan.calls.flatMap(windowExprs)))) };
     }
-    case 'sort': return { ...plan, input: pruneColumns(plan.input, union(need, colsOf(plan.keys.map((k) => k.expr)))) };
-    case 'limit': return { ...plan, input: pruneColumns(plan.input, need) };
-    case 'distinct': return { ...plan, input: pruneColumns(plan.input, plan.on === null ? null : union(need, colsOf(plan.on))) };
-    case 'setop': case 'recursive_union': return { ...plan, left: pruneColumns(plan.left, null), right: pruneColumns(plan.right, null) };
+    case 'sort':
+      return { ...plan, input: pruneColumns(plan.input, union(need, colsOf(plan.keys.map((k) => k.expr)))) };
+    case 'limit':
+      return { ...plan, input: pruneColumns(plan.input, need) };
+    case 'distinct':
+      return { ...plan, input: pruneColumns(plan.input, plan.on === null ? null : union(need, colsOf(plan.on))) };
+    case 'setop':
+    case 'recursive_union':
+      return { ...plan, left: pruneColumns(plan.left, null), right: pruneColumns(plan.right, null) };
   }
 }

@@ -27,9 +27,17 @@ export function pushdown(plan: Plan): Plan {
       const right = pushdown(plan.right);
       return pushJoinCondition({ ...plan, left, right });
     }
-    case 'scan': case 'values': case 'one_row': case 'function_scan': case 'worktable_scan': return plan;
-    case 'setop': case 'recursive_union': return { ...plan, left: pushdown(plan.left), right: pushdown(plan.right) };
-    default: return { ...plan, input: pushdown(plan.input) } as Plan;
+    case 'scan':
+    case 'values':
+    case 'one_row':
+    case 'function_scan':
+    case 'worktable_scan':
+      return plan;
+    case 'setop':
+    case 'recursive_union':
+      return { ...plan, left: pushdown(plan.left), right: pushdown(plan.right) };
+    default:
+      return { ...plan, input: pushdown(plan.input) } as Plan;
   }
 }
 

@@ -61,6 +61,9 @@ function vectorAccess(scan: ScanNode, distance: Expr, topN: TopN, exact: KeyAcce
   const columnId = scan.table.columns[column.index]?.id;
   const index = scan.table.indexes.find((i: IndexDef) => i.kind === 'hnsw' && i.columnIds[0] === columnId && metricOf(i) === metric);
   if (!index) return null;
-  const orderText = exprText(distance, scan.table.columns.map((c) => c.name));
+  const orderText = exprText(
+    distance,
+    scan.table.columns.map((c) => c.name),
+  );
   return { kind: 'vector', index, distance, query, topN, reverse: false, orderText, exact };
 }

@@ -33,18 +33,25 @@ function classOf(token: Token): LiteralClass | null {
 /** The value a literal token becomes in the AST (number) or the raw string the AST holds. */
 function astValueOf(cls: LiteralClass, token: Token): number | string {
   switch (cls) {
-    case 'int': return Number(token.text);
-    case 'num': return token.text;
-    case 'str': return token.value.replaceAll("'", "''");
-    case 'strEscaped': return STR_PREFIX + Buffer.from(token.value, 'utf8').toString('hex');
+    case 'int':
+      return Number(token.text);
+    case 'num':
+      return token.text;
+    case 'str':
+      return token.value.replaceAll("'", "''");
+    case 'strEscaped':
+      return STR_PREFIX + Buffer.from(token.value, 'utf8').toString('hex');
   }
 }
 
 function sentinelToken(cls: LiteralClass, i: number, like: Token): Token {
   switch (cls) {
-    case 'int': return { ...like, text: String(INT_SENTINEL_BASE + i), value: String(INT_SENTINEL_BASE + i) };
-    case 'num': return { ...like, text: NUM_SENTINEL_BASE + i, value: NUM_SENTINEL_BASE + i };
-    case 'str': case 'strEscaped': {
+    case 'int':
+      return { ...like, text: String(INT_SENTINEL_BASE + i), value: String(INT_SENTINEL_BASE + i) };
+    case 'num':
+      return { ...like, text: NUM_SENTINEL_BASE + i, value: NUM_SENTINEL_BASE + i };
+    case 'str':
+    case 'strEscaped': {
       const value = `${STR_SENTINEL}${i}${cls === 'strEscaped' ? '\\' : ''}`;
       return { ...like, text: `'${value}'`, value };
     }
@@ -129,7 +136,9 @@ export class AstTemplateCache<T> {
     if (tokens.length > this.tokensMax) return parse(tokens).parsed;
     const classes = tokens.map(classOf);
     // Spacing is part of the shape: the parser reads `-7` as the number -7 but `- 7` as minus 7.
-    const key = tokens.map((t, i) => `${i > 0 && tokens[i - 1]!.end === t.start ? '' : ' '}${classes[i] ?? `${t.kind}:${t.kind === 'ident' ? t.value : t.text}`}`).join('\u0000');
+    const key = tokens
+      .map((t, i) => `${i > 0 && tokens[i - 1]!.end === t.start ? '' : ' '}${classes[i] ?? `${t.kind}:${t.kind === 'ident' ? t.value : t.text}`}`)
+      .join('\u0000');
     const cached = this.entries.get(key);
     if (cached === false) {
       this.counts.untemplated += 1;

@@ -18,17 +18,17 @@ export interface QualifiedName {
 /** svcdb's CDC statements (parse/cdc-statements.ts). */
 export type CdcStatement =
   | {
-    readonly kind: 'cdc_create';
-    readonly table: QualifiedName;
-    readonly destination:
-      | { readonly kind: 'kafka'; readonly brokers: string; readonly topic: string | null }
-      | { readonly kind: 'kinesis'; readonly stream: string; readonly region: string };
-    readonly format: 'json' | 'avro';
-    readonly name: string | null;
-    readonly snapshot: boolean;
-    /** WITH (operations = ..., columns = ..., predicate = ...): which events the stream sends. */
-    readonly filter: { readonly operations?: readonly string[]; readonly columns?: readonly string[]; readonly predicate?: string } | null;
-  }
+      readonly kind: 'cdc_create';
+      readonly table: QualifiedName;
+      readonly destination:
+        | { readonly kind: 'kafka'; readonly brokers: string; readonly topic: string | null }
+        | { readonly kind: 'kinesis'; readonly stream: string; readonly region: string };
+      readonly format: 'json' | 'avro';
+      readonly name: string | null;
+      readonly snapshot: boolean;
+      /** WITH (operations = ..., columns = ..., predicate = ...): which events the stream sends. */
+      readonly filter: { readonly operations?: readonly string[]; readonly columns?: readonly string[]; readonly predicate?: string } | null;
+    }
   | { readonly kind: 'cdc_show' }
   | { readonly kind: 'cdc_status'; readonly name: string }
   | { readonly kind: 'cdc_alter'; readonly name: string; readonly action: 'PAUSE' | 'RESUME' }

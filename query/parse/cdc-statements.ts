@@ -78,7 +78,8 @@ function createStream(p: Cursor): CdcStatement {
   return {
     kind: 'cdc_create',
     table,
-    destination: target === 'kafka' ? { kind: 'kafka', brokers: address, topic: clauses.topic ?? null } : { kind: 'kinesis', stream: address, region: clauses.region! },
+    destination:
+      target === 'kafka' ? { kind: 'kafka', brokers: address, topic: clauses.topic ?? null } : { kind: 'kinesis', stream: address, region: clauses.region! },
     format: clauses.format ?? 'json',
     name: clauses.name ?? null,
     snapshot: clauses.options?.snapshot ?? false,
@@ -115,15 +116,22 @@ function withOptions(p: Cursor): WithOptions {
   return out;
 }
 
-const list = (text: string): string[] => text.split(',').map((x) => x.trim()).filter((x) => x !== '');
+const list = (text: string): string[] =>
+  text
+    .split(',')
+    .map((x) => x.trim())
+    .filter((x) => x !== '');
 
 class Cursor {
   private i = 0;
 
-  constructor(private readonly tokens: readonly Token[], readonly fail: SyntaxFail) {}
+  constructor(
+    private readonly tokens: readonly Token[],
+    readonly fail: SyntaxFail,
+  ) {}
 
   offset(): number {
-    return this.tokens[this.i]?.start ?? (this.tokens[this.tokens.length - 1]?.end ?? 0);
+    return this.tokens[this.i]?.start ?? this.tokens[this.tokens.length - 1]?.end ?? 0;
   }
 
   atEnd(): boolean {

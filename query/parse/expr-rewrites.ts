@@ -36,8 +36,12 @@ export function rewritePrefixOperators(input: Tok[]): Tok[] {
     const end = rightOperand(toks, k, PREC.other);
     if (end < 0) continue; // the parser reports the error
     const call: Tok[] = [
-      synth('ident', OP_FN, at.orig, at.glued), synth('punct', '(', at.orig, true), synth('string', quote(at.value), at.orig),
-      synth('punct', ',', at.orig), ...toks.slice(k + 1, end + 1), synth('punct', ')', toks[end]!.orig),
+      synth('ident', OP_FN, at.orig, at.glued),
+      synth('punct', '(', at.orig, true),
+      synth('string', quote(at.value), at.orig),
+      synth('punct', ',', at.orig),
+      ...toks.slice(k + 1, end + 1),
+      synth('punct', ')', toks[end]!.orig),
     ];
     toks = [...toks.slice(0, k), ...call, ...toks.slice(end + 1)];
   }
@@ -64,8 +68,15 @@ export function rewriteNegativeScales(toks: Tok[]): void {
     if (t.kind !== 'ident' || (t.value !== 'numeric' && t.value !== 'decimal')) continue;
     const minus = toks[i + 4]!;
     const scale = toks[i + 5]!;
-    const shape = toks[i + 1]!.value === '(' && toks[i + 2]!.kind === 'number' && toks[i + 3]!.value === ','
-      && minus.kind === 'op' && minus.value === '-' && scale.kind === 'number' && /^[0-9]{1,6}$/.test(scale.text) && toks[i + 6]!.value === ')';
+    const shape =
+      toks[i + 1]!.value === '(' &&
+      toks[i + 2]!.kind === 'number' &&
+      toks[i + 3]!.value === ',' &&
+      minus.kind === 'op' &&
+      minus.value === '-' &&
+      scale.kind === 'number' &&
+      /^[0-9]{1,6}$/.test(scale.text) &&
+      toks[i + 6]!.value === ')';
     if (!shape) continue;
     toks.splice(i + 4, 2, synth('number', String(NEGATIVE_SCALE_BASE + Number(scale.text)), minus.orig, minus.glued));
   }

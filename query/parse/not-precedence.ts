@@ -9,8 +9,32 @@ import { matchForward, type Tok } from './operands.js';
 const PREDICATE_WORDS = new Set(['is', 'between', 'in', 'like', 'ilike', 'similar']);
 /** Tokens that end a NOT operand at nesting depth 0. */
 const END_WORDS = new Set([
-  'and', 'or', 'then', 'when', 'else', 'end', 'from', 'where', 'group', 'order', 'limit', 'offset', 'having',
-  'union', 'intersect', 'except', 'as', 'asc', 'desc', 'returning', 'on', 'using', 'window', 'fetch', 'into', 'nulls',
+  'and',
+  'or',
+  'then',
+  'when',
+  'else',
+  'end',
+  'from',
+  'where',
+  'group',
+  'order',
+  'limit',
+  'offset',
+  'having',
+  'union',
+  'intersect',
+  'except',
+  'as',
+  'asc',
+  'desc',
+  'returning',
+  'on',
+  'using',
+  'window',
+  'fetch',
+  'into',
+  'nulls',
 ]);
 
 export function rewriteNotPrecedence(toks: Tok[]): Tok[] {

@@ -17,11 +17,63 @@ export const PREC = { is: 1, compare: 2, keywordOp: 3, other: 4, add: 5, mul: 6,
 
 /** Words that never start or continue an operand. */
 const RESERVED = new Set([
-  'all', 'and', 'any', 'as', 'asc', 'between', 'by', 'case', 'cross', 'desc', 'distinct', 'else', 'end', 'except',
-  'fetch', 'first', 'for', 'from', 'full', 'group', 'having', 'ilike', 'in', 'inner', 'intersect', 'into', 'is',
-  'join', 'last', 'left', 'like', 'limit', 'not', 'nulls', 'offset', 'on', 'or', 'order', 'outer', 'over',
-  'returning', 'right', 'select', 'set', 'similar', 'some', 'then', 'union', 'using', 'values', 'when', 'where',
-  'window', 'with', 'filter', 'exists', 'array',
+  'all',
+  'and',
+  'any',
+  'as',
+  'asc',
+  'between',
+  'by',
+  'case',
+  'cross',
+  'desc',
+  'distinct',
+  'else',
+  'end',
+  'except',
+  'fetch',
+  'first',
+  'for',
+  'from',
+  'full',
+  'group',
+  'having',
+  'ilike',
+  'in',
+  'inner',
+  'intersect',
+  'into',
+  'is',
+  'join',
+  'last',
+  'left',
+  'like',
+  'limit',
+  'not',
+  'nulls',
+  'offset',
+  'on',
+  'or',
+  'order',
+  'outer',
+  'over',
+  'returning',
+  'right',
+  'select',
+  'set',
+  'similar',
+  'some',
+  'then',
+  'union',
+  'using',
+  'values',
+  'when',
+  'where',
+  'window',
+  'with',
+  'filter',
+  'exists',
+  'array',
 ]);
 const TYPED_LITERAL = new Set(['date', 'time', 'timestamp', 'timestamptz', 'interval', 'json', 'jsonb', 'uuid', 'numeric', 'text', 'bool', 'boolean']);
 const COMPARE = new Set(['<', '>', '=', '<=', '>=', '<>', '!=']);
@@ -41,7 +93,8 @@ export function binaryPrecedence(tok: Tok | undefined): number {
 const isWord = (t: Tok | undefined, word: string): boolean => t !== undefined && t.kind === 'ident' && t.value === word;
 const isPunct = (t: Tok | undefined, p: string): boolean => t !== undefined && t.kind === 'punct' && t.value === p;
 const isAtom = (t: Tok | undefined): boolean =>
-  t !== undefined && (t.kind === 'qident' || t.kind === 'string' || t.kind === 'number' || t.kind === 'param' || (t.kind === 'ident' && !RESERVED.has(t.value)));
+  t !== undefined &&
+  (t.kind === 'qident' || t.kind === 'string' || t.kind === 'number' || t.kind === 'param' || (t.kind === 'ident' && !RESERVED.has(t.value)));
 
 export function matchForward(toks: readonly Tok[], i: number): number {
   const open = toks[i]!.value;

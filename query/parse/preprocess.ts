@@ -2,7 +2,23 @@ import { isPrefix, OP_FN, rewriteExtract, rewriteNegativeScales, rewritePrefixOp
 import { LIMITS } from '../limits.js';
 import { rewriteNotPrecedence } from './not-precedence.js';
 import { leftOperand, matchForward, PREC, rightOperand, type Tok } from './operands.js';
-import { LIMIT_PARAM_BASE, NATURAL_MARKER, FRAME_CODE_BASE, FRAME_CODES, limitBeforeOffset, rewriteRangeFrames, parenthesizeJoinConditions, quote, rewriteCrossJoins, rewriteLimitExpressions, rewriteNaturalJoins, synth, WINDOW_FN, wrapParenthesizedSetOps, wrapWindowCalls } from './query-rewrites.js';
+import {
+  LIMIT_PARAM_BASE,
+  NATURAL_MARKER,
+  FRAME_CODE_BASE,
+  FRAME_CODES,
+  limitBeforeOffset,
+  rewriteRangeFrames,
+  parenthesizeJoinConditions,
+  quote,
+  rewriteCrossJoins,
+  rewriteLimitExpressions,
+  rewriteNaturalJoins,
+  synth,
+  WINDOW_FN,
+  wrapParenthesizedSetOps,
+  wrapWindowCalls,
+} from './query-rewrites.js';
 import { tokenize, type Token } from './tokens.js';
 
 export { LIMIT_PARAM_BASE, NATURAL_MARKER, FRAME_CODE_BASE, FRAME_CODES, OP_FN, WINDOW_FN };
@@ -41,8 +57,15 @@ export const PK_MARKER = '__svc_pk';
 
 const SAFE_INTEGER = /^[0-9]{1,15}$/;
 const BINARY_REWRITES: ReadonlyMap<string, number> = new Map([
-  ['<->', PREC.other], ['<=>', PREC.other], ['<#>', PREC.other], ['^', PREC.pow],
-  ['&', PREC.other], ['|', PREC.other], ['#', PREC.other], ['<<', PREC.other], ['>>', PREC.other],
+  ['<->', PREC.other],
+  ['<=>', PREC.other],
+  ['<#>', PREC.other],
+  ['^', PREC.pow],
+  ['&', PREC.other],
+  ['|', PREC.other],
+  ['#', PREC.other],
+  ['<<', PREC.other],
+  ['>>', PREC.other],
 ]);
 
 export function toToks(tokens: readonly Token[]): Tok[] {
@@ -59,7 +82,12 @@ export function rewrite(tokens: readonly Token[]): Rewritten {
     if (t.kind === 'string' && t.value.includes('\\')) return [{ ...t, text: `'${STR_PREFIX}${Buffer.from(t.value, 'utf8').toString('hex')}'` }];
     if (t.kind === 'string' && !t.text.startsWith("'")) return [{ ...t, text: quote(t.value) }];
     if (t.kind === 'number' && !SAFE_INTEGER.test(t.text)) {
-      return [synth('ident', NUM_FN, t.orig, t.glued), synth('punct', '(', t.orig, true), synth('string', quote(t.text), t.orig, true), synth('punct', ')', t.orig, true)];
+      return [
+        synth('ident', NUM_FN, t.orig, t.glued),
+        synth('punct', '(', t.orig, true),
+        synth('string', quote(t.text), t.orig, true),
+        synth('punct', ')', t.orig, true),
+      ];
     }
     return [t];
   });
@@ -126,7 +154,10 @@ function isTypePosition(toks: readonly Tok[], i: number): boolean {
   const prev = toks[i - 1];
   if (!prev) return false;
   if (prev.value === '::' || prev.value === 'as' || prev.value === 'type') return true;
-  return (prev.kind === 'ident' || prev.kind === 'qident') && (toks[i - 2]?.value === '(' || toks[i - 2]?.value === ',' || toks[i - 2]?.value === 'column' || toks[i - 2]?.value === 'add');
+  return (
+    (prev.kind === 'ident' || prev.kind === 'qident') &&
+    (toks[i - 2]?.value === '(' || toks[i - 2]?.value === ',' || toks[i - 2]?.value === 'column' || toks[i - 2]?.value === 'add')
+  );
 }
 
 export const ROWSET_FN = '__svc_rowset';
@@ -174,9 +205,17 @@ function rowSubquerySet(out: Tok[], open: number, close: number, valuesClose: nu
   const query = out.slice(close + 2, valuesClose + 1);
   const o = out[open]!.orig;
   const assignments = columns.flatMap((c, k) => [
-    ...(k > 0 ? [synth('punct', ',', o)] : []), { ...c, glued: false }, synth('op', '=', o), synth('ident', ROWSET_FN, o),
-    synth('punct', '(', o, true), synth('number', String(k), o), synth('punct', ',', o), synth('number', String(columns.length), o), synth('punct', ',', o),
-    ...query, synth('punct', ')', o),
+    ...(k > 0 ? [synth('punct', ',', o)] : []),
+    { ...c, glued: false },
+    synth('op', '=', o),
+    synth('ident', ROWSET_FN, o),
+    synth('punct', '(', o, true),
+    synth('number', String(k), o),
+    synth('punct', ',', o),
+    synth('number', String(columns.length), o),
+    synth('punct', ',', o),
+    ...query,
+    synth('punct', ')', o),
   ]);
   out.splice(open, valuesClose - open + 1, ...assignments);
 }
@@ -197,7 +236,26 @@ function whereBeforeReturning(out: Tok[]): void {
   }
 }
 
-const TYPED_LITERAL_TYPES = new Set(['bool', 'boolean', 'int', 'int2', 'int4', 'int8', 'integer', 'smallint', 'bigint', 'text', 'varchar', 'numeric', 'decimal', 'real', 'float4', 'float8', 'jsonb', 'uuid']);
+const TYPED_LITERAL_TYPES = new Set([
+  'bool',
+  'boolean',
+  'int',
+  'int2',
+  'int4',
+  'int8',
+  'integer',
+  'smallint',
+  'bigint',
+  'text',
+  'varchar',
+  'numeric',
+  'decimal',
+  'real',
+  'float4',
+  'float8',
+  'jsonb',
+  'uuid',
+]);
 const KEYWORD_ALIASES = new Set(['true', 'false', 'null']);
 
 /** `bool 't'` -> `'t'::bool` (PostgreSQL's typed literal); `AS true` -> `AS "true"`. */
@@ -225,7 +283,8 @@ function rewriteClauses(toks: Tok[]): Tok[] {
     if (t.kind === 'ident' && t.value === 'select' && out[i + 1]?.kind === 'ident' && out[i + 1]?.value === 'all') out.splice(i + 1, 1);
     if (t.kind === 'ident' && out[i + 1]?.value === '(' && out[i + 2]?.kind === 'ident' && out[i + 2]?.value === 'all') out.splice(i + 2, 1);
     if (t.kind === 'ident' && t.value === 'substring' && out[i + 1]?.value === '(') rewriteSubstring(out, i + 1);
-    if (t.kind === 'ident' && t.value !== 'count' && out[i + 1]?.value === '(' && out[i + 2]?.value === 'distinct' && out[i + 3]?.value !== 'on') markDistinct(out, i + 2);
+    if (t.kind === 'ident' && t.value !== 'count' && out[i + 1]?.value === '(' && out[i + 2]?.value === 'distinct' && out[i + 3]?.value !== 'on')
+      markDistinct(out, i + 2);
     if (first === 'delete' && t.kind === 'ident' && t.value === 'using') out[i] = synth('punct', ',', t.orig);
     // WITH c AS (VALUES ...): node-sql-parser has no VALUES query there; select from it instead.
     if (t.value === 'as' && out[i + 1]?.value === '(' && out[i + 2]?.value === 'values') {
@@ -328,8 +387,13 @@ function rewriteBinaryOperators(input: Tok[]): Tok[] {
     if (start < 0 || end < 0) return toks; // let the parser report the error
     const at = toks[start]!;
     const call: Tok[] = [
-      synth('ident', OP_FN, at.orig, at.glued), synth('punct', '(', at.orig, true), synth('string', quote(op), at.orig),
-      synth('punct', ',', at.orig), ...toks.slice(start, k), synth('punct', ',', toks[k]!.orig), ...toks.slice(k + width, end + 1),
+      synth('ident', OP_FN, at.orig, at.glued),
+      synth('punct', '(', at.orig, true),
+      synth('string', quote(op), at.orig),
+      synth('punct', ',', at.orig),
+      ...toks.slice(start, k),
+      synth('punct', ',', toks[k]!.orig),
+      ...toks.slice(k + width, end + 1),
       synth('punct', ')', toks[end]!.orig),
     ];
     toks = [...toks.slice(0, start), ...call, ...toks.slice(end + 1)];

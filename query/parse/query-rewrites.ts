@@ -14,7 +14,22 @@ export const quote = (s: string): string => `'${s.replaceAll("'", "''")}'`;
 export const LIMIT_PARAM_BASE = 1_000_000;
 export const WINDOW_FN = '__svc_win';
 /** Window calls node-sql-parser parses with OVER (others are wrapped as sum(__svc_win('f', args...))). */
-const PARSER_WINDOW_NAMES = new Set(['sum', 'count', 'avg', 'min', 'max', 'row_number', 'rank', 'dense_rank', 'lag', 'lead', 'first_value', 'last_value', 'nth_value', 'ntile']);
+const PARSER_WINDOW_NAMES = new Set([
+  'sum',
+  'count',
+  'avg',
+  'min',
+  'max',
+  'row_number',
+  'rank',
+  'dense_rank',
+  'lag',
+  'lead',
+  'first_value',
+  'last_value',
+  'nth_value',
+  'ntile',
+]);
 const SET_OPS = new Set(['union', 'intersect', 'except']);
 
 /** f(args) OVER (...) for functions the grammar lacks there -> sum(__svc_win('f', args)) OVER (...). */
@@ -27,9 +42,14 @@ export function wrapWindowCalls(toks: Tok[]): Tok[] {
     const args = toks.slice(i + 2, close);
     const o = t.orig;
     const inner: Tok[] = [
-      synth('ident', 'sum', o, t.glued), synth('punct', '(', o, true), synth('ident', WINDOW_FN, o), synth('punct', '(', o, true),
-      synth('string', quote(t.value), o), ...(args.length > 0 ? [synth('punct', ',', o), ...args.map((a, n) => (n === 0 ? { ...a, glued: false } : a))] : []),
-      synth('punct', ')', o), synth('punct', ')', o),
+      synth('ident', 'sum', o, t.glued),
+      synth('punct', '(', o, true),
+      synth('ident', WINDOW_FN, o),
+      synth('punct', '(', o, true),
+      synth('string', quote(t.value), o),
+      ...(args.length > 0 ? [synth('punct', ',', o), ...args.map((a, n) => (n === 0 ? { ...a, glued: false } : a))] : []),
+      synth('punct', ')', o),
+      synth('punct', ')', o),
     ];
     toks = [...toks.slice(0, i), ...inner, ...toks.slice(close + 1)];
   }
@@ -52,8 +72,14 @@ export function wrapParenthesizedSetOps(toks: Tok[]): Tok[] {
     if (!((afterSetOp && (atEnd || beforeSetOp)) || (atStart && beforeSetOp))) continue;
     const o = toks[i]!.orig;
     toks = [
-      ...toks.slice(0, i), synth('ident', 'select', o), synth('op', '*', o), synth('ident', 'from', o), ...toks.slice(i, close + 1),
-      synth('ident', 'as', o), synth('qident', '"*SELECT*"', o), ...toks.slice(close + 1),
+      ...toks.slice(0, i),
+      synth('ident', 'select', o),
+      synth('op', '*', o),
+      synth('ident', 'from', o),
+      ...toks.slice(i, close + 1),
+      synth('ident', 'as', o),
+      synth('qident', '"*SELECT*"', o),
+      ...toks.slice(close + 1),
     ];
     i += 3;
   }
@@ -112,7 +138,27 @@ export function rewriteLimitExpressions(toks: Tok[], exprs: string[]): Tok[] {
 }
 
 /** Words that end a join condition at its own parenthesis depth (`left`/`right`/`full` only before JOIN or OUTER). */
-const CONDITION_END = new Set(['where', 'group', 'having', 'order', 'limit', 'offset', 'fetch', 'union', 'intersect', 'except', 'window', 'returning', 'on', 'join', 'inner', 'cross', 'natural', 'using', 'for']);
+const CONDITION_END = new Set([
+  'where',
+  'group',
+  'having',
+  'order',
+  'limit',
+  'offset',
+  'fetch',
+  'union',
+  'intersect',
+  'except',
+  'window',
+  'returning',
+  'on',
+  'join',
+  'inner',
+  'cross',
+  'natural',
+  'using',
+  'for',
+]);
 const JOIN_SIDES = new Set(['left', 'right', 'full']);
 
 /**
@@ -136,7 +182,14 @@ export function parenthesizeJoinConditions(toks: Tok[]): Tok[] {
       continue;
     }
     const s = toks[chainStart]!.orig;
-    toks = [...toks.slice(0, chainStart), synth('punct', '(', s), ...toks.slice(chainStart, i + 1), ...condition, synth('punct', ')', o, true), ...toks.slice(end)];
+    toks = [
+      ...toks.slice(0, chainStart),
+      synth('punct', '(', s),
+      ...toks.slice(chainStart, i + 1),
+      ...condition,
+      synth('punct', ')', o, true),
+      ...toks.slice(end),
+    ];
     i++;
   }
   return toks;
@@ -217,7 +270,8 @@ export function rewriteRangeFrames(toks: Tok[]): Tok[] {
       toks = encodePrecedingEnd(toks, i + 2);
       continue;
     }
-    if (t.kind !== 'ident' || t.value !== 'range' || (next !== 'between' && next !== 'unbounded' && next !== 'current' && toks[i + 1]?.kind !== 'number')) continue;
+    if (t.kind !== 'ident' || t.value !== 'range' || (next !== 'between' && next !== 'unbounded' && next !== 'current' && toks[i + 1]?.kind !== 'number'))
+      continue;
     const between = next === 'between';
     let j = between ? i + 2 : i + 1;
     const bounds: Tok[][] = [];
@@ -225,7 +279,7 @@ export function rewriteRangeFrames(toks: Tok[]): Tok[] {
       const first = toks[j];
       const second = toks[j + 1];
       if (!first || !second) return toks;
-      if (first.kind === 'number' || first.value === 'current' && second.value !== 'row') {
+      if (first.kind === 'number' || (first.value === 'current' && second.value !== 'row')) {
         throw new SvcError('INVALID_QUERY', 'RANGE with offset PRECEDING/FOLLOWING is not supported', { reason: 'unsupported' });
       }
       bounds.push(first.value === 'current' ? frameCode(FRAME_CODES.rangeCurrent, first.orig) : [first, second]);

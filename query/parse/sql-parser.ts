@@ -108,7 +108,12 @@ function nearError(sql: string, position: number, cause: unknown): SvcError {
   const word = /^\s*$/.test(rest) ? null : (/^("[^"]*"|'[^']*'|[A-Za-z_0-9$]+|\S)/.exec(rest)?.[0] ?? null);
   const { line, column } = lineColumn(sql, position);
   const near = word === null ? 'at end of input' : `at or near "${word}"`;
-  return new SvcError('INVALID_QUERY', `syntax error ${near} (line ${line}, column ${column})`, { position: position + 1, line, column, ...(word === null ? {} : { near: word }) }, cause);
+  return new SvcError(
+    'INVALID_QUERY',
+    `syntax error ${near} (line ${line}, column ${column})`,
+    { position: position + 1, line, column, ...(word === null ? {} : { near: word }) },
+    cause,
+  );
 }
 
 /** EXPLAIN [ANALYZE] [VERBOSE] [(ANALYZE, FORMAT JSON, ...)] */
@@ -122,7 +127,8 @@ function explainPrefix(tokens: readonly Token[]): { width: number; options: Expl
     const words = tokens.slice(i + 1, close < 0 ? tokens.length : close).map((t) => t.value);
     for (let w = 0; w < words.length; w++) {
       if (words[w] === 'analyze') analyze = words[w + 1] !== 'false' && words[w + 1] !== 'off';
-      if (words[w] === 'format' && (words[w + 1] === 'json' || words[w + 1] === 'yaml' || words[w + 1] === 'text')) format = words[w + 1] as ExplainOptions['format'];
+      if (words[w] === 'format' && (words[w + 1] === 'json' || words[w + 1] === 'yaml' || words[w + 1] === 'text'))
+        format = words[w + 1] as ExplainOptions['format'];
     }
     i = close + 1;
   } else {
@@ -187,7 +193,12 @@ function undoRewrites(text: string): string {
       pos = t.end;
       continue;
     }
-    if (t.kind === 'number' && tokens[i - 1]?.value === ',' && Number(t.value) >= NEGATIVE_SCALE_BASE && /^(numeric|decimal)$/i.test(tokens[i - 4]?.text ?? '')) {
+    if (
+      t.kind === 'number' &&
+      tokens[i - 1]?.value === ',' &&
+      Number(t.value) >= NEGATIVE_SCALE_BASE &&
+      /^(numeric|decimal)$/i.test(tokens[i - 4]?.text ?? '')
+    ) {
       out += `${text.slice(pos, t.start)}${decodedScale(Number(t.value))}`;
       pos = t.end;
       continue;
@@ -271,9 +282,14 @@ export function renameIdentifier(text: string, from: string, to: string): string
 function wrapValues(tokens: readonly Token[]): Token[] {
   const at = (text: string, kind: Token['kind'], value = text.toLowerCase()): Token => ({ kind, text, value, start: -1, end: -2 });
   return [
-    at('select', 'ident'), at('*', 'op'), at('from', 'ident'), at('(', 'punct'),
+    at('select', 'ident'),
+    at('*', 'op'),
+    at('from', 'ident'),
+    at('(', 'punct'),
     ...tokens,
-    at(')', 'punct'), at('as', 'ident'), { kind: 'qident', text: '"*VALUES*"', value: '*VALUES*', start: -1, end: -2 },
+    at(')', 'punct'),
+    at('as', 'ident'),
+    { kind: 'qident', text: '"*VALUES*"', value: '*VALUES*', start: -1, end: -2 },
   ];
 }
 
@@ -320,7 +336,7 @@ function insertCountMessage(tokens: readonly Token[]): string {
     }
     return n;
   };
-  const cols = tokens.findIndex((t, i) => t.value === '(' && tokens[i - 1]?.kind !== 'ident' ? false : t.value === '(');
+  const cols = tokens.findIndex((t, i) => (t.value === '(' && tokens[i - 1]?.kind !== 'ident' ? false : t.value === '('));
   const values = tokens.findIndex((t) => t.kind === 'ident' && t.value === 'values');
   const columnCount = cols >= 0 && cols < values ? listLength(cols) : 0;
   const valueCount = values >= 0 ? listLength(values + 1) : 0;
@@ -384,7 +400,11 @@ function literalAt(tokens: readonly Token[], i: number): { node: AstNode; next: 
   if (n.kind === 'number') {
     const node: AstNode = SAFE_INTEGER.test(n.text)
       ? { type: 'number', value: negative ? -Number(n.text) : Number(n.text) }
-      : { type: 'function', name: { name: [{ type: 'default', value: NUM_FN }] }, args: { type: 'expr_list', value: [{ type: 'single_quote_string', value: n.text }] } };
+      : {
+          type: 'function',
+          name: { name: [{ type: 'default', value: NUM_FN }] },
+          args: { type: 'expr_list', value: [{ type: 'single_quote_string', value: n.text }] },
+        };
     const signed: AstNode = negative && node.type !== 'number' ? { type: 'unary_expr', operator: '-', expr: node } : node;
     return { node: signed, next: i + (negative ? 2 : 1) };
   }

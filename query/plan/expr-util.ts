@@ -7,25 +7,45 @@ export function mapExpr(expr: Expr, fn: (e: Expr) => Expr | undefined): Expr {
   if (replaced !== undefined) return replaced;
   const m = (e: Expr): Expr => mapExpr(e, fn);
   switch (expr.kind) {
-    case 'const': case 'param': case 'column': case 'outer': return expr;
+    case 'const':
+    case 'param':
+    case 'column':
+    case 'outer':
+      return expr;
     case 'subquery': {
       const tuple = expr.tuple?.map((t) => ({ ...t, left: m(t.left) }));
       const test = expr.test ? { ...expr.test, left: m(expr.test.left) } : null;
       return tuple ? { ...expr, test, tuple } : { ...expr, test };
     }
-    case 'call': return { ...expr, args: expr.args.map(m) };
-    case 'cast': return { ...expr, arg: m(expr.arg) };
-    case 'and': case 'or': return { ...expr, args: expr.args.map(m) };
-    case 'not': return { ...expr, arg: m(expr.arg) };
-    case 'is_null': case 'is_bool': return { ...expr, arg: m(expr.arg) };
-    case 'case': return { ...expr, whens: expr.whens.map((w) => ({ cond: m(w.cond), result: m(w.result) })), otherwise: m(expr.otherwise) };
-    case 'coalesce': case 'minmax': return { ...expr, args: expr.args.map(m) };
-    case 'in_list': return { ...expr, arg: m(expr.arg), list: expr.list.map(m) };
-    case 'distinct_from': return { ...expr, left: m(expr.left), right: m(expr.right) };
-    case 'array': return { ...expr, elements: expr.elements.map(m) };
-    case 'quantified': return { ...expr, arg: m(expr.arg), array: m(expr.array) };
-    case 'agg': return { ...expr, call: mapAgg(expr.call, m) };
-    case 'window': return { ...expr, call: mapWindow(expr.call, m) };
+    case 'call':
+      return { ...expr, args: expr.args.map(m) };
+    case 'cast':
+      return { ...expr, arg: m(expr.arg) };
+    case 'and':
+    case 'or':
+      return { ...expr, args: expr.args.map(m) };
+    case 'not':
+      return { ...expr, arg: m(expr.arg) };
+    case 'is_null':
+    case 'is_bool':
+      return { ...expr, arg: m(expr.arg) };
+    case 'case':
+      return { ...expr, whens: expr.whens.map((w) => ({ cond: m(w.cond), result: m(w.result) })), otherwise: m(expr.otherwise) };
+    case 'coalesce':
+    case 'minmax':
+      return { ...expr, args: expr.args.map(m) };
+    case 'in_list':
+      return { ...expr, arg: m(expr.arg), list: expr.list.map(m) };
+    case 'distinct_from':
+      return { ...expr, left: m(expr.left), right: m(expr.right) };
+    case 'array':
+      return { ...expr, elements: expr.elements.map(m) };
+    case 'quantified':
+      return { ...expr, arg: m(expr.arg), array: m(expr.array) };
+    case 'agg':
+      return { ...expr, call: mapAgg(expr.call, m) };
+    case 'window':
+      return { ...expr, call: mapWindow(expr.call, m) };
   }
 }
 
@@ -38,7 +58,13 @@ function mapAgg(call: AggCall, m: (e: Expr) => Expr): AggCall {
 }
 
 function mapWindow(call: WindowCall, m: (e: Expr) => Expr): WindowCall {
-  return { ...call, args: call.args.map(m), agg: call.agg ? mapAgg(call.agg, m) : null, partitionBy: call.partitionBy.map(m), orderBy: mapSortKeys(call.orderBy, m) };
+  return {
+    ...call,
+    args: call.args.map(m),
+    agg: call.agg ? mapAgg(call.agg, m) : null,
+    partitionBy: call.partitionBy.map(m),
+    orderBy: mapSortKeys(call.orderBy, m),
+  };
 }
 
 /** Visits every node (not descending into subquery plans). */
@@ -58,7 +84,9 @@ export function someExpr(expr: Expr, test: (e: Expr) => boolean): boolean {
 }
 
 function typeKey(t: QType): string {
-  return t.name === 'array' ? `${typeKey(t.element ?? { name: 'unknown' })}[]` : `${t.name}(${t.length ?? ''},${t.precision ?? ''},${t.scale ?? ''},${t.dimension ?? ''})`;
+  return t.name === 'array'
+    ? `${typeKey(t.element ?? { name: 'unknown' })}[]`
+    : `${t.name}(${t.length ?? ''},${t.precision ?? ''},${t.scale ?? ''},${t.dimension ?? ''})`;
 }
 
 function valueKey(v: unknown): string {
@@ -70,25 +98,46 @@ function valueKey(v: unknown): string {
 /** A structural key: equal keys mean the same computation (GROUP BY / ORDER BY matching). */
 export function exprKey(expr: Expr): string {
   switch (expr.kind) {
-    case 'const': return `c:${typeKey(expr.type)}:${valueKey(expr.value)}`;
-    case 'param': return `p${expr.index}:${typeKey(expr.type)}`;
-    case 'column': return `#${expr.index}`;
-    case 'outer': return `o${expr.depth}.${expr.index}`;
-    case 'call': return `${expr.fn.name}/${expr.fn.argTypes.map(typeKey).join(',')}(${expr.args.map(exprKey).join(',')})`;
-    case 'cast': return `cast(${exprKey(expr.arg)} as ${typeKey(expr.type)})`;
-    case 'and': case 'or': case 'coalesce': return `${expr.kind}(${expr.args.map(exprKey).join(',')})`;
-    case 'minmax': return `${expr.greatest ? 'greatest' : 'least'}(${expr.args.map(exprKey).join(',')})`;
-    case 'not': return `not(${exprKey(expr.arg)})`;
-    case 'is_null': return `isnull${expr.negated ? '!' : ''}(${exprKey(expr.arg)})`;
-    case 'is_bool': return `is${expr.negated ? '!' : ''}${String(expr.value)}(${exprKey(expr.arg)})`;
-    case 'case': return `case(${expr.whens.map((w) => `${exprKey(w.cond)}=>${exprKey(w.result)}`).join(';')};else ${exprKey(expr.otherwise)})`;
-    case 'in_list': return `in${expr.negated ? '!' : ''}(${exprKey(expr.arg)};${expr.list.map(exprKey).join(',')})`;
-    case 'distinct_from': return `df${expr.negated ? '!' : ''}(${exprKey(expr.left)},${exprKey(expr.right)})`;
-    case 'array': return `array(${expr.elements.map(exprKey).join(',')})`;
-    case 'quantified': return `q${expr.all ? 'all' : 'any'}${expr.op.name}(${exprKey(expr.arg)},${exprKey(expr.array)})`;
-    case 'subquery': return `sub${expr.id}`;
-    case 'agg': return `agg:${aggKey(expr.call)}`;
-    case 'window': return `win:${expr.call.fn}:${expr.call.agg ? aggKey(expr.call.agg) : ''}(${expr.call.args.map(exprKey).join(',')}) over(${expr.call.partitionBy.map(exprKey).join(',')};${sortKey(expr.call.orderBy)};${JSON.stringify(expr.call.frame)})`;
+    case 'const':
+      return `c:${typeKey(expr.type)}:${valueKey(expr.value)}`;
+    case 'param':
+      return `p${expr.index}:${typeKey(expr.type)}`;
+    case 'column':
+      return `#${expr.index}`;
+    case 'outer':
+      return `o${expr.depth}.${expr.index}`;
+    case 'call':
+      return `${expr.fn.name}/${expr.fn.argTypes.map(typeKey).join(',')}(${expr.args.map(exprKey).join(',')})`;
+    case 'cast':
+      return `cast(${exprKey(expr.arg)} as ${typeKey(expr.type)})`;
+    case 'and':
+    case 'or':
+    case 'coalesce':
+      return `${expr.kind}(${expr.args.map(exprKey).join(',')})`;
+    case 'minmax':
+      return `${expr.greatest ? 'greatest' : 'least'}(${expr.args.map(exprKey).join(',')})`;
+    case 'not':
+      return `not(${exprKey(expr.arg)})`;
+    case 'is_null':
+      return `isnull${expr.negated ? '!' : ''}(${exprKey(expr.arg)})`;
+    case 'is_bool':
+      return `is${expr.negated ? '!' : ''}${String(expr.value)}(${exprKey(expr.arg)})`;
+    case 'case':
+      return `case(${expr.whens.map((w) => `${exprKey(w.cond)}=>${exprKey(w.result)}`).join(';')};else ${exprKey(expr.otherwise)})`;
+    case 'in_list':
+      return `in${expr.negated ? '!' : ''}(${exprKey(expr.arg)};${expr.list.map(exprKey).join(',')})`;
+    case 'distinct_from':
+      return `df${expr.negated ? '!' : ''}(${exprKey(expr.left)},${exprKey(expr.right)})`;
+    case 'array':
+      return `array(${expr.elements.map(exprKey).join(',')})`;
+    case 'quantified':
+      return `q${expr.all ? 'all' : 'any'}${expr.op.name}(${exprKey(expr.arg)},${exprKey(expr.array)})`;
+    case 'subquery':
+      return `sub${expr.id}`;
+    case 'agg':
+      return `agg:${aggKey(expr.call)}`;
+    case 'window':
+      return `win:${expr.call.fn}:${expr.call.agg ? aggKey(expr.call.agg) : ''}(${expr.call.args.map(exprKey).join(',')}) over(${expr.call.partitionBy.map(exprKey).join(',')};${sortKey(expr.call.orderBy)};${JSON.stringify(expr.call.frame)})`;
   }
 }
 
@@ -102,7 +151,10 @@ export function aggKey(call: AggCall): string {
 
 /** True when the expression reads no column of its own row and nothing volatile: a constant per execution. */
 export function isStable(expr: Expr): boolean {
-  return !someExpr(expr, (e) => e.kind === 'column' || e.kind === 'subquery' || e.kind === 'agg' || e.kind === 'window' || (e.kind === 'call' && !e.fn.immutable));
+  return !someExpr(
+    expr,
+    (e) => e.kind === 'column' || e.kind === 'subquery' || e.kind === 'agg' || e.kind === 'window' || (e.kind === 'call' && !e.fn.immutable),
+  );
 }
 
 /** Column indexes an expression reads. */

@@ -22,10 +22,30 @@ export type Expr =
   | { readonly kind: 'is_bool'; readonly type: QType; readonly arg: Expr; readonly value: boolean | null; readonly negated: boolean }
   | { readonly kind: 'case'; readonly type: QType; readonly whens: readonly { readonly cond: Expr; readonly result: Expr }[]; readonly otherwise: Expr }
   | { readonly kind: 'coalesce'; readonly type: QType; readonly args: readonly Expr[] }
-  | { readonly kind: 'minmax'; readonly type: QType; readonly args: readonly Expr[]; readonly greatest: boolean; readonly compare: (a: QValue, b: QValue) => number }
+  | {
+      readonly kind: 'minmax';
+      readonly type: QType;
+      readonly args: readonly Expr[];
+      readonly greatest: boolean;
+      readonly compare: (a: QValue, b: QValue) => number;
+    }
   /** x IN (list): each element compared with its own resolved `=`. */
-  | { readonly kind: 'in_list'; readonly type: QType; readonly arg: Expr; readonly list: readonly Expr[]; readonly eq: readonly ResolvedFunction[]; readonly negated: boolean }
-  | { readonly kind: 'distinct_from'; readonly type: QType; readonly left: Expr; readonly right: Expr; readonly eq: ResolvedFunction; readonly negated: boolean }
+  | {
+      readonly kind: 'in_list';
+      readonly type: QType;
+      readonly arg: Expr;
+      readonly list: readonly Expr[];
+      readonly eq: readonly ResolvedFunction[];
+      readonly negated: boolean;
+    }
+  | {
+      readonly kind: 'distinct_from';
+      readonly type: QType;
+      readonly left: Expr;
+      readonly right: Expr;
+      readonly eq: ResolvedFunction;
+      readonly negated: boolean;
+    }
   | { readonly kind: 'array'; readonly type: QType; readonly elements: readonly Expr[] }
   /** x op ANY|ALL (array): op resolved for (x, element). */
   | { readonly kind: 'quantified'; readonly type: QType; readonly arg: Expr; readonly array: Expr; readonly op: ResolvedFunction; readonly all: boolean }
@@ -70,7 +90,8 @@ export interface AggCall {
   readonly argTypes: readonly QType[];
 }
 
-export type WindowFnName = 'row_number' | 'rank' | 'dense_rank' | 'lag' | 'lead' | 'aggregate' | 'first_value' | 'last_value' | 'ntile' | 'percent_rank' | 'cume_dist';
+export type WindowFnName =
+  'row_number' | 'rank' | 'dense_rank' | 'lag' | 'lead' | 'aggregate' | 'first_value' | 'last_value' | 'ntile' | 'percent_rank' | 'cume_dist';
 
 export interface WindowCall {
   readonly fn: WindowFnName;
@@ -95,8 +116,7 @@ export interface WindowFrame {
 }
 
 export type FrameBound =
-  | { readonly kind: 'unbounded_preceding' | 'current' | 'unbounded_following' }
-  | { readonly kind: 'preceding' | 'following'; readonly offset: number };
+  { readonly kind: 'unbounded_preceding' | 'current' | 'unbounded_following' } | { readonly kind: 'preceding' | 'following'; readonly offset: number };
 
 export interface SortKey {
   readonly expr: Expr;
@@ -114,7 +134,6 @@ export const FLOAT8: QType = { name: 'float8' };
 
 export const constant = (type: QType, value: QValue): ConstExpr => ({ kind: 'const', type, value });
 export const NULL_UNKNOWN: ConstExpr = constant(UNKNOWN, null);
-
 
 /**
  * Plan nodes: immutable, discriminated by `kind`. The binder builds a logical tree; the optimizer
@@ -220,22 +239,66 @@ export type Plan =
   | { readonly kind: 'values'; readonly rows: readonly (readonly Expr[])[]; readonly columns: readonly OutputColumn[]; readonly est?: Estimate }
   | { readonly kind: 'one_row'; readonly columns: readonly OutputColumn[]; readonly est?: Estimate }
   /** A set-returning function in FROM: generate_series(start, stop[, step]) over int4 or int8. */
-  | { readonly kind: 'function_scan'; readonly fn: 'generate_series'; readonly args: readonly Expr[]; readonly columns: readonly OutputColumn[]; readonly est?: Estimate }
+  | {
+      readonly kind: 'function_scan';
+      readonly fn: 'generate_series';
+      readonly args: readonly Expr[];
+      readonly columns: readonly OutputColumn[];
+      readonly est?: Estimate;
+    }
   | { readonly kind: 'filter'; readonly input: Plan; readonly predicate: Expr; readonly columns: readonly OutputColumn[]; readonly est?: Estimate }
   | { readonly kind: 'project'; readonly input: Plan; readonly exprs: readonly Expr[]; readonly columns: readonly OutputColumn[]; readonly est?: Estimate }
-  | { readonly kind: 'aggregate'; readonly input: Plan; readonly groupBy: readonly Expr[]; readonly aggs: readonly AggCall[]; readonly columns: readonly OutputColumn[]; readonly est?: Estimate }
+  | {
+      readonly kind: 'aggregate';
+      readonly input: Plan;
+      readonly groupBy: readonly Expr[];
+      readonly aggs: readonly AggCall[];
+      readonly columns: readonly OutputColumn[];
+      readonly est?: Estimate;
+    }
   | { readonly kind: 'window'; readonly input: Plan; readonly calls: readonly WindowCall[]; readonly columns: readonly OutputColumn[]; readonly est?: Estimate }
-  | { readonly kind: 'sort'; readonly input: Plan; readonly keys: readonly SortKey[]; readonly columns: readonly OutputColumn[]; readonly est?: Estimate; readonly topN?: TopN }
-  | { readonly kind: 'limit'; readonly input: Plan; readonly limit: Expr | null; readonly offset: Expr | null; readonly columns: readonly OutputColumn[]; readonly est?: Estimate }
+  | {
+      readonly kind: 'sort';
+      readonly input: Plan;
+      readonly keys: readonly SortKey[];
+      readonly columns: readonly OutputColumn[];
+      readonly est?: Estimate;
+      readonly topN?: TopN;
+    }
+  | {
+      readonly kind: 'limit';
+      readonly input: Plan;
+      readonly limit: Expr | null;
+      readonly offset: Expr | null;
+      readonly columns: readonly OutputColumn[];
+      readonly est?: Estimate;
+    }
   /** DISTINCT (on = null: whole row) or DISTINCT ON (first row per key, input sorted by it). */
   | { readonly kind: 'distinct'; readonly input: Plan; readonly on: readonly Expr[] | null; readonly columns: readonly OutputColumn[]; readonly est?: Estimate }
-  | { readonly kind: 'setop'; readonly op: 'union' | 'intersect' | 'except'; readonly all: boolean; readonly left: Plan; readonly right: Plan; readonly columns: readonly OutputColumn[]; readonly est?: Estimate }
+  | {
+      readonly kind: 'setop';
+      readonly op: 'union' | 'intersect' | 'except';
+      readonly all: boolean;
+      readonly left: Plan;
+      readonly right: Plan;
+      readonly columns: readonly OutputColumn[];
+      readonly est?: Estimate;
+    }
   /**
    * WITH RECURSIVE name: `left` (the non-recursive term) once, then `right` (the recursive term)
    * over the rows the previous round added (its working table, read by worktable_scan `id`) until
    * a round adds none. UNION (all = false) drops rows already produced.
    */
-  | { readonly kind: 'recursive_union'; readonly id: number; readonly name: string; readonly all: boolean; readonly left: Plan; readonly right: Plan; readonly columns: readonly OutputColumn[]; readonly est?: Estimate }
+  | {
+      readonly kind: 'recursive_union';
+      readonly id: number;
+      readonly name: string;
+      readonly all: boolean;
+      readonly left: Plan;
+      readonly right: Plan;
+      readonly columns: readonly OutputColumn[];
+      readonly est?: Estimate;
+    }
   /** The working table of the enclosing recursive_union `id`. */
   | { readonly kind: 'worktable_scan'; readonly id: number; readonly name: string; readonly columns: readonly OutputColumn[]; readonly est?: Estimate };
 
@@ -244,8 +307,17 @@ export type PlanKind = Plan['kind'];
 /** The children of a node, in order. */
 export function children(plan: Plan): Plan[] {
   switch (plan.kind) {
-    case 'scan': case 'values': case 'one_row': case 'function_scan': case 'worktable_scan': return [];
-    case 'join': case 'setop': case 'recursive_union': return [plan.left, plan.right];
-    default: return [plan.input];
+    case 'scan':
+    case 'values':
+    case 'one_row':
+    case 'function_scan':
+    case 'worktable_scan':
+      return [];
+    case 'join':
+    case 'setop':
+    case 'recursive_union':
+      return [plan.left, plan.right];
+    default:
+      return [plan.input];
   }
 }

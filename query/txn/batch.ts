@@ -21,9 +21,13 @@ export function atomicBatch(statements: readonly ParsedStatement[]): { body: Par
   const controls = statements.map(controlOf);
   if (!data && controls.includes('ROLLBACK')) {
     // Run one by one, a ROLLBACK could not undo what came before it: refuse rather than pretend.
-    throw new SvcError('INVALID_QUERY', 'ROLLBACK cannot undo DDL in the same request (catalog changes are not transactional here); send the DDL alone, or the data statements without DDL', {
-      reason: 'transaction_control',
-    });
+    throw new SvcError(
+      'INVALID_QUERY',
+      'ROLLBACK cannot undo DDL in the same request (catalog changes are not transactional here); send the DDL alone, or the data statements without DDL',
+      {
+        reason: 'transaction_control',
+      },
+    );
   }
   if (!data || !writes || statements.length < 2) return null;
   const opens = controls[0] === 'BEGIN';
@@ -31,9 +35,13 @@ export function atomicBatch(statements: readonly ParsedStatement[]): { body: Par
   const closes = last === 'COMMIT' || last === 'ROLLBACK';
   const inner = controls.slice(1, -1).some((c) => c !== null);
   if (inner || opens !== closes) {
-    throw new SvcError('INVALID_QUERY', 'in one request, BEGIN may only come first and COMMIT or ROLLBACK only last; for a transaction over several requests, begin one explicitly and send its statements to it', {
-      reason: 'transaction_control',
-    });
+    throw new SvcError(
+      'INVALID_QUERY',
+      'in one request, BEGIN may only come first and COMMIT or ROLLBACK only last; for a transaction over several requests, begin one explicitly and send its statements to it',
+      {
+        reason: 'transaction_control',
+      },
+    );
   }
   return { body, end: last === 'ROLLBACK' ? 'rollback' : 'commit' };
 }

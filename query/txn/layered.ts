@@ -21,7 +21,10 @@ type Bounds = { gte?: Uint8Array | undefined; lt?: Uint8Array | undefined; rever
  * transaction's own uncommitted changes laid over it, noting each span read when tracked.
  */
 class Layer {
-  constructor(private readonly overlay: PendingOverlay, private readonly tracking: ReadTracking | null) {}
+  constructor(
+    private readonly overlay: PendingOverlay,
+    private readonly tracking: ReadTracking | null,
+  ) {}
 
   get tracked(): boolean {
     return this.tracking !== null;
@@ -50,7 +53,11 @@ class Layer {
   }
 
   /** Images of rows by primary key: this transaction's first, the rest from `base` in one call. */
-  async getRows(tableId: TableId, pks: readonly Uint8Array[], base: (missing: Uint8Array[]) => Promise<(Uint8Array | undefined)[]>): Promise<(Uint8Array | undefined)[]> {
+  async getRows(
+    tableId: TableId,
+    pks: readonly Uint8Array[],
+    base: (missing: Uint8Array[]) => Promise<(Uint8Array | undefined)[]>,
+  ): Promise<(Uint8Array | undefined)[]> {
     const out: (Uint8Array | undefined)[] = new Array(pks.length);
     const missing: number[] = [];
     pks.forEach((pk, i) => {
@@ -132,7 +139,11 @@ async function* strip(entries: AsyncIterable<Uint8Array[]>, prefixBytes: number)
 export class LayeredSource implements RowSource {
   private readonly layer: Layer;
 
-  constructor(private readonly base: RowSource, overlay: PendingOverlay, tracking: ReadTracking | null) {
+  constructor(
+    private readonly base: RowSource,
+    overlay: PendingOverlay,
+    tracking: ReadTracking | null,
+  ) {
     this.layer = new Layer(overlay, tracking);
   }
 

@@ -88,7 +88,10 @@ export class TxnManager implements TxnScope {
     const { limits, projections } = this.deps;
     const timeoutMs = options.timeoutMs ?? limits.transactionTimeoutMsDefault;
     if (!internal && timeoutMs > limits.transactionTimeoutMsMax) {
-      throw new SvcError('VALIDATION_ERROR', `timeout_ms is above the maximum of ${limits.transactionTimeoutMsMax} (transactionTimeoutMsMax)`, { field: 'timeout_ms', max: limits.transactionTimeoutMsMax });
+      throw new SvcError('VALIDATION_ERROR', `timeout_ms is above the maximum of ${limits.transactionTimeoutMsMax} (transactionTimeoutMsMax)`, {
+        field: 'timeout_ms',
+        max: limits.transactionTimeoutMsMax,
+      });
     }
     const id = randomUUID();
     const startedAtMs = this.now();
@@ -112,9 +115,20 @@ export class TxnManager implements TxnScope {
       throw shuttingDown();
     }
     const txn = new Transaction({
-      id, tenant: options.tenant, owner: options.owner ?? null, isolation: options.isolation, readOnly: options.readOnly, internal,
-      startedAtMs, expiresAtMs: startedAtMs + timeoutMs, snapshot, floorLsn: snapshot?.lsn ?? headLsn,
-      sequencer: projections.sequencer, recent: this.recent, readsMax: txnReadSpansMax, opsMax: limits.sqlDmlRowsMax,
+      id,
+      tenant: options.tenant,
+      owner: options.owner ?? null,
+      isolation: options.isolation,
+      readOnly: options.readOnly,
+      internal,
+      startedAtMs,
+      expiresAtMs: startedAtMs + timeoutMs,
+      snapshot,
+      floorLsn: snapshot?.lsn ?? headLsn,
+      sequencer: projections.sequencer,
+      recent: this.recent,
+      readsMax: txnReadSpansMax,
+      opsMax: limits.sqlDmlRowsMax,
     });
     // Writes it would need to check were dropped while it began (shedRecentWrites): it can only fail.
     const shed = this.recent.shedThroughLsn;
@@ -163,7 +177,13 @@ export class TxnManager implements TxnScope {
    */
   async atomically<T>(tenant: string, timeoutMs: number, body: (txn: TxnContext) => Promise<T>, end: 'commit' | 'rollback'): Promise<T> {
     // Its statements' own deadline ends it first; the transaction's expiry is only a backstop.
-    const txn = await this.openTransaction({ tenant, isolation: 'read_committed', readOnly: false, timeoutMs: timeoutMs + txnBatchExpiryMarginMs, internal: true });
+    const txn = await this.openTransaction({
+      tenant,
+      isolation: 'read_committed',
+      readOnly: false,
+      timeoutMs: timeoutMs + txnBatchExpiryMarginMs,
+      internal: true,
+    });
     const id = txn.id;
     let result: T;
     txn.busy = true;
@@ -264,7 +284,10 @@ export class TxnManager implements TxnScope {
     for (const txn of this.open.values()) {
       if (txn.init.floorLsn < dropped && txn.doomedAtLsn === null) txn.doomedAtLsn = dropped;
     }
-    this.deps.logger.warn({ droppedThroughLsn: dropped, keysMax: txnRecentWriteKeysMax }, 'long transactions outlived the conflict-check window; they will be refused at commit');
+    this.deps.logger.warn(
+      { droppedThroughLsn: dropped, keysMax: txnRecentWriteKeysMax },
+      'long transactions outlived the conflict-check window; they will be refused at commit',
+    );
   }
 
   /** The LSN below which no open transaction needs the recent writes (a doomed one needs none). */
@@ -309,11 +332,16 @@ export class TxnManager implements TxnScope {
     const beginning = [...this.pendingFloors].filter((p) => p.tenant === tenant && !p.internal).length;
     if (mine.length + beginning < max) return;
     const nextExpiryMs = Math.min(...mine.map((t) => t.init.expiresAtMs), this.now() + 1000);
-    throw new SvcError('RATE_LIMIT_EXCEEDED', `${max} transactions of tenant ${tenant} are open (transactionsOpenMax); commit or roll back one, or retry after the next expiry`, {
-      limit: max, remaining: 0, reset_at: iso(nextExpiryMs),
-    });
+    throw new SvcError(
+      'RATE_LIMIT_EXCEEDED',
+      `${max} transactions of tenant ${tenant} are open (transactionsOpenMax); commit or roll back one, or retry after the next expiry`,
+      {
+        limit: max,
+        remaining: 0,
+        reset_at: iso(nextExpiryMs),
+      },
+    );
   }
-
 }
 
 /** What `body` returns, or a rejection with what it threw before returning (busy must still be cleared). */

@@ -1,7 +1,16 @@
 import { SvcError } from '../../core/errors.js';
 import type { RowChange, SequenceUpdate, TxnOp } from '../../core/log-records.js';
 import { lsn as asLsn, type Lsn } from '../../core/units.js';
-import { keys, PendingOverlay, rowRecordEffects, type CatalogState, type RowVersionedStore, type Sequencer, type StoreSnapshot, type WriteView } from '../../projections/index.js';
+import {
+  keys,
+  PendingOverlay,
+  rowRecordEffects,
+  type CatalogState,
+  type RowVersionedStore,
+  type Sequencer,
+  type StoreSnapshot,
+  type WriteView,
+} from '../../projections/index.js';
 import { SnapshotSource, type VectorSearcher } from '../exec/source.js';
 import type { ReadScope } from '../run-query.js';
 import type { TxnContext } from './context.js';
@@ -126,9 +135,14 @@ export class Transaction implements TxnContext {
   /** Throws TRANSACTION_CONFLICT when another commit wrote into something this transaction read or wrote. */
   refuseOnConflict(headLsn: Lsn): void {
     if (this.doomedAtLsn !== null) {
-      throw new SvcError('TRANSACTION_CONFLICT', 'too much was written by others while this transaction was open to check it for conflicts; roll back and retry it (shorter)', {
-        transaction_id: this.id, isolation_level: this.init.isolation,
-      });
+      throw new SvcError(
+        'TRANSACTION_CONFLICT',
+        'too much was written by others while this transaction was open to check it for conflicts; roll back and retry it (shorter)',
+        {
+          transaction_id: this.id,
+          isolation_level: this.init.isolation,
+        },
+      );
     }
     const conflict = this.reads.firstConflict(this.init.recent, headLsn);
     if (!conflict) return;

@@ -19,11 +19,13 @@ function quoteElement(s: string): string {
 export function formatArray(value: readonly QValue[], element: QType, formatElement: (v: QValue) => string): string {
   const nested = element.name !== 'jsonb';
   const walk = (arr: readonly QValue[]): string =>
-    `{${arr.map((v) => {
-      if (v === null) return 'NULL';
-      if (nested && Array.isArray(v)) return walk(v as readonly QValue[]);
-      return quoteElement(formatElement(v));
-    }).join(',')}}`;
+    `{${arr
+      .map((v) => {
+        if (v === null) return 'NULL';
+        if (nested && Array.isArray(v)) return walk(v as readonly QValue[]);
+        return quoteElement(formatElement(v));
+      })
+      .join(',')}}`;
   return walk(value);
 }
 
@@ -35,21 +37,32 @@ export function parseArray(text: string, parseElement: (s: string) => QValue): Q
   const dims = /^(\[\s*-?\d+\s*(:\s*-?\d+\s*)?\])+\s*=\s*/.exec(s);
   if (dims) s = s.slice(dims[0].length);
   let pos = 0;
-  const skipWs = (): void => { while (pos < s.length && /\s/.test(s[pos]!)) pos++; };
+  const skipWs = (): void => {
+    while (pos < s.length && /\s/.test(s[pos]!)) pos++;
+  };
   const parseLevel = (): QValue[] => {
     if (s[pos] !== '{') throw bad('Array value must start with "{" or dimension information.');
     pos++;
     const out: QValue[] = [];
     skipWs();
-    if (s[pos] === '}') { pos++; return out; }
+    if (s[pos] === '}') {
+      pos++;
+      return out;
+    }
     for (;;) {
       skipWs();
       if (s[pos] === '{') out.push(parseLevel());
       else out.push(parseScalar());
       skipWs();
       const c = s[pos];
-      if (c === ',') { pos++; continue; }
-      if (c === '}') { pos++; return out; }
+      if (c === ',') {
+        pos++;
+        continue;
+      }
+      if (c === '}') {
+        pos++;
+        return out;
+      }
       throw bad('Unexpected end of input.');
     }
   };
@@ -60,7 +73,10 @@ export function parseArray(text: string, parseElement: (s: string) => QValue): Q
       for (;;) {
         if (pos >= s.length) throw bad('Unexpected end of input.');
         const c = s[pos++]!;
-        if (c === '\\') { v += s[pos++] ?? ''; continue; }
+        if (c === '\\') {
+          v += s[pos++] ?? '';
+          continue;
+        }
         if (c === '"') break;
         v += c;
       }
@@ -71,7 +87,11 @@ export function parseArray(text: string, parseElement: (s: string) => QValue): Q
     while (pos < s.length && s[pos] !== ',' && s[pos] !== '}') {
       const c = s[pos++]!;
       if (c === '{' || c === '"') throw bad('Unexpected "' + c + '" character.');
-      if (c === '\\') { v += s[pos++] ?? ''; sawEscape = true; continue; }
+      if (c === '\\') {
+        v += s[pos++] ?? '';
+        sawEscape = true;
+        continue;
+      }
       v += c;
     }
     const trimmed = sawEscape ? v : v.trim();
@@ -84,4 +104,3 @@ export function parseArray(text: string, parseElement: (s: string) => QValue): Q
   if (pos !== s.length) throw bad('Junk after closing right brace.');
   return result;
 }
-

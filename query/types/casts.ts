@@ -50,14 +50,26 @@ function numericToInt(check: (v: bigint) => QValue): Conv {
   return (v) => {
     const b = numericToBigInt(v as string);
     if (b === null) {
-      throw dataError(`cannot convert ${v === 'NaN' ? 'NaN' : 'infinity'} to ${check === int8Check ? 'bigint' : check === int2Check ? 'smallint' : 'integer'}`, '0A000');
+      throw dataError(
+        `cannot convert ${v === 'NaN' ? 'NaN' : 'infinity'} to ${check === int8Check ? 'bigint' : check === int2Check ? 'smallint' : 'integer'}`,
+        '0A000',
+      );
     }
     return check(b);
   };
 }
-const int2Check = (b: bigint): QValue => { if (b < -32768n || b > 32767n) throw outOfRange('smallint out of range'); return Number(b); };
-const int4Check = (b: bigint): QValue => { if (b < -2147483648n || b > 2147483647n) throw outOfRange('integer out of range'); return Number(b); };
-const int8Check = (b: bigint): QValue => { if (b < INT8_MIN || b > INT8_MAX) throw outOfRange('bigint out of range'); return b; };
+const int2Check = (b: bigint): QValue => {
+  if (b < -32768n || b > 32767n) throw outOfRange('smallint out of range');
+  return Number(b);
+};
+const int4Check = (b: bigint): QValue => {
+  if (b < -2147483648n || b > 2147483647n) throw outOfRange('integer out of range');
+  return Number(b);
+};
+const int8Check = (b: bigint): QValue => {
+  if (b < INT8_MIN || b > INT8_MAX) throw outOfRange('bigint out of range');
+  return b;
+};
 
 function toFloat4(v: number): number {
   const r = Math.fround(v);
@@ -83,46 +95,112 @@ function builtinCast(from: QType, to: QType): { ctx: Ctx; conv: Conv } | null {
   const key = `${from.name}>${to.name}`;
   const id = (v: QValue): QValue => v;
   switch (key) {
-    case 'int2>int4': return { ctx: 'i', conv: id };
-    case 'int2>int8': case 'int4>int8': return { ctx: 'i', conv: (v) => BigInt(v as number) };
-    case 'int2>float4': case 'int4>float4': return { ctx: 'i', conv: (v) => Math.fround(v as number) };
-    case 'int2>float8': case 'int4>float8': return { ctx: 'i', conv: id };
-    case 'int2>numeric': case 'int4>numeric': case 'int8>numeric': return { ctx: 'i', conv: (v) => intToNumeric(v as number | bigint) };
-    case 'int4>int2': return { ctx: 'a', conv: (v) => checkInt2(v as number) };
-    case 'int8>int2': return { ctx: 'a', conv: (v) => int2Check(v as bigint) };
-    case 'int8>int4': return { ctx: 'a', conv: (v) => int4Check(v as bigint) };
-    case 'int8>float4': return { ctx: 'i', conv: (v) => Math.fround(Number(v as bigint)) };
-    case 'int8>float8': return { ctx: 'i', conv: (v) => Number(v as bigint) };
-    case 'float4>float8': return { ctx: 'i', conv: id };
-    case 'float8>float4': return { ctx: 'a', conv: (v) => toFloat4(v as number) };
-    case 'float4>int2': case 'float8>int2': return { ctx: 'a', conv: floatToInt((x) => { if (Number.isNaN(x)) throw outOfRange('smallint out of range'); return checkInt2(x); }) };
-    case 'float4>int4': case 'float8>int4': return { ctx: 'a', conv: floatToInt((x) => { if (Number.isNaN(x)) throw outOfRange('integer out of range'); return checkInt4(x); }) };
-    case 'float4>int8': case 'float8>int8': return { ctx: 'a', conv: floatToInt8 };
-    case 'float4>numeric': return { ctx: 'a', conv: (v) => floatToNumeric(v as number, 6) };
-    case 'float8>numeric': return { ctx: 'a', conv: (v) => floatToNumeric(v as number, 15) };
-    case 'numeric>int2': return { ctx: 'a', conv: numericToInt(int2Check) };
-    case 'numeric>int4': return { ctx: 'a', conv: numericToInt(int4Check) };
-    case 'numeric>int8': return { ctx: 'a', conv: numericToInt(int8Check) };
-    case 'numeric>float4': return { ctx: 'i', conv: (v) => toFloat4(numericToFloat(v as string)) };
-    case 'numeric>float8': return { ctx: 'i', conv: (v) => numericToFloat(v as string) };
-    case 'bool>int4': return { ctx: 'e', conv: (v) => (v ? 1 : 0) };
-    case 'int4>bool': return { ctx: 'e', conv: (v) => v !== 0 };
-    case 'date>timestamp': case 'date>timestamptz': return { ctx: 'i', conv: (v) => dateToTimestamp(v as number) };
-    case 'timestamp>timestamptz': return { ctx: 'i', conv: id };
-    case 'timestamptz>timestamp': return { ctx: 'a', conv: id };
-    case 'timestamp>date': case 'timestamptz>date': return { ctx: 'a', conv: (v) => timestampToDate(v as bigint) };
-    case 'jsonb>bool': return { ctx: 'e', conv: jsonbTo('boolean', 'boolean', id) };
-    case 'jsonb>numeric': return { ctx: 'e', conv: jsonbTo('numeric', 'number', jsonNumberText) };
-    case 'jsonb>int2': return { ctx: 'e', conv: jsonbTo('smallint', 'number', (j) => numericToInt(int2Check)(jsonNumberText(j))) };
-    case 'jsonb>int4': return { ctx: 'e', conv: jsonbTo('integer', 'number', (j) => numericToInt(int4Check)(jsonNumberText(j))) };
-    case 'jsonb>int8': return { ctx: 'e', conv: jsonbTo('bigint', 'number', (j) => numericToInt(int8Check)(jsonNumberText(j))) };
-    case 'jsonb>float4': return { ctx: 'e', conv: jsonbTo('real', 'number', (j) => toFloat4(j as number)) };
-    case 'jsonb>float8': return { ctx: 'e', conv: jsonbTo('double precision', 'number', id) };
-    case 'char>text': case 'char>varchar': return { ctx: 'i', conv: (v) => (v as string).replace(/ +$/, '') };
-    case 'text>varchar': case 'varchar>text': case 'text>char': case 'varchar>char': return { ctx: 'i', conv: id };
-    case 'vector>array': return elementType(to).name === 'float4' ? { ctx: 'i', conv: (v) => Array.from(v as Float32Array) } : null;
-    case 'array>vector': return ['float4', 'float8', 'int4', 'numeric'].includes(elementType(from).name) ? { ctx: 'a', conv: arrayToVector(elementType(from)) } : null;
-    default: return null;
+    case 'int2>int4':
+      return { ctx: 'i', conv: id };
+    case 'int2>int8':
+    case 'int4>int8':
+      return { ctx: 'i', conv: (v) => BigInt(v as number) };
+    case 'int2>float4':
+    case 'int4>float4':
+      return { ctx: 'i', conv: (v) => Math.fround(v as number) };
+    case 'int2>float8':
+    case 'int4>float8':
+      return { ctx: 'i', conv: id };
+    case 'int2>numeric':
+    case 'int4>numeric':
+    case 'int8>numeric':
+      return { ctx: 'i', conv: (v) => intToNumeric(v as number | bigint) };
+    case 'int4>int2':
+      return { ctx: 'a', conv: (v) => checkInt2(v as number) };
+    case 'int8>int2':
+      return { ctx: 'a', conv: (v) => int2Check(v as bigint) };
+    case 'int8>int4':
+      return { ctx: 'a', conv: (v) => int4Check(v as bigint) };
+    case 'int8>float4':
+      return { ctx: 'i', conv: (v) => Math.fround(Number(v as bigint)) };
+    case 'int8>float8':
+      return { ctx: 'i', conv: (v) => Number(v as bigint) };
+    case 'float4>float8':
+      return { ctx: 'i', conv: id };
+    case 'float8>float4':
+      return { ctx: 'a', conv: (v) => toFloat4(v as number) };
+    case 'float4>int2':
+    case 'float8>int2':
+      return {
+        ctx: 'a',
+        conv: floatToInt((x) => {
+          if (Number.isNaN(x)) throw outOfRange('smallint out of range');
+          return checkInt2(x);
+        }),
+      };
+    case 'float4>int4':
+    case 'float8>int4':
+      return {
+        ctx: 'a',
+        conv: floatToInt((x) => {
+          if (Number.isNaN(x)) throw outOfRange('integer out of range');
+          return checkInt4(x);
+        }),
+      };
+    case 'float4>int8':
+    case 'float8>int8':
+      return { ctx: 'a', conv: floatToInt8 };
+    case 'float4>numeric':
+      return { ctx: 'a', conv: (v) => floatToNumeric(v as number, 6) };
+    case 'float8>numeric':
+      return { ctx: 'a', conv: (v) => floatToNumeric(v as number, 15) };
+    case 'numeric>int2':
+      return { ctx: 'a', conv: numericToInt(int2Check) };
+    case 'numeric>int4':
+      return { ctx: 'a', conv: numericToInt(int4Check) };
+    case 'numeric>int8':
+      return { ctx: 'a', conv: numericToInt(int8Check) };
+    case 'numeric>float4':
+      return { ctx: 'i', conv: (v) => toFloat4(numericToFloat(v as string)) };
+    case 'numeric>float8':
+      return { ctx: 'i', conv: (v) => numericToFloat(v as string) };
+    case 'bool>int4':
+      return { ctx: 'e', conv: (v) => (v ? 1 : 0) };
+    case 'int4>bool':
+      return { ctx: 'e', conv: (v) => v !== 0 };
+    case 'date>timestamp':
+    case 'date>timestamptz':
+      return { ctx: 'i', conv: (v) => dateToTimestamp(v as number) };
+    case 'timestamp>timestamptz':
+      return { ctx: 'i', conv: id };
+    case 'timestamptz>timestamp':
+      return { ctx: 'a', conv: id };
+    case 'timestamp>date':
+    case 'timestamptz>date':
+      return { ctx: 'a', conv: (v) => timestampToDate(v as bigint) };
+    case 'jsonb>bool':
+      return { ctx: 'e', conv: jsonbTo('boolean', 'boolean', id) };
+    case 'jsonb>numeric':
+      return { ctx: 'e', conv: jsonbTo('numeric', 'number', jsonNumberText) };
+    case 'jsonb>int2':
+      return { ctx: 'e', conv: jsonbTo('smallint', 'number', (j) => numericToInt(int2Check)(jsonNumberText(j))) };
+    case 'jsonb>int4':
+      return { ctx: 'e', conv: jsonbTo('integer', 'number', (j) => numericToInt(int4Check)(jsonNumberText(j))) };
+    case 'jsonb>int8':
+      return { ctx: 'e', conv: jsonbTo('bigint', 'number', (j) => numericToInt(int8Check)(jsonNumberText(j))) };
+    case 'jsonb>float4':
+      return { ctx: 'e', conv: jsonbTo('real', 'number', (j) => toFloat4(j as number)) };
+    case 'jsonb>float8':
+      return { ctx: 'e', conv: jsonbTo('double precision', 'number', id) };
+    case 'char>text':
+    case 'char>varchar':
+      return { ctx: 'i', conv: (v) => (v as string).replace(/ +$/, '') };
+    case 'text>varchar':
+    case 'varchar>text':
+    case 'text>char':
+    case 'varchar>char':
+      return { ctx: 'i', conv: id };
+    case 'vector>array':
+      return elementType(to).name === 'float4' ? { ctx: 'i', conv: (v) => Array.from(v as Float32Array) } : null;
+    case 'array>vector':
+      return ['float4', 'float8', 'int4', 'numeric'].includes(elementType(from).name) ? { ctx: 'a', conv: arrayToVector(elementType(from)) } : null;
+    default:
+      return null;
   }
 }
 
@@ -179,4 +257,3 @@ export function requireCast(from: QType, to: QType, mode: CastMode): CastFn {
   if (fn === null) throw cannotCast(pgTypeName(from), pgTypeName(to));
   return fn;
 }
-

@@ -19,6 +19,6 @@ export function commonType(types: readonly QType[]): QType | null {
     if (!isPreferredType(ptype) && canCoerceImplicitly(ptype, t) && !canCoerceImplicitly(t, ptype)) ptype = t;
   }
   if (!known.every((t) => sameBaseType(t, ptype) || canCoerceImplicitly(t, ptype))) return null;
-  const sameMod = known.every((t) => sameType(t, known[0]!)) ;
+  const sameMod = known.every((t) => sameType(t, known[0]!));
   return sameMod ? ptype : baseType(ptype);
 }

@@ -15,22 +15,26 @@ import { compareText } from './text-order.js';
 export type Comparator = (a: QValue, b: QValue) => number;
 
 function compareNumber(a: QValue, b: QValue): number {
-  const x = a as number, y = b as number;
+  const x = a as number,
+    y = b as number;
   return x < y ? -1 : x > y ? 1 : 0;
 }
 
 /** Floats: NaN is the largest value and equal to itself. */
 function compareFloat(a: QValue, b: QValue): number {
-  const x = a as number, y = b as number;
+  const x = a as number,
+    y = b as number;
   if (x < y) return -1;
   if (x > y) return 1;
   if (x === y) return 0;
-  const nx = Number.isNaN(x), ny = Number.isNaN(y);
+  const nx = Number.isNaN(x),
+    ny = Number.isNaN(y);
   return nx === ny ? 0 : nx ? 1 : -1;
 }
 
 function compareBigInt(a: QValue, b: QValue): number {
-  const x = a as bigint, y = b as bigint;
+  const x = a as bigint,
+    y = b as bigint;
   return x < y ? -1 : x > y ? 1 : 0;
 }
 
@@ -44,7 +48,8 @@ function compareChar(a: QValue, b: QValue): number {
 
 function compareVector(a: QValue, b: QValue): number {
   // pgvector's vector_cmp: elementwise, then the shorter first.
-  const x = a as Float32Array, y = b as Float32Array;
+  const x = a as Float32Array,
+    y = b as Float32Array;
   const n = Math.min(x.length, y.length);
   for (let i = 0; i < n; i++) {
     if (x[i]! < y[i]!) return -1;
@@ -58,10 +63,12 @@ function arrayComparator(element: QType): Comparator {
   const el = comparator(element);
   const nested = element.name !== 'jsonb';
   const cmp = (a: QValue, b: QValue): number => {
-    const x = a as readonly QValue[], y = b as readonly QValue[];
+    const x = a as readonly QValue[],
+      y = b as readonly QValue[];
     const n = Math.min(x.length, y.length);
     for (let i = 0; i < n; i++) {
-      const u = x[i]!, v = y[i]!;
+      const u = x[i]!,
+        v = y[i]!;
       if (u === null || v === null) {
         if (u === v) continue;
         return u === null ? 1 : -1;
@@ -77,17 +84,36 @@ function arrayComparator(element: QType): Comparator {
 /** The total order of a type's non-null values. */
 export function comparator(type: QType): Comparator {
   switch (type.name) {
-    case 'bool': return compareBool;
-    case 'int2': case 'int4': case 'date': return compareNumber;
-    case 'int8': case 'timestamp': case 'timestamptz': return compareBigInt;
-    case 'float4': case 'float8': return compareFloat;
-    case 'numeric': return (a, b) => numericCompare(a as string, b as string);
-    case 'text': case 'varchar': case 'uuid': case 'unknown': return (a, b) => compareText(a as string, b as string);
-    case 'char': return compareChar;
-    case 'jsonb': return (a, b) => compareJsonb(a as JsonValue, b as JsonValue);
-    case 'interval': return (a, b) => compareInterval(a as Interval, b as Interval);
-    case 'vector': return compareVector;
-    case 'array': return arrayComparator(elementType(type));
+    case 'bool':
+      return compareBool;
+    case 'int2':
+    case 'int4':
+    case 'date':
+      return compareNumber;
+    case 'int8':
+    case 'timestamp':
+    case 'timestamptz':
+      return compareBigInt;
+    case 'float4':
+    case 'float8':
+      return compareFloat;
+    case 'numeric':
+      return (a, b) => numericCompare(a as string, b as string);
+    case 'text':
+    case 'varchar':
+    case 'uuid':
+    case 'unknown':
+      return (a, b) => compareText(a as string, b as string);
+    case 'char':
+      return compareChar;
+    case 'jsonb':
+      return (a, b) => compareJsonb(a as JsonValue, b as JsonValue);
+    case 'interval':
+      return (a, b) => compareInterval(a as Interval, b as Interval);
+    case 'vector':
+      return compareVector;
+    case 'array':
+      return arrayComparator(elementType(type));
   }
 }
 
@@ -101,20 +127,39 @@ function floatKey(v: QValue): string {
 /** Equal keys for values the comparator calls equal. */
 export function hashKey(type: QType): HashKeyFn {
   switch (type.name) {
-    case 'bool': return (v) => (v ? 't' : 'f');
-    case 'int2': case 'int4': case 'date': return (v) => String(v);
-    case 'int8': case 'timestamp': case 'timestamptz': return (v) => (v as bigint).toString();
-    case 'float4': case 'float8': return floatKey;
-    case 'numeric': return (v) => numericHashKey(v as string);
-    case 'text': case 'varchar': case 'uuid': case 'unknown': return (v) => v as string;
-    case 'char': return (v) => (v as string).replace(/ +$/, '');
-    case 'jsonb': return (v) => formatJsonb(v as JsonValue);
-    case 'interval': return (v) => intervalTotalUs(v as Interval).toString();
-    case 'vector': return (v) => Array.from(v as Float32Array).join(',');
+    case 'bool':
+      return (v) => (v ? 't' : 'f');
+    case 'int2':
+    case 'int4':
+    case 'date':
+      return (v) => String(v);
+    case 'int8':
+    case 'timestamp':
+    case 'timestamptz':
+      return (v) => (v as bigint).toString();
+    case 'float4':
+    case 'float8':
+      return floatKey;
+    case 'numeric':
+      return (v) => numericHashKey(v as string);
+    case 'text':
+    case 'varchar':
+    case 'uuid':
+    case 'unknown':
+      return (v) => v as string;
+    case 'char':
+      return (v) => (v as string).replace(/ +$/, '');
+    case 'jsonb':
+      return (v) => formatJsonb(v as JsonValue);
+    case 'interval':
+      return (v) => intervalTotalUs(v as Interval).toString();
+    case 'vector':
+      return (v) => Array.from(v as Float32Array).join(',');
     case 'array': {
       const el = hashKey(elementType(type));
       const nested = elementType(type).name !== 'jsonb';
-      const walk = (v: QValue): string => `[${(v as readonly QValue[]).map((e) => (e === null ? 'N' : nested && Array.isArray(e) ? walk(e) : JSON.stringify(el(e)))).join(',')}]`;
+      const walk = (v: QValue): string =>
+        `[${(v as readonly QValue[]).map((e) => (e === null ? 'N' : nested && Array.isArray(e) ? walk(e) : JSON.stringify(el(e)))).join(',')}]`;
       return walk;
     }
   }

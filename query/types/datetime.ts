@@ -61,7 +61,11 @@ export function daysFromCivil(year: number, month: number, day: number): number 
   return era * 146097 + doe - 719468;
 }
 
-export interface Civil { year: number; month: number; day: number }
+export interface Civil {
+  year: number;
+  month: number;
+  day: number;
+}
 
 export function civilFromDays(days: number): Civil {
   const z = days + 719468;
@@ -88,7 +92,10 @@ export function daysInMonth(year: number, month: number): number {
 export function splitTimestamp(ts: bigint): { days: number; timeUs: bigint } {
   let days = ts / USECS_PER_DAY;
   let timeUs = ts - days * USECS_PER_DAY;
-  if (timeUs < 0n) { days -= 1n; timeUs += USECS_PER_DAY; }
+  if (timeUs < 0n) {
+    days -= 1n;
+    timeUs += USECS_PER_DAY;
+  }
   return { days: Number(days), timeUs };
 }
 
@@ -175,7 +182,7 @@ function monthNumber(name: string): number {
   const n = name.toLowerCase();
   const i = MONTH_NAMES.indexOf(n.slice(0, 3));
   const full = ['january', 'february', 'march', 'april', 'may', 'june', 'july', 'august', 'september', 'october', 'november', 'december'][i];
-  return i >= 0 && (n.length === 3 || full!.startsWith(n) || (n === 'sept')) ? i + 1 : 0;
+  return i >= 0 && (n.length === 3 || full!.startsWith(n) || n === 'sept') ? i + 1 : 0;
 }
 
 /**
@@ -195,14 +202,21 @@ function readDate(s: string): { year: number; month: number; day: number; length
 }
 
 /** Parsed pieces of a date/time literal. */
-interface Parsed { days: number; timeUs: bigint; offsetSec: number | null }
+interface Parsed {
+  days: number;
+  timeUs: bigint;
+  offsetSec: number | null;
+}
 
 function parseFields(text: string, kind: DateTimeKind): Parsed {
   const bad = (): Error => invalidInput(KIND_NAMES[kind], text);
   let s = text.trim();
   let bc = false;
   const era = /\s*\b(bc|ad)$/i.exec(s);
-  if (era) { bc = era[1]!.toLowerCase() === 'bc'; s = s.slice(0, era.index).trimEnd(); }
+  if (era) {
+    bc = era[1]!.toLowerCase() === 'bc';
+    s = s.slice(0, era.index).trimEnd();
+  }
   const ymd = readDate(s);
   if (ymd === null) throw bad();
   const { year, month, day } = ymd;
@@ -216,7 +230,9 @@ function parseFields(text: string, kind: DateTimeKind): Parsed {
   s = s.replace(/^(?:T|\s+T?\s*)/i, '');
   const tm = TIME_RE.exec(s);
   if (tm) {
-    const h = Number(tm[1]), mi = Number(tm[2]), sec = Number(tm[3] ?? 0);
+    const h = Number(tm[1]),
+      mi = Number(tm[2]),
+      sec = Number(tm[3] ?? 0);
     const fracDigits = tm[4] ?? '';
     let fracUs = Number((fracDigits + '000000').slice(0, 6));
     if (fracDigits.length > 6 && Number(fracDigits[6]) >= 5) fracUs++;
@@ -239,13 +255,18 @@ function parseFields(text: string, kind: DateTimeKind): Parsed {
       zoneName = s;
     } else if (zm[1] !== undefined) offsetSec = 0;
     else {
-      const hh = Number(zm[3]), mm = Number(zm[4] ?? 0), ss = Number(zm[5] ?? 0);
+      const hh = Number(zm[3]),
+        mm = Number(zm[4] ?? 0),
+        ss = Number(zm[5] ?? 0);
       if (hh > 15 || mm > 59 || ss > 59) throw dataError(`time zone displacement out of range: "${text}"`, '22009');
       offsetSec = (zm[2] === '-' ? -1 : 1) * (hh * 3600 + mm * 60 + ss);
     }
   }
   if (dateOutOfRange) throw dataError(`date/time field value out of range: "${text}"`, '22008');
-  if (timeUs >= USECS_PER_DAY) { days += 1; timeUs -= USECS_PER_DAY; }
+  if (timeUs >= USECS_PER_DAY) {
+    days += 1;
+    timeUs -= USECS_PER_DAY;
+  }
   if (zoneName !== null) offsetSec = namedZoneOffsetSec(zoneName, days, timeUs);
   return { days, timeUs, offsetSec };
 }
@@ -259,8 +280,15 @@ function zoneFormatter(name: string): Intl.DateTimeFormat | null {
   if (f === undefined) {
     try {
       f = new Intl.DateTimeFormat('en-US', {
-        timeZone: name, hourCycle: 'h23', year: 'numeric', month: 'numeric', day: 'numeric',
-        hour: 'numeric', minute: 'numeric', second: 'numeric', era: 'short',
+        timeZone: name,
+        hourCycle: 'h23',
+        year: 'numeric',
+        month: 'numeric',
+        day: 'numeric',
+        hour: 'numeric',
+        minute: 'numeric',
+        second: 'numeric',
+        era: 'short',
       });
     } catch (error) {
       if (!(error instanceof RangeError)) throw error;
@@ -278,8 +306,9 @@ function offsetAt(f: Intl.DateTimeFormat, utcMs: number): number {
   for (const p of f.formatToParts(new Date(utcMs))) parts[p.type] = p.value;
   let year = Number(parts.year);
   if (parts.era === 'BC' || parts.era === 'B') year = 1 - year;
-  const local = daysFromCivil(year, Number(parts.month), Number(parts.day)) * 86_400_000
-    + (Number(parts.hour) * 3600 + Number(parts.minute) * 60 + Number(parts.second)) * 1000;
+  const local =
+    daysFromCivil(year, Number(parts.month), Number(parts.day)) * 86_400_000 +
+    (Number(parts.hour) * 3600 + Number(parts.minute) * 60 + Number(parts.second)) * 1000;
   return Math.round((local - Math.floor(utcMs / 1000) * 1000) / 1000);
 }
 
@@ -304,14 +333,23 @@ function namedZoneOffsetSec(name: string, days: number, timeUs: bigint): number 
 function specialValue(s: string, kind: DateTimeKind): bigint | null {
   const today = (): bigint => splitTimestampDays(nowUs());
   switch (s.trim().toLowerCase()) {
-    case 'epoch': return 0n;
-    case 'infinity': case '+infinity': return TIMESTAMP_INFINITY;
-    case '-infinity': return TIMESTAMP_MINUS_INFINITY;
-    case 'now': return kind === 'date' ? today() : nowUs();
-    case 'today': return today();
-    case 'tomorrow': return today() + USECS_PER_DAY;
-    case 'yesterday': return today() - USECS_PER_DAY;
-    default: return null;
+    case 'epoch':
+      return 0n;
+    case 'infinity':
+    case '+infinity':
+      return TIMESTAMP_INFINITY;
+    case '-infinity':
+      return TIMESTAMP_MINUS_INFINITY;
+    case 'now':
+      return kind === 'date' ? today() : nowUs();
+    case 'today':
+      return today();
+    case 'tomorrow':
+      return today() + USECS_PER_DAY;
+    case 'yesterday':
+      return today() - USECS_PER_DAY;
+    default:
+      return null;
   }
 }
 

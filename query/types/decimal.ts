@@ -93,7 +93,7 @@ export function divRoundHalfAway(a: bigint, b: bigint): bigint {
   if (r === 0n) return q;
   const twiceR = (r < 0n ? -r : r) * 2n;
   const absB = b < 0n ? -b : b;
-  if (twiceR >= absB) return (a < 0n) !== (b < 0n) ? q - 1n : q + 1n;
+  if (twiceR >= absB) return a < 0n !== b < 0n ? q - 1n : q + 1n;
   return q;
 }
 
@@ -183,7 +183,10 @@ export function base10000Digits(d: Decimal): { weight: number; digits: number[] 
   const groups: number[] = [];
   for (let i = 0; i < padded.length; i += 4) groups.push(Number(padded.slice(i, i + 4)));
   let weight = groups.length - fracGroups - 1;
-  while (groups.length > 0 && groups[0] === 0) { groups.shift(); weight--; }
+  while (groups.length > 0 && groups[0] === 0) {
+    groups.shift();
+    weight--;
+  }
   while (groups.length > 0 && groups[groups.length - 1] === 0) groups.pop();
   return { weight, digits: groups };
 }

@@ -12,12 +12,24 @@ import { fromJson, toJson } from './json-io.js';
 import { formatText, parseText } from './text-io.js';
 import { parseTypeName, typeText } from './type-names.js';
 
-export type {
-  AggregateState, CastFn, Interval, QType, QTypeName, QValue, ResolvedAggregate, ResolvedFunction, TypeSystem,
-} from './contract.js';
+export type { AggregateState, CastFn, Interval, QType, QTypeName, QValue, ResolvedAggregate, ResolvedFunction, TypeSystem } from './contract.js';
 export {
-  arrayOf, baseType, elementType, hasTypmod, isArrayType, isDateTimeType, isFloatType, isIntegerType, isNumericType,
-  isPreferredType, isStringType, sameBaseType, sameType, T, typeCategory, type TypeCategory,
+  arrayOf,
+  baseType,
+  elementType,
+  hasTypmod,
+  isArrayType,
+  isDateTimeType,
+  isFloatType,
+  isIntegerType,
+  isNumericType,
+  isPreferredType,
+  isStringType,
+  sameBaseType,
+  sameType,
+  T,
+  typeCategory,
+  type TypeCategory,
 } from './qtype.js';
 export { pgTypeName } from './type-names.js';
 export { applyTypmod } from './typmod.js';

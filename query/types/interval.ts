@@ -25,9 +25,16 @@ export function interval(months: number, days: number, micros: bigint): Interval
 
 /** Refuses fields beyond PostgreSQL's int32/int64 storage ('interval out of range'). */
 export function checkInterval(v: Interval): Interval {
-  if (!Number.isInteger(v.months) || v.months < INT32_MIN || v.months > INT32_MAX
-    || !Number.isInteger(v.days) || v.days < INT32_MIN || v.days > INT32_MAX
-    || v.micros < INT64_MIN || v.micros > INT64_MAX) {
+  if (
+    !Number.isInteger(v.months) ||
+    v.months < INT32_MIN ||
+    v.months > INT32_MAX ||
+    !Number.isInteger(v.days) ||
+    v.days < INT32_MIN ||
+    v.days > INT32_MAX ||
+    v.micros < INT64_MIN ||
+    v.micros > INT64_MAX
+  ) {
     throw outOfRange('interval out of range');
   }
   return v;
@@ -39,7 +46,8 @@ export function intervalTotalUs(v: Interval): bigint {
 }
 
 export function compareInterval(a: Interval, b: Interval): number {
-  const x = intervalTotalUs(a), y = intervalTotalUs(b);
+  const x = intervalTotalUs(a),
+    y = intervalTotalUs(b);
   return x < y ? -1 : x > y ? 1 : 0;
 }
 
@@ -106,8 +114,13 @@ export function divInterval(span: Interval, factor: number): Interval {
 export function justifyHours(v: Interval): Interval {
   let days = v.days + Number(v.micros / USECS_PER_DAY);
   let micros = v.micros % USECS_PER_DAY;
-  if (days > 0 && micros < 0n) { micros += USECS_PER_DAY; days--; }
-  else if (days < 0 && micros > 0n) { micros -= USECS_PER_DAY; days++; }
+  if (days > 0 && micros < 0n) {
+    micros += USECS_PER_DAY;
+    days--;
+  } else if (days < 0 && micros > 0n) {
+    micros -= USECS_PER_DAY;
+    days++;
+  }
   return checkInterval({ months: v.months, days, micros });
 }
 
@@ -115,8 +128,13 @@ export function justifyHours(v: Interval): Interval {
 export function justifyDays(v: Interval): Interval {
   let months = v.months + Math.trunc(v.days / DAYS_PER_MONTH);
   let days = v.days % DAYS_PER_MONTH;
-  if (months > 0 && days < 0) { days += DAYS_PER_MONTH; months--; }
-  else if (months < 0 && days > 0) { days -= DAYS_PER_MONTH; months++; }
+  if (months > 0 && days < 0) {
+    days += DAYS_PER_MONTH;
+    months--;
+  } else if (months < 0 && days > 0) {
+    days -= DAYS_PER_MONTH;
+    months++;
+  }
   return checkInterval({ months, days: days + 0, micros: v.micros });
 }
 
@@ -129,10 +147,20 @@ export function justifyInterval(v: Interval): Interval {
   micros %= USECS_PER_DAY;
   months += Math.trunc(days / DAYS_PER_MONTH);
   days %= DAYS_PER_MONTH;
-  if (months > 0 && (days < 0 || (days === 0 && micros < 0n))) { days += DAYS_PER_MONTH; months--; }
-  else if (months < 0 && (days > 0 || (days === 0 && micros > 0n))) { days -= DAYS_PER_MONTH; months++; }
-  if (days > 0 && micros < 0n) { micros += USECS_PER_DAY; days--; }
-  else if (days < 0 && micros > 0n) { micros -= USECS_PER_DAY; days++; }
+  if (months > 0 && (days < 0 || (days === 0 && micros < 0n))) {
+    days += DAYS_PER_MONTH;
+    months--;
+  } else if (months < 0 && (days > 0 || (days === 0 && micros > 0n))) {
+    days -= DAYS_PER_MONTH;
+    months++;
+  }
+  if (days > 0 && micros < 0n) {
+    micros += USECS_PER_DAY;
+    days--;
+  } else if (days < 0 && micros > 0n) {
+    micros -= USECS_PER_DAY;
+    days++;
+  }
   return checkInterval({ months, days: days + 0, micros });
 }
 
@@ -172,10 +200,13 @@ export function formatInterval(v: Interval): string {
 
 /** ISO 8601 duration, for JSON where asked: 'P1Y2M3DT4H5M6S'. */
 export function formatIntervalIso(v: Interval): string {
-  const year = Math.trunc(v.months / 12), mon = v.months % 12;
+  const year = Math.trunc(v.months / 12),
+    mon = v.months % 12;
   const neg = v.micros < 0n;
   const abs = neg ? -v.micros : v.micros;
-  const h = abs / USECS_PER_HOUR, m = (abs % USECS_PER_HOUR) / USECS_PER_MINUTE, s = (abs % USECS_PER_MINUTE) / USECS_PER_SEC;
+  const h = abs / USECS_PER_HOUR,
+    m = (abs % USECS_PER_HOUR) / USECS_PER_MINUTE,
+    s = (abs % USECS_PER_MINUTE) / USECS_PER_SEC;
   const f = formatFraction(Number(abs % USECS_PER_SEC));
   const sg = neg ? '-' : '';
   let out = 'P';
@@ -193,27 +224,79 @@ export function formatIntervalIso(v: Interval): string {
 
 type Unit = 'us' | 'ms' | 's' | 'min' | 'h' | 'd' | 'w' | 'mon' | 'y' | 'decade' | 'century' | 'millennium';
 const UNITS: Record<string, Unit> = {
-  microsecond: 'us', microseconds: 'us', microsecon: 'us', us: 'us', usec: 'us', usecs: 'us', useconds: 'us',
-  millisecond: 'ms', milliseconds: 'ms', millisecon: 'ms', ms: 'ms', msec: 'ms', msecs: 'ms', mseconds: 'ms',
-  second: 's', seconds: 's', sec: 's', secs: 's', s: 's',
-  minute: 'min', minutes: 'min', min: 'min', mins: 'min', m: 'min',
-  hour: 'h', hours: 'h', hr: 'h', hrs: 'h', h: 'h',
-  day: 'd', days: 'd', d: 'd',
-  week: 'w', weeks: 'w', w: 'w',
-  month: 'mon', months: 'mon', mon: 'mon', mons: 'mon',
-  year: 'y', years: 'y', yr: 'y', yrs: 'y', y: 'y',
-  decade: 'decade', decades: 'decade', dec: 'decade', decs: 'decade',
-  century: 'century', centuries: 'century', cent: 'century', c: 'century',
-  millennium: 'millennium', millennia: 'millennium', mil: 'millennium', mils: 'millennium',
+  microsecond: 'us',
+  microseconds: 'us',
+  microsecon: 'us',
+  us: 'us',
+  usec: 'us',
+  usecs: 'us',
+  useconds: 'us',
+  millisecond: 'ms',
+  milliseconds: 'ms',
+  millisecon: 'ms',
+  ms: 'ms',
+  msec: 'ms',
+  msecs: 'ms',
+  mseconds: 'ms',
+  second: 's',
+  seconds: 's',
+  sec: 's',
+  secs: 's',
+  s: 's',
+  minute: 'min',
+  minutes: 'min',
+  min: 'min',
+  mins: 'min',
+  m: 'min',
+  hour: 'h',
+  hours: 'h',
+  hr: 'h',
+  hrs: 'h',
+  h: 'h',
+  day: 'd',
+  days: 'd',
+  d: 'd',
+  week: 'w',
+  weeks: 'w',
+  w: 'w',
+  month: 'mon',
+  months: 'mon',
+  mon: 'mon',
+  mons: 'mon',
+  year: 'y',
+  years: 'y',
+  yr: 'y',
+  yrs: 'y',
+  y: 'y',
+  decade: 'decade',
+  decades: 'decade',
+  dec: 'decade',
+  decs: 'decade',
+  century: 'century',
+  centuries: 'century',
+  cent: 'century',
+  c: 'century',
+  millennium: 'millennium',
+  millennia: 'millennium',
+  mil: 'millennium',
+  mils: 'millennium',
 };
 
 const TIME_UNIT_US: Partial<Record<Unit, bigint>> = {
-  us: 1n, ms: 1000n, s: USECS_PER_SEC, min: USECS_PER_MINUTE, h: USECS_PER_HOUR,
+  us: 1n,
+  ms: 1000n,
+  s: USECS_PER_SEC,
+  min: USECS_PER_MINUTE,
+  h: USECS_PER_HOUR,
 };
 const YEAR_UNITS: Partial<Record<Unit, number>> = { y: 1, decade: 10, century: 100, millennium: 1000 };
 
 /** Mutable accumulator while parsing. */
-interface Acc { months: number; days: number; micros: bigint }
+interface Acc {
+  months: number;
+  days: number;
+  micros: bigint;
+}
 
 /** Each unit may appear once ('1 day 1 day' is invalid); a HH:MM:SS field claims hours, minutes and seconds. */
 function claim(seen: Set<string>, fields: readonly string[], fail: () => Error): void {
@@ -274,11 +357,16 @@ export function parseInterval(text: string): Interval {
   let ago = false;
   for (let i = 0; i < tokens.length; i++) {
     const tok = tokens[i]!;
-    if (tok === 'ago' && i === tokens.length - 1) { ago = true; continue; }
+    if (tok === 'ago' && i === tokens.length - 1) {
+      ago = true;
+      continue;
+    }
     const tf = TIME_FIELD_RE.exec(tok);
     if (tf) {
-      const us = BigInt(tf[2]!) * USECS_PER_HOUR + BigInt(tf[3]!) * USECS_PER_MINUTE
-        + (tf[4] === undefined ? 0n : D.roundTo(D.mul(D.parseDecimal(tf[4])!, D.dec(USECS_PER_SEC)), 0).coef);
+      const us =
+        BigInt(tf[2]!) * USECS_PER_HOUR +
+        BigInt(tf[3]!) * USECS_PER_MINUTE +
+        (tf[4] === undefined ? 0n : D.roundTo(D.mul(D.parseDecimal(tf[4])!, D.dec(USECS_PER_SEC)), 0).coef);
       acc.micros += tf[1] === '-' ? -us : us;
       claim(seen, ['h', 'min', 's'], fail);
       continue;
@@ -288,8 +376,14 @@ export function parseInterval(text: string): Interval {
     let unitWord = nu[2]!;
     if (unitWord === '') {
       const next = tokens[i + 1];
-      if (next !== undefined && UNITS[next] !== undefined) { unitWord = next; i++; }
-      else { claim(seen, ['s'], fail); addUnit(acc, nu[1]!, 's', fail); continue; } // a bare number is seconds
+      if (next !== undefined && UNITS[next] !== undefined) {
+        unitWord = next;
+        i++;
+      } else {
+        claim(seen, ['s'], fail);
+        addUnit(acc, nu[1]!, 's', fail);
+        continue;
+      } // a bare number is seconds
     }
     const unit = UNITS[unitWord];
     if (unit === undefined) throw fail();
@@ -300,13 +394,16 @@ export function parseInterval(text: string): Interval {
   return ago ? negInterval(v) : v;
 }
 
-const ISO_RE = /^p(?:([+-]?\d+(?:\.\d+)?)y)?(?:([+-]?\d+(?:\.\d+)?)m)?(?:([+-]?\d+(?:\.\d+)?)w)?(?:([+-]?\d+(?:\.\d+)?)d)?(?:t(?:([+-]?\d+(?:\.\d+)?)h)?(?:([+-]?\d+(?:\.\d+)?)m)?(?:([+-]?\d+(?:\.\d+)?)s)?)?$/;
+const ISO_RE =
+  /^p(?:([+-]?\d+(?:\.\d+)?)y)?(?:([+-]?\d+(?:\.\d+)?)m)?(?:([+-]?\d+(?:\.\d+)?)w)?(?:([+-]?\d+(?:\.\d+)?)d)?(?:t(?:([+-]?\d+(?:\.\d+)?)h)?(?:([+-]?\d+(?:\.\d+)?)m)?(?:([+-]?\d+(?:\.\d+)?)s)?)?$/;
 
 function parseIsoInterval(s: string, fail: () => Error): Interval {
   const m = ISO_RE.exec(s);
   if (!m || s === 'p' || s.endsWith('t')) throw fail();
   const acc: Acc = { months: 0, days: 0, micros: 0n };
   const units: Unit[] = ['y', 'mon', 'w', 'd', 'h', 'min', 's'];
-  units.forEach((u, i) => { if (m[i + 1] !== undefined) addUnit(acc, m[i + 1]!, u, fail); });
+  units.forEach((u, i) => {
+    if (m[i + 1] !== undefined) addUnit(acc, m[i + 1]!, u, fail);
+  });
   return checkInterval(acc);
 }

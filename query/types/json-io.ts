@@ -25,22 +25,37 @@ const SAFE_INT = 2n ** 53n;
 export function toJson(type: QType, value: QValue): unknown {
   if (value === null) return null;
   switch (type.name) {
-    case 'bool': case 'int2': case 'int4': case 'text': case 'varchar': case 'char': case 'uuid': case 'unknown': case 'numeric':
+    case 'bool':
+    case 'int2':
+    case 'int4':
+    case 'text':
+    case 'varchar':
+    case 'char':
+    case 'uuid':
+    case 'unknown':
+    case 'numeric':
       return value;
     case 'int8': {
       const b = value as bigint;
       return b <= SAFE_INT && b >= -SAFE_INT ? Number(b) : b.toString();
     }
-    case 'float4': case 'float8': {
+    case 'float4':
+    case 'float8': {
       const n = value as number;
       if (!Number.isFinite(n)) return formatFloat(n);
       return type.name === 'float4' ? float4Number(n) : n;
     }
-    case 'jsonb': return inStorageOrder(value as JsonValue);
-    case 'timestamp': case 'timestamptz': return formatTimestampIso(value as bigint);
-    case 'date': return formatDate(value as number);
-    case 'interval': return formatInterval(value as Interval);
-    case 'vector': return Array.from(value as Float32Array, float4Number);
+    case 'jsonb':
+      return inStorageOrder(value as JsonValue);
+    case 'timestamp':
+    case 'timestamptz':
+      return formatTimestampIso(value as bigint);
+    case 'date':
+      return formatDate(value as number);
+    case 'interval':
+      return formatInterval(value as Interval);
+    case 'vector':
+      return Array.from(value as Float32Array, float4Number);
     case 'array': {
       const el = elementType(type);
       const nested = el.name !== 'jsonb';
@@ -67,8 +82,10 @@ function baseFromJson(type: QType, json: unknown): QValue {
       if (typeof json === 'boolean') return json;
       if (typeof json === 'string') return parseTextBase(type, json);
       throw mismatch(type, json);
-    case 'int2': return intFromJson(type, json, INT2_MIN, INT2_MAX);
-    case 'int4': return intFromJson(type, json, INT4_MIN, INT4_MAX);
+    case 'int2':
+      return intFromJson(type, json, INT2_MIN, INT2_MAX);
+    case 'int4':
+      return intFromJson(type, json, INT4_MIN, INT4_MAX);
     case 'int8': {
       if (typeof json === 'string') return parseTextBase(type, json);
       if (typeof json === 'bigint') {
@@ -78,7 +95,8 @@ function baseFromJson(type: QType, json: unknown): QValue {
       if (typeof json !== 'number' || !Number.isSafeInteger(json)) throw mismatch(type, json);
       return BigInt(json);
     }
-    case 'float4': case 'float8':
+    case 'float4':
+    case 'float8':
       if (typeof json === 'number') return type.name === 'float4' ? Math.fround(json) : json;
       if (typeof json === 'string') return parseTextBase(type, json);
       throw mismatch(type, json);
@@ -87,7 +105,8 @@ function baseFromJson(type: QType, json: unknown): QValue {
       if (typeof json === 'string') return parseNumeric(json);
       if (typeof json === 'bigint') return json.toString();
       throw mismatch(type, json);
-    case 'jsonb': return json as JsonValue;
+    case 'jsonb':
+      return json as JsonValue;
     case 'vector':
       if (Array.isArray(json) && json.every((x) => typeof x === 'number')) return Float32Array.from(json.map((x: number) => checkVectorElement(x)));
       if (typeof json === 'string') return parseTextBase(type, json);

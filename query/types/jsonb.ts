@@ -21,7 +21,8 @@ export function sortedKeys(o: JsonObject): string[] {
 
 function compareKeys(a: string, b: string): number {
   if (a.length !== b.length) {
-    const la = Buffer.byteLength(a), lb = Buffer.byteLength(b);
+    const la = Buffer.byteLength(a),
+      lb = Buffer.byteLength(b);
     if (la !== lb) return la - lb;
   }
   return compareText(a, b);
@@ -57,7 +58,9 @@ function checkNumbers(v: JsonValue): void {
 export function formatJsonNumber(n: number): string {
   if (Number.isInteger(n) && Math.abs(n) < 1e21) return Object.is(n, -0) ? '0' : String(n);
   const m = /^(-?)(\d)(?:\.(\d+))?e([+-]\d+)$/.exec(n.toExponential())!;
-  const sign = m[1]!, digits = m[2]! + (m[3] ?? ''), exp = Number(m[4]);
+  const sign = m[1]!,
+    digits = m[2]! + (m[3] ?? ''),
+    exp = Number(m[4]);
   if (exp < 0) return `${sign}0.${'0'.repeat(-exp - 1)}${digits}`;
   if (digits.length <= exp + 1) return sign + digits + '0'.repeat(exp + 1 - digits.length);
   return `${sign}${digits.slice(0, exp + 1)}.${digits.slice(exp + 1)}`;
@@ -83,17 +86,23 @@ export function formatJsonb(v: JsonValue): string {
   if (typeof v === 'number') return formatJsonNumber(v);
   if (typeof v === 'string') return JSON.stringify(v);
   if (Array.isArray(v)) return `[${v.map(formatJsonb).join(', ')}]`;
-  return `{${sortedKeys(v).map((k) => `${JSON.stringify(k)}: ${formatJsonb(v[k]!)}`).join(', ')}}`;
+  return `{${sortedKeys(v)
+    .map((k) => `${JSON.stringify(k)}: ${formatJsonb(v[k]!)}`)
+    .join(', ')}}`;
 }
 
 /** The type rank of jsonb's order: null < string < number < boolean < array < object. */
 function rank(v: JsonValue): number {
   if (v === null) return 0;
   switch (typeof v) {
-    case 'string': return 1;
-    case 'number': return 2;
-    case 'boolean': return 3;
-    default: return Array.isArray(v) ? 4 : 5;
+    case 'string':
+      return 1;
+    case 'number':
+      return 2;
+    case 'boolean':
+      return 3;
+    default:
+      return Array.isArray(v) ? 4 : 5;
   }
 }
 
@@ -110,22 +119,29 @@ function cmp(a: number, b: number): number {
  * pseudo-array there: it sorts below arrays of one element and above the empty array.
  */
 export function compareJsonb(a: JsonValue, b: JsonValue): number {
-  const sa = isScalar(a), sb = isScalar(b);
+  const sa = isScalar(a),
+    sb = isScalar(b);
   if (sa && Array.isArray(b)) return b.length !== 1 ? cmp(1, b.length) : -1;
   if (sb && Array.isArray(a)) return a.length !== 1 ? cmp(a.length, 1) : 1;
   return compareNested(a, b);
 }
 
 function compareNested(a: JsonValue, b: JsonValue): number {
-  const ra = rank(a), rb = rank(b);
+  const ra = rank(a),
+    rb = rank(b);
   if (ra !== rb) return ra < rb ? -1 : 1;
   switch (ra) {
-    case 0: return 0;
-    case 1: return compareText(a as string, b as string);
-    case 2: return cmp(a as number, b as number);
-    case 3: return cmp(Number(a), Number(b));
+    case 0:
+      return 0;
+    case 1:
+      return compareText(a as string, b as string);
+    case 2:
+      return cmp(a as number, b as number);
+    case 3:
+      return cmp(Number(a), Number(b));
     case 4: {
-      const x = a as JsonValue[], y = b as JsonValue[];
+      const x = a as JsonValue[],
+        y = b as JsonValue[];
       if (x.length !== y.length) return cmp(x.length, y.length);
       for (let i = 0; i < x.length; i++) {
         const c = compareNested(x[i]!, y[i]!);
@@ -134,8 +150,10 @@ function compareNested(a: JsonValue, b: JsonValue): number {
       return 0;
     }
     default: {
-      const x = a as JsonObject, y = b as JsonObject;
-      const kx = sortedKeys(x), ky = sortedKeys(y);
+      const x = a as JsonObject,
+        y = b as JsonObject;
+      const kx = sortedKeys(x),
+        ky = sortedKeys(y);
       if (kx.length !== ky.length) return cmp(kx.length, ky.length);
       for (let i = 0; i < kx.length; i++) {
         const ck = compareText(kx[i]!, ky[i]!);
@@ -159,14 +177,16 @@ export function jsonbContains(a: JsonValue, b: JsonValue): boolean {
 }
 
 function contains(a: JsonValue, b: JsonValue): boolean {
-  const ra = rank(a), rb = rank(b);
+  const ra = rank(a),
+    rb = rank(b);
   if (ra !== rb) return false;
   if (ra < 4) return jsonbEquals(a, b);
   if (ra === 4) {
     const x = a as JsonValue[];
     return (b as JsonValue[]).every((eb) => x.some((ea) => contains(ea, eb)));
   }
-  const x = a as JsonObject, y = b as JsonObject;
+  const x = a as JsonObject,
+    y = b as JsonObject;
   return Object.keys(y).every((k) => Object.prototype.hasOwnProperty.call(x, k) && contains(x[k]!, y[k]!));
 }
 

@@ -71,7 +71,8 @@ function infOfSign(s: number): Special {
 }
 
 export function numericAdd(a: NumericText, b: NumericText): NumericText {
-  const x = toNum(a), y = toNum(b);
+  const x = toNum(a),
+    y = toNum(b);
   if (x === 'NaN' || y === 'NaN') return 'NaN';
   if (typeof x === 'string') return typeof y === 'string' && y !== x ? 'NaN' : x;
   if (typeof y === 'string') return y;
@@ -95,7 +96,8 @@ export function numericAbs(a: NumericText): NumericText {
 }
 
 export function numericMul(a: NumericText, b: NumericText): NumericText {
-  const x = toNum(a), y = toNum(b);
+  const x = toNum(a),
+    y = toNum(b);
   if (x === 'NaN' || y === 'NaN') return 'NaN';
   if (typeof x === 'string' || typeof y === 'string') {
     const s = signOf(x) * signOf(y);
@@ -115,7 +117,8 @@ export function numericDivTrunc(a: NumericText, b: NumericText): NumericText {
 
 /** Division with PostgreSQL's NaN, infinity and division-by-zero rules around a finite quotient. */
 function divide(a: NumericText, b: NumericText, quotient: (x: Decimal, y: Decimal) => Decimal): NumericText {
-  const x = toNum(a), y = toNum(b);
+  const x = toNum(a),
+    y = toNum(b);
   if (x === 'NaN' || y === 'NaN') return 'NaN';
   if (typeof x === 'string') {
     if (typeof y === 'string') return 'NaN';
@@ -128,7 +131,8 @@ function divide(a: NumericText, b: NumericText, quotient: (x: Decimal, y: Decima
 }
 
 export function numericMod(a: NumericText, b: NumericText): NumericText {
-  const x = toNum(a), y = toNum(b);
+  const x = toNum(a),
+    y = toNum(b);
   if (x === 'NaN' || y === 'NaN') return 'NaN';
   if (typeof x === 'string') {
     if (typeof y !== 'string' && y.coef === 0n) throw divisionByZero();
@@ -152,8 +156,10 @@ function magnitude(s: string): [string, string] {
 
 /** Sign and magnitude comparison of plain decimal texts, without building bigints (the sort path). */
 function comparePlain(a: string, b: string): number {
-  const [ia, fa] = magnitude(a), [ib, fb] = magnitude(b);
-  const za = ia === '' && fa === '', zb = ib === '' && fb === '';
+  const [ia, fa] = magnitude(a),
+    [ib, fb] = magnitude(b);
+  const za = ia === '' && fa === '',
+    zb = ib === '' && fb === '';
   const sa = za ? 0 : a.charCodeAt(0) === 45 ? -1 : 1;
   const sb = zb ? 0 : b.charCodeAt(0) === 45 ? -1 : 1;
   if (sa !== sb) return sa < sb ? -1 : 1;
@@ -169,8 +175,10 @@ function comparePlain(a: string, b: string): number {
 export function numericCompare(a: NumericText, b: NumericText): number {
   if (a === b) return 0;
   if (PLAIN_RE.test(a) && PLAIN_RE.test(b)) return comparePlain(a, b);
-  const x = toNum(a), y = toNum(b);
-  const rx = rank(x), ry = rank(y);
+  const x = toNum(a),
+    y = toNum(b);
+  const rx = rank(x),
+    ry = rank(y);
   if (rx !== ry) return rx < ry ? -1 : 1;
   if (rx !== 1) return 0;
   return D.compare(x as Decimal, y as Decimal);

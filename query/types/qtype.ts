@@ -29,7 +29,7 @@ export const T = {
 
 /** An array type of `element` (PostgreSQL arrays of arrays are multi-dimensional arrays of the element). */
 export function arrayOf(element: QType): QType {
-  return { name: 'array', element: element.name === 'array' ? element.element ?? T.text : element };
+  return { name: 'array', element: element.name === 'array' ? (element.element ?? T.text) : element };
 }
 
 /** PostgreSQL's type categories (pg_type.typcategory). */
@@ -37,14 +37,33 @@ export type TypeCategory = 'B' | 'N' | 'S' | 'D' | 'T' | 'U' | 'A' | 'X';
 
 export function typeCategory(t: QType): TypeCategory {
   switch (t.name) {
-    case 'bool': return 'B';
-    case 'int2': case 'int4': case 'int8': case 'numeric': case 'float4': case 'float8': return 'N';
-    case 'text': case 'varchar': case 'char': return 'S';
-    case 'date': case 'timestamp': case 'timestamptz': return 'D';
-    case 'interval': return 'T';
-    case 'array': return 'A';
-    case 'unknown': return 'X';
-    case 'uuid': case 'jsonb': case 'vector': return 'U';
+    case 'bool':
+      return 'B';
+    case 'int2':
+    case 'int4':
+    case 'int8':
+    case 'numeric':
+    case 'float4':
+    case 'float8':
+      return 'N';
+    case 'text':
+    case 'varchar':
+    case 'char':
+      return 'S';
+    case 'date':
+    case 'timestamp':
+    case 'timestamptz':
+      return 'D';
+    case 'interval':
+      return 'T';
+    case 'array':
+      return 'A';
+    case 'unknown':
+      return 'X';
+    case 'uuid':
+    case 'jsonb':
+    case 'vector':
+      return 'U';
   }
 }
 

@@ -13,8 +13,14 @@ export const INT8_MAX = 9223372036854775807n;
 
 const BOOL_WORDS: readonly [string, boolean, number][] = [
   // word, value, shortest accepted prefix
-  ['true', true, 1], ['false', false, 1], ['yes', true, 1], ['no', false, 1],
-  ['on', true, 2], ['off', false, 2], ['1', true, 1], ['0', false, 1],
+  ['true', true, 1],
+  ['false', false, 1],
+  ['yes', true, 1],
+  ['no', false, 1],
+  ['on', true, 2],
+  ['off', false, 2],
+  ['1', true, 1],
+  ['0', false, 1],
 ];
 
 /** boolin: t/f, true/false, yes/no, on/off, 1/0 and unique prefixes, any case, trimmed. */
@@ -56,9 +62,15 @@ export function parseInt8(text: string): bigint {
 
 const FLOAT_RE = /^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$/;
 const FLOAT_SPECIAL: Record<string, number> = {
-  nan: NaN, '+nan': NaN, '-nan': NaN,
-  infinity: Infinity, '+infinity': Infinity, inf: Infinity, '+inf': Infinity,
-  '-infinity': -Infinity, '-inf': -Infinity,
+  nan: NaN,
+  '+nan': NaN,
+  '-nan': NaN,
+  infinity: Infinity,
+  '+infinity': Infinity,
+  inf: Infinity,
+  '+inf': Infinity,
+  '-infinity': -Infinity,
+  '-inf': -Infinity,
 };
 
 function parseFloatText(text: string, typeName: string, round: (v: number) => number): number {

@@ -19,10 +19,14 @@ import { formatVector, parseUuid, parseVector } from './uuid-vector.js';
 /** PostgreSQL's text output of a non-null value. */
 export function formatText(type: QType, value: QValue): string {
   switch (type.name) {
-    case 'bool': return formatBool(value as boolean);
-    case 'char': return (value as string).replace(/ +$/, '');
-    case 'array': return formatArray(value as readonly QValue[], elementType(type), (v) => formatElement(elementType(type), v));
-    default: return formatScalar(type, value);
+    case 'bool':
+      return formatBool(value as boolean);
+    case 'char':
+      return (value as string).replace(/ +$/, '');
+    case 'array':
+      return formatArray(value as readonly QValue[], elementType(type), (v) => formatElement(elementType(type), v));
+    default:
+      return formatScalar(type, value);
   }
 }
 
@@ -35,39 +39,69 @@ export function formatElement(type: QType, value: QValue): string {
 
 function formatScalar(type: QType, value: QValue): string {
   switch (type.name) {
-    case 'int2': case 'int4': return String(value);
-    case 'int8': return (value as bigint).toString();
-    case 'float4': return formatFloat(value as number, true);
-    case 'float8': return formatFloat(value as number);
-    case 'jsonb': return formatJsonb(value as JsonValue);
-    case 'timestamp': return formatTimestamp(value as bigint, false);
-    case 'timestamptz': return formatTimestamp(value as bigint, true);
-    case 'date': return formatDate(value as number);
-    case 'interval': return formatInterval(value as Interval);
-    case 'vector': return formatVector(value as Float32Array);
-    default: return String(value); // numeric, text, varchar, uuid, unknown: already their text
+    case 'int2':
+    case 'int4':
+      return String(value);
+    case 'int8':
+      return (value as bigint).toString();
+    case 'float4':
+      return formatFloat(value as number, true);
+    case 'float8':
+      return formatFloat(value as number);
+    case 'jsonb':
+      return formatJsonb(value as JsonValue);
+    case 'timestamp':
+      return formatTimestamp(value as bigint, false);
+    case 'timestamptz':
+      return formatTimestamp(value as bigint, true);
+    case 'date':
+      return formatDate(value as number);
+    case 'interval':
+      return formatInterval(value as Interval);
+    case 'vector':
+      return formatVector(value as Float32Array);
+    default:
+      return String(value); // numeric, text, varchar, uuid, unknown: already their text
   }
 }
 
 /** The type's input function without its modifier (varchar(3) reads any length; the cast enforces it). */
 export function parseTextBase(type: QType, text: string): QValue {
   switch (type.name) {
-    case 'bool': return parseBool(text);
-    case 'int2': return parseInt2(text);
-    case 'int4': return parseInt4(text);
-    case 'int8': return parseInt8(text);
-    case 'float4': return parseFloat4(text);
-    case 'float8': return parseFloat8(text);
-    case 'numeric': return parseNumeric(text);
-    case 'text': case 'varchar': case 'unknown': return text;
-    case 'char': return text;
-    case 'uuid': return parseUuid(text);
-    case 'jsonb': return parseJsonb(text);
-    case 'timestamp': return parseTimestamp(text, false);
-    case 'timestamptz': return parseTimestamp(text, true);
-    case 'date': return parseDate(text);
-    case 'interval': return parseInterval(text);
-    case 'vector': return parseVector(text);
+    case 'bool':
+      return parseBool(text);
+    case 'int2':
+      return parseInt2(text);
+    case 'int4':
+      return parseInt4(text);
+    case 'int8':
+      return parseInt8(text);
+    case 'float4':
+      return parseFloat4(text);
+    case 'float8':
+      return parseFloat8(text);
+    case 'numeric':
+      return parseNumeric(text);
+    case 'text':
+    case 'varchar':
+    case 'unknown':
+      return text;
+    case 'char':
+      return text;
+    case 'uuid':
+      return parseUuid(text);
+    case 'jsonb':
+      return parseJsonb(text);
+    case 'timestamp':
+      return parseTimestamp(text, false);
+    case 'timestamptz':
+      return parseTimestamp(text, true);
+    case 'date':
+      return parseDate(text);
+    case 'interval':
+      return parseInterval(text);
+    case 'vector':
+      return parseVector(text);
     case 'array': {
       const el = elementType(type);
       return parseArray(text, (s) => parseTextBase(el, s));

@@ -15,12 +15,36 @@ const CHAR_LENGTH_MAX = 10_485_760;
 const VECTOR_DIMENSION_MAX = 16_000;
 
 const SIMPLE_NAMES: Record<string, QType> = {
-  serial: T.int4, serial4: T.int4, bigserial: T.int8, serial8: T.int8, smallserial: T.int2, serial2: T.int2,
-  int: T.int4, integer: T.int4, int4: T.int4, smallint: T.int2, int2: T.int2, bigint: T.int8, int8: T.int8,
-  real: T.float4, float4: T.float4, 'double precision': T.float8, float8: T.float8,
-  boolean: T.bool, bool: T.bool, text: T.text, json: T.jsonb, jsonb: T.jsonb,
-  'timestamp without time zone': T.timestamp, 'timestamp with time zone': T.timestamptz, timestamptz: T.timestamptz,
-  date: T.date, uuid: T.uuid, interval: T.interval, bpchar: T.char, unknown: T.unknown,
+  serial: T.int4,
+  serial4: T.int4,
+  bigserial: T.int8,
+  serial8: T.int8,
+  smallserial: T.int2,
+  serial2: T.int2,
+  int: T.int4,
+  integer: T.int4,
+  int4: T.int4,
+  smallint: T.int2,
+  int2: T.int2,
+  bigint: T.int8,
+  int8: T.int8,
+  real: T.float4,
+  float4: T.float4,
+  'double precision': T.float8,
+  float8: T.float8,
+  boolean: T.bool,
+  bool: T.bool,
+  text: T.text,
+  json: T.jsonb,
+  jsonb: T.jsonb,
+  'timestamp without time zone': T.timestamp,
+  'timestamp with time zone': T.timestamptz,
+  timestamptz: T.timestamptz,
+  date: T.date,
+  uuid: T.uuid,
+  interval: T.interval,
+  bpchar: T.char,
+  unknown: T.unknown,
 };
 
 function undefinedType(text: string): SvcError {
@@ -37,9 +61,17 @@ export function parseTypeName(text: string): QType {
   let arrayDepth = 0;
   for (;;) {
     const m = /^(.*?)\s*\[\s*\d*\s*\]$/.exec(s);
-    if (m) { s = m[1]!; arrayDepth++; continue; }
+    if (m) {
+      s = m[1]!;
+      arrayDepth++;
+      continue;
+    }
     const a = /^(.*?)\s+array$/.exec(s);
-    if (a) { s = a[1]!; arrayDepth++; continue; }
+    if (a) {
+      s = a[1]!;
+      arrayDepth++;
+      continue;
+    }
     break;
   }
   s = s.replace(/^pg_catalog\./, '').replace(/^public\./, '');
@@ -60,17 +92,27 @@ function parseScalarTypeName(s: string, original: string): QType {
     return Number(a);
   });
   switch (name) {
-    case 'numeric': case 'decimal': return numericType(ints);
-    case 'varchar': case 'character varying': case 'char varying':
+    case 'numeric':
+    case 'decimal':
+      return numericType(ints);
+    case 'varchar':
+    case 'character varying':
+    case 'char varying':
       return ints.length === 0 ? T.varchar : { name: 'varchar', length: charLength(ints, 'varchar') };
-    case 'char': case 'character': case 'bpchar':
+    case 'char':
+    case 'character':
+    case 'bpchar':
       return { name: 'char', length: ints.length === 0 ? 1 : charLength(ints, 'char') };
-    case 'float': return floatType(ints);
+    case 'float':
+      return floatType(ints);
     case 'timestamp':
       checkPrecision(ints, 'timestamp');
       return zone === 'with time zone' ? T.timestamptz : T.timestamp;
-    case 'timestamptz': checkPrecision(ints, 'timestamp'); return T.timestamptz;
-    case 'vector': return vectorType(ints);
+    case 'timestamptz':
+      checkPrecision(ints, 'timestamp');
+      return T.timestamptz;
+    case 'vector':
+      return vectorType(ints);
     default:
       if (/^interval\b/.test(name)) return T.interval; // interval [fields] [(p)]: fields/precision are not enforced
       throw undefinedType(original.trim());
@@ -124,47 +166,77 @@ function vectorType(ints: number[]): QType {
 /** SQL text for result metadata and catalogs: INTEGER, NUMERIC(10,2), TEXT[], VECTOR(3), INTERVAL. */
 export function typeText(t: QType): string {
   switch (t.name) {
-    case 'array': return `${typeText(elementType(t))}[]`;
-    case 'interval': return 'INTERVAL';
-    case 'unknown': return 'TEXT';
-    case 'vector': return t.dimension === undefined ? 'VECTOR' : `VECTOR(${t.dimension})`;
-    case 'char': return t.length === undefined ? 'CHAR' : `CHAR(${t.length})`;
-    default: return sqlTypeText({ ...t, name: t.name });
+    case 'array':
+      return `${typeText(elementType(t))}[]`;
+    case 'interval':
+      return 'INTERVAL';
+    case 'unknown':
+      return 'TEXT';
+    case 'vector':
+      return t.dimension === undefined ? 'VECTOR' : `VECTOR(${t.dimension})`;
+    case 'char':
+      return t.length === undefined ? 'CHAR' : `CHAR(${t.length})`;
+    default:
+      return sqlTypeText({ ...t, name: t.name });
   }
 }
 
 /** PostgreSQL's format_type name, used in its error messages: integer, character varying(3), text[]. */
 export function pgTypeName(t: QType): string {
   switch (t.name) {
-    case 'bool': return 'boolean';
-    case 'int2': return 'smallint';
-    case 'int4': return 'integer';
-    case 'int8': return 'bigint';
-    case 'float4': return 'real';
-    case 'float8': return 'double precision';
-    case 'numeric': return t.precision === undefined ? 'numeric' : `numeric(${t.precision},${t.scale ?? 0})`;
-    case 'text': return 'text';
-    case 'varchar': return t.length === undefined ? 'character varying' : `character varying(${t.length})`;
-    case 'char': return t.length === undefined ? 'character' : `character(${t.length})`;
-    case 'uuid': return 'uuid';
-    case 'jsonb': return 'jsonb';
-    case 'timestamp': return 'timestamp without time zone';
-    case 'timestamptz': return 'timestamp with time zone';
-    case 'date': return 'date';
-    case 'vector': return t.dimension === undefined ? 'vector' : `vector(${t.dimension})`;
-    case 'interval': return 'interval';
-    case 'unknown': return 'unknown';
-    case 'array': return `${pgTypeName(elementType(t))}[]`;
+    case 'bool':
+      return 'boolean';
+    case 'int2':
+      return 'smallint';
+    case 'int4':
+      return 'integer';
+    case 'int8':
+      return 'bigint';
+    case 'float4':
+      return 'real';
+    case 'float8':
+      return 'double precision';
+    case 'numeric':
+      return t.precision === undefined ? 'numeric' : `numeric(${t.precision},${t.scale ?? 0})`;
+    case 'text':
+      return 'text';
+    case 'varchar':
+      return t.length === undefined ? 'character varying' : `character varying(${t.length})`;
+    case 'char':
+      return t.length === undefined ? 'character' : `character(${t.length})`;
+    case 'uuid':
+      return 'uuid';
+    case 'jsonb':
+      return 'jsonb';
+    case 'timestamp':
+      return 'timestamp without time zone';
+    case 'timestamptz':
+      return 'timestamp with time zone';
+    case 'date':
+      return 'date';
+    case 'vector':
+      return t.dimension === undefined ? 'vector' : `vector(${t.dimension})`;
+    case 'interval':
+      return 'interval';
+    case 'unknown':
+      return 'unknown';
+    case 'array':
+      return `${pgTypeName(elementType(t))}[]`;
   }
 }
 
 /** The name PostgreSQL uses in 'invalid input syntax for type X' (no modifiers). */
 export function pgInputTypeName(t: QType): string {
   switch (t.name) {
-    case 'numeric': return 'numeric';
-    case 'varchar': return 'character varying';
-    case 'char': return 'character';
-    case 'vector': return 'vector';
-    default: return pgTypeName(t);
+    case 'numeric':
+      return 'numeric';
+    case 'varchar':
+      return 'character varying';
+    case 'char':
+      return 'character';
+    case 'vector':
+      return 'vector';
+    default:
+      return pgTypeName(t);
   }
 }

@@ -76,7 +76,12 @@ export class AvroTableFormat {
     const canonicalForm = JSON.stringify(this.type.schema());
     const fingerprint = fingerprintBytes(canonicalForm);
     this.header = Buffer.concat([SINGLE_OBJECT_MAGIC, fingerprint]);
-    this.info = { schema: layout.schema, canonicalForm, fingerprint: fingerprint.toString('hex'), fingerprintInt64: fingerprintInt64(canonicalForm).toString() };
+    this.info = {
+      schema: layout.schema,
+      canonicalForm,
+      fingerprint: fingerprint.toString('hex'),
+      fingerprintInt64: fingerprintInt64(canonicalForm).toString(),
+    };
   }
 
   /** One single-object encoded message. */
@@ -86,9 +91,17 @@ export class AvroTableFormat {
       body = this.type.toBuffer(avroRecordOf(this.layout, event.event, event.sequence));
     } catch (error) {
       const field = error instanceof AvroValueError ? error.field : undefined;
-      throw new SvcError('INTERNAL_ERROR', `change event ${event.event.event_id} does not fit the Avro schema of its table`, {
-        table: event.event.table, sequence: event.sequence.toString(), field, fingerprint: this.info.fingerprint,
-      }, error);
+      throw new SvcError(
+        'INTERNAL_ERROR',
+        `change event ${event.event.event_id} does not fit the Avro schema of its table`,
+        {
+          table: event.event.table,
+          sequence: event.sequence.toString(),
+          field,
+          fingerprint: this.info.fingerprint,
+        },
+        error,
+      );
     }
     return Buffer.concat([this.header, body]);
   }

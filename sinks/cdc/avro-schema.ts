@@ -56,19 +56,35 @@ export function fieldNames(columns: readonly ColumnDef[]): string[] {
 /** The Avro type of a SQL type's non-null values (the type mapping table of docs/cdc-avro.md). */
 export function avroTypeOf(type: SqlType): AvroSchemaJson {
   switch (type.name) {
-    case 'bool': return 'boolean';
-    case 'int2': case 'int4': return 'int';
-    case 'int8': return 'long';
-    case 'float4': return 'float';
-    case 'float8': return 'double';
+    case 'bool':
+      return 'boolean';
+    case 'int2':
+    case 'int4':
+      return 'int';
+    case 'int8':
+      return 'long';
+    case 'float4':
+      return 'float';
+    case 'float8':
+      return 'double';
     // Decimal text: NUMERIC may be unbounded or NaN, which Avro's bytes `decimal` cannot carry.
-    case 'numeric': return 'string';
-    case 'text': case 'varchar': case 'char': return 'string';
-    case 'uuid': return { type: 'string', logicalType: 'uuid' };
-    case 'jsonb': return 'string';
-    case 'timestamp': case 'timestamptz': return { type: 'long', logicalType: 'timestamp-micros' };
-    case 'date': return { type: 'int', logicalType: 'date' };
-    case 'vector': return { type: 'array', items: 'float' };
+    case 'numeric':
+      return 'string';
+    case 'text':
+    case 'varchar':
+    case 'char':
+      return 'string';
+    case 'uuid':
+      return { type: 'string', logicalType: 'uuid' };
+    case 'jsonb':
+      return 'string';
+    case 'timestamp':
+    case 'timestamptz':
+      return { type: 'long', logicalType: 'timestamp-micros' };
+    case 'date':
+      return { type: 'int', logicalType: 'date' };
+    case 'vector':
+      return { type: 'array', items: 'float' };
   }
 }
 

@@ -12,7 +12,10 @@ import { SCHEMA_CHANGE_FIELDS, SCHEMA_COLUMN_FIELDS } from './avro-schema.js';
 
 /** A value that does not fit its column's Avro type: the event and the schema disagree. */
 export class AvroValueError extends Error {
-  constructor(readonly field: string, message: string) {
+  constructor(
+    readonly field: string,
+    message: string,
+  ) {
     super(`${field}: ${message}`);
     this.name = 'AvroValueError';
   }
@@ -23,22 +26,38 @@ const FLOAT_TEXT: Readonly<Record<string, number>> = { NaN: Number.NaN, Infinity
 /** The Avro value of one column's JSON value (null stays null). */
 export function avroValueOf(type: SqlType, json: unknown, field: string): unknown {
   if (json === null || json === undefined) return null;
-  const fail = (): never => { throw new AvroValueError(field, `${JSON.stringify(json)} is not a ${type.name} value`); };
+  const fail = (): never => {
+    throw new AvroValueError(field, `${JSON.stringify(json)} is not a ${type.name} value`);
+  };
   switch (type.name) {
-    case 'bool': return typeof json === 'boolean' ? json : fail();
-    case 'int2': case 'int4': return typeof json === 'number' && Number.isInteger(json) ? json : fail();
+    case 'bool':
+      return typeof json === 'boolean' ? json : fail();
+    case 'int2':
+    case 'int4':
+      return typeof json === 'number' && Number.isInteger(json) ? json : fail();
     case 'int8':
       if (typeof json === 'number' && Number.isSafeInteger(json)) return BigInt(json);
       return typeof json === 'string' && /^-?\d+$/.test(json) ? BigInt(json) : fail();
-    case 'float4': case 'float8':
+    case 'float4':
+    case 'float8':
       if (typeof json === 'number') return json;
       return typeof json === 'string' && json in FLOAT_TEXT ? FLOAT_TEXT[json] : fail();
-    case 'numeric': return typeof json === 'string' || typeof json === 'number' ? String(json) : fail();
-    case 'text': case 'varchar': case 'char': case 'uuid': return typeof json === 'string' ? json : fail();
-    case 'jsonb': return JSON.stringify(json);
-    case 'timestamp': case 'timestamptz': return typeof json === 'string' ? (typeSystem.fromJson(type, json) as bigint) : fail();
-    case 'date': return typeof json === 'string' ? (typeSystem.fromJson(type, json) as number) : fail();
-    case 'vector': return Array.isArray(json) && json.every((x) => typeof x === 'number') ? json : fail();
+    case 'numeric':
+      return typeof json === 'string' || typeof json === 'number' ? String(json) : fail();
+    case 'text':
+    case 'varchar':
+    case 'char':
+    case 'uuid':
+      return typeof json === 'string' ? json : fail();
+    case 'jsonb':
+      return JSON.stringify(json);
+    case 'timestamp':
+    case 'timestamptz':
+      return typeof json === 'string' ? (typeSystem.fromJson(type, json) as bigint) : fail();
+    case 'date':
+      return typeof json === 'string' ? (typeSystem.fromJson(type, json) as number) : fail();
+    case 'vector':
+      return Array.isArray(json) && json.every((x) => typeof x === 'number') ? json : fail();
   }
 }
 

@@ -68,7 +68,11 @@ function chunksOf(messages: readonly Message[], bytesMax: number): Message[][] {
   for (const m of messages) {
     const size = messageBytes(m);
     if (size > MESSAGE_BYTES_MAX) {
-      throw new SvcError('LIMIT_EXCEEDED', `a change event of ${size} bytes is larger than a Kafka message may be (${MESSAGE_BYTES_MAX}); shrink the row or drop the stream`, { bytes: size });
+      throw new SvcError(
+        'LIMIT_EXCEEDED',
+        `a change event of ${size} bytes is larger than a Kafka message may be (${MESSAGE_BYTES_MAX}); shrink the row or drop the stream`,
+        { bytes: size },
+      );
     }
     if (current.length > 0 && bytes + size > bytesMax) {
       out.push(current);
@@ -220,9 +224,7 @@ export class KafkaDestination implements Destination {
   /** Reads the newest messages of every partition: the last sequence each holds, and the newest transaction's start. */
   private async readBack(admin: Admin): Promise<ResumePoint | null> {
     const offsets = await admin.fetchTopicOffsets(this.stream.topic);
-    const ranges = offsets
-      .map((o) => ({ partition: o.partition, low: Number(o.low), high: Number(o.high) }))
-      .filter((r) => r.high > r.low);
+    const ranges = offsets.map((o) => ({ partition: o.partition, low: Number(o.low), high: Number(o.high) })).filter((r) => r.high > r.low);
     if (ranges.length === 0) return null;
     let found = await this.scan(ranges.map((r) => ({ ...r, from: Math.max(r.low, r.high - READ_BACK_WINDOW) })));
     // Bounded: on a topic shared with busy writers the stream falls back to its local position.
@@ -234,7 +236,10 @@ export class KafkaDestination implements Destination {
     if (!found.newest) return null;
     const lastSequence = found.lastSequence;
     const { sequence, lsn } = found.newest;
-    this.logger.info({ stream: this.stream.name, topic: this.stream.topic, resumeLsn: lsn, resumeSequence: sequence.toString() }, 'cdc: resuming from what the topic holds');
+    this.logger.info(
+      { stream: this.stream.name, topic: this.stream.topic, resumeLsn: lsn, resumeSequence: sequence.toString() },
+      'cdc: resuming from what the topic holds',
+    );
     return {
       position: { lsn, afterSequence: sequence - 1n },
       delivered: (event) => {
@@ -248,12 +253,20 @@ export class KafkaDestination implements Destination {
     const found: ReadBack = { lastSequence: new Map(), newest: null };
     const pending = new Set(ranges.map((r) => r.partition));
     const targets = new Map(ranges.map((r) => [r.partition, r.high]));
-    const consumer: Consumer = this.kafka.consumer({ groupId: `svcdb-readback-${newUlid()}`, readUncommitted: false, maxWaitTimeInMs: 100, allowAutoTopicCreation: false });
+    const consumer: Consumer = this.kafka.consumer({
+      groupId: `svcdb-readback-${newUlid()}`,
+      readUncommitted: false,
+      maxWaitTimeInMs: 100,
+      allowAutoTopicCreation: false,
+    });
     await consumer.connect();
     try {
       await consumer.subscribe({ topic: this.stream.topic, fromBeginning: true });
       const done = new Promise<void>((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`reading back topic ${this.stream.topic} took longer than ${this.settings.readBackTimeoutMs} ms`)), this.settings.readBackTimeoutMs);
+        const timer = setTimeout(
+          () => reject(new Error(`reading back topic ${this.stream.topic} took longer than ${this.settings.readBackTimeoutMs} ms`)),
+          this.settings.readBackTimeoutMs,
+        );
         const finish = (partition: number): void => {
           pending.delete(partition);
           if (pending.size === 0) {
@@ -266,13 +279,15 @@ export class KafkaDestination implements Destination {
         consumer.on(consumer.events.END_BATCH_PROCESS, ({ payload }) => {
           if (pending.has(payload.partition) && Number(payload.lastOffset) + 1 >= (targets.get(payload.partition) ?? 0)) finish(payload.partition);
         });
-        consumer.run({
-          autoCommit: false,
-          eachBatch: async ({ batch }) => {
-            if (!pending.has(batch.partition)) return;
-            for (const message of batch.messages) this.note(found, batch.partition, message.headers);
-          },
-        }).catch(reject);
+        consumer
+          .run({
+            autoCommit: false,
+            eachBatch: async ({ batch }) => {
+              if (!pending.has(batch.partition)) return;
+              for (const message of batch.messages) this.note(found, batch.partition, message.headers);
+            },
+          })
+          .catch(reject);
         for (const r of ranges) consumer.seek({ topic: this.stream.topic, partition: r.partition, offset: String(r.from) });
       });
       await done;

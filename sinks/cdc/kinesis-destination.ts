@@ -15,12 +15,7 @@
  * SVC_KINESIS_ENDPOINT when set (kinesalite, LocalStack).
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import {
-  DescribeStreamSummaryCommand,
-  KinesisClient,
-  PutRecordsCommand,
-  type PutRecordsResultEntry,
-} from '@aws-sdk/client-kinesis';
+import { DescribeStreamSummaryCommand, KinesisClient, PutRecordsCommand, type PutRecordsResultEntry } from '@aws-sdk/client-kinesis';
 import { NodeHttpHandler } from '@smithy/node-http-handler';
 import { assert, SvcError } from '../../core/errors.js';
 import type { Logger } from '../../core/logger.js';
@@ -108,7 +103,10 @@ export class KinesisDestination implements Destination {
     }
     this.logger.debug({ stream: this.stream.name, events: events.length, calls, refused: refusedTotal }, 'cdc: kinesis batch delivered');
     if (refusedTotal > 0) {
-      this.logger.info({ stream: this.stream.name, kinesisStream: this.stream.stream, refused: refusedTotal, calls }, 'cdc: kinesis refused records; put again');
+      this.logger.info(
+        { stream: this.stream.name, kinesisStream: this.stream.stream, refused: refusedTotal, calls },
+        'cdc: kinesis refused records; put again',
+      );
     }
   }
 

@@ -11,15 +11,18 @@ import type { StreamFilter } from './stream-runner.js';
 
 export async function cdcStreamFilter(engine: SqlEngine, tenant: string, table: TableDef, filter: CdcStreamFilter): Promise<StreamFilter> {
   const operations = filter.operations ?? WEBHOOK_OPERATIONS;
-  const rows = await compileFilter({ engine, tenant }, {
-    tables: [table],
-    // Every operation reaches the row tests; the stream's own list is applied below (SNAPSHOT passes it).
-    operations: WEBHOOK_OPERATIONS,
-    filter: {
-      ...(filter.columns ? { columns: { [table.name]: filter.columns } } : {}),
-      ...(filter.predicate !== undefined ? { predicate: filter.predicate } : {}),
+  const rows = await compileFilter(
+    { engine, tenant },
+    {
+      tables: [table],
+      // Every operation reaches the row tests; the stream's own list is applied below (SNAPSHOT passes it).
+      operations: WEBHOOK_OPERATIONS,
+      filter: {
+        ...(filter.columns ? { columns: { [table.name]: filter.columns } } : {}),
+        ...(filter.predicate !== undefined ? { predicate: filter.predicate } : {}),
+      },
     },
-  });
+  );
   // The operations themselves are checked by compileFilter's rules too.
   await compileFilter({ engine, tenant }, { tables: [table], operations, filter: null });
   return {

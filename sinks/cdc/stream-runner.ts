@@ -217,7 +217,10 @@ export class StreamRunner {
         // The next batch is read and built while this one's transaction runs.
         next = events.next();
         next.catch(() => undefined);
-        const fresh = await this.sendable(batch.filter((e) => !delivered(e)), filter);
+        const fresh = await this.sendable(
+          batch.filter((e) => !delivered(e)),
+          filter,
+        );
         this.queued = fresh.length;
         const snapshot = fresh.some((e) => e.event.operation === 'SNAPSHOT');
         if (snapshot) this.move('snapshot');

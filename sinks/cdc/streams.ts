@@ -45,9 +45,12 @@ const runnerKey = (tenant: string, name: string): string => `${tenant}\u0000${na
 export class CdcStreams implements CdcRuntime {
   private readonly runners = new Map<string, { runner: StreamRunner; updatedLsn: number }>();
   private subscription: Subscription | null = null;
-  private readonly syncs = new CoalescedTask(() => this.syncNow(), (error: unknown) => {
-    this.deps.logger.error({ err: error }, 'cdc: syncing streams with the catalog failed');
-  });
+  private readonly syncs = new CoalescedTask(
+    () => this.syncNow(),
+    (error: unknown) => {
+      this.deps.logger.error({ err: error }, 'cdc: syncing streams with the catalog failed');
+    },
+  );
   private stopped = false;
 
   constructor(private readonly deps: CdcStreamsDeps) {}
@@ -78,7 +81,10 @@ export class CdcStreams implements CdcRuntime {
   checkDestination(destination: CdcDestination): void {
     const allowed = this.deps.kafkaBrokersAllowed;
     if (destination.kind !== 'kafka' || allowed === null) return;
-    const refused = destination.brokers.split(',').map((b) => b.trim()).filter((b) => !allowed.includes(b));
+    const refused = destination.brokers
+      .split(',')
+      .map((b) => b.trim())
+      .filter((b) => !allowed.includes(b));
     if (refused.length > 0) {
       throw new SvcError('AUTHORIZATION_DENIED', `Kafka broker ${refused.join(', ')} is not in SVC_KAFKA_BROKERS_ALLOWED`, { brokers: refused });
     }

@@ -30,7 +30,10 @@ export class ProjectionChangeFeed implements ChangeFeed {
   private readonly open = new Map<symbol, { lsn: number }>();
   private readonly shutdown = new AbortController();
 
-  constructor(private readonly projections: Projections, private readonly limits: ChangeFeedLimits) {
+  constructor(
+    private readonly projections: Projections,
+    private readonly limits: ChangeFeedLimits,
+  ) {
     projections.holdRetention(RETENTION_HOLD, () => this.lowestNeededLsn());
   }
 
@@ -47,7 +50,10 @@ export class ProjectionChangeFeed implements ChangeFeed {
   async events(tenant: string, tableName: string, options: FeedOptions): Promise<AsyncIterable<FeedBatch>> {
     if (this.shutdown.signal.aborted) throw new SvcError('SHUTTING_DOWN', 'the server is shutting down', {});
     if (this.open.size >= this.limits.feedsMax) {
-      throw new SvcError('LIMIT_EXCEEDED', `${this.limits.feedsMax} event subscriptions are open (the server's limit)`, { limit: 'feedsMax', value: this.limits.feedsMax });
+      throw new SvcError('LIMIT_EXCEEDED', `${this.limits.feedsMax} event subscriptions are open (the server's limit)`, {
+        limit: 'feedsMax',
+        value: this.limits.feedsMax,
+      });
     }
     const table = this.tableOf(tenant, tableName);
     const position = await this.startOf(table, options.fromSequence);
@@ -60,7 +66,13 @@ export class ProjectionChangeFeed implements ChangeFeed {
     if (signal.aborted) release();
     else signal.addEventListener('abort', release, { once: true });
     const spec: CaptureSpec = {
-      tenant, tableIds: [table.id], objectKind: 'graphql_subscription', objectName: tableName, createdLsn: 0, createdSequence: -1n, snapshotRows: 0n,
+      tenant,
+      tableIds: [table.id],
+      objectKind: 'graphql_subscription',
+      objectName: tableName,
+      createdLsn: 0,
+      createdSequence: -1n,
+      snapshotRows: 0n,
     };
     return this.read(spec, position, reading, new Set(options.operations), signal, () => {
       signal.removeEventListener('abort', release);
@@ -69,7 +81,12 @@ export class ProjectionChangeFeed implements ChangeFeed {
   }
 
   private async *read(
-    spec: CaptureSpec, position: SourcePosition, reading: { lsn: number }, operations: ReadonlySet<FeedOperation>, signal: AbortSignal, release: () => void,
+    spec: CaptureSpec,
+    position: SourcePosition,
+    reading: { lsn: number },
+    operations: ReadonlySet<FeedOperation>,
+    signal: AbortSignal,
+    release: () => void,
   ): AsyncGenerator<FeedBatch> {
     try {
       const source = changeEvents(projectionEventSource(this.projections), spec, position, {
@@ -87,7 +104,12 @@ export class ProjectionChangeFeed implements ChangeFeed {
     }
   }
 
-  private async *batches(source: AsyncIterable<SourcedEvent[]>, operations: ReadonlySet<FeedOperation>, reading: { lsn: number }, spec: CaptureSpec): AsyncGenerator<FeedBatch> {
+  private async *batches(
+    source: AsyncIterable<SourcedEvent[]>,
+    operations: ReadonlySet<FeedOperation>,
+    reading: { lsn: number },
+    spec: CaptureSpec,
+  ): AsyncGenerator<FeedBatch> {
     for await (const batch of source) {
       const events: FeedEvent[] = [];
       let dropped = false;
@@ -128,9 +150,15 @@ export class ProjectionChangeFeed implements ChangeFeed {
     if (found === log.firstLsn && log.firstLsn > 1 && created < found) {
       const first = eventSequenceBase(await this.recordAt(found), found);
       if (first > fromSequence + 1n) {
-        throw new SvcError('LIMIT_EXCEEDED', `the events after sequence ${fromSequence} are no longer in the log (retention); the oldest kept starts at ${first}`, {
-          limit: 'log retention', from_sequence: fromSequence.toString(), oldest_sequence: first.toString(),
-        });
+        throw new SvcError(
+          'LIMIT_EXCEEDED',
+          `the events after sequence ${fromSequence} are no longer in the log (retention); the oldest kept starts at ${first}`,
+          {
+            limit: 'log retention',
+            from_sequence: fromSequence.toString(),
+            oldest_sequence: first.toString(),
+          },
+        );
       }
     }
     return { lsn: found, afterSequence: fromSequence };
@@ -163,7 +191,12 @@ export class ProjectionChangeFeed implements ChangeFeed {
   /** The LSN of the put_table that created the table's current incarnation (0: not recorded). */
   private async creationLsn(tableId: TableId): Promise<number> {
     let created = 0;
-    const range = { gte: keys.tableHistoryKey(tableId, 0 as Lsn), lt: keys.tableHistoryKey(tableId, Number.MAX_SAFE_INTEGER as Lsn), reverse: true, batchSize: 16 };
+    const range = {
+      gte: keys.tableHistoryKey(tableId, 0 as Lsn),
+      lt: keys.tableHistoryKey(tableId, Number.MAX_SAFE_INTEGER as Lsn),
+      reverse: true,
+      batchSize: 16,
+    };
     for await (const batch of this.projections.store.entries(range)) {
       for (const [key, value] of batch) {
         if (value.length === 0) return created;
@@ -195,6 +228,9 @@ function feedEvent(event: SourcedEvent['event']): FeedEvent {
 }
 
 /** The change feed and the table watch of GraphQL subscriptions, over the projections (the composition root builds them once). */
-export function createChangeFeed(projections: Projections, limits: ChangeFeedLimits): { readonly feed: ProjectionChangeFeed; readonly watch: ProjectionTableWatch & TableWatch } {
+export function createChangeFeed(
+  projections: Projections,
+  limits: ChangeFeedLimits,
+): { readonly feed: ProjectionChangeFeed; readonly watch: ProjectionTableWatch & TableWatch } {
   return { feed: new ProjectionChangeFeed(projections, limits), watch: new ProjectionTableWatch(projections) };
 }

@@ -7,15 +7,20 @@ export class CoalescedTask {
   private running: Promise<void> = Promise.resolve();
   private queued = false;
 
-  constructor(private readonly task: () => Promise<void>, private readonly onError: (error: unknown) => void) {}
+  constructor(
+    private readonly task: () => Promise<void>,
+    private readonly onError: (error: unknown) => void,
+  ) {}
 
   request(): void {
     if (this.queued) return;
     this.queued = true;
-    this.running = this.running.then(() => {
-      this.queued = false;
-      return this.task();
-    }).catch(this.onError);
+    this.running = this.running
+      .then(() => {
+        this.queued = false;
+        return this.task();
+      })
+      .catch(this.onError);
   }
 
   /** Resolves when the runs requested so far have ended. */

@@ -126,7 +126,13 @@ function rowJson(captured: Captured): RowJson | null {
 
 /** The events of one record (into state.out, yielding full batches as they fill). */
 async function* eventsOf(
-  deps: EventSourceDeps, spec: CaptureSpec, state: ReadState, record: TxnRecord, lsn: number, afterSequence: bigint, options: SourceOptions,
+  deps: EventSourceDeps,
+  spec: CaptureSpec,
+  state: ReadState,
+  record: TxnRecord,
+  lsn: number,
+  afterSequence: bigint,
+  options: SourceOptions,
 ): AsyncGenerator<SourcedEvent[]> {
   let sequence = eventSequenceBase(record, lsn);
   for (const op of record.ops) {
@@ -148,12 +154,24 @@ async function* eventsOf(
 }
 
 function isOwnCreation(op: TxnOp, spec: CaptureSpec, sequence: bigint): boolean {
-  return op.kind === 'put_object' && op.objectKind === spec.objectKind && op.tenant === spec.tenant && op.name === spec.objectName && sequence === spec.createdSequence;
+  return (
+    op.kind === 'put_object' &&
+    op.objectKind === spec.objectKind &&
+    op.tenant === spec.tenant &&
+    op.name === spec.objectName &&
+    sequence === spec.createdSequence
+  );
 }
 
 /** SNAPSHOT events: the rows copied as of the creating record, numbered after its own sequence. */
 async function* snapshotEvents(
-  deps: EventSourceDeps, spec: CaptureSpec, state: ReadState, record: TxnRecord, lsn: number, afterSequence: bigint, options: SourceOptions,
+  deps: EventSourceDeps,
+  spec: CaptureSpec,
+  state: ReadState,
+  record: TxnRecord,
+  lsn: number,
+  afterSequence: bigint,
+  options: SourceOptions,
 ): AsyncGenerator<SourcedEvent[]> {
   const snapshotOf = snapshotTable(record, spec);
   const captured = snapshotOf === null ? undefined : state.tables.get(snapshotOf);
@@ -245,7 +263,11 @@ function opEvent(state: ReadState, facts: RecordFacts, op: TxnOp, sequence: bigi
       if (!captured || !previous) return null;
       captured.table = null;
       captured.gone = true;
-      const event = changeEvent(facts, sequence, previous, 'SCHEMA_CHANGE', { key: null, value: schemaValue('DROP', null), oldValue: schemaValue('ALTER', previous) });
+      const event = changeEvent(facts, sequence, previous, 'SCHEMA_CHANGE', {
+        key: null,
+        value: schemaValue('DROP', null),
+        oldValue: schemaValue('ALTER', previous),
+      });
       return { event, lsn, sequence, table: previous };
     }
     default:

@@ -97,11 +97,13 @@ export class ProjectionTableWatch implements TableWatch {
     const parts = new Map<number, string>();
     this.withSnapshot((partOf) => {
       for (const waiter of [...this.waiters]) {
-        const now = waiter.tableIds.map((id) => {
-          let part = parts.get(id);
-          if (part === undefined) parts.set(id, (part = partOf(id)));
-          return part;
-        }).join(',');
+        const now = waiter.tableIds
+          .map((id) => {
+            let part = parts.get(id);
+            if (part === undefined) parts.set(id, (part = partOf(id)));
+            return part;
+          })
+          .join(',');
         if (now !== waiter.since) waiter.resolve(now);
       }
     });

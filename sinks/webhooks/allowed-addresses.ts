@@ -16,7 +16,10 @@ import { SvcError } from '../../core/errors.js';
 export class AddressRefusedError extends Error {
   readonly code = 'SVC_ADDRESS_REFUSED';
 
-  constructor(readonly host: string, readonly addresses: readonly string[]) {
+  constructor(
+    readonly host: string,
+    readonly addresses: readonly string[],
+  ) {
     super(`${host} (${addresses.join(', ') || 'no address'}) is outside the allowed webhook address ranges`);
     this.name = 'AddressRefusedError';
   }
@@ -24,7 +27,10 @@ export class AddressRefusedError extends Error {
 
 /** The parsed ranges. */
 export class AllowedAddresses {
-  private constructor(private readonly list: BlockList, readonly cidrs: readonly string[]) {}
+  private constructor(
+    private readonly list: BlockList,
+    readonly cidrs: readonly string[],
+  ) {}
 
   /** Parses CIDRs (`10.0.0.0/8`, `fd00::/8`) or single addresses; a malformed one is CONFIG_INVALID. */
   static parse(cidrs: readonly string[]): AllowedAddresses {
@@ -69,7 +75,15 @@ export function guardedLookup(allowed: AllowedAddresses, base: LookupFunction = 
       if (err) return callback(err, '', 0);
       const addresses = answer as LookupAddress[];
       const inside = addresses.filter((a) => allowed.allows(a.address));
-      if (inside.length === 0) return callback(new AddressRefusedError(hostname, addresses.map((a) => a.address)), '', 0);
+      if (inside.length === 0)
+        return callback(
+          new AddressRefusedError(
+            hostname,
+            addresses.map((a) => a.address),
+          ),
+          '',
+          0,
+        );
       if ((options as LookupOptions).all) return callback(null, inside);
       return callback(null, inside[0]!.address, inside[0]!.family);
     });
@@ -120,7 +134,10 @@ export async function checkUrl(url: string, allowedCidrs: readonly string[] | Al
 
 /** SVC_WEBHOOK_ALLOWED_CIDRS: a comma-separated list (unset or blank: any address); a malformed range is CONFIG_INVALID. */
 export function parseCidrList(setting: string | undefined): string[] {
-  const cidrs = (setting ?? '').split(',').map((c) => c.trim()).filter((c) => c !== '');
+  const cidrs = (setting ?? '')
+    .split(',')
+    .map((c) => c.trim())
+    .filter((c) => c !== '');
   AllowedAddresses.parse(cidrs);
   return cidrs;
 }

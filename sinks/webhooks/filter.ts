@@ -54,9 +54,8 @@ export async function compileFilter(deps: FilterDeps, spec: FilterSpec): Promise
   const tableIds = new Set<TableId>(spec.tables.map((t) => t.id));
   const filter = checkFilterShape(spec.filter);
   const watched = checkColumns(spec.tables, filter?.columns);
-  const predicate: CompiledPredicate | null = filter?.predicate === undefined || filter.predicate === null
-    ? null
-    : await compilePredicate(deps, spec.tables, filter.predicate);
+  const predicate: CompiledPredicate | null =
+    filter?.predicate === undefined || filter.predicate === null ? null : await compilePredicate(deps, spec.tables, filter.predicate);
   return {
     test(sourced) {
       const event = sourced.event;

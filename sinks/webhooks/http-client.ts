@@ -68,7 +68,10 @@ export class EndpointClient {
   private readonly pool: Pool;
   private readonly path: string;
 
-  constructor(url: string, private readonly options: EndpointClientOptions) {
+  constructor(
+    url: string,
+    private readonly options: EndpointClientOptions,
+  ) {
     assert(Number.isInteger(options.connectionsMax) && options.connectionsMax >= 1, 'connectionsMax is a positive integer');
     assert(Number.isInteger(options.pipelining) && options.pipelining >= 1, 'pipelining is a positive integer');
     assert(options.connectTimeoutMs > 0 && options.keepAliveTimeoutMs > 0, 'connect and keep-alive timeouts are positive');
@@ -83,14 +86,17 @@ export class EndpointClient {
       keepAliveMaxTimeout: options.keepAliveTimeoutMs,
       allowH2: false,
       strictContentLength: true,
-      connect: guardedConnector(allowed, buildConnector({
-        timeout: options.connectTimeoutMs,
-        rejectUnauthorized: true,
-        ...(options.tls?.ca ? { ca: options.tls.ca } : {}),
-        ...(options.tls?.cert ? { cert: options.tls.cert } : {}),
-        ...(options.tls?.key ? { key: options.tls.key } : {}),
-        lookup: guardedLookup(allowed, options.lookup),
-      })),
+      connect: guardedConnector(
+        allowed,
+        buildConnector({
+          timeout: options.connectTimeoutMs,
+          rejectUnauthorized: true,
+          ...(options.tls?.ca ? { ca: options.tls.ca } : {}),
+          ...(options.tls?.cert ? { cert: options.tls.cert } : {}),
+          ...(options.tls?.key ? { key: options.tls.key } : {}),
+          lookup: guardedLookup(allowed, options.lookup),
+        }),
+      ),
     });
   }
 
@@ -125,9 +131,12 @@ export class EndpointClient {
       return { outcome: status === 410 ? 'gone' : 'retryable', status, error, failure: 'status', durationMs: elapsed() };
     } catch (err) {
       const code = (err as { code?: unknown }).code;
-      const failure: PostFailure = timedOut || TIMEOUT_CODES.has(String(code))
-        ? 'timeout'
-        : err instanceof AddressRefusedError || code === 'SVC_ADDRESS_REFUSED' ? 'address_refused' : 'network';
+      const failure: PostFailure =
+        timedOut || TIMEOUT_CODES.has(String(code))
+          ? 'timeout'
+          : err instanceof AddressRefusedError || code === 'SVC_ADDRESS_REFUSED'
+            ? 'address_refused'
+            : 'network';
       const error = failure === 'timeout' ? `no answer within ${timeoutMs} ms` : describe(err);
       return { outcome: 'retryable', status: null, error: short(error), failure, durationMs: elapsed() };
     } finally {

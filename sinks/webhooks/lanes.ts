@@ -76,7 +76,8 @@ export class Semaphore {
 
   release(): void {
     const next = this.waiters.shift();
-    if (next) next(); // the permit passes on
+    if (next)
+      next(); // the permit passes on
     else this.held--;
   }
 }
@@ -92,7 +93,10 @@ export class Lanes<T extends { readonly event: SourcedEvent }> {
   private running = 0;
   private idle: (() => void) | null = null;
 
-  constructor(private readonly work: (item: T) => Promise<void>, private readonly onError: (error: unknown) => void = () => undefined) {}
+  constructor(
+    private readonly work: (item: T) => Promise<void>,
+    private readonly onError: (error: unknown) => void = () => undefined,
+  ) {}
 
   /** Items queued or running. */
   get size(): number {

@@ -88,7 +88,9 @@ export class DeliveryLedger {
   }
 
   async savePosition(webhookId: string, position: SourcePosition): Promise<void> {
-    await this.store.write([{ type: 'put', key: positionKey(webhookId), value: encode({ lsn: position.lsn, afterSequence: position.afterSequence.toString() }) }]);
+    await this.store.write([
+      { type: 'put', key: positionKey(webhookId), value: encode({ lsn: position.lsn, afterSequence: position.afterSequence.toString() }) },
+    ]);
   }
 
   /**

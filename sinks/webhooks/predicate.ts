@@ -94,7 +94,7 @@ function checked(text: string): string {
     return checkExpression(text, { what: 'predicate', textBytesMax: WEBHOOK_LIMITS.predicateBytesMax, allowSubqueries: false });
   } catch (err) {
     if (!(err instanceof SvcError)) throw err;
-    const reason = err.code === 'LIMIT_EXCEEDED' ? 'too_long' : (err.details as { reason?: unknown }).reason ?? 'syntax';
+    const reason = err.code === 'LIMIT_EXCEEDED' ? 'too_long' : ((err.details as { reason?: unknown }).reason ?? 'syntax');
     throw invalid(err.message, { reason }, err);
   }
 }
@@ -167,8 +167,16 @@ async function run(deps: PredicateDeps, statement: Statement, sourced: SourcedEv
     return result.rows[0]?.ok === true;
   } catch (err) {
     if (!(err instanceof SvcError)) throw err;
-    throw new SvcError(err.code, `${FIELD} failed on event ${event.event_id} of table "${event.table}": ${err.message}`, {
-      ...err.details, field: FIELD, table: event.table, event_id: event.event_id,
-    }, err);
+    throw new SvcError(
+      err.code,
+      `${FIELD} failed on event ${event.event_id} of table "${event.table}": ${err.message}`,
+      {
+        ...err.details,
+        field: FIELD,
+        table: event.table,
+        event_id: event.event_id,
+      },
+      err,
+    );
   }
 }

@@ -4,7 +4,10 @@ const KEEP_ALIVE_MS = 4000;
 const ERROR_TEXT_BYTES_MAX = 512;
 
 /** The HTTP client of a webhook's endpoint, with the server's limits. */
-export function endpointClient(def: WebhookDef, limits: { readonly connectionsPerEndpointMax: number; readonly connectTimeoutMs: number; readonly allowedCidrs: readonly string[] }): EndpointClient {
+export function endpointClient(
+  def: WebhookDef,
+  limits: { readonly connectionsPerEndpointMax: number; readonly connectTimeoutMs: number; readonly allowedCidrs: readonly string[] },
+): EndpointClient {
   return new EndpointClient(def.url, {
     connectionsMax: limits.connectionsPerEndpointMax,
     pipelining: 1,

@@ -54,7 +54,10 @@ export interface RegistrationFields {
 }
 
 /** The checked fields of a definition: everything but id, tenant, enabled state and times. */
-export type CheckedFields = Pick<WebhookDef, 'url' | 'secret' | 'tables' | 'table_ids' | 'operations' | 'filter' | 'transform' | 'retry' | 'circuit_breaker' | 'tls'>;
+export type CheckedFields = Pick<
+  WebhookDef,
+  'url' | 'secret' | 'tables' | 'table_ids' | 'operations' | 'filter' | 'transform' | 'retry' | 'circuit_breaker' | 'tls'
+>;
 
 function invalid(field: string, message: string, details: Record<string, unknown> = {}, cause?: unknown): never {
   throw new SvcError('VALIDATION_ERROR', `${field}: ${message}`, { field, ...details }, cause);
@@ -174,7 +177,7 @@ export function mergeSettings<T extends object>(field: string, base: T, override
 function checkTransform(transform: unknown): WebhookTransform | null {
   if (transform === undefined || transform === null) return null;
   if (!isObject(transform)) invalid('transform', 'is an object with template or jsonpath');
-  if (('template' in transform) === ('jsonpath' in transform)) invalid('transform', 'give either template (with content_type) or jsonpath');
+  if ('template' in transform === 'jsonpath' in transform) invalid('transform', 'give either template (with content_type) or jsonpath');
   onlyKeys('transform', transform, 'template' in transform ? ['template', 'content_type'] : ['jsonpath']);
   const def = transform as unknown as WebhookTransform;
   compileTransform(def);
@@ -192,12 +195,16 @@ function checkFilterShape(filter: unknown): WebhookFilter | null {
   if (columns !== undefined) {
     if (!isObject(columns)) invalid('filter.columns', 'maps a table name to a list of column names');
     for (const [table, list] of Object.entries(columns)) {
-      const ok = Array.isArray(list) && list.length > 0 && list.length <= WEBHOOK_LIMITS.filterColumnsMax && list.every((c) => typeof c === 'string' && c !== '');
+      const ok =
+        Array.isArray(list) && list.length > 0 && list.length <= WEBHOOK_LIMITS.filterColumnsMax && list.every((c) => typeof c === 'string' && c !== '');
       if (!ok) invalid(`filter.columns.${table}`, `is a list of 1 to ${WEBHOOK_LIMITS.filterColumnsMax} column names`);
     }
   }
   if (columns === undefined && predicate === undefined) return null;
-  return { ...(columns === undefined ? {} : { columns: columns as WebhookFilter['columns'] }), ...(predicate === undefined ? {} : { predicate: predicate as string }) };
+  return {
+    ...(columns === undefined ? {} : { columns: columns as WebhookFilter['columns'] }),
+    ...(predicate === undefined ? {} : { predicate: predicate as string }),
+  };
 }
 
 /** PEM text parsed now (createSecureContext), so a bad certificate fails the registration, not every delivery. */
@@ -212,7 +219,8 @@ function checkTls(tls: unknown, url: URL): WebhookTls | null {
     }
   }
   const { ca, cert, key } = tls as WebhookTls;
-  if ((cert === undefined) !== (key === undefined)) invalid(cert === undefined ? 'tls.cert' : 'tls.key', 'a client certificate needs its key, and a key its certificate');
+  if ((cert === undefined) !== (key === undefined))
+    invalid(cert === undefined ? 'tls.cert' : 'tls.key', 'a client certificate needs its key, and a key its certificate');
   if (ca === undefined && cert === undefined) return null;
   if (url.protocol !== 'https:') invalid('tls', 'is for https receivers; the url is http');
   if (ca !== undefined) checkCertificates('tls.ca', ca);

@@ -15,13 +15,24 @@ import { SvcError } from '../../core/errors.js';
 import { newUlid } from '../../core/ids.js';
 import type { TxnOp } from '../../core/log-records.js';
 import {
-  WEBHOOK_BREAKER_DEFAULTS, WEBHOOK_DEF_VERSION, WEBHOOK_OBJECT, WEBHOOK_RETRY_DEFAULTS, decodeWebhookDef, encodeWebhookDef, type WebhookDef,
+  WEBHOOK_BREAKER_DEFAULTS,
+  WEBHOOK_DEF_VERSION,
+  WEBHOOK_OBJECT,
+  WEBHOOK_RETRY_DEFAULTS,
+  decodeWebhookDef,
+  encodeWebhookDef,
+  type WebhookDef,
 } from '../../core/webhook.js';
 import type { CatalogState, Sequencer } from '../../projections/index.js';
 import { AllowedAddresses, type ResolveAll } from './allowed-addresses.js';
 import { WEBHOOK_LIMITS } from './limits.js';
 import {
-  DEFAULT_WEBHOOK_OPERATIONS, checkRegistration, mergeSettings, type CheckedFields, type CompileFilter, type RegistrationFields,
+  DEFAULT_WEBHOOK_OPERATIONS,
+  checkRegistration,
+  mergeSettings,
+  type CheckedFields,
+  type CompileFilter,
+  type RegistrationFields,
 } from './registration.js';
 import type { DeliveryQuery, DeliveryRecord, WebhookApi, WebhookInput, WebhookPatch, WebhookRuntime, WebhookView } from '../../core/webhook-api.js';
 import { webhookView } from './view.js';
@@ -69,7 +80,11 @@ function checkInputObject(input: unknown): Record<string, unknown> {
 }
 
 /** A definition in the field order of core/webhook.ts (the JSON in the log is deterministic). */
-function definition(head: Pick<WebhookDef, 'id' | 'tenant'>, fields: CheckedFields, state: Pick<WebhookDef, 'enabled' | 'disabled_reason' | 'created_at' | 'updated_at'>): WebhookDef {
+function definition(
+  head: Pick<WebhookDef, 'id' | 'tenant'>,
+  fields: CheckedFields,
+  state: Pick<WebhookDef, 'enabled' | 'disabled_reason' | 'created_at' | 'updated_at'>,
+): WebhookDef {
   return {
     version: WEBHOOK_DEF_VERSION,
     id: head.id,
@@ -92,7 +107,12 @@ function definition(head: Pick<WebhookDef, 'id' | 'tenant'>, fields: CheckedFiel
 }
 
 const putOp = (def: WebhookDef): TxnOp => ({
-  kind: 'put_object', objectKind: WEBHOOK_OBJECT, tenant: def.tenant, name: def.id, definition: encodeWebhookDef(def), snapshot: null,
+  kind: 'put_object',
+  objectKind: WEBHOOK_OBJECT,
+  tenant: def.tenant,
+  name: def.id,
+  definition: encodeWebhookDef(def),
+  snapshot: null,
 });
 
 export class WebhookService implements WebhookApi {
@@ -109,26 +129,35 @@ export class WebhookService implements WebhookApi {
   /** Registers a webhook: every field checked, then one log record; resolves once it is in the catalog. */
   async create(tenant: string, input: WebhookInput): Promise<WebhookView> {
     const body = checkInputObject(input);
-    const fields = await checkRegistration({
-      url: body.url,
-      secret: body.secret,
-      tables: { names: body.tables },
-      operations: body.operations ?? DEFAULT_WEBHOOK_OPERATIONS,
-      filter: body.filter,
-      transform: body.transform,
-      retry: mergeSettings('retry', WEBHOOK_RETRY_DEFAULTS, body.retry),
-      circuit_breaker: mergeSettings('circuit_breaker', WEBHOOK_BREAKER_DEFAULTS, body.circuit_breaker),
-      tls: body.tls,
-    }, this.context(tenant));
+    const fields = await checkRegistration(
+      {
+        url: body.url,
+        secret: body.secret,
+        tables: { names: body.tables },
+        operations: body.operations ?? DEFAULT_WEBHOOK_OPERATIONS,
+        filter: body.filter,
+        transform: body.transform,
+        retry: mergeSettings('retry', WEBHOOK_RETRY_DEFAULTS, body.retry),
+        circuit_breaker: mergeSettings('circuit_breaker', WEBHOOK_BREAKER_DEFAULTS, body.circuit_breaker),
+        tls: body.tls,
+      },
+      this.context(tenant),
+    );
     const now = new Date(this.nowMs()).toISOString();
     const enabled = body.enabled !== false;
-    const def = definition({ id: newUlid(), tenant }, fields, { enabled, disabled_reason: enabled ? null : DISABLED_BY_REQUEST, created_at: now, updated_at: now });
+    const def = definition({ id: newUlid(), tenant }, fields, {
+      enabled,
+      disabled_reason: enabled ? null : DISABLED_BY_REQUEST,
+      created_at: now,
+      updated_at: now,
+    });
     await this.write(tenant, (catalog) => {
       stillThere(catalog, tenant, def.table_ids);
       const count = catalog.objects(WEBHOOK_OBJECT).filter((o) => o.tenant === tenant).length;
       if (count >= this.limits.webhooksPerTenantMax) {
         throw new SvcError('LIMIT_EXCEEDED', `a tenant may register at most ${this.limits.webhooksPerTenantMax} webhooks`, {
-          limit: 'webhooksPerTenantMax', webhooksPerTenantMax: this.limits.webhooksPerTenantMax,
+          limit: 'webhooksPerTenantMax',
+          webhooksPerTenantMax: this.limits.webhooksPerTenantMax,
         });
       }
       return putOp(def);
@@ -223,7 +252,8 @@ export class WebhookService implements WebhookApi {
   }
 
   private defs(tenant: string): WebhookDef[] {
-    return this.deps.projections.catalog.objects(WEBHOOK_OBJECT)
+    return this.deps.projections.catalog
+      .objects(WEBHOOK_OBJECT)
       .filter((o) => o.tenant === tenant)
       .map((o) => decodeWebhookDef(o.definition))
       .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));

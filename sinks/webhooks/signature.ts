@@ -33,7 +33,9 @@ export function checkSecret(secret: string): void {
   if (secret.startsWith(STANDARD_WEBHOOKS_SECRET_PREFIX)) {
     const rest = secret.slice(STANDARD_WEBHOOKS_SECRET_PREFIX.length);
     if (rest.length === 0 || rest.length % 4 !== 0 || !BASE64.test(rest)) {
-      throw new SvcError('VALIDATION_ERROR', 'a secret starting with whsec_ must continue with a non-empty base64 key (Standard Webhooks)', { field: 'secret' });
+      throw new SvcError('VALIDATION_ERROR', 'a secret starting with whsec_ must continue with a non-empty base64 key (Standard Webhooks)', {
+        field: 'secret',
+      });
     }
   }
 }

@@ -93,7 +93,10 @@ function compileTemplateTransform(def: { readonly template: string; readonly con
   return {
     kind: 'template',
     apply(event) {
-      return finish(withEventId(event, () => template.render(variablesOf(event))), event);
+      return finish(
+        withEventId(event, () => template.render(variablesOf(event))),
+        event,
+      );
     },
     async render(event) {
       const text = await withEventIdAsync(event, () => renderTemplate(def.template, variablesOf(event)));
@@ -111,7 +114,9 @@ function compileJsonpathTransform(map: Readonly<Record<string, string>>, bodyByt
   for (const [field, path] of entries) {
     if (field === '') invalid('transform.jsonpath', 'an output field name is empty');
     if (typeof path !== 'string' || !path.startsWith('$') || path.length > WEBHOOK_LIMITS.jsonpathCharsMax) {
-      invalid('transform.jsonpath', `the path of ${field} must be a JSONPath starting with $ (at most ${WEBHOOK_LIMITS.jsonpathCharsMax} characters)`, { output_field: field });
+      invalid('transform.jsonpath', `the path of ${field} must be a JSONPath starting with $ (at most ${WEBHOOK_LIMITS.jsonpathCharsMax} characters)`, {
+        output_field: field,
+      });
     }
     checkPath(field, path);
   }
@@ -124,7 +129,12 @@ function compileJsonpathTransform(map: Readonly<Record<string, string>>, bodyByt
         try {
           matches = query(path, event);
         } catch (err) {
-          throw new SvcError('VALIDATION_ERROR', `transform.jsonpath: ${field} failed: ${(err as Error).message}`, { field: 'transform.jsonpath', output_field: field, event_id: event.event_id }, err);
+          throw new SvcError(
+            'VALIDATION_ERROR',
+            `transform.jsonpath: ${field} failed: ${(err as Error).message}`,
+            { field: 'transform.jsonpath', output_field: field, event_id: event.event_id },
+            err,
+          );
         }
         out[field] = matches.length === 0 ? null : matches.length === 1 ? matches[0] : matches;
       }
@@ -200,16 +210,22 @@ function checkJson(text: string, event: ChangeEvent): void {
   try {
     JSON.parse(text);
   } catch (err) {
-    throw new SvcError('VALIDATION_ERROR', `transform.template: the output is not JSON (content type is JSON): ${(err as Error).message}`, {
-      field: 'transform.template',
-      event_id: event.event_id,
-    }, err);
+    throw new SvcError(
+      'VALIDATION_ERROR',
+      `transform.template: the output is not JSON (content type is JSON): ${(err as Error).message}`,
+      {
+        field: 'transform.template',
+        event_id: event.event_id,
+      },
+      err,
+    );
   }
 }
 
 /** The body's bytes, refused past the limit (the length of a string is checked before it is encoded). */
 function output(text: string, contentType: string, bodyBytesMax: number, event: ChangeEvent): TransformOutput {
-  const tooLarge = () => new SvcError('LIMIT_EXCEEDED', `the webhook body is larger than ${bodyBytesMax} bytes`, { limit: 'bodyBytesMax', bodyBytesMax, event_id: event.event_id });
+  const tooLarge = () =>
+    new SvcError('LIMIT_EXCEEDED', `the webhook body is larger than ${bodyBytesMax} bytes`, { limit: 'bodyBytesMax', bodyBytesMax, event_id: event.event_id });
   if (text.length > bodyBytesMax) throw tooLarge();
   const body = Buffer.from(text, 'utf8');
   if (body.length > bodyBytesMax) throw tooLarge();

@@ -25,7 +25,7 @@ export function webhookView(def: WebhookDef, live: ReturnType<WebhookRuntime['st
   // A webhook follows table ids: a renamed table shows its new name.
   const tables = def.table_ids.map((id, i) => {
     const entry = catalog.table(id);
-    return entry ? tableLabel(entry.def) : def.tables[i] ?? String(id);
+    return entry ? tableLabel(entry.def) : (def.tables[i] ?? String(id));
   });
   const breaker = live?.breaker ?? IDLE_BREAKER;
   return {

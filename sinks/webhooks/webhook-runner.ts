@@ -82,7 +82,11 @@ export class WebhookRunner {
   private transform: CompiledTransform | null = null;
   private readonly now: () => number;
 
-  constructor(private def: WebhookDef, private readonly capture: CaptureSpec, private readonly deps: WebhookRunnerDeps) {
+  constructor(
+    private def: WebhookDef,
+    private readonly capture: CaptureSpec,
+    private readonly deps: WebhookRunnerDeps,
+  ) {
     this.breaker = new CircuitBreaker(def.circuit_breaker);
     this.now = deps.now ?? Date.now;
   }
@@ -103,7 +107,6 @@ export class WebhookRunner {
     this.abort.abort();
     this.sleeper.wakeAll();
   }
-
 
   async stop(): Promise<void> {
     this.stopped = true;
@@ -175,10 +178,18 @@ export class WebhookRunner {
 
   private pendingRecords(limit: number): DeliveryRecord[] {
     if (limit <= 0 || !this.lanes) return [];
-    return this.lanes.items().slice(0, limit).map(({ event }) => ({
-      event_id: event.event.event_id, sequence: event.event.sequence, status: 'pending' as const, attempts: 0, errors: [], last_status: null,
-      updated_at: new Date(this.now()).toISOString(),
-    }));
+    return this.lanes
+      .items()
+      .slice(0, limit)
+      .map(({ event }) => ({
+        event_id: event.event.event_id,
+        sequence: event.event.sequence,
+        status: 'pending' as const,
+        attempts: 0,
+        errors: [],
+        last_status: null,
+        updated_at: new Date(this.now()).toISOString(),
+      }));
   }
 
   private lanes: Lanes<Item> | null = null;
@@ -223,11 +234,17 @@ export class WebhookRunner {
     this.savedPosition = position;
     this.watermark = new Watermark();
     const semaphore = this.deps.semaphore;
-    const lanes = new Lanes<Item>((item) => this.deliverOne(item, semaphore, signal), (error) => {
-      this.lastError = { message: (error as Error).message, at: new Date(this.now()).toISOString() };
-      this.deps.logger.error({ webhook: this.def.id, err: error }, 'webhook: a delivery lane failed; its events are delivered again after a restart of the loop');
-      this.abort.abort();
-    });
+    const lanes = new Lanes<Item>(
+      (item) => this.deliverOne(item, semaphore, signal),
+      (error) => {
+        this.lastError = { message: (error as Error).message, at: new Date(this.now()).toISOString() };
+        this.deps.logger.error(
+          { webhook: this.def.id, err: error },
+          'webhook: a delivery lane failed; its events are delivered again after a restart of the loop',
+        );
+        this.abort.abort();
+      },
+    );
     this.lanes = lanes;
     const options = {
       batchEventsMax: this.deps.limits.batchEventsMax,
@@ -294,7 +311,9 @@ export class WebhookRunner {
     if (this.saveTimer) return;
     this.saveTimer = setTimeout(() => {
       this.saveTimer = null;
-      void this.savePosition(true).catch((error: unknown) => this.deps.logger.warn({ webhook: this.def.id, err: error }, 'webhook: saving the position failed'));
+      void this.savePosition(true).catch((error: unknown) =>
+        this.deps.logger.warn({ webhook: this.def.id, err: error }, 'webhook: saving the position failed'),
+      );
     }, this.deps.limits.positionSaveIntervalMs);
     this.saveTimer.unref();
   }
@@ -319,7 +338,7 @@ export class WebhookRunner {
       return;
     }
     const errors: { at: string; status: number | null; error: string }[] = [];
-    for (let attempts = 0; !signal.aborted; ) {
+    for (let attempts = 0; !signal.aborted;) {
       const permit = this.breaker.tryAcquire(this.now());
       if (!permit) {
         await this.sleeper.sleep(Math.max(10, (this.breaker.nextTrialAtMs() ?? this.now() + 100) - this.now()), signal);
@@ -377,7 +396,13 @@ export class WebhookRunner {
     this.deps.onAttempt?.(this.def.id, 'dead_lettered', 0);
   }
 
-  private async record(event: SourcedEvent, status: 'delivered' | 'dead_lettered', attempts: number, errors: LedgerEntry['errors'], lastStatus: number | null): Promise<void> {
+  private async record(
+    event: SourcedEvent,
+    status: 'delivered' | 'dead_lettered',
+    attempts: number,
+    errors: LedgerEntry['errors'],
+    lastStatus: number | null,
+  ): Promise<void> {
     const now = this.now();
     await this.deps.ledger.put(this.def.id, {
       event_id: event.event.event_id,

@@ -23,16 +23,18 @@ export interface WebhookDeliveriesDeps extends WebhookRunnerDeps {
   readonly logger: Logger;
 }
 
-
 /** How often delivered ledger entries older than the window are swept. */
 const SWEEP_INTERVAL_MS = 10 * 60_000;
 
 export class WebhookDeliveries implements WebhookRuntime {
   private readonly runners = new Map<string, { runner: WebhookRunner; updatedLsn: number; tables: string }>();
   private subscription: Subscription | null = null;
-  private readonly syncs = new CoalescedTask(() => this.syncNow(), (error: unknown) => {
-    this.deps.logger.error({ err: error }, 'webhooks: syncing with the catalog failed');
-  });
+  private readonly syncs = new CoalescedTask(
+    () => this.syncNow(),
+    (error: unknown) => {
+      this.deps.logger.error({ err: error }, 'webhooks: syncing with the catalog failed');
+    },
+  );
   private sweeper: NodeJS.Timeout | null = null;
   private stopped = false;
 
@@ -71,7 +73,10 @@ export class WebhookDeliveries implements WebhookRuntime {
     const runner = this.runners.get(id)?.runner;
     const entry = runner ? await runner.redeliver(eventId) : null;
     if (!entry) {
-      throw new SvcError('NOT_FOUND', `webhook ${id} has no dead-lettered event ${eventId}; GET /webhooks/${id}/deliveries?status=dead_lettered lists them`, { webhook_id: id, event_id: eventId });
+      throw new SvcError('NOT_FOUND', `webhook ${id} has no dead-lettered event ${eventId}; GET /webhooks/${id}/deliveries?status=dead_lettered lists them`, {
+        webhook_id: id,
+        event_id: eventId,
+      });
     }
     const { event: _event, written_at_ms: _at, ...record } = entry;
     return record;
@@ -92,7 +97,10 @@ export class WebhookDeliveries implements WebhookRuntime {
 
   metrics(): WebhookMetricRow[] {
     return [...this.runners.values()].map(({ runner }) => ({
-      id: runner.definition.id, tenant: runner.definition.tenant, breakerGauge: runner.breakerGauge(), pending: runner.pending,
+      id: runner.definition.id,
+      tenant: runner.definition.tenant,
+      breakerGauge: runner.breakerGauge(),
+      pending: runner.pending,
       filtered: runner.stats().filtered,
     }));
   }
@@ -153,7 +161,9 @@ export class WebhookDeliveries implements WebhookRuntime {
       // Only entries the saved position is past: a restart never reads them again.
       const below = runner.savedAfterSequence;
       if (below === null) continue;
-      await this.deps.ledger.sweep(id, before, below).catch((error: unknown) => this.deps.logger.warn({ webhook: id, err: error }, 'webhooks: ledger sweep failed'));
+      await this.deps.ledger
+        .sweep(id, before, below)
+        .catch((error: unknown) => this.deps.logger.warn({ webhook: id, err: error }, 'webhooks: ledger sweep failed'));
     }
   }
 }

@@ -152,9 +152,18 @@ describe('output', () => {
     });
     expect(fresh).toContain('log: 1 segment(s), no records yet');
     expect(fresh).toContain('consumers: none');
-    expect(formatInspect({ modes, dataDir: '/d', segments: [], firstLsn: 1, lastLsn: 0, consumers: [], tables: 0, storeLocked: true }))
-      .toContain('unknown (a running server holds the projection store');
-    const open = { ...modes, dataDirMode: '0755', tooOpen: [{ path: '.', mode: '0755', kind: 'directory' as const }, { path: 'log/1.log', mode: '0644', kind: 'file' as const }], tooOpenCount: 2 };
+    expect(formatInspect({ modes, dataDir: '/d', segments: [], firstLsn: 1, lastLsn: 0, consumers: [], tables: 0, storeLocked: true })).toContain(
+      'unknown (a running server holds the projection store',
+    );
+    const open = {
+      ...modes,
+      dataDirMode: '0755',
+      tooOpen: [
+        { path: '.', mode: '0755', kind: 'directory' as const },
+        { path: 'log/1.log', mode: '0644', kind: 'file' as const },
+      ],
+      tooOpenCount: 2,
+    };
     const opened = formatInspect({ modes: open, dataDir: '/d', segments: [], firstLsn: 1, lastLsn: 0, consumers: [], tables: 0, storeLocked: true });
     expect(opened).toContain('modes: data dir 0755, 12 files and directories, 2 open beyond 0700');
     expect(opened).toContain('chmod -R go-rwx /d fixes it');

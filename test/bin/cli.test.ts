@@ -117,9 +117,7 @@ describe('svcdb CLI', () => {
       const result = await runCli(['serve', '--host', '127.0.0.1', '--port', String(port), '--ops-port', '0', '--data', join(dataDir, 'taken')]);
       expect(result.code).toBe(1);
       const errorLines = lines(result.stderr).filter((l) => l.startsWith('svcdb: '));
-      expect(errorLines).toEqual([
-        `svcdb: port ${port} is already in use (SVC_HTTP_PORT / --port); choose another or stop the process using it`,
-      ]);
+      expect(errorLines).toEqual([`svcdb: port ${port} is already in use (SVC_HTTP_PORT / --port); choose another or stop the process using it`]);
       expect(result.stderr).not.toMatch(/\n\s+at /);
     });
   });

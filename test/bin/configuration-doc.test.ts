@@ -7,7 +7,10 @@ function documentedRows(): Map<string, string[]> {
   const rows = new Map<string, string[]>();
   for (const line of readFileSync('docs/configuration.md', 'utf8').split('\n')) {
     if (!line.startsWith('| `')) continue;
-    const cells = line.split(/(?<!\\)\|/).slice(1, -1).map((c) => c.trim().replaceAll('`', ''));
+    const cells = line
+      .split(/(?<!\\)\|/)
+      .slice(1, -1)
+      .map((c) => c.trim().replaceAll('`', ''));
     const key = cells[0];
     if (key !== undefined) rows.set(key, cells);
   }

@@ -117,7 +117,7 @@ describe('data directory', () => {
     expect(replayed.code, replayed.stderr).toBe(0);
     expect(replayed.stdout).toMatch(/^replayed 51 records in [\d.]+ s \(\d+ records\/s\)\n$/);
     expect(await dumpAt(storeDir)).toEqual(before);
-    expect((await stat(path.join(dir, 'state.rebuild')).catch(() => null))).toBeNull();
+    expect(await stat(path.join(dir, 'state.rebuild')).catch(() => null)).toBeNull();
 
     const inspected = await runCli(['inspect', '--data', dir, '--json']);
     const report = JSON.parse(inspected.stdout) as { consumers: { name: string; offsetLsn: number }[]; tables: number; lastLsn: number };

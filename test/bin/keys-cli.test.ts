@@ -90,7 +90,10 @@ describe('svcdb keys', () => {
     // Waits for the refusal itself; how soon it comes (checkIntervalMs) is key-registry.test.ts's, on an injected clock.
     await untilStatus(url, second.key, 401);
     const listed = JSON.parse((await keys(['list', '--json'])).stdout) as { id: string; revoked_at: string | null }[];
-    expect(listed.map((k) => [k.id, k.revoked_at === null])).toEqual([[first.id, true], [second.id, false]]);
+    expect(listed.map((k) => [k.id, k.revoked_at === null])).toEqual([
+      [first.id, true],
+      [second.id, false],
+    ]);
     await stop();
   });
 

@@ -32,7 +32,10 @@ export async function openFixture(): Promise<Fixture> {
   const commit = async (ops: TxnOp[]): Promise<void> => {
     await stack.projections.sequencer.submit(async () => ({ record: txn(ops), result: null }));
   };
-  await commit([{ kind: 'put_table', table }, { kind: 'sequence', name: SEQUENCE_NAME, lastValue: SEQUENCE_VALUE }]);
+  await commit([
+    { kind: 'put_table', table },
+    { kind: 'sequence', name: SEQUENCE_NAME, lastValue: SEQUENCE_VALUE },
+  ]);
   const rows: RowChange[] = [];
   for (let i = 0n; i < BigInt(BASE_ROWS); i++) {
     // Scores repeat (index order is score, then pk) and some are NULL.
@@ -153,11 +156,13 @@ export async function holdWriteView(fixture: Fixture, own: readonly RowChange[])
   const released = new Promise<void>((resolve) => (letGo = resolve));
   const view = await new Promise<WriteView>((resolve, reject) => {
     writes.push(
-      sequencer.submit(async (v) => {
-        resolve(v);
-        await released;
-        return null;
-      }).catch(reject),
+      sequencer
+        .submit(async (v) => {
+          resolve(v);
+          await released;
+          return null;
+        })
+        .catch(reject),
     );
   });
   return {

@@ -3,7 +3,18 @@ import type { RowChange } from '../../core/log-records.js';
 import type { ByteRange, RowSource } from '../../query/exec/source.js';
 import { rowChange } from '../helpers/stack.js';
 import {
-  collect, expectedIndexEntries, expectedRows, hex, itemKey, openFixture, ownChanges, SCORE_INDEX_ID, scoreKey, TABLE_ID, within, type Fixture,
+  collect,
+  expectedIndexEntries,
+  expectedRows,
+  hex,
+  itemKey,
+  openFixture,
+  ownChanges,
+  SCORE_INDEX_ID,
+  scoreKey,
+  TABLE_ID,
+  within,
+  type Fixture,
 } from './fixture.js';
 
 /** A RowSource under test and how to let go of it. */
@@ -58,8 +69,12 @@ export function rowSourceSuite(factory: RowSourceFactory): void {
       const source = await open(ownChanges(fixture));
       const expected = expectedRows(fixture);
       const bounds = [
-        { gte: itemKey(10n) }, { lt: itemKey(1_500n) }, { gte: itemKey(2n), lt: itemKey(1_025n) },
-        { gte: itemKey(-100n), lt: itemKey(-4n) }, { gte: itemKey(500n), lt: itemKey(500n) }, { gte: itemKey(300_000n) },
+        { gte: itemKey(10n) },
+        { lt: itemKey(1_500n) },
+        { gte: itemKey(2n), lt: itemKey(1_025n) },
+        { gte: itemKey(-100n), lt: itemKey(-4n) },
+        { gte: itemKey(500n), lt: itemKey(500n) },
+        { gte: itemKey(300_000n) },
       ];
       for (const b of bounds) {
         for (const reverse of [false, true]) {
@@ -154,27 +169,28 @@ export function rowSourceSuite(factory: RowSourceFactory): void {
     });
 
     // Registered only where it applies: a skipped test fails CI (test titles without [needs <tool>]).
-    if (factory.isolated) it('reads its snapshot: commits after it opened are not seen, its own changes still are', async () => {
-      const source = await open(ownChanges(fixture));
-      const expectedBefore = expectedRows(fixture);
-      const entriesBefore = expectedIndexEntries(fixture).map(hex);
-      const { table, model } = fixture;
-      const rowsScan = source.rows(TABLE_ID, whole(false))[Symbol.asyncIterator]();
-      const firstBatch = await rowsScan.next();
-      // Another writer commits: an insert, an update, a delete of rows the source already has.
-      await fixture.commit([
-        rowChange(table, 'insert', null, { id: 50_000n, name: 'later', score: 5 }),
-        rowChange(table, 'update', model.get(1_500n)!, { id: 1_500n, name: 'later', score: 77 }),
-        rowChange(table, 'delete', model.get(2_000n)!, null),
-      ]);
-      const rest: [Uint8Array, Uint8Array][] = [...(firstBatch.done ? [] : firstBatch.value)];
-      for (let next = await rowsScan.next(); !next.done; next = await rowsScan.next()) rest.push(...next.value);
-      expect(asHex(rest), 'a scan running across the commit').toEqual(expectedBefore);
-      expect(asHex(await collect(source.rows(TABLE_ID, whole(false)))), 'a scan started after it').toEqual(expectedBefore);
-      expect((await collect(source.indexEntries(SCORE_INDEX_ID, whole(false)))).map(hex)).toEqual(entriesBefore);
-      const got = await source.getRows(TABLE_ID, [itemKey(50_000n), itemKey(1_500n), itemKey(2_000n)]);
-      const expected = new Map(expectedBefore);
-      expect(got.map((image) => (image ? hex(image) : undefined))).toEqual([50_000n, 1_500n, 2_000n].map((id) => expected.get(hex(itemKey(id)))));
-    });
+    if (factory.isolated)
+      it('reads its snapshot: commits after it opened are not seen, its own changes still are', async () => {
+        const source = await open(ownChanges(fixture));
+        const expectedBefore = expectedRows(fixture);
+        const entriesBefore = expectedIndexEntries(fixture).map(hex);
+        const { table, model } = fixture;
+        const rowsScan = source.rows(TABLE_ID, whole(false))[Symbol.asyncIterator]();
+        const firstBatch = await rowsScan.next();
+        // Another writer commits: an insert, an update, a delete of rows the source already has.
+        await fixture.commit([
+          rowChange(table, 'insert', null, { id: 50_000n, name: 'later', score: 5 }),
+          rowChange(table, 'update', model.get(1_500n)!, { id: 1_500n, name: 'later', score: 77 }),
+          rowChange(table, 'delete', model.get(2_000n)!, null),
+        ]);
+        const rest: [Uint8Array, Uint8Array][] = [...(firstBatch.done ? [] : firstBatch.value)];
+        for (let next = await rowsScan.next(); !next.done; next = await rowsScan.next()) rest.push(...next.value);
+        expect(asHex(rest), 'a scan running across the commit').toEqual(expectedBefore);
+        expect(asHex(await collect(source.rows(TABLE_ID, whole(false)))), 'a scan started after it').toEqual(expectedBefore);
+        expect((await collect(source.indexEntries(SCORE_INDEX_ID, whole(false)))).map(hex)).toEqual(entriesBefore);
+        const got = await source.getRows(TABLE_ID, [itemKey(50_000n), itemKey(1_500n), itemKey(2_000n)]);
+        const expected = new Map(expectedBefore);
+        expect(got.map((image) => (image ? hex(image) : undefined))).toEqual([50_000n, 1_500n, 2_000n].map((id) => expected.get(hex(itemKey(id)))));
+      });
   });
 }

@@ -21,7 +21,10 @@ rowSourceSuite({
   isolated: false,
   async open(fixture, own) {
     const held = await holdWriteView(fixture, []);
-    const view = layeredWriteView(held.view, overlayOf(fixture, own), { reads: new ReadSet(1_000_000), seenLsn: lsn(fixture.stack.projections.sequencer.headLsn) });
+    const view = layeredWriteView(held.view, overlayOf(fixture, own), {
+      reads: new ReadSet(1_000_000),
+      seenLsn: lsn(fixture.stack.projections.sequencer.headLsn),
+    });
     return { source: new WriteViewSource(view), close: () => held.release() };
   },
 });

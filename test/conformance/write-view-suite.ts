@@ -2,7 +2,20 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { RowChange } from '../../core/log-records.js';
 import type { WriteView } from '../../projections/index.js';
 import {
-  collect, expectedIndexEntries, expectedRows, hex, itemKey, openFixture, ownChanges, SCORE_INDEX_ID, scoreKey, SEQUENCE_NAME, SEQUENCE_VALUE, TABLE_ID, within, type Fixture,
+  collect,
+  expectedIndexEntries,
+  expectedRows,
+  hex,
+  itemKey,
+  openFixture,
+  ownChanges,
+  SCORE_INDEX_ID,
+  scoreKey,
+  SEQUENCE_NAME,
+  SEQUENCE_VALUE,
+  TABLE_ID,
+  within,
+  type Fixture,
 } from './fixture.js';
 
 /** A WriteView under test and how to let go of it (a view is valid only while its builder runs). */
@@ -82,7 +95,10 @@ export function writeViewSuite(factory: WriteViewFactory): void {
       expect((await collect(view.indexEntries(SCORE_INDEX_ID))).map(hex)).toEqual(entries.map(hex));
       for (const score of [0, 3, 99, 12_345, null]) {
         const prefix = scoreKey(fixture, score);
-        const pks = [...fixture.model.values()].filter((row) => row.score === score).map((row) => row.id).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+        const pks = [...fixture.model.values()]
+          .filter((row) => row.score === score)
+          .map((row) => row.id)
+          .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
         const got = await collect(view.indexEntries(SCORE_INDEX_ID, prefix));
         expect(got.map(hex), `score ${score}`).toEqual(pks.map((id) => hex(itemKey(id))));
       }
@@ -113,7 +129,7 @@ export function writeViewSuite(factory: WriteViewFactory): void {
       const backward = view.indexRange(SCORE_INDEX_ID, { reverse: true })[Symbol.asyncIterator]();
       const rows: [Uint8Array, Uint8Array][] = [];
       const entries: Uint8Array[] = [];
-      for (let a = await forward.next(), b = await backward.next(); !a.done || !b.done; ) {
+      for (let a = await forward.next(), b = await backward.next(); !a.done || !b.done;) {
         if (!a.done) {
           rows.push(...a.value);
           a = await forward.next();

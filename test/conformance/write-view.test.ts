@@ -19,7 +19,10 @@ writeViewSuite({
   name: 'layeredWriteView (a transaction over the sequencer)',
   async open(fixture, own) {
     const held = await holdWriteView(fixture, []);
-    const view = layeredWriteView(held.view, overlayOf(fixture, own), { reads: new ReadSet(1_000_000), seenLsn: lsn(fixture.stack.projections.sequencer.headLsn) });
+    const view = layeredWriteView(held.view, overlayOf(fixture, own), {
+      reads: new ReadSet(1_000_000),
+      seenLsn: lsn(fixture.stack.projections.sequencer.headLsn),
+    });
     return { view, close: () => held.release() };
   },
 });

@@ -3,9 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { isSvcError } from '../../core/errors.js';
 import { compareKeys, decodeKey, encodeKey, prefixUpperBound } from '../../core/key-encoding.js';
 import type { SqlType, SqlValue } from '../../core/values.js';
-import {
-  ORDERABLE_CASES, TYPE_CASES, compareDecimalText, compareNullable, nullable, sign, type TypeCase,
-} from './sql-arbitraries.js';
+import { ORDERABLE_CASES, TYPE_CASES, compareDecimalText, compareNullable, nullable, sign, type TypeCase } from './sql-arbitraries.js';
 
 const hex = (bytes: Uint8Array): string => Buffer.from(bytes).toString('hex');
 const key1 = (type: SqlType, value: SqlValue, desc = false): Uint8Array => encodeKey([type], [value], [desc]);
@@ -14,13 +12,29 @@ const key1 = (type: SqlType, value: SqlValue, desc = false): Uint8Array => encod
 function normalized(c: TypeCase, v: SqlValue): SqlValue {
   if (v === null) return null;
   switch (c.type.name) {
-    case 'int2': case 'int4': case 'date': return Number(v);
-    case 'int8': case 'timestamp': case 'timestamptz': return BigInt(v as number | bigint);
-    case 'float4': { const f = Math.fround(v as number); return f === 0 ? 0 : f; }
-    case 'float8': return v === 0 ? 0 : v;
-    case 'char': { const s = (v as string).replace(/ +$/, ''); const n = Array.from(s).length; return s + ' '.repeat(Math.max(0, (c.type.length ?? 1) - n)); }
-    case 'uuid': return (v as string).toLowerCase();
-    default: return v;
+    case 'int2':
+    case 'int4':
+    case 'date':
+      return Number(v);
+    case 'int8':
+    case 'timestamp':
+    case 'timestamptz':
+      return BigInt(v as number | bigint);
+    case 'float4': {
+      const f = Math.fround(v as number);
+      return f === 0 ? 0 : f;
+    }
+    case 'float8':
+      return v === 0 ? 0 : v;
+    case 'char': {
+      const s = (v as string).replace(/ +$/, '');
+      const n = Array.from(s).length;
+      return s + ' '.repeat(Math.max(0, (c.type.length ?? 1) - n));
+    }
+    case 'uuid':
+      return (v as string).toLowerCase();
+    default:
+      return v;
   }
 }
 
@@ -43,8 +57,9 @@ describe('key order equals SQL order', () => {
   }
 
   it('composite keys order by the first component, then the next, each ASC or DESC', () => {
-    const component = fc.constantFrom(...ORDERABLE_CASES).chain((c) =>
-      fc.tuple(fc.constant(c), nullable(c.value), nullable(c.value), fc.boolean(), fc.boolean()));
+    const component = fc
+      .constantFrom(...ORDERABLE_CASES)
+      .chain((c) => fc.tuple(fc.constant(c), nullable(c.value), nullable(c.value), fc.boolean(), fc.boolean()));
     fc.assert(
       fc.property(fc.array(component, { minLength: 1, maxLength: 4 }), (parts) => {
         const types = parts.map(([c]) => c.type);
@@ -64,10 +79,13 @@ describe('key order equals SQL order', () => {
 
   it('NULL sorts after every value ascending and before every value descending', () => {
     for (const c of ORDERABLE_CASES) {
-      fc.assert(fc.property(c.value, (v) => {
-        expect(compareKeys(key1(c.type, v), key1(c.type, null))).toBeLessThan(0);
-        expect(compareKeys(key1(c.type, v, true), key1(c.type, null, true))).toBeGreaterThan(0);
-      }), { numRuns: 30 });
+      fc.assert(
+        fc.property(c.value, (v) => {
+          expect(compareKeys(key1(c.type, v), key1(c.type, null))).toBeLessThan(0);
+          expect(compareKeys(key1(c.type, v, true), key1(c.type, null, true))).toBeGreaterThan(0);
+        }),
+        { numRuns: 30 },
+      );
     }
   });
 
@@ -114,17 +132,44 @@ describe('numeric keys', () => {
       const bytes = group.map((s) => hex(key1(numeric, s)));
       expect(new Set(bytes).size, group.join(' ')).toBe(1);
     }
-    fc.assert(fc.property(fc.tuple(fc.boolean(), fc.stringMatching(/^[1-9][0-9]{0,20}$/), fc.nat(20), fc.nat(5), fc.nat(5)), ([neg, digits, point, zi, zf]) => {
-      const p = Math.min(point, digits.length);
-      const s = (neg ? '-' : '') + '0'.repeat(zi) + digits.slice(0, p) + '.' + digits.slice(p) + '0'.repeat(zf);
-      const plain = (neg ? '-' : '') + digits.slice(0, p) + (p < digits.length ? '.' + digits.slice(p) : '');
-      expect(hex(key1(numeric, s))).toBe(hex(key1(numeric, plain.replace(/^(-?)\./, '$10.'))));
-    }));
+    fc.assert(
+      fc.property(fc.tuple(fc.boolean(), fc.stringMatching(/^[1-9][0-9]{0,20}$/), fc.nat(20), fc.nat(5), fc.nat(5)), ([neg, digits, point, zi, zf]) => {
+        const p = Math.min(point, digits.length);
+        const s = (neg ? '-' : '') + '0'.repeat(zi) + digits.slice(0, p) + '.' + digits.slice(p) + '0'.repeat(zf);
+        const plain = (neg ? '-' : '') + digits.slice(0, p) + (p < digits.length ? '.' + digits.slice(p) : '');
+        expect(hex(key1(numeric, s))).toBe(hex(key1(numeric, plain.replace(/^(-?)\./, '$10.'))));
+      }),
+    );
   });
 
   it('orders any magnitude and scale, and decodes to the canonical text', () => {
-    const sorted = ['-Infinity', '-1e200', '-123456789012345678901234567890', '-2', '-1.5', '-1', '-0.5', '-0.0001', '-1e-200',
-      '0', '1e-200', '0.0001', '0.00011', '0.5', '1', '1.000000000000000000001', '1.5', '2', '10', '99.99', '100', '1e112', '1e200', 'Infinity', 'NaN'];
+    const sorted = [
+      '-Infinity',
+      '-1e200',
+      '-123456789012345678901234567890',
+      '-2',
+      '-1.5',
+      '-1',
+      '-0.5',
+      '-0.0001',
+      '-1e-200',
+      '0',
+      '1e-200',
+      '0.0001',
+      '0.00011',
+      '0.5',
+      '1',
+      '1.000000000000000000001',
+      '1.5',
+      '2',
+      '10',
+      '99.99',
+      '100',
+      '1e112',
+      '1e200',
+      'Infinity',
+      'NaN',
+    ];
     for (let i = 1; i < sorted.length; i++) {
       expect(compareDecimalText(sorted[i - 1]!, sorted[i]!)).toBe(-1);
       expect(compareKeys(key1(numeric, sorted[i - 1]!), key1(numeric, sorted[i]!)), `${sorted[i - 1]} < ${sorted[i]}`).toBeLessThan(0);
@@ -188,8 +233,16 @@ describe('round trip and prefixes', () => {
         const k = 1 + (cut % (parts.length - 1));
         const types = parts.map(([c]) => c.type);
         const desc = parts.map(([, , , d]) => d);
-        const full = encodeKey(types, parts.map(([, a]) => a), desc);
-        const prefix = encodeKey(types, parts.slice(0, k).map(([, a]) => a), desc);
+        const full = encodeKey(
+          types,
+          parts.map(([, a]) => a),
+          desc,
+        );
+        const prefix = encodeKey(
+          types,
+          parts.slice(0, k).map(([, a]) => a),
+          desc,
+        );
         expect(hex(full.subarray(0, prefix.length))).toBe(hex(prefix));
         const upper = prefixUpperBound(prefix);
         expect(compareKeys(prefix, full)).toBeLessThanOrEqual(0);
@@ -236,13 +289,20 @@ describe('round trip and prefixes', () => {
 describe('refusals', () => {
   it('throws TYPE_MISMATCH for a wrong JS type', () => {
     const cases: [SqlType, unknown][] = [
-      [{ name: 'bool' }, 1], [{ name: 'int4' }, 1.5], [{ name: 'int4' }, '1'], [{ name: 'int8' }, 2n ** 63n],
-      [{ name: 'int8' }, -(2 ** 64)], [{ name: 'float8' }, 1n], [{ name: 'text' }, 5], [{ name: 'uuid' }, 'not-a-uuid'],
-      [{ name: 'uuid' }, '0f8e6a1c-1111-2222-3333-44445555666g'], [{ name: 'date' }, undefined], [{ name: 'numeric' }, {}],
+      [{ name: 'bool' }, 1],
+      [{ name: 'int4' }, 1.5],
+      [{ name: 'int4' }, '1'],
+      [{ name: 'int8' }, 2n ** 63n],
+      [{ name: 'int8' }, -(2 ** 64)],
+      [{ name: 'float8' }, 1n],
+      [{ name: 'text' }, 5],
+      [{ name: 'uuid' }, 'not-a-uuid'],
+      [{ name: 'uuid' }, '0f8e6a1c-1111-2222-3333-44445555666g'],
+      [{ name: 'date' }, undefined],
+      [{ name: 'numeric' }, {}],
     ];
     for (const [type, value] of cases) {
-      expect(() => encodeKey([type], [value as SqlValue]), `${type.name} ${String(value)}`)
-        .toThrow(expect.objectContaining({ code: 'TYPE_MISMATCH' }));
+      expect(() => encodeKey([type], [value as SqlValue]), `${type.name} ${String(value)}`).toThrow(expect.objectContaining({ code: 'TYPE_MISMATCH' }));
     }
   });
 
@@ -261,12 +321,15 @@ describe('refusals', () => {
 
   it('corrupt or mismatched key bytes throw an SvcError, never crash', () => {
     const types = TYPE_CASES.filter((c) => c.compare).map((c) => c.type);
-    fc.assert(fc.property(fc.uint8Array({ maxLength: 40 }), fc.constantFrom(...types), fc.boolean(), (bytes, type, desc) => {
-      try {
-        decodeKey([type, type], bytes, [desc, !desc]);
-      } catch (err) {
-        expect(isSvcError(err)).toBe(true);
-      }
-    }), { numRuns: 2000 });
+    fc.assert(
+      fc.property(fc.uint8Array({ maxLength: 40 }), fc.constantFrom(...types), fc.boolean(), (bytes, type, desc) => {
+        try {
+          decodeKey([type, type], bytes, [desc, !desc]);
+        } catch (err) {
+          expect(isSvcError(err)).toBe(true);
+        }
+      }),
+      { numRuns: 2000 },
+    );
   });
 });

@@ -5,7 +5,14 @@ import { isSvcError } from '../../core/errors.js';
 import { encodeKey } from '../../core/key-encoding.js';
 import { BRANCH, LOG_NAMESPACE, LOG_RECORD_SCHEMA_V1, TXN_OP_SCHEMAS_V2, buildLogRecordType } from '../../core/log-record-schema.js';
 import {
-  LOG_RECORD_SCHEMA_VERSION, decodeLogRecord, encodeLogRecord, eventSequenceBase, nextSequenceAfter, type LogRecord, type RowChange, type TxnOp,
+  LOG_RECORD_SCHEMA_VERSION,
+  decodeLogRecord,
+  encodeLogRecord,
+  eventSequenceBase,
+  nextSequenceAfter,
+  type LogRecord,
+  type RowChange,
+  type TxnOp,
 } from '../../core/log-records.js';
 import { encodeRow } from '../../core/row-codec.js';
 import type { SqlType } from '../../core/values.js';
@@ -18,72 +25,108 @@ const optionalText = fc.option(fc.string({ unit: 'binary', maxLength: 30 }), { n
 
 /** A SqlType with a random selection of its optional fields (vectors keep their dimension). */
 const column: fc.Arbitrary<ColumnDef> = fc.constantFrom(...TYPE_CASES).chain((c) =>
-  fc.record({
+  fc.record(
+    {
+      id,
+      name,
+      type:
+        c.type.name === 'vector'
+          ? fc.constant(c.type)
+          : (fc.record(
+              { name: fc.constant(c.type.name), length: fc.nat(1000), precision: fc.nat(1000), scale: fc.nat(1000) },
+              { requiredKeys: ['name'], noNullPrototype: true },
+            ) as fc.Arbitrary<SqlType>),
+      nullable: fc.boolean(),
+      defaultExpr: optionalText,
+      missingValue: nullable(c.value).map((v) => stored(c.type, v)),
+      sequence: optionalText,
+    },
+    { noNullPrototype: true },
+  ),
+);
+
+const index: fc.Arbitrary<IndexDef> = fc.record(
+  {
     id,
     name,
-    type: c.type.name === 'vector'
-      ? fc.constant(c.type)
-      : fc.record({ name: fc.constant(c.type.name), length: fc.nat(1000), precision: fc.nat(1000), scale: fc.nat(1000) }, { requiredKeys: ['name'], noNullPrototype: true }) as fc.Arbitrary<SqlType>,
-    nullable: fc.boolean(),
-    defaultExpr: optionalText,
-    missingValue: nullable(c.value).map((v) => stored(c.type, v)),
-    sequence: optionalText,
-  }, { noNullPrototype: true }));
+    kind: fc.constantFrom('btree', 'hnsw'),
+    columnIds: fc.array(id, { maxLength: 4 }),
+    descending: fc.array(fc.boolean(), { maxLength: 4 }),
+    unique: fc.boolean(),
+    primary: fc.boolean(),
+    options: fc.dictionary(fc.string({ maxLength: 8 }), fc.oneof(fc.double(), fc.integer(), fc.string()), { maxKeys: 4, noNullPrototype: true }),
+  },
+  { noNullPrototype: true },
+);
 
-const index: fc.Arbitrary<IndexDef> = fc.record({
-  id,
-  name,
-  kind: fc.constantFrom('btree', 'hnsw'),
-  columnIds: fc.array(id, { maxLength: 4 }),
-  descending: fc.array(fc.boolean(), { maxLength: 4 }),
-  unique: fc.boolean(),
-  primary: fc.boolean(),
-  options: fc.dictionary(fc.string({ maxLength: 8 }), fc.oneof(fc.double(), fc.integer(), fc.string()), { maxKeys: 4, noNullPrototype: true }),
-}, { noNullPrototype: true });
-
-const constraint: fc.Arbitrary<ConstraintDef> = fc.record({
-  name,
-  kind: fc.constantFrom('primary_key', 'unique', 'check', 'foreign_key', 'not_null'),
-  definition: fc.string({ unit: 'binary', maxLength: 40 }),
-  columnIds: fc.array(id, { maxLength: 3 }),
-  references: fc.record({
-    tableId: id,
+const constraint: fc.Arbitrary<ConstraintDef> = fc.record(
+  {
+    name,
+    kind: fc.constantFrom('primary_key', 'unique', 'check', 'foreign_key', 'not_null'),
+    definition: fc.string({ unit: 'binary', maxLength: 40 }),
     columnIds: fc.array(id, { maxLength: 3 }),
-    onDelete: fc.constantFrom('restrict', 'cascade', 'set_null', 'no_action'),
-  }, { noNullPrototype: true }),
-}, { requiredKeys: ['name', 'kind', 'definition', 'columnIds'], noNullPrototype: true });
+    references: fc.record(
+      {
+        tableId: id,
+        columnIds: fc.array(id, { maxLength: 3 }),
+        onDelete: fc.constantFrom('restrict', 'cascade', 'set_null', 'no_action'),
+      },
+      { noNullPrototype: true },
+    ),
+  },
+  { requiredKeys: ['name', 'kind', 'definition', 'columnIds'], noNullPrototype: true },
+);
 
-export const tableDef: fc.Arbitrary<TableDef> = fc.record({
-  id,
-  tenant: name,
-  schema: name,
-  name,
-  kind: fc.constantFrom('table', 'view', 'materialized_view'),
-  columns: fc.array(column, { maxLength: 6 }),
-  primaryKey: fc.array(id, { maxLength: 3 }),
-  indexes: fc.array(index, { maxLength: 3 }),
-  constraints: fc.array(constraint, { maxLength: 3 }),
-  viewSql: optionalText,
-  createdAtMicros: int64,
-  updatedAtMicros: int64,
-}, { noNullPrototype: true });
+export const tableDef: fc.Arbitrary<TableDef> = fc.record(
+  {
+    id,
+    tenant: name,
+    schema: name,
+    name,
+    kind: fc.constantFrom('table', 'view', 'materialized_view'),
+    columns: fc.array(column, { maxLength: 6 }),
+    primaryKey: fc.array(id, { maxLength: 3 }),
+    indexes: fc.array(index, { maxLength: 3 }),
+    constraints: fc.array(constraint, { maxLength: 3 }),
+    viewSql: optionalText,
+    createdAtMicros: int64,
+    updatedAtMicros: int64,
+  },
+  { noNullPrototype: true },
+);
 
 const bytes = fc.uint8Array({ maxLength: 40 });
 const op: fc.Arbitrary<TxnOp> = fc.oneof(
-  { weight: 6, arbitrary: fc.record({ kind: fc.constant('row' as const), tableId: id, op: fc.constantFrom('insert' as const, 'update' as const, 'delete' as const), key: bytes, before: fc.option(bytes, { nil: null }), after: fc.option(bytes, { nil: null }) }, { noNullPrototype: true }) },
+  {
+    weight: 6,
+    arbitrary: fc.record(
+      {
+        kind: fc.constant('row' as const),
+        tableId: id,
+        op: fc.constantFrom('insert' as const, 'update' as const, 'delete' as const),
+        key: bytes,
+        before: fc.option(bytes, { nil: null }),
+        after: fc.option(bytes, { nil: null }),
+      },
+      { noNullPrototype: true },
+    ),
+  },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('put_table' as const), table: tableDef }, { noNullPrototype: true }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('drop_table' as const), tableId: id }, { noNullPrototype: true }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('truncate' as const), tableIds: fc.array(id, { maxLength: 4 }) }, { noNullPrototype: true }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('sequence' as const), name, lastValue: int64 }, { noNullPrototype: true }) },
 );
 
-const record: fc.Arbitrary<LogRecord> = fc.record({
-  type: fc.constant('txn' as const),
-  txnId: fc.string({ maxLength: 26 }),
-  tenant: name,
-  timestampMicros: int64,
-  ops: fc.array(op, { maxLength: 12 }),
-}, { noNullPrototype: true });
+const record: fc.Arbitrary<LogRecord> = fc.record(
+  {
+    type: fc.constant('txn' as const),
+    txnId: fc.string({ maxLength: 26 }),
+    tenant: name,
+    timestampMicros: int64,
+    ops: fc.array(op, { maxLength: 12 }),
+  },
+  { noNullPrototype: true },
+);
 
 function expectCorrupt(payload: Uint8Array): void {
   let caught: unknown;
@@ -109,19 +152,48 @@ describe('log records', () => {
 
   it('keeps what a TableDef needs exactly: optional SqlType fields, missing values, references, view SQL', () => {
     const table: TableDef = {
-      id: 7, tenant: 'acme', schema: 'public', name: 'orders', kind: 'table',
+      id: 7,
+      tenant: 'acme',
+      schema: 'public',
+      name: 'orders',
+      kind: 'table',
       columns: [
         { id: 1, name: 'id', type: { name: 'int8' }, nullable: false, defaultExpr: "nextval('orders_id_seq')", missingValue: null, sequence: 'orders_id_seq' },
         { id: 2, name: 'total', type: { name: 'numeric', precision: 10, scale: 2 }, nullable: true, defaultExpr: '0', missingValue: '0.00', sequence: null },
-        { id: 4, name: 'embedding', type: { name: 'vector', dimension: 2 }, nullable: true, defaultExpr: null, missingValue: new Float32Array([0.5, -1]), sequence: null },
+        {
+          id: 4,
+          name: 'embedding',
+          type: { name: 'vector', dimension: 2 },
+          nullable: true,
+          defaultExpr: null,
+          missingValue: new Float32Array([0.5, -1]),
+          sequence: null,
+        },
         { id: 5, name: 'meta', type: { name: 'jsonb' }, nullable: true, defaultExpr: "'{}'", missingValue: { tags: ['a'] }, sequence: null },
       ],
       primaryKey: [1],
-      indexes: [{ id: 3, name: 'orders_pkey', kind: 'btree', columnIds: [1], descending: [false], unique: true, primary: true, options: {} },
-        { id: 4, name: 'emb', kind: 'hnsw', columnIds: [4], descending: [false], unique: false, primary: false, options: { m: 16, ef_construction: 200, metric: 'cosine' } }],
+      indexes: [
+        { id: 3, name: 'orders_pkey', kind: 'btree', columnIds: [1], descending: [false], unique: true, primary: true, options: {} },
+        {
+          id: 4,
+          name: 'emb',
+          kind: 'hnsw',
+          columnIds: [4],
+          descending: [false],
+          unique: false,
+          primary: false,
+          options: { m: 16, ef_construction: 200, metric: 'cosine' },
+        },
+      ],
       constraints: [
         { name: 'orders_pkey', kind: 'primary_key', definition: 'PRIMARY KEY (id)', columnIds: [1] },
-        { name: 'orders_customer_fkey', kind: 'foreign_key', definition: 'FOREIGN KEY (customer) REFERENCES customers(id)', columnIds: [2], references: { tableId: 3, columnIds: [1], onDelete: 'cascade' } },
+        {
+          name: 'orders_customer_fkey',
+          kind: 'foreign_key',
+          definition: 'FOREIGN KEY (customer) REFERENCES customers(id)',
+          columnIds: [2],
+          references: { tableId: 3, columnIds: [1], onDelete: 'cascade' },
+        },
       ],
       viewSql: null,
       createdAtMicros: 1_700_000_000_000_001n,
@@ -136,10 +208,22 @@ describe('log records', () => {
 
   it('row changes keep key and images as Uint8Arrays equal to what was written', () => {
     const key = encodeKey([{ name: 'int8' }], [42n]);
-    const after = encodeRow([{ id: 1, type: { name: 'int8' } }, { id: 2, type: { name: 'text' } }], [42n, 'x']);
-    const decoded = decodeLogRecord(encodeLogRecord({ type: 'txn', txnId: 't', tenant: 'default', timestampMicros: 0n, ops: [
-      { kind: 'row', tableId: 1, op: 'insert', key, before: null, after },
-    ] }));
+    const after = encodeRow(
+      [
+        { id: 1, type: { name: 'int8' } },
+        { id: 2, type: { name: 'text' } },
+      ],
+      [42n, 'x'],
+    );
+    const decoded = decodeLogRecord(
+      encodeLogRecord({
+        type: 'txn',
+        txnId: 't',
+        tenant: 'default',
+        timestampMicros: 0n,
+        ops: [{ kind: 'row', tableId: 1, op: 'insert', key, before: null, after }],
+      }),
+    );
     const change = decoded.ops[0] as RowChange;
     expect(change.key).toBeInstanceOf(Uint8Array);
     expect(change.key).toStrictEqual(key);
@@ -150,9 +234,21 @@ describe('log records', () => {
   // Decode speed is a benchmark figure (bench/replay.ts), not a timed assertion: on a loaded
   // 2-core machine any bound either flakes or proves nothing. This checks the big record decodes.
   it('decodes a 1000-row transaction', () => {
-    const image = encodeRow([{ id: 1, type: { name: 'int8' } }, { id: 2, type: { name: 'text' } }, { id: 3, type: { name: 'float8' } }], [1n, 'some text value', 1.5]);
+    const image = encodeRow(
+      [
+        { id: 1, type: { name: 'int8' } },
+        { id: 2, type: { name: 'text' } },
+        { id: 3, type: { name: 'float8' } },
+      ],
+      [1n, 'some text value', 1.5],
+    );
     const ops: RowChange[] = Array.from({ length: 1000 }, (_, i) => ({
-      kind: 'row', tableId: 5, op: 'update', key: encodeKey([{ name: 'int8' }], [BigInt(i)]), before: image, after: image,
+      kind: 'row',
+      tableId: 5,
+      op: 'update',
+      key: encodeKey([{ name: 'int8' }], [BigInt(i)]),
+      before: image,
+      after: image,
     }));
     const payload = encodeLogRecord({ type: 'txn', txnId: '01HZX', tenant: 'default', timestampMicros: 1n, ops });
     const decoded = decodeLogRecord(payload);
@@ -164,9 +260,15 @@ describe('log records', () => {
     expect(Object.values(BRANCH)).toEqual(TXN_OP_SCHEMAS_V2.map((schema) => `${LOG_NAMESPACE}.${schema.name}`));
   });
 
-  it('decoded bytes do not alias the caller\'s payload buffer', () => {
+  it("decoded bytes do not alias the caller's payload buffer", () => {
     const key = encodeKey([{ name: 'text' }], ['k']);
-    const payload = encodeLogRecord({ type: 'txn', txnId: 't', tenant: 'd', timestampMicros: 0n, ops: [{ kind: 'row', tableId: 1, op: 'delete', key, before: key, after: null }] });
+    const payload = encodeLogRecord({
+      type: 'txn',
+      txnId: 't',
+      tenant: 'd',
+      timestampMicros: 0n,
+      ops: [{ kind: 'row', tableId: 1, op: 'delete', key, before: key, after: null }],
+    });
     const change = decodeLogRecord(payload).ops[0] as RowChange;
     payload.fill(0);
     expect(change.key).toStrictEqual(key);
@@ -190,7 +292,13 @@ describe('log records', () => {
 
 describe('corrupt payloads are LOG_CORRUPT', () => {
   it('empty, unknown version, truncated, trailing bytes', () => {
-    const payload = encodeLogRecord({ type: 'txn', txnId: 'abc', tenant: 'default', timestampMicros: 5n, ops: [{ kind: 'sequence', name: 's', lastValue: 9n }] });
+    const payload = encodeLogRecord({
+      type: 'txn',
+      txnId: 'abc',
+      tenant: 'default',
+      timestampMicros: 5n,
+      ops: [{ kind: 'sequence', name: 's', lastValue: 9n }],
+    });
     expectCorrupt(new Uint8Array(0));
     expectCorrupt(Uint8Array.from([3, ...payload.subarray(1)]));
     expectCorrupt(Uint8Array.from([0, ...payload.subarray(1)]));

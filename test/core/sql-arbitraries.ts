@@ -12,7 +12,10 @@ const sign = (n: number | bigint): number => (n > 0 ? 1 : n < 0 ? -1 : 0);
 
 /** Strings with many awkward characters: NUL, spaces, 2-, 3- and 4-byte UTF-8, U+FEFF, U+FFFF. */
 export const textArb = fc.oneof(
-  fc.string({ unit: fc.constantFrom('\0', ' ', 'a', 'b', 'z', '\u007f', '\u0080', '\u00ff', '\u07ff', '\u0800', '\ufeff', '\uffff', '\u{10000}', '😀', '\u{10ffff}'), maxLength: 12 }),
+  fc.string({
+    unit: fc.constantFrom('\0', ' ', 'a', 'b', 'z', '\u007f', '\u0080', '\u00ff', '\u07ff', '\u0800', '\ufeff', '\uffff', '\u{10000}', '😀', '\u{10ffff}'),
+    maxLength: 12,
+  }),
   fc.string({ unit: 'binary', maxLength: 20 }),
   fc.string({ unit: 'binary', minLength: 40, maxLength: 120 }),
   fc.string({ maxLength: 20 }),
@@ -23,11 +26,41 @@ const digitString = (maxLength: number): fc.Arbitrary<string> =>
 
 /** Decimal text: canonical-looking and not (leading zeros, trailing zeros, exponents), plus specials. */
 export const numericTextArb: fc.Arbitrary<string> = fc.oneof(
-  { weight: 8, arbitrary: fc.tuple(fc.constantFrom('', '-', '+'), digitString(24), digitString(24), fc.option(fc.integer({ min: -40, max: 40 }), { nil: undefined }))
-    .map(([s, i, f, e]) => `${s === '+' && e === undefined ? '' : s}${i === '' ? '0' : i}${f === '' ? '' : '.' + f}${e === undefined ? '' : 'e' + e}`) },
-  { weight: 2, arbitrary: fc.constantFrom('NaN', 'Infinity', '-Infinity', '0', '-0', '0.000', '1', '1.0', '1.00', '-1', '-1.0', '0.1', '-0.1', '100', '99.99', '1e5', '0.00001', '123456789012345678901234567890.5') },
-  { weight: 1, arbitrary: fc.tuple(fc.boolean(), fc.integer({ min: 1, max: 9 }), fc.integer({ min: 100, max: 400 }), fc.boolean())
-    .map(([neg, d, zeros, big]) => (neg ? '-' : '') + (big ? `${d}${'0'.repeat(zeros)}` : `0.${'0'.repeat(zeros)}${d}`)) },
+  {
+    weight: 8,
+    arbitrary: fc
+      .tuple(fc.constantFrom('', '-', '+'), digitString(24), digitString(24), fc.option(fc.integer({ min: -40, max: 40 }), { nil: undefined }))
+      .map(([s, i, f, e]) => `${s === '+' && e === undefined ? '' : s}${i === '' ? '0' : i}${f === '' ? '' : '.' + f}${e === undefined ? '' : 'e' + e}`),
+  },
+  {
+    weight: 2,
+    arbitrary: fc.constantFrom(
+      'NaN',
+      'Infinity',
+      '-Infinity',
+      '0',
+      '-0',
+      '0.000',
+      '1',
+      '1.0',
+      '1.00',
+      '-1',
+      '-1.0',
+      '0.1',
+      '-0.1',
+      '100',
+      '99.99',
+      '1e5',
+      '0.00001',
+      '123456789012345678901234567890.5',
+    ),
+  },
+  {
+    weight: 1,
+    arbitrary: fc
+      .tuple(fc.boolean(), fc.integer({ min: 1, max: 9 }), fc.integer({ min: 100, max: 400 }), fc.boolean())
+      .map(([neg, d, zeros, big]) => (neg ? '-' : '') + (big ? `${d}${'0'.repeat(zeros)}` : `0.${'0'.repeat(zeros)}${d}`)),
+  },
 );
 
 const int64Arb = fc.oneof(

@@ -40,7 +40,12 @@ function blocksOf(file: string): Block[] {
   return blocks;
 }
 
-const FILES = ['README.md', ...readdirSync('docs').filter((name) => name.endsWith('.md')).map((name) => `docs/${name}`)];
+const FILES = [
+  'README.md',
+  ...readdirSync('docs')
+    .filter((name) => name.endsWith('.md'))
+    .map((name) => `docs/${name}`),
+];
 const BLOCKS = FILES.flatMap(blocksOf);
 
 /** curl as the examples call it, failing the script on an unexpected 4xx/5xx or no answer. */
@@ -61,9 +66,7 @@ function expectations(text: string): string {
 
 /** One file's runnable blocks as one script: markers become checks, the address becomes the server's. */
 function scriptOf(blocks: readonly Block[], address: string, opsAddress: string): string {
-  const parts = blocks.map((block) =>
-    [`echo "--- ${block.file}:${block.line}" >&2`, expectations(block.text.replace(LEFT_OUT, ''))].join('\n'),
-  );
+  const parts = blocks.map((block) => [`echo "--- ${block.file}:${block.line}" >&2`, expectations(block.text.replace(LEFT_OUT, ''))].join('\n'));
   return (PRELUDE + parts.join('\n'))
     .replace(/(https?:\/\/)?(localhost|127\.0\.0\.1):8080/g, `http://${address}`)
     .replace(/(https?:\/\/)?(localhost|127\.0\.0\.1):5432/g, `http://${opsAddress}`);

@@ -64,8 +64,15 @@ describe('federation through @mercuriusjs/gateway', () => {
     const result = await gateway.inject({ method: 'POST', url: '/graphql', payload: { query } });
     expect(result.json()).toEqual({
       data: {
-        authors: [{ name: 'Ursula', reviews: [{ body: 'superb' }, { body: 'fine' }] }, { name: 'Stanislaw', reviews: [{ body: 'odd' }] }],
-        reviews: [{ body: 'superb', author: { name: 'Ursula' } }, { body: 'fine', author: { name: 'Ursula' } }, { body: 'odd', author: { name: 'Stanislaw' } }],
+        authors: [
+          { name: 'Ursula', reviews: [{ body: 'superb' }, { body: 'fine' }] },
+          { name: 'Stanislaw', reviews: [{ body: 'odd' }] },
+        ],
+        reviews: [
+          { body: 'superb', author: { name: 'Ursula' } },
+          { body: 'fine', author: { name: 'Ursula' } },
+          { body: 'odd', author: { name: 'Stanislaw' } },
+        ],
       },
     });
   });

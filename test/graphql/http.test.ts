@@ -16,13 +16,19 @@ afterAll(async () => {
 });
 
 const get = async (params: Record<string, string>, headers: Record<string, string> = {}) => {
-  const response = await fetch(`${server.baseUrl}/graphql?${new URLSearchParams(params)}`, { headers: { authorization: `Bearer ${server.apiKey}`, ...headers } });
+  const response = await fetch(`${server.baseUrl}/graphql?${new URLSearchParams(params)}`, {
+    headers: { authorization: `Bearer ${server.apiKey}`, ...headers },
+  });
   return { status: response.status, type: response.headers.get('content-type') ?? '', allow: response.headers.get('allow'), body: await response.json() };
 };
 
 describe('GraphQL over HTTP', () => {
   it('runs a batch (a JSON array of operations) in one POST', async () => {
-    const reply = await gql(server, [{ query: '{ items(order_by: {id: asc}) { id } }' }, { query: 'query($id: Int!) { items_by_pk(id: $id) { label } }', variables: { id: 2 } }, { query: '{ nope }' }]);
+    const reply = await gql(server, [
+      { query: '{ items(order_by: {id: asc}) { id } }' },
+      { query: 'query($id: Int!) { items_by_pk(id: $id) { label } }', variables: { id: 2 } },
+      { query: '{ nope }' },
+    ]);
     expect(reply.status).toBe(200);
     expect(reply.body[0]).toEqual({ data: { items: [{ id: 1 }, { id: 2 }] } });
     expect(reply.body[1]).toEqual({ data: { items_by_pk: { label: 'two' } } });
@@ -38,7 +44,11 @@ describe('GraphQL over HTTP', () => {
   });
 
   it('accepts application/graphql bodies and refuses unacceptable Accept with 406', async () => {
-    const raw = await fetch(`${server.baseUrl}/graphql`, { method: 'POST', headers: { 'content-type': 'application/graphql', authorization: `Bearer ${server.apiKey}` }, body: '{ items(limit: 1) { id } }' });
+    const raw = await fetch(`${server.baseUrl}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/graphql', authorization: `Bearer ${server.apiKey}` },
+      body: '{ items(limit: 1) { id } }',
+    });
     expect(await raw.json()).toEqual({ data: { items: [{ id: 1 }] } });
     const refused = await gql(server, '{ items { id } }', undefined, { accept: 'text/html' });
     expect(refused.status).toBe(406);

@@ -15,7 +15,11 @@ async function rows(text: string): Promise<Record<string, unknown>[]> {
 }
 
 /** The one error of a failed mutation: data null, nothing else. */
-async function failure(query: string, variables?: Record<string, unknown>, headers?: Record<string, string>): Promise<{ status: number; code: string; message: string }> {
+async function failure(
+  query: string,
+  variables?: Record<string, unknown>,
+  headers?: Record<string, string>,
+): Promise<{ status: number; code: string; message: string }> {
   const reply = await gql(server, query, variables, headers);
   expect(reply.body.data ?? null).toBeNull();
   expect(reply.body.errors).toHaveLength(1);
@@ -25,7 +29,10 @@ async function failure(query: string, variables?: Record<string, unknown>, heade
 beforeAll(async () => {
   server = await startTestServer();
   await sql(server, 'CREATE TABLE teams (id INT PRIMARY KEY, name TEXT NOT NULL UNIQUE)');
-  await sql(server, 'CREATE TABLE players (id INT PRIMARY KEY, team_id INT REFERENCES teams(id), name TEXT NOT NULL, age INT CHECK (age >= 16), at TIMESTAMPTZ)');
+  await sql(
+    server,
+    'CREATE TABLE players (id INT PRIMARY KEY, team_id INT REFERENCES teams(id), name TEXT NOT NULL, age INT CHECK (age >= 16), at TIMESTAMPTZ)',
+  );
   await sql(server, "INSERT INTO teams VALUES (1, 'Reds'), (2, 'Blues')");
   await sql(server, "INSERT INTO players VALUES (1, 1, 'Ann', 20, NULL)");
 });
@@ -39,7 +46,11 @@ describe('GraphQL mutation failures', () => {
     const { key } = await newKey(server.dataDir, { role: 'read_only' });
     const headers = { authorization: `Bearer ${key}` };
     await eventually(async () => (await gql(server, '{ teams { id } }', undefined, headers)).status === 200);
-    const denied = await failure('mutation { insert_teams_one(object: {id: 3, name: "Greens"}) { id } delete_players(where: {}) { affected_rows } }', undefined, headers);
+    const denied = await failure(
+      'mutation { insert_teams_one(object: {id: 3, name: "Greens"}) { id } delete_players(where: {}) { affected_rows } }',
+      undefined,
+      headers,
+    );
     expect(denied.code).toBe('AUTHORIZATION_DENIED');
     expect([200, 403]).toContain(denied.status);
     expect(await rows('SELECT count(*) AS c FROM teams')).toEqual([{ c: 2 }]);
@@ -61,7 +72,10 @@ describe('GraphQL mutation failures', () => {
       expect(reply.body.errors[0].extensions.code, field).toBe('CONSTRAINT_VIOLATION');
       expect(reply.body.errors[0].extensions.details.constraint, field).toBe(constraint);
     }
-    expect(await rows('SELECT id, name FROM teams ORDER BY id')).toEqual([{ id: 1, name: 'Reds' }, { id: 2, name: 'Blues' }]);
+    expect(await rows('SELECT id, name FROM teams ORDER BY id')).toEqual([
+      { id: 1, name: 'Reds' },
+      { id: 2, name: 'Blues' },
+    ]);
     expect(await rows('SELECT id, team_id, name, age FROM players')).toEqual([{ id: 1, team_id: 1, name: 'Ann', age: 20 }]);
   });
 
@@ -82,7 +96,10 @@ describe('GraphQL mutation failures', () => {
       ['delete_players(where: {name: {_eq: null}}) { affected_rows }', '_is_null'],
       ['update_players(where: {}, _set: {}) { affected_rows }', '_set or _inc'],
       ['update_players(where: {id: {_eq: 1}}, _set: {age: 30}, _inc: {age: 1}) { affected_rows }', 'both'],
-      ['insert_players(objects: [{id: 1, name: "B"}], on_conflict: {constraint: players_pkey, update_columns: [name], where: {teams: {name: {_eq: "Reds"}}}}) { affected_rows }', 'relation'],
+      [
+        'insert_players(objects: [{id: 1, name: "B"}], on_conflict: {constraint: players_pkey, update_columns: [name], where: {teams: {name: {_eq: "Reds"}}}}) { affected_rows }',
+        'relation',
+      ],
     ];
     for (const [field, words] of cases) {
       const { code, message } = await failure(`mutation { ${field} }`);
@@ -101,12 +118,18 @@ describe('GraphQL mutation failures', () => {
     // Another client updates team 1 after this request's last statement ran, before it commits.
     engine.execute = async function (this: unknown, text: string, ...rest: unknown[]) {
       const result = await original.call(this, text, ...rest);
-      if (text.startsWith('UPDATE "public"."teams"') && ++updates === 2) await original.call(this, "UPDATE teams SET name = 'Other' WHERE id = 1", { params: [], timeoutMs: 10_000, maxRows: 10, tenant: 'default' });
+      if (text.startsWith('UPDATE "public"."teams"') && ++updates === 2)
+        await original.call(this, "UPDATE teams SET name = 'Other' WHERE id = 1", { params: [], timeoutMs: 10_000, maxRows: 10, tenant: 'default' });
       return result;
     };
     let reply;
     try {
-      reply = await gql(server, 'mutation { a: update_teams_by_pk(pk_columns: {id: 1}, _set: {name: "Mine"}) { id } b: update_teams_by_pk(pk_columns: {id: 2}, _set: {name: "Mine too"}) { id } }', undefined, { accept: 'application/graphql-response+json' });
+      reply = await gql(
+        server,
+        'mutation { a: update_teams_by_pk(pk_columns: {id: 1}, _set: {name: "Mine"}) { id } b: update_teams_by_pk(pk_columns: {id: 2}, _set: {name: "Mine too"}) { id } }',
+        undefined,
+        { accept: 'application/graphql-response+json' },
+      );
     } finally {
       engine.execute = original;
     }
@@ -116,7 +139,10 @@ describe('GraphQL mutation failures', () => {
     expect(reply.body.errors).toHaveLength(1);
     expect(reply.body.errors[0].extensions.code).toBe('TRANSACTION_CONFLICT');
     expect(reply.body.errors[0].path).toBeUndefined();
-    expect(await rows('SELECT id, name FROM teams ORDER BY id')).toEqual([{ id: 1, name: 'Other' }, { id: 2, name: 'Blues' }]);
+    expect(await rows('SELECT id, name FROM teams ORDER BY id')).toEqual([
+      { id: 1, name: 'Other' },
+      { id: 2, name: 'Blues' },
+    ]);
     await sql(server, "UPDATE teams SET name = 'Reds' WHERE id = 1");
   });
 
@@ -128,7 +154,8 @@ describe('GraphQL mutation failures', () => {
       const engine = server.sql as unknown as { execute: (text: string, ...rest: unknown[]) => Promise<unknown> };
       const original = engine.execute;
       engine.execute = async function (this: unknown, text: string, ...rest: unknown[]) {
-        if (text.startsWith(`INSERT INTO "public"."${table}"`)) await original.call(this, `DROP TABLE ${table}`, { params: [], timeoutMs: 10_000, maxRows: 10, tenant: 'default' });
+        if (text.startsWith(`INSERT INTO "public"."${table}"`))
+          await original.call(this, `DROP TABLE ${table}`, { params: [], timeoutMs: 10_000, maxRows: 10, tenant: 'default' });
         return original.call(this, text, ...rest);
       };
       try {
@@ -139,9 +166,13 @@ describe('GraphQL mutation failures', () => {
         engine.execute = original;
       }
     };
-    expect(await dropUnder('scratch', 'mutation { insert_scratch_one(object: {id: 1}) { id } insert_teams_one(object: {id: 5, name: "Golds"}) { id } }')).toEqual(['TABLE_NOT_FOUND']);
+    expect(
+      await dropUnder('scratch', 'mutation { insert_scratch_one(object: {id: 1}) { id } insert_teams_one(object: {id: 5, name: "Golds"}) { id } }'),
+    ).toEqual(['TABLE_NOT_FOUND']);
     // After the request's transaction wrote, a DDL commit conflicts with it (the engine's rule).
-    expect(await dropUnder('scratch2', 'mutation { insert_teams_one(object: {id: 5, name: "Golds"}) { id } insert_scratch2_one(object: {id: 1}) { id } }')).toEqual(['TRANSACTION_CONFLICT']);
+    expect(
+      await dropUnder('scratch2', 'mutation { insert_teams_one(object: {id: 5, name: "Golds"}) { id } insert_scratch2_one(object: {id: 1}) { id } }'),
+    ).toEqual(['TRANSACTION_CONFLICT']);
     expect(await rows('SELECT count(*) AS c FROM teams')).toEqual([{ c: 2 }]);
     // The next request has a schema without it: the field is unknown, refused before any SQL.
     const next = await gql(server, 'mutation { insert_scratch_one(object: {id: 1}) { id } }');

@@ -46,7 +46,12 @@ describe('GraphQL schema from the catalog', () => {
 
   it('serves views as read-only tables (no _by_pk)', async () => {
     await sql(server, 'CREATE VIEW big_parents AS SELECT id, name FROM parents WHERE id >= 98');
-    expect(await data(server, '{ big_parents(order_by: {id: asc}) { id name } }')).toEqual({ big_parents: [{ id: 98, name: 'p98' }, { id: 99, name: 'p99' }] });
+    expect(await data(server, '{ big_parents(order_by: {id: asc}) { id name } }')).toEqual({
+      big_parents: [
+        { id: 98, name: 'p98' },
+        { id: 99, name: 'p99' },
+      ],
+    });
     expect((await gql(server, '{ big_parents_by_pk(id: 98) { id } }')).body.errors[0].extensions.code).toBe('TABLE_NOT_FOUND');
   });
 
@@ -62,20 +67,43 @@ describe('GraphQL schema from the catalog', () => {
   });
 
   it('round-trips every SQL type', async () => {
-    await sql(server, `CREATE TABLE typed (id INT PRIMARY KEY, b BOOLEAN, s SMALLINT, i INTEGER, big BIGINT, num NUMERIC(20,4), r REAL, d DOUBLE PRECISION,
-      t TEXT, v VARCHAR(10), c CHAR(3), u UUID, j JSONB, ts TIMESTAMP, tz TIMESTAMPTZ, dt DATE, vec VECTOR(3))`);
-    await sql(server, `INSERT INTO typed VALUES (1, true, 7, 70000, 9007199254740993, 12345678901234.5678, 1.5, 2.25, 'text', 'var', 'ab',
-      'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11', '{"k": [1, "x", null]}', '2024-01-02 03:04:05.123456', '2024-01-02 03:04:05+02', '2024-02-29', '[1,2,3]')`);
+    await sql(
+      server,
+      `CREATE TABLE typed (id INT PRIMARY KEY, b BOOLEAN, s SMALLINT, i INTEGER, big BIGINT, num NUMERIC(20,4), r REAL, d DOUBLE PRECISION,
+      t TEXT, v VARCHAR(10), c CHAR(3), u UUID, j JSONB, ts TIMESTAMP, tz TIMESTAMPTZ, dt DATE, vec VECTOR(3))`,
+    );
+    await sql(
+      server,
+      `INSERT INTO typed VALUES (1, true, 7, 70000, 9007199254740993, 12345678901234.5678, 1.5, 2.25, 'text', 'var', 'ab',
+      'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11', '{"k": [1, "x", null]}', '2024-01-02 03:04:05.123456', '2024-01-02 03:04:05+02', '2024-02-29', '[1,2,3]')`,
+    );
     const fields = 'id b s i big num r d t v c u j ts tz dt vec';
     const d = await data(server, `{ typed { ${fields} } }`);
     const row = d.typed[0];
     expect(row).toEqual({
-      id: 1, b: true, s: 7, i: 70000, big: '9007199254740993', num: '12345678901234.5678', r: 1.5, d: 2.25, t: 'text', v: 'var', c: 'ab ',
-      u: 'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11', j: { k: [1, 'x', null] }, ts: '2024-01-02T03:04:05.123456Z', tz: '2024-01-02T01:04:05Z', dt: '2024-02-29', vec: [1, 2, 3],
+      id: 1,
+      b: true,
+      s: 7,
+      i: 70000,
+      big: '9007199254740993',
+      num: '12345678901234.5678',
+      r: 1.5,
+      d: 2.25,
+      t: 'text',
+      v: 'var',
+      c: 'ab ',
+      u: 'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11',
+      j: { k: [1, 'x', null] },
+      ts: '2024-01-02T03:04:05.123456Z',
+      tz: '2024-01-02T01:04:05Z',
+      dt: '2024-02-29',
+      vec: [1, 2, 3],
     });
     // Every value read back is accepted as input and finds the row again.
     for (const column of ['b', 's', 'i', 'big', 'num', 'r', 'd', 't', 'v', 'c', 'u', 'ts', 'tz', 'dt']) {
-      const found = await gql(server, `query($x: ${column === 'big' ? 'bigint' : typeOf(column)}) { typed(where: {${column}: {_eq: $x}}) { id } }`, { x: row[column] });
+      const found = await gql(server, `query($x: ${column === 'big' ? 'bigint' : typeOf(column)}) { typed(where: {${column}: {_eq: $x}}) { id } }`, {
+        x: row[column],
+      });
       expect(found.body, column).toEqual({ data: { typed: [{ id: 1 }] } });
     }
     const sdl = await data(server, '{ _service { sdl } }');
@@ -94,13 +122,31 @@ describe('GraphQL schema from the catalog', () => {
     const d = await data(server, '{ _service { sdl } }');
     expect(d._service.sdl).toContain('type parents @key(fields: "id")');
     const entities = await data(server, 'query($r: [_Any!]!) { _entities(representations: $r) { ... on parents { name } ... on children { n } } }', {
-      r: [{ __typename: 'parents', id: 3 }, { __typename: 'children', id: '5' }, { __typename: 'parents', id: 999 }],
+      r: [
+        { __typename: 'parents', id: 3 },
+        { __typename: 'children', id: '5' },
+        { __typename: 'parents', id: 999 },
+      ],
     });
     expect(entities._entities).toEqual([{ name: 'p3' }, { n: 5 }, null]);
   });
 });
 
 function typeOf(column: string): string {
-  const map: Record<string, string> = { b: 'Boolean', s: 'Int', i: 'Int', num: 'numeric', r: 'Float', d: 'float8', t: 'String', v: 'String', c: 'String', u: 'uuid', ts: 'timestamp', tz: 'timestamptz', dt: 'date' };
+  const map: Record<string, string> = {
+    b: 'Boolean',
+    s: 'Int',
+    i: 'Int',
+    num: 'numeric',
+    r: 'Float',
+    d: 'float8',
+    t: 'String',
+    v: 'String',
+    c: 'String',
+    u: 'uuid',
+    ts: 'timestamp',
+    tz: 'timestamptz',
+    dt: 'date',
+  };
   return map[column]!;
 }

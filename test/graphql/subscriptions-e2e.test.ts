@@ -34,7 +34,7 @@ describe('GraphQL subscriptions on the server', () => {
     await server?.close();
   });
 
-  it('a live query sends the current result, then the result of each commit, a child table\'s through a nested relation', async () => {
+  it("a live query sends the current result, then the result of each commit, a child table's through a nested relation", async () => {
     const sub = subscribe(client(), 'subscription { authors(order_by: {id: asc}) { id name books(order_by: {id: asc}) { title } } }');
     await sub.until((s) => s.results.length === 1);
     expect(sub.results[0]).toEqual({ data: { authors: [{ id: 1, name: 'Ann', books: [{ title: 'A1' }] }] } });
@@ -69,7 +69,8 @@ describe('GraphQL subscriptions on the server', () => {
   it('a live query with an alias, variables and a fragment; a dropped table ends it with TABLE_NOT_FOUND', async () => {
     await sql(server, 'CREATE TABLE shelf (id INT PRIMARY KEY, label TEXT)');
     await sql(server, "INSERT INTO shelf VALUES (1, 'x'), (2, 'y')");
-    const query = 'subscription($min: Int!) { top: shelf(where: {id: {_gte: $min}}, order_by: {id: desc}) { ...cell } } fragment cell on shelf { key: id label }';
+    const query =
+      'subscription($min: Int!) { top: shelf(where: {id: {_gte: $min}}, order_by: {id: desc}) { ...cell } } fragment cell on shelf { key: id label }';
     const sub = subscribe(client(), query, { min: 2 });
     await sub.until((s) => s.results.length === 1);
     expect(sub.results[0].data).toEqual({ top: [{ key: 2, label: 'y' }] });
@@ -87,7 +88,7 @@ describe('GraphQL subscriptions on the server', () => {
     expect(deep.results[0].errors[0].extensions.code).toBe('LIMIT_EXCEEDED');
     await sql(server, 'CREATE TABLE "svcdb_change" ("1st" INT PRIMARY KEY, "my-col" TEXT)');
     await sql(server, 'CREATE TABLE "my-table" (id INT PRIMARY KEY)');
-    await sql(server, "INSERT INTO \"svcdb_change\" VALUES (1, 'a')");
+    await sql(server, 'INSERT INTO "svcdb_change" VALUES (1, \'a\')');
     const fields = await gql(server, '{ __schema { subscriptionType { fields { name } } } }');
     const names = fields.body.data.__schema.subscriptionType.fields.map((f: { name: string }) => f.name);
     expect(names).toEqual(expect.arrayContaining(['svcdb_change_2', 'svcdb_change_2_events', 'my_table', 'my_table_events']));
@@ -106,7 +107,9 @@ describe('GraphQL subscriptions on the server', () => {
     const seen = first.results.map((r) => r.data.ledger_events);
     expect(seen.map((e) => e.key.id)).toEqual([1, 2, 3, 4, 5]);
     for (let i = 6; i <= 8; i++) await sql(server, `INSERT INTO ledger VALUES (${i}, ${i * 10})`);
-    const resumed = subscribe(client(), 'subscription($from: bigint) { ledger_events(from_sequence: $from, operations: [INSERT]) { sequence key } }', { from: seen[2].sequence });
+    const resumed = subscribe(client(), 'subscription($from: bigint) { ledger_events(from_sequence: $from, operations: [INSERT]) { sequence key } }', {
+      from: seen[2].sequence,
+    });
     await resumed.until((s) => s.results.length === 5);
     await new Promise((resolve) => setTimeout(resolve, 200));
     expect(resumed.results.map((r) => r.data.ledger_events.key.id)).toEqual([4, 5, 6, 7, 8]);
@@ -119,9 +122,11 @@ describe('GraphQL subscriptions on the server', () => {
     const sub = subscribe(client(), 'subscription { busy_events(from_sequence: "0", operations: [INSERT]) { sequence key } }');
     const writers = 4;
     const each = 50;
-    await Promise.all(Array.from({ length: writers }, async (_, w) => {
-      for (let i = 0; i < each; i++) await sql(server, `INSERT INTO busy VALUES (${w * 1000 + i})`);
-    }));
+    await Promise.all(
+      Array.from({ length: writers }, async (_, w) => {
+        for (let i = 0; i < each; i++) await sql(server, `INSERT INTO busy VALUES (${w * 1000 + i})`);
+      }),
+    );
     await sub.until((s) => s.results.length === writers * each);
     await new Promise((resolve) => setTimeout(resolve, 200));
     const events = sub.results.map((r) => r.data.busy_events);
@@ -158,7 +163,10 @@ describe('GraphQL subscriptions on the server', () => {
     const rows = (await server.sql.execute('SELECT count(*) AS n FROM notes', { params: [], timeoutMs: 10_000, maxRows: 10, tenant: 'default' })).rows;
     expect(Number(rows[0]!['n'])).toBe(2);
     // One failing field rolls the whole mutation back (Hasura's rule), as over HTTP.
-    const failing = subscribe(client(), 'mutation { a: insert_notes_one(object: {id: 3, body: "c"}) { id } b: insert_notes_one(object: {id: 1, body: "dup"}) { id } }');
+    const failing = subscribe(
+      client(),
+      'mutation { a: insert_notes_one(object: {id: 3, body: "c"}) { id } b: insert_notes_one(object: {id: 1, body: "dup"}) { id } }',
+    );
     await failing.until((s) => s.completed);
     expect(failing.results[0].data).toBeNull();
     expect(failing.results[0].errors[0].extensions.code).toBeDefined();

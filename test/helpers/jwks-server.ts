@@ -21,7 +21,11 @@ export async function providerKey(alg: JwksAlg, kid: string): Promise<ProviderKe
 }
 
 /** A signed token; header kid from the key unless `header` overrides it. exp in seconds from now (undefined: 600). */
-export async function providerToken(key: ProviderKey, claims: JWTPayload, options: { expiresInSeconds?: number; header?: Record<string, unknown> } = {}): Promise<string> {
+export async function providerToken(
+  key: ProviderKey,
+  claims: JWTPayload,
+  options: { expiresInSeconds?: number; header?: Record<string, unknown> } = {},
+): Promise<string> {
   const now = Math.floor(Date.now() / 1000);
   return new SignJWT(claims)
     .setProtectedHeader({ alg: key.alg, kid: key.kid, typ: 'JWT', ...options.header })
@@ -65,9 +69,10 @@ export async function startJwksServer(keys: readonly ProviderKey[], port = 0): P
     fail(next) {
       failing = next;
     },
-    close: () => new Promise((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }),
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }

@@ -95,7 +95,8 @@ function checkAvailability(): Availability {
   if (major === null) return { ok: false, reason: 'java is not installed (Kafka 4 needs Java 17 or later)' };
   if (major < JAVA_MAJOR_MIN) return { ok: false, reason: `java ${major} is too old (Kafka 4 needs Java ${JAVA_MAJOR_MIN} or later)` };
   if (existsSync(path.join(kafkaJarsDir(), '.complete'))) return { ok: true };
-  if (!commandRuns('mvn', '--version')) return { ok: false, reason: `the Kafka ${KAFKA_VERSION} jars are not in ${kafkaJarsDir()} and mvn is not installed to fetch them` };
+  if (!commandRuns('mvn', '--version'))
+    return { ok: false, reason: `the Kafka ${KAFKA_VERSION} jars are not in ${kafkaJarsDir()} and mvn is not installed to fetch them` };
   const fetch = spawnSync('bash', [FETCH_SCRIPT], { encoding: 'utf8', timeout: FETCH_TIMEOUT_MS });
   if (fetch.status === 0 && existsSync(path.join(kafkaJarsDir(), '.complete'))) return { ok: true };
   const why = (fetch.error?.message ?? fetch.stderr ?? '').trim().split('\n').slice(-5).join(' | ');

@@ -72,7 +72,10 @@ export function readTopicWithKcat(brokers: string, topic: string, options: ReadT
         reject(new Error(`kcat ${args.join(' ')} ${why}: ${stderr}`));
         return;
       }
-      const lines = Buffer.concat(stdout).toString('latin1').split('\n').filter((l) => l !== '');
+      const lines = Buffer.concat(stdout)
+        .toString('latin1')
+        .split('\n')
+        .filter((l) => l !== '');
       const messages = lines.map(parseLine);
       messages.sort((a, b) => a.partition - b.partition || a.offset - b.offset);
       resolve(messages);

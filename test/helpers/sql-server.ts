@@ -29,9 +29,7 @@ export const TEST_API_KEY = 'test-key';
  * Starts the composition root (bin/app.ts startServer) as `svcdb serve` would, with a silent
  * logger. `env` adds or overrides SVC_* settings (e.g. SVC_LOG_DURABILITY for a benchmark).
  */
-export async function startTestServer(
-  options: { env?: Readonly<Record<string, string>>; dataDir?: string; keepDataDir?: boolean } = {},
-): Promise<TestServer> {
+export async function startTestServer(options: { env?: Readonly<Record<string, string>>; dataDir?: string; keepDataDir?: boolean } = {}): Promise<TestServer> {
   // A given dataDir restarts a server on its data (the caller removes it); keepDataDir keeps a new one.
   const ownsDir = options.dataDir === undefined && options.keepDataDir !== true;
   const dataDir = options.dataDir ?? (await mkdtemp(path.join(os.tmpdir(), 'svcdb-sql-')));

@@ -46,7 +46,13 @@ export async function openStack(
   const readBatchBytesMax = options.readBatchBytesMax ?? 64 * 1024;
   const retentionEnabled = options.retentionEnabled ?? false;
   const vectorCheckpoint = options.vectorCheckpointRecordsMax === undefined ? {} : { vectorCheckpointRecordsMax: options.vectorCheckpointRecordsMax };
-  const projections = await Projections.open(log, store, { readBatchBytesMax, retentionEnabled, logger: silentLogger, vectorDir: layout.vectorDir, ...vectorCheckpoint });
+  const projections = await Projections.open(log, store, {
+    readBatchBytesMax,
+    retentionEnabled,
+    logger: silentLogger,
+    vectorDir: layout.vectorDir,
+    ...vectorCheckpoint,
+  });
   if (options.start !== false) await projections.start();
   let closed = false;
   return {
@@ -75,10 +81,28 @@ export function column(id: number, name: string, type: SqlType, nullable = true)
 /** A table (id BIGINT PRIMARY KEY, name TEXT, score INTEGER) with an optional index on score. */
 export function itemsTable(tableId: number, options: { name?: string; scoreIndexId?: number } = {}): TableDef {
   const indexes: IndexDef[] = [
-    { id: tableId * 100, name: `${options.name ?? 'items'}_pkey`, kind: 'btree', columnIds: [1], descending: [false], unique: true, primary: true, options: {} },
+    {
+      id: tableId * 100,
+      name: `${options.name ?? 'items'}_pkey`,
+      kind: 'btree',
+      columnIds: [1],
+      descending: [false],
+      unique: true,
+      primary: true,
+      options: {},
+    },
   ];
   if (options.scoreIndexId !== undefined) {
-    indexes.push({ id: options.scoreIndexId, name: `${options.name ?? 'items'}_score_idx`, kind: 'btree', columnIds: [3], descending: [false], unique: false, primary: false, options: {} });
+    indexes.push({
+      id: options.scoreIndexId,
+      name: `${options.name ?? 'items'}_score_idx`,
+      kind: 'btree',
+      columnIds: [3],
+      descending: [false],
+      unique: false,
+      primary: false,
+      options: {},
+    });
   }
   return {
     id: tableId,

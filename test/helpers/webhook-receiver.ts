@@ -14,8 +14,11 @@ export interface Received {
 }
 
 /** Decides the answer to a request: a status, and optionally a delay before it (ms). */
-export type Respond = (request: { readonly body: Buffer; readonly headers: IncomingHttpHeaders; readonly index: number }) =>
-  { readonly status: number; readonly delayMs?: number } | Promise<{ readonly status: number; readonly delayMs?: number }>;
+export type Respond = (request: {
+  readonly body: Buffer;
+  readonly headers: IncomingHttpHeaders;
+  readonly index: number;
+}) => { readonly status: number; readonly delayMs?: number } | Promise<{ readonly status: number; readonly delayMs?: number }>;
 
 export interface Receiver {
   readonly url: string;
@@ -66,9 +69,10 @@ export async function startReceiver(respond: Respond = () => ({ status: 200 })):
         await new Promise((r) => setTimeout(r, 25));
       }
     },
-    close: () => new Promise<void>((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }

@@ -17,7 +17,9 @@ async function flipByte(path: string, at: number): Promise<void> {
 
 async function openError(options: LogOptions): Promise<Error & { code?: string }> {
   const error = await openLog(options).then(
-    () => { throw new Error('openLog succeeded on a damaged log'); },
+    () => {
+      throw new Error('openLog succeeded on a damaged log');
+    },
     (e: unknown) => e,
   );
   expect(isSvcError(error)).toBe(true);
@@ -59,7 +61,13 @@ describe('corruption that is not a torn tail', () => {
     expect(error.message).toContain('not a torn tail');
 
     const report = await repairLog(options);
-    expect(report).toMatchObject({ segment: basename(last.path), truncatedAtBytes: damagedAt, bytesTruncated: 2 * FRAME_BYTES, segmentsDeleted: 0, lastLsn: 11 });
+    expect(report).toMatchObject({
+      segment: basename(last.path),
+      truncatedAtBytes: damagedAt,
+      bytesTruncated: 2 * FRAME_BYTES,
+      segmentsDeleted: 0,
+      lastLsn: 11,
+    });
     const log = await openLog(options);
     expect(log.headLsn).toBe(11);
     expect((await readAll(log)).map((e) => e.lsn)).toEqual(Array.from({ length: 11 }, (_, i) => i + 1));
@@ -93,7 +101,10 @@ describe('corruption that is not a torn tail', () => {
     const first = segments[0]!;
     await flipByte(first.path, 2 * FRAME_BYTES + FRAME_HEADER_BYTES + 50);
     const log = await openLog(options);
-    const error = await readAll(log).then(() => null, (e: unknown) => e as Error & { code: string });
+    const error = await readAll(log).then(
+      () => null,
+      (e: unknown) => e as Error & { code: string },
+    );
     expect(error?.code).toBe('LOG_CORRUPT');
     expect(error?.message).toContain(basename(first.path));
     expect(error?.message).toContain(`byte offset ${2 * FRAME_BYTES}`);

@@ -10,8 +10,13 @@ import { payloadFor } from './helpers.js';
 const [dir] = process.argv.slice(2);
 if (!dir) throw new Error('usage: crash-appender LOG_DIR');
 const log = await openLog({
-  dir, segmentSizeBytesMax: 64 * 1024, durability: 'commit', fsyncIntervalMs: 10,
-  readBatchBytesMax: 1024 * 1024, indexIntervalBytes: 1024, logger: silentLogger,
+  dir,
+  segmentSizeBytesMax: 64 * 1024,
+  durability: 'commit',
+  fsyncIntervalMs: 10,
+  readBatchBytesMax: 1024 * 1024,
+  indexIntervalBytes: 1024,
+  logger: silentLogger,
 });
 process.stdout.write('ready\n');
 let appended = 0;

@@ -7,7 +7,10 @@ import { inspectLogDir, listSegments, LOG_LIMITS, openLog, type LogOptions } fro
 import { asLsn, logOptions, makeTempDir, payloadFor, readAll, removeTempDir, segmentFiles } from './helpers.js';
 
 async function rejection(promise: Promise<unknown>): Promise<SvcError> {
-  const error = await promise.then(() => null, (e: unknown) => e);
+  const error = await promise.then(
+    () => null,
+    (e: unknown) => e,
+  );
   expect(isSvcError(error)).toBe(true);
   return error as SvcError;
 }
@@ -37,7 +40,12 @@ describe('log lifecycle', () => {
     const log = await openLog(options);
     const seen: number[] = [];
     let completed = false;
-    log.durableLsn$.subscribe({ next: (value) => seen.push(value), complete: () => { completed = true; } });
+    log.durableLsn$.subscribe({
+      next: (value) => seen.push(value),
+      complete: () => {
+        completed = true;
+      },
+    });
     for (let n = 1; n <= 3; n++) await log.append(payloadFor(n, 10)).durable;
     await Promise.all([4, 5, 6].map((n) => log.append(payloadFor(n, 10)).durable));
     expect(seen[0]).toBe(0);
@@ -147,7 +155,9 @@ describe('log lifecycle', () => {
     const softCount = Math.ceil(LOG_LIMITS.appendQueueBytesMax / payload.length) + 1;
     const durables = Array.from({ length: softCount }, () => log.append(payload).durable);
     let writable = false;
-    const waiting = log.whenWritable().then(() => { writable = true; });
+    const waiting = log.whenWritable().then(() => {
+      writable = true;
+    });
     await Promise.resolve();
     expect(writable).toBe(false);
     while (log.stats().pendingBytes + payload.length + 20 <= LOG_LIMITS.appendQueueBytesHardMax) durables.push(log.append(payload).durable);
@@ -165,13 +175,15 @@ describe('log lifecycle', () => {
     for (let n = 1; n <= 3; n++) await log.append(payloadFor(n, 10)).durable;
     const activePath = log.segments().at(-1)!.path;
     // Pull the descriptor out from under the log: its next write fails (EBADF) like a dead disk would.
-    const fd = readdirSync('/proc/self/fd').map(Number).find((n) => {
-      try {
-        return readlinkSync(`/proc/self/fd/${n}`) === activePath;
-      } catch {
-        return false;
-      }
-    });
+    const fd = readdirSync('/proc/self/fd')
+      .map(Number)
+      .find((n) => {
+        try {
+          return readlinkSync(`/proc/self/fd/${n}`) === activePath;
+        } catch {
+          return false;
+        }
+      });
     expect(fd).toBeDefined();
     closeSync(fd!);
     const failed = log.append(payloadFor(4, 10));

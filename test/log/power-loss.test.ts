@@ -50,7 +50,11 @@ describe.skipIf(!STRACE)(`${needs('strace')} fsync discipline of the running ser
     });
     const url = `${server.listening.httpUrl}/api/v1/query`;
     const query = async (sql: string): Promise<number> => {
-      const response = await fetch(url, { method: 'POST', headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' }, body: JSON.stringify({ sql }) });
+      const response = await fetch(url, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ sql }),
+      });
       await response.arrayBuffer();
       return response.status;
     };
@@ -95,7 +99,8 @@ describe.skipIf(!STRACE)(`${needs('strace')} fsync discipline of the running ser
       } else if (WRITES.has(e.name) && e.phase === 'start' && e.path.startsWith('socket:') && e.args.includes('HTTP/1.1 200')) {
         answers += 1;
         for (const [segment, count] of written) {
-          if ((synced.get(segment) ?? 0) < count) unsynced.push(`answer ${answers}: ${count - (synced.get(segment) ?? 0)} write(s) to ${path.basename(segment)} not yet fdatasynced`);
+          if ((synced.get(segment) ?? 0) < count)
+            unsynced.push(`answer ${answers}: ${count - (synced.get(segment) ?? 0)} write(s) to ${path.basename(segment)} not yet fdatasynced`);
         }
       }
     }
@@ -104,10 +109,11 @@ describe.skipIf(!STRACE)(`${needs('strace')} fsync discipline of the running ser
     expect(unsynced).toEqual([]);
   });
 
-  it('before retention deleted a segment, the LevelDB write of its last record\'s offset was fsynced', () => {
+  it("before retention deleted a segment, the LevelDB write of its last record's offset was fsynced", () => {
     // Segment -> the markers of the records written to it.
     const markersOf = new Map<string, number[]>();
-    for (const e of events) if (WRITES.has(e.name) && inLog(e) && e.phase === 'start') markersOf.set(e.path, [...(markersOf.get(e.path) ?? []), ...markersIn(e.args)]);
+    for (const e of events)
+      if (WRITES.has(e.name) && inLog(e) && e.phase === 'start') markersOf.set(e.path, [...(markersOf.get(e.path) ?? []), ...markersIn(e.args)]);
     // LevelDB's write-ahead writes: where each marker's batch went, and when the write ended.
     const batchOf = new Map<number, { path: string; endSeq: number }>();
     const startOf = new Map<string, SyscallEvent>();

@@ -63,9 +63,11 @@ describe('recovery of a damaged tail (property)', () => {
           expect(reopened.headLsn).toBe(expectedLast);
           if (bytesTruncated > 0) {
             expect(reopened.recovery.truncatedSegment).toBe(last.path.split('/').at(-1));
-            expect(logger.warnings).toContainEqual(expect.objectContaining({
-              obj: expect.objectContaining({ segment: reopened.recovery.truncatedSegment, bytesTruncated }),
-            }));
+            expect(logger.warnings).toContainEqual(
+              expect.objectContaining({
+                obj: expect.objectContaining({ segment: reopened.recovery.truncatedSegment, bytesTruncated }),
+              }),
+            );
           }
           const entries = await readAll(reopened);
           expect(entries.map((e) => e.lsn)).toEqual(Array.from({ length: expectedLast }, (_, i) => i + 1));

@@ -28,7 +28,10 @@ describe('retention', () => {
     expect(await segmentFiles(dir, 'log')).toHaveLength(4);
     expect(await segmentFiles(dir, 'idx')).toHaveLength(3);
     expect((await readAll(log, 11)).map((e) => e.lsn)).toEqual(Array.from({ length: 18 }, (_, i) => i + 11));
-    const error = await readAll(log, 7).then(() => null, (e: unknown) => e as Error & { code: string });
+    const error = await readAll(log, 7).then(
+      () => null,
+      (e: unknown) => e as Error & { code: string },
+    );
     expect(error?.code).toBe('NOT_FOUND');
     expect(error?.message).toContain('LSN 11');
   });

@@ -67,7 +67,7 @@ describe('sparse index', () => {
   it('is rebuilt when deleted', async () => {
     for (const name of await segmentFiles(dir, 'idx')) await rm(join(dir, name));
     await checkRandomReads(100);
-    expect(await segmentFiles(dir, "idx")).toHaveLength(segments.length);
+    expect(await segmentFiles(dir, 'idx')).toHaveLength(segments.length);
   });
 
   it('is rebuilt when its entries or its header are damaged', async () => {

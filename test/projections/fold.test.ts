@@ -60,9 +60,10 @@ function recordsFor(steps: readonly Step[]): TxnRecord[] {
       }
       case 'index':
       case 'unindex': {
-        const next = step.kind === 'index'
-          ? itemsTable(step.table, { name: `t${step.table}`, scoreIndexId: nextIndexId++ })
-          : itemsTable(step.table, { name: `t${step.table}` });
+        const next =
+          step.kind === 'index'
+            ? itemsTable(step.table, { name: `t${step.table}`, scoreIndexId: nextIndexId++ })
+            : itemsTable(step.table, { name: `t${step.table}` });
         state.def = next;
         ops.push({ kind: 'put_table', table: next });
         break;
@@ -115,7 +116,10 @@ function fold(records: readonly TxnRecord[]): { rows: Map<string, string>; index
       for (const idx of def.indexes.filter((i) => !i.primary)) {
         const values = decodeRow(image);
         const types = idx.columnIds.map((id) => def.columns.find((c) => c.id === id)!.type);
-        const key = encodeKey(types, idx.columnIds.map((id) => (values.get(id) ?? null) as never));
+        const key = encodeKey(
+          types,
+          idx.columnIds.map((id) => (values.get(id) ?? null) as never),
+        );
         index.add(Buffer.from(keys.indexEntryKey(idx.id, key, pk)).toString('hex'));
       }
     }
@@ -140,38 +144,43 @@ async function actual(store: StateStore): Promise<{ rows: Map<string, string>; i
 describe('projection state equals a fold over the log', () => {
   it('at any cut point, and after catching up from it', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.array(stepArb, { minLength: 1, maxLength: 40 }), fc.nat(), fc.integer({ min: 256, max: 64 * 1024 }), async (steps, cutSeed, batchBytes) => {
-        const records = recordsFor(steps);
-        fc.pre(records.length > 0);
-        const { dir, remove } = await tempDir();
-        try {
-          const layout = await prepareDataDir(dir, { create: true });
-          const log = await openLogAt(layout.logDir, { segmentSizeBytesMax: 64 * 1024 });
-          for (const record of records) await log.append(encodeLogRecord(record)).durable;
-
-          // Apply only up to the cut, then stop as a crash would.
-          const cut = (cutSeed % records.length) + 1;
-          let store = await openStateStore(layout.stateDir);
-          const projection = await TablesProjection.load(store, silentLogger);
-          for await (const batch of log.read(1 as Lsn, { toLsn: cut as Lsn, batchBytesMax: batchBytes })) await projection.applyBatch(batch);
-          expect(projection.offset).toBe(cut);
-          expect(await actual(store)).toEqual(fold(records.slice(0, cut)));
-          await store.close();
-          await log.close();
-
-          // Restart: the projection catches up from its durable offset.
-          const stack = await openStack(dir);
+      fc.asyncProperty(
+        fc.array(stepArb, { minLength: 1, maxLength: 40 }),
+        fc.nat(),
+        fc.integer({ min: 256, max: 64 * 1024 }),
+        async (steps, cutSeed, batchBytes) => {
+          const records = recordsFor(steps);
+          fc.pre(records.length > 0);
+          const { dir, remove } = await tempDir();
           try {
-            expect(stack.projections.tables.offset).toBe(records.length);
-            expect(await actual(stack.store)).toEqual(fold(records));
+            const layout = await prepareDataDir(dir, { create: true });
+            const log = await openLogAt(layout.logDir, { segmentSizeBytesMax: 64 * 1024 });
+            for (const record of records) await log.append(encodeLogRecord(record)).durable;
+
+            // Apply only up to the cut, then stop as a crash would.
+            const cut = (cutSeed % records.length) + 1;
+            let store = await openStateStore(layout.stateDir);
+            const projection = await TablesProjection.load(store, silentLogger);
+            for await (const batch of log.read(1 as Lsn, { toLsn: cut as Lsn, batchBytesMax: batchBytes })) await projection.applyBatch(batch);
+            expect(projection.offset).toBe(cut);
+            expect(await actual(store)).toEqual(fold(records.slice(0, cut)));
+            await store.close();
+            await log.close();
+
+            // Restart: the projection catches up from its durable offset.
+            const stack = await openStack(dir);
+            try {
+              expect(stack.projections.tables.offset).toBe(records.length);
+              expect(await actual(stack.store)).toEqual(fold(records));
+            } finally {
+              await stack.close();
+            }
+            store = undefined as never;
           } finally {
-            await stack.close();
+            await remove();
           }
-          store = undefined as never;
-        } finally {
-          await remove();
-        }
-      }),
+        },
+      ),
       { numRuns: 100 },
     );
   });
@@ -190,7 +199,11 @@ describe('projection state equals a fold over the log', () => {
           const incremental = await dumpStore(stack.store);
           let progressCalls = 0;
           const { records: replayed } = await rebuildProjections({
-            log: stack.log, layout: stack.layout, liveStore: stack.store, batchBytesMax: 4096, logger: silentLogger,
+            log: stack.log,
+            layout: stack.layout,
+            liveStore: stack.store,
+            batchBytesMax: 4096,
+            logger: silentLogger,
             onProgress: () => progressCalls++,
           });
           await stack.log.close();

@@ -29,9 +29,16 @@ describe('log retention driven by consumer offsets', () => {
     expect(stack.log.firstLsn).toBeLessThanOrEqual(stack.projections.tables.offset + 1);
     expect(stack.projections.catalog.table(1)!.stats.rowCount).toBe(300);
     await stack.projections.stop();
-    await expect(rebuildProjections({
-      log: stack.log, layout: stack.layout, liveStore: stack.store, batchBytesMax: 65536, logger: silentLogger, onProgress: () => {},
-    })).rejects.toThrow(/retained away/);
+    await expect(
+      rebuildProjections({
+        log: stack.log,
+        layout: stack.layout,
+        liveStore: stack.store,
+        batchBytesMax: 65536,
+        logger: silentLogger,
+        onProgress: () => {},
+      }),
+    ).rejects.toThrow(/retained away/);
   });
 });
 

@@ -18,7 +18,7 @@ afterEach(async () => {
 const idOf = (harness: SqlHarness, name: string): number => harness.stack.projections.catalog.tableByName('default', 'public', name)!.def.id;
 
 describe('table ids', () => {
-  it('a dropped table\'s id (and its indexes\') is never given to a new table, across a restart', async () => {
+  it("a dropped table's id (and its indexes') is never given to a new table, across a restart", async () => {
     h = await openSql();
     await h.q('CREATE TABLE a (id INT PRIMARY KEY)');
     await h.q('CREATE TABLE b (id INT PRIMARY KEY, v INT)');

@@ -1,9 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { decodeRow } from '../../core/row-codec.js';
 import { keys } from '../../projections/index.js';
-import {
-  dumpStore, itemImage, itemKey, itemsTable, openStack, rowChange, tempDir, txn, type Stack,
-} from '../helpers/stack.js';
+import { dumpStore, itemImage, itemKey, itemsTable, openStack, rowChange, tempDir, txn, type Stack } from '../helpers/stack.js';
 
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -53,16 +51,18 @@ describe('tables projection', () => {
     const writes = [];
     const seen: boolean[] = [];
     for (let i = 1n; i <= 50n; i++) {
-      writes.push(stack.projections.sequencer.submit(async (view) => {
-        // Every earlier insert was acknowledged to the log before this builder ran.
-        seen.push((await view.getRow(1, itemKey(i - 1n))) !== undefined || i === 1n);
-        const many = await view.getRows(1, [itemKey(i - 1n), itemKey(i), itemKey(1n)]);
-        seen.push((many[0] !== undefined || i === 1n) && many[1] === undefined && (many[2] !== undefined || i === 1n));
-        let count = 0;
-        for await (const batch of view.rows(1)) count += batch.length;
-        seen.push(count === Number(i - 1n));
-        return { record: txn([rowChange(table, 'insert', null, { id: i, name: `n${i}`, score: Number(i) })]), result: null };
-      }));
+      writes.push(
+        stack.projections.sequencer.submit(async (view) => {
+          // Every earlier insert was acknowledged to the log before this builder ran.
+          seen.push((await view.getRow(1, itemKey(i - 1n))) !== undefined || i === 1n);
+          const many = await view.getRows(1, [itemKey(i - 1n), itemKey(i), itemKey(1n)]);
+          seen.push((many[0] !== undefined || i === 1n) && many[1] === undefined && (many[2] !== undefined || i === 1n));
+          let count = 0;
+          for await (const batch of view.rows(1)) count += batch.length;
+          seen.push(count === Number(i - 1n));
+          return { record: txn([rowChange(table, 'insert', null, { id: i, name: `n${i}`, score: Number(i) })]), result: null };
+        }),
+      );
     }
     await Promise.all(writes);
     expect(seen.every(Boolean)).toBe(true);
@@ -95,7 +95,10 @@ describe('tables projection', () => {
     let stack = await openStack(dir);
     const t1 = itemsTable(1, { scoreIndexId: 11 });
     const t2 = itemsTable(2, { name: 'other' });
-    const ops = [{ kind: 'put_table' as const, table: t1 }, { kind: 'put_table' as const, table: t2 }];
+    const ops = [
+      { kind: 'put_table' as const, table: t1 },
+      { kind: 'put_table' as const, table: t2 },
+    ];
     await stack.projections.sequencer.submit(async () => ({ record: txn(ops), result: null }));
     for (const table of [t1, t2]) {
       const inserts = Array.from({ length: 20 }, (_, i) => rowChange(table, 'insert', null, { id: BigInt(i), name: null, score: i }));
@@ -126,7 +129,13 @@ describe('tables projection', () => {
       result: null,
     }));
     const image = await stack.store.get(keys.rowKey(3, itemKey(5n)));
-    expect(decodeRow(image!)).toEqual(new Map<number, unknown>([[1, 5n], [2, 'five'], [3, null]]));
+    expect(decodeRow(image!)).toEqual(
+      new Map<number, unknown>([
+        [1, 5n],
+        [2, 'five'],
+        [3, null],
+      ]),
+    );
   });
 });
 

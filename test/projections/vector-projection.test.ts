@@ -130,7 +130,14 @@ describe('vector projection', () => {
     await db.q("INSERT INTO items VALUES (4, '[3,3,3]')");
     await db.stack.projections.stop();
     await rm(db.stack.layout.vectorDir, { recursive: true });
-    await rebuildProjections({ log: db.stack.log, layout: db.stack.layout, liveStore: db.stack.store, batchBytesMax: 4096, logger: silentLogger, onProgress: () => {} });
+    await rebuildProjections({
+      log: db.stack.log,
+      layout: db.stack.layout,
+      liveStore: db.stack.store,
+      batchBytesMax: 4096,
+      logger: silentLogger,
+      onProgress: () => {},
+    });
     await db.stack.log.close();
     expect(existsSync(`${db.stack.layout.vectorDir}/manifest.json`)).toBe(true);
     const again = await openDb(dir);

@@ -51,7 +51,10 @@ describe('GET /api/v1/info, /api/v1/metrics and the ops port /metrics (real serv
   beforeAll(async () => {
     const dir = await tempDir('svcdb-admin-');
     remove = dir.remove;
-    server = await startServer(testConfig({ data: dir.dir, 'api-key': KEY, 'log-level': 'silent', 'max-connections': '500', 'ops-port': String(await freePort()) }), pino({ level: 'silent' }));
+    server = await startServer(
+      testConfig({ data: dir.dir, 'api-key': KEY, 'log-level': 'silent', 'max-connections': '500', 'ops-port': String(await freePort()) }),
+      pino({ level: 'silent' }),
+    );
   });
   afterAll(async () => {
     await server.close('test');
@@ -90,11 +93,23 @@ describe('GET /api/v1/info, /api/v1/metrics and the ops port /metrics (real serv
     expect((await query({ sql: 'SELECT * FROM m' })).status).toBe(200);
     expect((await query({ sql: 'SELECT * FROM m' })).status).toBe(200);
     expect((await query({ sql: 'SELECT * FROM nope' })).status).toBe(404);
-    const explain = await getJson(api('/query/explain'), { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify({ sql: 'SELECT 1' }) });
+    const explain = await getJson(api('/query/explain'), {
+      method: 'POST',
+      headers: { ...auth, 'content-type': 'application/json' },
+      body: JSON.stringify({ sql: 'SELECT 1' }),
+    });
     expect(explain.status).toBe(200);
-    const stream = await fetch(api('/query/stream'), { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify({ sql: 'SELECT 1 AS x' }) });
+    const stream = await fetch(api('/query/stream'), {
+      method: 'POST',
+      headers: { ...auth, 'content-type': 'application/json' },
+      body: JSON.stringify({ sql: 'SELECT 1 AS x' }),
+    });
     expect(await stream.text()).toBe('{"x":1}\n');
-    const submitted = await getJson(api('/query/async'), { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify({ sql: 'SELECT 2' }) });
+    const submitted = await getJson(api('/query/async'), {
+      method: 'POST',
+      headers: { ...auth, 'content-type': 'application/json' },
+      body: JSON.stringify({ sql: 'SELECT 2' }),
+    });
     expect(submitted.status).toBe(202);
     for (let i = 0; i < 100 && (await getJson(api(`/query/${submitted.body.query_id}`), { headers: auth })).body.status !== 'completed'; i++) {
       await new Promise((resolve) => setTimeout(resolve, 10));
@@ -141,10 +156,18 @@ describe('GET /api/v1/info, /api/v1/metrics and the ops port /metrics (real serv
   it('POST /query answers MessagePack and NDJSON when asked', async () => {
     await query({ sql: 'INSERT INTO m VALUES (1), (2)' });
     const body = JSON.stringify({ sql: 'SELECT id FROM m ORDER BY id', include_metadata: true });
-    const ndjson = await fetch(api('/query'), { method: 'POST', headers: { ...auth, 'content-type': 'application/json', accept: 'application/x-ndjson' }, body });
+    const ndjson = await fetch(api('/query'), {
+      method: 'POST',
+      headers: { ...auth, 'content-type': 'application/json', accept: 'application/x-ndjson' },
+      body,
+    });
     expect(await ndjson.text()).toBe('{"id":1}\n{"id":2}\n');
     const { decode } = await import('@msgpack/msgpack');
-    const packed = await fetch(api('/query'), { method: 'POST', headers: { ...auth, 'content-type': 'application/json', accept: 'application/msgpack' }, body });
+    const packed = await fetch(api('/query'), {
+      method: 'POST',
+      headers: { ...auth, 'content-type': 'application/json', accept: 'application/msgpack' },
+      body,
+    });
     const decoded = decode(new Uint8Array(await packed.arrayBuffer())) as { data: unknown; metadata: { row_count: number } };
     expect(decoded.data).toEqual([{ id: 1 }, { id: 2 }]);
     expect(decoded.metadata.row_count).toBe(2);

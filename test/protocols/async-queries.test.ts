@@ -22,9 +22,12 @@ async function serve(flags: Record<string, string>): Promise<{ server: ServeHand
 
 function client(server: () => ServeHandle) {
   const call = (method: string, path: string, body?: unknown) =>
-    getJson(`${server().httpUrl}${path.startsWith('/api') ? path : `/api/v1${path}`}`, body === undefined
-      ? { method, headers: { authorization: auth.authorization } }
-      : { method, headers: auth, body: typeof body === 'string' ? body : JSON.stringify(body) });
+    getJson(
+      `${server().httpUrl}${path.startsWith('/api') ? path : `/api/v1${path}`}`,
+      body === undefined
+        ? { method, headers: { authorization: auth.authorization } }
+        : { method, headers: auth, body: typeof body === 'string' ? body : JSON.stringify(body) },
+    );
   const until = async (id: string, done: (record: any) => boolean, timeoutMs = 20_000): Promise<any> => {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
@@ -83,7 +86,7 @@ describe('POST /query/async, GET and DELETE /query/{id}', () => {
     await new Promise((resolve) => receiver.close(resolve));
   });
 
-  it('accepts a query (202 pending) and answers its result in POST /query\'s shape when completed', async () => {
+  it("accepts a query (202 pending) and answers its result in POST /query's shape when completed", async () => {
     const created = await call('POST', '/query/async', { sql: 'SELECT i FROM big WHERE i <= $1 ORDER BY i', params: [3] });
     expect(created.status).toBe(202);
     expect(created.body).toMatchObject({ status: 'pending', estimated_time_ms: expect.any(Number) });

@@ -42,7 +42,10 @@ describe('withAuth around a resource plugin', () => {
     const ro = bearer(keys.ro.key);
     expect((await api(http.url, '/things', { headers: ro })).status).toBe(200);
     expect((await api(http.url, '/query', { headers: ro, body: {} })).status).toBe(200);
-    for (const [method, path] of [['POST', '/things'], ['DELETE', '/things/1']] as const) {
+    for (const [method, path] of [
+      ['POST', '/things'],
+      ['DELETE', '/things/1'],
+    ] as const) {
       const r = await api(http.url, path, { method, headers: ro, ...(method === 'POST' ? { body: {} } : {}) });
       expect(r.status, `${method} ${path}`).toBe(403);
       expect(r.body.error.code).toBe('AUTHORIZATION_DENIED');

@@ -98,7 +98,10 @@ describe('authentication and authorization of /api/v1', () => {
     expect((await query(server.baseUrl, { ...acme, 'x-tenant-id': 'acme' }, 'SELECT * FROM acme_only')).status).toBe(200);
     expect((await query(server.baseUrl, { ...admin, 'x-tenant-id': 'acme' }, 'SELECT * FROM acme_only')).status).toBe(200);
     expect((await query(server.baseUrl, admin, 'SELECT * FROM acme_only')).status).toBe(404);
-    for (const headers of [{ ...acme, 'x-tenant-id': 'default' }, { ...bearer(keys.acmeAdmin!), 'x-tenant-id': 'other' }]) {
+    for (const headers of [
+      { ...acme, 'x-tenant-id': 'default' },
+      { ...bearer(keys.acmeAdmin!), 'x-tenant-id': 'other' },
+    ]) {
       const other = await query(server.baseUrl, headers, 'SELECT 1');
       expect(other.status).toBe(403);
       expect(other.body.error.code).toBe('AUTHORIZATION_DENIED');
@@ -135,11 +138,20 @@ describe('authentication and authorization of /api/v1', () => {
     });
 
     it('a bad signature, an unaccepted algorithm or a missing sub is 401 AUTHENTICATION_FAILED', async () => {
-      const forged = await signJwt({ alg: 'HS256', key: new TextEncoder().encode('another-secret-of-at-least-32-characters') }, { sub: 'x', role: 'admin' }, 600);
+      const forged = await signJwt(
+        { alg: 'HS256', key: new TextEncoder().encode('another-secret-of-at-least-32-characters') },
+        { sub: 'x', role: 'admin' },
+        600,
+      );
       const rs = await signJwt({ alg: 'RS256', key: keyPair('rsa').privateKey }, { sub: 'x', role: 'admin' }, 600);
       const noSub = await signJwt(hs256, { role: 'admin' }, 600);
       const unsigned = `${Buffer.from('{"alg":"none"}').toString('base64url')}.${Buffer.from('{"sub":"x","role":"admin"}').toString('base64url')}.`;
-      for (const [token, message] of [[forged, /signature/], [rs, /RS256 is not accepted/], [noSub, /sub/], [unsigned, /none is not accepted/]] as const) {
+      for (const [token, message] of [
+        [forged, /signature/],
+        [rs, /RS256 is not accepted/],
+        [noSub, /sub/],
+        [unsigned, /none is not accepted/],
+      ] as const) {
         const r = await query(server.baseUrl, bearer(token), 'SELECT 1');
         expect(r.status).toBe(401);
         expect(r.body.error.code).toBe('AUTHENTICATION_FAILED');

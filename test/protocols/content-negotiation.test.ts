@@ -44,7 +44,13 @@ describe('negotiate (Accept → response format)', () => {
 });
 
 const routes: FastifyPluginAsync = async (app) => {
-  app.get('/rows', async () => ({ success: true, data: [{ id: 1, name: 'a', big: '9007199254740993', nested: { x: [1, 2] } }, { id: 2, name: null }] }));
+  app.get('/rows', async () => ({
+    success: true,
+    data: [
+      { id: 1, name: 'a', big: '9007199254740993', nested: { x: [1, 2] } },
+      { id: 2, name: null },
+    ],
+  }));
   app.get('/fail', async () => {
     throw new SvcError('TABLE_NOT_FOUND', 'table "t" does not exist', { table: 't' });
   });
@@ -88,7 +94,10 @@ describe('Accept negotiation over HTTP (/api/v1)', () => {
     expect(rows.headers.get('content-type')).toBe('application/x-ndjson; charset=utf-8');
     const lines = (await rows.text()).split('\n');
     expect(lines.pop()).toBe('');
-    expect(lines.map((l) => JSON.parse(l))).toEqual([{ id: 1, name: 'a', big: '9007199254740993', nested: { x: [1, 2] } }, { id: 2, name: null }]);
+    expect(lines.map((l) => JSON.parse(l))).toEqual([
+      { id: 1, name: 'a', big: '9007199254740993', nested: { x: [1, 2] } },
+      { id: 2, name: null },
+    ]);
     const live = await get('/live', 'application/x-ndjson');
     expect(await live.text()).toBe('{"alive":true}\n');
   });

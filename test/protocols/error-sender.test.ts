@@ -52,7 +52,13 @@ beforeAll(async () => {
   const captured = captureLogger();
   lines = captured.lines;
   const config = testConfig();
-  const app = createHttpServer({ config, logger: captured.logger, status: new FakeEngineStatus(), plugins: [failingRoutes('/rest')], rootPlugins: [vectorPlugin, collectionPlugin] });
+  const app = createHttpServer({
+    config,
+    logger: captured.logger,
+    status: new FakeEngineStatus(),
+    plugins: [failingRoutes('/rest')],
+    rootPlugins: [vectorPlugin, collectionPlugin],
+  });
   url = await listen(app, { host: config.host, port: config.httpPort, settingName: 'SVC_HTTP_PORT / --port' });
   close = () => app.close();
 });
@@ -85,13 +91,13 @@ describe.each([
   { protocol: 'vector', path: '/vec' },
   { protocol: 'collections', path: '/col' },
 ])('the one sender ($protocol)', ({ protocol, path }) => {
-  it('sends details keys in snake_case (top level only: values are the client\'s own names)', async () => {
+  it("sends details keys in snake_case (top level only: values are the client's own names)", async () => {
     const res = await getJson(`${url}${path}/camel`);
     expect(res.status).toBe(400);
     expect((res.body.error ?? res.body).details).toEqual({ limit: 'webhooksPerTenantMax', webhooks_per_tenant_max: 2, table_id: 7, columns: { myColumn: 1 } });
   });
 
-  it('wraps the error in the protocol\'s envelope', async () => {
+  it("wraps the error in the protocol's envelope", async () => {
     const res = await getJson(`${url}${path}/camel`, { headers: { 'x-request-id': `env-${protocol}` } });
     const error = { code: 'LIMIT_EXCEEDED', message: 'too many', details: expect.any(Object), request_id: `env-${protocol}` };
     const expected = { REST: { error }, vector: { error, status: 400, message: 'too many' }, collections: error };

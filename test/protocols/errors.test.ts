@@ -57,17 +57,24 @@ describe('error table and translation', () => {
 
   it('sends details keys in snake_case, top level only, snake_case ones as they are', () => {
     expect(wireDetails({ limitBytes: 1, dataDir: '/d', positionBytes: 3, table_id: 4, reset_at: 'x', HTTPStatus: 5 })).toEqual({
-      limit_bytes: 1, data_dir: '/d', position_bytes: 3, table_id: 4, reset_at: 'x', http_status: 5,
+      limit_bytes: 1,
+      data_dir: '/d',
+      position_bytes: 3,
+      table_id: 4,
+      reset_at: 'x',
+      http_status: 5,
     });
     const nested = { columns: { myColumn: 1 } };
     expect(wireDetails(nested)).toBe(nested);
     expect(errorBody(new SvcError('TYPE_MISMATCH', 'm', { columnId: 77, type: 'INTEGER' }))).toEqual({
-      code: 'TYPE_MISMATCH', message: 'm', details: { column_id: 77, type: 'INTEGER' },
+      code: 'TYPE_MISMATCH',
+      message: 'm',
+      details: { column_id: 77, type: 'INTEGER' },
     });
     expect(errorEnvelope(new SvcError('NOT_FOUND', 'gone', { tableId: 1 }), 'r1').error.details).toEqual({ table_id: 1 });
   });
 
-  it('builds the vector protocol\'s envelope: svcdb\'s plus Pinecone\'s status and message', () => {
+  it("builds the vector protocol's envelope: svcdb's plus Pinecone's status and message", () => {
     expect(vectorEnvelope(new SvcError('NOT_FOUND', 'Resource x not found', { indexName: 'x' }), { requestId: 'r2', status: 404 })).toEqual({
       error: { code: 'NOT_FOUND', message: 'Resource x not found', details: { index_name: 'x' }, request_id: 'r2' },
       status: 404,

@@ -23,32 +23,46 @@ const ENDPOINTS: readonly { method: string; path: string }[] = [
 ];
 
 const INJECTIONS = [
-  "1=1; DROP TABLE fuzz", "' OR '1'='1", 'id = 1 UNION SELECT * FROM fuzz', '/* */ 1=1 --', '\u0000', '${jndi:x}',
-  '{"__proto__": {"admin": true}}', "'); DELETE FROM fuzz; --",
+  '1=1; DROP TABLE fuzz',
+  "' OR '1'='1",
+  'id = 1 UNION SELECT * FROM fuzz',
+  '/* */ 1=1 --',
+  '\u0000',
+  '${jndi:x}',
+  '{"__proto__": {"admin": true}}',
+  "'); DELETE FROM fuzz; --",
 ];
 
 /** Bodies as raw text: arbitrary JSON, near-valid objects with wrong types, and non-JSON. */
 const bodyText = fc.oneof(
   fc.json({ maxDepth: 4 }),
-  fc.record(
-    {
-      sql: fc.oneof(fc.string(), fc.constantFrom(...INJECTIONS), fc.integer(), fc.constant(null)),
-      params: fc.oneof(fc.array(fc.jsonValue(), { maxLength: 4 }), fc.string()),
-      timeout_ms: fc.oneof(fc.integer(), fc.double(), fc.string()),
-      row: fc.oneof(fc.dictionary(fc.string(), fc.jsonValue()), fc.string()),
-      rows: fc.array(fc.dictionary(fc.string(), fc.jsonValue(), { maxKeys: 3 }), { maxLength: 3 }),
-      filter: fc.oneof(fc.string(), fc.constantFrom(...INJECTIONS)),
-      updates: fc.dictionary(fc.string(), fc.jsonValue(), { maxKeys: 3 }),
-      isolation_level: fc.oneof(fc.string(), fc.constantFrom('serializable', 'read_committed')),
-      operations: fc.array(fc.record({ operation: fc.string(), column_name: fc.string() }), { maxLength: 2 }),
-    },
-    { requiredKeys: [] },
-  ).map((o) => JSON.stringify(o)),
+  fc
+    .record(
+      {
+        sql: fc.oneof(fc.string(), fc.constantFrom(...INJECTIONS), fc.integer(), fc.constant(null)),
+        params: fc.oneof(fc.array(fc.jsonValue(), { maxLength: 4 }), fc.string()),
+        timeout_ms: fc.oneof(fc.integer(), fc.double(), fc.string()),
+        row: fc.oneof(fc.dictionary(fc.string(), fc.jsonValue()), fc.string()),
+        rows: fc.array(fc.dictionary(fc.string(), fc.jsonValue(), { maxKeys: 3 }), { maxLength: 3 }),
+        filter: fc.oneof(fc.string(), fc.constantFrom(...INJECTIONS)),
+        updates: fc.dictionary(fc.string(), fc.jsonValue(), { maxKeys: 3 }),
+        isolation_level: fc.oneof(fc.string(), fc.constantFrom('serializable', 'read_committed')),
+        operations: fc.array(fc.record({ operation: fc.string(), column_name: fc.string() }), { maxLength: 2 }),
+      },
+      { requiredKeys: [] },
+    )
+    .map((o) => JSON.stringify(o)),
   fc.string(),
   fc.constantFrom('', '{', '[]', 'null', '{"sql":', '\u0000\u0001', '{"a":1}{"b":2}', '{"__proto__":{"x":1}}', '{"constructor":{"prototype":{"x":1}}}'),
 );
 
-const contentType = fc.constantFrom('application/json', 'application/json; charset=utf-8', 'text/plain', 'application/xml', 'application/x-www-form-urlencoded');
+const contentType = fc.constantFrom(
+  'application/json',
+  'application/json; charset=utf-8',
+  'text/plain',
+  'application/xml',
+  'application/x-www-form-urlencoded',
+);
 
 describe('malformed bodies on every endpoint', () => {
   let server: TestServer;
@@ -56,7 +70,11 @@ describe('malformed bodies on every endpoint', () => {
   beforeAll(async () => {
     server = await startTestServer();
     const headers = { authorization: `Bearer ${server.apiKey}`, 'content-type': 'application/json' };
-    await fetch(`${server.baseUrl}/api/v1/query`, { method: 'POST', headers, body: JSON.stringify({ sql: 'CREATE TABLE fuzz (id INT PRIMARY KEY, name TEXT)' }) });
+    await fetch(`${server.baseUrl}/api/v1/query`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ sql: 'CREATE TABLE fuzz (id INT PRIMARY KEY, name TEXT)' }),
+    });
     const txn = await fetch(`${server.baseUrl}/api/v1/transactions`, { method: 'POST', headers, body: JSON.stringify({ timeout_ms: 600_000 }) });
     txnId = ((await txn.json()) as { transaction_id: string }).transaction_id;
   });
@@ -81,7 +99,9 @@ describe('malformed bodies on every endpoint', () => {
     const live = await fetch(`${server.baseUrl}/api/v1/live`);
     expect(live.status).toBe(200);
     const table = await fetch(`${server.baseUrl}/api/v1/query`, {
-      method: 'POST', headers: { authorization: `Bearer ${server.apiKey}`, 'content-type': 'application/json' }, body: JSON.stringify({ sql: 'SELECT count(*) AS n FROM fuzz' }),
+      method: 'POST',
+      headers: { authorization: `Bearer ${server.apiKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ sql: 'SELECT count(*) AS n FROM fuzz' }),
     });
     expect(table.status).toBe(200);
   }, 120_000);

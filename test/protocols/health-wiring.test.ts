@@ -17,7 +17,10 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-interface Answer { readonly status: number; readonly body: Record<string, any> }
+interface Answer {
+  readonly status: number;
+  readonly body: Record<string, any>;
+}
 
 async function get(baseUrl: string, route: string): Promise<Answer> {
   const response = await fetch(`${baseUrl}/api/v1${route}`);
@@ -26,7 +29,9 @@ async function get(baseUrl: string, route: string): Promise<Answer> {
 
 async function sql(baseUrl: string, key: string, text: string): Promise<Answer> {
   const response = await fetch(`${baseUrl}/api/v1/query`, {
-    method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify({ sql: text }),
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ sql: text }),
   });
   return { status: response.status, body: (await response.json()) as Record<string, any> };
 }
@@ -62,7 +67,10 @@ describe('health and readiness of the real server', () => {
       status: 200,
       body: { status: 'healthy', components: { storage: 'healthy', query_engine: 'healthy', replication: 'not_configured', cache: 'healthy' } },
     });
-    expect(await get(server.baseUrl, '/ready')).toEqual({ status: 200, body: { ready: true, checks: { database: true, connections_available: true, replication_synced: true } } });
+    expect(await get(server.baseUrl, '/ready')).toEqual({
+      status: 200,
+      body: { ready: true, checks: { database: true, connections_available: true, replication_synced: true } },
+    });
     expect((await sql(server.baseUrl, TEST_API_KEY, 'SELECT 1 AS one')).status).toBe(200);
   });
 
@@ -112,9 +120,15 @@ describe('health and readiness of the real server', () => {
     const dims = 64;
     expect((await sql(server.baseUrl, TEST_API_KEY, `CREATE TABLE v (id INT PRIMARY KEY, e VECTOR(${dims}))`)).status).toBe(200);
     let seed = 7;
-    const random = (): number => ((seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648) / 2_147_483_648);
+    const random = (): number => (seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648) / 2_147_483_648;
     for (let batch = 0; batch < 10; batch++) {
-      const rows = Array.from({ length: 1000 }, (_, j) => `(${batch * 1000 + j}, '[${Array.from({ length: dims }, random).map((x) => x.toFixed(4)).join(',')}]')`).join(', ');
+      const rows = Array.from(
+        { length: 1000 },
+        (_, j) =>
+          `(${batch * 1000 + j}, '[${Array.from({ length: dims }, random)
+            .map((x) => x.toFixed(4))
+            .join(',')}]')`,
+      ).join(', ');
       expect((await sql(server.baseUrl, TEST_API_KEY, `INSERT INTO v VALUES ${rows}`)).status).toBe(200);
     }
     // The vector projection builds the graph of 10,000 rows while applying this one record:
@@ -132,7 +146,10 @@ describe('health and readiness of the real server', () => {
     expect((await building).status).toBe(200);
     expect(stalled, 'the stall was seen before the index was built').not.toBeNull();
     expect(stalled![0]).toMatchObject({ status: 503, body: { ready: false, checks: { database: false } } });
-    expect(stalled![1]).toMatchObject({ status: 200, body: { status: 'healthy', components: { storage: 'healthy', query_engine: 'unhealthy', cache: 'healthy' } } });
+    expect(stalled![1]).toMatchObject({
+      status: 200,
+      body: { status: 'healthy', components: { storage: 'healthy', query_engine: 'unhealthy', cache: 'healthy' } },
+    });
     expect(await get(server.baseUrl, '/ready')).toMatchObject({ status: 200, body: { ready: true } });
     expect((await get(server.baseUrl, '/health')).body.components.query_engine).toBe('healthy');
   });

@@ -108,7 +108,7 @@ describe('HTTP server: admin routes', () => {
     expect(res.body.uptime_seconds).toBeGreaterThanOrEqual(4);
   });
 
-  it('health stays 200 while the engine starts (readiness is /ready\'s job)', async () => {
+  it("health stays 200 while the engine starts (readiness is /ready's job)", async () => {
     server.status.ready = false;
     const res = await getJson(`${server.url}/api/v1/health`);
     expect(res.status).toBe(200);
@@ -271,7 +271,7 @@ describe('HTTP server: request ids', () => {
     expect(lines.at(-1)?.request_id).toBe(id);
   });
 
-  it('puts the request id in every line logged while serving a request, the error handler\'s included', async () => {
+  it("puts the request id in every line logged while serving a request, the error handler's included", async () => {
     const requests: [string, RequestInit][] = [
       ['/api/v1/boom', {}],
       ['/api/v1/svc/TABLE_NOT_FOUND', {}],

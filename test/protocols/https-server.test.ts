@@ -129,10 +129,7 @@ describe.skipIf(!OPENSSL)(`${needs('openssl')} HTTPS listener: HTTP/2 with HTTP/
   });
 
   it('serves the same routes as the plain listener', async () => {
-    const [plain, secure] = await Promise.all([
-      getJson(`${server.httpUrl}/api/v1/ready`),
-      h2Request(session, { ':path': '/api/v1/ready' }),
-    ]);
+    const [plain, secure] = await Promise.all([getJson(`${server.httpUrl}/api/v1/ready`), h2Request(session, { ':path': '/api/v1/ready' })]);
     expect(plain.status).toBe(200);
     expect(JSON.parse(secure.body.toString('utf8'))).toEqual(plain.body);
   });
@@ -185,7 +182,9 @@ describe.skipIf(!OPENSSL)(`${needs('openssl')} HTTPS listener: connection limit 
         const socket = res.socket; // detached from the response once it ends (back to the agent)
         res.resume();
         res.on('end', () => resolve(socket));
-      }).on('error', reject).end();
+      })
+        .on('error', reject)
+        .end();
     });
     // The events themselves, not a wall-clock bound: close() ends both idle connections (left to
     // their idle timeouts, 72 s keep-alive, it would not resolve within the test's timeout).
@@ -215,8 +214,14 @@ describe.skipIf(!OPENSSL)(`${needs('openssl')} TLS settings (SVC_TLS_CERT, SVC_T
   });
 
   it('refuses one without the other, an unreadable file and a key that does not fit, as CONFIG_INVALID', async () => {
-    await expect(loadTlsMaterial({ tlsCert: cert.cert, tlsKey: undefined })).rejects.toMatchObject({ code: 'CONFIG_INVALID', message: expect.stringContaining('SVC_TLS_KEY') });
-    await expect(loadTlsMaterial({ tlsCert: '/nonexistent/cert.pem', tlsKey: cert.key })).rejects.toMatchObject({ code: 'CONFIG_INVALID', message: expect.stringContaining('ENOENT') });
+    await expect(loadTlsMaterial({ tlsCert: cert.cert, tlsKey: undefined })).rejects.toMatchObject({
+      code: 'CONFIG_INVALID',
+      message: expect.stringContaining('SVC_TLS_KEY'),
+    });
+    await expect(loadTlsMaterial({ tlsCert: '/nonexistent/cert.pem', tlsKey: cert.key })).rejects.toMatchObject({
+      code: 'CONFIG_INVALID',
+      message: expect.stringContaining('ENOENT'),
+    });
     const mismatch = loadTlsMaterial({ tlsCert: cert.cert, tlsKey: other.key });
     await expect(mismatch).rejects.toMatchObject({ code: 'CONFIG_INVALID' });
     await expect(mismatch).rejects.not.toMatchObject({ message: expect.stringContaining('PRIVATE KEY') });

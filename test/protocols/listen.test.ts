@@ -18,7 +18,7 @@ describe('listen', () => {
     return { app, lines };
   }
 
-  it('resolves to a usable URL and does not log fastify\'s per-address lines', async () => {
+  it("resolves to a usable URL and does not log fastify's per-address lines", async () => {
     const { app, lines } = newServer();
     const url = await listen(app, { host: '127.0.0.1', port: 0, settingName: settingLabel('httpPort') });
     expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
@@ -43,9 +43,7 @@ describe('listen', () => {
     const error = await listen(app, { host: '127.0.0.1', port, settingName: settingLabel('httpPort') }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(SvcError);
     expect((error as SvcError).code).toBe('CONFIG_INVALID');
-    expect((error as SvcError).message).toBe(
-      `port ${port} is already in use (SVC_HTTP_PORT / --port); choose another or stop the process using it`,
-    );
+    expect((error as SvcError).message).toBe(`port ${port} is already in use (SVC_HTTP_PORT / --port); choose another or stop the process using it`);
     expect((error as SvcError).details).toMatchObject({ port, setting: 'SVC_HTTP_PORT / --port', errno: 'EADDRINUSE' });
   });
 

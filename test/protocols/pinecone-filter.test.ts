@@ -9,16 +9,15 @@ describe('Pinecone metadata filters to SQL', () => {
     expect(sql).not.toContain("it's");
     expect(sql).not.toContain('2000');
     expect(sql).toContain('$2');
-    expect(params).toEqual([
-      'ns',
-      { "it's": "x'); DROP TABLE t; --" }, { "it's": ["x'); DROP TABLE t; --"] },
-      'year', 2000, 'year', 2010,
-    ]);
+    expect(params).toEqual(['ns', { "it's": "x'); DROP TABLE t; --" }, { "it's": ["x'); DROP TABLE t; --"] }, 'year', 2000, 'year', 2010]);
   });
 
   it('translates $and, $or, $in, $nin, $ne, $exists and bare values', () => {
     const params: unknown[] = [];
-    const sql = metadataFilterSql({ $or: [{ genre: 'a' }, { $and: [{ tags: { $in: ['x', 'y'] } }, { n: { $nin: [1] } }] }], gone: { $exists: false }, k: { $ne: true } }, params);
+    const sql = metadataFilterSql(
+      { $or: [{ genre: 'a' }, { $and: [{ tags: { $in: ['x', 'y'] } }, { n: { $nin: [1] } }] }], gone: { $exists: false }, k: { $ne: true } },
+      params,
+    );
     expect(sql.match(/ OR /g)?.length).toBeGreaterThanOrEqual(3);
     expect(sql).toContain('NOT COALESCE(metadata ? $');
     expect(sql).toContain('NOT COALESCE((metadata @> CAST($');
@@ -27,7 +26,15 @@ describe('Pinecone metadata filters to SQL', () => {
 
   it('refuses unknown operators, wrong operand types, empty lists and deep nesting with 422', () => {
     const bad: unknown[] = [
-      { a: { $regex: 'x' } }, { $not: {} }, { a: { $gt: 'x' } }, { a: { $in: [] } }, { a: { $in: [{}] } }, { $or: [] }, { a: {} }, { a: null }, [],
+      { a: { $regex: 'x' } },
+      { $not: {} },
+      { a: { $gt: 'x' } },
+      { a: { $in: [] } },
+      { a: { $in: [{}] } },
+      { $or: [] },
+      { a: {} },
+      { a: null },
+      [],
       { a: { $exists: 'yes' } },
     ];
     for (const filter of bad) {

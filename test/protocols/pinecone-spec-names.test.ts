@@ -32,7 +32,10 @@ describe('POST /upsert and snake_case fields', () => {
   it('POST /upsert at the root upserts into the only index; with several the body names it', async () => {
     expect((await call('/upsert', { vectors: [{ id: 'x', values: [1, 0] }] })).status).toBe(404);
     expect((await call('/indexes', { name: 'first', dimension: 2, metric: 'dotproduct' })).status).toBe(201);
-    const only = await call('/upsert', { namespace: 'ns', vectors: [{ id: 'a', values: [1, 0], sparse_values: { indices: [3], values: [0.5] }, metadata: { k: 'v' } }] });
+    const only = await call('/upsert', {
+      namespace: 'ns',
+      vectors: [{ id: 'a', values: [1, 0], sparse_values: { indices: [3], values: [0.5] }, metadata: { k: 'v' } }],
+    });
     expect(only).toMatchObject({ status: 200, body: { upsertedCount: 1 } });
     expect((await fetchIds('first', ['a'], 'ns'))['a']).toMatchObject({ values: [1, 0], sparseValues: { indices: [3], values: [0.5] }, metadata: { k: 'v' } });
 
@@ -58,11 +61,19 @@ describe('POST /upsert and snake_case fields', () => {
     expect(snake.body.matches).toHaveLength(2);
     expect(snake.body.matches[0]).toMatchObject({ values: expect.any(Array), metadata: { i: expect.any(Number) } });
     // Hybrid: the sparse part lifts the record whose sparse values match.
-    await call('/indexes/first/upsert', { namespace: 'h', vectors: [{ id: 'd', values: [1, 0], sparse_values: { indices: [5], values: [0.1] } }, { id: 's', values: [0.5, 0], sparse_values: { indices: [7], values: [2] } }] });
+    await call('/indexes/first/upsert', {
+      namespace: 'h',
+      vectors: [
+        { id: 'd', values: [1, 0], sparse_values: { indices: [5], values: [0.1] } },
+        { id: 's', values: [0.5, 0], sparse_values: { indices: [7], values: [2] } },
+      ],
+    });
     const hybrid = await call('/indexes/first/query', { namespace: 'h', vector: [1, 0], top_k: 2, sparse_vector: { indices: [7], values: [1] } });
     expect(hybrid.body.matches.map((m: { id: string }) => m.id)).toEqual(['s', 'd']);
     // Both names with one value are that value.
-    expect((await call('/indexes/first/query', { vector: [1, 0], top_k: 3, topK: 3, includeValues: false, include_values: false })).body.matches).toHaveLength(3);
+    expect((await call('/indexes/first/query', { vector: [1, 0], top_k: 3, topK: 3, includeValues: false, include_values: false })).body.matches).toHaveLength(
+      3,
+    );
   });
 
   it('two names of one field with different values are 400, and nothing is written', async () => {
@@ -70,11 +81,19 @@ describe('POST /upsert and snake_case fields', () => {
     expect(query.status).toBe(400);
     expect(query.body.error).toMatchObject({ code: 'INVALID_QUERY', details: { reason: 'conflicting_fields', fields: ['topK', 'top_k'] } });
     const sparse = { indices: [1], values: [1] };
-    const upsert = await call('/upsert', { index: 'first', vectors: [{ id: 'clash', values: [1, 1], sparseValues: sparse, sparse_values: { indices: [2], values: [1] } }] });
+    const upsert = await call('/upsert', {
+      index: 'first',
+      vectors: [{ id: 'clash', values: [1, 1], sparseValues: sparse, sparse_values: { indices: [2], values: [1] } }],
+    });
     expect(upsert.status).toBe(400);
     expect(upsert.body.error.details.fields).toEqual(['vectors.0.sparseValues', 'vectors.0.sparse_values']);
     expect(await fetchIds('first', ['clash'])).toEqual({});
-    const update = await call('/indexes/first/vectors/update', { id: 'a', namespace: 'ns', sparseValues: sparse, sparse_values: { indices: [9], values: [9] } });
+    const update = await call('/indexes/first/vectors/update', {
+      id: 'a',
+      namespace: 'ns',
+      sparseValues: sparse,
+      sparse_values: { indices: [9], values: [9] },
+    });
     expect(update.status).toBe(400);
     expect((await fetchIds('first', ['a'], 'ns'))['a'].sparseValues).toEqual({ indices: [3], values: [0.5] });
     // The snake_case name alone updates.
@@ -95,7 +114,7 @@ describe('index parameters pods, replicas, pod_type', () => {
     expect(listed.find((i: { name: string }) => i.name === 'second')).toMatchObject({ pods: 1, replicas: 1, pod_type: 'p1.x1' });
   });
 
-  it('the official client\'s pod spec is echoed the same way', async () => {
+  it("the official client's pod spec is echoed the same way", async () => {
     const pc = new Pinecone({ apiKey: VECTOR_KEY, controllerHostUrl: server.baseUrl });
     await pc.createIndex({ name: 'podded', dimension: 2, spec: { pod: { environment: 'us-east1-gcp', podType: 'p2.x1', pods: 1, replicas: 2 } } });
     expect((await pc.describeIndex('podded')).spec).toMatchObject({ pod: { environment: 'us-east1-gcp', podType: 'p2.x1', replicas: 2 } });

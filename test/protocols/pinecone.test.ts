@@ -18,7 +18,15 @@ let baseUrl: string;
 /** A server over our own data dir, so it can be stopped and started again on the same data. */
 async function start(env: Record<string, string> = {}): Promise<void> {
   const config = resolveConfig({
-    env: { SVC_DATA_DIR: dataDir, SVC_HTTP_PORT: '0', SVC_OPS_PORT: '0', SVC_HOST: '127.0.0.1', SVC_API_KEY: 'admin-key', SVC_VECTOR_API_KEY: VECTOR_KEY, ...env },
+    env: {
+      SVC_DATA_DIR: dataDir,
+      SVC_HTTP_PORT: '0',
+      SVC_OPS_PORT: '0',
+      SVC_HOST: '127.0.0.1',
+      SVC_API_KEY: 'admin-key',
+      SVC_VECTOR_API_KEY: VECTOR_KEY,
+      ...env,
+    },
   });
   handle = await startServer(config, pino({ level: 'silent' }));
   baseUrl = handle.httpUrl.replace(/\/$/, '');
@@ -28,7 +36,11 @@ async function start(env: Record<string, string> = {}): Promise<void> {
 async function raw(pathname: string, init: { method?: string; body?: unknown; key?: string | null } = {}) {
   const headers: Record<string, string> = { 'content-type': 'application/json' };
   if (init.key !== null) headers['api-key'] = init.key ?? VECTOR_KEY;
-  const response = await fetch(`${baseUrl}${pathname}`, { method: init.method ?? (init.body === undefined ? 'GET' : 'POST'), headers, body: init.body === undefined ? undefined : JSON.stringify(init.body) });
+  const response = await fetch(`${baseUrl}${pathname}`, {
+    method: init.method ?? (init.body === undefined ? 'GET' : 'POST'),
+    headers,
+    body: init.body === undefined ? undefined : JSON.stringify(init.body),
+  });
   const text = await response.text();
   return { status: response.status, body: JSON.parse(text) };
 }
@@ -134,18 +146,29 @@ describe('the official Pinecone client (8.x)', () => {
   it('hybrid search on a dotproduct index: dense dot + sparse dot', async () => {
     const pc = new Pinecone({ apiKey: VECTOR_KEY, controllerHostUrl: baseUrl });
     const index = pc.index({ host: (await pc.describeIndex('hybrid')).host });
-    await index.upsert({ records: [
-      { id: 'd', values: [1, 0], sparseValues: { indices: [5], values: [0.1] } },
-      { id: 's', values: [0.5, 0], sparseValues: { indices: [7], values: [2] } },
-    ] });
+    await index.upsert({
+      records: [
+        { id: 'd', values: [1, 0], sparseValues: { indices: [5], values: [0.1] } },
+        { id: 's', values: [0.5, 0], sparseValues: { indices: [7], values: [2] } },
+      ],
+    });
     const dense = await index.query({ vector: [1, 0], topK: 2 });
-    expect(dense.matches.map((m) => [m.id, m.score])).toEqual([['d', 1], ['s', 0.5]]);
+    expect(dense.matches.map((m) => [m.id, m.score])).toEqual([
+      ['d', 1],
+      ['s', 0.5],
+    ]);
     const hybrid = await index.query({ vector: [1, 0], sparseVector: { indices: [7], values: [1] }, topK: 2, includeValues: true });
-    expect(hybrid.matches.map((m) => [m.id, m.score])).toEqual([['s', 2.5], ['d', 1]]);
+    expect(hybrid.matches.map((m) => [m.id, m.score])).toEqual([
+      ['s', 2.5],
+      ['d', 1],
+    ]);
     expect(hybrid.matches[0]!.sparseValues).toEqual({ indices: [7], values: [2] });
     // Without includeValues the stored sparse values still rescore, and neither values nor sparseValues are shown.
     const lean = await index.query({ vector: [1, 0], sparseVector: { indices: [7], values: [1] }, topK: 2 });
-    expect(lean.matches.map((m) => [m.id, m.score])).toEqual([['s', 2.5], ['d', 1]]);
+    expect(lean.matches.map((m) => [m.id, m.score])).toEqual([
+      ['s', 2.5],
+      ['d', 1],
+    ]);
     expect(lean.matches[0]!.sparseValues).toBeUndefined();
     expect(lean.matches[0]!.values ?? []).toEqual([]);
   });
@@ -191,14 +214,21 @@ describe('the vector protocol over HTTP', () => {
     expect(bad.status).toBe(422);
     expect(bad.body.message).toContain('name');
     expect((await raw('/indexes', { body: { name: 'huge', dimension: 30_000 } })).body.error.code).toBe('LIMIT_EXCEEDED');
-    expect((await raw('/indexes/docs/vectors/upsert', { body: { vectors: [{ id: 'x', values: [1, 2] }] } })).body).toMatchObject({ status: 422, error: { code: 'VALIDATION_ERROR' } });
-    const tooMany = await raw('/indexes/docs/vectors/upsert', { body: { vectors: Array.from({ length: 1001 }, (_, i) => ({ id: `v${i}`, values: [1, 2, 3] })) } });
+    expect((await raw('/indexes/docs/vectors/upsert', { body: { vectors: [{ id: 'x', values: [1, 2] }] } })).body).toMatchObject({
+      status: 422,
+      error: { code: 'VALIDATION_ERROR' },
+    });
+    const tooMany = await raw('/indexes/docs/vectors/upsert', {
+      body: { vectors: Array.from({ length: 1001 }, (_, i) => ({ id: `v${i}`, values: [1, 2, 3] })) },
+    });
     expect(tooMany.status).toBe(422);
     const fat = await raw('/indexes/docs/vectors/upsert', { body: { vectors: [{ id: 'x', values: [1, 2, 3], metadata: { t: 'x'.repeat(41_000) } }] } });
     expect(fat.body.error.code).toBe('LIMIT_EXCEEDED');
     const ids = Array.from({ length: 101 }, (_, i) => `ids=i${i}`).join('&');
     expect((await raw(`/indexes/docs/vectors/fetch?${ids}`)).status).toBe(400);
-    expect((await raw('/indexes/docs/query', { body: { topK: 1, vector: [1, 0, 0], filter: { genre: { $regex: 'x' } } } })).body.error.code).toBe('VALIDATION_ERROR');
+    expect((await raw('/indexes/docs/query', { body: { topK: 1, vector: [1, 0, 0], filter: { genre: { $regex: 'x' } } } })).body.error.code).toBe(
+      'VALIDATION_ERROR',
+    );
     expect((await raw('/indexes/docs/query', { body: { topK: 1, vector: [1, 0, 0], sparseVector: { indices: [1], values: [1] } } })).status).toBe(422);
     expect((await raw('/indexes/docs/vectors/delete', { body: {} })).status).toBe(400);
     expect((await raw('/indexes/ghost/query', { body: { topK: 1, vector: [1] } })).status).toBe(404);
@@ -251,7 +281,9 @@ describe('SVC_VECTOR_PORT', () => {
       const onHttp = await fetch(`${own.httpUrl.replace(/\/$/, '')}/indexes`, { headers: { 'api-key': 'admin-key' } });
       expect(onHttp.status).toBe(404);
       const rows = await fetch(`${own.httpUrl.replace(/\/$/, '')}/api/v1/query`, {
-        method: 'POST', headers: { authorization: 'Bearer admin-key', 'content-type': 'application/json' }, body: JSON.stringify({ sql: 'SELECT id FROM "pinecone_apart"' }),
+        method: 'POST',
+        headers: { authorization: 'Bearer admin-key', 'content-type': 'application/json' },
+        body: JSON.stringify({ sql: 'SELECT id FROM "pinecone_apart"' }),
       });
       expect(((await rows.json()) as { data: unknown }).data).toEqual([{ id: 'p' }]);
     } finally {

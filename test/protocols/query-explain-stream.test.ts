@@ -82,7 +82,11 @@ describe('POST /query/explain and /query/stream', () => {
       expect(unknown.body.error.details.reason).toBe('schema_validation');
       const malformed = await postJson('/query/explain', '{"sql": ');
       expect(malformed.body.error.details.reason).toBe('malformed_json');
-      const none = await getJson(`${server.httpUrl}/api/v1/query/explain`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"sql":"SELECT 1"}' });
+      const none = await getJson(`${server.httpUrl}/api/v1/query/explain`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: '{"sql":"SELECT 1"}',
+      });
       expect(none.body.error.code).toBe('AUTHENTICATION_REQUIRED');
     });
 
@@ -95,7 +99,11 @@ describe('POST /query/explain and /query/stream', () => {
 
   describe('stream', () => {
     it(`streams ${BIG_ROWS} rows as NDJSON, one row object per line, in order`, async () => {
-      const response = await post('/query/stream', { sql: 'SELECT i, t FROM big ORDER BY i', batch_size: 5000 }, { headers: { ...auth, accept: 'application/x-ndjson' } });
+      const response = await post(
+        '/query/stream',
+        { sql: 'SELECT i, t FROM big ORDER BY i', batch_size: 5000 },
+        { headers: { ...auth, accept: 'application/x-ndjson' } },
+      );
       expect(response.status).toBe(200);
       expect(response.headers.get('content-type')).toMatch(/^application\/x-ndjson/);
       expect(response.headers.get('x-request-id')).toBeTruthy();
@@ -125,7 +133,10 @@ describe('POST /query/explain and /query/stream', () => {
       expect(await none.text()).toBe('');
       const some = await post('/query/stream', { sql: 'SELECT i FROM big WHERE i <= $1 ORDER BY i', params: [2500] });
       const text = await some.text();
-      const rows = text.trimEnd().split('\n').map((l) => JSON.parse(l));
+      const rows = text
+        .trimEnd()
+        .split('\n')
+        .map((l) => JSON.parse(l));
       expect(rows).toHaveLength(2500);
       expect(rows[2499]).toEqual({ i: 2500 });
     });

@@ -15,7 +15,12 @@ function limitHeaders(headers: Headers): { limit: number; remaining: number; res
     expect(value, name).toMatch(/^\d+$/);
     return Number(value);
   };
-  return { limit: read('x-ratelimit-limit'), remaining: read('x-ratelimit-remaining'), reset: read('x-ratelimit-reset'), resetAfter: read('x-ratelimit-reset-after') };
+  return {
+    limit: read('x-ratelimit-limit'),
+    remaining: read('x-ratelimit-remaining'),
+    reset: read('x-ratelimit-reset'),
+    resetAfter: read('x-ratelimit-reset-after'),
+  };
 }
 
 describe('rate-limit headers with the default limit', () => {

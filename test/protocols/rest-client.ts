@@ -18,6 +18,8 @@ export function restClient(server: TestServer): (method: string, path: string, b
 
 /** `?a=1&b=x` from an object (values percent-encoded). */
 export function qs(params: Record<string, string | number | boolean | undefined>): string {
-  const parts = Object.entries(params).filter(([, v]) => v !== undefined).map(([k, v]) => `${k}=${encodeURIComponent(String(v))}`);
+  const parts = Object.entries(params)
+    .filter(([, v]) => v !== undefined)
+    .map(([k, v]) => `${k}=${encodeURIComponent(String(v))}`);
   return parts.length === 0 ? '' : `?${parts.join('&')}`;
 }

@@ -17,7 +17,13 @@ describe('tables and rows: roles and tenants', () => {
   });
   afterAll(() => server?.close());
 
-  const table = { name: 'notes', columns: [{ name: 'id', type: 'INTEGER', primary_key: true }, { name: 'body', type: 'TEXT' }] };
+  const table = {
+    name: 'notes',
+    columns: [
+      { name: 'id', type: 'INTEGER', primary_key: true },
+      { name: 'body', type: 'TEXT' },
+    ],
+  };
 
   it('read_only lists and reads, and every write is 403', async () => {
     const admin = bearer(server.apiKey);
@@ -45,7 +51,10 @@ describe('tables and rows: roles and tenants', () => {
   });
 
   it('each tenant has its own tables of the same name and rows', async () => {
-    for (const [key, body] of [[acme, 'from acme'], [globex, 'from globex']] as const) {
+    for (const [key, body] of [
+      [acme, 'from acme'],
+      [globex, 'from globex'],
+    ] as const) {
       expect((await api(server.baseUrl, '/tables', { headers: bearer(key), body: table })).status).toBe(201);
       expect((await api(server.baseUrl, '/tables/notes/rows', { headers: bearer(key), body: { row: { id: 1, body } } })).status).toBe(201);
     }

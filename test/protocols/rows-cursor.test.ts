@@ -21,7 +21,12 @@ describe('REST rows: cursor pagination', () => {
   };
 
   /** Follows next_cursor (or prev_cursor) from a first page to the end, calling `between` after each page. */
-  async function walk(table: string, query: Record<string, string | number | undefined>, direction: 'next' | 'prev', between: () => Promise<void> = async () => {}) {
+  async function walk(
+    table: string,
+    query: Record<string, string | number | undefined>,
+    direction: 'next' | 'prev',
+    between: () => Promise<void> = async () => {},
+  ) {
     const pages: Row[][] = [];
     let body = await page(table, query);
     for (let guard = 0; guard < 10_000; guard++) {
@@ -62,7 +67,11 @@ describe('REST rows: cursor pagination', () => {
         let victim = 0;
         const churn = async (): Promise<void> => {
           // New rows land everywhere in the order (before and after the cursor), old volatile ones go.
-          const fresh = Array.from({ length: 4 }, (_v, k) => ({ id: nextId++, grp: k === 0 ? null : (nextId * 7) % 9 - 1, label: k === 1 ? null : `L${nextId % 6}` }));
+          const fresh = Array.from({ length: 4 }, (_v, k) => ({
+            id: nextId++,
+            grp: k === 0 ? null : ((nextId * 7) % 9) - 1,
+            label: k === 1 ? null : `L${nextId % 6}`,
+          }));
           const [inserted, deleted] = await Promise.all([
             call('POST', '/tables/events/rows', { rows: fresh }),
             call('DELETE', '/tables/events/rows', { filter: `id = ${victim} OR id = ${nextId - 9}` }),
@@ -111,8 +120,13 @@ describe('REST rows: cursor pagination', () => {
 
   it('a cursor walk equals ORDER BY for any data, order and page size (nulls and ties included)', async () => {
     let run = 0;
-    const rowArb = fc.record({ a: fc.option(fc.integer({ min: -3, max: 3 }), { nil: null }), b: fc.option(fc.constantFrom('x', 'y', 'z', 'Y'), { nil: null }) });
-    const orderArb = fc.subarray(['a', '-a', 'b', '-b'], { minLength: 0, maxLength: 2 }).filter((o) => new Set(o.map((x) => x.replace('-', ''))).size === o.length);
+    const rowArb = fc.record({
+      a: fc.option(fc.integer({ min: -3, max: 3 }), { nil: null }),
+      b: fc.option(fc.constantFrom('x', 'y', 'z', 'Y'), { nil: null }),
+    });
+    const orderArb = fc
+      .subarray(['a', '-a', 'b', '-b'], { minLength: 0, maxLength: 2 })
+      .filter((o) => new Set(o.map((x) => x.replace('-', ''))).size === o.length);
     await fc.assert(
       fc.asyncProperty(fc.array(rowArb, { maxLength: 40 }), orderArb, fc.integer({ min: 1, max: 9 }), async (rows, order, limit) => {
         const table = `prop${run++}`;
@@ -124,7 +138,8 @@ describe('REST rows: cursor pagination', () => {
         const forward = await walk(table, { limit, order_by: orderBy }, 'next');
         expect(forward).toEqual(expected);
         const last = await lastPage(table, { limit, order_by: orderBy });
-        const backward = last.pagination.prev_cursor === null ? [] : await walk(table, { limit, order_by: orderBy, cursor: last.pagination.prev_cursor }, 'prev');
+        const backward =
+          last.pagination.prev_cursor === null ? [] : await walk(table, { limit, order_by: orderBy, cursor: last.pagination.prev_cursor }, 'prev');
         expect([...backward, ...last.data]).toEqual(expected);
         await sql(`DROP TABLE ${table}`);
       }),
@@ -146,7 +161,7 @@ describe('REST rows: cursor pagination', () => {
       expect(r.body.error.code).toBe('INVALID_QUERY');
     }
     // Values are parameters: a tampered cursor moves the page or is a type error, never SQL.
-    const tampered = Buffer.from(JSON.stringify({ v: 1, o: 'v,id', d: 'next', k: ["1); DROP TABLE quiet; --", 1] })).toString('base64url');
+    const tampered = Buffer.from(JSON.stringify({ v: 1, o: 'v,id', d: 'next', k: ['1); DROP TABLE quiet; --', 1] })).toString('base64url');
     expect((await call('GET', `/tables/quiet/rows${qs({ cursor: tampered })}`)).status).toBe(422);
     expect((await sql('SELECT count(*) AS c FROM quiet'))[0]!.c).toBe(25);
     await sql('CREATE TABLE heap (v INT)');

@@ -27,10 +27,25 @@ describe('REST rows', () => {
       const one = await call('POST', '/tables/items/rows', { row: { name: 'apple', qty: 3, sku: 'A1' }, returning: ['*'] });
       expect(one.status).toBe(201);
       expect(one.body).toEqual({
-        success: true, inserted_count: 1, data: [{ id: 1, name: 'apple', price: '1.50', qty: 3, tags: null, seen: null, sku: 'A1' }],
+        success: true,
+        inserted_count: 1,
+        data: [{ id: 1, name: 'apple', price: '1.50', qty: 3, tags: null, seen: null, sku: 'A1' }],
       });
-      const many = await call('POST', '/tables/items/rows', { rows: [{ name: 'pear', tags: { c: ['x'] } }, { name: 'plum', seen: '2024-01-02T03:04:05.123456Z' }], returning: ['id', 'name', 'seen'] });
-      expect(many.body).toEqual({ success: true, inserted_count: 2, data: [{ id: 2, name: 'pear', seen: null }, { id: 3, name: 'plum', seen: '2024-01-02T03:04:05.123456Z' }] });
+      const many = await call('POST', '/tables/items/rows', {
+        rows: [
+          { name: 'pear', tags: { c: ['x'] } },
+          { name: 'plum', seen: '2024-01-02T03:04:05.123456Z' },
+        ],
+        returning: ['id', 'name', 'seen'],
+      });
+      expect(many.body).toEqual({
+        success: true,
+        inserted_count: 2,
+        data: [
+          { id: 2, name: 'pear', seen: null },
+          { id: 3, name: 'plum', seen: '2024-01-02T03:04:05.123456Z' },
+        ],
+      });
       const bare = await call('POST', '/tables/items/rows', { name: 'kiwi', price: 2 });
       expect(bare.body).toEqual({ success: true, inserted_count: 1, data: [] });
       const array = await call('POST', '/tables/items/rows', [{ name: 'fig' }, { name: 'lime' }]);
@@ -54,7 +69,10 @@ describe('REST rows', () => {
       const dup = await call('POST', '/tables/items/rows', { row: { name: 'again', sku: 'A1' } });
       expect(dup.status).toBe(409);
       expect(dup.body.error).toMatchObject({ code: 'CONSTRAINT_VIOLATION', details: { constraint: 'items_sku_key' } });
-      expect((await call('POST', '/tables/items/rows', { name: 'x', colour: 'red' })).body.error).toMatchObject({ code: 'COLUMN_NOT_FOUND', details: { column: 'colour' } });
+      expect((await call('POST', '/tables/items/rows', { name: 'x', colour: 'red' })).body.error).toMatchObject({
+        code: 'COLUMN_NOT_FOUND',
+        details: { column: 'colour' },
+      });
       expect((await call('POST', '/tables/items/rows', { name: 'x', sku: 'much too long' })).status).toBe(422);
       expect((await call('POST', '/tables/items/rows', { qty: 1 })).status).toBe(409);
       expect((await call('POST', '/tables/nope/rows', { a: 1 })).body.error.code).toBe('TABLE_NOT_FOUND');
@@ -66,12 +84,30 @@ describe('REST rows', () => {
     });
 
     it('on_conflict update (all given columns, or update_columns) and nothing', async () => {
-      const up = await call('POST', '/tables/items/rows', { row: { name: 'APPLE', qty: 9, sku: 'A1' }, on_conflict: { columns: ['sku'], action: 'update', update_columns: ['qty'] }, returning: ['id', 'name', 'qty'] });
+      const up = await call('POST', '/tables/items/rows', {
+        row: { name: 'APPLE', qty: 9, sku: 'A1' },
+        on_conflict: { columns: ['sku'], action: 'update', update_columns: ['qty'] },
+        returning: ['id', 'name', 'qty'],
+      });
       expect(up.status).toBe(201);
       expect(up.body).toEqual({ success: true, inserted_count: 1, data: [{ id: 1, name: 'apple', qty: 9 }] });
-      const merge = await call('POST', '/tables/items/rows', { rows: [{ id: 1, name: 'Apple' }, { id: 1000, name: 'new' }], on_conflict: { columns: ['id'] }, returning: ['id', 'name', 'qty'] });
-      expect(merge.body.data).toEqual([{ id: 1, name: 'Apple', qty: 9 }, { id: 1000, name: 'new', qty: null }]);
-      const nothing = await call('POST', '/tables/items/rows', { row: { id: 1, name: 'ignored' }, on_conflict: { columns: ['id'], action: 'nothing' }, returning: ['*'] });
+      const merge = await call('POST', '/tables/items/rows', {
+        rows: [
+          { id: 1, name: 'Apple' },
+          { id: 1000, name: 'new' },
+        ],
+        on_conflict: { columns: ['id'] },
+        returning: ['id', 'name', 'qty'],
+      });
+      expect(merge.body.data).toEqual([
+        { id: 1, name: 'Apple', qty: 9 },
+        { id: 1000, name: 'new', qty: null },
+      ]);
+      const nothing = await call('POST', '/tables/items/rows', {
+        row: { id: 1, name: 'ignored' },
+        on_conflict: { columns: ['id'], action: 'nothing' },
+        returning: ['*'],
+      });
       expect(nothing.body).toEqual({ success: true, inserted_count: 0, data: [] });
       expect((await sql('SELECT name FROM items WHERE id = 1'))[0]!.name).toBe('Apple');
       expect((await call('POST', '/tables/items/rows', { row: { id: 1, name: 'x' }, on_conflict: { columns: ['name'] } })).status).toBe(400);
@@ -88,7 +124,13 @@ describe('REST rows', () => {
 
     it('takes 10,000 rows in one request as one log record', async () => {
       await sql('CREATE TABLE bulk (id BIGINT PRIMARY KEY, name TEXT, score DOUBLE PRECISION, ok BOOLEAN, at TIMESTAMPTZ)');
-      const rows = Array.from({ length: 10_000 }, (_v, i) => ({ id: i, name: `name ${i}`, score: i / 7, ok: i % 2 === 0, at: new Date(1_700_000_000_000 + i).toISOString() }));
+      const rows = Array.from({ length: 10_000 }, (_v, i) => ({
+        id: i,
+        name: `name ${i}`,
+        score: i / 7,
+        ok: i % 2 === 0,
+        at: new Date(1_700_000_000_000 + i).toISOString(),
+      }));
       const started = performance.now();
       const r = await call('POST', '/tables/bulk/rows', { rows });
       const ms = performance.now() - started;
@@ -106,7 +148,10 @@ describe('REST rows', () => {
       expect(all.body.pagination).toMatchObject({ limit: 100, offset: 0, total_count: 10_000, has_more: true, prev_cursor: null });
       expect(typeof all.body.pagination.next_cursor).toBe('string');
       const page = await call('GET', '/tables/bulk/rows?limit=3&offset=9998&select=id');
-      expect(page.body).toMatchObject({ data: [{ id: 9998 }, { id: 9999 }], pagination: { limit: 3, offset: 9998, total_count: 10_000, has_more: false, next_cursor: null } });
+      expect(page.body).toMatchObject({
+        data: [{ id: 9998 }, { id: 9999 }],
+        pagination: { limit: 3, offset: 9998, total_count: 10_000, has_more: false, next_cursor: null },
+      });
       const over = await call('GET', '/tables/bulk/rows?limit=10001');
       expect(over.status).toBe(400);
       expect(over.body.error).toMatchObject({ code: 'LIMIT_EXCEEDED', details: { limit_max: 10_000 } });
@@ -118,7 +163,12 @@ describe('REST rows', () => {
     it('filters, selects and orders (several keys, - for descending), with an exact total_count', async () => {
       const r = await call('GET', `/tables/bulk/rows${qs({ filter: "id < 10 AND name <> 'name 3'", select: 'id,ok', order_by: '-ok,-id', limit: 4 })}`);
       expect(r.status).toBe(200);
-      expect(r.body.data).toEqual([{ id: 8, ok: true }, { id: 6, ok: true }, { id: 4, ok: true }, { id: 2, ok: true }]);
+      expect(r.body.data).toEqual([
+        { id: 8, ok: true },
+        { id: 6, ok: true },
+        { id: 4, ok: true },
+        { id: 2, ok: true },
+      ]);
       expect(r.body.pagination).toMatchObject({ total_count: 9, has_more: true });
       const nulls = await call('GET', `/tables/items/rows${qs({ select: 'name,qty', order_by: 'qty,name' })}`);
       expect(nulls.body.data.map((row: { qty: number | null }) => row.qty)).toEqual([9, null, null, null, null, null]);
@@ -126,8 +176,15 @@ describe('REST rows', () => {
 
     it('refuses what is not one filter expression, unknown columns and injection in select and order_by', async () => {
       const refused = [
-        '1=1; DROP TABLE bulk', '1=1) OR (1=1', '1=1 UNION SELECT 1, 2, 3, 4, 5', 'id = 1 -- comment', '/* x */ true',
-        "id IN (SELECT id FROM items)", 'id = $1', 'true ORDER BY id', 'true LIMIT 1',
+        '1=1; DROP TABLE bulk',
+        '1=1) OR (1=1',
+        '1=1 UNION SELECT 1, 2, 3, 4, 5',
+        'id = 1 -- comment',
+        '/* x */ true',
+        'id IN (SELECT id FROM items)',
+        'id = $1',
+        'true ORDER BY id',
+        'true LIMIT 1',
       ];
       for (const filter of refused) {
         const r = await call('GET', `/tables/bulk/rows${qs({ filter })}`);
@@ -150,7 +207,7 @@ describe('REST rows', () => {
     });
 
     it('reads views, and tables without a primary key by offset', async () => {
-      await sql("CREATE VIEW cheap AS SELECT id, name FROM items WHERE price < 2");
+      await sql('CREATE VIEW cheap AS SELECT id, name FROM items WHERE price < 2');
       const view = await call('GET', '/tables/cheap/rows?order_by=id');
       expect(view.status).toBe(200);
       expect(view.body.pagination).toMatchObject({ total_count: view.body.data.length, next_cursor: null });
@@ -238,7 +295,10 @@ describe('REST rows', () => {
       for (const row of rows) expect((await call('GET', `/tables/stock/rows/${id(row)}`)).body.data).toEqual(row);
       expect((await call('PATCH', `/tables/stock/rows/${id(rows[0]!)}`, { updates: { n: 10 }, returning: ['n'] })).body.data).toEqual({ n: 10 });
       expect((await call('DELETE', `/tables/stock/rows/${id(rows[2]!)}`)).body.deleted).toBe(true);
-      expect((await call('GET', '/tables/stock/rows/north,a,b,2024-05-01')).body.error.details).toMatchObject({ reason: 'id_parts', primary_key: ['store', 'sku', 'day'] });
+      expect((await call('GET', '/tables/stock/rows/north,a,b,2024-05-01')).body.error.details).toMatchObject({
+        reason: 'id_parts',
+        primary_key: ['store', 'sku', 'day'],
+      });
       expect((await call('GET', '/tables/stock/rows/north,a')).status).toBe(400);
       expect((await call('GET', '/tables/stock/rows/north,a,2024-13-01')).status).toBe(422);
       expect(await count('stock')).toBe(2);

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { CpuMeter, cpuPercent, diskUsagePercent, memoryLimitBytes, memoryUsagePercent } from '../../protocols/ops/system-metrics.js';
 
 describe('system metrics', () => {
-  it('cpuPercent is CPU time over all cores\' wall time', () => {
+  it("cpuPercent is CPU time over all cores' wall time", () => {
     const from = { atMs: 0, usage: { user: 0, system: 0 } };
     const to = { atMs: 1000, usage: { user: 1_500_000, system: 500_000 } };
     expect(cpuPercent(from, to, 4)).toBe(50);

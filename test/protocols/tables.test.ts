@@ -59,7 +59,14 @@ describe('REST tables', () => {
       { name: 'users_pkey', type: 'btree', columns: ['id'], unique: true, primary: true },
       { name: 'users_email_key', type: 'btree', columns: ['email'], unique: true, primary: false },
       // No metric given: cosine (docs/vectors.md), shown so the definition round-trips.
-      { name: 'users_embedding_idx', type: 'hnsw', columns: ['embedding'], unique: false, primary: false, options: { m: 16, ef_construction: 64, metric: 'cosine' } },
+      {
+        name: 'users_embedding_idx',
+        type: 'hnsw',
+        columns: ['embedding'],
+        unique: false,
+        primary: false,
+        options: { m: 16, ef_construction: 64, metric: 'cosine' },
+      },
     ]);
     expect(r.body.constraints).toEqual([
       { name: 'users_pkey', type: 'primary_key', definition: 'PRIMARY KEY (id)' },
@@ -129,8 +136,15 @@ describe('REST tables', () => {
 
   it('a table and its indexes are created together or not at all', async () => {
     const r = await call('POST', '/tables', {
-      name: 'half', columns: [{ name: 'id', type: 'INT', primary_key: true }, { name: 'v', type: 'TEXT' }],
-      indexes: [{ name: 'half_v', columns: ['v'] }, { name: 'half_bad', columns: ['missing'] }],
+      name: 'half',
+      columns: [
+        { name: 'id', type: 'INT', primary_key: true },
+        { name: 'v', type: 'TEXT' },
+      ],
+      indexes: [
+        { name: 'half_v', columns: ['v'] },
+        { name: 'half_bad', columns: ['missing'] },
+      ],
     });
     expect(r.status).toBe(400);
     expect(r.body.error).toMatchObject({ code: 'COLUMN_NOT_FOUND', details: { index: 1, field: 'indexes.1' } });
@@ -142,7 +156,12 @@ describe('REST tables', () => {
 
   it('composite primary keys become a table constraint', async () => {
     const r = await call('POST', '/tables', {
-      name: 'pairs', columns: [{ name: 'a', type: 'INT', primary_key: true }, { name: 'b', type: 'TEXT', primary_key: true }, { name: 'v', type: 'INT' }],
+      name: 'pairs',
+      columns: [
+        { name: 'a', type: 'INT', primary_key: true },
+        { name: 'b', type: 'TEXT', primary_key: true },
+        { name: 'v', type: 'INT' },
+      ],
     });
     expect(r.status).toBe(201);
     const detail = (await call('GET', '/tables/pairs')).body;
@@ -168,7 +187,15 @@ describe('REST tables', () => {
       expect(r.body.error.details.field, JSON.stringify(column)).toBe(field);
     }
     expect((await call('POST', '/tables', { name: 'a"; DROP TABLE users; --', columns: [{ name: 'id', type: 'INT' }] })).status).toBe(422);
-    expect((await call('POST', '/tables', { name: 'x', columns: [{ name: 'id', type: 'INT' }], indexes: [{ columns: ['id'], options: { 'm = 1); DROP TABLE users; --': 1 } }] })).status).toBe(422);
+    expect(
+      (
+        await call('POST', '/tables', {
+          name: 'x',
+          columns: [{ name: 'id', type: 'INT' }],
+          indexes: [{ columns: ['id'], options: { 'm = 1); DROP TABLE users; --': 1 } }],
+        })
+      ).status,
+    ).toBe(422);
     expect((await call('GET', '/tables/smuggled')).status).toBe(404);
     expect((await call('GET', '/tables/users')).status).toBe(200);
   });
@@ -177,7 +204,9 @@ describe('REST tables', () => {
     expect((await call('POST', '/tables', { name: 't' })).body.error).toMatchObject({ code: 'VALIDATION_ERROR', details: { field: 'columns' } });
     expect((await call('POST', '/tables', { name: 't', columns: [] })).status).toBe(422);
     expect((await call('POST', '/tables', { name: 't', columns: [{ name: 'id', type: 'INT', colour: 'red' }] })).status).toBe(422);
-    expect((await call('POST', '/tables', { name: 't', columns: [{ name: 'id', type: 'INT' }], indexes: [{ columns: ['id'], type: 'gin' }] })).status).toBe(422);
+    expect((await call('POST', '/tables', { name: 't', columns: [{ name: 'id', type: 'INT' }], indexes: [{ columns: ['id'], type: 'gin' }] })).status).toBe(
+      422,
+    );
     expect((await call('DELETE', '/tables/users?cascade=maybe')).status).toBe(400);
   });
 
@@ -197,7 +226,13 @@ describe('REST tables', () => {
     expect(r.body.table.updated_at).toBe(detail.updated_at);
     expect(detail.columns.map((c: { name: string }) => c.name)).toEqual(['id', 'email', 'score', 'about', 'active', 'created_at', 'embedding', 'n', 'age']);
     expect(detail.columns.find((c: { name: string }) => c.name === 'age')).toMatchObject({ type: 'INTEGER', nullable: false, default: '18' });
-    expect(detail.indexes.map((i: { name: string }) => i.name)).toEqual(['users_pkey', 'users_email_key', 'users_embedding_idx', 'users_age_idx', 'users_email_age']);
+    expect(detail.indexes.map((i: { name: string }) => i.name)).toEqual([
+      'users_pkey',
+      'users_email_key',
+      'users_embedding_idx',
+      'users_age_idx',
+      'users_email_age',
+    ]);
     // Existing rows read the new column's default.
     expect((await sql('SELECT DISTINCT age FROM users')).body.data).toEqual([{ age: 18 }]);
   });
@@ -223,12 +258,17 @@ describe('REST tables', () => {
   });
 
   it('PATCH refuses bad operations, views and unknown tables', async () => {
-    expect((await call('PATCH', '/tables/users', { operations: [{ operation: 'add_column' }] })).body.error).toMatchObject({ code: 'VALIDATION_ERROR', details: { field: 'operations.0.column' } });
+    expect((await call('PATCH', '/tables/users', { operations: [{ operation: 'add_column' }] })).body.error).toMatchObject({
+      code: 'VALIDATION_ERROR',
+      details: { field: 'operations.0.column' },
+    });
     expect((await call('PATCH', '/tables/users', { operations: [{ operation: 'truncate' }] })).status).toBe(422);
     expect((await call('PATCH', '/tables/users', { operations: [] })).status).toBe(422);
     expect((await call('PATCH', '/tables/nope', { operations: [{ operation: 'drop_column', column_name: 'x' }] })).status).toBe(404);
     expect((await call('PATCH', '/tables/log_view', { operations: [{ operation: 'drop_column', column_name: 'id' }] })).status).toBe(400);
-    const injected = await call('PATCH', '/tables/users', { operations: [{ operation: 'add_column', column: { name: 'z', type: 'INT', default: '0); DROP TABLE users; --' } }] });
+    const injected = await call('PATCH', '/tables/users', {
+      operations: [{ operation: 'add_column', column: { name: 'z', type: 'INT', default: '0); DROP TABLE users; --' } }],
+    });
     expect(injected.body.error.details.field).toBe('operations.0.column.default');
   });
 
@@ -257,22 +297,32 @@ describe('REST tables', () => {
 
   it('an hnsw index definition takes its metric in options, and GET shows it back', async () => {
     const created = await call('POST', '/tables', {
-      name: 'places', columns: [{ name: 'id', type: 'INTEGER', primary_key: true }, { name: 'at', type: 'VECTOR(2)' }],
+      name: 'places',
+      columns: [
+        { name: 'id', type: 'INTEGER', primary_key: true },
+        { name: 'at', type: 'VECTOR(2)' },
+      ],
       indexes: [{ name: 'places_at', columns: ['at'], type: 'hnsw', options: { m: 8, metric: 'l2' } }],
     });
     expect(created.status).toBe(201);
     const shown = await call('GET', '/tables/places');
     expect(shown.body.indexes.find((i: { name: string }) => i.name === 'places_at').options).toEqual({ m: 8, metric: 'l2' });
-    const bad = await call('POST', '/tables', { name: 'p2', columns: [{ name: 'v', type: 'VECTOR(2)' }], indexes: [{ columns: ['v'], type: 'hnsw', options: { metric: 'hamming' } }] });
+    const bad = await call('POST', '/tables', {
+      name: 'p2',
+      columns: [{ name: 'v', type: 'VECTOR(2)' }],
+      indexes: [{ columns: ['v'], type: 'hnsw', options: { metric: 'hamming' } }],
+    });
     expect(bad.status).toBe(422);
   });
-  it('include_system: the vector protocol\'s own bookkeeping table is listed only when asked', async () => {
+  it("include_system: the vector protocol's own bookkeeping table is listed only when asked", async () => {
     const created = await fetch(`${server.baseUrl}/indexes`, {
-      method: 'POST', headers: { 'api-key': server.apiKey, 'content-type': 'application/json' },
+      method: 'POST',
+      headers: { 'api-key': server.apiKey, 'content-type': 'application/json' },
       body: JSON.stringify({ name: 'sysdemo', dimension: 2, metric: 'cosine', spec: { serverless: { cloud: 'aws', region: 'us-east-1' } } }),
     });
     expect(created.status).toBe(201);
-    const names = async (query: string): Promise<string[]> => (await call('GET', `/tables?pattern=pinecone%25${query}`)).body.tables.map((t: { name: string }) => t.name);
+    const names = async (query: string): Promise<string[]> =>
+      (await call('GET', `/tables?pattern=pinecone%25${query}`)).body.tables.map((t: { name: string }) => t.name);
     expect(await names('')).toEqual(['pinecone_sysdemo']);
     expect(await names('&include_system=false')).toEqual(['pinecone_sysdemo']);
     expect(await names('&include_system=true')).toEqual(['pinecone__indexes', 'pinecone_sysdemo']);

@@ -57,7 +57,9 @@ describe('/api/v1/transactions', () => {
     expect(shown.body.status).toBe('open');
     // Clients that always send Content-Type: application/json with an empty body are served.
     const bare = await fetch(`${server.baseUrl}/api/v1/transactions/${r.body.transaction_id}/rollback`, {
-      method: 'POST', headers: { authorization: `Bearer ${server.apiKey}`, 'content-type': 'application/json' }, body: '',
+      method: 'POST',
+      headers: { authorization: `Bearer ${server.apiKey}`, 'content-type': 'application/json' },
+      body: '',
     });
     expect(bare.status).toBe(200);
     // No body at all begins with the defaults.
@@ -78,15 +80,22 @@ describe('/api/v1/transactions', () => {
     await ok(id, "INSERT INTO acct VALUES (3, 'cy', 0)");
     // The transaction sees its own changes; nobody else does before commit (no dirty read).
     expect((await ok(id, 'SELECT id, balance FROM acct ORDER BY id')).data).toEqual([
-      { id: 1, balance: 70 }, { id: 2, balance: 80 }, { id: 3, balance: 0 },
+      { id: 1, balance: 70 },
+      { id: 2, balance: 80 },
+      { id: 3, balance: 0 },
     ]);
-    expect(await sql('SELECT id, balance FROM acct ORDER BY id')).toEqual([{ id: 1, balance: 100 }, { id: 2, balance: 50 }]);
+    expect(await sql('SELECT id, balance FROM acct ORDER BY id')).toEqual([
+      { id: 1, balance: 100 },
+      { id: 2, balance: 50 },
+    ]);
     const done = await commit(id);
     expect(done.status).toBe(200);
     expect(done.body).toMatchObject({ success: true, transaction_id: id, status: 'committed' });
     expect(typeof done.body.committed_at).toBe('string');
     expect(await sql('SELECT id, balance FROM acct ORDER BY id')).toEqual([
-      { id: 1, balance: 70 }, { id: 2, balance: 80 }, { id: 3, balance: 0 },
+      { id: 1, balance: 70 },
+      { id: 2, balance: 80 },
+      { id: 3, balance: 0 },
     ]);
     // One log record per transaction: the next commit is the very next LSN.
     const next = await begin();
@@ -300,7 +309,9 @@ describe('/api/v1/transactions', () => {
     // workers' snapshots overlap and conflicts happen however the machine schedules them.
     let readersLeft = workerCount;
     let allRead: () => void = () => {};
-    const barrier = new Promise<void>((resolve) => { allRead = resolve; });
+    const barrier = new Promise<void>((resolve) => {
+      allRead = resolve;
+    });
     const transfer = async (from: number, to: number, amount: number, first: boolean): Promise<void> => {
       for (let attempt = 0; ; attempt++) {
         const id = await begin({ isolation_level: level });
@@ -324,9 +335,11 @@ describe('/api/v1/transactions', () => {
         if (failed) await rollback(id);
       }
     };
-    const workers = Array.from({ length: workerCount }, (_, w) => (async () => {
-      for (let i = 0; i < 8; i++) await transfer(1 + ((w + i) % accounts), 1 + ((w + i + 1) % accounts), 1 + w, i === 0);
-    })());
+    const workers = Array.from({ length: workerCount }, (_, w) =>
+      (async () => {
+        for (let i = 0; i < 8; i++) await transfer(1 + ((w + i) % accounts), 1 + ((w + i + 1) % accounts), 1 + w, i === 0);
+      })(),
+    );
     await Promise.all(workers);
     const total = await sql('SELECT sum(balance) AS total FROM acct');
     expect(Number(total[0]!.total)).toBe(accounts * 1000);
@@ -368,7 +381,11 @@ describe('/api/v1/transactions', () => {
     });
 
     it('refuses BEGIN without COMMIT, and control statements in the middle', async () => {
-      for (const text of ['BEGIN; UPDATE acct SET balance = 1 WHERE id = 1', 'UPDATE acct SET balance = 1 WHERE id = 1; COMMIT', 'UPDATE acct SET balance = 1 WHERE id = 1; COMMIT; UPDATE acct SET balance = 2 WHERE id = 1']) {
+      for (const text of [
+        'BEGIN; UPDATE acct SET balance = 1 WHERE id = 1',
+        'UPDATE acct SET balance = 1 WHERE id = 1; COMMIT',
+        'UPDATE acct SET balance = 1 WHERE id = 1; COMMIT; UPDATE acct SET balance = 2 WHERE id = 1',
+      ]) {
         const r = await call('POST', '/query', { sql: text });
         expect(r.status, text).toBe(400);
         expect(r.body.error.details.reason).toBe('transaction_control');

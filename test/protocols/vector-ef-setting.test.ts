@@ -25,13 +25,25 @@ let handle: ServeHandle | undefined;
 let baseUrl: string;
 
 async function start(efSearch: number): Promise<void> {
-  const env = { SVC_DATA_DIR: dataDir, SVC_HTTP_PORT: '0', SVC_OPS_PORT: '0', SVC_HOST: '127.0.0.1', SVC_API_KEY: ADMIN_KEY, SVC_VECTOR_API_KEY: VECTOR_KEY, SVC_VECTOR_EF_SEARCH: String(efSearch) };
+  const env = {
+    SVC_DATA_DIR: dataDir,
+    SVC_HTTP_PORT: '0',
+    SVC_OPS_PORT: '0',
+    SVC_HOST: '127.0.0.1',
+    SVC_API_KEY: ADMIN_KEY,
+    SVC_VECTOR_API_KEY: VECTOR_KEY,
+    SVC_VECTOR_EF_SEARCH: String(efSearch),
+  };
   handle = await startServer(resolveConfig({ env }), pino({ level: 'silent' }));
   baseUrl = handle.httpUrl.replace(/\/$/, '');
 }
 
 async function post(pathname: string, body: unknown, headers: Record<string, string>): Promise<Record<string, unknown>> {
-  const response = await fetch(`${baseUrl}${pathname}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+  const response = await fetch(`${baseUrl}${pathname}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify(body),
+  });
   const answer = (await response.json()) as Record<string, unknown>;
   expect(response.status, JSON.stringify(answer)).toBeLessThan(300);
   return answer;

@@ -15,7 +15,8 @@ beforeAll(async () => {
     'CREATE INDEX docs_embedding_idx ON docs USING hnsw (embedding vector_cosine_ops) WITH (m = 16, ef_construction = 64)',
     'CREATE TABLE items (sku INT PRIMARY KEY, v VECTOR(2), name TEXT)',
     'CREATE TABLE two (id TEXT PRIMARY KEY, a VECTOR(2), b VECTOR(2))',
-  ]) expect((await sql(text)).status).toBe(200);
+  ])
+    expect((await sql(text)).status).toBe(200);
 });
 afterAll(() => server?.close());
 
@@ -81,14 +82,28 @@ describe('POST /api/v1/vectors/search', () => {
   });
 
   it('reads metadata from the other columns when the table has no metadata column', async () => {
-    await call('/vectors/upsert', { table: 'items', vectors: [{ id: 1, vector: [1, 1] }, { id: 2, vector: [1, -1] }] });
+    await call('/vectors/upsert', {
+      table: 'items',
+      vectors: [
+        { id: 1, vector: [1, 1] },
+        { id: 2, vector: [1, -1] },
+      ],
+    });
     await sql("UPDATE items SET name = 'one' WHERE sku = 1");
     const r = await call('/vectors/search', { index: 'items', vector: [1, 1], top_k: 1, include_metadata: true });
     expect(r.body.results).toEqual([{ id: 1, score: 1, distance: 0, metadata: { name: 'one' } }]);
   });
 
   it('refuses filters that are not one condition, and bad requests', async () => {
-    for (const filter of ["id = 'a'; DROP TABLE docs", 'true) LIMIT (1', 'true) ORDER BY (id', "id = 'a' --", '1 = 1 ORDER BY id', "id = 'a') UNION SELECT 1 FROM docs WHERE (true", 'id = ']) {
+    for (const filter of [
+      "id = 'a'; DROP TABLE docs",
+      'true) LIMIT (1',
+      'true) ORDER BY (id',
+      "id = 'a' --",
+      '1 = 1 ORDER BY id',
+      "id = 'a') UNION SELECT 1 FROM docs WHERE (true",
+      'id = ',
+    ]) {
       const r = await call('/vectors/search', { index: 'docs', vector: [1, 0, 0], filter });
       expect(r.status, filter).toBe(400);
       expect(r.body.error.code, filter).toBe('INVALID_QUERY');
@@ -113,7 +128,13 @@ describe('POST /api/v1/vectors/search', () => {
 
 describe('DELETE /api/v1/vectors', () => {
   it('deletes by ids, by filter, and by both (rows matching both)', async () => {
-    await call('/vectors/upsert', { table: 'docs', vectors: [{ id: 'd', vector: [1, 1, 1], metadata: { genre: 'news' } }, { id: 'e', vector: [1, 1, 0], metadata: { genre: 'x' } }] });
+    await call('/vectors/upsert', {
+      table: 'docs',
+      vectors: [
+        { id: 'd', vector: [1, 1, 1], metadata: { genre: 'news' } },
+        { id: 'e', vector: [1, 1, 0], metadata: { genre: 'x' } },
+      ],
+    });
     const both = await call('/vectors', { table: 'docs', ids: ['a', 'b', 'd'], filter: "metadata->>'genre' = 'news'" }, 'DELETE');
     expect(both.body).toEqual({ success: true, deleted_count: 2 });
     expect((await call('/vectors', { table: 'docs', ids: ['b', 'nope'] }, 'DELETE')).body).toEqual({ success: true, deleted_count: 1 });
@@ -141,7 +162,17 @@ describe('DELETE /api/v1/vectors', () => {
   it("searches with the index's own metric by default, and passes ef_search to the index", async () => {
     expect((await sql('CREATE TABLE pts (id INT PRIMARY KEY, v VECTOR(2))')).status).toBe(200);
     expect((await sql('CREATE INDEX pts_l2 ON pts USING hnsw (v vector_l2_ops)')).status).toBe(200);
-    expect((await call('/vectors/upsert', { table: 'pts', vectors: [{ id: 1, vector: [3, 4] }, { id: 2, vector: [30, 40] }] })).status).toBe(200);
+    expect(
+      (
+        await call('/vectors/upsert', {
+          table: 'pts',
+          vectors: [
+            { id: 1, vector: [3, 4] },
+            { id: 2, vector: [30, 40] },
+          ],
+        })
+      ).status,
+    ).toBe(200);
     const found = await call('/vectors/search', { index: 'pts_l2', vector: [0, 0], top_k: 1, ef_search: 200 });
     expect(found.status).toBe(200);
     expect(found.body.results[0]).toMatchObject({ id: 1, distance: 5 }); // L2, not cosine (which would tie at 0)

@@ -68,7 +68,10 @@ describe('POST /webhooks', () => {
       transform: null,
       retry: { max_retries: 3, initial_retry_delay_ms: 100, max_retry_delay_ms: 30_000, multiplier: 2, jitter: true, timeout_secs: 30 },
       circuit_breaker: {
-        failure_threshold: 5, success_threshold: 2, timeout_secs: 60, half_open_max_calls: 3,
+        failure_threshold: 5,
+        success_threshold: 2,
+        timeout_secs: 60,
+        half_open_max_calls: 3,
         status: { state: 'closed', failure_count: 0, opened_at: null },
       },
       tls: null,
@@ -135,14 +138,32 @@ describe('bad registrations are refused with the envelope, and nothing is stored
     ['a view', registration({ tables: ['big_orders'] }), 404, 'TABLE_NOT_FOUND', 'tables'],
     ['no tables', registration({ tables: [] }), 422, 'VALIDATION_ERROR', 'tables'],
     ['an unknown operation', registration({ operations: ['INSERT', 'UPSERT'] }), 422, 'VALIDATION_ERROR', 'operations.1'],
-    ['SNAPSHOT (a CDC stream\'s, not a webhook\'s)', registration({ operations: ['SNAPSHOT'] }), 422, 'VALIDATION_ERROR', 'operations.0'],
+    ["SNAPSHOT (a CDC stream's, not a webhook's)", registration({ operations: ['SNAPSHOT'] }), 422, 'VALIDATION_ERROR', 'operations.0'],
     ['a template that does not parse', registration({ transform: { template: '{% if %}' } }), 422, 'VALIDATION_ERROR', 'transform.template'],
-    ['a template whose content type is not one', registration({ transform: { template: 'x', content_type: 'nope' } }), 422, 'VALIDATION_ERROR', 'transform.content_type'],
-    ['a JSONPath that does not compile', registration({ transform: { jsonpath: { id: '$.value[?(@.a ===== 1)]' } } }), 422, 'VALIDATION_ERROR', 'transform.jsonpath'],
+    [
+      'a template whose content type is not one',
+      registration({ transform: { template: 'x', content_type: 'nope' } }),
+      422,
+      'VALIDATION_ERROR',
+      'transform.content_type',
+    ],
+    [
+      'a JSONPath that does not compile',
+      registration({ transform: { jsonpath: { id: '$.value[?(@.a ===== 1)]' } } }),
+      422,
+      'VALIDATION_ERROR',
+      'transform.jsonpath',
+    ],
     ['a JSONPath without $', registration({ transform: { jsonpath: { id: 'key.id' } } }), 422, 'VALIDATION_ERROR', 'transform.jsonpath'],
     ['both template and jsonpath', registration({ transform: { template: 'x', jsonpath: { a: '$.table' } } }), 422, 'VALIDATION_ERROR', 'transform'],
     ['negative retries', registration({ retry: { max_retries: -1 } }), 422, 'VALIDATION_ERROR', 'retry.max_retries'],
-    ['a cap below the first delay', registration({ retry: { initial_retry_delay_ms: 500, max_retry_delay_ms: 100 } }), 422, 'VALIDATION_ERROR', 'retry.max_retry_delay_ms'],
+    [
+      'a cap below the first delay',
+      registration({ retry: { initial_retry_delay_ms: 500, max_retry_delay_ms: 100 } }),
+      422,
+      'VALIDATION_ERROR',
+      'retry.max_retry_delay_ms',
+    ],
     ['retries as text', registration({ retry: { max_retries: 'three' } }), 422, 'VALIDATION_ERROR', null],
     ['a breaker threshold of 0', registration({ circuit_breaker: { failure_threshold: 0 } }), 422, 'VALIDATION_ERROR', 'circuit_breaker.failure_threshold'],
     ['an unknown field', registration({ colour: 'red' }), 422, 'VALIDATION_ERROR', null],
@@ -169,7 +190,20 @@ describe('bad registrations are refused with the envelope, and nothing is stored
   });
 
   it('any near-valid body gets a 2xx or a 4xx envelope, never a 5xx (fuzz)', async () => {
-    const field = fc.constantFrom('url', 'secret', 'tables', 'operations', 'filter', 'transform', 'retry', 'circuit_breaker', 'tls', 'enabled', '__proto__', 'constructor');
+    const field = fc.constantFrom(
+      'url',
+      'secret',
+      'tables',
+      'operations',
+      'filter',
+      'transform',
+      'retry',
+      'circuit_breaker',
+      'tls',
+      'enabled',
+      '__proto__',
+      'constructor',
+    );
     const value = fc.oneof(
       fc.jsonValue(),
       fc.record({ template: fc.string(), content_type: fc.string() }, { requiredKeys: [] }),
@@ -191,7 +225,11 @@ describe('bad registrations are refused with the envelope, and nothing is stored
   }, 60_000);
 
   it('a body that is not JSON is 400', async () => {
-    const response = await fetch(`${server.baseUrl}/api/v1/webhooks`, { method: 'POST', headers: { ...who.admin, 'content-type': 'application/json' }, body: '{"url":' });
+    const response = await fetch(`${server.baseUrl}/api/v1/webhooks`, {
+      method: 'POST',
+      headers: { ...who.admin, 'content-type': 'application/json' },
+      body: '{"url":',
+    });
     expect(response.status).toBe(400);
     expect(((await response.json()) as { error: { code: string } }).error.code).toBe('INVALID_QUERY');
   });
@@ -205,7 +243,7 @@ describe('GET, PATCH, DELETE /webhooks/{id}', () => {
     id = r.body.id;
   });
 
-  it('GET /webhooks lists the tenant\'s webhooks with total_count, oldest first; GET /webhooks/{id} shows one', async () => {
+  it("GET /webhooks lists the tenant's webhooks with total_count, oldest first; GET /webhooks/{id} shows one", async () => {
     const list = await call('admin', 'GET', '/webhooks');
     expect(list.status).toBe(200);
     expect(list.body.total_count).toBe(list.body.webhooks.length);
@@ -221,14 +259,22 @@ describe('GET, PATCH, DELETE /webhooks/{id}', () => {
   it('PATCH merges: retry and circuit_breaker key by key, other fields replaced; the secret can be rotated', async () => {
     const before = (await call('admin', 'GET', `/webhooks/${id}`)).body;
     const r = await call('admin', 'PATCH', `/webhooks/${id}`, {
-      url: 'https://receiver.example.com/v2', retry: { max_retries: 0 }, operations: ['DELETE'], secret: ROTATED,
+      url: 'https://receiver.example.com/v2',
+      retry: { max_retries: 0 },
+      operations: ['DELETE'],
+      secret: ROTATED,
       transform: { jsonpath: { id: '$.key.id', op: '$.operation' } },
     });
     expect(r.status, JSON.stringify(r.body)).toBe(200);
     expect(r.body).toMatchObject({
-      id, url: 'https://receiver.example.com/v2', operations: ['DELETE'], tables: ['orders', 'items'],
-      retry: { ...before.retry, max_retries: 0 }, circuit_breaker: before.circuit_breaker,
-      transform: { jsonpath: { id: '$.key.id', op: '$.operation' } }, created_at: before.created_at,
+      id,
+      url: 'https://receiver.example.com/v2',
+      operations: ['DELETE'],
+      tables: ['orders', 'items'],
+      retry: { ...before.retry, max_retries: 0 },
+      circuit_breaker: before.circuit_breaker,
+      transform: { jsonpath: { id: '$.key.id', op: '$.operation' } },
+      created_at: before.created_at,
     });
     expect(r.body.updated_at >= before.updated_at).toBe(true);
     expect((await call('admin', 'GET', `/webhooks/${id}`)).body).toEqual(r.body);
@@ -321,7 +367,7 @@ describe('roles and tenants', () => {
     expect((await call('admin', 'GET', `/webhooks/${id}`)).body.enabled).toBe(true);
   });
 
-  it('another tenant\'s admin gets 404 for the webhook (as for an unknown id) and does not list it', async () => {
+  it("another tenant's admin gets 404 for the webhook (as for an unknown id) and does not list it", async () => {
     for (const [method, path, body] of [
       ['GET', `/webhooks/${id}`],
       ['PATCH', `/webhooks/${id}`, { enabled: false }],

@@ -32,12 +32,16 @@ const SHAPES: readonly ((a: string, b: string, c: string, d: string) => string)[
 describe('AST templates', () => {
   it('a templated parse equals a fresh parse for any literals', () => {
     fc.assert(
-      fc.property(fc.nat(SHAPES.length - 1), fc.array(fc.tuple(int, num, str, fc.constantFrom('2024-01-31', 'x')), { minLength: 2, maxLength: 4 }), (shape, literalSets) => {
-        for (const [a, b, c, d] of literalSets) {
-          const sql = SHAPES[shape]!(a, b, c, d);
-          expect(parseSql(sql)).toEqual(parseSql(sql, { useTemplates: false }));
-        }
-      }),
+      fc.property(
+        fc.nat(SHAPES.length - 1),
+        fc.array(fc.tuple(int, num, str, fc.constantFrom('2024-01-31', 'x')), { minLength: 2, maxLength: 4 }),
+        (shape, literalSets) => {
+          for (const [a, b, c, d] of literalSets) {
+            const sql = SHAPES[shape]!(a, b, c, d);
+            expect(parseSql(sql)).toEqual(parseSql(sql, { useTemplates: false }));
+          }
+        },
+      ),
       { numRuns: 300 },
     );
   });
@@ -61,7 +65,11 @@ describe('AST templates', () => {
   });
 
   it('spacing is part of a shape: -7 is a number, - 7 is minus 7', () => {
-    for (const [first, second] of [['SELECT a > - 7 FROM t', 'SELECT a>-1 FROM t'], ['SELECT 2*-3', 'SELECT 4 * - 5'], ['SELECT -2147483648', 'SELECT - 5']]) {
+    for (const [first, second] of [
+      ['SELECT a > - 7 FROM t', 'SELECT a>-1 FROM t'],
+      ['SELECT 2*-3', 'SELECT 4 * - 5'],
+      ['SELECT -2147483648', 'SELECT - 5'],
+    ]) {
       parseSql(first!);
       expect(parseSql(second!)).toEqual(parseSql(second!, { useTemplates: false }));
     }

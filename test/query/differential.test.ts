@@ -16,8 +16,14 @@ function rng(seed: number): () => number {
 }
 
 type ColType = 'INTEGER' | 'BIGINT' | 'TEXT' | 'NUMERIC(10,2)' | 'BOOLEAN' | 'DOUBLE PRECISION' | 'SMALLINT' | 'VARCHAR(8)';
-interface Col { name: string; type: ColType }
-interface Table { name: string; cols: Col[] }
+interface Col {
+  name: string;
+  type: ColType;
+}
+interface Table {
+  name: string;
+  cols: Col[];
+}
 
 class Gen {
   constructor(readonly r: () => number) {}
@@ -39,17 +45,28 @@ const integral = (t: ColType): boolean => t === 'INTEGER' || t === 'BIGINT' || t
 function literal(g: Gen, t: ColType): string {
   if (g.chance(0.1)) return 'NULL';
   switch (t) {
-    case 'INTEGER': case 'BIGINT': case 'SMALLINT': return String(g.int(-5, 20));
-    case 'NUMERIC(10,2)': return (g.int(-500, 2000) / 100).toFixed(2);
-    case 'DOUBLE PRECISION': return String(g.int(-40, 80) / 4);
-    case 'BOOLEAN': return g.pick(['true', 'false']);
-    case 'TEXT': case 'VARCHAR(8)': return `'${g.pick(['a', 'b', 'ab', 'abc', 'B', 'z', '', 'a b'])}'`;
+    case 'INTEGER':
+    case 'BIGINT':
+    case 'SMALLINT':
+      return String(g.int(-5, 20));
+    case 'NUMERIC(10,2)':
+      return (g.int(-500, 2000) / 100).toFixed(2);
+    case 'DOUBLE PRECISION':
+      return String(g.int(-40, 80) / 4);
+    case 'BOOLEAN':
+      return g.pick(['true', 'false']);
+    case 'TEXT':
+    case 'VARCHAR(8)':
+      return `'${g.pick(['a', 'b', 'ab', 'abc', 'B', 'z', '', 'a b'])}'`;
   }
 }
 
 function schema(g: Gen): Table[] {
   return ['ta', 'tb'].map((name) => {
-    const cols: Col[] = [{ name: 'id', type: 'INTEGER' }, { name: 'k', type: 'INTEGER' }];
+    const cols: Col[] = [
+      { name: 'id', type: 'INTEGER' },
+      { name: 'k', type: 'INTEGER' },
+    ];
     const n = g.int(2, 4);
     for (let i = 0; i < n; i++) cols.push({ name: `c${i}`, type: g.pick(TYPES) });
     return { name, cols };
@@ -61,7 +78,11 @@ function ddl(t: Table): string {
 }
 
 function rows(g: Gen, t: Table, count: number): string {
-  const values = Array.from({ length: count }, (_v, i) => `(${t.cols.map((c) => (c.name === 'id' ? String(i + 1) : c.name === 'k' ? (g.chance(0.1) ? 'NULL' : String(g.int(0, 6))) : literal(g, c.type))).join(', ')})`);
+  const values = Array.from(
+    { length: count },
+    (_v, i) =>
+      `(${t.cols.map((c) => (c.name === 'id' ? String(i + 1) : c.name === 'k' ? (g.chance(0.1) ? 'NULL' : String(g.int(0, 6))) : literal(g, c.type))).join(', ')})`,
+  );
   return `INSERT INTO ${t.name} VALUES ${values.join(', ')}`;
 }
 
@@ -74,12 +95,18 @@ function predicate(g: Gen, alias: string, cols: Col[], depth = 0): string {
   }
   if (depth < 2 && g.chance(0.1)) return `NOT (${predicate(g, alias, cols, depth + 1)})`;
   switch (g.int(0, 6)) {
-    case 0: return `${ref} IS ${g.pick(['', 'NOT '])}NULL`;
-    case 1: return `${ref} IN (${[literal(g, c.type), literal(g, c.type), literal(g, c.type)].join(', ')})`;
-    case 2: return `${ref} NOT IN (${[literal(g, c.type), literal(g, c.type)].join(', ')})`;
-    case 3: return c.type === 'BOOLEAN' ? ref : `${ref} BETWEEN ${literal(g, c.type)} AND ${literal(g, c.type)}`;
-    case 4: return `${ref} IS DISTINCT FROM ${literal(g, c.type)}`;
-    default: return `${ref} ${g.pick(['=', '<>', '<', '<=', '>', '>='])} ${literal(g, c.type)}`;
+    case 0:
+      return `${ref} IS ${g.pick(['', 'NOT '])}NULL`;
+    case 1:
+      return `${ref} IN (${[literal(g, c.type), literal(g, c.type), literal(g, c.type)].join(', ')})`;
+    case 2:
+      return `${ref} NOT IN (${[literal(g, c.type), literal(g, c.type)].join(', ')})`;
+    case 3:
+      return c.type === 'BOOLEAN' ? ref : `${ref} BETWEEN ${literal(g, c.type)} AND ${literal(g, c.type)}`;
+    case 4:
+      return `${ref} IS DISTINCT FROM ${literal(g, c.type)}`;
+    default:
+      return `${ref} ${g.pick(['=', '<>', '<', '<=', '>', '>='])} ${literal(g, c.type)}`;
   }
 }
 
@@ -88,7 +115,14 @@ function expression(g: Gen, alias: string, cols: Col[]): string {
   const ref = `${alias}.${c.name}`;
   if (numeric(c.type)) {
     const other = g.pick(cols.filter((x) => integral(x.type)));
-    return g.pick([`${ref} + ${alias}.${other.name}`, `${ref} * 2`, `${ref} - 1`, `abs(${ref})`, `COALESCE(${ref}, 0)`, `CASE WHEN ${ref} > 3 THEN 1 ELSE 0 END`]);
+    return g.pick([
+      `${ref} + ${alias}.${other.name}`,
+      `${ref} * 2`,
+      `${ref} - 1`,
+      `abs(${ref})`,
+      `COALESCE(${ref}, 0)`,
+      `CASE WHEN ${ref} > 3 THEN 1 ELSE 0 END`,
+    ]);
   }
   if (c.type === 'BOOLEAN') return g.pick([`NOT ${ref}`, `${ref} IS TRUE`, `COALESCE(${ref}, false)`]);
   return g.pick([`upper(${ref})`, `${ref} || 'x'`, `length(${ref})`, `COALESCE(${ref}, '-')`, `${ref} LIKE 'a%'`]);
@@ -124,11 +158,16 @@ function query(g: Gen, tables: Table[]): string {
       const agg = g.pick(a.cols.filter((x) => integral(x.type) || x.type === 'NUMERIC(10,2)'));
       return `SELECT a.${c.name}, count(*), count(a.${agg.name}), sum(a.${agg.name}), min(a.${agg.name}), max(a.${agg.name}) FROM ${a.name} a GROUP BY a.${c.name}`;
     }
-    case 2: return `SELECT a.id, b.id FROM ${a.name} a ${g.pick(['JOIN', 'LEFT JOIN', 'RIGHT JOIN', 'FULL JOIN'])} ${b.name} b ON a.k = b.k WHERE ${g.chance(0.5) ? predicate(g, 'a', a.cols) : 'true'}`;
-    case 3: return `SELECT a.id FROM ${a.name} a WHERE a.k ${g.pick(['IN', 'NOT IN'])} (SELECT b.k FROM ${b.name} b WHERE ${predicate(g, 'b', b.cols)})`;
-    case 4: return `SELECT a.id FROM ${a.name} a WHERE ${g.pick(['', 'NOT '])}EXISTS (SELECT 1 FROM ${b.name} b WHERE b.k = a.k AND ${predicate(g, 'b', b.cols)})`;
-    case 5: return `SELECT DISTINCT a.k FROM ${a.name} a WHERE ${predicate(g, 'a', a.cols)}`;
-    case 6: return `SELECT a.k FROM ${a.name} a ${g.pick(['UNION', 'UNION ALL', 'INTERSECT', 'EXCEPT'])} SELECT b.k FROM ${b.name} b`;
+    case 2:
+      return `SELECT a.id, b.id FROM ${a.name} a ${g.pick(['JOIN', 'LEFT JOIN', 'RIGHT JOIN', 'FULL JOIN'])} ${b.name} b ON a.k = b.k WHERE ${g.chance(0.5) ? predicate(g, 'a', a.cols) : 'true'}`;
+    case 3:
+      return `SELECT a.id FROM ${a.name} a WHERE a.k ${g.pick(['IN', 'NOT IN'])} (SELECT b.k FROM ${b.name} b WHERE ${predicate(g, 'b', b.cols)})`;
+    case 4:
+      return `SELECT a.id FROM ${a.name} a WHERE ${g.pick(['', 'NOT '])}EXISTS (SELECT 1 FROM ${b.name} b WHERE b.k = a.k AND ${predicate(g, 'b', b.cols)})`;
+    case 5:
+      return `SELECT DISTINCT a.k FROM ${a.name} a WHERE ${predicate(g, 'a', a.cols)}`;
+    case 6:
+      return `SELECT a.k FROM ${a.name} a ${g.pick(['UNION', 'UNION ALL', 'INTERSECT', 'EXCEPT'])} SELECT b.k FROM ${b.name} b`;
     default: {
       const c = g.pick(a.cols);
       return `SELECT a.id, a.${c.name} FROM ${a.name} a ORDER BY a.${c.name} ${g.pick(['ASC', 'DESC'])} ${g.pick(['', 'NULLS FIRST', 'NULLS LAST'])}, a.id LIMIT ${g.int(1, 10)}`;
@@ -176,7 +215,8 @@ describe('differential: generated schemas, data and queries against PostgreSQL (
           if (change) {
             const applied = await outcome(async () => [[(await h.q(change)).affectedRows]]);
             const expected = await outcome(async () => [[(await pg.query(change)).affectedRows ?? 0]]);
-            if (JSON.stringify(applied) !== JSON.stringify(expected)) mismatches.push(`${change}\n  svcdb: ${JSON.stringify(applied)}\n  pg: ${JSON.stringify(expected)}`);
+            if (JSON.stringify(applied) !== JSON.stringify(expected))
+              mismatches.push(`${change}\n  svcdb: ${JSON.stringify(applied)}\n  pg: ${JSON.stringify(expected)}`);
           }
           const sql = change ? `SELECT * FROM ${g.pick(tables).name} a ORDER BY a.id` : query(g, tables);
           const ordered = /ORDER BY/.test(sql);
@@ -186,7 +226,8 @@ describe('differential: generated schemas, data and queries against PostgreSQL (
           });
           const theirs = await outcome(() => pgRows(pg, sql));
           if (mine.error !== undefined || theirs.error !== undefined) {
-            if ((mine.error === undefined) !== (theirs.error === undefined)) mismatches.push(`${sql}\n  svcdb: ${mine.error ?? 'ok'}\n  pg: ${theirs.error ?? 'ok'}`);
+            if ((mine.error === undefined) !== (theirs.error === undefined))
+              mismatches.push(`${sql}\n  svcdb: ${mine.error ?? 'ok'}\n  pg: ${theirs.error ?? 'ok'}`);
             continue;
           }
           const a = JSON.stringify(ordered ? mine.rows : sortRows(mine.rows!));

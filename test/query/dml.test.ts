@@ -7,15 +7,21 @@ describe('DDL and DML', () => {
   let h: SqlHarness;
   beforeAll(async () => {
     h = await openSql();
-    await h.q(`CREATE TABLE users (id BIGSERIAL PRIMARY KEY, email VARCHAR(50) UNIQUE NOT NULL, age INTEGER CHECK (age >= 0), created TIMESTAMP WITH TIME ZONE DEFAULT now(), uid UUID DEFAULT gen_random_uuid())`);
-    await h.q(`CREATE TABLE orders (id SERIAL PRIMARY KEY, user_id BIGINT REFERENCES users(id) ON DELETE CASCADE, total NUMERIC(10,2) NOT NULL DEFAULT 0, note TEXT)`);
+    await h.q(
+      `CREATE TABLE users (id BIGSERIAL PRIMARY KEY, email VARCHAR(50) UNIQUE NOT NULL, age INTEGER CHECK (age >= 0), created TIMESTAMP WITH TIME ZONE DEFAULT now(), uid UUID DEFAULT gen_random_uuid())`,
+    );
+    await h.q(
+      `CREATE TABLE orders (id SERIAL PRIMARY KEY, user_id BIGINT REFERENCES users(id) ON DELETE CASCADE, total NUMERIC(10,2) NOT NULL DEFAULT 0, note TEXT)`,
+    );
   });
   afterAll(async () => {
     await h.close();
   });
 
   it('inserts with defaults and serials', async () => {
-    const r = await h.q("INSERT INTO users (email, age) VALUES ('a@x', 30), ('b@x', 40) RETURNING id, email, created IS NOT NULL AS has_created, uid IS NOT NULL AS has_uid");
+    const r = await h.q(
+      "INSERT INTO users (email, age) VALUES ('a@x', 30), ('b@x', 40) RETURNING id, email, created IS NOT NULL AS has_created, uid IS NOT NULL AS has_uid",
+    );
     expect(r.rows).toEqual([
       { id: 1, email: 'a@x', has_created: true, has_uid: true },
       { id: 2, email: 'b@x', has_created: true, has_uid: true },
@@ -45,7 +51,9 @@ describe('DDL and DML', () => {
   it('ON CONFLICT DO NOTHING / DO UPDATE', async () => {
     const n = await h.q("INSERT INTO users (email, age) VALUES ('a@x', 1) ON CONFLICT (email) DO NOTHING");
     expect(n.affectedRows).toBe(0);
-    const u = await h.q("INSERT INTO users (email, age) VALUES ('a@x', 31) ON CONFLICT (email) DO UPDATE SET age = EXCLUDED.age + users.age RETURNING email, age");
+    const u = await h.q(
+      "INSERT INTO users (email, age) VALUES ('a@x', 31) ON CONFLICT (email) DO UPDATE SET age = EXCLUDED.age + users.age RETURNING email, age",
+    );
     expect(u.rows).toEqual([{ email: 'a@x', age: 61 }]);
     const w = await h.q("INSERT INTO users (email, age) VALUES ('a@x', 5) ON CONFLICT (email) DO UPDATE SET age = EXCLUDED.age WHERE users.age < 10");
     expect(w.affectedRows).toBe(0);
@@ -53,9 +61,12 @@ describe('DDL and DML', () => {
 
   it('UPDATE ... FROM and DELETE ... USING with RETURNING, FK cascade', async () => {
     await h.q('INSERT INTO orders (user_id, total) VALUES (1, 10), (1, 20), (2, 5)');
-    const up = await h.q("UPDATE orders SET note = u.email FROM users u WHERE orders.user_id = u.id AND u.age > 50 RETURNING orders.id, note");
-    expect(up.rows.sort((a, b) => Number(a.id) - Number(b.id))).toEqual([{ id: 1, note: 'a@x' }, { id: 2, note: 'a@x' }]);
-    const del = await h.q("DELETE FROM users USING orders WHERE orders.user_id = users.id AND orders.total = 5 RETURNING users.email");
+    const up = await h.q('UPDATE orders SET note = u.email FROM users u WHERE orders.user_id = u.id AND u.age > 50 RETURNING orders.id, note');
+    expect(up.rows.sort((a, b) => Number(a.id) - Number(b.id))).toEqual([
+      { id: 1, note: 'a@x' },
+      { id: 2, note: 'a@x' },
+    ]);
+    const del = await h.q('DELETE FROM users USING orders WHERE orders.user_id = users.id AND orders.total = 5 RETURNING users.email');
     expect(del.rows).toEqual([{ email: 'b@x' }]);
     expect(await h.rows('SELECT count(*) AS n FROM orders WHERE user_id = 2')).toEqual([{ n: 0 }]);
     const upd = await h.q('UPDATE users SET age = age + 1 WHERE id = 1');
@@ -67,15 +78,19 @@ describe('DDL and DML', () => {
     await h.q('CREATE TABLE logs (msg TEXT, level INT)');
     await h.q("INSERT INTO logs VALUES ('a', 1), ('b', 2), ('a', 3)");
     await h.q("UPDATE logs SET level = 10 WHERE msg = 'a'");
-    expect(await h.rows('SELECT msg, level FROM logs ORDER BY level, msg')).toEqual([{ msg: 'b', level: 2 }, { msg: 'a', level: 10 }, { msg: 'a', level: 10 }]);
-    await h.q('ALTER TABLE logs ADD COLUMN tag TEXT DEFAULT \'none\'');
+    expect(await h.rows('SELECT msg, level FROM logs ORDER BY level, msg')).toEqual([
+      { msg: 'b', level: 2 },
+      { msg: 'a', level: 10 },
+      { msg: 'a', level: 10 },
+    ]);
+    await h.q("ALTER TABLE logs ADD COLUMN tag TEXT DEFAULT 'none'");
     expect(await h.rows('SELECT DISTINCT tag FROM logs')).toEqual([{ tag: 'none' }]);
     await h.q('ALTER TABLE logs RENAME COLUMN tag TO label');
     await h.q('ALTER TABLE logs DROP COLUMN level');
     expect(await h.rows("SELECT * FROM logs WHERE msg = 'b'")).toEqual([{ msg: 'b', label: 'none' }]);
     await h.q('CREATE INDEX logs_msg_idx ON logs (msg)');
     expect(await h.rows("SELECT count(*) AS n FROM logs WHERE msg = 'a'")).toEqual([{ n: 2 }]);
-    await h.q("CREATE VIEW adults AS SELECT email, age FROM users WHERE age >= 18");
+    await h.q('CREATE VIEW adults AS SELECT email, age FROM users WHERE age >= 18');
     expect(await h.rows('SELECT email FROM adults')).toEqual([{ email: 'a@x' }]);
     const dupIdx = await code(h.q('CREATE UNIQUE INDEX logs_msg_u ON logs (msg)'));
     expect(dupIdx.code).toBe('CONSTRAINT_VIOLATION');
@@ -95,7 +110,7 @@ describe('DDL and DML', () => {
 
   it('vector, jsonb and hnsw DDL', async () => {
     await h.q('CREATE TABLE items (id INT PRIMARY KEY, emb VECTOR(3), meta JSONB)');
-    await h.q("CREATE INDEX items_emb ON items USING hnsw (emb) WITH (m = 16, ef_construction = 64)");
+    await h.q('CREATE INDEX items_emb ON items USING hnsw (emb) WITH (m = 16, ef_construction = 64)');
     await h.q("INSERT INTO items VALUES (1, '[1,2,3]', '{\"a\": 1}'), (2, '[0,0,1]', '{\"a\": 2, \"b\": [1]}')");
     expect(await h.rows("SELECT id, meta->>'a' AS a FROM items WHERE meta @> '{\"a\": 2}'")).toEqual([{ id: 2, a: '2' }]);
     const table = [...h.stack.projections.catalog.tables()].find((t) => t.def.name === 'items')!.def;
@@ -119,7 +134,9 @@ describe('DDL and DML', () => {
     expect(fk.message).toBe('insert or update on table "bt" violates foreign key constraint "bt_grp_fkey"');
     expect(await h.rows('SELECT count(*) AS n FROM bt')).toEqual([{ n: 100 }]);
     await h.q(`INSERT INTO bt VALUES ${values(100, 50, (i) => `(${i}, NULL, NULL)`)}`);
-    const r = await h.q(`INSERT INTO bt VALUES ${values(95, 60, (i) => `(${i === 154 ? 200 : i}, 'u${i === 154 ? 99 : i}@x', 2)`)} ON CONFLICT DO NOTHING RETURNING id`);
+    const r = await h.q(
+      `INSERT INTO bt VALUES ${values(95, 60, (i) => `(${i === 154 ? 200 : i}, 'u${i === 154 ? 99 : i}@x', 2)`)} ON CONFLICT DO NOTHING RETURNING id`,
+    );
     expect(r.rows).toEqual([150, 151, 152, 153].map((id) => ({ id })));
     expect(await h.rows('SELECT count(*) AS n FROM bt')).toEqual([{ n: 154 }]);
   });

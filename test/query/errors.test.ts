@@ -41,7 +41,10 @@ describe('errors: codes and PostgreSQL messages', () => {
   it('TYPE_MISMATCH', async () => {
     expect(await failure(h.q("SELECT a + 'x' FROM t"))).toMatchObject({ code: 'TYPE_MISMATCH' });
     expect(await failure(h.q('SELECT b + 1 FROM t'))).toMatchObject({ code: 'TYPE_MISMATCH', message: 'operator does not exist: text + integer' });
-    expect(await failure(h.q('SELECT * FROM t WHERE a'))).toMatchObject({ code: 'TYPE_MISMATCH', message: 'argument of WHERE must be type boolean, not type integer' });
+    expect(await failure(h.q('SELECT * FROM t WHERE a'))).toMatchObject({
+      code: 'TYPE_MISMATCH',
+      message: 'argument of WHERE must be type boolean, not type integer',
+    });
     expect(await failure(h.q("INSERT INTO t VALUES ('x', 1, 'b')"))).toMatchObject({ code: 'TYPE_MISMATCH' });
   });
 

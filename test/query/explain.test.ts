@@ -11,7 +11,7 @@ const CASES: Record<string, string> = {
   'pk-range': 'SELECT id FROM items WHERE id >= 10 AND id < 20',
   'index-range': 'SELECT id, score FROM items WHERE score BETWEEN 5 AND 7',
   'full-scan-filter': "SELECT id FROM items WHERE name LIKE 'item-1%'",
-  'hash-join': 'SELECT i.id, c.label FROM items i JOIN cats c ON i.cat_id = c.id WHERE c.label = \'c1\'',
+  'hash-join': "SELECT i.id, c.label FROM items i JOIN cats c ON i.cat_id = c.id WHERE c.label = 'c1'",
   'aggregate': 'SELECT cat_id, count(*), avg(score) FROM items GROUP BY cat_id ORDER BY cat_id',
   'index-ordered-limit': 'SELECT id, score FROM items ORDER BY score DESC LIMIT 5',
   'pk-ordered-limit': 'SELECT id FROM items ORDER BY id LIMIT 3',
@@ -44,7 +44,14 @@ describe('EXPLAIN plan shapes (golden files)', () => {
 
   it('json plan object has the spec fields; ANALYZE fills actual values', async () => {
     const plain = await h.engine.explain('SELECT name FROM items WHERE id = 42', { format: 'json' });
-    expect(plain.plan).toMatchObject({ node_type: 'Index Scan', relation: 'items', index_name: 'items_pkey', index_cond: '(id = 42)', actual_rows: null, actual_time_ms: null });
+    expect(plain.plan).toMatchObject({
+      node_type: 'Index Scan',
+      relation: 'items',
+      index_name: 'items_pkey',
+      index_cond: '(id = 42)',
+      actual_rows: null,
+      actual_time_ms: null,
+    });
     expect(typeof plain.planning_time_ms).toBe('number');
     const analyzed = await h.engine.explain('SELECT id FROM items WHERE score = 3', { format: 'json', analyze: true });
     expect(analyzed.plan.actual_rows).toBe(20);

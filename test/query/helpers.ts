@@ -20,12 +20,18 @@ export interface SqlHarness {
 export async function openSql(options: { limits?: SqlLimits; transactions?: TxnLimits } = {}): Promise<SqlHarness> {
   const dir = await tempDir('svcdb-sql-');
   const stack = await openStack(dir.dir);
-  const transactions = options.transactions ? new TxnManager({ projections: stack.projections, limits: options.transactions, logger: silentLogger }) : undefined;
+  const transactions = options.transactions
+    ? new TxnManager({ projections: stack.projections, limits: options.transactions, logger: silentLogger })
+    : undefined;
   const engine = new SqlEngine({
-    projections: stack.projections, types: typeSystem, logger: silentLogger,
-    ...(options.limits ? { limits: options.limits } : {}), ...(transactions ? { transactions } : {}),
+    projections: stack.projections,
+    types: typeSystem,
+    logger: silentLogger,
+    ...(options.limits ? { limits: options.limits } : {}),
+    ...(transactions ? { transactions } : {}),
   });
-  const q = (sql: string, params: unknown[] = []): Promise<QueryResult> => engine.execute(sql, { params, timeoutMs: 30_000, maxRows: 10_000, tenant: 'default' });
+  const q = (sql: string, params: unknown[] = []): Promise<QueryResult> =>
+    engine.execute(sql, { params, timeoutMs: 30_000, maxRows: 10_000, tenant: 'default' });
   return {
     engine,
     stack,

@@ -12,7 +12,11 @@ describe('SQL limits from config', () => {
   let server: ServeHandle;
   let remove: () => Promise<void>;
   const post = (body: unknown) =>
-    getJson(`${server.httpUrl}/api/v1/query`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${KEY}` }, body: JSON.stringify(body) });
+    getJson(`${server.httpUrl}/api/v1/query`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${KEY}` },
+      body: JSON.stringify(body),
+    });
 
   beforeAll(async () => {
     const dir = await tempDir('svcdb-limits-');

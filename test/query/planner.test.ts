@@ -35,7 +35,11 @@ describe('planner and executor behaviour', () => {
 
   it('a DESC index serves ORDER BY v DESC and ranges on v', async () => {
     const rows = await h.rows('SELECT v, id FROM big ORDER BY v DESC, id LIMIT 3');
-    expect(rows).toEqual([{ v: 96, id: 96 }, { v: 96, id: 193 }, { v: 96, id: 290 }]);
+    expect(rows).toEqual([
+      { v: 96, id: 96 },
+      { v: 96, id: 193 },
+      { v: 96, id: 290 },
+    ]);
     const { plan } = await h.engine.explain('SELECT v, id FROM big ORDER BY v DESC, id LIMIT 3');
     expect(find(plan, 'Index Scan')?.index_name).toBe('big_v_idx');
     expect(await h.rows('SELECT count(*) AS n FROM big WHERE v > 90 AND v <= 95')).toEqual([{ n: 255 }]);
@@ -56,12 +60,17 @@ describe('planner and executor behaviour', () => {
   });
 
   it('statements of one request run in order and read their own writes', async () => {
-    const r = await h.q("CREATE TABLE seq_t (id SERIAL PRIMARY KEY, x TEXT); INSERT INTO seq_t (x) VALUES ('a'), ('b'); UPDATE seq_t SET x = x || '!' WHERE id = 2; SELECT id, x FROM seq_t ORDER BY id");
-    expect(r.rows).toEqual([{ id: 1, x: 'a' }, { id: 2, x: 'b!' }]);
+    const r = await h.q(
+      "CREATE TABLE seq_t (id SERIAL PRIMARY KEY, x TEXT); INSERT INTO seq_t (x) VALUES ('a'), ('b'); UPDATE seq_t SET x = x || '!' WHERE id = 2; SELECT id, x FROM seq_t ORDER BY id",
+    );
+    expect(r.rows).toEqual([
+      { id: 1, x: 'a' },
+      { id: 2, x: 'b!' },
+    ]);
     expect(r.command).toBe('SELECT');
   });
 
-  it('tenants do not see each other\'s tables', async () => {
+  it("tenants do not see each other's tables", async () => {
     await h.engine.execute('CREATE TABLE private_t (a INT)', { tenant: 'acme', timeoutMs: 5000, maxRows: 10 });
     await h.engine.execute('INSERT INTO private_t VALUES (1)', { tenant: 'acme', timeoutMs: 5000, maxRows: 10 });
     await expect(h.q('SELECT * FROM private_t')).rejects.toMatchObject({ code: 'TABLE_NOT_FOUND' });

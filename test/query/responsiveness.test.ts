@@ -39,7 +39,14 @@ describe('long in-memory queries let others run', () => {
     const controller = new AbortController();
     setTimeout(() => controller.abort(), 20);
     const started = Date.now();
-    const error = await caught(h.engine.execute('SELECT count(*) FROM generate_series(1, 500000000) AS s', { timeoutMs: 600_000, maxRows: 10, tenant: 'default', signal: controller.signal }));
+    const error = await caught(
+      h.engine.execute('SELECT count(*) FROM generate_series(1, 500000000) AS s', {
+        timeoutMs: 600_000,
+        maxRows: 10,
+        tenant: 'default',
+        signal: controller.signal,
+      }),
+    );
     expect(error.code).toBe('QUERY_TIMEOUT');
     expect(Date.now() - started).toBeLessThan(60_000); // the full series would take minutes
   });

@@ -22,13 +22,28 @@ type Op =
   | { kind: 'read'; lo: number; hi: number; point: number };
 
 const op: fc.Arbitrary<Op> = fc.oneof(
-  { weight: 3, arbitrary: fc.record({ kind: fc.constant('insert' as const), ids: fc.array(fc.integer({ min: 1, max: 60 }), { minLength: 1, maxLength: 12 }), v: fc.integer({ min: -5, max: 5 }) }) },
+  {
+    weight: 3,
+    arbitrary: fc.record({
+      kind: fc.constant('insert' as const),
+      ids: fc.array(fc.integer({ min: 1, max: 60 }), { minLength: 1, maxLength: 12 }),
+      v: fc.integer({ min: -5, max: 5 }),
+    }),
+  },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('update' as const), mod: fc.integer({ min: 1, max: 4 }), rem: fc.integer({ min: 0, max: 3 }) }) },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('delete' as const), mod: fc.integer({ min: 2, max: 5 }), rem: fc.integer({ min: 0, max: 4 }) }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('add_column' as const), dflt: fc.integer({ min: 0, max: 9 }) }) },
   { weight: 1, arbitrary: fc.constant({ kind: 'truncate' as const }) },
   { weight: 1, arbitrary: fc.constant({ kind: 'index' as const }) },
-  { weight: 6, arbitrary: fc.record({ kind: fc.constant('read' as const), lo: fc.integer({ min: 0, max: 60 }), hi: fc.integer({ min: 0, max: 60 }), point: fc.integer({ min: 1, max: 60 }) }) },
+  {
+    weight: 6,
+    arbitrary: fc.record({
+      kind: fc.constant('read' as const),
+      lo: fc.integer({ min: 0, max: 60 }),
+      hi: fc.integer({ min: 0, max: 60 }),
+      point: fc.integer({ min: 1, max: 60 }),
+    }),
+  },
 );
 
 describe('scan cache', () => {
@@ -43,7 +58,7 @@ describe('scan cache', () => {
     await pg.close();
   });
 
-  it('every scan after any sequence of writes and DDL gives PostgreSQL\'s result', async () => {
+  it("every scan after any sequence of writes and DDL gives PostgreSQL's result", async () => {
     let run = 0;
     await fc.assert(
       fc.asyncProperty(fc.array(op, { minLength: 4, maxLength: 18 }), async (ops) => {
@@ -64,7 +79,9 @@ describe('scan cache', () => {
         for (const o of ops) {
           switch (o.kind) {
             case 'insert':
-              await both(`INSERT INTO ${t} (id, v, note) VALUES ${[...new Set(o.ids)].map((id) => `(${id}, ${o.v}, 'n${id}')`).join(', ')} ON CONFLICT (id) DO UPDATE SET v = excluded.v + ${t}.v`);
+              await both(
+                `INSERT INTO ${t} (id, v, note) VALUES ${[...new Set(o.ids)].map((id) => `(${id}, ${o.v}, 'n${id}')`).join(', ')} ON CONFLICT (id) DO UPDATE SET v = excluded.v + ${t}.v`,
+              );
               break;
             case 'update':
               await both(`UPDATE ${t} SET v = v + 1, note = note || 'u' WHERE id % ${o.mod} = ${o.rem}`);
@@ -87,7 +104,7 @@ describe('scan cache', () => {
               await compare(`SELECT * FROM ${t} WHERE id = ${o.point}`);
               await compare(`SELECT count(*) AS n, sum(v) AS s FROM ${t} WHERE id > ${o.lo}`);
               // Through the index on v once there is one: entries from the store, rows from the cache.
-              await compare(`SELECT id, v, note FROM ${t} WHERE v BETWEEN ${Math.min(o.lo, o.hi) % 7 - 3} AND ${Math.max(o.lo, o.hi) % 7} ORDER BY id`);
+              await compare(`SELECT id, v, note FROM ${t} WHERE v BETWEEN ${(Math.min(o.lo, o.hi) % 7) - 3} AND ${Math.max(o.lo, o.hi) % 7} ORDER BY id`);
               break;
           }
         }
@@ -135,21 +152,35 @@ class GatedStore implements StateStore {
   hold(): void {
     this.gate = new Promise((resolve) => (this.release = resolve));
   }
-  get(key: Uint8Array, snapshot?: StoreSnapshot) { return this.inner.get(key, snapshot); }
-  getMany(k: readonly Uint8Array[], snapshot?: StoreSnapshot) { return this.inner.getMany(k, snapshot); }
-  entries(range: RangeOptions) { return this.inner.entries(range); }
+  get(key: Uint8Array, snapshot?: StoreSnapshot) {
+    return this.inner.get(key, snapshot);
+  }
+  getMany(k: readonly Uint8Array[], snapshot?: StoreSnapshot) {
+    return this.inner.getMany(k, snapshot);
+  }
+  entries(range: RangeOptions) {
+    return this.inner.entries(range);
+  }
   async write(ops: readonly KvOp[]) {
     await this.gate;
     return this.inner.write(ops);
   }
-  sync() { return this.inner.sync(); }
-  isOpen() { return this.inner.isOpen(); }
-  snapshot() { return this.inner.snapshot(); }
-  close() { return this.inner.close(); }
+  sync() {
+    return this.inner.sync();
+  }
+  isOpen() {
+    return this.inner.isOpen();
+  }
+  snapshot() {
+    return this.inner.snapshot();
+  }
+  close() {
+    return this.inner.close();
+  }
 }
 
 describe('RowVersionedStore', () => {
-  it('a table\'s version is odd while a write to its rows is in flight, and a snapshot then gets no version', async () => {
+  it("a table's version is odd while a write to its rows is in flight, and a snapshot then gets no version", async () => {
     const sql = await openSql();
     try {
       const gated = new GatedStore(sql.stack.store);

@@ -13,7 +13,11 @@ describe('sql smoke', () => {
   it('creates, inserts, selects', async () => {
     await h.q('CREATE TABLE t (id BIGSERIAL PRIMARY KEY, name TEXT NOT NULL, score INTEGER, price NUMERIC(10,2))');
     const ins = await h.q("INSERT INTO t (name, score, price) VALUES ('a', 1, 1.5), ('b', 2, 2.25), ('c', NULL, 3) RETURNING id, name");
-    expect(ins.rows).toEqual([{ id: 1, name: 'a' }, { id: 2, name: 'b' }, { id: 3, name: 'c' }]);
+    expect(ins.rows).toEqual([
+      { id: 1, name: 'a' },
+      { id: 2, name: 'b' },
+      { id: 3, name: 'c' },
+    ]);
     expect(await h.rows('SELECT name, score + 1 AS s, price FROM t WHERE id >= 2 ORDER BY id')).toEqual([
       { name: 'b', s: 3, price: '2.25' },
       { name: 'c', s: null, price: '3.00' },

@@ -24,7 +24,10 @@ describe('SqlEngine.stream', () => {
     const seen: unknown[] = [];
     const stream = await h.engine.stream('SELECT i, t FROM s WHERE i > $1 ORDER BY i', { ...opts(1000), params: [100] });
     // The columns are known before the first row is pulled.
-    expect(stream.columns).toEqual([{ name: 'i', type: 'INTEGER', nullable: false }, { name: 't', type: 'TEXT', nullable: true }]);
+    expect(stream.columns).toEqual([
+      { name: 'i', type: 'INTEGER', nullable: false },
+      { name: 't', type: 'TEXT', nullable: true },
+    ]);
     const result = await drain(stream, async (rows) => {
       sizes.push(rows.length);
       seen.push(...rows.map((r) => r.i));
@@ -34,7 +37,10 @@ describe('SqlEngine.stream', () => {
     expect(seen[0]).toBe(101);
     expect(seen.at(-1)).toBe(2500);
     expect(result).toMatchObject({ command: 'SELECT', rowCount: 2400, truncated: false, affectedRows: null });
-    expect(result.columns).toEqual([{ name: 'i', type: 'INTEGER', nullable: false }, { name: 't', type: 'TEXT', nullable: true }]);
+    expect(result.columns).toEqual([
+      { name: 'i', type: 'INTEGER', nullable: false },
+      { name: 't', type: 'TEXT', nullable: true },
+    ]);
   });
 
   it('is not capped by resultRowsMax (the harness default is 100000; the stream goes past a small cap)', async () => {

@@ -28,7 +28,10 @@ describe('statements in a transaction scope', () => {
     expect(begun.expiresAtMs - begun.startedAtMs).toBe(LIMITS.transactionTimeoutMsDefault);
     const id = begun.transactionId;
     await inTxn(id, 'UPDATE acct SET balance = balance - 30 WHERE id = 1');
-    const inserted = await h.engine.insertJson({ schema: null, table: 'acct', rows: [{ id: 3, balance: 45 }], returning: ['id'], onConflict: null }, { ...base, transaction: { id } });
+    const inserted = await h.engine.insertJson(
+      { schema: null, table: 'acct', rows: [{ id: 3, balance: 45 }], returning: ['id'], onConflict: null },
+      { ...base, transaction: { id } },
+    );
     expect(inserted.rows).toEqual([{ id: 3 }]);
     // Its own changes are visible inside, not outside, before commit.
     expect((await inTxn(id, 'SELECT sum(balance) AS s FROM acct')).rows).toEqual([{ s: 165 }]);
@@ -66,7 +69,9 @@ describe('statements in a transaction scope', () => {
     const owned = await manager.begin({ tenant: 'default', owner: 'key-a', isolation: 'read_committed', readOnly: false });
     expect((await caught(h.engine.execute('SELECT 1', { ...base, tenant: 'other', transaction: { id: owned.transactionId } }))).code).toBe('NOT_FOUND');
     expect((await caught(h.engine.execute('SELECT 1', { ...base, transaction: { id: owned.transactionId, credential: 'key-b' } }))).code).toBe('NOT_FOUND');
-    expect((await h.engine.execute('SELECT 1 AS one', { ...base, transaction: { id: owned.transactionId, credential: 'key-b', admin: true } })).rows).toEqual([{ one: 1 }]);
+    expect((await h.engine.execute('SELECT 1 AS one', { ...base, transaction: { id: owned.transactionId, credential: 'key-b', admin: true } })).rows).toEqual([
+      { one: 1 },
+    ]);
     await manager.rollback(owned.transactionId, { tenant: 'default' });
   });
 });

@@ -11,7 +11,6 @@ const GOLDEN_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), 'expl
 const DIMS = 16;
 const ROWS = 2000;
 
-
 /** Embedding-like vectors: a 4-dimensional latent mapped up through a fixed matrix, plus noise. */
 function embeddings(count: number, seed: number): number[][] {
   const random = rng(seed);
@@ -30,13 +29,18 @@ describe('SQL over hnsw indexes', () => {
   const vectors = embeddings(ROWS + 20, 7);
   const queries = vectors.slice(ROWS).map(lit);
   const ids = async (sql: string, params: unknown[], efSearch?: number): Promise<number[]> =>
-    (await h.engine.execute(sql, { params, timeoutMs: 30_000, maxRows: 10_000, tenant: 'default', ...(efSearch ? { efSearch } : {}) })).rows.map((r) => Number(r.id));
+    (await h.engine.execute(sql, { params, timeoutMs: 30_000, maxRows: 10_000, tenant: 'default', ...(efSearch ? { efSearch } : {}) })).rows.map((r) =>
+      Number(r.id),
+    );
 
   beforeAll(async () => {
     h = await openSql();
     await h.q(`CREATE TABLE items (id INT PRIMARY KEY, cat INT, embedding VECTOR(${DIMS}))`);
     for (let at = 0; at < ROWS; at += 500) {
-      const values = vectors.slice(at, at + 500).map((v, i) => `(${at + i + 1}, ${(at + i) % 100}, '${lit(v)}')`).join(', ');
+      const values = vectors
+        .slice(at, at + 500)
+        .map((v, i) => `(${at + i + 1}, ${(at + i) % 100}, '${lit(v)}')`)
+        .join(', ');
       await h.q(`INSERT INTO items VALUES ${values}`);
     }
     await h.q('CREATE INDEX items_hnsw ON items USING hnsw (embedding vector_cosine_ops) WITH (m = 16, ef_construction = 64)');
@@ -64,7 +68,15 @@ describe('SQL over hnsw indexes', () => {
     let hit = 0;
     for (const q of queries) {
       const exact = await ids(`SELECT id FROM items ORDER BY (embedding <=> $1) + 0 LIMIT 10`, [q]);
-      const rows = (await h.engine.execute('SELECT id, embedding <=> $1 AS d FROM items ORDER BY embedding <=> $1 LIMIT 10', { params: [q], timeoutMs: 30_000, maxRows: 100, tenant: 'default', efSearch: 100 })).rows;
+      const rows = (
+        await h.engine.execute('SELECT id, embedding <=> $1 AS d FROM items ORDER BY embedding <=> $1 LIMIT 10', {
+          params: [q],
+          timeoutMs: 30_000,
+          maxRows: 100,
+          tenant: 'default',
+          efSearch: 100,
+        })
+      ).rows;
       expect(rows).toHaveLength(10);
       for (let i = 1; i < rows.length; i++) expect(Number(rows[i]!.d)).toBeGreaterThanOrEqual(Number(rows[i - 1]!.d));
       const check = await h.rows('SELECT embedding <=> $1 AS d FROM items WHERE id = $2', [q, rows[0]!.id]);
@@ -75,13 +87,20 @@ describe('SQL over hnsw indexes', () => {
   });
 
   it('returns k rows that match a filter at 1%, 10% and 50% selectivity', async () => {
-    for (const [cut, label] of [[1, '1%'], [10, '10%'], [50, '50%']] as const) {
+    for (const [cut, label] of [
+      [1, '1%'],
+      [10, '10%'],
+      [50, '50%'],
+    ] as const) {
       let hit = 0;
       for (const q of queries.slice(0, 10)) {
         const got = await ids(`SELECT id FROM items WHERE cat + 0 < ${cut} ORDER BY embedding <-> $1 LIMIT 10`, [q]);
         const exact = await ids(`SELECT id FROM items WHERE cat + 0 < ${cut} ORDER BY (embedding <-> $1) + 0 LIMIT 10`, [q]);
         expect(got, label).toHaveLength(10);
-        expect(got.every((id) => (id - 1) % 100 < cut), label).toBe(true);
+        expect(
+          got.every((id) => (id - 1) % 100 < cut),
+          label,
+        ).toBe(true);
         hit += got.filter((id) => exact.includes(id)).length;
       }
       expect(hit / 100, label).toBeGreaterThanOrEqual(0.9);
@@ -97,7 +116,8 @@ describe('SQL over hnsw indexes', () => {
     expect((await ids('SELECT id FROM items ORDER BY embedding <=> $1 LIMIT 1', [q]))[0]).toBe(7);
     // An engine built on a transaction manager (as the server's), over the same projections: the batch is one transaction.
     const manager = new TxnManager({
-      projections: h.stack.projections, logger: silentLogger,
+      projections: h.stack.projections,
+      logger: silentLogger,
       limits: { transactionTimeoutMsDefault: 10_000, transactionTimeoutMsMax: 10_000, transactionsOpenMax: 4, sqlDmlRowsMax: 1000 },
     });
     const engine = new SqlEngine({ projections: h.stack.projections, types: typeSystem, logger: silentLogger, transactions: manager });
@@ -137,7 +157,10 @@ describe('SQL over hnsw indexes', () => {
     await h.q(`CREATE TABLE ns_items (ns TEXT, id INT, embedding VECTOR(${DIMS}), PRIMARY KEY (ns, id))`);
     await h.q('CREATE INDEX ns_items_hnsw ON ns_items USING hnsw (embedding vector_cosine_ops)');
     for (let at = 0; at < rows.length; at += 1000) {
-      const values = rows.slice(at, at + 1000).map((v, i) => `('${at + i < 50 ? 'small' : 'big'}', ${at + i}, '${lit(v)}')`).join(', ');
+      const values = rows
+        .slice(at, at + 1000)
+        .map((v, i) => `('${at + i < 50 ? 'small' : 'big'}', ${at + i}, '${lit(v)}')`)
+        .join(', ');
       await h.q(`INSERT INTO ns_items VALUES ${values}`);
     }
     const sql = 'SELECT id FROM ns_items WHERE ns = $2 ORDER BY embedding <=> $1 LIMIT 10';
@@ -157,17 +180,27 @@ describe('SQL over hnsw indexes', () => {
     // A table of one namespace, small: the index still serves it (the estimate, 5%, is far from the truth, 100%).
     await h.q(`CREATE TABLE one_ns (ns TEXT, id INT, embedding VECTOR(${DIMS}), PRIMARY KEY (ns, id))`);
     await h.q('CREATE INDEX one_ns_hnsw ON one_ns USING hnsw (embedding vector_cosine_ops)');
-    await h.q(`INSERT INTO one_ns VALUES ${rows.slice(0, 600).map((v, i) => `('', ${i}, '${lit(v)}')`).join(', ')}`);
+    await h.q(
+      `INSERT INTO one_ns VALUES ${rows
+        .slice(0, 600)
+        .map((v, i) => `('', ${i}, '${lit(v)}')`)
+        .join(', ')}`,
+    );
     const oneNs = 'SELECT id FROM one_ns WHERE ns = $2 ORDER BY embedding <=> $1 LIMIT 10';
     expect((await h.engine.explain(oneNs, { format: 'text', params: [nsQueries[0], ''] })).text).toContain('Index Scan using one_ns_hnsw');
     const exactOne = await ids('SELECT id FROM one_ns WHERE ns = $2 ORDER BY (embedding <=> $1) + 0 LIMIT 10', [nsQueries[0], '']);
     expect((await ids(oneNs, [nsQueries[0], ''], 100)).filter((id) => exactOne.includes(id)).length).toBeGreaterThanOrEqual(9);
     // A range estimated tiny keeps its exact top-k: the whole primary key given.
-    const point = await h.engine.explain('SELECT id FROM ns_items WHERE ns = $2 AND id = 3 ORDER BY embedding <=> $1 LIMIT 10', { format: 'text', params: [nsQueries[0], 'small'] });
+    const point = await h.engine.explain('SELECT id FROM ns_items WHERE ns = $2 AND id = 3 ORDER BY embedding <=> $1 LIMIT 10', {
+      format: 'text',
+      params: [nsQueries[0], 'small'],
+    });
     expect(point.text).not.toContain('ns_items_hnsw');
   });
 
   it('refuses an ef_search outside 1..1000', async () => {
-    await expect(h.engine.execute('SELECT 1', { timeoutMs: 1000, maxRows: 1, tenant: 'default', efSearch: 0 })).rejects.toMatchObject({ code: 'INVALID_QUERY' });
+    await expect(h.engine.execute('SELECT 1', { timeoutMs: 1000, maxRows: 1, tenant: 'default', efSearch: 0 })).rejects.toMatchObject({
+      code: 'INVALID_QUERY',
+    });
   });
 });

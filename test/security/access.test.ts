@@ -48,10 +48,11 @@ beforeAll(async () => {
   for (const text of [
     'CREATE TABLE big (i INTEGER PRIMARY KEY)',
     'INSERT INTO big SELECT g FROM generate_series(1, 30000) g',
-    "CREATE TABLE secrets (id INT PRIMARY KEY, note TEXT, embedding VECTOR(3))",
+    'CREATE TABLE secrets (id INT PRIMARY KEY, note TEXT, embedding VECTOR(3))',
     "INSERT INTO secrets VALUES (1, 'default tenant only', '[1,0,0]')",
     'CREATE INDEX secrets_hnsw ON secrets USING hnsw (embedding vector_l2_ops)',
-  ]) expect((await call('admin', 'POST', '/query', { sql: text })).status, text).toBe(200);
+  ])
+    expect((await call('admin', 'POST', '/query', { sql: text })).status, text).toBe(200);
 });
 afterAll(() => server?.close());
 
@@ -110,7 +111,7 @@ describe('a transaction id is usable only by the credential that began it', () =
     await expectLikeMissing(await call('bob', 'GET', `/transactions/${id}`), 'transaction');
   });
 
-  it('an admin of the tenant may roll back anyone\'s transaction', async () => {
+  it("an admin of the tenant may roll back anyone's transaction", async () => {
     const begun = await call('bob', 'POST', '/transactions', {});
     const id = begun.body.transaction_id as string;
     expect((await call('jwtAdmin', 'GET', `/transactions/${id}`)).body.status).toBe('open');
@@ -137,11 +138,16 @@ describe('tables, rows and vectors belong to a tenant', () => {
     expect((await call('acme', 'DELETE', '/vectors', { table: 'secrets', ids: ['1'] })).status).toBe(404);
     // Untouched in its own tenant.
     const rows = await call('admin', 'POST', '/query', { sql: 'SELECT id, note FROM secrets ORDER BY id' });
-    expect(rows.body.data).toEqual([{ id: 1, note: 'default tenant only' }, { id: 2, note: 'staged by alice' }]);
+    expect(rows.body.data).toEqual([
+      { id: 1, note: 'default tenant only' },
+      { id: 2, note: 'staged by alice' },
+    ]);
   });
 
   it('the same name in two tenants is two tables', async () => {
-    expect((await call('acme', 'POST', '/query', { sql: "CREATE TABLE secrets (id INT PRIMARY KEY, note TEXT); INSERT INTO secrets VALUES (1, 'acme')" })).status).toBe(200);
+    expect(
+      (await call('acme', 'POST', '/query', { sql: "CREATE TABLE secrets (id INT PRIMARY KEY, note TEXT); INSERT INTO secrets VALUES (1, 'acme')" })).status,
+    ).toBe(200);
     expect((await call('acme', 'GET', '/tables/secrets/rows/1')).body.data).toEqual({ id: 1, note: 'acme' });
     expect((await call('alice', 'GET', '/tables/secrets/rows/1')).body.data).toMatchObject({ note: 'default tenant only' });
   });

@@ -13,7 +13,19 @@ import { tempDir } from '../helpers/stack.js';
 import { modesUnder, wrongModes } from './helpers.js';
 
 const ADMIN = 'modes-admin-key';
-const serveArgs = (dir: string, extra: string[] = []): string[] => ['--data', dir, '--port', '0', '--ops-port', '0', '--host', '127.0.0.1', '--api-key', ADMIN, ...extra];
+const serveArgs = (dir: string, extra: string[] = []): string[] => [
+  '--data',
+  dir,
+  '--port',
+  '0',
+  '--ops-port',
+  '0',
+  '--host',
+  '127.0.0.1',
+  '--api-key',
+  ADMIN,
+  ...extra,
+];
 
 async function sql(running: Serving, text: string): Promise<void> {
   const response = await fetch(`${running.listening.httpUrl}/api/v1/query`, {

@@ -24,7 +24,12 @@ const b64 = (value: unknown): string => Buffer.from(JSON.stringify(value)).toStr
 
 /** Keycloak's shape: roles in realm_access.roles among the provider's own, tenant in a nested claim. */
 const claims = (role = 'read_write', extra: Record<string, unknown> = {}) => ({
-  sub: 'user-1', iss: ISSUER, aud: AUDIENCE, realm_access: { roles: ['offline_access', role, 'uma_authorization'] }, org: { tenant: 'acme' }, ...extra,
+  sub: 'user-1',
+  iss: ISSUER,
+  aud: AUDIENCE,
+  realm_access: { roles: ['offline_access', role, 'uma_authorization'] },
+  org: { tenant: 'acme' },
+  ...extra,
 });
 
 let provider: JwksServer;
@@ -60,9 +65,14 @@ beforeAll(async () => {
   provider = await startJwksServer([keys.rsa, keys.ec, keys.ed]);
   server = await startTestServer({
     env: {
-      SVC_JWT_JWKS_URL: provider.url, SVC_JWT_ISSUER: ISSUER, SVC_JWT_AUDIENCE: AUDIENCE, SVC_JWT_SECRET: SECRET,
-      SVC_JWT_ROLE_CLAIM: 'realm_access.roles', SVC_JWT_TENANT_CLAIM: 'org.tenant',
-      SVC_JWT_JWKS_COOLDOWN_MS: String(COOLDOWN_MS), SVC_JWT_JWKS_MAX_AGE_MS: String(MAX_AGE_MS),
+      SVC_JWT_JWKS_URL: provider.url,
+      SVC_JWT_ISSUER: ISSUER,
+      SVC_JWT_AUDIENCE: AUDIENCE,
+      SVC_JWT_SECRET: SECRET,
+      SVC_JWT_ROLE_CLAIM: 'realm_access.roles',
+      SVC_JWT_TENANT_CLAIM: 'org.tenant',
+      SVC_JWT_JWKS_COOLDOWN_MS: String(COOLDOWN_MS),
+      SVC_JWT_JWKS_MAX_AGE_MS: String(MAX_AGE_MS),
     },
   });
   expect((await query(server.baseUrl, { ...admin, 'x-tenant-id': 'acme' }, 'CREATE TABLE notes (id INT PRIMARY KEY)')).status).toBe(200);
@@ -163,13 +173,22 @@ describe('a provider that is down', () => {
     // Auth0's custom claims are URLs: the claim name is taken whole before any dotted path.
     const down = await startTestServer({
       env: {
-        SVC_JWT_JWKS_URL: `http://127.0.0.1:${port}/.well-known/jwks.json`, SVC_JWT_ISSUER: ISSUER, SVC_JWT_AUDIENCE: AUDIENCE,
-        SVC_JWT_ROLE_CLAIM: 'https://svcdb.test/role', SVC_JWT_JWKS_COOLDOWN_MS: '200', SVC_JWT_JWKS_MAX_AGE_MS: '1000',
+        SVC_JWT_JWKS_URL: `http://127.0.0.1:${port}/.well-known/jwks.json`,
+        SVC_JWT_ISSUER: ISSUER,
+        SVC_JWT_AUDIENCE: AUDIENCE,
+        SVC_JWT_ROLE_CLAIM: 'https://svcdb.test/role',
+        SVC_JWT_JWKS_COOLDOWN_MS: '200',
+        SVC_JWT_JWKS_MAX_AGE_MS: '1000',
       },
     });
     let back: JwksServer | null = null;
     try {
-      const token = await providerToken(key, { sub: 'auth0|42', iss: ISSUER, aud: [AUDIENCE, 'https://idp.test/userinfo'], 'https://svcdb.test/role': 'admin' });
+      const token = await providerToken(key, {
+        sub: 'auth0|42',
+        iss: ISSUER,
+        aud: [AUDIENCE, 'https://idp.test/userinfo'],
+        'https://svcdb.test/role': 'admin',
+      });
       const refused = await query(down.baseUrl, bearer(token), 'SELECT 1');
       expect(refused.status).toBe(401);
       expect(refused.body.error).toMatchObject({ code: 'AUTHENTICATION_FAILED', details: { reason: 'jwks_unavailable' } });
@@ -199,9 +218,16 @@ describe('a provider that is down', () => {
 describe('settings', () => {
   it('SVC_JWT_JWKS_URL needs an issuer and an audience, and excludes SVC_JWT_PUBLIC_KEY', async () => {
     const url = 'https://idp.test/.well-known/jwks.json';
-    await expect(startTestServer({ env: { SVC_JWT_JWKS_URL: url, SVC_JWT_ISSUER: ISSUER } })).rejects.toMatchObject({ code: 'CONFIG_INVALID', message: /SVC_JWT_AUDIENCE/ });
-    await expect(startTestServer({ env: { SVC_JWT_JWKS_URL: 'not a url', SVC_JWT_ISSUER: ISSUER, SVC_JWT_AUDIENCE: AUDIENCE } })).rejects.toMatchObject({ code: 'CONFIG_INVALID' });
+    await expect(startTestServer({ env: { SVC_JWT_JWKS_URL: url, SVC_JWT_ISSUER: ISSUER } })).rejects.toMatchObject({
+      code: 'CONFIG_INVALID',
+      message: /SVC_JWT_AUDIENCE/,
+    });
+    await expect(startTestServer({ env: { SVC_JWT_JWKS_URL: 'not a url', SVC_JWT_ISSUER: ISSUER, SVC_JWT_AUDIENCE: AUDIENCE } })).rejects.toMatchObject({
+      code: 'CONFIG_INVALID',
+    });
     const pem = keyPair('ec').publicPem;
-    await expect(startTestServer({ env: { SVC_JWT_JWKS_URL: url, SVC_JWT_ISSUER: ISSUER, SVC_JWT_AUDIENCE: AUDIENCE, SVC_JWT_PUBLIC_KEY: pem } })).rejects.toMatchObject({ code: 'CONFIG_INVALID', message: /not both/ });
+    await expect(
+      startTestServer({ env: { SVC_JWT_JWKS_URL: url, SVC_JWT_ISSUER: ISSUER, SVC_JWT_AUDIENCE: AUDIENCE, SVC_JWT_PUBLIC_KEY: pem } }),
+    ).rejects.toMatchObject({ code: 'CONFIG_INVALID', message: /not both/ });
   });
 });

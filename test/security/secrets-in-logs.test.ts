@@ -34,11 +34,18 @@ let baseUrl = '';
 let receiver: Server;
 const callbacks: { signature: string | undefined; body: string }[] = [];
 const secrets: Record<string, string> = {
-  'admin key': ADMIN_KEY, 'JWT secret': JWT_SECRET, 'callback secret': CALLBACK_SECRET, 'vector key': VECTOR_KEY, 'wrong key': WRONG_KEY,
+  'admin key': ADMIN_KEY,
+  'JWT secret': JWT_SECRET,
+  'callback secret': CALLBACK_SECRET,
+  'vector key': VECTOR_KEY,
+  'wrong key': WRONG_KEY,
 };
 const errorBodies: string[] = [];
 
-async function call(pathname: string, init: { method?: string; headers?: Record<string, string>; body?: unknown; raw?: string } = {}): Promise<{ status: number; text: string }> {
+async function call(
+  pathname: string,
+  init: { method?: string; headers?: Record<string, string>; body?: unknown; raw?: string } = {},
+): Promise<{ status: number; text: string }> {
   const headers = { ...init.headers, ...(init.body !== undefined || init.raw !== undefined ? { 'content-type': 'application/json' } : {}) };
   const response = await fetch(`${baseUrl}${pathname}`, {
     method: init.method ?? (init.body === undefined && init.raw === undefined ? 'GET' : 'POST'),
@@ -70,9 +77,17 @@ beforeAll(async () => {
   secrets['API key'] = (JSON.parse(created.stdout) as { key: string }).key;
   child = spawn(process.execPath, [CLI, 'serve'], {
     env: cleanEnv({
-      SVC_DATA_DIR: dataDir, SVC_HTTP_PORT: '0', SVC_OPS_PORT: '0', SVC_HOST: '127.0.0.1', SVC_LOG_LEVEL: 'trace',
-      SVC_API_KEY: ADMIN_KEY, SVC_JWT_SECRET: JWT_SECRET, SVC_ASYNC_QUERY_CALLBACK_SECRET: CALLBACK_SECRET, SVC_VECTOR_API_KEY: VECTOR_KEY,
-      SVC_HEADERS_TIMEOUT_MS: '1000', SVC_REQUEST_TIMEOUT_MS: '2000',
+      SVC_DATA_DIR: dataDir,
+      SVC_HTTP_PORT: '0',
+      SVC_OPS_PORT: '0',
+      SVC_HOST: '127.0.0.1',
+      SVC_LOG_LEVEL: 'trace',
+      SVC_API_KEY: ADMIN_KEY,
+      SVC_JWT_SECRET: JWT_SECRET,
+      SVC_ASYNC_QUERY_CALLBACK_SECRET: CALLBACK_SECRET,
+      SVC_VECTOR_API_KEY: VECTOR_KEY,
+      SVC_HEADERS_TIMEOUT_MS: '1000',
+      SVC_REQUEST_TIMEOUT_MS: '2000',
     }),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -99,32 +114,57 @@ describe('secrets never leave the process', () => {
   it('a run that used every kind of secret, rightly and wrongly, logs none of them at any level', async () => {
     const hs256 = { alg: 'HS256' as const, key: new TextEncoder().encode(JWT_SECRET) };
     secrets.JWT = await signJwt(hs256, { sub: 'logged-user', role: 'admin' }, 600);
-    const forged = await signJwt({ alg: 'HS256', key: new TextEncoder().encode('another-secret-of-at-least-32-characters!') }, { sub: 'x', role: 'admin' }, 600);
+    const forged = await signJwt(
+      { alg: 'HS256', key: new TextEncoder().encode('another-secret-of-at-least-32-characters!') },
+      { sub: 'x', role: 'admin' },
+      600,
+    );
     secrets['forged JWT'] = forged;
     const expired = await signJwt(hs256, { sub: 'late', role: 'admin' }, -3600);
     secrets['expired JWT'] = expired;
     const admin = bearer(ADMIN_KEY);
 
     expect((await call('/api/v1/query', { headers: admin, body: { sql: 'CREATE TABLE docs (id TEXT PRIMARY KEY, embedding VECTOR(3))' } })).status).toBe(200);
-    expect((await call('/api/v1/query', { headers: admin, body: { sql: 'CREATE INDEX docs_hnsw ON docs USING hnsw (embedding vector_l2_ops)' } })).status).toBe(200);
+    expect((await call('/api/v1/query', { headers: admin, body: { sql: 'CREATE INDEX docs_hnsw ON docs USING hnsw (embedding vector_l2_ops)' } })).status).toBe(
+      200,
+    );
     expect((await call('/api/v1/query', { headers: { 'x-api-key': secrets['API key']! }, body: { sql: 'SELECT 1 AS one' } })).status).toBe(200);
     expect((await call('/api/v1/query', { headers: bearer(secrets.JWT), body: { sql: 'SELECT 1 AS one' } })).status).toBe(200);
     // Vectors through REST and through the vector protocol (with its own key).
     expect((await call('/api/v1/vectors/upsert', { headers: admin, body: { table: 'docs', vectors: [{ id: 'a', vector: VECTOR }] } })).status).toBe(200);
     expect((await call('/api/v1/vectors/search', { headers: admin, body: { index: 'docs', vector: VECTOR, include_vectors: true } })).status).toBe(200);
     expect((await call('/indexes', { headers: { 'api-key': VECTOR_KEY }, body: { name: 'idx', dimension: 3, metric: 'euclidean' } })).status).toBe(201);
-    expect((await call('/indexes/idx/vectors/upsert', { headers: { 'api-key': VECTOR_KEY }, body: { vectors: [{ id: 'v', values: VECTOR, metadata: { tag: 't' } }] } })).status).toBe(200);
+    expect(
+      (
+        await call('/indexes/idx/vectors/upsert', {
+          headers: { 'api-key': VECTOR_KEY },
+          body: { vectors: [{ id: 'v', values: VECTOR, metadata: { tag: 't' } }] },
+        })
+      ).status,
+    ).toBe(200);
     expect((await call('/indexes/idx/query', { headers: { 'api-key': VECTOR_KEY }, body: { vector: VECTOR, topK: 1, includeValues: true } })).status).toBe(200);
     // Wrong credentials of every kind.
-    for (const headers of <Record<string, string>[]>[bearer(WRONG_KEY), { 'x-api-key': WRONG_KEY }, bearer(forged), bearer(expired), bearer(`${secrets.JWT}x`), { 'api-key': WRONG_KEY }]) {
+    for (const headers of <Record<string, string>[]>[
+      bearer(WRONG_KEY),
+      { 'x-api-key': WRONG_KEY },
+      bearer(forged),
+      bearer(expired),
+      bearer(`${secrets.JWT}x`),
+      { 'api-key': WRONG_KEY },
+    ]) {
       expect((await call('/api/v1/query', { headers, body: { sql: 'SELECT 1' } })).status).toBe(401);
     }
     expect((await call('/indexes', { headers: { 'api-key': WRONG_KEY } })).status).toBe(401);
     // A malformed body and a bad vector carrying secrets; an error inside a query.
     expect((await call('/api/v1/query', { headers: admin, raw: `{"sql": "SELECT '${WRONG_KEY}'` })).status).toBe(400);
-    expect((await call('/api/v1/vectors/upsert', { headers: admin, body: { table: 'docs', vectors: [{ id: 'b', vector: [...VECTOR, 0.5] }] } })).status).toBe(422);
+    expect((await call('/api/v1/vectors/upsert', { headers: admin, body: { table: 'docs', vectors: [{ id: 'b', vector: [...VECTOR, 0.5] }] } })).status).toBe(
+      422,
+    );
     // The signed callback of an async query (the first delivery fails and is retried).
-    const submitted = await call('/api/v1/query/async', { headers: admin, body: { sql: 'SELECT 42 AS answer', callback_url: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook` } });
+    const submitted = await call('/api/v1/query/async', {
+      headers: admin,
+      body: { sql: 'SELECT 42 AS answer', callback_url: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook` },
+    });
     expect(submitted.status).toBe(202);
     for (let i = 0; i < 100 && callbacks.length < 2; i++) await new Promise((resolve) => setTimeout(resolve, 50));
     expect(callbacks.length).toBeGreaterThanOrEqual(2);

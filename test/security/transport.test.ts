@@ -87,7 +87,9 @@ describe('oversize requests', () => {
     // Chunked: no Content-Length for the server to refuse up front.
     const socket = await rawConnection(server.baseUrl);
     const closed = untilClosed(socket, 5000);
-    socket.write(`POST /api/v1/query HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${TEST_API_KEY}\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n`);
+    socket.write(
+      `POST /api/v1/query HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${TEST_API_KEY}\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n`,
+    );
     for (let i = 0; i < 10; i++) socket.write(`400\r\n${'c'.repeat(0x400)}\r\n`);
     socket.write('0\r\n\r\n');
     expect(parseRaw((await closed).text).status).toBe(413);
@@ -108,10 +110,16 @@ describe('slow clients', () => {
     const slowBody = await rawConnection(server.baseUrl);
     const closed = [untilClosed(slowHeaders, 8000), untilClosed(idle, 8000), untilClosed(slowBody, 8000)];
     dribble(slowHeaders, `GET /api/v1/live HTTP/1.1\r\nHost: x\r\nX-Slow: ${'s'.repeat(100)}\r\n\r\n`, 200);
-    slowBody.write(`POST /api/v1/query HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${TEST_API_KEY}\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{`);
+    slowBody.write(
+      `POST /api/v1/query HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${TEST_API_KEY}\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{`,
+    );
     dribble(slowBody, ' '.repeat(999), 200);
     const [headersAnswer, idleAnswer, bodyAnswer] = await Promise.all(closed);
-    for (const [answer, limitMs] of [[headersAnswer!, HEADERS_TIMEOUT_MS], [idleAnswer!, HEADERS_TIMEOUT_MS], [bodyAnswer!, REQUEST_TIMEOUT_MS]] as const) {
+    for (const [answer, limitMs] of [
+      [headersAnswer!, HEADERS_TIMEOUT_MS],
+      [idleAnswer!, HEADERS_TIMEOUT_MS],
+      [bodyAnswer!, REQUEST_TIMEOUT_MS],
+    ] as const) {
       const parsed = parseRaw(answer.text);
       expect(parsed.status).toBe(408);
       expect(JSON.parse(parsed.body).error.code).toBe('REQUEST_TIMEOUT');
@@ -144,8 +152,14 @@ describe('slow clients', () => {
 describe('X-RateLimit-* on every answer', () => {
   it('of the API listener: probes, unmatched paths, errors before and after auth, HEAD', async () => {
     const cases: [string, RequestInit][] = [
-      ['/api/v1/live', {}], ['/api/v1/ready', {}], ['/api/v1/health', {}], ['/api/v1/live', { method: 'HEAD' }],
-      ['/', {}], ['/nothing/here', {}], ['/api/v1/nothing', { method: 'DELETE' }], ['/api/v1/query', {}],
+      ['/api/v1/live', {}],
+      ['/api/v1/ready', {}],
+      ['/api/v1/health', {}],
+      ['/api/v1/live', { method: 'HEAD' }],
+      ['/', {}],
+      ['/nothing/here', {}],
+      ['/api/v1/nothing', { method: 'DELETE' }],
+      ['/api/v1/query', {}],
       ['/api/v1/query', { method: 'POST', headers: { authorization: 'Bearer wrong' } }],
       ['/api/v1/query', { method: 'POST', headers: { authorization: `Bearer ${TEST_API_KEY}`, 'content-type': 'application/json' }, body: '{bad json' }],
       ['/api/v1/tables/none', { headers: { authorization: `Bearer ${TEST_API_KEY}` } }],
@@ -163,9 +177,16 @@ describe('X-RateLimit-* on every answer', () => {
       [`${vectorUrl}/indexes`, { headers: { 'api-key': TEST_API_KEY } }],
       [`${vectorUrl}/indexes`, { headers: { 'api-key': 'wrong' } }],
       [`${vectorUrl}/indexes`, {}],
-      [`${vectorUrl}/indexes/missing/query`, { method: 'POST', headers: { 'api-key': TEST_API_KEY, 'content-type': 'application/json' }, body: '{"vector":[1],"topK":1}' }],
+      [
+        `${vectorUrl}/indexes/missing/query`,
+        { method: 'POST', headers: { 'api-key': TEST_API_KEY, 'content-type': 'application/json' }, body: '{"vector":[1],"topK":1}' },
+      ],
       [`${vectorUrl}/unmatched`, {}],
-      [`${opsUrl}/health`, {}], [`${opsUrl}/health/ready`, {}], [`${opsUrl}/health/detailed`, {}], [`${opsUrl}/metrics`, {}], [`${opsUrl}/unmatched`, {}],
+      [`${opsUrl}/health`, {}],
+      [`${opsUrl}/health/ready`, {}],
+      [`${opsUrl}/health/detailed`, {}],
+      [`${opsUrl}/metrics`, {}],
+      [`${opsUrl}/unmatched`, {}],
     ];
     for (const [url, init] of cases) {
       const response = await fetch(url, init);

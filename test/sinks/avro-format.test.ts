@@ -38,21 +38,62 @@ const SPEC_CASES: readonly { id: string; input: string; canonical: string; finge
   { id: '016', input: '[  ]', canonical: '[]', fingerprint: -1241056759729112623n },
   { id: '017', input: '[ "int"  ]', canonical: '["int"]', fingerprint: -5232228896498058493n },
   { id: '018', input: '[ "int" , {"type":"boolean"} ]', canonical: '["int","boolean"]', fingerprint: 5392556393470105090n },
-  { id: '019', input: '{"fields":[], "type":"record", "name":"foo"}', canonical: '{"name":"foo","type":"record","fields":[]}', fingerprint: -4824392279771201922n },
-  { id: '020', input: '{"fields":[], "type":"record", "name":"foo", "namespace":"x.y"}', canonical: '{"name":"x.y.foo","type":"record","fields":[]}', fingerprint: 5916914534497305771n },
-  { id: '021', input: '{"fields":[], "type":"record", "name":"a.b.foo", "namespace":"x.y"}', canonical: '{"name":"a.b.foo","type":"record","fields":[]}', fingerprint: -4616218487480524110n },
-  { id: '024', input: '{"fields":[], "type":"record", "name":"foo", "doc":"foo", "aliases":["foo","bar"]}', canonical: '{"name":"foo","type":"record","fields":[]}', fingerprint: -4824392279771201922n },
-  { id: '025', input: '{"fields":[{"type":{"type":"boolean"}, "name":"f1"}], "type":"record", "name":"foo"}', canonical: '{"name":"foo","type":"record","fields":[{"name":"f1","type":"boolean"}]}', fingerprint: 7843277075252814651n },
+  {
+    id: '019',
+    input: '{"fields":[], "type":"record", "name":"foo"}',
+    canonical: '{"name":"foo","type":"record","fields":[]}',
+    fingerprint: -4824392279771201922n,
+  },
+  {
+    id: '020',
+    input: '{"fields":[], "type":"record", "name":"foo", "namespace":"x.y"}',
+    canonical: '{"name":"x.y.foo","type":"record","fields":[]}',
+    fingerprint: 5916914534497305771n,
+  },
+  {
+    id: '021',
+    input: '{"fields":[], "type":"record", "name":"a.b.foo", "namespace":"x.y"}',
+    canonical: '{"name":"a.b.foo","type":"record","fields":[]}',
+    fingerprint: -4616218487480524110n,
+  },
+  {
+    id: '024',
+    input: '{"fields":[], "type":"record", "name":"foo", "doc":"foo", "aliases":["foo","bar"]}',
+    canonical: '{"name":"foo","type":"record","fields":[]}',
+    fingerprint: -4824392279771201922n,
+  },
+  {
+    id: '025',
+    input: '{"fields":[{"type":{"type":"boolean"}, "name":"f1"}], "type":"record", "name":"foo"}',
+    canonical: '{"name":"foo","type":"record","fields":[{"name":"f1","type":"boolean"}]}',
+    fingerprint: 7843277075252814651n,
+  },
   {
     id: '026',
-    input: '{ "fields":[{"type":"boolean", "aliases":[], "name":"f1", "default":true}, {"order":"descending","name":"f2","doc":"Hello","type":"int"}], "type":"record", "name":"foo" }',
+    input:
+      '{ "fields":[{"type":"boolean", "aliases":[], "name":"f1", "default":true}, {"order":"descending","name":"f2","doc":"Hello","type":"int"}], "type":"record", "name":"foo" }',
     canonical: '{"name":"foo","type":"record","fields":[{"name":"f1","type":"boolean"},{"name":"f2","type":"int"}]}',
     fingerprint: -4860222112080293046n,
   },
-  { id: '027', input: '{"type":"enum", "name":"foo", "symbols":["A1"]}', canonical: '{"name":"foo","type":"enum","symbols":["A1"]}', fingerprint: -6342190197741309591n },
-  { id: '028', input: '{"namespace":"x.y.z", "type":"enum", "name":"foo", "doc":"foo bar", "symbols":["A1", "A2"]}', canonical: '{"name":"x.y.z.foo","type":"enum","symbols":["A1","A2"]}', fingerprint: -4448647247586288245n },
+  {
+    id: '027',
+    input: '{"type":"enum", "name":"foo", "symbols":["A1"]}',
+    canonical: '{"name":"foo","type":"enum","symbols":["A1"]}',
+    fingerprint: -6342190197741309591n,
+  },
+  {
+    id: '028',
+    input: '{"namespace":"x.y.z", "type":"enum", "name":"foo", "doc":"foo bar", "symbols":["A1", "A2"]}',
+    canonical: '{"name":"x.y.z.foo","type":"enum","symbols":["A1","A2"]}',
+    fingerprint: -4448647247586288245n,
+  },
   { id: '029', input: '{"name":"foo","type":"fixed","size":15}', canonical: '{"name":"foo","type":"fixed","size":15}', fingerprint: 1756455273707447556n },
-  { id: '030', input: '{"namespace":"x.y.z", "type":"fixed", "name":"foo", "doc":"foo bar", "size":32}', canonical: '{"name":"x.y.z.foo","type":"fixed","size":32}', fingerprint: -3064184465700546786n },
+  {
+    id: '030',
+    input: '{"namespace":"x.y.z", "type":"fixed", "name":"foo", "doc":"foo bar", "size":32}',
+    canonical: '{"name":"x.y.z.foo","type":"fixed","size":32}',
+    fingerprint: -3064184465700546786n,
+  },
   { id: '031', input: '{ "items":{"type":"null"}, "type":"array"}', canonical: '{"type":"array","items":"null"}', fingerprint: -589620603366471059n },
   { id: '032', input: '{ "values":"string", "type":"map"}', canonical: '{"type":"map","values":"string"}', fingerprint: -8732877298790414990n },
   {
@@ -96,10 +137,25 @@ describe('names and the schema of a table definition', () => {
     expect(type.name).toBe('svcdb.cdc.acme_co_line_items.Event');
     const canonical = JSON.parse(JSON.stringify(type.schema())) as { fields: { name: string; type: unknown }[] };
     expect(canonical.fields.map((f) => f.name)).toEqual([
-      'event_id', 'timestamp', 'sequence', 'operation', 'database', 'table', 'key', 'value', 'old_value', 'transaction_id', 'schema_change', 'old_schema_change',
+      'event_id',
+      'timestamp',
+      'sequence',
+      'operation',
+      'database',
+      'table',
+      'key',
+      'value',
+      'old_value',
+      'transaction_id',
+      'schema_change',
+      'old_schema_change',
     ]);
     const value = canonical.fields.find((f) => f.name === 'value')!.type as [string, { fields: unknown[] }];
-    expect(value[1].fields).toEqual([{ name: 'id', type: 'long' }, { name: 'name', type: ['null', 'string'] }, { name: 'score', type: ['null', 'int'] }]);
+    expect(value[1].fields).toEqual([
+      { name: 'id', type: 'long' },
+      { name: 'name', type: ['null', 'string'] },
+      { name: 'score', type: ['null', 'int'] },
+    ]);
     const key = canonical.fields.find((f) => f.name === 'key')!.type as [string, { fields: unknown[] }];
     expect(key[1].fields).toEqual([{ name: 'id', type: 'long' }]);
   });
@@ -138,10 +194,25 @@ const FULL_ROW = `INSERT INTO all_types VALUES (
 
 /** What avsc decodes from the full row (longs as bigints, timestamps as micros, dates as days). */
 const FULL_ROW_AVRO = {
-  id: 9007199254740993n, b: true, s: -32768, i: 2147483647, big: -9223372036854775808n, r: Math.fround(0.1), d: Number.NaN,
-  n: '12345678901234567890.0123456789', t: 'héllo ✓', vc: 'short', c: 'ab  ', u: 'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11',
-  j: '{"a":{"x":"y"},"b":[1,2.5,null]}', ts: -1n, tz: 1709202896123456n, dt: -25567, v: [1.5, -2, Math.fround(0.1)],
-  Odd_name: 'odd', _1st: 7,
+  id: 9007199254740993n,
+  b: true,
+  s: -32768,
+  i: 2147483647,
+  big: -9223372036854775808n,
+  r: Math.fround(0.1),
+  d: Number.NaN,
+  n: '12345678901234567890.0123456789',
+  t: 'héllo ✓',
+  vc: 'short',
+  c: 'ab  ',
+  u: 'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11',
+  j: '{"a":{"x":"y"},"b":[1,2.5,null]}',
+  ts: -1n,
+  tz: 1709202896123456n,
+  dt: -25567,
+  v: [1.5, -2, Math.fround(0.1)],
+  Odd_name: 'odd',
+  _1st: 7,
 };
 
 async function eventsOf(h: SqlHarness, table: string): Promise<SourcedEvent[]> {
@@ -207,7 +278,12 @@ describe('change events of a real log as single-object Avro', () => {
     expect(full.key).toEqual({ id: 9007199254740993n });
     expect(full.value).toEqual(FULL_ROW_AVRO);
     expect(full.old_value).toBeNull();
-    expect(full).toMatchObject({ event_id: events[1]!.event.event_id, database: 'default', table: 'all_types', transaction_id: events[1]!.event.transaction_id });
+    expect(full).toMatchObject({
+      event_id: events[1]!.event.event_id,
+      database: 'default',
+      table: 'all_types',
+      transaction_id: events[1]!.event.transaction_id,
+    });
 
     const update = decodeWith(schema, messages[3]!);
     expect(update.old_value).toMatchObject({ id: 2n, b: null, t: null, v: null, ts: null, _1st: 0 });
@@ -264,10 +340,25 @@ describe('change events of a real log as single-object Avro', () => {
       table: 'all_types',
       key: { id: '9007199254740993' },
       value: {
-        id: '9007199254740993', b: true, s: '-32768', i: '2147483647', big: '-9223372036854775808', r: Math.fround(0.1), d: 'NaN',
-        n: '12345678901234567890.0123456789', t: 'héllo ✓', vc: 'short', c: 'ab  ', u: 'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11',
-        j: '{"a":{"x":"y"},"b":[1,2.5,null]}', ts: '-1', tz: '1709202896123456', dt: '-25567', v: [1.5, -2, Math.fround(0.1)],
-        Odd_name: 'odd', _1st: '7',
+        id: '9007199254740993',
+        b: true,
+        s: '-32768',
+        i: '2147483647',
+        big: '-9223372036854775808',
+        r: Math.fround(0.1),
+        d: 'NaN',
+        n: '12345678901234567890.0123456789',
+        t: 'héllo ✓',
+        vc: 'short',
+        c: 'ab  ',
+        u: 'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11',
+        j: '{"a":{"x":"y"},"b":[1,2.5,null]}',
+        ts: '-1',
+        tz: '1709202896123456',
+        dt: '-25567',
+        v: [1.5, -2, Math.fround(0.1)],
+        Odd_name: 'odd',
+        _1st: '7',
       },
       old_value: null,
       transaction_id: events[1]!.event.transaction_id,

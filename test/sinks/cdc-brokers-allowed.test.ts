@@ -23,8 +23,9 @@ async function query(sql: string): Promise<{ status: number; body: any }> {
 
 describe('Kafka brokers a stream may name', () => {
   it('SASL without SVC_KAFKA_BROKERS_ALLOWED refuses to start, saying what to set', async () => {
-    await expect(startTestServer({ env: { SVC_KAFKA_SASL_MECHANISM: 'plain', SVC_KAFKA_SASL_USERNAME: 'u', SVC_KAFKA_SASL_PASSWORD: 'p' } }))
-      .rejects.toMatchObject({ code: 'CONFIG_INVALID', message: expect.stringContaining('SVC_KAFKA_BROKERS_ALLOWED') });
+    await expect(
+      startTestServer({ env: { SVC_KAFKA_SASL_MECHANISM: 'plain', SVC_KAFKA_SASL_USERNAME: 'u', SVC_KAFKA_SASL_PASSWORD: 'p' } }),
+    ).rejects.toMatchObject({ code: 'CONFIG_INVALID', message: expect.stringContaining('SVC_KAFKA_BROKERS_ALLOWED') });
   });
 
   it('a broker outside the list is 403; one inside is accepted', async () => {

@@ -19,7 +19,14 @@ const KEY = 'crash-test-key';
 const WRITERS = 32;
 const ROUNDS = 3;
 
-interface Event { event_id: string; sequence: number; operation: string; key: { k: number }; value: { k: number; v: number } | null; old_value: { k: number; v: number } | null }
+interface Event {
+  event_id: string;
+  sequence: number;
+  operation: string;
+  key: { k: number };
+  value: { k: number; v: number } | null;
+  old_value: { k: number; v: number } | null;
+}
 
 async function sql(base: string, text: string, params: unknown[] = []): Promise<any> {
   const response = await fetch(`${base}/api/v1/query`, {
@@ -38,15 +45,17 @@ async function start(dataDir: string, port: number, env: Record<string, string>)
 
 /** Writers bump their own key until the server dies; returns nothing (the table is the truth). */
 async function write(base: string, stop: { now: boolean }): Promise<void> {
-  await Promise.all(Array.from({ length: WRITERS }, async (_, k) => {
-    while (!stop.now) {
-      try {
-        await sql(base, 'UPDATE kv SET v = v + 1 WHERE k = $1', [k]);
-      } catch {
-        return; // the server was killed: a write in flight may or may not have committed
+  await Promise.all(
+    Array.from({ length: WRITERS }, async (_, k) => {
+      while (!stop.now) {
+        try {
+          await sql(base, 'UPDATE kv SET v = v + 1 WHERE k = $1', [k]);
+        } catch {
+          return; // the server was killed: a write in flight may or may not have committed
+        }
       }
-    }
-  }));
+    }),
+  );
 }
 
 async function waitCaughtUp(base: string, timeoutMs: number): Promise<Record<string, unknown>> {
@@ -127,5 +136,15 @@ function crashSuite(name: string, skip: boolean, startKafka: () => Promise<{ bro
   });
 }
 
-crashSuite('librdkafka mock cluster', skipMockKafka(), () => startMockKafka(), () => kafkajsMockPreloadEnv(process.env));
-crashSuite('Apache Kafka', skipRealKafka(), () => startRealKafka(), () => ({}));
+crashSuite(
+  'librdkafka mock cluster',
+  skipMockKafka(),
+  () => startMockKafka(),
+  () => kafkajsMockPreloadEnv(process.env),
+);
+crashSuite(
+  'Apache Kafka',
+  skipRealKafka(),
+  () => startRealKafka(),
+  () => ({}),
+);

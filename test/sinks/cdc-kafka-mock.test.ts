@@ -59,7 +59,12 @@ async function status(server: TestServer, name: string): Promise<Record<string, 
   return (await ok(server, `SHOW CDC STREAM STATUS ${name}`)).data[0];
 }
 
-async function waitForState(server: TestServer, name: string, wanted: (s: Record<string, unknown>) => boolean, timeoutMs = 20_000): Promise<Record<string, unknown>> {
+async function waitForState(
+  server: TestServer,
+  name: string,
+  wanted: (s: Record<string, unknown>) => boolean,
+  timeoutMs = 20_000,
+): Promise<Record<string, unknown>> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const s = await status(server, name);
@@ -159,7 +164,9 @@ describe.skipIf(skipMockKafka())('CDC streams to Kafka (librdkafka mock cluster)
     await ok(server, 'ALTER CDC STREAM ps RESUME');
     const got = await waitForEvents(mock.brokers, 'p-events', 20);
     await new Promise((r) => setTimeout(r, 300));
-    expect((await events(mock.brokers, 'p-events')).map((e) => e.event.key!['id']).sort((x, y) => Number(x) - Number(y))).toEqual(Array.from({ length: 20 }, (_, i) => i + 1));
+    expect((await events(mock.brokers, 'p-events')).map((e) => e.event.key!['id']).sort((x, y) => Number(x) - Number(y))).toEqual(
+      Array.from({ length: 20 }, (_, i) => i + 1),
+    );
     expect(got.length).toBe(20);
   });
 
@@ -244,14 +251,21 @@ describe.skipIf(skipMockKafka())('CDC streams to Kafka (librdkafka mock cluster)
   it('WITH (operations, columns, predicate) filters what a stream sends; filtered events are counted', async () => {
     await ok(server, 'CREATE TABLE fl (id INT PRIMARY KEY, status TEXT, amount INT)');
     await ok(server, "INSERT INTO fl VALUES (1, 'old', 5)");
-    await ok(server, `CREATE CHANGE DATA CAPTURE ON fl TO KAFKA '${mock.brokers}' TOPIC 'fl-events' AS fl_stream WITH (snapshot = true, operations = 'INSERT,UPDATE', columns = 'status', predicate = 'amount > 1')`);
+    await ok(
+      server,
+      `CREATE CHANGE DATA CAPTURE ON fl TO KAFKA '${mock.brokers}' TOPIC 'fl-events' AS fl_stream WITH (snapshot = true, operations = 'INSERT,UPDATE', columns = 'status', predicate = 'amount > 1')`,
+    );
     await ok(server, "INSERT INTO fl VALUES (2, 'new', 50), (3, 'new', 0)");
-    await ok(server, "UPDATE fl SET amount = 60 WHERE id = 2");
+    await ok(server, 'UPDATE fl SET amount = 60 WHERE id = 2');
     await ok(server, "UPDATE fl SET status = 'paid' WHERE id = 2");
     await ok(server, 'DELETE FROM fl WHERE id = 1');
     const got = await waitForEvents(mock.brokers, 'fl-events', 3);
     await new Promise((r) => setTimeout(r, 300));
-    expect((await events(mock.brokers, 'fl-events')).map((e) => [e.event.operation, e.event.key!['id']])).toEqual([['SNAPSHOT', 1], ['INSERT', 2], ['UPDATE', 2]]);
+    expect((await events(mock.brokers, 'fl-events')).map((e) => [e.event.operation, e.event.key!['id']])).toEqual([
+      ['SNAPSHOT', 1],
+      ['INSERT', 2],
+      ['UPDATE', 2],
+    ]);
     expect(got[2]!.value).toMatchObject({ status: 'paid' });
     const s = await waitForState(server, 'fl_stream', (x) => Number(x['events_filtered']) >= 3);
     expect(Number(s['events_filtered'])).toBe(3);

@@ -40,7 +40,7 @@ describe.skipIf(skipRealKafka())('CDC snapshot of a 100,000-row table (Apache Ka
     await sql(`INSERT INTO big SELECT g, 'v' || g FROM generate_series(1, ${ROWS}) g`);
     await sql(`CREATE CHANGE DATA CAPTURE ON big TO KAFKA '${kafka.brokers}' TOPIC 'big-events' AS big_snap WITH (snapshot = true)`);
     await sql("UPDATE big SET v = 'changed' WHERE id = 99999");
-    await sql('INSERT INTO big VALUES (100001, \'new\')');
+    await sql("INSERT INTO big VALUES (100001, 'new')");
     const deadline = Date.now() + 240_000;
     let status: any;
     do {

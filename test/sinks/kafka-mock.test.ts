@@ -13,7 +13,10 @@ import { messageText, readTopicWithKcat } from '../helpers/kcat.js';
 /** Runs an ES module snippet in a child `node` from the repository root; resolves with its stdout. */
 function runChild(nodeArgs: string[], source: string, env: Record<string, string>): Promise<string> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [...nodeArgs, '--input-type=module', '-e', source], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [...nodeArgs, '--input-type=module', '-e', source], {
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (c: Buffer) => (stdout += c.toString('utf8')));
@@ -91,7 +94,11 @@ describe.skipIf(skipMockKafka())('librdkafka mock cluster (kcat) as a Kafka peer
     }
 
     const read = await readTopicWithKcat(mock.brokers, topic);
-    expect(read.map((m) => [m.partition, m.offset])).toEqual([[0, 0], [0, 1], [2, 0]]);
+    expect(read.map((m) => [m.partition, m.offset])).toEqual([
+      [0, 0],
+      [0, 1],
+      [2, 0],
+    ]);
     expect(read.map(messageText)[0]).toEqual({ key: 'k1', value: '{"op":"insert","id":1}', headers: { event_id: 'e-1', source: 'svcdb' } });
     expect(read[1]?.value).toEqual(Buffer.from([0xff, 0x00, 0x22, 0x5c, 0x0a, 0xc3, 0xa9]));
     expect(messageText(read[1]!).headers).toEqual({ event_id: 'e-2' });
@@ -115,7 +122,10 @@ describe.skipIf(skipMockKafka())('librdkafka mock cluster (kcat) as a Kafka peer
     }
     const read = await readTopicWithKcat(mock.brokers, topic, { isolation: 'read_committed' });
     // A real broker gives [committed] at offset 2 (after the aborted record and its abort marker).
-    expect(read.map((m) => [m.offset, m.value?.toString()])).toEqual([[0, 'aborted'], [1, 'committed']]);
+    expect(read.map((m) => [m.offset, m.value?.toString()])).toEqual([
+      [0, 'aborted'],
+      [1, 'committed'],
+    ]);
   });
 
   it('patches kafkajs in a child node process through the preload', async () => {

@@ -60,7 +60,12 @@ const SETTINGS = (endpoint: string, over: Partial<KinesisClientSettings> = {}): 
 });
 
 function destination(stream: string, endpoint: string, over: Partial<KinesisClientSettings> = {}): KinesisDestination {
-  return new KinesisDestination({ id: `id-${stream}`, name: `cdc-${stream}`, stream, region: 'us-east-1' }, jsonEncoder, SETTINGS(endpoint, over), silentLogger);
+  return new KinesisDestination(
+    { id: `id-${stream}`, name: `cdc-${stream}`, stream, region: 'us-east-1' },
+    jsonEncoder,
+    SETTINGS(endpoint, over),
+    silentLogger,
+  );
 }
 
 const decoded = (records: readonly ReadRecord[]): ChangeEvent[] => records.map((r) => JSON.parse(r.data.toString()) as ChangeEvent);
@@ -109,7 +114,9 @@ describe('Kinesis records (no service)', () => {
     expect(new Set(first.map((r) => r.partitionKey)).size).toBe(500);
 
     const huge = sourced(99, 1, { big: 'h'.repeat(KINESIS_LIMITS.recordBytesMax) });
-    expect(() => toRecord(huge, jsonEncoder)).toThrow(expect.objectContaining({ code: 'LIMIT_EXCEEDED', message: expect.stringMatching(/change event 99 .* at most 1048576 bytes/) }));
+    expect(() => toRecord(huge, jsonEncoder)).toThrow(
+      expect.objectContaining({ code: 'LIMIT_EXCEEDED', message: expect.stringMatching(/change event 99 .* at most 1048576 bytes/) }),
+    );
   });
 });
 
@@ -140,7 +147,11 @@ describe('KinesisDestination against kinesalite', () => {
     for (const c of calls) expect(new Set(c.keys).size).toBe(c.keys.length);
     const read = await kinesis.readAll('unit-a');
     expect(new Set(read.map((r) => r.shardId)).size).toBe(4);
-    expect(decoded(read).map((e) => e.sequence).sort((a, b) => a - b)).toEqual(range(1200));
+    expect(
+      decoded(read)
+        .map((e) => e.sequence)
+        .sort((a, b) => a - b),
+    ).toEqual(range(1200));
     expectPerKeyOrder(read);
     expect(decoded(read).find((e) => e.sequence === 1)).toEqual(events[0]!.event);
   });
@@ -162,7 +173,11 @@ describe('KinesisDestination against kinesalite', () => {
     for (const c of calls) expect(new Set(c.keys).size).toBe(c.keys.length);
     const read = await kinesis.readAll('unit-b');
     expect(read).toHaveLength(1200);
-    expect(decoded(read).map((e) => e.sequence).sort((a, b) => a - b)).toEqual(range(1200));
+    expect(
+      decoded(read)
+        .map((e) => e.sequence)
+        .sort((a, b) => a - b),
+    ).toEqual(range(1200));
     expectPerKeyOrder(read);
   });
 
@@ -196,8 +211,14 @@ describe('KinesisDestination against kinesalite', () => {
     await expect(dest.deliver([sourced(5, 1)], aborted.signal)).rejects.toThrow();
     await dest.close();
     const read = await kinesis.readAll('unit-d');
-    expect(read.map((r) => r.partitionKey).sort()).toEqual([partitionKey(sourced(1, 'k'.repeat(400))), partitionKey(sourced(1, 'k'.repeat(400))), 't', 't'].sort());
-    expect(decoded(read).map((e) => e.sequence).sort()).toEqual([1, 2, 3, 4]);
+    expect(read.map((r) => r.partitionKey).sort()).toEqual(
+      [partitionKey(sourced(1, 'k'.repeat(400))), partitionKey(sourced(1, 'k'.repeat(400))), 't', 't'].sort(),
+    );
+    expect(
+      decoded(read)
+        .map((e) => e.sequence)
+        .sort(),
+    ).toEqual([1, 2, 3, 4]);
   });
 });
 
@@ -303,6 +324,9 @@ describe('CDC streams to Kinesis end to end (real server, kinesalite)', () => {
     await kinesis.createStream('svc-missing', 1);
     const running = await waitForStatus('s2', (x) => x.state === 'running' && x.events_delivered === 2);
     expect(running).toMatchObject({ state: 'running', events_delivered: 2 });
-    expect((await waitForEvents('svc-missing', 2)).map((e) => e.value)).toEqual([{ id: 1, v: 'x' }, { id: 2, v: 'y' }]);
+    expect((await waitForEvents('svc-missing', 2)).map((e) => e.value)).toEqual([
+      { id: 1, v: 'x' },
+      { id: 2, v: 'y' },
+    ]);
   });
 });

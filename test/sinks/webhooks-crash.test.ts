@@ -31,7 +31,9 @@ async function call(base: string, method: string, route: string, body?: unknown)
 const sql = (base: string, text: string, params: unknown[] = []) => call(base, 'POST', '/query', { sql: text, params });
 
 function start(dataDir: string, port: number): Promise<Serving> {
-  return serve(['--data', dataDir, '--port', String(port), '--ops-port', '0', '--api-key', KEY], { env: { SVC_WEBHOOK_REQUESTS_IN_FLIGHT_MAX: String(IN_FLIGHT_MAX) } });
+  return serve(['--data', dataDir, '--port', String(port), '--ops-port', '0', '--api-key', KEY], {
+    env: { SVC_WEBHOOK_REQUESTS_IN_FLIGHT_MAX: String(IN_FLIGHT_MAX) },
+  });
 }
 
 describe('webhooks across SIGKILL', () => {
@@ -59,15 +61,17 @@ describe('webhooks across SIGKILL', () => {
         await sql(base, `INSERT INTO kv SELECT g, 0 FROM generate_series(0, ${WRITERS - 1}) g`);
       }
       let stop = false;
-      const writing = Promise.all(Array.from({ length: WRITERS }, async (_, k) => {
-        while (!stop) {
-          try {
-            await sql(base, 'UPDATE kv SET v = v + 1 WHERE k = $1', [k]);
-          } catch {
-            return;
+      const writing = Promise.all(
+        Array.from({ length: WRITERS }, async (_, k) => {
+          while (!stop) {
+            try {
+              await sql(base, 'UPDATE kv SET v = v + 1 WHERE k = $1', [k]);
+            } catch {
+              return;
+            }
           }
-        }
-      }));
+        }),
+      );
       await new Promise((r) => setTimeout(r, 1200 + Math.floor(Math.random() * 800)));
       server.child.kill('SIGKILL');
       await server.exited;
@@ -80,7 +84,8 @@ describe('webhooks across SIGKILL', () => {
       const committed = [...final.values()].reduce((a, b) => a + b + 1, 0);
       const firstBodies = new Map<string, Buffer>();
       const distinct = (): number => {
-        for (const r of receiver.received) if (!firstBodies.has(String(r.headers['x-svc-event-id']))) firstBodies.set(String(r.headers['x-svc-event-id']), r.body);
+        for (const r of receiver.received)
+          if (!firstBodies.has(String(r.headers['x-svc-event-id']))) firstBodies.set(String(r.headers['x-svc-event-id']), r.body);
         return firstBodies.size;
       };
       await receiver.until(() => distinct() >= committed, 60_000);

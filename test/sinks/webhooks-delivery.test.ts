@@ -62,7 +62,7 @@ afterAll(async () => {
 });
 
 describe('webhook deliveries', () => {
-  it('posts each change with the spec\'s headers; both signatures verify over the exact body', async () => {
+  it("posts each change with the spec's headers; both signatures verify over the exact body", async () => {
     const r = await receiver();
     await sql('CREATE TABLE orders (id INT PRIMARY KEY, status TEXT, total NUMERIC(10,2))');
     const secret = 'whsec_' + Buffer.from('a-test-secret-of-enough-bytes!!').toString('base64');
@@ -85,7 +85,13 @@ describe('webhook deliveries', () => {
       });
       expect(verified).toEqual(event);
     }
-    expect(JSON.parse(insert!.body.toString())).toMatchObject({ operation: 'INSERT', table: 'orders', key: { id: 1 }, value: { id: 1, status: 'new', total: '9.50' }, old_value: null });
+    expect(JSON.parse(insert!.body.toString())).toMatchObject({
+      operation: 'INSERT',
+      table: 'orders',
+      key: { id: 1 },
+      value: { id: 1, status: 'new', total: '9.50' },
+      old_value: null,
+    });
     expect(JSON.parse(update!.body.toString())).toMatchObject({ operation: 'UPDATE', old_value: { status: 'new' }, value: { status: 'paid' } });
     expect(JSON.parse(remove!.body.toString())).toMatchObject({ operation: 'DELETE', value: null, old_value: { id: 1 } });
   });
@@ -99,7 +105,10 @@ describe('webhook deliveries', () => {
     const times = r.received.map((x) => x.atMs);
     expect(times[1]! - times[0]!).toBeGreaterThanOrEqual(75);
     expect(times[2]! - times[1]!).toBeGreaterThanOrEqual(150);
-    const records = await until(() => call('GET', `/webhooks/${id}/deliveries?status=delivered`), (x) => x.body?.deliveries?.length === 1);
+    const records = await until(
+      () => call('GET', `/webhooks/${id}/deliveries?status=delivered`),
+      (x) => x.body?.deliveries?.length === 1,
+    );
     expect(records.body.deliveries[0]).toMatchObject({ status: 'delivered', attempts: 3, last_status: 200 });
     expect(records.body.deliveries[0].errors.map((e: { status: number }) => e.status)).toEqual([500, 500]);
   });
@@ -109,7 +118,10 @@ describe('webhook deliveries', () => {
     await sql('CREATE TABLE dead (id INT PRIMARY KEY)');
     const id = await register({ url: r.url, secret: 'dead-secret', tables: ['dead'], retry: { max_retries: 1, initial_retry_delay_ms: 10 } });
     await sql('INSERT INTO dead VALUES (7)');
-    const dead = await until(() => call('GET', `/webhooks/${id}/deliveries?status=dead_lettered`), (x) => x.body?.deliveries?.length === 1);
+    const dead = await until(
+      () => call('GET', `/webhooks/${id}/deliveries?status=dead_lettered`),
+      (x) => x.body?.deliveries?.length === 1,
+    );
     const record = dead.body.deliveries[0];
     expect(record).toMatchObject({ status: 'dead_lettered', attempts: 2 });
     r.respond = () => ({ status: 200 });
@@ -125,7 +137,10 @@ describe('webhook deliveries', () => {
     await sql('CREATE TABLE gone (id INT PRIMARY KEY)');
     const id = await register({ url: r.url, secret: 'gone-secret', tables: ['gone'] });
     await sql('INSERT INTO gone VALUES (1)');
-    const shown = await until(() => call('GET', `/webhooks/${id}`), (x) => x.body?.enabled === false);
+    const shown = await until(
+      () => call('GET', `/webhooks/${id}`),
+      (x) => x.body?.enabled === false,
+    );
     expect(shown.body).toMatchObject({ enabled: false, disabled_reason: expect.stringContaining('410') });
     await sql('INSERT INTO gone VALUES (2)');
     await new Promise((r2) => setTimeout(r2, 300));
@@ -136,18 +151,26 @@ describe('webhook deliveries', () => {
     const r = await receiver(() => ({ status: 500 }));
     await sql('CREATE TABLE flaky (id INT PRIMARY KEY)');
     const id = await register({
-      url: r.url, secret: 'breaker-secret', tables: ['flaky'],
+      url: r.url,
+      secret: 'breaker-secret',
+      tables: ['flaky'],
       retry: { max_retries: 10, initial_retry_delay_ms: 10, max_retry_delay_ms: 20 },
       circuit_breaker: { failure_threshold: 3, success_threshold: 1, timeout_secs: 1, half_open_max_calls: 1 },
     });
     await sql('INSERT INTO flaky VALUES (1)');
-    const open = await until(() => call('GET', `/webhooks/${id}`), (x) => x.body?.circuit_breaker?.status?.state === 'open');
+    const open = await until(
+      () => call('GET', `/webhooks/${id}`),
+      (x) => x.body?.circuit_breaker?.status?.state === 'open',
+    );
     expect(open.body.circuit_breaker.status).toMatchObject({ state: 'open', opened_at: expect.any(String) });
     const attemptsWhenOpened = r.received.length;
     await new Promise((r2) => setTimeout(r2, 500));
     expect(r.received.length).toBe(attemptsWhenOpened); // open: nothing is sent
     r.respond = () => ({ status: 200 });
-    const closed = await until(() => call('GET', `/webhooks/${id}`), (x) => x.body?.circuit_breaker?.status?.state === 'closed');
+    const closed = await until(
+      () => call('GET', `/webhooks/${id}`),
+      (x) => x.body?.circuit_breaker?.status?.state === 'closed',
+    );
     expect(closed.body.circuit_breaker.status.state).toBe('closed');
     expect(r.accepted().length).toBe(1);
   });
@@ -159,9 +182,11 @@ describe('webhook deliveries', () => {
     const keys = 8;
     const rounds = 15;
     await sql(`INSERT INTO counters SELECT g, 0 FROM generate_series(1, ${keys}) g`);
-    await Promise.all(Array.from({ length: keys }, async (_, i) => {
-      for (let n = 1; n <= rounds; n++) await sql(`UPDATE counters SET n = ${n} WHERE k = ${i + 1}`);
-    }));
+    await Promise.all(
+      Array.from({ length: keys }, async (_, i) => {
+        for (let n = 1; n <= rounds; n++) await sql(`UPDATE counters SET n = ${n} WHERE k = ${i + 1}`);
+      }),
+    );
     await r.until((got) => got.length >= keys * (rounds + 1), 60_000);
     const byKey = new Map<number, number[]>();
     for (const e of r.accepted()) byKey.set(e.key.k, [...(byKey.get(e.key.k) ?? []), e.value.n]);
@@ -172,8 +197,20 @@ describe('webhook deliveries', () => {
     const cols = await receiver();
     const pred = await receiver();
     await sql('CREATE TABLE payments (id INT PRIMARY KEY, status TEXT, amount INT, note TEXT)');
-    const colsId = await register({ url: cols.url, secret: 'cols-secret', tables: ['payments'], operations: ['UPDATE'], filter: { columns: { payments: ['status'] } } });
-    await register({ url: pred.url, secret: 'pred-secret', tables: ['payments'], operations: ['INSERT', 'UPDATE', 'DELETE'], filter: { predicate: "NEW.status = 'paid' AND OLD.status IS DISTINCT FROM 'paid' OR amount > 100" } });
+    const colsId = await register({
+      url: cols.url,
+      secret: 'cols-secret',
+      tables: ['payments'],
+      operations: ['UPDATE'],
+      filter: { columns: { payments: ['status'] } },
+    });
+    await register({
+      url: pred.url,
+      secret: 'pred-secret',
+      tables: ['payments'],
+      operations: ['INSERT', 'UPDATE', 'DELETE'],
+      filter: { predicate: "NEW.status = 'paid' AND OLD.status IS DISTINCT FROM 'paid' OR amount > 100" },
+    });
     await sql("INSERT INTO payments VALUES (1, 'new', 10, NULL), (2, 'new', 500, NULL)");
     await sql("UPDATE payments SET note = 'x' WHERE id = 1");
     await sql("UPDATE payments SET status = 'paid' WHERE id = 1");
@@ -184,24 +221,35 @@ describe('webhook deliveries', () => {
     await new Promise((r) => setTimeout(r, 300));
     expect(cols.accepted().map((e) => [e.operation, e.value.status])).toEqual([['UPDATE', 'paid']]);
     // INSERT of 2 (amount > 100), the UPDATE to paid, the DELETE of 2 (bare names are the old row).
-    expect(pred.accepted().map((e) => [e.operation, e.key.id])).toEqual([['INSERT', 2], ['UPDATE', 1], ['DELETE', 2]]);
+    expect(pred.accepted().map((e) => [e.operation, e.key.id])).toEqual([
+      ['INSERT', 2],
+      ['UPDATE', 1],
+      ['DELETE', 2],
+    ]);
     const shown = await call('GET', `/webhooks/${colsId}`);
     expect(shown.body.stats.filtered).toBeGreaterThanOrEqual(2);
     const refused = await call('POST', '/webhooks', { url: pred.url, secret: 's', tables: ['payments'], filter: { predicate: 'nope > 1' } });
     expect(refused.status).toBe(422);
-    expect((await call('GET', '/webhooks')).body.webhooks.some((w: { filter: { predicate?: string } | null }) => w.filter?.predicate === 'nope > 1')).toBe(false);
+    expect((await call('GET', '/webhooks')).body.webhooks.some((w: { filter: { predicate?: string } | null }) => w.filter?.predicate === 'nope > 1')).toBe(
+      false,
+    );
   });
 
   it('a template that exhausts its memory dead-letters its event; the server and the next events go on', async () => {
     const r = await receiver();
     await sql('CREATE TABLE bomb (id INT PRIMARY KEY)');
-    const blowUp = '{% set s = "xxxxxxxx" %}{% if key.id == 1 %}{% for i in range(30) %}{% set s = s ~ s %}{% endfor %}{% endif %}{{ s | replace("x", "yyyy") | length }}';
+    const blowUp =
+      '{% set s = "xxxxxxxx" %}{% if key.id == 1 %}{% for i in range(30) %}{% set s = s ~ s %}{% endfor %}{% endif %}{{ s | replace("x", "yyyy") | length }}';
     const id = await register({ url: r.url, secret: 'bomb-secret', tables: ['bomb'], transform: { template: blowUp, content_type: 'text/plain' } });
     await sql('INSERT INTO bomb VALUES (1)');
     await sql('INSERT INTO bomb VALUES (2)');
     await r.until((got) => got.length >= 1, 30_000);
     expect(r.received[0]!.body.toString()).toBe('32');
-    const dead = await until(() => call('GET', `/webhooks/${id}/deliveries?status=dead_lettered`), (x) => x.body?.deliveries?.length === 1, 30_000);
+    const dead = await until(
+      () => call('GET', `/webhooks/${id}/deliveries?status=dead_lettered`),
+      (x) => x.body?.deliveries?.length === 1,
+      30_000,
+    );
     expect(dead.body.deliveries[0].errors[0].error).toMatch(/template/);
     expect((await call('GET', '/health')).status).toBe(200);
   });
@@ -226,8 +274,18 @@ describe('webhook deliveries', () => {
     const t = await receiver();
     const j = await receiver();
     await sql('CREATE TABLE shaped (id INT PRIMARY KEY, name TEXT)');
-    await register({ url: t.url, secret: 'tpl-secret', tables: ['shaped'], transform: { template: 'op={{ operation }} id={{ key.id }} name={{ value.name }}', content_type: 'text/plain' } });
-    await register({ url: j.url, secret: 'jp-secret', tables: ['shaped'], transform: { jsonpath: { op: '$.operation', id: '$.key.id', name: '$.value.name' } } });
+    await register({
+      url: t.url,
+      secret: 'tpl-secret',
+      tables: ['shaped'],
+      transform: { template: 'op={{ operation }} id={{ key.id }} name={{ value.name }}', content_type: 'text/plain' },
+    });
+    await register({
+      url: j.url,
+      secret: 'jp-secret',
+      tables: ['shaped'],
+      transform: { jsonpath: { op: '$.operation', id: '$.key.id', name: '$.value.name' } },
+    });
     await sql("INSERT INTO shaped VALUES (3, 'ann')");
     await t.until((got) => got.length >= 1);
     await j.until((got) => got.length >= 1);

@@ -13,7 +13,10 @@ import { formatValue, PgliteEngine, requireQueryRoute, SvcdbHttpEngine, type Eng
  * (default 40): 5 × (40 queries + 6 mutation steps) ≈ 230 statements.
  * A missing POST /api/v1/query fails the svcdb half, never skips it.
  */
-const SEEDS = (process.env.SQL_DIFF_SEEDS ?? '1,2,3,4,5').split(',').map((s) => Number(s.trim())).filter((n) => Number.isInteger(n));
+const SEEDS = (process.env.SQL_DIFF_SEEDS ?? '1,2,3,4,5')
+  .split(',')
+  .map((s) => Number(s.trim()))
+  .filter((n) => Number.isInteger(n));
 const QUERIES_PER_CASE = Number(process.env.SQL_DIFF_QUERIES ?? 40);
 const MISMATCHES_SHOWN = 25;
 
@@ -63,8 +66,17 @@ async function runCases(engine: SqlEngine): Promise<{ setupErrors: string[]; out
 }
 
 function describeMismatch(step: Step, actual: Outcome): string {
-  const show = (o: Outcome): string => (o.error !== null ? `error: ${o.error}` : o.rows.length === 0 ? '(no rows)' : o.rows.slice(0, 12).join('\n      ') + (o.rows.length > 12 ? `\n      … ${o.rows.length} rows` : ''));
-  return [`seed ${step.seed} (${step.query.ordered ? 'ordered' : 'multiset'}): ${step.query.sql}`, `    postgres: ${show(step.expected)}`, `    svcdb:    ${show(actual)}`].join('\n');
+  const show = (o: Outcome): string =>
+    o.error !== null
+      ? `error: ${o.error}`
+      : o.rows.length === 0
+        ? '(no rows)'
+        : o.rows.slice(0, 12).join('\n      ') + (o.rows.length > 12 ? `\n      … ${o.rows.length} rows` : '');
+  return [
+    `seed ${step.seed} (${step.query.ordered ? 'ordered' : 'multiset'}): ${step.query.sql}`,
+    `    postgres: ${show(step.expected)}`,
+    `    svcdb:    ${show(actual)}`,
+  ].join('\n');
 }
 
 describe('differential: generated SQL on PostgreSQL (PGlite) and svcdb', () => {
@@ -98,7 +110,11 @@ describe('differential: generated SQL on PostgreSQL (PGlite) and svcdb', () => {
       const mismatches: string[] = [];
       steps.forEach((step, k) => {
         const got = actual[k]!;
-        const same = got.error === null && got.columnCount === step.expected.columnCount && got.rows.length === step.expected.rows.length && got.rows.every((r, i) => r === step.expected.rows[i]);
+        const same =
+          got.error === null &&
+          got.columnCount === step.expected.columnCount &&
+          got.rows.length === step.expected.rows.length &&
+          got.rows.every((r, i) => r === step.expected.rows[i]);
         if (!same) mismatches.push(describeMismatch(step, got));
       });
       const report = [

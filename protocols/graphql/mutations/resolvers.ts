@@ -67,19 +67,27 @@ export function tableMutationResolvers(m: MutationTable): Record<string, Resolve
     [`insert_${b}`]: mutationField(async (args, info, write) =>
       (args.objects as Row[]).length === 0
         ? { affected_rows: 0, returning: [] }
-        : response(await write(insertStatement(m, args.objects as Row[], args.on_conflict as OnConflict | undefined, responseColumns(table, info))))),
-    [`insert_${b}_one`]: mutationField(async (args, info, write) =>
-      (await write(insertStatement(m, [args.object as Row], args.on_conflict as OnConflict | undefined, rowColumns(table, info)))).rows[0] ?? null),
+        : response(await write(insertStatement(m, args.objects as Row[], args.on_conflict as OnConflict | undefined, responseColumns(table, info)))),
+    ),
+    [`insert_${b}_one`]: mutationField(
+      async (args, info, write) =>
+        (await write(insertStatement(m, [args.object as Row], args.on_conflict as OnConflict | undefined, rowColumns(table, info)))).rows[0] ?? null,
+    ),
     [`update_${b}`]: mutationField(async (args, info, write) =>
-      response(await write(updateStatement(table, args.where as BoolExp, args as Changes, responseColumns(table, info))))),
+      response(await write(updateStatement(table, args.where as BoolExp, args as Changes, responseColumns(table, info)))),
+    ),
     [`delete_${b}`]: mutationField(async (args, info, write) =>
-      response(await write(deleteStatement(table, args.where as BoolExp, responseColumns(table, info))))),
+      response(await write(deleteStatement(table, args.where as BoolExp, responseColumns(table, info)))),
+    ),
   };
   if (table.primaryKey.length) {
-    out[`update_${b}_by_pk`] = mutationField(async (args, info, write) =>
-      (await write(updateStatement(table, primaryKeyWhere(table, args.pk_columns as Row), args as Changes, rowColumns(table, info)))).rows[0] ?? null);
-    out[`delete_${b}_by_pk`] = mutationField(async (args, info, write) =>
-      (await write(deleteStatement(table, primaryKeyWhere(table, args), rowColumns(table, info)))).rows[0] ?? null);
+    out[`update_${b}_by_pk`] = mutationField(
+      async (args, info, write) =>
+        (await write(updateStatement(table, primaryKeyWhere(table, args.pk_columns as Row), args as Changes, rowColumns(table, info)))).rows[0] ?? null,
+    );
+    out[`delete_${b}_by_pk`] = mutationField(
+      async (args, info, write) => (await write(deleteStatement(table, primaryKeyWhere(table, args), rowColumns(table, info)))).rows[0] ?? null,
+    );
   }
   return out;
 }

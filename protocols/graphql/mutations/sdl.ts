@@ -48,8 +48,10 @@ export function mutationTables(model: SchemaModel): MutationTable[] {
     }));
 }
 
-const fieldsOf = (columns: readonly ColumnModel[], required = false): string => columns.map((c) => `  ${c.field}: ${c.scalar}${required ? '!' : ''}`).join('\n');
-const enumOf = (name: string, values: readonly string[]): string => `enum ${name} {\n${(values.length ? values : [PLACEHOLDER]).map((v) => `  ${v}`).join('\n')}\n}`;
+const fieldsOf = (columns: readonly ColumnModel[], required = false): string =>
+  columns.map((c) => `  ${c.field}: ${c.scalar}${required ? '!' : ''}`).join('\n');
+const enumOf = (name: string, values: readonly string[]): string =>
+  `enum ${name} {\n${(values.length ? values : [PLACEHOLDER]).map((v) => `  ${v}`).join('\n')}\n}`;
 
 /** The input, enum and response types of one table's mutations. */
 function typesOf(m: MutationTable): string[] {
@@ -63,7 +65,12 @@ function typesOf(m: MutationTable): string[] {
   if (m.table.primaryKey.length) parts.push(`input ${b}_pk_columns_input {\n${fieldsOf(m.table.primaryKey, true)}\n}`);
   if (m.constraints.size) {
     parts.push(enumOf(`${b}_constraint`, [...m.constraints.keys()]));
-    parts.push(enumOf(`${b}_update_column`, m.updatable.map((c) => c.field)));
+    parts.push(
+      enumOf(
+        `${b}_update_column`,
+        m.updatable.map((c) => c.field),
+      ),
+    );
     parts.push(`input ${b}_on_conflict {\n  constraint: ${b}_constraint!\n  update_columns: [${b}_update_column!]! = []\n  where: ${b}_bool_exp\n}`);
   }
   return parts;

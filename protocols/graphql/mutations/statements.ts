@@ -27,7 +27,8 @@ export interface Changes {
   readonly _inc?: Row | null;
 }
 
-const badInput = (message: string, details: Record<string, unknown>): SvcError => new SvcError('VALIDATION_ERROR', message, { reason: 'graphql_input', ...details });
+const badInput = (message: string, details: Record<string, unknown>): SvcError =>
+  new SvcError('VALIDATION_ERROR', message, { reason: 'graphql_input', ...details });
 
 /** `RETURNING "col" AS "field", …` (nothing when no column is wanted): rows come back keyed by GraphQL field names. */
 function returning(columns: readonly ColumnModel[] | null, alias: string | null): string {
@@ -66,7 +67,12 @@ function conflictClause(m: MutationTable, conflict: OnConflict, params: SqlParam
  * INSERT of the objects: the columns any object names, DEFAULT where an object leaves one out
  * (Hasura's rule; an explicit null is NULL). Objects naming no column at all get every default.
  */
-export function insertStatement(m: MutationTable, objects: readonly Row[], conflict: OnConflict | null | undefined, wanted: readonly ColumnModel[] | null): Statement {
+export function insertStatement(
+  m: MutationTable,
+  objects: readonly Row[],
+  conflict: OnConflict | null | undefined,
+  wanted: readonly ColumnModel[] | null,
+): Statement {
   if (objects.length === 0) throw badInput(`insert_${m.table.base}: objects is empty`, { field: 'objects' });
   const params = new SqlParams();
   const named = m.table.columns.filter((c) => objects.some((o) => o[c.field] !== undefined));
@@ -81,7 +87,10 @@ export function insertStatement(m: MutationTable, objects: readonly Row[], confl
 function setTerms(table: TableModel, changes: Changes, alias: string, params: SqlParams): string[] {
   const terms: string[] = [];
   const seen = new Set<string>();
-  for (const [op, values] of [['_set', changes._set], ['_inc', changes._inc]] as const) {
+  for (const [op, values] of [
+    ['_set', changes._set],
+    ['_inc', changes._inc],
+  ] as const) {
     for (const [field, value] of Object.entries(values ?? {})) {
       const column = table.columnByField.get(field);
       if (!column || value === undefined) continue;

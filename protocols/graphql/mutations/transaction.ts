@@ -15,7 +15,15 @@ export function mutationTransactions(engine: SqlEngine, manager: TxnManager): Mu
   return {
     begin: (options) => manager.begin(options),
     query: (id, caller, sql, options) =>
-      engine.execute(sql, { ...options, tenant: caller.tenant, transaction: { id, ...(caller.credential !== undefined ? { credential: caller.credential } : {}), ...(caller.admin !== undefined ? { admin: caller.admin } : {}) } }),
+      engine.execute(sql, {
+        ...options,
+        tenant: caller.tenant,
+        transaction: {
+          id,
+          ...(caller.credential !== undefined ? { credential: caller.credential } : {}),
+          ...(caller.admin !== undefined ? { admin: caller.admin } : {}),
+        },
+      }),
     commit: (id, caller) => manager.commit(id, caller),
     rollback: (id, caller) => manager.rollback(id, caller),
   };

@@ -67,7 +67,10 @@ export function subscriptionSchema(model: SubscriptionModel, deps: SubscriptionD
     description: 'One committed change of a table (as CDC and webhooks deliver it)',
     fields: {
       event_id: { type: new GraphQLNonNull(GraphQLString) },
-      sequence: { type: new GraphQLNonNull(deps.bigint), description: 'Server-wide, increasing in commit order; pass the last one seen as from_sequence to resume' },
+      sequence: {
+        type: new GraphQLNonNull(deps.bigint),
+        description: 'Server-wide, increasing in commit order; pass the last one seen as from_sequence to resume',
+      },
       operation: { type: new GraphQLNonNull(operation) },
       timestamp: { type: new GraphQLNonNull(GraphQLString) },
       key: { type: deps.json },
@@ -93,12 +96,16 @@ export function subscriptionSchema(model: SubscriptionModel, deps: SubscriptionD
         from_sequence: { type: deps.bigint, description: 'Send the events after this sequence (a reconnect passes its last one); default: from now on' },
       },
       subscribe: (_root, args: { operations?: FeedOperation[] | null; from_sequence?: unknown }, context) =>
-        eventsSource(deps.feed, {
-          tenant: deps.tenantOf(context),
-          table: table.table,
-          operations: args.operations ?? FEED_OPERATIONS,
-          fromSequence: sequenceArg(args.from_sequence),
-        }, deps.counter),
+        eventsSource(
+          deps.feed,
+          {
+            tenant: deps.tenantOf(context),
+            table: table.table,
+            operations: args.operations ?? FEED_OPERATIONS,
+            fromSequence: sequenceArg(args.from_sequence),
+          },
+          deps.counter,
+        ),
       resolve: resolveSubscriptionValue,
     };
   }

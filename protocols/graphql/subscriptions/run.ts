@@ -17,8 +17,7 @@ export async function subscribeOperation(args: ExecutionArgs): Promise<AsyncIter
   const stream = await createSourceEventStream(args);
   if (!(Symbol.asyncIterator in stream)) return stream as ExecutionResult;
   const source = stream as AsyncIterableIterator<unknown>;
-  const map = async (value: unknown): Promise<ExecutionResult> =>
-    value instanceof LiveResult ? value.result : await execute({ ...args, rootValue: value });
+  const map = async (value: unknown): Promise<ExecutionResult> => (value instanceof LiveResult ? value.result : await execute({ ...args, rootValue: value }));
   const iterator: AsyncIterableIterator<ExecutionResult> = {
     async next() {
       const step = await source.next();

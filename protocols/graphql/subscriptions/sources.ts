@@ -78,9 +78,17 @@ export interface EventsRequest {
  * value; when the table is dropped, a SubscriptionFailure (TABLE_NOT_FOUND) and the end.
  * Opening throws (unknown table, events no longer in the log), so the error is the subscription's answer.
  */
-export async function eventsSource(feed: ChangeFeed, request: EventsRequest, counter?: SourceCounter): Promise<AsyncIterableIterator<FeedEvent | SubscriptionFailure>> {
+export async function eventsSource(
+  feed: ChangeFeed,
+  request: EventsRequest,
+  counter?: SourceCounter,
+): Promise<AsyncIterableIterator<FeedEvent | SubscriptionFailure>> {
   const controller = new AbortController();
-  const batches = await feed.events(request.tenant, request.table, { operations: request.operations, fromSequence: request.fromSequence, signal: controller.signal });
+  const batches = await feed.events(request.tenant, request.table, {
+    operations: request.operations,
+    fromSequence: request.fromSequence,
+    signal: controller.signal,
+  });
   async function* flatten(): AsyncGenerator<FeedEvent | SubscriptionFailure> {
     for await (const batch of batches) {
       if (batch.kind === 'events') yield* batch.events;

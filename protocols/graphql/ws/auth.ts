@@ -49,7 +49,11 @@ function lowerKeys(value: unknown): Record<string, unknown> {
 export async function authenticateWs(gate: AuthGate, credentials: ConnectionCredentials, nowMs: number = Date.now()): Promise<Principal> {
   if (credentials.presented === null) {
     hit(gate, addressBucket(credentials.ip), gate.rateLimitRequestsMax, nowMs);
-    throw new SvcError('AUTHENTICATION_REQUIRED', 'authentication required: send Authorization: Bearer <API key or JWT> or X-API-Key in connection_init\'s payload or the upgrade request', {});
+    throw new SvcError(
+      'AUTHENTICATION_REQUIRED',
+      "authentication required: send Authorization: Bearer <API key or JWT> or X-API-Key in connection_init's payload or the upgrade request",
+      {},
+    );
   }
   let credential;
   try {
@@ -69,7 +73,9 @@ function hit(gate: AuthGate, bucket: string, limit: number, nowMs: number): void
   const decision = gate.limiter.hit(bucket, limit, nowMs);
   if (decision.allowed) return;
   throw new SvcError('RATE_LIMIT_EXCEEDED', `rate limit of ${decision.limit} requests per window exceeded`, {
-    limit: decision.limit, remaining: decision.remaining, reset_at: new Date(decision.resetAtMs).toISOString(),
+    limit: decision.limit,
+    remaining: decision.remaining,
+    reset_at: new Date(decision.resetAtMs).toISOString(),
   });
 }
 

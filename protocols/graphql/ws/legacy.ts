@@ -26,7 +26,11 @@ export class LegacyConnection {
   private initReceived = false;
   private readonly initTimer: NodeJS.Timeout;
 
-  constructor(private readonly socket: BoundedSocket, private readonly extra: TransportExtra, private readonly deps: TransportDeps) {
+  constructor(
+    private readonly socket: BoundedSocket,
+    private readonly extra: TransportExtra,
+    private readonly deps: TransportDeps,
+  ) {
     this.initTimer = setTimeout(() => {
       if (!this.initReceived) socket.close(4408, 'Connection initialisation timeout');
     }, deps.connectionInitTimeoutMs);
@@ -97,11 +101,15 @@ export class LegacyConnection {
   }
 
   private async start(id: string, payload: OperationPayload): Promise<void> {
-    if (!this.acknowledged) return this.refuse(id, new SvcError('AUTHENTICATION_REQUIRED', 'send connection_init (and wait for connection_ack) before start', {}));
+    if (!this.acknowledged)
+      return this.refuse(id, new SvcError('AUTHENTICATION_REQUIRED', 'send connection_init (and wait for connection_ack) before start', {}));
     if (this.operations.has(id)) return this.refuse(id, new SvcError('VALIDATION_ERROR', `an operation with id ${id} is running`, { id }));
     const max = this.deps.subscriptionsPerConnectionMax;
     if (this.operations.size >= max) {
-      return this.refuse(id, new SvcError('LIMIT_EXCEEDED', `a connection may run ${max} operations at once`, { limit: 'graphqlWsSubscriptionsPerConnectionMax', value: max }));
+      return this.refuse(
+        id,
+        new SvcError('LIMIT_EXCEEDED', `a connection may run ${max} operations at once`, { limit: 'graphqlWsSubscriptionsPerConnectionMax', value: max }),
+      );
     }
     this.operations.set(id, null);
     try {

@@ -43,7 +43,11 @@ export interface OperationDeps {
 }
 
 /** The execution arguments of an operation, or the errors that refuse it. */
-export async function prepareOperation(deps: OperationDeps, credentials: ConnectionCredentials, payload: OperationPayload): Promise<ExecutionArgs | readonly GraphQLError[]> {
+export async function prepareOperation(
+  deps: OperationDeps,
+  credentials: ConnectionCredentials,
+  payload: OperationPayload,
+): Promise<ExecutionArgs | readonly GraphQLError[]> {
   let principal: Principal;
   let resolved: ResolvedSchema;
   try {
@@ -66,7 +70,9 @@ export async function prepareOperation(deps: OperationDeps, credentials: Connect
   if (!operation) return [invalid(operationName ? `no operation named ${operationName}` : 'several operations: name one with operationName')];
   if (!resolved.schema.getRootType(operation.operation)) {
     // A tenant without tables has no Subscription (nor Mutation) root: refused as POST refuses an unknown root.
-    return [coded(new GraphQLError(`the schema has no ${operation.operation} fields (no table of this tenant)`, { nodes: [operation] }), 'GRAPHQL_VALIDATION_FAILED')];
+    return [
+      coded(new GraphQLError(`the schema has no ${operation.operation} fields (no table of this tenant)`, { nodes: [operation] }), 'GRAPHQL_VALIDATION_FAILED'),
+    ];
   }
   if (operation.operation === 'mutation' && principal.role === 'read_only') {
     return [graphqlErrorOf(new SvcError('AUTHORIZATION_DENIED', 'the read_only role may not run mutations', { role: principal.role }))];

@@ -163,7 +163,9 @@ function connectionHandler(parts: HandlerParts): (raw: unknown, request: Fastify
     if (!legacy) socket.keepAlive();
     socket.raw.on('close', (code: number, reason: Buffer) => {
       const done = legacy ? legacy.closed() : closed!(code, reason.toString());
-      void done.catch((error: unknown) => logger.error({ err: error }, 'graphql-ws: ending a connection\'s operations failed')).finally(() => connections.delete(connection));
+      void done
+        .catch((error: unknown) => logger.error({ err: error }, "graphql-ws: ending a connection's operations failed"))
+        .finally(() => connections.delete(connection));
     });
   };
 }

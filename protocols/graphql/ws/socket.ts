@@ -33,7 +33,10 @@ export class BoundedSocket {
   private pingTimer: NodeJS.Timeout | null = null;
   private awaitingPong = false;
 
-  constructor(readonly raw: RawSocket, private readonly limits: { readonly sendBufferBytesMax: number; readonly keepAliveMs: number }) {
+  constructor(
+    readonly raw: RawSocket,
+    private readonly limits: { readonly sendBufferBytesMax: number; readonly keepAliveMs: number },
+  ) {
     raw.on('close', () => {
       this.closed = true;
       if (this.pingTimer) clearInterval(this.pingTimer);
@@ -84,10 +87,13 @@ export class BoundedSocket {
       });
       if (!wait) return resolve();
       // Written nothing for a whole keep-alive interval: the client stopped reading.
-      timer = setTimeout(() => {
-        this.close(SLOW_CLIENT_CLOSE_CODE, 'client too slow: a message waited a keep-alive interval to be written');
-        resolve();
-      }, Math.max(1000, this.limits.keepAliveMs));
+      timer = setTimeout(
+        () => {
+          this.close(SLOW_CLIENT_CLOSE_CODE, 'client too slow: a message waited a keep-alive interval to be written');
+          resolve();
+        },
+        Math.max(1000, this.limits.keepAliveMs),
+      );
       timer.unref();
     });
   }

@@ -57,7 +57,11 @@ export function graphqlTransportWs(deps: TransportDeps): {
     onSubscribe: async (ctx, _id, payload) => {
       if (runningOperations(ctx.extra) > deps.subscriptionsPerConnectionMax) {
         const max = deps.subscriptionsPerConnectionMax;
-        return refused([graphqlErrorOf(new SvcError('LIMIT_EXCEEDED', `a connection may run ${max} operations at once`, { limit: 'graphqlWsSubscriptionsPerConnectionMax', value: max }))]);
+        return refused([
+          graphqlErrorOf(
+            new SvcError('LIMIT_EXCEEDED', `a connection may run ${max} operations at once`, { limit: 'graphqlWsSubscriptionsPerConnectionMax', value: max }),
+          ),
+        ]);
       }
       const prepared = await prepareOperation(deps, ctx.extra.credentials!, payload);
       return Array.isArray(prepared) ? refused(prepared as readonly GraphQLError[]) : (prepared as ExecutionArgs);

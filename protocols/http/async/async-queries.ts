@@ -91,8 +91,17 @@ export class AsyncQueries {
     if (this.closed.signal.aborted) throw shuttingDown();
     this.makeRoom();
     const entry: Entry = {
-      id: newUlid(), input, abort: new AbortController(), createdAtMs: this.now(), status: 'pending',
-      startedAtMs: null, finishedAtMs: null, rows: [], outcome: null, error: null, expiry: null,
+      id: newUlid(),
+      input,
+      abort: new AbortController(),
+      createdAtMs: this.now(),
+      status: 'pending',
+      startedAtMs: null,
+      finishedAtMs: null,
+      rows: [],
+      outcome: null,
+      error: null,
+      expiry: null,
     };
     this.entries.set(entry.id, entry);
     this.queue.push(entry);
@@ -215,8 +224,12 @@ export class AsyncQueries {
     try {
       const result = await measured(this.deps.metrics, input.tenant, async () => {
         const stream = await this.deps.engine.stream(input.sql, {
-          params: input.params, timeoutMs: input.timeoutMs, signal: entry.abort.signal, tenant: input.tenant,
-          ...(input.readOnly ? { readOnly: input.readOnly } : {}), batchRows: PROGRESS_BATCH_ROWS,
+          params: input.params,
+          timeoutMs: input.timeoutMs,
+          signal: entry.abort.signal,
+          tenant: input.tenant,
+          ...(input.readOnly ? { readOnly: input.readOnly } : {}),
+          batchRows: PROGRESS_BATCH_ROWS,
         });
         // Into the record's own array: GET shows the rows collected so far as `progress`.
         return collectRows(stream, input.maxRows, entry.rows);

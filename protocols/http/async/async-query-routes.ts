@@ -54,7 +54,11 @@ const cancelledSchema = {
 function checkedCallbackUrl(raw: string | undefined): string | null {
   if (raw === undefined) return null;
   if (!URL.canParse(raw)) {
-    throw new SvcError('VALIDATION_ERROR', 'body.callback_url is not a valid http(s) URL', { reason: 'schema_validation', location: 'body', field: 'callback_url' });
+    throw new SvcError('VALIDATION_ERROR', 'body.callback_url is not a valid http(s) URL', {
+      reason: 'schema_validation',
+      location: 'body',
+      field: 'callback_url',
+    });
   }
   return raw;
 }
@@ -63,13 +67,25 @@ function checkedCallbackUrl(raw: string | undefined): string | null {
 export function asyncQueryRoutes(options: { queries: AsyncQueries; limits: QueryRouteLimits }): FastifyPluginAsync {
   const { queries } = options;
   return async (app) => {
-    app.post<{ Body: AsyncBody }>('/query/async', { schema: { body: bodySchema(options.limits), response: { 202: createdSchema } } }, async (request, reply) => {
-      const body = request.body;
-      const callbackUrl = checkedCallbackUrl(body.callback_url);
-      const created = queries.submit({ sql: body.sql, params: body.params ?? [], timeoutMs: body.timeout_ms, maxRows: body.max_rows, callbackUrl, owner: principalOf(request).credential, ...engineScope(request) });
-      const statusUrl = queries.statusPath(created.queryId);
-      return reply.code(202).header('location', statusUrl).send(submittedView(created, statusUrl));
-    });
+    app.post<{ Body: AsyncBody }>(
+      '/query/async',
+      { schema: { body: bodySchema(options.limits), response: { 202: createdSchema } } },
+      async (request, reply) => {
+        const body = request.body;
+        const callbackUrl = checkedCallbackUrl(body.callback_url);
+        const created = queries.submit({
+          sql: body.sql,
+          params: body.params ?? [],
+          timeoutMs: body.timeout_ms,
+          maxRows: body.max_rows,
+          callbackUrl,
+          owner: principalOf(request).credential,
+          ...engineScope(request),
+        });
+        const statusUrl = queries.statusPath(created.queryId);
+        return reply.code(202).header('location', statusUrl).send(submittedView(created, statusUrl));
+      },
+    );
     app.get<{ Params: { query_id: string } }>('/query/:query_id', { schema: { params: idParams } }, async (request) => {
       const info = queries.get(request.params.query_id, callerOf(request));
       return asyncQueryView(info, queries.statusPath(info.queryId));

@@ -52,7 +52,10 @@ export function cdcRoutes(deps: CdcRouteDeps): FastifyPluginAsync {
       const def = streamOf(request);
       const found = runtime.schema(def.tenant, def.name);
       if (!found) {
-        throw new SvcError('NOT_FOUND', `CDC stream "${def.name}" writes ${def.format.toUpperCase()}, which has no Avro schema`, { stream: def.name, format: def.format });
+        throw new SvcError('NOT_FOUND', `CDC stream "${def.name}" writes ${def.format.toUpperCase()}, which has no Avro schema`, {
+          stream: def.name,
+          format: def.format,
+        });
       }
       return { stream: def.name, format: def.format, fingerprint: found.fingerprint, schema: found.schema };
     });

@@ -38,7 +38,8 @@ export function collectionRoutes(store: CollectionStore, limits: CollectionRoute
     ...engineScope(request),
     ...(signal ? { signal } : {}),
   });
-  const location = (request: FastifyRequest<CollectionRequest>, id: unknown): string => `/v1/api/${request.params.collection}/${encodeURIComponent(String(id))}`;
+  const location = (request: FastifyRequest<CollectionRequest>, id: unknown): string =>
+    `/v1/api/${request.params.collection}/${encodeURIComponent(String(id))}`;
 
   return async (app) => {
     app.get<CollectionRequest & { Querystring: { limit: number; offset: number } }>(

@@ -124,7 +124,9 @@ function itemNotFound(name: string, id: string): SvcError {
 function checkedId(collection: Collection, id: string): string {
   if (collection.id.type.name === 'uuid' && !isUuid(id)) {
     throw new SvcError(MALFORMED_REQUEST_CODE, `"${id}" is not a UUID: the ids of collection "${collection.def.name}" are UUIDs`, {
-      reason: 'schema_validation', location: 'params', field: 'id',
+      reason: 'schema_validation',
+      location: 'params',
+      field: 'id',
     });
   }
   return id;

@@ -12,23 +12,39 @@ export type SchemaObject = Record<string, unknown>;
  */
 function typeSchema(type: SqlType): SchemaObject {
   switch (type.name) {
-    case 'bool': return { type: 'boolean' };
-    case 'int2': return { type: 'integer', format: 'int32', minimum: -32768, maximum: 32767 };
-    case 'int4': return { type: 'integer', format: 'int32' };
+    case 'bool':
+      return { type: 'boolean' };
+    case 'int2':
+      return { type: 'integer', format: 'int32', minimum: -32768, maximum: 32767 };
+    case 'int4':
+      return { type: 'integer', format: 'int32' };
     // Beyond 2^53 the engine writes a BIGINT as a decimal string (a JSON number would lose digits).
-    case 'int8': return { type: 'integer', format: 'int64', description: 'values beyond ±2^53 are sent as decimal strings' };
-    case 'float4': return { type: 'number', format: 'float' };
-    case 'float8': return { type: 'number', format: 'double' };
+    case 'int8':
+      return { type: 'integer', format: 'int64', description: 'values beyond ±2^53 are sent as decimal strings' };
+    case 'float4':
+      return { type: 'number', format: 'float' };
+    case 'float8':
+      return { type: 'number', format: 'double' };
     // NUMERIC is exact: written as its decimal text; a JSON number is accepted on input.
-    case 'numeric': return { type: 'string', format: 'decimal' };
-    case 'text': return { type: 'string' };
-    case 'varchar': case 'char': return type.length === undefined ? { type: 'string' } : { type: 'string', maxLength: type.length };
-    case 'uuid': return { type: 'string', format: 'uuid' };
+    case 'numeric':
+      return { type: 'string', format: 'decimal' };
+    case 'text':
+      return { type: 'string' };
+    case 'varchar':
+    case 'char':
+      return type.length === undefined ? { type: 'string' } : { type: 'string', maxLength: type.length };
+    case 'uuid':
+      return { type: 'string', format: 'uuid' };
     // Any JSON value: the empty schema.
-    case 'jsonb': return {};
-    case 'timestamp': case 'timestamptz': return { type: 'string', format: 'date-time' };
-    case 'date': return { type: 'string', format: 'date' };
-    case 'vector': return { type: 'array', items: { type: 'number', format: 'float' }, minItems: type.dimension ?? 0, maxItems: type.dimension ?? 0 };
+    case 'jsonb':
+      return {};
+    case 'timestamp':
+    case 'timestamptz':
+      return { type: 'string', format: 'date-time' };
+    case 'date':
+      return { type: 'string', format: 'date' };
+    case 'vector':
+      return { type: 'array', items: { type: 'number', format: 'float' }, minItems: type.dimension ?? 0, maxItems: type.dimension ?? 0 };
   }
 }
 
@@ -49,9 +65,12 @@ export function collectionSchemas(collection: Collection): CollectionSchemas {
   const columns = collection.def.columns.filter((c) => c.id !== collection.extra?.id);
   const open = collection.extra !== null;
   const resourceProperties: Record<string, SchemaObject> = Object.fromEntries(columns.map((c) => [c.name, columnSchema(c, serverSet.has(c.name))]));
-  const inputProperties: Record<string, SchemaObject> = Object.fromEntries(columns.filter((c) => !serverSet.has(c.name)).map((c) => [c.name, columnSchema(c, false)]));
+  const inputProperties: Record<string, SchemaObject> = Object.fromEntries(
+    columns.filter((c) => !serverSet.has(c.name)).map((c) => [c.name, columnSchema(c, false)]),
+  );
   // name is required of every write; without a column of its own it is an extra field.
-  if (Object.hasOwn(inputProperties, NAME_COLUMN) || open) inputProperties[NAME_COLUMN] = { ...(inputProperties[NAME_COLUMN] ?? { type: 'string' }), minLength: 1 };
+  if (Object.hasOwn(inputProperties, NAME_COLUMN) || open)
+    inputProperties[NAME_COLUMN] = { ...(inputProperties[NAME_COLUMN] ?? { type: 'string' }), minLength: 1 };
   const mustGive = columns
     .filter((c) => !c.nullable && c.defaultExpr === null && c.id !== collection.id.id && !serverSet.has(c.name) && c.name !== NAME_COLUMN)
     .map((c) => c.name);

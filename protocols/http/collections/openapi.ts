@@ -32,23 +32,39 @@ function operations(shapes: Shapes, suffix: string | null, what: string): { list
   const list = {
     ...(collectionParameter.length > 0 ? { parameters: collectionParameter } : {}),
     get: {
-      operationId: id('list'), summary: `List ${what}, oldest first`, parameters: [ref('parameters/limit'), ref('parameters/offset')],
+      operationId: id('list'),
+      summary: `List ${what}, oldest first`,
+      parameters: [ref('parameters/limit'), ref('parameters/offset')],
       responses: { 200: { description: `A page of ${what}`, ...json({ type: 'array', items: shapes.resource }) }, ...errors(400, 404) },
     },
     post: {
-      operationId: id('create'), summary: `Create one of ${what}`, requestBody: { required: true, ...json(shapes.input) },
+      operationId: id('create'),
+      summary: `Create one of ${what}`,
+      requestBody: { required: true, ...json(shapes.input) },
       responses: { 201: { description: 'Created', ...json(shapes.resource) }, ...errors(400, 404, 409, 413, 422) },
     },
   };
   const item = {
     parameters: [...collectionParameter, ref('parameters/id')],
-    get: { operationId: id('get'), summary: 'Read one by id', responses: { 200: { description: 'The resource', ...json(shapes.resource) }, ...errors(400, 404) } },
+    get: {
+      operationId: id('get'),
+      summary: 'Read one by id',
+      responses: { 200: { description: 'The resource', ...json(shapes.resource) }, ...errors(400, 404) },
+    },
     put: {
-      operationId: id('replace'), summary: 'Replace one by id, or create it with that id', requestBody: { required: true, ...json(shapes.input) },
-      responses: { 200: { description: 'Replaced', ...json(shapes.resource) }, 201: { description: 'Created', ...json(shapes.resource) }, ...errors(400, 404, 409, 413, 422) },
+      operationId: id('replace'),
+      summary: 'Replace one by id, or create it with that id',
+      requestBody: { required: true, ...json(shapes.input) },
+      responses: {
+        200: { description: 'Replaced', ...json(shapes.resource) },
+        201: { description: 'Created', ...json(shapes.resource) },
+        ...errors(400, 404, 409, 413, 422),
+      },
     },
     patch: {
-      operationId: id('update'), summary: 'Change the given fields of one (a null removes an extra field)', requestBody: { required: true, ...json(shapes.patch) },
+      operationId: id('update'),
+      summary: 'Change the given fields of one (a null removes an extra field)',
+      requestBody: { required: true, ...json(shapes.patch) },
       responses: { 200: { description: 'Updated', ...json(shapes.resource) }, ...errors(400, 404, 409, 413, 422) },
     },
     delete: { operationId: id('delete'), summary: 'Delete one by id', responses: { 204: { description: 'Deleted' }, ...errors(400, 404) } },
@@ -77,11 +93,21 @@ const components = {
  */
 export function openApiDocument(collections: readonly Collection[], serverUrl: string): Record<string, unknown> {
   const described = collections.slice(0, OPENAPI_COLLECTIONS_MAX);
-  const generic = operations({ resource: ref('schemas/Resource'), input: ref('schemas/ResourceInput'), patch: ref('schemas/ResourcePatch') }, null, 'resources of a collection');
+  const generic = operations(
+    { resource: ref('schemas/Resource'), input: ref('schemas/ResourceInput'), patch: ref('schemas/ResourcePatch') },
+    null,
+    'resources of a collection',
+  );
   const paths: Record<string, unknown> = {
     '/api/{collection}': generic.list,
     '/api/{collection}/{id}': generic.item,
-    '/openapi.json': { get: { operationId: 'getOpenApi', summary: 'This document', responses: { 200: { description: 'OpenAPI 3.0 document', ...json({ type: 'object' }) }, ...errors() } } },
+    '/openapi.json': {
+      get: {
+        operationId: 'getOpenApi',
+        summary: 'This document',
+        responses: { 200: { description: 'OpenAPI 3.0 document', ...json({ type: 'object' }) }, ...errors() },
+      },
+    },
   };
   const schemas: Record<string, unknown> = { ...genericSchemas, Error: collectionErrorSchema };
   for (const collection of described) {
@@ -90,7 +116,11 @@ export function openApiDocument(collections: readonly Collection[], serverUrl: s
     schemas[`collections.${name}`] = shapes.resource;
     schemas[`collections.${name}.input`] = shapes.input;
     schemas[`collections.${name}.patch`] = shapes.patch;
-    const refs = { resource: ref(`schemas/collections.${name}`), input: ref(`schemas/collections.${name}.input`), patch: ref(`schemas/collections.${name}.patch`) };
+    const refs = {
+      resource: ref(`schemas/collections.${name}`),
+      input: ref(`schemas/collections.${name}.input`),
+      patch: ref(`schemas/collections.${name}.patch`),
+    };
     const own = operations(refs, name, `resources of ${name}`);
     paths[`/api/${name}`] = own.list;
     paths[`/api/${name}/{id}`] = own.item;

@@ -60,9 +60,14 @@ export function rowWriteOf(collection: Collection, body: unknown, mode: WriteMod
     else unknown.push(key);
   }
   if (unknown.length > 0) {
-    throw invalid(`collection "${collection.def.name}" has no column for ${unknown.map((k) => `"${k}"`).join(', ')} and no JSONB column "extra" for further fields`, {
-      field: unknown[0], fields: unknown, reason: 'unknown_fields',
-    });
+    throw invalid(
+      `collection "${collection.def.name}" has no column for ${unknown.map((k) => `"${k}"`).join(', ')} and no JSONB column "extra" for further fields`,
+      {
+        field: unknown[0],
+        fields: unknown,
+        reason: 'unknown_fields',
+      },
+    );
   }
   // fromEntries defines properties: a field named __proto__ stays a field.
   return { columns: Object.fromEntries(columns), extra: Object.fromEntries(extra) };

@@ -44,7 +44,8 @@ export function installOpenApi(app: FastifyInstance, options: OpenApiOptions): v
       info: {
         title: 'svcdb REST API',
         version: SVC_VERSION,
-        description: 'SQL, tables, rows, transactions, vectors and administration over HTTP. Errors use one envelope: {"error": {code, message, details, request_id}}.',
+        description:
+          'SQL, tables, rows, transactions, vectors and administration over HTTP. Errors use one envelope: {"error": {code, message, details, request_id}}.',
       },
       servers: [{ url: '/' }],
       components: {

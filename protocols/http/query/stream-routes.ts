@@ -80,7 +80,13 @@ export function streamRoutes(options: { engine: SqlEngine; limits: StreamRouteLi
       try {
         await measured(options.metrics, principalOf(request).tenant, () =>
           untilClientLeaves(reply, async (signal) => {
-            const stream = await options.engine.stream(body.sql, { params: body.params ?? [], timeoutMs: body.timeout_ms, signal, ...engineScope(request), batchRows: body.batch_size });
+            const stream = await options.engine.stream(body.sql, {
+              params: body.params ?? [],
+              timeoutMs: body.timeout_ms,
+              signal,
+              ...engineScope(request),
+              batchRows: body.batch_size,
+            });
             // The next batch is pulled only once the socket took this one (backpressure); a client
             // that left aborts the signal, and the engine stops at the next pull.
             for await (const batch of stream) {

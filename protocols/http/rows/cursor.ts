@@ -45,7 +45,10 @@ export function orderKeys(table: TableDef, orderBy: string | undefined): OrderKe
 }
 
 function badOrder(what: string): SvcError {
-  return new SvcError('INVALID_QUERY', `order_by ${what}: give column names separated by commas, - before a name for descending`, { field: 'order_by', reason: 'invalid_order_by' });
+  return new SvcError('INVALID_QUERY', `order_by ${what}: give column names separated by commas, - before a name for descending`, {
+    field: 'order_by',
+    reason: 'invalid_order_by',
+  });
 }
 
 /** The canonical text of an order (what a cursor is checked against). */
@@ -64,7 +67,10 @@ export function encodeCursor(position: CursorPosition): string {
 }
 
 function invalidCursor(why: string): SvcError {
-  return new SvcError('INVALID_QUERY', `cursor is not valid (${why}); use a next_cursor or prev_cursor as returned`, { field: 'cursor', reason: 'invalid_cursor' });
+  return new SvcError('INVALID_QUERY', `cursor is not valid (${why}); use a next_cursor or prev_cursor as returned`, {
+    field: 'cursor',
+    reason: 'invalid_cursor',
+  });
 }
 
 export function decodeCursor(text: string): CursorPosition {
@@ -83,7 +89,10 @@ export function decodeCursor(text: string): CursorPosition {
 /** The cursor must belong to this order (same order_by, same primary key). */
 export function checkCursorOrder(position: CursorPosition, keys: readonly OrderKey[]): void {
   if (position.order !== orderText(keys) || position.values.length !== keys.length) {
-    throw new SvcError('INVALID_QUERY', `cursor was made for order_by "${position.order}", not "${orderText(keys)}": send the same order_by (or none)`, { field: 'cursor', reason: 'cursor_order_mismatch' });
+    throw new SvcError('INVALID_QUERY', `cursor was made for order_by "${position.order}", not "${orderText(keys)}": send the same order_by (or none)`, {
+      field: 'cursor',
+      reason: 'cursor_order_mismatch',
+    });
   }
 }
 

@@ -10,7 +10,11 @@ import { primaryKeyNames } from '../tables/table-ref.js';
 export function idParts(table: TableDef, rawUrl: string): string[] {
   const names = primaryKeyNames(table);
   if (names.length === 0) {
-    throw new SvcError('INVALID_QUERY', `table "${table.name}" has no primary key: address its rows with a filter (GET/PUT/DELETE /tables/${table.name}/rows)`, { table: table.name, reason: 'no_primary_key' });
+    throw new SvcError(
+      'INVALID_QUERY',
+      `table "${table.name}" has no primary key: address its rows with a filter (GET/PUT/DELETE /tables/${table.name}/rows)`,
+      { table: table.name, reason: 'no_primary_key' },
+    );
   }
   const path = rawUrl.split('?')[0]!;
   const segment = path.slice(path.lastIndexOf('/') + 1);
@@ -23,8 +27,13 @@ export function idParts(table: TableDef, rawUrl: string): string[] {
     }
   });
   if (parts.length !== names.length) {
-    const form = names.length === 1 ? `the value of ${names[0]}` : `${names.length} values (${names.join(', ')}) separated by commas, a comma inside a value as %2C`;
-    throw new SvcError('INVALID_QUERY', `the id of a row of "${table.name}" is ${form}; got ${parts.length} value(s)`, { table: table.name, primary_key: names, reason: 'id_parts' });
+    const form =
+      names.length === 1 ? `the value of ${names[0]}` : `${names.length} values (${names.join(', ')}) separated by commas, a comma inside a value as %2C`;
+    throw new SvcError('INVALID_QUERY', `the id of a row of "${table.name}" is ${form}; got ${parts.length} value(s)`, {
+      table: table.name,
+      primary_key: names,
+      reason: 'id_parts',
+    });
   }
   return parts;
 }

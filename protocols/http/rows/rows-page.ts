@@ -37,9 +37,13 @@ function planPage(entry: TableEntry, query: RowsQuery): PagePlan {
   const pageable = table.primaryKey.length > 0;
   const cursor = query.cursor === undefined ? null : decodeCursor(query.cursor);
   if (cursor && !pageable) {
-    throw new SvcError('INVALID_QUERY', `"${table.name}" has no primary key, so its rows cannot be paged by cursor: use offset`, { field: 'cursor', reason: 'no_primary_key' });
+    throw new SvcError('INVALID_QUERY', `"${table.name}" has no primary key, so its rows cannot be paged by cursor: use offset`, {
+      field: 'cursor',
+      reason: 'no_primary_key',
+    });
   }
-  if (cursor && query.offset > 0) throw new SvcError('INVALID_QUERY', 'cursor and offset cannot be combined: a cursor already says where the page starts', { field: 'offset' });
+  if (cursor && query.offset > 0)
+    throw new SvcError('INVALID_QUERY', 'cursor and offset cannot be combined: a cursor already says where the page starts', { field: 'offset' });
   const keys = orderKeys(table, query.order_by ?? cursor?.order);
   if (cursor) checkCursorOrder(cursor, keys);
   return { keys, pageable, cursor };
@@ -47,7 +51,10 @@ function planPage(entry: TableEntry, query: RowsQuery): PagePlan {
 
 function checkLimit(limit: number): void {
   if (limit > ROWS_LIMIT_MAX) {
-    throw new SvcError('LIMIT_EXCEEDED', `limit is at most ${ROWS_LIMIT_MAX} rows per page; page with next_cursor for more`, { field: 'limit', limit_max: ROWS_LIMIT_MAX });
+    throw new SvcError('LIMIT_EXCEEDED', `limit is at most ${ROWS_LIMIT_MAX} rows per page; page with next_cursor for more`, {
+      field: 'limit',
+      limit_max: ROWS_LIMIT_MAX,
+    });
   }
 }
 
@@ -56,7 +63,11 @@ function checkLimit(limit: number): void {
  * pagination and the exact count of rows matching the filter (a second read, run alongside).
  */
 export async function readPage(
-  engine: SqlEngine, entry: TableEntry, ref: TableRef, query: RowsQuery, options: ExecuteOptions & { textBytesMax: number },
+  engine: SqlEngine,
+  entry: TableEntry,
+  ref: TableRef,
+  query: RowsQuery,
+  options: ExecuteOptions & { textBytesMax: number },
 ): Promise<{ data: Record<string, unknown>[]; pagination: Pagination }> {
   checkLimit(query.limit);
   const table = entry.def;
@@ -77,7 +88,8 @@ export async function readPage(
 }
 
 function assemble(
-  fetched: Record<string, unknown>[], context: { query: RowsQuery; plan: PagePlan; aliases: readonly string[]; total: number },
+  fetched: Record<string, unknown>[],
+  context: { query: RowsQuery; plan: PagePlan; aliases: readonly string[]; total: number },
 ): { data: Record<string, unknown>[]; pagination: Pagination } {
   const { query, plan, aliases } = context;
   const backwards = plan.cursor?.direction === 'prev';

@@ -24,7 +24,10 @@ export interface RowRouteDeps {
 }
 
 /** The table of a row request (404 when the caller's tenant has none) and the engine options of the caller. */
-export function rowTarget(deps: RowRouteDeps, request: FastifyRequest<{ Params: { table_name: string } }>): { ref: TableRef; entry: TableEntry; options: ExecuteOptions } {
+export function rowTarget(
+  deps: RowRouteDeps,
+  request: FastifyRequest<{ Params: { table_name: string } }>,
+): { ref: TableRef; entry: TableEntry; options: ExecuteOptions } {
   const ref = tableRefOf(request.params.table_name);
   const entry = findTable(deps.catalog, principalOf(request).tenant, ref);
   const timeoutMs = Math.min(TIMEOUT_MS_DEFAULT, deps.limits.queryTimeoutMsMax);
@@ -59,7 +62,10 @@ function insertRequestOf(body: InsertBody): { rows: Record<string, unknown>[]; r
 /** PUT and DELETE name the rows they change: no filter is refused, every row is `filter: "true"`. */
 function requiredFilter(filter: string | undefined, verb: string, textBytesMax: number): Statement {
   if (filter === undefined || filter.trim() === '') {
-    throw new SvcError('INVALID_QUERY', `filter is required to ${verb} rows; to ${verb} every row say so with filter "true"`, { field: 'filter', reason: 'filter_required' });
+    throw new SvcError('INVALID_QUERY', `filter is required to ${verb} rows; to ${verb} every row say so with filter "true"`, {
+      field: 'filter',
+      reason: 'filter_required',
+    });
   }
   return { sql: filterSql(filter, textBytesMax), params: [] };
 }
@@ -80,12 +86,16 @@ export function rowsRoutes(deps: RowRouteDeps): FastifyPluginAsync {
       },
     );
 
-    app.post<TableParams & { Body: InsertBody }>('/tables/:table_name/rows', { schema: { params: rowsParams, body: insertRowsBody } }, async (request, reply) => {
-      const { ref, options } = rowTarget(deps, request);
-      const insert = insertRequestOf(request.body);
-      const result = await engine.insertJson({ schema: ref.schema, table: ref.name, ...insert }, options);
-      return reply.code(201).send({ success: true, inserted_count: result.affectedRows ?? 0, data: result.rows });
-    });
+    app.post<TableParams & { Body: InsertBody }>(
+      '/tables/:table_name/rows',
+      { schema: { params: rowsParams, body: insertRowsBody } },
+      async (request, reply) => {
+        const { ref, options } = rowTarget(deps, request);
+        const insert = insertRequestOf(request.body);
+        const result = await engine.insertJson({ schema: ref.schema, table: ref.name, ...insert }, options);
+        return reply.code(201).send({ success: true, inserted_count: result.affectedRows ?? 0, data: result.rows });
+      },
+    );
 
     app.put<TableParams & { Body: { filter?: string; updates: Record<string, unknown>; returning?: string[] } }>(
       '/tables/:table_name/rows',

@@ -88,7 +88,13 @@ function setSql(table: TableDef, updates: Readonly<Record<string, unknown>>, par
   return names.map((n) => `${quoteIdent(column(table, n))} = $${params.push(updates[n])}`).join(', ');
 }
 
-export function updateSql(ref: TableRef, table: TableDef, updates: Readonly<Record<string, unknown>>, where: Statement, returning: readonly string[] | undefined): Statement {
+export function updateSql(
+  ref: TableRef,
+  table: TableDef,
+  updates: Readonly<Record<string, unknown>>,
+  where: Statement,
+  returning: readonly string[] | undefined,
+): Statement {
   const params = [...where.params];
   const set = setSql(table, updates, params);
   return { sql: `UPDATE ${qualified(ref)} SET ${set} WHERE ${where.sql}${returningSql(table, returning)}`, params };

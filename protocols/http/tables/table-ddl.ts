@@ -62,7 +62,11 @@ function atField<T>(field: string, work: () => T): T {
 function typeSql(type: string): string {
   const text = type.trim();
   if (text.length > TYPE_TEXT_BYTES_MAX || !TYPE_TEXT.test(text)) {
-    throw new SvcError('INVALID_QUERY', `"${text.slice(0, TYPE_TEXT_BYTES_MAX)}" is not a type name (e.g. BIGINT, VARCHAR(255), TIMESTAMP WITH TIME ZONE, VECTOR(3))`, { reason: 'invalid_type' });
+    throw new SvcError(
+      'INVALID_QUERY',
+      `"${text.slice(0, TYPE_TEXT_BYTES_MAX)}" is not a type name (e.g. BIGINT, VARCHAR(255), TIMESTAMP WITH TIME ZONE, VECTOR(3))`,
+      { reason: 'invalid_type' },
+    );
   }
   typeSystem.parseTypeName(text);
   return text;
@@ -120,10 +124,14 @@ export function alterStatements(ref: TableRef, operations: readonly AlterOperati
   const table = qualified(ref);
   return operations.map((op, i) => {
     switch (op.operation) {
-      case 'add_column': return `ALTER TABLE ${table} ADD COLUMN ${columnSql(op.column, `operations.${i}.column`, limits, true)}`;
-      case 'drop_column': return `ALTER TABLE ${table} DROP COLUMN ${quoteIdent(op.column_name)}`;
-      case 'rename_column': return `ALTER TABLE ${table} RENAME COLUMN ${quoteIdent(op.old_name)} TO ${quoteIdent(op.new_name)}`;
-      case 'add_index': return indexSql(ref, op.index);
+      case 'add_column':
+        return `ALTER TABLE ${table} ADD COLUMN ${columnSql(op.column, `operations.${i}.column`, limits, true)}`;
+      case 'drop_column':
+        return `ALTER TABLE ${table} DROP COLUMN ${quoteIdent(op.column_name)}`;
+      case 'rename_column':
+        return `ALTER TABLE ${table} RENAME COLUMN ${quoteIdent(op.old_name)} TO ${quoteIdent(op.new_name)}`;
+      case 'add_index':
+        return indexSql(ref, op.index);
     }
   });
 }

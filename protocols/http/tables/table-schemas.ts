@@ -97,7 +97,12 @@ export function alterTableSchema(queryTextBytesMax: number) {
             new_name: NAME,
             index: indexDefinitionSchema,
           },
-          allOf: [needs('add_column', ['column']), needs('drop_column', ['column_name']), needs('rename_column', ['old_name', 'new_name']), needs('add_index', ['index'])],
+          allOf: [
+            needs('add_column', ['column']),
+            needs('drop_column', ['column_name']),
+            needs('rename_column', ['old_name', 'new_name']),
+            needs('add_index', ['index']),
+          ],
         },
       },
     },

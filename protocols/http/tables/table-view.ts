@@ -25,7 +25,11 @@ export function tableSummary(entry: TableEntry): Record<string, unknown> {
 }
 
 const CONSTRAINT_TYPES: Readonly<Record<ConstraintKind, string>> = {
-  primary_key: 'primary_key', unique: 'unique', check: 'check', foreign_key: 'foreign_key', not_null: 'not_null',
+  primary_key: 'primary_key',
+  unique: 'unique',
+  check: 'check',
+  foreign_key: 'foreign_key',
+  not_null: 'not_null',
 };
 
 function columnName(def: TableDef, id: number): string {

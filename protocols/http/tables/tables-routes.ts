@@ -61,7 +61,9 @@ const alreadyExists = (error: unknown): boolean => isSvcError(error) && error.de
 export function tablesRoutes(deps: TableRouteDeps): FastifyPluginAsync {
   const { engine, catalog, limits } = deps;
   const options = (request: FastifyRequest): ExecuteOptions => ({
-    timeoutMs: Math.min(TIMEOUT_MS_DEFAULT, limits.queryTimeoutMsMax), maxRows: 1, ...engineScope(request),
+    timeoutMs: Math.min(TIMEOUT_MS_DEFAULT, limits.queryTimeoutMsMax),
+    maxRows: 1,
+    ...engineScope(request),
   });
   const tenantOf = (request: FastifyRequest): string => principalOf(request).tenant;
   const created = (entry: TableEntry) => ({ name: entry.def.name, schema: entry.def.schema, created_at: isoOfMicros(entry.def.createdAtMicros) });
@@ -98,7 +100,8 @@ export function tablesRoutes(deps: TableRouteDeps): FastifyPluginAsync {
       async (request) => {
         const ref = tableRefOf(request.params.table_name);
         const entry = findTable(catalog, tenantOf(request), ref);
-        if (entry.def.kind !== 'table') throw new SvcError('INVALID_QUERY', `"${entry.def.name}" is a ${entry.def.kind}: PATCH alters tables`, { table: entry.def.name });
+        if (entry.def.kind !== 'table')
+          throw new SvcError('INVALID_QUERY', `"${entry.def.name}" is a ${entry.def.kind}: PATCH alters tables`, { table: entry.def.name });
         const operations = request.body.operations;
         try {
           await engine.executeDdlBatch(alterStatements(ref, operations, limits), options(request));

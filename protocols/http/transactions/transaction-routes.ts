@@ -52,7 +52,12 @@ type IdRequest = { Params: { transaction_id: string } };
  * (under /api/v1). Transactions are optimistic (query/txn): docs/api.md says what each level
  * guarantees and when TRANSACTION_CONFLICT comes. Statements run on the engine, in the transaction.
  */
-export function transactionRoutes(options: { transactions: TxnManager; engine: SqlEngine; limits: TransactionRouteLimits; metrics?: QueryMetrics }): FastifyPluginAsync {
+export function transactionRoutes(options: {
+  transactions: TxnManager;
+  engine: SqlEngine;
+  limits: TransactionRouteLimits;
+  metrics?: QueryMetrics;
+}): FastifyPluginAsync {
   const { transactions, engine } = options;
   const statementSchema = sqlBodySchema(options.limits, {
     max_rows: maxRowsProperty(options.limits),
@@ -72,25 +77,39 @@ export function transactionRoutes(options: { transactions: TxnManager; engine: S
         readOnly: body.read_only,
         ...(body.timeout_ms !== undefined ? { timeoutMs: body.timeout_ms } : {}),
       });
-      return reply.code(201).header('location', `${request.url.replace(/\/$/, '')}/${created.transactionId}`).send(transactionView(created));
+      return reply
+        .code(201)
+        .header('location', `${request.url.replace(/\/$/, '')}/${created.transactionId}`)
+        .send(transactionView(created));
     });
     app.get<IdRequest>('/transactions/:transaction_id', { schema: { params: idParams } }, async (request) =>
       transactionView(transactions.get(request.params.transaction_id, callerOf(request))),
     );
-    app.post<IdRequest & { Body: StatementBody }>('/transactions/:transaction_id/query', { schema: { params: idParams, body: statementSchema } }, async (request, reply) => {
-      const started = performance.now();
-      const { body } = request;
-      const id = request.params.transaction_id;
-      const scope = engineScope(request);
-      const { credential, admin } = callerOf(request);
-      const result = await measured(options.metrics, scope.tenant, () =>
-        untilClientLeaves(reply, (signal) =>
-          engine.execute(body.sql, { params: body.params ?? [], timeoutMs: body.timeout_ms, maxRows: body.max_rows, signal, ...scope, transaction: { id, credential, admin } }),
-        ),
-      );
-      const metadata = body.include_metadata ? resultMetadataView(result, { elapsedMs: performance.now() - started, queryId: newUlid() }) : null;
-      return statementView(id, result, metadata);
-    });
+    app.post<IdRequest & { Body: StatementBody }>(
+      '/transactions/:transaction_id/query',
+      { schema: { params: idParams, body: statementSchema } },
+      async (request, reply) => {
+        const started = performance.now();
+        const { body } = request;
+        const id = request.params.transaction_id;
+        const scope = engineScope(request);
+        const { credential, admin } = callerOf(request);
+        const result = await measured(options.metrics, scope.tenant, () =>
+          untilClientLeaves(reply, (signal) =>
+            engine.execute(body.sql, {
+              params: body.params ?? [],
+              timeoutMs: body.timeout_ms,
+              maxRows: body.max_rows,
+              signal,
+              ...scope,
+              transaction: { id, credential, admin },
+            }),
+          ),
+        );
+        const metadata = body.include_metadata ? resultMetadataView(result, { elapsedMs: performance.now() - started, queryId: newUlid() }) : null;
+        return statementView(id, result, metadata);
+      },
+    );
     app.post<IdRequest>('/transactions/:transaction_id/commit', { schema: { params: idParams } }, async (request) =>
       committedView(await transactions.commit(request.params.transaction_id, callerOf(request))),
     );

@@ -5,7 +5,15 @@ import { engineScope } from '../../auth/principal.js';
 import { topKMax, TOP_K_DEFAULT, vectorTimeoutMs, type VectorLimits } from '../../vectors/limits.js';
 import { scoreOf } from '../../vectors/scores.js';
 import {
-  checkDimension, checkMetadataSize, DISTANCE_OPERATOR, quoteIdent, searchTarget, tableNamed, type Metric, type VectorCatalog, type VectorTable,
+  checkDimension,
+  checkMetadataSize,
+  DISTANCE_OPERATOR,
+  quoteIdent,
+  searchTarget,
+  tableNamed,
+  type Metric,
+  type VectorCatalog,
+  type VectorTable,
 } from '../../vectors/vector-table.js';
 import { MALFORMED_REQUEST_CODE } from '../../errors.js';
 
@@ -46,7 +54,9 @@ const filterSchema = { anyOf: [{ type: 'string', maxLength: 65_536 }, { type: 'n
 
 function schemas(limits: VectorLimits) {
   const search = {
-    type: 'object', required: ['index', 'vector'], additionalProperties: false,
+    type: 'object',
+    required: ['index', 'vector'],
+    additionalProperties: false,
     properties: {
       index: { type: 'string', minLength: 1, maxLength: 200 },
       vector: numbers(limits.vectorDimensionsMax),
@@ -59,15 +69,24 @@ function schemas(limits: VectorLimits) {
     },
   };
   const record = {
-    type: 'object', required: ['id', 'vector'], additionalProperties: false,
+    type: 'object',
+    required: ['id', 'vector'],
+    additionalProperties: false,
     properties: { id: idSchema, vector: numbers(limits.vectorDimensionsMax), metadata: { anyOf: [{ type: 'object' }, { type: 'null' }] } },
   };
   const upsert = {
-    type: 'object', required: ['table', 'vectors'], additionalProperties: false,
-    properties: { table: { type: 'string', minLength: 1, maxLength: 200 }, vectors: { type: 'array', minItems: 1, maxItems: limits.vectorUpsertCountMax, items: record } },
+    type: 'object',
+    required: ['table', 'vectors'],
+    additionalProperties: false,
+    properties: {
+      table: { type: 'string', minLength: 1, maxLength: 200 },
+      vectors: { type: 'array', minItems: 1, maxItems: limits.vectorUpsertCountMax, items: record },
+    },
   };
   const remove = {
-    type: 'object', required: ['table'], additionalProperties: false,
+    type: 'object',
+    required: ['table'],
+    additionalProperties: false,
     properties: {
       table: { type: 'string', minLength: 1, maxLength: 200 },
       ids: { anyOf: [{ type: 'array', maxItems: limits.vectorUpsertCountMax, items: idSchema }, { type: 'null' }] },
@@ -140,7 +159,9 @@ function upsertParams(target: VectorTable, records: UpsertBody['vectors'], metad
     checkMetadataSize(r.metadata, metadataBytesMax, `vectors.${i}.metadata`);
     const hasMetadata = r.metadata !== undefined && r.metadata !== null && Object.keys(r.metadata).length > 0;
     if (target.metadata === null && hasMetadata) {
-      throw new SvcError('VALIDATION_ERROR', `vectors.${i}.metadata: table "${target.def.name}" has no JSONB column named metadata`, { field: `vectors.${i}.metadata` });
+      throw new SvcError('VALIDATION_ERROR', `vectors.${i}.metadata: table "${target.def.name}" has no JSONB column named metadata`, {
+        field: `vectors.${i}.metadata`,
+      });
     }
     params.push(r.id, r.vector);
     if (target.metadata !== null) params.push(r.metadata ?? null);
@@ -162,7 +183,10 @@ export function vectorRoutes(deps: VectorRouteDeps): FastifyPluginAsync {
       // The index's own metric unless the request names another (which then runs as an exact scan).
       const metric = body.metric ?? target.indexMetric ?? 'cosine';
       const result = await engine.execute(searchSql(target, body, metric, filter), {
-        params: [body.vector, body.top_k], maxRows: body.top_k, ...scope(request, limits), ...(body.ef_search === undefined ? {} : { efSearch: body.ef_search }),
+        params: [body.vector, body.top_k],
+        maxRows: body.top_k,
+        ...scope(request, limits),
+        ...(body.ef_search === undefined ? {} : { efSearch: body.ef_search }),
       });
       const results = result.rows.map((row) => searchResult(row, target, body, metric));
       return { results, query_time_ms: Math.round(performance.now() - started) };
@@ -181,7 +205,9 @@ export function vectorRoutes(deps: VectorRouteDeps): FastifyPluginAsync {
       const hasIds = Array.isArray(body.ids);
       const hasFilter = typeof body.filter === 'string' && body.filter.trim() !== '';
       if (!hasIds && !hasFilter) {
-        throw new SvcError(MALFORMED_REQUEST_CODE, 'DELETE /vectors needs ids, filter or both (both: rows matching both)', { reason: 'ids_or_filter_required' });
+        throw new SvcError(MALFORMED_REQUEST_CODE, 'DELETE /vectors needs ids, filter or both (both: rows matching both)', {
+          reason: 'ids_or_filter_required',
+        });
       }
       const target = tableNamed(catalog, engineScope(request).tenant, body.table, 'table');
       const where = [...(hasIds ? [`${quoteIdent(target.id.name)} = ANY($1)`] : []), ...(hasFilter ? [conditionOf(body.filter!, limits)] : [])];

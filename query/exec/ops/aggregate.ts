@@ -90,10 +90,18 @@ function finish(group: Group, aggs: readonly AggRuntime[], ctx: ExecContext): Ro
 }
 
 /** GROUP BY with aggregates: one hash table of groups (no GROUP BY: exactly one group). */
-export async function* hashAggregateOp(input: AsyncIterable<Batch>, ctx: ExecContext, groupBy: readonly Expr[], calls: readonly AggCall[]): AsyncIterable<Batch> {
+export async function* hashAggregateOp(
+  input: AsyncIterable<Batch>,
+  ctx: ExecContext,
+  groupBy: readonly Expr[],
+  calls: readonly AggCall[],
+): AsyncIterable<Batch> {
   const keyEvals = groupBy.map((g) => compile(g, ctx));
   const slow = needsPrepare(keyEvals);
-  const hash = rowHasher(ctx, groupBy.map((g) => g.type));
+  const hash = rowHasher(
+    ctx,
+    groupBy.map((g) => g.type),
+  );
   const aggs = calls.map((c) => runtime(c, ctx));
   const groups = new Map<string, Group>();
   if (groupBy.length === 1 && !slow) {
@@ -122,7 +130,13 @@ export async function* hashAggregateOp(input: AsyncIterable<Batch>, ctx: ExecCon
 }
 
 /** The common GROUP BY of one expression: groups keyed by the value (or its hash key), NULL apart. */
-async function groupBySingleKey(input: AsyncIterable<Batch>, ctx: ExecContext, keyOf: Evaluator, mapKey: (v: QValue) => unknown, aggs: readonly AggRuntime[]): Promise<Row[]> {
+async function groupBySingleKey(
+  input: AsyncIterable<Batch>,
+  ctx: ExecContext,
+  keyOf: Evaluator,
+  mapKey: (v: QValue) => unknown,
+  aggs: readonly AggRuntime[],
+): Promise<Row[]> {
   const groups = new Map<unknown, Group>();
   let nullGroup: Group | null = null;
   for await (const batch of input) {

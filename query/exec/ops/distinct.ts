@@ -6,7 +6,10 @@ import { materialize, rowHasher } from './materialize.js';
 
 /** DISTINCT: the first row of each distinct value, streamed. */
 export async function* distinctOp(input: AsyncIterable<Batch>, ctx: ExecContext, columns: readonly OutputColumn[]): AsyncIterable<Batch> {
-  const hash = rowHasher(ctx, columns.map((c) => c.type));
+  const hash = rowHasher(
+    ctx,
+    columns.map((c) => c.type),
+  );
   const seen = new Set<string>();
   for await (const batch of input) {
     checkContinue(ctx);
@@ -25,7 +28,10 @@ export async function* distinctOp(input: AsyncIterable<Batch>, ctx: ExecContext,
 /** DISTINCT ON (keys) over input sorted by the keys: the first row of each run. */
 export async function* distinctOnOp(input: AsyncIterable<Batch>, ctx: ExecContext, on: readonly Expr[]): AsyncIterable<Batch> {
   const evals = on.map((e) => compile(e, ctx).eval);
-  const hash = rowHasher(ctx, on.map((e) => e.type));
+  const hash = rowHasher(
+    ctx,
+    on.map((e) => e.type),
+  );
   let last: string | null = null;
   for await (const batch of input) {
     const out: Batch = [];
@@ -56,7 +62,10 @@ export async function* setOp(
     yield* all ? both : distinctOp(both, ctx, columns);
     return;
   }
-  const hash = rowHasher(ctx, columns.map((c) => c.type));
+  const hash = rowHasher(
+    ctx,
+    columns.map((c) => c.type),
+  );
   const counts = new Map<string, number>();
   for (const row of await materialize(right, ctx, op.toUpperCase())) {
     const key = hash(row);

@@ -41,9 +41,10 @@ type Candidates = (left: Row) => readonly number[] | undefined;
 export async function* hashJoinOp(left: AsyncIterable<Batch>, right: AsyncIterable<Batch>, ctx: ExecContext, node: JoinNode): AsyncIterable<Batch> {
   const { leftKeys, rightKeys, residual } = node.hash!;
   const rightRows = await materialize(right, ctx, 'hash join');
-  const candidates = leftKeys.length === 1 && leftKeys[0]!.type.name === rightKeys[0]!.type.name
-    ? await singleKeyTable(ctx, rightRows, leftKeys[0]!, rightKeys[0]!)
-    : await multiKeyTable(ctx, rightRows, leftKeys, rightKeys);
+  const candidates =
+    leftKeys.length === 1 && leftKeys[0]!.type.name === rightKeys[0]!.type.name
+      ? await singleKeyTable(ctx, rightRows, leftKeys[0]!, rightKeys[0]!)
+      : await multiKeyTable(ctx, rightRows, leftKeys, rightKeys);
   yield* emitJoin(left, rightRows, ctx, node, residual, candidates, 64);
 }
 
@@ -84,7 +85,10 @@ async function singleKeyTable(ctx: ExecContext, rightRows: readonly Row[], leftK
 async function multiKeyTable(ctx: ExecContext, rightRows: readonly Row[], leftKeys: readonly Expr[], rightKeys: readonly Expr[]): Promise<Candidates> {
   const rk = rightKeys.map((k) => compile(k, ctx).eval);
   const lk = leftKeys.map((k) => compile(k, ctx).eval);
-  const hash = rowHasher(ctx, leftKeys.map((k) => k.type));
+  const hash = rowHasher(
+    ctx,
+    leftKeys.map((k) => k.type),
+  );
   const table = new Map<string, number[]>();
   await eachBuildRow(ctx, rightRows, (row, i) => {
     const values = rk.map((f) => f(row));
@@ -104,7 +108,15 @@ async function multiKeyTable(ctx: ExecContext, rightRows: readonly Row[], leftKe
  * The join loop both joins share: each left row with each candidate right row passing `cond`;
  * LEFT/FULL keep unmatched left rows padded with NULLs, RIGHT/FULL the unmatched right rows.
  */
-async function* emitJoin(left: AsyncIterable<Batch>, rightRows: readonly Row[], ctx: ExecContext, node: JoinNode, cond: Expr | null, candidates: Candidates, checkEveryRows: number): AsyncIterable<Batch> {
+async function* emitJoin(
+  left: AsyncIterable<Batch>,
+  rightRows: readonly Row[],
+  ctx: ExecContext,
+  node: JoinNode,
+  cond: Expr | null,
+  candidates: Candidates,
+  checkEveryRows: number,
+): AsyncIterable<Batch> {
   const m = matcher(cond, ctx);
   const leftWidth = node.left.columns.length;
   const rightWidth = node.right.columns.length;
@@ -125,14 +137,15 @@ async function* emitJoin(left: AsyncIterable<Batch>, rightRows: readonly Row[], 
       }
       let any = false;
       const list = candidates(l);
-      if (list) for (let c = 0; c < list.length; c++) {
-        const i = list[c]!;
-        const combined = combine(l, rightRows[i]!);
-        if (!always && !(m.slow ? await matches(m, combined, ctx) : m.test(combined))) continue;
-        any = true;
-        if (matched) matched[i] = 1;
-        out.push(combined);
-      }
+      if (list)
+        for (let c = 0; c < list.length; c++) {
+          const i = list[c]!;
+          const combined = combine(l, rightRows[i]!);
+          if (!always && !(m.slow ? await matches(m, combined, ctx) : m.test(combined))) continue;
+          any = true;
+          if (matched) matched[i] = 1;
+          out.push(combined);
+        }
       if (!any && keepLeft) out.push(l.concat(nulls(rightWidth)));
       if (out.length >= LIMITS.batchRows) {
         yield out;

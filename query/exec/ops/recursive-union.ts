@@ -14,16 +14,24 @@ type RecursiveUnion = Extract<Plan, { kind: 'recursive_union' }>;
  * nothing else would end `SELECT n + 1 FROM t` before the deadline.
  */
 export async function* recursiveUnionOp(node: RecursiveUnion, ctx: ExecContext): AsyncIterable<Batch> {
-  const hash = node.all ? null : rowHasher(ctx, node.columns.map((c) => c.type));
+  const hash = node.all
+    ? null
+    : rowHasher(
+        ctx,
+        node.columns.map((c) => c.type),
+      );
   const seen = new Set<string>();
   let produced = 0;
   const admit = (batch: Batch, into: Row[]): Batch => {
-    const kept = hash === null ? batch : batch.filter((row) => {
-      const key = hash(row);
-      if (seen.has(key)) return false;
-      seen.add(key);
-      return true;
-    });
+    const kept =
+      hash === null
+        ? batch
+        : batch.filter((row) => {
+            const key = hash(row);
+            if (seen.has(key)) return false;
+            seen.add(key);
+            return true;
+          });
     produced += kept.length;
     if (produced > ctx.materializedRowsMax) throw limitExceeded(`recursive query "${node.name}"`, ctx.materializedRowsMax);
     for (const row of kept) into.push(row);

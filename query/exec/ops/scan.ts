@@ -168,19 +168,14 @@ async function* indexRows(node: ScanNode, access: KeyAccess, ctx: ExecContext): 
  * The byte range of a key-prefix equality plus bounds on the next column (a superset of the
  * matching keys: the scan's filter re-checks every condition). null: nothing can match.
  */
-function keyRange(
-  access: KeyAccess,
-  types: readonly SqlType[],
-  descending: readonly boolean[],
-  ctx: ExecContext,
-): (ByteRange & { point?: Uint8Array }) | null {
+function keyRange(access: KeyAccess, types: readonly SqlType[], descending: readonly boolean[], ctx: ExecContext): (ByteRange & { point?: Uint8Array }) | null {
   const evalConst = (e: Parameters<typeof compile>[0]): QValue => compile(e, ctx).eval([]);
   const prefix = access.eq.map(evalConst) as SqlValue[];
   if (prefix.some((v) => v === null)) return null;
   const k = prefix.length;
   const enc = (values: SqlValue[]): Uint8Array => encodeKey(types.slice(0, values.length), values, descending);
   const p = enc(prefix);
-  const upperOf = (bytes: Uint8Array): Uint8Array | undefined => (bytes.length === 0 ? undefined : prefixUpperBound(bytes) ?? undefined);
+  const upperOf = (bytes: Uint8Array): Uint8Array | undefined => (bytes.length === 0 ? undefined : (prefixUpperBound(bytes) ?? undefined));
   if (k === types.length && !access.lower && !access.upper) return { point: p, gte: p, ...(upperOf(p) ? { lt: upperOf(p)! } : {}), reverse: access.reverse };
   const lo = access.lower ? (evalConst(access.lower.expr) as SqlValue) : undefined;
   const hi = access.upper ? (evalConst(access.upper.expr) as SqlValue) : undefined;

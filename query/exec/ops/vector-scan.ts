@@ -61,7 +61,10 @@ async function indexSearch(node: ScanNode, access: VectorAccess, ctx: ExecContex
     const searching = search(node.table.id, access.index.id, query, fetch, ef);
     if (searching === null) return null;
     const hits = await searching;
-    const images = await ctx.source.getRows(node.table.id, hits.map((h) => h.pk));
+    const images = await ctx.source.getRows(
+      node.table.id,
+      hits.map((h) => h.pk),
+    );
     const candidates: Row[] = [];
     images.forEach((image, i) => {
       if (image) candidates.push(decode(hits[i]!.pk, image));
@@ -73,7 +76,7 @@ async function indexSearch(node: ScanNode, access: VectorAccess, ctx: ExecContex
     // Fewer hits than asked: the whole index was searched, and rows outside it (NULL vectors) may follow.
     if (hits.length < fetch) return null;
     // Grow by the share of candidates the filter kept (x2 at least, x4 at most); too many: exact scan.
-    const needed = ranked.length > 0 ? Math.ceil((k * hits.length) / ranked.length * 1.2) : Infinity;
+    const needed = ranked.length > 0 ? Math.ceil(((k * hits.length) / ranked.length) * 1.2) : Infinity;
     fetch = Math.min(Math.max(fetch * 2, needed), fetch * GROWTH);
     if (fetch > LIMITS.vectorCandidatesMax) return null;
     // The WHERE's key range holds about (share kept) x (index size) rows: fewer than the next round reads, rank them exactly.

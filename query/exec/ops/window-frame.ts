@@ -16,11 +16,16 @@ export function frameSpans(frame: WindowFrame, ends: readonly number[]): FrameSp
   const clamp = (v: number): number => Math.min(n, Math.max(0, v));
   const position = (bound: FrameBound, i: number, isEnd: boolean): number => {
     switch (bound.kind) {
-      case 'unbounded_preceding': return 0;
-      case 'unbounded_following': return n;
-      case 'current': return frame.mode === 'range' ? (isEnd ? ends[i]! : starts[i]!) : isEnd ? i + 1 : i;
-      case 'preceding': return i - bound.offset + (isEnd ? 1 : 0);
-      case 'following': return i + bound.offset + (isEnd ? 1 : 0);
+      case 'unbounded_preceding':
+        return 0;
+      case 'unbounded_following':
+        return n;
+      case 'current':
+        return frame.mode === 'range' ? (isEnd ? ends[i]! : starts[i]!) : isEnd ? i + 1 : i;
+      case 'preceding':
+        return i - bound.offset + (isEnd ? 1 : 0);
+      case 'following':
+        return i + bound.offset + (isEnd ? 1 : 0);
     }
   };
   return (i) => [clamp(position(frame.start, i, false)), clamp(position(frame.end, i, true))];

@@ -22,7 +22,10 @@ export async function* windowOp(input: AsyncIterable<Batch>, ctx: ExecContext, c
 async function computeCall(rows: readonly Row[], call: WindowCall, ctx: ExecContext): Promise<QValue[]> {
   const result = new Array<QValue>(rows.length).fill(null);
   const partKeys = call.partitionBy.map((p) => compile(p, ctx).eval);
-  const hash = rowHasher(ctx, call.partitionBy.map((p) => p.type));
+  const hash = rowHasher(
+    ctx,
+    call.partitionBy.map((p) => p.type),
+  );
   const partitions = new Map<string, number[]>();
   rows.forEach((row, i) => {
     const key = call.partitionBy.length === 0 ? '' : hash(partKeys.map((f) => f(row)));
@@ -32,7 +35,11 @@ async function computeCall(rows: readonly Row[], call: WindowCall, ctx: ExecCont
   });
   const cmp = keyComparator(ctx, call.orderBy);
   for (const indexes of partitions.values()) {
-    const decorated = await decorate(indexes.map((i) => rows[i]!), call.orderBy, ctx);
+    const decorated = await decorate(
+      indexes.map((i) => rows[i]!),
+      call.orderBy,
+      ctx,
+    );
     const order = indexes.map((rowIndex, j) => ({ rowIndex, key: decorated[j]!.key }));
     order.sort((a, b) => cmp(a.key, b.key));
     computePartition(order, rows, call, ctx, cmp, result);
@@ -55,7 +62,14 @@ function peerEnds(order: Sorted, cmp: (a: QValue[], b: QValue[]) => number): num
   return ends;
 }
 
-function computePartition(order: Sorted, rows: readonly Row[], call: WindowCall, ctx: ExecContext, cmp: (a: QValue[], b: QValue[]) => number, out: QValue[]): void {
+function computePartition(
+  order: Sorted,
+  rows: readonly Row[],
+  call: WindowCall,
+  ctx: ExecContext,
+  cmp: (a: QValue[], b: QValue[]) => number,
+  out: QValue[],
+): void {
   const args = call.args.map((a) => compile(a, ctx).eval);
   const ends = peerEnds(order, cmp);
   const n = order.length;
@@ -66,7 +80,10 @@ function computePartition(order: Sorted, rows: readonly Row[], call: WindowCall,
     case 'row_number':
       for (let i = 0; i < n; i++) set(i, BigInt(i + 1));
       return;
-    case 'rank': case 'dense_rank': case 'percent_rank': case 'cume_dist': {
+    case 'rank':
+    case 'dense_rank':
+    case 'percent_rank':
+    case 'cume_dist': {
       let rank = 1;
       let dense = 1;
       for (let i = 0; i < n; i++) {
@@ -92,7 +109,8 @@ function computePartition(order: Sorted, rows: readonly Row[], call: WindowCall,
       }
       return;
     }
-    case 'lag': case 'lead': {
+    case 'lag':
+    case 'lead': {
       for (let i = 0; i < n; i++) {
         const row = rows[order[i]!.rowIndex]!;
         const offset = Number(args[1]!(row));
@@ -101,7 +119,8 @@ function computePartition(order: Sorted, rows: readonly Row[], call: WindowCall,
       }
       return;
     }
-    case 'first_value': case 'last_value': {
+    case 'first_value':
+    case 'last_value': {
       const span = frameSpans(call.frame, ends);
       for (let i = 0; i < n; i++) {
         const [start, end] = span(i);
@@ -121,7 +140,14 @@ function computePartition(order: Sorted, rows: readonly Row[], call: WindowCall,
  * start moves (n PRECEDING, CURRENT ROW AND ...) is aggregated afresh, since states cannot remove
  * rows: up to partition size x frame size steps.
  */
-function aggregateOverFrame(order: Sorted, rows: readonly Row[], call: WindowCall, ctx: ExecContext, span: FrameSpans, set: (i: number, v: QValue) => void): void {
+function aggregateOverFrame(
+  order: Sorted,
+  rows: readonly Row[],
+  call: WindowCall,
+  ctx: ExecContext,
+  span: FrameSpans,
+  set: (i: number, v: QValue) => void,
+): void {
   const agg = call.agg!;
   const args = agg.args.map((a) => compile(a, ctx).eval);
   const filter = agg.filter ? compile(agg.filter, ctx).eval : null;

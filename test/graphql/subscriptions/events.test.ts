@@ -23,14 +23,16 @@ describe('GraphQL _events subscriptions', () => {
     const sub = subscribe(client, `subscription { items_events(from_sequence: "0", operations: [INSERT, UPDATE, DELETE]) { ${EVENT_FIELDS} } }`);
     const writers = 4;
     const rowsPerWriter = 100;
-    await Promise.all(Array.from({ length: writers }, async (_, w) => {
-      for (let i = 0; i < rowsPerWriter; i++) {
-        const id = w * 1000 + i;
-        await h.sql('INSERT INTO items (id, name, score) VALUES ($1, $2, $3)', [id, `w${w}-${i}`, i]);
-        if (i % 10 === 0) await h.sql('UPDATE items SET score = score + 1 WHERE id = $1', [id]);
-        if (i % 25 === 0) await h.sql('DELETE FROM items WHERE id = $1', [id]);
-      }
-    }));
+    await Promise.all(
+      Array.from({ length: writers }, async (_, w) => {
+        for (let i = 0; i < rowsPerWriter; i++) {
+          const id = w * 1000 + i;
+          await h.sql('INSERT INTO items (id, name, score) VALUES ($1, $2, $3)', [id, `w${w}-${i}`, i]);
+          if (i % 10 === 0) await h.sql('UPDATE items SET score = score + 1 WHERE id = $1', [id]);
+          if (i % 25 === 0) await h.sql('DELETE FROM items WHERE id = $1', [id]);
+        }
+      }),
+    );
     const expected = writers * (rowsPerWriter + rowsPerWriter / 10 + rowsPerWriter / 25);
     await sub.until((s) => s.results.length >= expected);
     // A moment more: nothing extra arrives.
@@ -65,7 +67,9 @@ describe('GraphQL _events subscriptions', () => {
     const last = seen[seen.length - 1].sequence;
     // Writes while no one listens.
     for (let i = 50; i < 80; i++) await h.sql('INSERT INTO resumed VALUES ($1, $2)', [i, `b${i}`]);
-    const second = subscribe(h.client(), `subscription($from: BigInt) { resumed_events(from_sequence: $from, operations: [INSERT]) { sequence key } }`, { from: last });
+    const second = subscribe(h.client(), `subscription($from: BigInt) { resumed_events(from_sequence: $from, operations: [INSERT]) { sequence key } }`, {
+      from: last,
+    });
     const rest = 80 - seen.length;
     await second.until((s) => s.results.length >= rest);
     await new Promise((resolve) => setTimeout(resolve, 200));
@@ -114,8 +118,9 @@ describe('GraphQL _events subscriptions', () => {
     const sub = subscribe(h.client(), 'subscription { nope_events { sequence } }');
     await sub.until((s) => s.completed);
     expect(sub.results[0].errors[0].extensions.code).toBe('GRAPHQL_VALIDATION_FAILED');
-    await expect(h.feed.events('default', 'nope', { operations: ['INSERT'], fromSequence: null, signal: new AbortController().signal }))
-      .rejects.toMatchObject({ code: 'TABLE_NOT_FOUND' });
+    await expect(h.feed.events('default', 'nope', { operations: ['INSERT'], fromSequence: null, signal: new AbortController().signal })).rejects.toMatchObject({
+      code: 'TABLE_NOT_FOUND',
+    });
   });
 
   it('a table dropped and created again under the same name: a resume never sees the old table', async () => {
@@ -151,11 +156,11 @@ describe('GraphQL _events and log retention', () => {
     // A sequence of now: the first event of a feed that starts now.
     const controller = new AbortController();
     const now = (await h.feed.events('default', 'kept', { operations: ['INSERT'], fromSequence: null, signal: controller.signal }))[Symbol.asyncIterator]();
-    await h.sql('INSERT INTO kept VALUES (1000, \'a\')');
+    await h.sql("INSERT INTO kept VALUES (1000, 'a')");
     const first = await now.next();
     controller.abort();
     const sequence = (first.value as { events: { sequence: number }[] }).events[0]!.sequence;
-    for (let i = 1001; i < 1004; i++) await h.sql('INSERT INTO kept VALUES ($1, \'b\')', [i]);
+    for (let i = 1001; i < 1004; i++) await h.sql("INSERT INTO kept VALUES ($1, 'b')", [i]);
     const resumed = subscribe(h.client(), 'subscription($from: BigInt) { kept_events(from_sequence: $from) { key } }', { from: String(sequence - 1) });
     await resumed.until((s) => s.results.length >= 4);
     await new Promise((resolve) => setTimeout(resolve, 200));

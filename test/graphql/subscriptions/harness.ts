@@ -21,9 +21,9 @@ import { FakeEngineStatus } from '../../protocols/helpers.js';
 import { openStack, tempDir, type Stack } from '../../helpers/stack.js';
 
 // graphql-js as CommonJS, the copy protocols/graphql (graphql-lib.ts) and mercurius use: one schema mixes no two copies.
-const {
-  GraphQLBoolean, GraphQLInt, GraphQLList, GraphQLNonNull, GraphQLObjectType, GraphQLScalarType, GraphQLSchema, GraphQLString, Kind,
-} = createRequire(import.meta.url)('graphql') as typeof import('graphql');
+const { GraphQLBoolean, GraphQLInt, GraphQLList, GraphQLNonNull, GraphQLObjectType, GraphQLScalarType, GraphQLSchema, GraphQLString, Kind } = createRequire(
+  import.meta.url,
+)('graphql') as typeof import('graphql');
 
 export const ADMIN_KEY = 'test-key';
 
@@ -71,7 +71,10 @@ const BigIntScalar = new GraphQLScalarType({
 });
 
 /** The hand-written schema of a principal: every table of its tenant, live as `<name>(limit)`, and `<name>_events`. */
-function schemaFor(harness: { engine: SqlEngine; stack: Stack; feed: ProjectionChangeFeed; watch: ProjectionTableWatch; sources: SourceCounter }, principal: Principal): GraphQLSchemaType {
+function schemaFor(
+  harness: { engine: SqlEngine; stack: Stack; feed: ProjectionChangeFeed; watch: ProjectionTableWatch; sources: SourceCounter },
+  principal: Principal,
+): GraphQLSchemaType {
   const tables: SubscriptionTable[] = [];
   for (const entry of harness.stack.projections.catalog.tables()) {
     const def = entry.def;
@@ -85,18 +88,31 @@ function schemaFor(harness: { engine: SqlEngine; stack: Stack; feed: ProjectionC
       readsTableIds: () => [def.id],
       evaluate: async (args) => {
         const limit = typeof args['limit'] === 'number' ? ` LIMIT ${args['limit']}` : '';
-        const result = await harness.engine.execute(`SELECT * FROM "${def.name}" ORDER BY 1${limit}`, { tenant: principal.tenant, timeoutMs: 10_000, maxRows: 10_000 });
+        const result = await harness.engine.execute(`SELECT * FROM "${def.name}" ORDER BY 1${limit}`, {
+          tenant: principal.tenant,
+          timeoutMs: 10_000,
+          maxRows: 10_000,
+        });
         return result.rows;
       },
     });
   }
-  const subscription = subscriptionSchema({ tables }, {
-    feed: harness.feed, watch: harness.watch, json: JsonScalar, bigint: BigIntScalar, counter: harness.sources,
-    tenantOf: (context) => (context as { principal: Principal }).principal.tenant,
-  });
+  const subscription = subscriptionSchema(
+    { tables },
+    {
+      feed: harness.feed,
+      watch: harness.watch,
+      json: JsonScalar,
+      bigint: BigIntScalar,
+      counter: harness.sources,
+      tenantOf: (context) => (context as { principal: Principal }).principal.tenant,
+    },
+  );
   const query = new GraphQLObjectType({
     name: 'query_root',
-    fields: { whoami: { type: new GraphQLNonNull(GraphQLString), resolve: (_r, _a, ctx: { principal: Principal }) => `${ctx.principal.role}@${ctx.principal.tenant}` } },
+    fields: {
+      whoami: { type: new GraphQLNonNull(GraphQLString), resolve: (_r, _a, ctx: { principal: Principal }) => `${ctx.principal.role}@${ctx.principal.tenant}` },
+    },
   });
   const mutation = new GraphQLObjectType({
     name: 'mutation_root',
@@ -170,7 +186,10 @@ export function subscribe(client: Client, query: string, variables: Record<strin
     async until(check, timeoutMs = 20_000) {
       const deadline = Date.now() + timeoutMs;
       while (!check(state)) {
-        if (Date.now() > deadline || state.completed) throw new Error(`subscription condition not met in ${timeoutMs} ms: ${JSON.stringify({ results: results.slice(-3), errors: state.errors, completed: state.completed })}`);
+        if (Date.now() > deadline || state.completed)
+          throw new Error(
+            `subscription condition not met in ${timeoutMs} ms: ${JSON.stringify({ results: results.slice(-3), errors: state.errors, completed: state.completed })}`,
+          );
         await new Promise<void>((resolve) => {
           const timer = setTimeout(resolve, 100);
           waiters.add(() => {
@@ -185,21 +204,24 @@ export function subscribe(client: Client, query: string, variables: Record<strin
     for (const w of waiters) w();
     waiters.clear();
   };
-  state.stop = client.subscribe({ query, variables }, {
-    next: (value) => {
-      results.push(value);
-      wake();
+  state.stop = client.subscribe(
+    { query, variables },
+    {
+      next: (value) => {
+        results.push(value);
+        wake();
+      },
+      error: (error) => {
+        state.errors.push(error);
+        state.completed = true;
+        wake();
+      },
+      complete: () => {
+        state.completed = true;
+        wake();
+      },
     },
-    error: (error) => {
-      state.errors.push(error);
-      state.completed = true;
-      wake();
-    },
-    complete: () => {
-      state.completed = true;
-      wake();
-    },
-  });
+  );
   return state;
 }
 

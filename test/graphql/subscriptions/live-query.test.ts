@@ -16,7 +16,7 @@ describe('GraphQL live queries', () => {
     await h?.close();
   });
 
-  it('sends the current result, then each commit\'s result (one per commit)', async () => {
+  it("sends the current result, then each commit's result (one per commit)", async () => {
     await h.sql('CREATE TABLE board (id BIGINT PRIMARY KEY, score INTEGER)');
     await h.sql('INSERT INTO board VALUES (1, 10)');
     const sub = subscribe(h.client(), 'subscription { board }');
@@ -60,9 +60,11 @@ describe('GraphQL live queries', () => {
         if (value === 200) break;
       }
     })();
-    await Promise.all(Array.from({ length: 4 }, async (_, w) => {
-      for (let i = 0; i < 50; i++) await h.sql('INSERT INTO burst VALUES ($1)', [w * 100 + i]);
-    }));
+    await Promise.all(
+      Array.from({ length: 4 }, async (_, w) => {
+        for (let i = 0; i < 50; i++) await h.sql('INSERT INTO burst VALUES ($1)', [w * 100 + i]);
+      }),
+    );
     await reading;
     expect(seen.at(-1)).toBe(200);
     expect(evaluations).toBeLessThan(100);

@@ -118,11 +118,18 @@ describe('GraphQL WebSocket transport', () => {
     legacy.send({ type: 'connection_init', payload: { Authorization: `Bearer ${ADMIN_KEY}` } });
     await eventually(() => legacy.messages.some((m) => m.type === 'connection_ack'));
     expect(legacy.messages.map((m) => m.type)).toEqual(['connection_ack', 'ka']);
-    legacy.send({ id: '1', type: 'start', payload: { query: 'subscription($from: BigInt) { t_events(from_sequence: $from) { operation key } }', variables: { from: '0' } } });
-    await h.sql('INSERT INTO t VALUES (1, \'a\')');
+    legacy.send({
+      id: '1',
+      type: 'start',
+      payload: { query: 'subscription($from: BigInt) { t_events(from_sequence: $from) { operation key } }', variables: { from: '0' } },
+    });
+    await h.sql("INSERT INTO t VALUES (1, 'a')");
     await eventually(() => legacy.messages.filter((m) => m.type === 'data' && m.id === '1').length >= 2);
     const data = legacy.messages.filter((m) => m.type === 'data').map((m) => m.payload.data.t_events);
-    expect(data.slice(0, 2)).toEqual([{ operation: 'SCHEMA_CHANGE', key: null }, { operation: 'INSERT', key: { id: 1 } }]);
+    expect(data.slice(0, 2)).toEqual([
+      { operation: 'SCHEMA_CHANGE', key: null },
+      { operation: 'INSERT', key: { id: 1 } },
+    ]);
     // A query runs once: data, then complete.
     legacy.send({ id: '2', type: 'start', payload: { query: '{ whoami }' } });
     await eventually(() => legacy.messages.some((m) => m.type === 'complete' && m.id === '2'));
@@ -155,13 +162,16 @@ describe('GraphQL WebSocket transport', () => {
   it('many subscriptions, then disconnects: nothing left behind', async () => {
     await eventually(() => h.ws.stats().connections === 0 && h.ws.stats().operations === 0);
     const clients = Array.from({ length: 5 }, () => h.client());
-    const subs = clients.flatMap((client) => Array.from({ length: 30 }, (_, i) =>
-      subscribe(client, i % 2 === 0 ? 'subscription { t_events(from_sequence: "0") { sequence } }' : 'subscription { t(limit: 5) }')));
+    const subs = clients.flatMap((client) =>
+      Array.from({ length: 30 }, (_, i) =>
+        subscribe(client, i % 2 === 0 ? 'subscription { t_events(from_sequence: "0") { sequence } }' : 'subscription { t(limit: 5) }'),
+      ),
+    );
     await Promise.all(subs.map((s) => s.until((x) => x.results.length >= 1)));
     expect(h.ws.stats()).toEqual({ connections: 5, operations: 150 });
     expect(h.feed.openFeeds).toBe(75);
     expect(h.sources.open).toBe(150);
-    await h.sql('INSERT INTO t VALUES (2, \'b\')');
+    await h.sql("INSERT INTO t VALUES (2, 'b')");
     await Promise.all(clients.map(async (c) => c.dispose()));
     await eventually(() => h.ws.stats().connections === 0 && h.ws.stats().operations === 0);
     await eventually(() => h.feed.openFeeds === 0 && h.sources.open === 0 && h.watch.waiting === 0);

@@ -102,7 +102,11 @@ describe('collections: SVC_COLLECTIONS_AUTO_CREATE=false', () => {
     expectError(await v1(server.baseUrl, `/api/later/${id}`, { key, method: 'PUT', body: { name: 'x' } }), 404, 'NOT_FOUND');
     expectError(await v1(server.baseUrl, '/api/later', { key }), 404, 'NOT_FOUND');
     expect((await query(server.baseUrl, bearer(key), 'SELECT * FROM later')).status).toBe(404);
-    const made = await query(server.baseUrl, bearer(key), `CREATE TABLE later (id UUID PRIMARY KEY DEFAULT gen_random_uuid(), name TEXT NOT NULL, extra JSONB)`);
+    const made = await query(
+      server.baseUrl,
+      bearer(key),
+      `CREATE TABLE later (id UUID PRIMARY KEY DEFAULT gen_random_uuid(), name TEXT NOT NULL, extra JSONB)`,
+    );
     expect(made.status).toBe(200);
     const created = await v1(server.baseUrl, '/api/later', { key, body: { name: 'x', more: true } });
     expect(created.status).toBe(201);

@@ -27,7 +27,11 @@ describe('collections: /v1/api/{collection}', () => {
     expect((await v1(server.baseUrl, `/api/widgets/${widget.id}`, { key })).body).toEqual(widget);
     expect((await v1(server.baseUrl, '/api/widgets', { key })).body).toEqual([widget]);
 
-    const replaced = await v1(server.baseUrl, `/api/widgets/${widget.id}`, { key, method: 'PUT', body: { ...widget, name: 'renamed', colour: undefined, size: 3 } });
+    const replaced = await v1(server.baseUrl, `/api/widgets/${widget.id}`, {
+      key,
+      method: 'PUT',
+      body: { ...widget, name: 'renamed', colour: undefined, size: 3 },
+    });
     expect(replaced.status).toBe(200);
     expect(replaced.body).toMatchObject({ id: widget.id, name: 'renamed', size: 3, created_at: widget.created_at });
     expect(replaced.body).not.toHaveProperty('colour');
@@ -53,7 +57,11 @@ describe('collections: /v1/api/{collection}', () => {
     expect(put.body).toMatchObject({ id, name: 'made by put' });
     expect(put.headers.get('location')).toBe(`/v1/api/gadgets/${id}`);
     expect((await v1(server.baseUrl, `/api/gadgets/${id}`, { key, method: 'PUT', body: { name: 'again' } })).status).toBe(200);
-    expectError(await v1(server.baseUrl, `/api/gadgets/${id}`, { key, method: 'PUT', body: { id: '11111111-1111-4111-8111-111111111111', name: 'x' } }), 422, 'VALIDATION_ERROR');
+    expectError(
+      await v1(server.baseUrl, `/api/gadgets/${id}`, { key, method: 'PUT', body: { id: '11111111-1111-4111-8111-111111111111', name: 'x' } }),
+      422,
+      'VALIDATION_ERROR',
+    );
     expectError(await v1(server.baseUrl, '/api/gadgets', { key, body: { id, name: 'taken' } }), 409, 'CONSTRAINT_VIOLATION');
   });
 
@@ -78,7 +86,11 @@ describe('collections: /v1/api/{collection}', () => {
     const table = await api(server.baseUrl, '/tables/books', { headers: bearer(key) });
     expect(table.status).toBe(200);
     expect(table.body.columns.map((c: { name: string; type: string }) => `${c.name} ${c.type}`)).toEqual([
-      'id UUID', 'name TEXT', 'created_at TIMESTAMP WITH TIME ZONE', 'updated_at TIMESTAMP WITH TIME ZONE', 'extra JSONB',
+      'id UUID',
+      'name TEXT',
+      'created_at TIMESTAMP WITH TIME ZONE',
+      'updated_at TIMESTAMP WITH TIME ZONE',
+      'extra JSONB',
     ]);
     const rows = await sql(`SELECT id, name, extra->>'author' AS author, extra->'tags' AS tags FROM books`);
     expect(rows.body.data).toEqual([{ id: created.id, name: 'Dune', author: 'Herbert', tags: ['sf'] }]);

@@ -68,8 +68,20 @@ describe('collections: GET /v1/openapi.json', () => {
   });
 
   it('a client checked against the document round-trips the main operations', async () => {
-    interface Task { id: string; name: string; created_at: string; updated_at: string; done?: boolean; priority?: number }
-    interface TaskInput { id?: string; name: string; done?: boolean; priority?: number }
+    interface Task {
+      id: string;
+      name: string;
+      created_at: string;
+      updated_at: string;
+      done?: boolean;
+      priority?: number;
+    }
+    interface TaskInput {
+      id?: string;
+      name: string;
+      done?: boolean;
+      priority?: number;
+    }
     expect((await v1(server.baseUrl, '/api/tasks', { key, body: { name: 'seed' } })).status).toBe(201);
     await sql('ALTER TABLE tasks ADD COLUMN priority INTEGER');
     const tasks = await typedCollection<Task, TaskInput>(server.baseUrl, key, 'tasks');

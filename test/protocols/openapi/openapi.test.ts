@@ -71,7 +71,18 @@ describe('OpenAPI for /api/v1', () => {
 
   it('lists every resource of /api/v1 and nothing outside it', () => {
     const paths = Object.keys(doc.paths);
-    for (const path of ['/api/v1/query', '/api/v1/query/stream', '/api/v1/query/async', '/api/v1/transactions', '/api/v1/tables', '/api/v1/tables/{table_name}/rows/{id}', '/api/v1/vectors/search', '/api/v1/cdc/streams', '/api/v1/webhooks', '/api/v1/info']) {
+    for (const path of [
+      '/api/v1/query',
+      '/api/v1/query/stream',
+      '/api/v1/query/async',
+      '/api/v1/transactions',
+      '/api/v1/tables',
+      '/api/v1/tables/{table_name}/rows/{id}',
+      '/api/v1/vectors/search',
+      '/api/v1/cdc/streams',
+      '/api/v1/webhooks',
+      '/api/v1/info',
+    ]) {
       expect(paths).toContain(path);
     }
     expect(paths.every((path) => path.startsWith('/api/v1/'))).toBe(true);
@@ -86,10 +97,29 @@ describe('OpenAPI for /api/v1', () => {
   });
 
   it('a client driven by the document round-trips tables, rows, queries and transactions', async () => {
-    expect((await call('POST', '/api/v1/tables', { name: 'oa', columns: [{ name: 'id', type: 'INTEGER', primary_key: true }, { name: 'v', type: 'TEXT' }] })).status).toBe(201);
+    expect(
+      (
+        await call('POST', '/api/v1/tables', {
+          name: 'oa',
+          columns: [
+            { name: 'id', type: 'INTEGER', primary_key: true },
+            { name: 'v', type: 'TEXT' },
+          ],
+        })
+      ).status,
+    ).toBe(201);
     expect((await call('GET', '/api/v1/tables')).json.tables.map((t: Json) => t.name)).toContain('oa');
     expect((await call('GET', '/api/v1/tables/oa')).json.columns).toHaveLength(2);
-    expect((await call('POST', '/api/v1/tables/oa/rows', { rows: [{ id: 1, v: 'a' }, { id: 2, v: 'b' }] })).json.inserted_count).toBe(2);
+    expect(
+      (
+        await call('POST', '/api/v1/tables/oa/rows', {
+          rows: [
+            { id: 1, v: 'a' },
+            { id: 2, v: 'b' },
+          ],
+        })
+      ).json.inserted_count,
+    ).toBe(2);
     expect((await call('GET', '/api/v1/tables/oa/rows/2')).json.data).toEqual({ id: 2, v: 'b' });
     expect((await call('GET', '/api/v1/tables/oa/rows?limit=1')).json.pagination.has_more).toBe(true);
     const query = await call('POST', '/api/v1/query', { sql: 'SELECT v FROM oa WHERE id = $1', params: [1], include_metadata: true });

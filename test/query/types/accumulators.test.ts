@@ -21,7 +21,9 @@ function referenceSum(values: readonly string[]): string | null {
 
 const digits = (min: number, max: number) => fc.stringMatching(new RegExp(`^[0-9]{${min},${max}}$`));
 const decimalText = fc.oneof(
-  fc.tuple(fc.boolean(), digits(1, 6), fc.option(digits(0, 4), { nil: undefined })).map(([neg, i, f]) => `${neg ? '-' : ''}${i}${f === undefined ? '' : `.${f}`}`),
+  fc
+    .tuple(fc.boolean(), digits(1, 6), fc.option(digits(0, 4), { nil: undefined }))
+    .map(([neg, i, f]) => `${neg ? '-' : ''}${i}${f === undefined ? '' : `.${f}`}`),
   fc.tuple(fc.boolean(), digits(14, 22), digits(0, 8)).map(([neg, i, f]) => `${neg ? '-' : ''}${i}.${f}`),
   fc.constantFrom('0', '-0.00', '.5', '5.', '999999999999999', '9007199254740993', '0.000000000000001', '123456789012345.67'),
 );

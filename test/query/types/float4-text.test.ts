@@ -15,11 +15,14 @@ const float4FromBits = (bits: number): number => new Float32Array(new Uint32Arra
 
 describe('float4 output (float4out: shortest round-trip digits)', () => {
   it('float4Number is the shortest decimal that reads back, for any float4 bit pattern', () => {
-    fc.assert(fc.property(fc.integer({ min: 0, max: 0xffff_ffff }), (bits) => {
-      const v = float4FromBits(bits);
-      if (!Number.isFinite(v) || v === 0) return float4Number(v) === v || (Number.isNaN(v) && Number.isNaN(float4Number(v)));
-      return float4Number(v) === shortestByDefinition(v);
-    }), { numRuns: 50_000 });
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: 0xffff_ffff }), (bits) => {
+        const v = float4FromBits(bits);
+        if (!Number.isFinite(v) || v === 0) return float4Number(v) === v || (Number.isNaN(v) && Number.isNaN(float4Number(v)));
+        return float4Number(v) === shortestByDefinition(v);
+      }),
+      { numRuns: 50_000 },
+    );
   });
 
   it('prints as PostgreSQL does', () => {

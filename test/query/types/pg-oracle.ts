@@ -79,7 +79,11 @@ export async function diffStatements(pg: Answerer, engine: Answerer, statements:
 
 /** `(expr)::text` on both. */
 export function diff(pg: Answerer, engine: Answerer, exprs: readonly string[]): Promise<string[]> {
-  return diffStatements(pg, engine, exprs.map((e) => `SELECT (${e})::text`));
+  return diffStatements(
+    pg,
+    engine,
+    exprs.map((e) => `SELECT (${e})::text`),
+  );
 }
 
 /** `pg_typeof(expr)` on both, for the expressions PostgreSQL can type (the value tables check errors). */

@@ -18,16 +18,53 @@ function fails(fn: () => unknown): { code: string; message: string } {
 
 describe('parseTypeName and typeText', () => {
   const cases: [string, string][] = [
-    ['serial', 'INTEGER'], ['bigserial', 'BIGINT'], ['smallserial', 'SMALLINT'], ['int', 'INTEGER'], ['integer', 'INTEGER'], ['int4', 'INTEGER'],
-    ['int2', 'SMALLINT'], ['smallint', 'SMALLINT'], ['int8', 'BIGINT'], ['BIGINT', 'BIGINT'], ['numeric', 'NUMERIC'], ['decimal(10, 2)', 'NUMERIC(10,2)'],
-    ['numeric(5)', 'NUMERIC(5,0)'], ['real', 'REAL'], ['float4', 'REAL'], ['double precision', 'DOUBLE PRECISION'], ['float8', 'DOUBLE PRECISION'],
-    ['float', 'DOUBLE PRECISION'], ['float(24)', 'REAL'], ['float(25)', 'DOUBLE PRECISION'], ['boolean', 'BOOLEAN'], ['bool', 'BOOLEAN'],
-    ['text', 'TEXT'], ['varchar(20)', 'VARCHAR(20)'], ['character varying(5)', 'VARCHAR(5)'], ['varchar', 'VARCHAR'], ['char(3)', 'CHAR(3)'],
-    ['character(2)', 'CHAR(2)'], ['char', 'CHAR(1)'], ['jsonb', 'JSONB'], ['json', 'JSONB'], ['timestamp', 'TIMESTAMP'],
-    ['timestamp without time zone', 'TIMESTAMP'], ['timestamp(3)', 'TIMESTAMP'], ['timestamptz', 'TIMESTAMP WITH TIME ZONE'],
-    ['timestamp with time zone', 'TIMESTAMP WITH TIME ZONE'], ['timestamp(6) with time zone', 'TIMESTAMP WITH TIME ZONE'], ['date', 'DATE'],
-    ['uuid', 'UUID'], ['vector(3)', 'VECTOR(3)'], ['interval', 'INTERVAL'], ['interval day to second', 'INTERVAL'], ['int[]', 'INTEGER[]'],
-    ['text[][]', 'TEXT[]'], ['varchar(10)[]', 'VARCHAR(10)[]'], ['integer array', 'INTEGER[]'], ['  Double   Precision ', 'DOUBLE PRECISION'],
+    ['serial', 'INTEGER'],
+    ['bigserial', 'BIGINT'],
+    ['smallserial', 'SMALLINT'],
+    ['int', 'INTEGER'],
+    ['integer', 'INTEGER'],
+    ['int4', 'INTEGER'],
+    ['int2', 'SMALLINT'],
+    ['smallint', 'SMALLINT'],
+    ['int8', 'BIGINT'],
+    ['BIGINT', 'BIGINT'],
+    ['numeric', 'NUMERIC'],
+    ['decimal(10, 2)', 'NUMERIC(10,2)'],
+    ['numeric(5)', 'NUMERIC(5,0)'],
+    ['real', 'REAL'],
+    ['float4', 'REAL'],
+    ['double precision', 'DOUBLE PRECISION'],
+    ['float8', 'DOUBLE PRECISION'],
+    ['float', 'DOUBLE PRECISION'],
+    ['float(24)', 'REAL'],
+    ['float(25)', 'DOUBLE PRECISION'],
+    ['boolean', 'BOOLEAN'],
+    ['bool', 'BOOLEAN'],
+    ['text', 'TEXT'],
+    ['varchar(20)', 'VARCHAR(20)'],
+    ['character varying(5)', 'VARCHAR(5)'],
+    ['varchar', 'VARCHAR'],
+    ['char(3)', 'CHAR(3)'],
+    ['character(2)', 'CHAR(2)'],
+    ['char', 'CHAR(1)'],
+    ['jsonb', 'JSONB'],
+    ['json', 'JSONB'],
+    ['timestamp', 'TIMESTAMP'],
+    ['timestamp without time zone', 'TIMESTAMP'],
+    ['timestamp(3)', 'TIMESTAMP'],
+    ['timestamptz', 'TIMESTAMP WITH TIME ZONE'],
+    ['timestamp with time zone', 'TIMESTAMP WITH TIME ZONE'],
+    ['timestamp(6) with time zone', 'TIMESTAMP WITH TIME ZONE'],
+    ['date', 'DATE'],
+    ['uuid', 'UUID'],
+    ['vector(3)', 'VECTOR(3)'],
+    ['interval', 'INTERVAL'],
+    ['interval day to second', 'INTERVAL'],
+    ['int[]', 'INTEGER[]'],
+    ['text[][]', 'TEXT[]'],
+    ['varchar(10)[]', 'VARCHAR(10)[]'],
+    ['integer array', 'INTEGER[]'],
+    ['  Double   Precision ', 'DOUBLE PRECISION'],
   ];
   it.each(cases)('%s -> %s', (name, text) => {
     expect(ts.typeText(ts.parseTypeName(name))).toBe(text);
@@ -132,7 +169,10 @@ describe('toJson and fromJson', () => {
 });
 
 describe('commonType (UNION, CASE, COALESCE, IN)', () => {
-  const ct = (...types: QType[]): string | null => { const t = ts.commonType(types); return t === null ? null : ts.typeText(t); };
+  const ct = (...types: QType[]): string | null => {
+    const t = ts.commonType(types);
+    return t === null ? null : ts.typeText(t);
+  };
   it('follows select_common_type', () => {
     expect(ct(T.int4, T.int8)).toBe('BIGINT');
     expect(ct(T.int4, T.numeric)).toBe('NUMERIC');
@@ -181,7 +221,8 @@ describe('resolution', () => {
   it('count(*), count(x), and aggregates over no rows', () => {
     const star = ts.resolveAggregate('count', [], { distinct: false, star: true })!;
     const s = star.newState();
-    s.step([]); s.step([]);
+    s.step([]);
+    s.step([]);
     expect(s.result()).toBe(2n);
     expect(ts.resolveAggregate('sum', [T.int4], { distinct: false, star: false })!.newState().result()).toBeNull();
     expect(ts.resolveAggregate('count', [T.text], { distinct: true, star: false })!.newState().result()).toBe(0n);
@@ -192,7 +233,10 @@ describe('resolution', () => {
 describe('pgvector operators and functions', () => {
   const v = (...xs: number[]): Float32Array => Float32Array.from(xs);
   const call = (name: string, ...args: Float32Array[]): QValue => {
-    const f = ts.resolveFunction(name, args.map(() => T.vector));
+    const f = ts.resolveFunction(
+      name,
+      args.map(() => T.vector),
+    );
     if (f === null) throw new Error(`no ${name}`);
     return f.impl(args);
   };

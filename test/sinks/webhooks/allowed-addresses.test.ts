@@ -40,7 +40,13 @@ describe('guardedLookup', () => {
 
   it('answers with the allowed addresses only, in both lookup shapes', async () => {
     const allowed = AllowedAddresses.parse(['10.0.0.0/8']);
-    const lookup = guardedLookup(allowed, answer([{ address: '8.8.8.8', family: 4 }, { address: '10.0.0.5', family: 4 }]));
+    const lookup = guardedLookup(
+      allowed,
+      answer([
+        { address: '8.8.8.8', family: 4 },
+        { address: '10.0.0.5', family: 4 },
+      ]),
+    );
     expect(await run(lookup, true)).toMatchObject({ err: null, address: [{ address: '10.0.0.5', family: 4 }] });
     expect(await run(lookup, false)).toMatchObject({ err: null, address: '10.0.0.5', family: 4 });
   });
@@ -97,7 +103,11 @@ describe('checkUrl', () => {
   });
 
   it('with ranges: one address inside is enough', async () => {
-    const resolve = () => Promise.resolve([{ address: '8.8.8.8', family: 4 }, { address: '10.0.0.1', family: 4 }]);
+    const resolve = () =>
+      Promise.resolve([
+        { address: '8.8.8.8', family: 4 },
+        { address: '10.0.0.1', family: 4 },
+      ]);
     await expect(checkUrl('https://mixed.test/', ['10.0.0.0/8'], resolve)).resolves.toBeInstanceOf(URL);
   });
 

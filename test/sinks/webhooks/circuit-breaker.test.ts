@@ -186,31 +186,34 @@ describe('CircuitBreaker', () => {
       fc.record({ kind: fc.constant('wait' as const), ms: fc.integer({ min: 0, max: 2000 }) }),
     );
     const edges = new Set(['closed>closed', 'closed>open', 'open>open', 'open>half_open', 'half_open>half_open', 'half_open>closed', 'half_open>open']);
-    fc.assert(fc.property(fc.array(op, { maxLength: 200 }), (ops) => {
-      const b = new CircuitBreaker({ failure_threshold: 2, success_threshold: 2, timeout_secs: 1, half_open_max_calls: 2 });
-      let now = T0;
-      let open: BreakerPermit[] = [];
-      let before = b.status(now).state as string;
-      for (const o of ops) {
-        if (o.kind === 'wait') now += o.ms;
-        else if (o.kind === 'acquire') {
-          const p = b.tryAcquire(now);
-          if (p) open.push(p);
-        } else if (open.length > 0) {
-          const p = open[o.which % open.length]!;
-          open = open.filter((q) => q !== p);
-          if (o.kind === 'success') b.onSuccess(p, now);
-          else if (o.kind === 'failure') b.onFailure(p, now);
-          else b.release(p);
+    fc.assert(
+      fc.property(fc.array(op, { maxLength: 200 }), (ops) => {
+        const b = new CircuitBreaker({ failure_threshold: 2, success_threshold: 2, timeout_secs: 1, half_open_max_calls: 2 });
+        let now = T0;
+        let open: BreakerPermit[] = [];
+        let before = b.status(now).state as string;
+        for (const o of ops) {
+          if (o.kind === 'wait') now += o.ms;
+          else if (o.kind === 'acquire') {
+            const p = b.tryAcquire(now);
+            if (p) open.push(p);
+          } else if (open.length > 0) {
+            const p = open[o.which % open.length]!;
+            open = open.filter((q) => q !== p);
+            if (o.kind === 'success') b.onSuccess(p, now);
+            else if (o.kind === 'failure') b.onFailure(p, now);
+            else b.release(p);
+          }
+          const s = b.status(now);
+          expect(edges.has(`${before}>${s.state}`)).toBe(true);
+          if (s.state === 'half_open') {
+            const epoch = Math.max(...open.map((p) => p.epoch), -1);
+            expect(open.filter((p) => p.trial && p.epoch === epoch).length).toBeLessThanOrEqual(2);
+          }
+          before = s.state;
         }
-        const s = b.status(now);
-        expect(edges.has(`${before}>${s.state}`)).toBe(true);
-        if (s.state === 'half_open') {
-          const epoch = Math.max(...open.map((p) => p.epoch), -1);
-          expect(open.filter((p) => p.trial && p.epoch === epoch).length).toBeLessThanOrEqual(2);
-        }
-        before = s.state;
-      }
-    }), { numRuns: 300 });
+      }),
+      { numRuns: 300 },
+    );
   });
 });

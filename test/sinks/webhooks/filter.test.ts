@@ -26,7 +26,15 @@ function tableDef(name: string): TableDef {
 }
 
 async function eventsOf(table: string): Promise<SourcedEvent[]> {
-  const spec = { tenant: 'default', tableIds: [tableDef(table).id], objectKind: 'test', objectName: 'none', createdLsn: 1, createdSequence: -1n, snapshotRows: 0n };
+  const spec = {
+    tenant: 'default',
+    tableIds: [tableDef(table).id],
+    objectKind: 'test',
+    objectName: 'none',
+    createdLsn: 1,
+    createdSequence: -1n,
+    snapshotRows: 0n,
+  };
   const out: SourcedEvent[] = [];
   const options = { batchEventsMax: 100, batchBytesMax: 1 << 20, signal: new AbortController().signal, stopAtHead: true };
   for await (const batch of changeEvents(projectionEventSource(h.stack.projections), spec, { lsn: 1, afterSequence: -1n }, options)) out.push(...batch);
@@ -47,10 +55,23 @@ async function passing(filter: EventFilter, events: readonly SourcedEvent[]): Pr
 const predicate = async (text: string, event: SourcedEvent): Promise<boolean> => (await compile({ predicate: text })).test(event);
 
 /** An event built by hand on a table definition. */
-function handmade(table: TableDef, operation: ChangeEvent['operation'], value: Record<string, unknown> | null, oldValue: Record<string, unknown> | null): SourcedEvent {
+function handmade(
+  table: TableDef,
+  operation: ChangeEvent['operation'],
+  value: Record<string, unknown> | null,
+  oldValue: Record<string, unknown> | null,
+): SourcedEvent {
   const event: ChangeEvent = {
-    event_id: '01KB0ZQ9W1C6M3V5J7D2A8X4RT', timestamp: '2026-01-01T00:00:00.000Z', sequence: 1, operation, database: 'default',
-    table: table.name, key: null, value, old_value: oldValue, transaction_id: 't1',
+    event_id: '01KB0ZQ9W1C6M3V5J7D2A8X4RT',
+    timestamp: '2026-01-01T00:00:00.000Z',
+    sequence: 1,
+    operation,
+    database: 'default',
+    table: table.name,
+    key: null,
+    value,
+    old_value: oldValue,
+    transaction_id: 't1',
   };
   return { event, lsn: 1, sequence: 1n, table };
 }
@@ -84,7 +105,19 @@ afterAll(async () => {
 
 describe('the events under test', () => {
   it('are the real changes, in their JSON forms', () => {
-    expect(ev.map((e) => e.event.operation)).toEqual(['SCHEMA_CHANGE', 'INSERT', 'INSERT', 'UPDATE', 'UPDATE', 'UPDATE', 'UPDATE', 'DELETE', 'TRUNCATE', 'SCHEMA_CHANGE', 'INSERT']);
+    expect(ev.map((e) => e.event.operation)).toEqual([
+      'SCHEMA_CHANGE',
+      'INSERT',
+      'INSERT',
+      'UPDATE',
+      'UPDATE',
+      'UPDATE',
+      'UPDATE',
+      'DELETE',
+      'TRUNCATE',
+      'SCHEMA_CHANGE',
+      'INSERT',
+    ]);
     expect(ev[1]!.event.value).toMatchObject({ id: BIG, amount: '12.50', at: '2024-02-29T10:34:56.123456Z', doc: { kind: 'gift', tags: [1, 2] }, paid: false });
     // Events before the ALTER carry the old definition, the last one the current.
     expect(ev[1]!.table).not.toBe(orders);
@@ -147,7 +180,12 @@ describe('predicate', () => {
 
   it('evaluates events read with an older definition of the table: a column added since reads as NULL', async () => {
     const f = await compile({ predicate: "note = 'after' OR n = 5 AND note IS NULL" });
-    expect(await passing(f, ev.filter((e) => e.event.operation === 'INSERT'))).toEqual([0, 2]);
+    expect(
+      await passing(
+        f,
+        ev.filter((e) => e.event.operation === 'INSERT'),
+      ),
+    ).toEqual([0, 2]);
   });
 
   it('a hand-built event with missing fields reads them as NULL', async () => {
@@ -192,7 +230,7 @@ describe('predicate refused at compile time', () => {
       '1=1); DROP TABLE orders; SELECT (1',
       '1) OR (1=1',
       'true -- comment',
-      "true /* ) AS ok FROM x */",
+      'true /* ) AS ok FROM x */',
       '$1 = 1',
       'EXISTS (SELECT 1 FROM items)',
       'n IN (SELECT n FROM items)',

@@ -23,7 +23,10 @@ class Receiver {
   connections = 0;
   private readonly sockets = new Set<Socket>();
 
-  constructor(readonly server: Server, private readonly handler: (req: IncomingMessage, res: ServerResponse) => void) {
+  constructor(
+    readonly server: Server,
+    private readonly handler: (req: IncomingMessage, res: ServerResponse) => void,
+  ) {
     server.on('connection', (s: Socket) => this.track(s));
     server.on('secureConnection', (s: Socket) => this.track(s));
     server.on('request', (req: IncomingMessage, res: ServerResponse) => {
@@ -31,7 +34,13 @@ class Receiver {
       req.on('data', (c: Buffer) => chunks.push(c));
       req.on('end', () => {
         const peer = (req.socket as TLSSocket).getPeerCertificate?.();
-        this.received.push({ method: req.method!, url: req.url!, headers: req.headers, body: Buffer.concat(chunks), peerCn: (peer?.subject?.CN as string | undefined) ?? null });
+        this.received.push({
+          method: req.method!,
+          url: req.url!,
+          headers: req.headers,
+          body: Buffer.concat(chunks),
+          peerCn: (peer?.subject?.CN as string | undefined) ?? null,
+        });
         this.handler(req, res);
       });
     });
@@ -79,10 +88,12 @@ function client(url: string, options: Partial<EndpointClientOptions> = {}): Endp
   return c;
 }
 
-const status = (code: number, body = '') => (_req: IncomingMessage, res: ServerResponse) => {
-  res.writeHead(code, { 'content-type': 'text/plain' });
-  res.end(body);
-};
+const status =
+  (code: number, body = '') =>
+  (_req: IncomingMessage, res: ServerResponse) => {
+    res.writeHead(code, { 'content-type': 'text/plain' });
+    res.end(body);
+  };
 
 const BODY = Buffer.from('{"event_id":"E1","value":{"name":"café"}}');
 const HEADERS = { 'Content-Type': 'application/json', 'X-Svc-Event-ID': 'E1' };

@@ -66,17 +66,21 @@ describe('retry schedule', () => {
   });
 
   it('property: every wait lies in [0.8 base, min(1.2 base, max)]', () => {
-    fc.assert(fc.property(
-      fc.integer({ min: 0, max: 10_000 }), fc.double({ min: 1, max: 10, noNaN: true }), fc.integer({ min: 1, max: 100 }),
-      fc.integer({ min: 0, max: 0x7fffffff }),
-      (initial, multiplier, retry, seed) => {
-        const def = { ...SPEC, initial_retry_delay_ms: initial, multiplier, max_retries: 100 };
-        const base = baseDelayMs(def, retry);
-        const d = retryDelayMs(def, retry, seededRandom(seed));
-        expect(d).toBeGreaterThanOrEqual(Math.round(base * 0.8) - 0.5);
-        expect(d).toBeLessThanOrEqual(Math.min(def.max_retry_delay_ms, Math.round(base * 1.2)) + 0.5);
-      },
-    ));
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 0, max: 10_000 }),
+        fc.double({ min: 1, max: 10, noNaN: true }),
+        fc.integer({ min: 1, max: 100 }),
+        fc.integer({ min: 0, max: 0x7fffffff }),
+        (initial, multiplier, retry, seed) => {
+          const def = { ...SPEC, initial_retry_delay_ms: initial, multiplier, max_retries: 100 };
+          const base = baseDelayMs(def, retry);
+          const d = retryDelayMs(def, retry, seededRandom(seed));
+          expect(d).toBeGreaterThanOrEqual(Math.round(base * 0.8) - 0.5);
+          expect(d).toBeLessThanOrEqual(Math.min(def.max_retry_delay_ms, Math.round(base * 1.2)) + 0.5);
+        },
+      ),
+    );
   });
 
   it('timeout_secs → the attempt time limit in ms', () => {
@@ -109,6 +113,8 @@ describe('checkRetryConfig', () => {
     ['jitter', { jitter: 'yes' }],
   ])('refuses a bad %s with VALIDATION_ERROR', (field, change) => {
     const def = { ...SPEC, ...change } as WebhookRetry;
-    expect(() => checkRetryConfig(def)).toThrow(expect.objectContaining({ code: 'VALIDATION_ERROR', details: expect.objectContaining({ field: `retry.${field}` }) }));
+    expect(() => checkRetryConfig(def)).toThrow(
+      expect.objectContaining({ code: 'VALIDATION_ERROR', details: expect.objectContaining({ field: `retry.${field}` }) }),
+    );
   });
 });

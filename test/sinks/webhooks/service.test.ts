@@ -47,7 +47,10 @@ async function sql(text: string, tenant = 'default'): Promise<void> {
 }
 
 async function refused(promise: Promise<unknown>): Promise<SvcError> {
-  const error = await promise.then(() => null, (e: unknown) => e);
+  const error = await promise.then(
+    () => null,
+    (e: unknown) => e,
+  );
   expect(error).toBeInstanceOf(SvcError);
   return error as SvcError;
 }
@@ -90,7 +93,7 @@ describe('WebhookService', () => {
     await webhooks.remove('default', view.id);
   });
 
-  it('shows the runtime\'s live state when the runner reports it', async () => {
+  it("shows the runtime's live state when the runner reports it", async () => {
     const webhooks = service();
     const view = await webhooks.create('default', input());
     live = {
@@ -116,7 +119,10 @@ describe('WebhookService', () => {
     expect(await webhooks.disable('default', view.id, 'again')).toBe(false);
     expect(webhooks.get('default', view.id).disabled_reason).toBe('the receiver answered 410 Gone');
     // A PATCH of something else keeps it off, with its reason.
-    expect(await webhooks.update('default', view.id, { retry: { max_retries: 1 } })).toMatchObject({ enabled: false, disabled_reason: 'the receiver answered 410 Gone' });
+    expect(await webhooks.update('default', view.id, { retry: { max_retries: 1 } })).toMatchObject({
+      enabled: false,
+      disabled_reason: 'the receiver answered 410 Gone',
+    });
     expect(await webhooks.update('default', view.id, { enabled: true })).toMatchObject({ enabled: true, disabled_reason: null });
     expect(await webhooks.disable('default', 'no-such-webhook', 'gone')).toBe(false);
     await webhooks.remove('default', view.id);
@@ -174,7 +180,7 @@ describe('WebhookService', () => {
     await fast.remove('default', view.id);
   });
 
-  it('deliveries and redeliver ask the runtime only for the tenant\'s own webhook', async () => {
+  it("deliveries and redeliver ask the runtime only for the tenant's own webhook", async () => {
     const webhooks = service();
     const view = await webhooks.create('default', input());
     expect(await webhooks.deliveries('default', view.id, { limit: 10 })).toEqual([]);

@@ -2,13 +2,7 @@ import { createHmac } from 'node:crypto';
 import { Webhook, WebhookVerificationError } from 'standardwebhooks';
 import { describe, expect, it } from 'vitest';
 import { SvcError } from '../../../core/errors.js';
-import {
-  checkSecret,
-  deliveryHeaders,
-  standardWebhooksKey,
-  standardWebhooksSignature,
-  svcSignature,
-} from '../../../sinks/webhooks/signature.js';
+import { checkSecret, deliveryHeaders, standardWebhooksKey, standardWebhooksSignature, svcSignature } from '../../../sinks/webhooks/signature.js';
 
 const body = Buffer.from(JSON.stringify({ event_id: '01KB0ZQ9W1C6M3V5J7D2A8X4RT', operation: 'INSERT', value: { id: 1, name: 'café ☕' } }));
 
@@ -29,7 +23,12 @@ describe('svcSignature', () => {
 
 describe('Standard Webhooks', () => {
   it('matches the Standard Webhooks reference vector', () => {
-    const sig = standardWebhooksSignature('whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw', 'msg_p5jXN8AQM9LWM0D4loKWxJek', 1614265330, Buffer.from('{"test": 2432232314}'));
+    const sig = standardWebhooksSignature(
+      'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw',
+      'msg_p5jXN8AQM9LWM0D4loKWxJek',
+      1614265330,
+      Buffer.from('{"test": 2432232314}'),
+    );
     expect(sig).toBe('v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=');
   });
 

@@ -46,24 +46,36 @@ describe('no transform', () => {
 
 describe('template transform', () => {
   it('renders every documented variable, without HTML escaping', () => {
-    const template = '{"op":"{{ operation }}","t":"{{ table }}","k":{{ key | dump }},"v":{{ value | dump }},"o":{{ old_value | dump }},' +
+    const template =
+      '{"op":"{{ operation }}","t":"{{ table }}","k":{{ key | dump }},"v":{{ value | dump }},"o":{{ old_value | dump }},' +
       '"id":"{{ event_id }}","seq":{{ sequence }},"ts":"{{ timestamp }}","db":"{{ database }}","tx":"{{ transaction_id }}","whole":{{ event | dump }}}';
     const out = JSON.parse(text({ template }));
     expect(out).toEqual({
-      op: 'UPDATE', t: 'orders', k: EVENT.key, v: EVENT.value, o: EVENT.old_value, id: EVENT.event_id, seq: 4211,
-      ts: EVENT.timestamp, db: 'default', tx: EVENT.transaction_id, whole: EVENT,
+      op: 'UPDATE',
+      t: 'orders',
+      k: EVENT.key,
+      v: EVENT.value,
+      o: EVENT.old_value,
+      id: EVENT.event_id,
+      seq: 4211,
+      ts: EVENT.timestamp,
+      db: 'default',
+      tx: EVENT.transaction_id,
+      whole: EVENT,
     });
   });
 
   it('supports conditions, loops and filters; null old_value of an INSERT is harmless', () => {
-    const template = '{"changed":[{% for k, v in value %}{% if old_value and old_value[k] != v %}"{{ k }}",{% endif %}{% endfor %}null],' +
+    const template =
+      '{"changed":[{% for k, v in value %}{% if old_value and old_value[k] != v %}"{{ k }}",{% endif %}{% endfor %}null],' +
       '"tags":"{{ value.tags | join(",") | upper }}","was":{{ (old_value.qty if old_value else 0) }}}';
     expect(JSON.parse(text({ template }))).toEqual({ changed: ['item', 'qty', 'tags', 'repeat', null], tags: 'FRUIT,GREEN', was: 2 });
     expect(JSON.parse(text({ template }, INSERT))).toEqual({ changed: [null], tags: 'FRUIT,GREEN', was: 0 });
   });
 
   it('the built-in filters are available', () => {
-    const template = '{{ value.nope | default("none") }} {{ value.nope | d("-") }} {{ value.item | title | truncate(8, true, "") }} ' +
+    const template =
+      '{{ value.nope | default("none") }} {{ value.nope | d("-") }} {{ value.item | title | truncate(8, true, "") }} ' +
       '{{ value.tags | length }} {{ value.tags | sort(true) | first }} {{ value.qty | float | round(1) }} {{ "a<b" | e }} {{ value | dictsort | length }}';
     expect(text({ template, content_type: 'text/plain' })).toBe('none - Big Pear 2 green 3 a&lt;b 6');
   });
@@ -91,12 +103,7 @@ describe('template transform', () => {
     expect(() => compileTransform({ template })).toThrow(expect.objectContaining({ code: 'VALIDATION_ERROR', message: expect.stringMatching(message) }));
   });
 
-  it.each([
-    ['text/plain\r\nX-Injected: 1'],
-    ['not a type'],
-    [''],
-    ['a/b; x'],
-  ])('refuses content_type %j', (content_type) => {
+  it.each([['text/plain\r\nX-Injected: 1'], ['not a type'], [''], ['a/b; x']])('refuses content_type %j', (content_type) => {
     expect(codeOf(() => compileTransform({ template: 'x', content_type }))).toBe('VALIDATION_ERROR');
   });
 
@@ -121,7 +128,9 @@ describe('template sandbox', () => {
     '{{ value.__lookupGetter__("__proto__") }}',
     '{% set constructor = 1 %}',
   ])('refuses %j at compile time', (template) => {
-    expect(() => compileTransform({ template, content_type: 'text/plain' })).toThrow(expect.objectContaining({ code: 'VALIDATION_ERROR', message: expect.stringMatching(/not allowed/) }));
+    expect(() => compileTransform({ template, content_type: 'text/plain' })).toThrow(
+      expect.objectContaining({ code: 'VALIDATION_ERROR', message: expect.stringMatching(/not allowed/) }),
+    );
   });
 
   it.each([
@@ -149,8 +158,17 @@ describe('template sandbox', () => {
   });
 
   it('include, import, extends and the random filter are refused', () => {
-    for (const template of ['{% include "/etc/passwd" %}', '{% import "x" as y %}', '{% from "x" import y %}', '{% extends "base" %}', '{{ [1,2] | random }}']) {
-      expect(codeOf(() => compileTransform({ template, content_type: 'text/plain' })), template).toBe('VALIDATION_ERROR');
+    for (const template of [
+      '{% include "/etc/passwd" %}',
+      '{% import "x" as y %}',
+      '{% from "x" import y %}',
+      '{% extends "base" %}',
+      '{{ [1,2] | random }}',
+    ]) {
+      expect(
+        codeOf(() => compileTransform({ template, content_type: 'text/plain' })),
+        template,
+      ).toBe('VALIDATION_ERROR');
     }
   });
 
@@ -192,8 +210,16 @@ describe('jsonpath transform', () => {
     const out = t.apply(EVENT);
     expect(out.contentType).toBe('application/json');
     expect(JSON.parse(out.body.toString('utf8'))).toEqual({
-      id: 2, op: 'UPDATE', item: EVENT.value!.item, tags: ['fruit', 'green'], first_tag: 'fruit', each_tag: ['fruit', 'green'],
-      ids: [2, 2, 2], missing: null, big: 3, before: 2,
+      id: 2,
+      op: 'UPDATE',
+      item: EVENT.value!.item,
+      tags: ['fruit', 'green'],
+      first_tag: 'fruit',
+      each_tag: ['fruit', 'green'],
+      ids: [2, 2, 2],
+      missing: null,
+      big: 3,
+      before: 2,
     });
     expect(JSON.parse(t.apply(INSERT).body.toString('utf8'))).toMatchObject({ before: null, ids: [2, 2] });
   });

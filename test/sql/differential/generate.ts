@@ -90,7 +90,10 @@ function makeTables(rng: Rng, prefix: string): Table[] {
   const count = rng.int(2, 3);
   const tables: Table[] = [];
   for (let t = 0; t < count; t++) {
-    const columns: Column[] = [{ name: 'id', kind: 'int' }, { name: 'ref', kind: 'int' }];
+    const columns: Column[] = [
+      { name: 'id', kind: 'int' },
+      { name: 'ref', kind: 'int' },
+    ];
     const extra = rng.int(3, 5);
     for (let c = 0; c < extra; c++) columns.push({ name: `c${c}`, kind: c < 2 ? (['int', 'text'] as const)[c]! : rng.pick(KINDS) });
     tables.push({ name: `${prefix}_t${t}`, columns, rowCount: rng.int(12, 40) });
@@ -126,8 +129,7 @@ interface Ref {
   readonly kind: Kind;
 }
 
-const refsOf = (table: Table, alias: string | null): Ref[] =>
-  table.columns.map((c) => ({ sql: alias ? `${alias}.${c.name}` : c.name, kind: c.kind }));
+const refsOf = (table: Table, alias: string | null): Ref[] => table.columns.map((c) => ({ sql: alias ? `${alias}.${c.name}` : c.name, kind: c.kind }));
 
 const CMP = ['=', '<>', '<', '<=', '>', '>='];
 
@@ -145,7 +147,8 @@ function atom(rng: Rng, refs: readonly Ref[]): string {
     if (rng.chance(0.25)) items.push('NULL');
     return `${r.sql} ${rng.pick(['', 'NOT '])}IN (${items.join(', ')})`;
   }
-  if (choice === 3 && r.kind === 'text') return `${r.sql} ${rng.pick(['LIKE', 'NOT LIKE', 'ILIKE'])} ${quote(rng.pick(['a%', '%e%', '_', 'b\\_c', '%', 'Z%']))}`;
+  if (choice === 3 && r.kind === 'text')
+    return `${r.sql} ${rng.pick(['LIKE', 'NOT LIKE', 'ILIKE'])} ${quote(rng.pick(['a%', '%e%', '_', 'b\\_c', '%', 'Z%']))}`;
   if (choice === 4) {
     const same = refs.filter((o) => o.kind === r.kind && o.sql !== r.sql);
     if (same.length > 0) return `${r.sql} ${rng.pick(CMP)} ${rng.pick(same).sql}`;
@@ -214,7 +217,10 @@ function singleTableQuery(rng: Rng, table: Table): GeneratedQuery {
   if (shape === 2) {
     const limit = rng.chance(0.7) ? ` LIMIT ${rng.int(1, 10)}` : '';
     const offset = rng.chance(0.3) ? ` OFFSET ${rng.int(1, 5)}` : '';
-    return { sql: `SELECT id, ${projections(rng, refs).join(', ')} FROM ${table.name}${where} ORDER BY ${orderKey(rng, refs)}, id${limit}${offset}`, ordered: true };
+    return {
+      sql: `SELECT id, ${projections(rng, refs).join(', ')} FROM ${table.name}${where} ORDER BY ${orderKey(rng, refs)}, id${limit}${offset}`,
+      ordered: true,
+    };
   }
   if (shape === 3) {
     const group = rng.pick(refs.filter((r) => r.sql !== 'id'));
@@ -242,7 +248,10 @@ function joinQuery(rng: Rng, left: Table, right: Table): GeneratedQuery {
   const cols = [...projections(rng, lrefs), ...projections(rng, rrefs).map((p) => p.replace(/ AS p(\d+)$/, ' AS q$1'))];
   if (rng.chance(0.5)) {
     const limit = rng.chance(0.6) ? ` LIMIT ${rng.int(1, 12)}` : '';
-    return { sql: `SELECT l.id, r.id AS rid, ${cols.join(', ')} FROM ${from}${where} ORDER BY ${orderKey(rng, all)}, l.id, r.id NULLS FIRST${limit}`, ordered: true };
+    return {
+      sql: `SELECT l.id, r.id AS rid, ${cols.join(', ')} FROM ${from}${where} ORDER BY ${orderKey(rng, all)}, l.id, r.id NULLS FIRST${limit}`,
+      ordered: true,
+    };
   }
   return { sql: `SELECT l.id, r.id AS rid, ${cols.join(', ')} FROM ${from}${where}`, ordered: false };
 }

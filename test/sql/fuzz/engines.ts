@@ -14,7 +14,10 @@ export type Outcome =
 
 /** PostgreSQL (PGlite, in process) with every value as its text output; session time zone UTC. */
 export class PgSide {
-  private constructor(private readonly db: PGlite, private readonly typeNames: Map<number, string>) {}
+  private constructor(
+    private readonly db: PGlite,
+    private readonly typeNames: Map<number, string>,
+  ) {}
 
   static async open(): Promise<PgSide> {
     const parsers: Record<number, (value: string) => unknown> = {};
@@ -59,7 +62,11 @@ export class SvcdbSide {
       const result = await this.engine.execute(sql, { params: [...params], timeoutMs: 30_000, maxRows: 10_000, tenant: 'default' });
       const names = result.columns.map((c) => c.name);
       const types = result.columns.map((c, j) => pgTypes?.[j] ?? c.type.toLowerCase());
-      return { kind: 'rows', columnTypes: result.columns.map((c) => c.type), rows: result.rows.map((row) => names.map((n, j) => svcdbText(row[n], types[j]!))) };
+      return {
+        kind: 'rows',
+        columnTypes: result.columns.map((c) => c.type),
+        rows: result.rows.map((row) => names.map((n, j) => svcdbText(row[n], types[j]!))),
+      };
     } catch (error) {
       const e = error as { code?: unknown; message?: unknown };
       const code = typeof e.code === 'string' ? e.code : 'NO_CODE';

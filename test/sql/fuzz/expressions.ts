@@ -21,7 +21,8 @@ export class Features {
   }
 }
 
-export const refsOf = (table: FuzzTable, alias: string | null): Ref[] => table.columns.map((c) => ({ sql: alias ? `${alias}.${c.name}` : c.name, kind: c.kind }));
+export const refsOf = (table: FuzzTable, alias: string | null): Ref[] =>
+  table.columns.map((c) => ({ sql: alias ? `${alias}.${c.name}` : c.name, kind: c.kind }));
 
 const WORDS = ['ann', 'bob', 'Cy', 'a%', '%e%', 'x', '', 'sale', 'login'];
 
@@ -79,15 +80,33 @@ export function numExpr(r: Rand, refs: readonly Ref[], f: Features, depth = 0): 
   const a = numExpr(r, refs, f, depth + 1);
   const b = numExpr(r, refs, f, depth + 1);
   switch (r.int(0, 9)) {
-    case 0: f.add('expr.abs'); return `abs(${a})`;
-    case 1: f.add('expr.coalesce'); return `COALESCE(${a}, ${b})`;
-    case 2: f.add('expr.case'); return `CASE WHEN ${boolExpr(r, refs, f, depth + 1)} THEN ${a} ELSE ${b} END`;
-    case 3: f.add('expr.cast'); return `CAST(${a} AS ${r.pick(['NUMERIC', 'BIGINT', 'DOUBLE PRECISION', 'NUMERIC(12,1)'])})`;
-    case 4: f.add('expr.round'); return `round(${leaf(r, refs, 'numeric', f)}, ${r.int(0, 2)})`;
-    case 5: f.add('expr.nullif'); return `NULLIF(${a}, ${b})`;
-    case 6: f.add('expr.mod'); return `(${leaf(r, refs, 'int', f)} % ${r.int(2, 5)})`;
-    case 7: f.add('expr.greatest'); return `${r.pick(['GREATEST', 'LEAST'])}(${a}, ${b})`;
-    default: f.add('expr.arith'); return `(${a} ${r.pick(['+', '-', '*'])} ${b})`;
+    case 0:
+      f.add('expr.abs');
+      return `abs(${a})`;
+    case 1:
+      f.add('expr.coalesce');
+      return `COALESCE(${a}, ${b})`;
+    case 2:
+      f.add('expr.case');
+      return `CASE WHEN ${boolExpr(r, refs, f, depth + 1)} THEN ${a} ELSE ${b} END`;
+    case 3:
+      f.add('expr.cast');
+      return `CAST(${a} AS ${r.pick(['NUMERIC', 'BIGINT', 'DOUBLE PRECISION', 'NUMERIC(12,1)'])})`;
+    case 4:
+      f.add('expr.round');
+      return `round(${leaf(r, refs, 'numeric', f)}, ${r.int(0, 2)})`;
+    case 5:
+      f.add('expr.nullif');
+      return `NULLIF(${a}, ${b})`;
+    case 6:
+      f.add('expr.mod');
+      return `(${leaf(r, refs, 'int', f)} % ${r.int(2, 5)})`;
+    case 7:
+      f.add('expr.greatest');
+      return `${r.pick(['GREATEST', 'LEAST'])}(${a}, ${b})`;
+    default:
+      f.add('expr.arith');
+      return `(${a} ${r.pick(['+', '-', '*'])} ${b})`;
   }
 }
 
@@ -97,18 +116,34 @@ export function textExpr(r: Rand, refs: readonly Ref[], f: Features, depth = 0):
   const a = textExpr(r, refs, f, depth + 1);
   f.add('string');
   switch (r.int(0, 11)) {
-    case 0: return `upper(${a})`;
-    case 1: return `lower(${a})`;
-    case 2: return `(${a} || ${textExpr(r, refs, f, depth + 1)})`;
-    case 3: return `substr(${a}, ${r.int(1, 3)}, ${r.int(1, 3)})`;
-    case 4: return `replace(${a}, '${r.pick(['a', 'o', 'e'])}', 'X')`;
-    case 5: f.add('string.pad'); return `${r.pick(['lpad', 'rpad'])}(${a}, ${r.int(2, 6)}, '*')`;
-    case 6: return `trim(${r.pick(['', 'BOTH ', 'LEADING '])}${r.chance(0.5) ? "'a' FROM " : ''}${a})`;
-    case 7: f.add('string.concat-fn'); return `concat(${a}, '-', ${numExpr(r, refs, f, depth + 1)})`;
-    case 8: return `CAST(${numExpr(r, refs, f, depth + 1)} AS TEXT)`;
-    case 9: f.add('string.left-right'); return `${r.pick(['left', 'right'])}(${a}, ${r.int(1, 3)})`;
-    case 10: f.add('string.split_part'); return `split_part(${a} || ',z', ',', ${r.int(1, 2)})`;
-    default: return `COALESCE(${a}, 'none')`;
+    case 0:
+      return `upper(${a})`;
+    case 1:
+      return `lower(${a})`;
+    case 2:
+      return `(${a} || ${textExpr(r, refs, f, depth + 1)})`;
+    case 3:
+      return `substr(${a}, ${r.int(1, 3)}, ${r.int(1, 3)})`;
+    case 4:
+      return `replace(${a}, '${r.pick(['a', 'o', 'e'])}', 'X')`;
+    case 5:
+      f.add('string.pad');
+      return `${r.pick(['lpad', 'rpad'])}(${a}, ${r.int(2, 6)}, '*')`;
+    case 6:
+      return `trim(${r.pick(['', 'BOTH ', 'LEADING '])}${r.chance(0.5) ? "'a' FROM " : ''}${a})`;
+    case 7:
+      f.add('string.concat-fn');
+      return `concat(${a}, '-', ${numExpr(r, refs, f, depth + 1)})`;
+    case 8:
+      return `CAST(${numExpr(r, refs, f, depth + 1)} AS TEXT)`;
+    case 9:
+      f.add('string.left-right');
+      return `${r.pick(['left', 'right'])}(${a}, ${r.int(1, 3)})`;
+    case 10:
+      f.add('string.split_part');
+      return `split_part(${a} || ',z', ',', ${r.int(1, 2)})`;
+    default:
+      return `COALESCE(${a}, 'none')`;
   }
 }
 
@@ -125,24 +160,44 @@ export function boolExpr(r: Rand, refs: readonly Ref[], f: Features, depth = 0):
   if (refs.length === 0) return `${numExpr(r, refs, f, depth + 1)} ${r.pick(CMP)} ${numExpr(r, refs, f, depth + 1)}`;
   const ref = r.pick(refs);
   switch (r.int(0, 8)) {
-    case 0: return `${ref.sql} IS ${r.pick(['', 'NOT '])}NULL`;
-    case 1: f.add('where.in'); return `${ref.sql} ${r.pick(['IN', 'NOT IN'])} (${literal(r, ref.kind, f)}, ${r.chance(0.3) ? 'NULL' : literal(r, ref.kind, f)})`;
-    case 2: f.add('where.between'); return ref.kind === 'bool' || ref.kind === 'jsonb' ? `${ref.sql} IS NOT NULL` : `${ref.sql} BETWEEN ${literal(r, ref.kind, f)} AND ${literal(r, ref.kind, f)}`;
-    case 3: f.add('where.like'); return `${leaf(r, refs, 'text', f)} ${r.pick(['LIKE', 'NOT LIKE', 'ILIKE'])} '${r.pick(['a%', '%o%', '_e%', 'C%'])}'`;
-    case 4: f.add('where.distinct-from'); return `${ref.sql} IS ${r.pick(['', 'NOT '])}DISTINCT FROM ${literal(r, ref.kind, f)}`;
-    case 5: return `${numExpr(r, refs, f, depth + 1)} ${r.pick(CMP)} ${numExpr(r, refs, f, depth + 1)}`;
-    case 6: return ref.kind === 'bool' ? ref.sql : ref.kind === 'jsonb' ? `${ref.sql} ? 'a'` : `${ref.sql} ${r.pick(CMP)} ${literal(r, ref.kind, f)}`;
-    case 7: f.add('where.paren-is-null'); return `(${ref.sql} IS NULL) = ${r.pick(['true', 'false'])}`;
-    default: return `${textExpr(r, refs, f, depth + 1)} ${r.pick(CMP)} ${literal(r, 'text', f)}`;
+    case 0:
+      return `${ref.sql} IS ${r.pick(['', 'NOT '])}NULL`;
+    case 1:
+      f.add('where.in');
+      return `${ref.sql} ${r.pick(['IN', 'NOT IN'])} (${literal(r, ref.kind, f)}, ${r.chance(0.3) ? 'NULL' : literal(r, ref.kind, f)})`;
+    case 2:
+      f.add('where.between');
+      return ref.kind === 'bool' || ref.kind === 'jsonb'
+        ? `${ref.sql} IS NOT NULL`
+        : `${ref.sql} BETWEEN ${literal(r, ref.kind, f)} AND ${literal(r, ref.kind, f)}`;
+    case 3:
+      f.add('where.like');
+      return `${leaf(r, refs, 'text', f)} ${r.pick(['LIKE', 'NOT LIKE', 'ILIKE'])} '${r.pick(['a%', '%o%', '_e%', 'C%'])}'`;
+    case 4:
+      f.add('where.distinct-from');
+      return `${ref.sql} IS ${r.pick(['', 'NOT '])}DISTINCT FROM ${literal(r, ref.kind, f)}`;
+    case 5:
+      return `${numExpr(r, refs, f, depth + 1)} ${r.pick(CMP)} ${numExpr(r, refs, f, depth + 1)}`;
+    case 6:
+      return ref.kind === 'bool' ? ref.sql : ref.kind === 'jsonb' ? `${ref.sql} ? 'a'` : `${ref.sql} ${r.pick(CMP)} ${literal(r, ref.kind, f)}`;
+    case 7:
+      f.add('where.paren-is-null');
+      return `(${ref.sql} IS NULL) = ${r.pick(['true', 'false'])}`;
+    default:
+      return `${textExpr(r, refs, f, depth + 1)} ${r.pick(CMP)} ${literal(r, 'text', f)}`;
   }
 }
 
 /** An expression of any kind, with the kind it has. */
 export function anyExpr(r: Rand, refs: readonly Ref[], f: Features): Ref {
   switch (r.int(0, refs.length === 0 ? 2 : 4)) {
-    case 0: return { sql: numExpr(r, refs, f), kind: 'numeric' };
-    case 1: return { sql: textExpr(r, refs, f), kind: 'text' };
-    case 2: return { sql: boolExpr(r, refs, f), kind: 'bool' };
-    default: return r.pick(refs);
+    case 0:
+      return { sql: numExpr(r, refs, f), kind: 'numeric' };
+    case 1:
+      return { sql: textExpr(r, refs, f), kind: 'text' };
+    case 2:
+      return { sql: boolExpr(r, refs, f), kind: 'bool' };
+    default:
+      return r.pick(refs);
   }
 }

@@ -48,6 +48,8 @@ describe('differential fuzzer: generated SQL on PostgreSQL (PGlite) and svcdb', 
     const stale = ALLOW_LIST.filter((e) => !failures.some((j) => allowedBy([e], j)));
     if (stale.length > 0) console.warn(`allow-list lines matching no failure in this run (fixed? remove them):\n${stale.map((e) => e.line).join('\n')}`);
     const total = summarize(judged).total;
-    expect(unexpected, `${unexpected.length} new failures (of ${total.statements} statements; ${JSON.stringify(total)}):\n${unexpected.join('\n')}`).toEqual([]);
+    expect(unexpected, `${unexpected.length} new failures (of ${total.statements} statements; ${JSON.stringify(total)}):\n${unexpected.join('\n')}`).toEqual(
+      [],
+    );
   });
 });

@@ -37,7 +37,20 @@ function expr(r: Rand, f: Features): Draft {
 
 function string(r: Rand, f: Features): Draft {
   const refs = refsOf(r.pick([EMP, EVENTS, DEPT]), null);
-  const extra = r.pick(['length(COALESCE(name, kind, \'\'))', "position('a' IN COALESCE(name, ''))", "initcap('hello wORLD')", "reverse('abc')", "repeat('ab', 2)", "strpos('hello', 'l')", "'a' || NULL", "format('%s-%s', 'x', 1)", "regexp_replace('abc123', '[0-9]+', '#')", "md5('x')", "chr(65) || ascii('a')", "starts_with('hello', 'he')"]);
+  const extra = r.pick([
+    "length(COALESCE(name, kind, ''))",
+    "position('a' IN COALESCE(name, ''))",
+    "initcap('hello wORLD')",
+    "reverse('abc')",
+    "repeat('ab', 2)",
+    "strpos('hello', 'l')",
+    "'a' || NULL",
+    "format('%s-%s', 'x', 1)",
+    "regexp_replace('abc123', '[0-9]+', '#')",
+    "md5('x')",
+    "chr(65) || ascii('a')",
+    "starts_with('hello', 'he')",
+  ]);
   f.add('string');
   const tableName = refs.some((x) => x.sql === 'kind') ? 'events' : refs.some((x) => x.sql === 'dept_id') ? 'emp' : 'dept';
   const safeExtra = tableName === 'events' ? extra.replace('name, ', '') : extra.replace('kind, ', '');
@@ -65,12 +78,30 @@ function distinct(r: Rand, f: Features): Draft {
   const refs = refsOf(EMP, null);
   if (r.chance(0.4)) {
     f.add('distinct.on');
-    return q(`SELECT DISTINCT ON (dept_id) dept_id, id, name FROM emp ORDER BY dept_id ${r.pick(['ASC', 'DESC'])} NULLS ${r.pick(['FIRST', 'LAST'])}, id ${r.pick(['ASC', 'DESC'])}`, true);
+    return q(
+      `SELECT DISTINCT ON (dept_id) dept_id, id, name FROM emp ORDER BY dept_id ${r.pick(['ASC', 'DESC'])} NULLS ${r.pick(['FIRST', 'LAST'])}, id ${r.pick(['ASC', 'DESC'])}`,
+      true,
+    );
   }
   return q(`SELECT DISTINCT ${selectList(r, refs, f, r.int(1, 2))} FROM emp`);
 }
 
-const AGGS = ['count(*)', 'count(@)', 'sum(@)', 'avg(@)', 'min(@)', 'max(@)', 'count(DISTINCT @)', 'bool_and(active)', 'bool_or(active)', "string_agg(name, ',' ORDER BY name)", 'array_agg(id ORDER BY id)', 'sum(@) FILTER (WHERE active)', 'stddev_samp(@)', 'every(active)'];
+const AGGS = [
+  'count(*)',
+  'count(@)',
+  'sum(@)',
+  'avg(@)',
+  'min(@)',
+  'max(@)',
+  'count(DISTINCT @)',
+  'bool_and(active)',
+  'bool_or(active)',
+  "string_agg(name, ',' ORDER BY name)",
+  'array_agg(id ORDER BY id)',
+  'sum(@) FILTER (WHERE active)',
+  'stddev_samp(@)',
+  'every(active)',
+];
 
 function aggregate(r: Rand, f: Features): Draft {
   const refs = refsOf(EMP, null);
@@ -91,9 +122,11 @@ function join(r: Rand, f: Features): Draft {
   const cols = `e.id AS eid, d.id AS did, ${anyExpr(r, refs, f).sql} AS x`;
   const filter = r.chance(0.4) ? ` WHERE ${boolExpr(r, refs, f)}` : '';
   if (kind === 'CROSS JOIN') return q(`SELECT ${cols} FROM emp e CROSS JOIN dept d${filter}`);
-  if (kind === 'NATURAL JOIN') return q(`SELECT * FROM (SELECT id, name FROM emp) e NATURAL ${r.pick(['', 'LEFT '])}JOIN (SELECT id, name AS dname FROM dept) d`);
+  if (kind === 'NATURAL JOIN')
+    return q(`SELECT * FROM (SELECT id, name FROM emp) e NATURAL ${r.pick(['', 'LEFT '])}JOIN (SELECT id, name AS dname FROM dept) d`);
   if (kind === 'USING') return q(`SELECT id, e.name, d.name FROM emp e JOIN (SELECT id, name FROM dept) d USING (id)`);
-  if (kind === 'LEFT JOIN LATERAL') return q(`SELECT d.id, x.n FROM dept d LEFT JOIN LATERAL (SELECT count(*) AS n FROM emp e WHERE e.dept_id = d.id) x ON true`);
+  if (kind === 'LEFT JOIN LATERAL')
+    return q(`SELECT d.id, x.n FROM dept d LEFT JOIN LATERAL (SELECT count(*) AS n FROM emp e WHERE e.dept_id = d.id) x ON true`);
   const on = r.chance(0.7) ? 'e.dept_id = d.id' : `e.dept_id = d.id AND ${boolExpr(r, refs, f)}`;
   const third = r.chance(0.3) ? ` ${r.pick(['JOIN', 'LEFT JOIN'])} events v ON v.emp_id = e.id` : '';
   if (third) f.add('join.three-way');
@@ -103,14 +136,38 @@ function join(r: Rand, f: Features): Draft {
 function subquery(r: Rand, f: Features): Draft {
   const refs = refsOf(EMP, 'e');
   switch (r.int(0, 7)) {
-    case 0: f.add('subquery.in'); return q(`SELECT id FROM emp e WHERE e.dept_id ${r.pick(['IN', 'NOT IN'])} (SELECT ${r.pick(['id', 'parent_id'])} FROM dept WHERE ${r.pick(['budget > 1000', 'id < 4', 'true'])})`);
-    case 1: f.add('subquery.exists-correlated'); return q(`SELECT id, name FROM emp e WHERE ${r.pick(['', 'NOT '])}EXISTS (SELECT 1 FROM events v WHERE v.emp_id = e.id AND ${r.pick(["v.kind = 'sale'", 'v.amount > 0', 'v.at IS NOT NULL'])})`);
-    case 2: f.add('subquery.scalar-correlated'); return q(`SELECT id, (SELECT max(v.amount) FROM events v WHERE v.emp_id = e.id) AS m FROM emp e`);
-    case 3: f.add('subquery.any-all'); return q(`SELECT id FROM emp e WHERE e.salary ${r.pick(['>', '<', '='])} ${r.pick(['ANY', 'ALL', 'SOME'])} (SELECT budget / 100 FROM dept WHERE budget IS NOT NULL)`);
-    case 4: f.add('subquery.derived'); return q(`SELECT s.k, s.n FROM (SELECT dept_id AS k, count(*) AS n FROM emp GROUP BY dept_id) s WHERE s.n > ${r.int(0, 2)}`);
-    case 5: f.add('subquery.scalar'); return q(`SELECT id, ${numExpr(r, refs, f)} - (SELECT min(id) FROM dept) AS x FROM emp e`);
-    case 6: f.add('subquery.correlated-in-select-where'); return q(`SELECT d.id FROM dept d WHERE (SELECT count(*) FROM emp e WHERE e.dept_id = d.id AND ${boolExpr(r, refs, f)}) ${r.pick(['>', '=', '<'])} ${r.int(0, 2)}`);
-    default: f.add('subquery.row-compare'); return q(`SELECT id FROM emp e WHERE (e.dept_id, e.active) IN (SELECT id, true FROM dept)`);
+    case 0:
+      f.add('subquery.in');
+      return q(
+        `SELECT id FROM emp e WHERE e.dept_id ${r.pick(['IN', 'NOT IN'])} (SELECT ${r.pick(['id', 'parent_id'])} FROM dept WHERE ${r.pick(['budget > 1000', 'id < 4', 'true'])})`,
+      );
+    case 1:
+      f.add('subquery.exists-correlated');
+      return q(
+        `SELECT id, name FROM emp e WHERE ${r.pick(['', 'NOT '])}EXISTS (SELECT 1 FROM events v WHERE v.emp_id = e.id AND ${r.pick(["v.kind = 'sale'", 'v.amount > 0', 'v.at IS NOT NULL'])})`,
+      );
+    case 2:
+      f.add('subquery.scalar-correlated');
+      return q(`SELECT id, (SELECT max(v.amount) FROM events v WHERE v.emp_id = e.id) AS m FROM emp e`);
+    case 3:
+      f.add('subquery.any-all');
+      return q(
+        `SELECT id FROM emp e WHERE e.salary ${r.pick(['>', '<', '='])} ${r.pick(['ANY', 'ALL', 'SOME'])} (SELECT budget / 100 FROM dept WHERE budget IS NOT NULL)`,
+      );
+    case 4:
+      f.add('subquery.derived');
+      return q(`SELECT s.k, s.n FROM (SELECT dept_id AS k, count(*) AS n FROM emp GROUP BY dept_id) s WHERE s.n > ${r.int(0, 2)}`);
+    case 5:
+      f.add('subquery.scalar');
+      return q(`SELECT id, ${numExpr(r, refs, f)} - (SELECT min(id) FROM dept) AS x FROM emp e`);
+    case 6:
+      f.add('subquery.correlated-in-select-where');
+      return q(
+        `SELECT d.id FROM dept d WHERE (SELECT count(*) FROM emp e WHERE e.dept_id = d.id AND ${boolExpr(r, refs, f)}) ${r.pick(['>', '=', '<'])} ${r.int(0, 2)}`,
+      );
+    default:
+      f.add('subquery.row-compare');
+      return q(`SELECT id FROM emp e WHERE (e.dept_id, e.active) IN (SELECT id, true FROM dept)`);
   }
 }
 
@@ -118,15 +175,23 @@ function cte(r: Rand, f: Features): Draft {
   if (r.chance(0.5)) {
     f.add('cte.recursive');
     return r.pick([
-      q(`WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ${r.int(2, 8)}) SELECT ${r.pick(['i', 'sum(i)', 'count(*)'])} FROM n${r.chance(0.5) ? ' GROUP BY i' : ''}`),
-      q(`WITH RECURSIVE tree(id, depth) AS (SELECT id, 0 FROM dept WHERE parent_id IS NULL UNION ALL SELECT d.id, t.depth + 1 FROM dept d JOIN tree t ON d.parent_id = t.id) SELECT id, depth FROM tree`),
-      q(`WITH RECURSIVE tree AS (SELECT id, name::text AS path FROM dept WHERE parent_id IS NULL UNION ALL SELECT d.id, t.path || '/' || d.name FROM dept d, tree t WHERE d.parent_id = t.id) SELECT * FROM tree`),
+      q(
+        `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ${r.int(2, 8)}) SELECT ${r.pick(['i', 'sum(i)', 'count(*)'])} FROM n${r.chance(0.5) ? ' GROUP BY i' : ''}`,
+      ),
+      q(
+        `WITH RECURSIVE tree(id, depth) AS (SELECT id, 0 FROM dept WHERE parent_id IS NULL UNION ALL SELECT d.id, t.depth + 1 FROM dept d JOIN tree t ON d.parent_id = t.id) SELECT id, depth FROM tree`,
+      ),
+      q(
+        `WITH RECURSIVE tree AS (SELECT id, name::text AS path FROM dept WHERE parent_id IS NULL UNION ALL SELECT d.id, t.path || '/' || d.name FROM dept d, tree t WHERE d.parent_id = t.id) SELECT * FROM tree`,
+      ),
       q(`WITH RECURSIVE fib(a, b) AS (SELECT 0::bigint, 1::bigint UNION ALL SELECT b, a + b FROM fib WHERE b < 100) SELECT a FROM fib`),
     ]);
   }
   f.add('cte.plain');
   const refs = refsOf(EMP, null);
-  return q(`WITH x AS ${r.pick(['', '', '', 'MATERIALIZED ', 'NOT MATERIALIZED '])}(SELECT id, dept_id, ${numExpr(r, refs, f)} AS v FROM emp WHERE ${boolExpr(r, refs, f)}), y AS (SELECT dept_id, count(*) AS n FROM x GROUP BY dept_id) SELECT x.id, y.n FROM x JOIN y ON x.dept_id = y.dept_id`);
+  return q(
+    `WITH x AS ${r.pick(['', '', '', 'MATERIALIZED ', 'NOT MATERIALIZED '])}(SELECT id, dept_id, ${numExpr(r, refs, f)} AS v FROM emp WHERE ${boolExpr(r, refs, f)}), y AS (SELECT dept_id, count(*) AS n FROM x GROUP BY dept_id) SELECT x.id, y.n FROM x JOIN y ON x.dept_id = y.dept_id`,
+  );
 }
 
 function setop(r: Rand, f: Features): Draft {
@@ -145,14 +210,43 @@ function setop(r: Rand, f: Features): Draft {
   return q(`${sideA} ${op} ${sideB}`);
 }
 
-const FRAMES = ['', 'ROWS BETWEEN 1 PRECEDING AND CURRENT ROW', 'ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING', 'ROWS BETWEEN CURRENT ROW AND 2 FOLLOWING', 'RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW', 'RANGE BETWEEN 1000 PRECEDING AND 1000 FOLLOWING', 'GROUPS BETWEEN 1 PRECEDING AND CURRENT ROW', 'ROWS 2 PRECEDING', 'ROWS BETWEEN 1 PRECEDING AND 1 FOLLOWING EXCLUDE CURRENT ROW'];
+const FRAMES = [
+  '',
+  'ROWS BETWEEN 1 PRECEDING AND CURRENT ROW',
+  'ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING',
+  'ROWS BETWEEN CURRENT ROW AND 2 FOLLOWING',
+  'RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW',
+  'RANGE BETWEEN 1000 PRECEDING AND 1000 FOLLOWING',
+  'GROUPS BETWEEN 1 PRECEDING AND CURRENT ROW',
+  'ROWS 2 PRECEDING',
+  'ROWS BETWEEN 1 PRECEDING AND 1 FOLLOWING EXCLUDE CURRENT ROW',
+];
 
 function windowQuery(r: Rand, f: Features): Draft {
-  const fn = r.pick(['row_number()', 'rank()', 'dense_rank()', 'sum(salary)', 'count(*)', 'avg(bonus)', 'min(id)', 'lag(id)', 'lead(id, 2, -1)', 'first_value(name)', 'last_value(id)', 'ntile(3)', 'percent_rank()', 'cume_dist()', 'nth_value(id, 2)', 'max(salary)']);
+  const fn = r.pick([
+    'row_number()',
+    'rank()',
+    'dense_rank()',
+    'sum(salary)',
+    'count(*)',
+    'avg(bonus)',
+    'min(id)',
+    'lag(id)',
+    'lead(id, 2, -1)',
+    'first_value(name)',
+    'last_value(id)',
+    'ntile(3)',
+    'percent_rank()',
+    'cume_dist()',
+    'nth_value(id, 2)',
+    'max(salary)',
+  ]);
   f.add(`window.${fn.split('(')[0]}`);
   const part = r.pick(['', 'PARTITION BY dept_id ', 'PARTITION BY (dept_id IS NULL) ', 'PARTITION BY active ']);
   if (part.includes('(')) f.add('window.partition-expression');
-  const frame = ['rank()', 'dense_rank()', 'row_number()', 'ntile(3)', 'percent_rank()', 'cume_dist()', 'lag(id)', 'lead(id, 2, -1)'].includes(fn) ? '' : r.pick(FRAMES);
+  const frame = ['rank()', 'dense_rank()', 'row_number()', 'ntile(3)', 'percent_rank()', 'cume_dist()', 'lag(id)', 'lead(id, 2, -1)'].includes(fn)
+    ? ''
+    : r.pick(FRAMES);
   if (frame) f.add(`window.frame.${frame.split(' ')[0]!.toLowerCase()}${frame.includes('EXCLUDE') ? '-exclude' : ''}`);
   const orderKey = frame.startsWith('RANGE BETWEEN 1000') ? 'salary' : r.pick(['id', 'salary, id', 'hired NULLS FIRST, id', 'id DESC']);
   const named = r.chance(0.15);
@@ -162,8 +256,23 @@ function windowQuery(r: Rand, f: Features): Draft {
 }
 
 const GENERATORS: Record<Category, (r: Rand, f: Features) => Draft> = {
-  where, expr, string, order_limit: orderLimit, distinct, aggregate, join, subquery, cte, setop, window: windowQuery,
-  jsonb: jsonbQuery, datetime: dateTimeQuery, array: arrayQuery, param: paramQuery, dml: dmlStatement, invalid: invalidStatement,
+  where,
+  expr,
+  string,
+  order_limit: orderLimit,
+  distinct,
+  aggregate,
+  join,
+  subquery,
+  cte,
+  setop,
+  window: windowQuery,
+  jsonb: jsonbQuery,
+  datetime: dateTimeQuery,
+  array: arrayQuery,
+  param: paramQuery,
+  dml: dmlStatement,
+  invalid: invalidStatement,
 };
 
 /** Statement `index` of the run seeded `seed`: the category cycles, the rest is random. */

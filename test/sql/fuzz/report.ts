@@ -13,7 +13,14 @@ export interface Tally {
   crash: number;
 }
 
-const FIELD: Record<Verdict, keyof Tally> = { agree: 'agree', 'both-refuse': 'bothRefuse', 'svcdb-refuses': 'svcdbRefuses', 'pg-refuses': 'pgRefuses', wrong: 'wrong', crash: 'crash' };
+const FIELD: Record<Verdict, keyof Tally> = {
+  agree: 'agree',
+  'both-refuse': 'bothRefuse',
+  'svcdb-refuses': 'svcdbRefuses',
+  'pg-refuses': 'pgRefuses',
+  wrong: 'wrong',
+  crash: 'crash',
+};
 const empty = (): Tally => ({ statements: 0, agree: 0, bothRefuse: 0, svcdbRefuses: 0, pgRefuses: 0, wrong: 0, crash: 0 });
 
 export interface Summary {

@@ -30,7 +30,10 @@ export class FuzzRunner {
   /** Setup statements svcdb refused (the array-column table today): reported, not fatal. */
   readonly svcdbSetupErrors: string[] = [];
 
-  private constructor(private readonly pg: PgSide, private readonly svcdb: SvcdbSide) {}
+  private constructor(
+    private readonly pg: PgSide,
+    private readonly svcdb: SvcdbSide,
+  ) {}
 
   /** Creates the schema and loads the data on both sides; PostgreSQL must accept all of it. */
   static async open(engine: SvcdbSql): Promise<FuzzRunner> {
@@ -119,7 +122,8 @@ function verdictOf(pg: Outcome, svcdb: Outcome, ordered: boolean): Verdict {
 
 /** A short account of how two row sets differ (column count, row count, first differing row). */
 function difference(pg: Outcome, svcdb: Outcome): string {
-  if (pg.kind === 'error' || svcdb.kind === 'error') return `pg: ${pg.kind === 'error' ? pg.message : 'rows'}; svcdb: ${svcdb.kind === 'error' ? svcdb.message : 'rows'}`;
+  if (pg.kind === 'error' || svcdb.kind === 'error')
+    return `pg: ${pg.kind === 'error' ? pg.message : 'rows'}; svcdb: ${svcdb.kind === 'error' ? svcdb.message : 'rows'}`;
   if (pg.columnTypes.length !== svcdb.columnTypes.length) return `columns: pg ${pg.columnTypes.length}, svcdb ${svcdb.columnTypes.length}`;
   const a = pg.rows.map((row) => rowText(row, pg.columnTypes)).sort();
   const b = svcdb.rows.map((row) => rowText(row, pg.columnTypes)).sort();

@@ -15,7 +15,23 @@ export interface FuzzStatement {
 }
 
 export const CATEGORIES = [
-  'where', 'expr', 'string', 'order_limit', 'distinct', 'aggregate', 'join', 'subquery', 'cte', 'setop', 'window', 'jsonb', 'datetime', 'array', 'param', 'dml', 'invalid',
+  'where',
+  'expr',
+  'string',
+  'order_limit',
+  'distinct',
+  'aggregate',
+  'join',
+  'subquery',
+  'cte',
+  'setop',
+  'window',
+  'jsonb',
+  'datetime',
+  'array',
+  'param',
+  'dml',
+  'invalid',
 ] as const;
 export type Category = (typeof CATEGORIES)[number];
 

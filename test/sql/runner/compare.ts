@@ -25,7 +25,9 @@ const byJoinedText = (a: readonly string[], b: readonly string[]): number => {
 };
 
 export function md5OfValues(values: readonly string[]): string {
-  return createHash('md5').update(values.map((v) => `${v}\n`).join('')).digest('hex');
+  return createHash('md5')
+    .update(values.map((v) => `${v}\n`).join(''))
+    .digest('hex');
 }
 
 function sortedRows(rows: readonly (readonly string[])[], sort: SortMode): string[][] {
@@ -65,9 +67,7 @@ export function compareResult(
     return { ok, actualLines: [`${values.length} values hashing to ${md5OfValues(values)}`] };
   }
   const valueMode =
-    sort === 'valuesort' ||
-    (exp.length === values.length && exp.length !== rows.length) ||
-    (exp.length === values.length && (rows[0]?.length ?? 1) === 1);
+    sort === 'valuesort' || (exp.length === values.length && exp.length !== rows.length) || (exp.length === values.length && (rows[0]?.length ?? 1) === 1);
   if (valueMode) {
     ok = exp.length === values.length && exp.every((e, k) => e.trim() === values[k]);
   } else {

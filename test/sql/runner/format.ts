@@ -32,7 +32,9 @@ export function pgJson(j: unknown): string {
   if (j === null) return 'null';
   if (Array.isArray(j)) return `[${j.map(pgJson).join(', ')}]`;
   if (typeof j === 'object') {
-    return `{${Object.entries(j as Record<string, unknown>).map(([k, x]) => `${JSON.stringify(k)}: ${pgJson(x)}`).join(', ')}}`;
+    return `{${Object.entries(j as Record<string, unknown>)
+      .map(([k, x]) => `${JSON.stringify(k)}: ${pgJson(x)}`)
+      .join(', ')}}`;
   }
   return JSON.stringify(j);
 }
@@ -53,11 +55,6 @@ export function formatValue(v: unknown, typeLetter: string | undefined, sqlType:
 }
 
 /** Formats every row; types[j] is the record's type letter, sqlTypes[j] the engine's column type. */
-export function formatRows(
-  rows: readonly (readonly unknown[])[],
-  types: string,
-  sqlTypes: readonly string[],
-  options: FormatOptions,
-): string[][] {
+export function formatRows(rows: readonly (readonly unknown[])[], types: string, sqlTypes: readonly string[], options: FormatOptions): string[][] {
   return rows.map((row) => row.map((v, j) => formatValue(v, types[j], sqlTypes[j] ?? '', options)));
 }

@@ -27,7 +27,10 @@ export class SvcdbHttpEngine implements SqlEngine {
       return { kind: 'error', message };
     }
     const metaColumns = Array.isArray(envelope.metadata?.columns)
-      ? (envelope.metadata.columns as { name?: unknown; type?: unknown }[]).map((c) => ({ name: String(c.name), type: typeof c.type === 'string' ? c.type : '' }))
+      ? (envelope.metadata.columns as { name?: unknown; type?: unknown }[]).map((c) => ({
+          name: String(c.name),
+          type: typeof c.type === 'string' ? c.type : '',
+        }))
       : null;
     const data = Array.isArray(envelope.data) ? (envelope.data as unknown[]) : [];
     const rows = data.map((r): unknown[] => {

@@ -112,14 +112,27 @@ export function parseSlt(text: string): SltRecord[] {
     const expectError = tokens[1] === 'error';
     if (head === 'statement') {
       records.push({
-        kind: 'statement', line: lineNumber, conditions, sql, expectError, sqlLines,
+        kind: 'statement',
+        line: lineNumber,
+        conditions,
+        sql,
+        expectError,
+        sqlLines,
         errorPattern: expectError ? errorPatternOf(line, 'statement') : null,
       });
     } else {
       const sortToken = tokens[2];
       const sort: SortMode = sortToken !== undefined && SORT_MODES.has(sortToken) ? (sortToken as SortMode) : 'nosort';
       records.push({
-        kind: 'query', line: lineNumber, conditions, sql, expectError, sqlLines, resultLines, expected, hashThreshold,
+        kind: 'query',
+        line: lineNumber,
+        conditions,
+        sql,
+        expectError,
+        sqlLines,
+        resultLines,
+        expected,
+        hashThreshold,
         errorPattern: expectError ? errorPatternOf(line, 'query') : null,
         types: expectError ? '' : (tokens[1] ?? ''),
         sort,

@@ -9,7 +9,25 @@ import { pgArray, pgJson } from './format.js';
  */
 
 /** Types whose JSON form is not PostgreSQL's text form (e.g. timestamps are ISO 8601 in JSON). */
-const TEXT_DIFFERS = new Set(['timestamp', 'timestamptz', 'time', 'timetz', 'interval', 'bytea', 'money', 'inet', 'cidr', 'macaddr', 'bit', 'varbit', 'xml', 'record', 'tsvector', 'tsquery', 'point']);
+const TEXT_DIFFERS = new Set([
+  'timestamp',
+  'timestamptz',
+  'time',
+  'timetz',
+  'interval',
+  'bytea',
+  'money',
+  'inet',
+  'cidr',
+  'macaddr',
+  'bit',
+  'varbit',
+  'xml',
+  'record',
+  'tsvector',
+  'tsquery',
+  'point',
+]);
 
 /** Parses PostgreSQL's array text ({a,"b c",NULL,{1,2}}) into nested arrays of strings and nulls. */
 export function parsePgArray(text: string): unknown[] | null {

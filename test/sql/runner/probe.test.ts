@@ -7,9 +7,11 @@ import { requireQueryRoute, SvcdbHttpEngine } from './http-engine.js';
  * The svcdb-side SQL tests fail when POST /api/v1/query does not exist (never skip). These check
  * that rule against the real HTTP server of protocols/ with and without a query route.
  */
-const answering = (status: number, body: unknown): FastifyPluginAsync => async (app) => {
-  app.post('/query', async (_request, reply) => reply.code(status).send(body));
-};
+const answering =
+  (status: number, body: unknown): FastifyPluginAsync =>
+  async (app) => {
+    app.post('/query', async (_request, reply) => reply.code(status).send(body));
+  };
 
 describe('requireQueryRoute', () => {
   let running: Running | null = null;
@@ -45,13 +47,29 @@ describe('requireQueryRoute', () => {
           app.post('/query', async (request, reply) => {
             const sql = (request.body as { sql: string }).sql;
             if (sql === 'bad') return reply.code(409).send({ error: { code: 'CONSTRAINT_VIOLATION', message: 'violates "k"' } });
-            return { success: true, data: [{ b: 'x', a: 1 }], metadata: { columns: [{ name: 'a', type: 'INTEGER' }, { name: 'b', type: 'TEXT' }] } };
+            return {
+              success: true,
+              data: [{ b: 'x', a: 1 }],
+              metadata: {
+                columns: [
+                  { name: 'a', type: 'INTEGER' },
+                  { name: 'b', type: 'TEXT' },
+                ],
+              },
+            };
           });
         },
       ],
     });
     const engine = new SvcdbHttpEngine(baseOf(running), 'k');
-    expect(await engine.execute('ok')).toEqual({ kind: 'rows', columns: [{ name: 'a', type: 'INTEGER' }, { name: 'b', type: 'TEXT' }], rows: [[1, 'x']] });
+    expect(await engine.execute('ok')).toEqual({
+      kind: 'rows',
+      columns: [
+        { name: 'a', type: 'INTEGER' },
+        { name: 'b', type: 'TEXT' },
+      ],
+      rows: [[1, 'x']],
+    });
     expect(await engine.execute('bad')).toEqual({ kind: 'error', message: 'CONSTRAINT_VIOLATION: violates "k"' });
   });
 });

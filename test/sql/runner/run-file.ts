@@ -48,19 +48,22 @@ function checkStatement(r: StatementRecord, out: EngineResult, mode: 'regex' | '
   return out.kind === 'error' ? { expected: 'success', actual: `error: ${out.message}` } : null;
 }
 
-function checkQuery(
-  r: QueryRecord,
-  out: EngineResult,
-  options: RunOptions,
-  labels: Map<string, string>,
-): Mismatch | null {
+function checkQuery(r: QueryRecord, out: EngineResult, options: RunOptions, labels: Map<string, string>): Mismatch | null {
   if (r.expectError) return checkExpectedError(r.errorPattern, out, options.errorMatching ?? 'regex');
   if (out.kind === 'error') return { expected: (r.expected ?? []).join('\n'), actual: `error: ${out.message}` };
   if (r.types.length !== out.columns.length) {
-    return { expected: `${r.types.length} column(s) (query ${r.types})`, actual: `${out.columns.length} column(s): ${out.columns.map((c) => c.name).join(', ')}` };
+    return {
+      expected: `${r.types.length} column(s) (query ${r.types})`,
+      actual: `${out.columns.length} column(s): ${out.columns.map((c) => c.name).join(', ')}`,
+    };
   }
   const sort = options.autoRowsort && r.sort === 'nosort' && !/order\s+by/i.test(r.sql) ? 'rowsort' : r.sort;
-  const rows = formatRows(out.rows, r.types, out.columns.map((c) => c.type), { float3: options.float3 ?? false });
+  const rows = formatRows(
+    out.rows,
+    r.types,
+    out.columns.map((c) => c.type),
+    { float3: options.float3 ?? false },
+  );
   const comparison = compareResult(rows, r.expected, sort, r.hashThreshold);
   if (!comparison.ok) return { expected: (r.expected ?? []).join('\n'), actual: comparison.actualLines.join('\n') };
   if (r.label !== null) {
@@ -98,12 +101,21 @@ export async function runSltFile(path: string, engine: SqlEngine, options: RunOp
   return runSltText(await readFile(path, 'utf8'), label, engine, options);
 }
 
-const indent = (text: string, pad: string): string => text.split('\n').map((l) => pad + l).join('\n');
+const indent = (text: string, pad: string): string =>
+  text
+    .split('\n')
+    .map((l) => pad + l)
+    .join('\n');
 
 /** Every failure of a file: file:line, SQL, expected, actual. */
 export function describeFailures(report: FileReport): string {
   const parts = report.failures.map((f) =>
-    [`${report.file}:${f.line}`, indent(f.sql, '    sql      | '), indent(f.expected === '' ? '(no rows)' : f.expected, '    expected | '), indent(f.actual === '' ? '(no rows)' : f.actual, '    actual   | ')].join('\n'),
+    [
+      `${report.file}:${f.line}`,
+      indent(f.sql, '    sql      | '),
+      indent(f.expected === '' ? '(no rows)' : f.expected, '    expected | '),
+      indent(f.actual === '' ? '(no rows)' : f.actual, '    actual   | '),
+    ].join('\n'),
   );
   return `${report.failures.length} of ${report.failures.length + report.passed} records failed on ${report.engine}:\n\n${parts.join('\n\n')}`;
 }

@@ -40,12 +40,29 @@ describe('slt parser', () => {
   const records = parseSlt(text);
 
   it('reads statements, queries, conditions, labels and line numbers', () => {
-    expect(records.map((r) => [r.kind, r.line])).toEqual([['statement', 4], ['statement', 7], ['query', 12], ['query', 20], ['query', 23], ['halt', 26]]);
+    expect(records.map((r) => [r.kind, r.line])).toEqual([
+      ['statement', 4],
+      ['statement', 7],
+      ['query', 12],
+      ['query', 20],
+      ['query', 23],
+      ['halt', 26],
+    ]);
     const [create, failing, query, queryError, noResult] = records;
     expect(create).toMatchObject({ kind: 'statement', expectError: false, errorPattern: null, sql: 'CREATE TABLE t (a INTEGER)' });
     expect(failing).toMatchObject({ expectError: true, errorPattern: 'duplicate key value violates unique constraint "t_pkey"' });
-    expect(query).toMatchObject({ types: 'IT', sort: 'rowsort', label: 'label-1', sql: "SELECT a,\n  'x'\nFROM t", expected: ['1 x', '2 x'], hashThreshold: 8 });
-    expect(query!.conditions).toEqual([{ kind: 'skipif', dialect: 'svcdb' }, { kind: 'onlyif', dialect: 'postgresql' }]);
+    expect(query).toMatchObject({
+      types: 'IT',
+      sort: 'rowsort',
+      label: 'label-1',
+      sql: "SELECT a,\n  'x'\nFROM t",
+      expected: ['1 x', '2 x'],
+      hashThreshold: 8,
+    });
+    expect(query!.conditions).toEqual([
+      { kind: 'skipif', dialect: 'svcdb' },
+      { kind: 'onlyif', dialect: 'postgresql' },
+    ]);
     expect(queryError).toMatchObject({ kind: 'query', expectError: true, errorPattern: 'division by zero', types: '' });
     expect(noResult).toMatchObject({ expected: null, sort: 'nosort' });
   });
@@ -60,7 +77,7 @@ describe('slt parser', () => {
 });
 
 describe('hasTopLevelOrderBy', () => {
-  it('sees only the statement\'s own ORDER BY', () => {
+  it("sees only the statement's own ORDER BY", () => {
     expect(hasTopLevelOrderBy('SELECT a FROM t ORDER BY a')).toBe(true);
     expect(hasTopLevelOrderBy('SELECT row_number() OVER (ORDER BY a) FROM t')).toBe(false);
     expect(hasTopLevelOrderBy('SELECT * FROM (SELECT a FROM t ORDER BY a LIMIT 3) s')).toBe(false);
@@ -106,23 +123,75 @@ describe('result comparison (run.mjs rules)', () => {
     expect(compareResult([['1', 'a  b']], ['1 a b'], 'nosort', 0).ok).toBe(true);
     expect(compareResult([['1'], ['2']], ['1', '2'], 'nosort', 0).ok).toBe(true);
     expect(compareResult([['1'], ['2']], ['2', '1'], 'nosort', 0).ok).toBe(false);
-    expect(compareResult([['1', 'x'], ['2', 'y']], ['1', 'x', '2', 'y'], 'nosort', 0).ok).toBe(true);
+    expect(
+      compareResult(
+        [
+          ['1', 'x'],
+          ['2', 'y'],
+        ],
+        ['1', 'x', '2', 'y'],
+        'nosort',
+        0,
+      ).ok,
+    ).toBe(true);
     expect(compareResult([], [], 'nosort', 0).ok).toBe(true);
     expect(compareResult([['1']], null, 'nosort', 0).ok).toBe(false);
   });
 
   it('sorts rows for rowsort and values for valuesort', () => {
-    expect(compareResult([['2', 'b'], ['10', 'a']], ['2 b', '10 a'], 'rowsort', 0).ok).toBe(true);
-    expect(expectedLinesFor([['2', 'b'], ['10', 'a']], 'rowsort', 0)).toEqual(['10 a', '2 b']);
-    expect(compareResult([['b', 'a'], ['c', 'd']], ['a', 'b', 'c', 'd'], 'valuesort', 0).ok).toBe(true);
+    expect(
+      compareResult(
+        [
+          ['2', 'b'],
+          ['10', 'a'],
+        ],
+        ['2 b', '10 a'],
+        'rowsort',
+        0,
+      ).ok,
+    ).toBe(true);
+    expect(
+      expectedLinesFor(
+        [
+          ['2', 'b'],
+          ['10', 'a'],
+        ],
+        'rowsort',
+        0,
+      ),
+    ).toEqual(['10 a', '2 b']);
+    expect(
+      compareResult(
+        [
+          ['b', 'a'],
+          ['c', 'd'],
+        ],
+        ['a', 'b', 'c', 'd'],
+        'valuesort',
+        0,
+      ).ok,
+    ).toBe(true);
   });
 
   it('hashes results past the threshold', () => {
-    const rows = [['1', 'x'], ['2', 'y']];
+    const rows = [
+      ['1', 'x'],
+      ['2', 'y'],
+    ];
     const lines = expectedLinesFor(rows, 'nosort', 3);
     expect(lines).toEqual([`4 values hashing to ${md5OfValues(['1', 'x', '2', 'y'])}`]);
     expect(compareResult(rows, lines, 'nosort', 0).ok).toBe(true);
-    expect(compareResult([['1', 'x'], ['2', 'z']], lines, 'nosort', 0).ok).toBe(false);
+    expect(
+      compareResult(
+        [
+          ['1', 'x'],
+          ['2', 'z'],
+        ],
+        lines,
+        'nosort',
+        0,
+      ).ok,
+    ).toBe(false);
   });
 });
 
@@ -137,7 +206,15 @@ describe('portability checks (PostgreSQL text vs JSON)', () => {
     expect(portabilityProblems([{ name: 'j', type: 'jsonb' }], [['{"a": [1, {"b": null}]}']])).toHaveLength(0);
     expect(portabilityProblems([{ name: 'a', type: '_text' }], [['{"NULL",b}']])).toHaveLength(1);
     expect(portabilityProblems([{ name: 'a', type: '_int4' }], [['{1,NULL}']])).toHaveLength(0);
-    expect(portabilityProblems([{ name: 'd', type: 'date' }, { name: 'n', type: 'numeric' }], [['2024-01-01', '1.50']])).toHaveLength(0);
+    expect(
+      portabilityProblems(
+        [
+          { name: 'd', type: 'date' },
+          { name: 'n', type: 'numeric' },
+        ],
+        [['2024-01-01', '1.50']],
+      ),
+    ).toHaveLength(0);
   });
 });
 
@@ -160,17 +237,45 @@ describe('record loop', () => {
       'SELECT 1': { kind: 'rows', columns: [{ name: 'x', type: 'INTEGER' }], rows: [[1]] },
       'SELECT 2': { kind: 'rows', columns: [{ name: 'x', type: 'INTEGER' }], rows: [[3]] },
       'BAD': { kind: 'error', message: 'INVALID_QUERY: syntax error at or near "BAD"' },
-      'SELECT 1, 2': { kind: 'rows', columns: [{ name: 'a', type: 'INTEGER' }, { name: 'b', type: 'INTEGER' }], rows: [[1, 2]] },
+      'SELECT 1, 2': {
+        kind: 'rows',
+        columns: [
+          { name: 'a', type: 'INTEGER' },
+          { name: 'b', type: 'INTEGER' },
+        ],
+        rows: [[1, 2]],
+      },
     });
     const text = [
-      'query I', 'SELECT 1', '----', '1', '',
-      'query I', 'SELECT 2', '----', '2', '',
-      'statement error syntax error', 'BAD', '',
-      'statement error division by zero', 'BAD', '',
-      'query I', 'SELECT 1, 2', '----', '1 2', '',
-      'skipif scripted', 'statement ok', 'NEVER RUN', '',
-      'halt', '',
-      'statement ok', 'AFTER HALT',
+      'query I',
+      'SELECT 1',
+      '----',
+      '1',
+      '',
+      'query I',
+      'SELECT 2',
+      '----',
+      '2',
+      '',
+      'statement error syntax error',
+      'BAD',
+      '',
+      'statement error division by zero',
+      'BAD',
+      '',
+      'query I',
+      'SELECT 1, 2',
+      '----',
+      '1 2',
+      '',
+      'skipif scripted',
+      'statement ok',
+      'NEVER RUN',
+      '',
+      'halt',
+      '',
+      'statement ok',
+      'AFTER HALT',
     ].join('\n');
     const report = await runSltText(text, 'x.slt', engine);
     expect(report.passed).toBe(2);

@@ -65,7 +65,12 @@ async function completeRecord(r: SltRecord, headerText: string, engine: PgliteEn
   const sort = explicitSort || hasTopLevelOrderBy(r.sql) ? r.sort : 'rowsort';
   const newHeader = queryHeader(r, types, explicitSort || sort === 'rowsort' ? sort : '');
   if (newHeader !== headerText) edits.push({ start: header, end: header + 1, lines: [newHeader] });
-  const rows = formatRows(out.rows, types, out.columns.map((c) => c.type), { float3: false });
+  const rows = formatRows(
+    out.rows,
+    types,
+    out.columns.map((c) => c.type),
+    { float3: false },
+  );
   const expected = expectedLinesFor(rows, sort, r.hashThreshold);
   edits.push({ start: r.resultLines[0], end: r.resultLines[1], lines: ['----', ...expected] });
   for (const p of portabilityProblems(out.columns, out.rows)) problems.push(`${where}: ${p}`);
