@@ -8,7 +8,7 @@ import type { ExecutionBody } from './transaction.js';
 export { mutationTransactions, RequestTransaction, type MutationTransactions, type StatementOptions } from './transaction.js';
 
 /**
- * The mutation part of a tenant's schema (docs/graphql-mutations.md): insert_/update_/delete_
+ * The mutation part of a tenant's schema (docs/graphql.md, "Mutations"): insert_/update_/delete_
  * <table> with Hasura's names, arguments and semantics, for every table (views take no writes).
  */
 export function mutationSchema(model: SchemaModel): SchemaContribution {
