@@ -86,7 +86,9 @@ export async function buildTenantSchema(
     resolvers: mergeResolvers(scalarResolvers(), ...parts.map((p) => p.resolvers as Record<string, Record<string, unknown>>)) as never,
     routes: false,
     graphiql: false,
-    jit: 1,
+    // No JIT: graphql-jit compiles an operation's variable coercion on its second use, and for a
+    // `<t>_bool_exp` variable that took 7-11 s of blocked event loop (a one-request DoS).
+    jit: 0,
     cache: DOCUMENT_CACHE_ENTRIES_MAX,
     queryDepth: limits.graphqlDepthMax,
     validationRules: rules,

