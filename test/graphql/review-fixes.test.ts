@@ -5,7 +5,7 @@
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/sql-server.js';
-import { data, sql } from './client.js';
+import { data, gql, sql } from './client.js';
 
 let server: TestServer;
 
@@ -46,6 +46,18 @@ describe('GraphQL review fixes', () => {
         expect(m.update_c).toEqual({ affected_rows: 1 });
       }
     });
+    expect(stall).toBeLessThan(LOOP_BLOCKED_MS_MAX);
+  });
+
+  it('a doubling chain of 30 fragments is refused as too costly, quickly', async () => {
+    const fragments = Array.from({ length: 30 }, (_, i) => `fragment F${i} on c { id ...F${i + 1} ...F${i + 1} }`);
+    fragments.push('fragment F30 on c { id v }');
+    const query = `{ c { ...F0 } } ${fragments.join(' ')}`;
+    let reply: Awaited<ReturnType<typeof gql>> | undefined;
+    const stall = await loopStallMs(async () => {
+      reply = await gql(server, query);
+    });
+    expect(reply?.body.errors?.[0]?.extensions?.code).toBe('LIMIT_EXCEEDED');
     expect(stall).toBeLessThan(LOOP_BLOCKED_MS_MAX);
   });
 });
