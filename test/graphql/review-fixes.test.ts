@@ -60,4 +60,14 @@ describe('GraphQL review fixes', () => {
     expect(reply?.body.errors?.[0]?.extensions?.code).toBe('LIMIT_EXCEEDED');
     expect(stall).toBeLessThan(LOOP_BLOCKED_MS_MAX);
   });
+
+  it('runs a batch in order: an update sees the row the insert before it wrote', async () => {
+    const reply = await gql(server, [
+      { query: 'mutation { insert_a_one(object: {id: 10, name: "new", n: 0}) { id } }' },
+      { query: 'mutation { update_a(where: {id: {_eq: 10}}, _set: {n: 7}) { affected_rows } }' },
+      { query: '{ a_by_pk(id: 10) { n } }' },
+    ]);
+    expect(reply.status).toBe(200);
+    expect(reply.body).toEqual([{ data: { insert_a_one: { id: 10 } } }, { data: { update_a: { affected_rows: 1 } } }, { data: { a_by_pk: { n: 7 } } }]);
+  });
 });
