@@ -70,4 +70,14 @@ describe('GraphQL review fixes', () => {
     expect(reply.status).toBe(200);
     expect(reply.body).toEqual([{ data: { insert_a_one: { id: 10 } } }, { data: { update_a: { affected_rows: 1 } } }, { data: { a_by_pk: { n: 7 } } }]);
   });
+
+  it('refuses a negative nested limit or offset as the top level does', async () => {
+    const top = await gql(server, '{ a(limit: -1) { id } }');
+    for (const query of ['{ a { c(limit: -5) { v } } }', '{ a { c(offset: -1) { v } } }']) {
+      const reply = await gql(server, query);
+      expect(reply.body.errors?.[0]?.extensions?.code, query).toBe('INVALID_QUERY');
+      expect(reply.body.errors[0].message, query).toMatch(/must not be negative/);
+    }
+    expect(top.body.errors?.[0]?.extensions?.code).toBe('INVALID_QUERY');
+  });
 });
