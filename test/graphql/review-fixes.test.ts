@@ -80,4 +80,12 @@ describe('GraphQL review fixes', () => {
     }
     expect(top.body.errors?.[0]?.extensions?.code).toBe('INVALID_QUERY');
   });
+
+  it('refuses a where nested deeper than 32 levels with LIMIT_EXCEEDED, and answers one of 32', async () => {
+    const nested = (levels: number): string => '{_not: '.repeat(levels) + '{id: {_eq: 1}}' + '}'.repeat(levels);
+    const deep = await gql(server, `{ a(where: ${nested(500)}) { id } }`);
+    expect(deep.body.errors?.[0]?.extensions).toMatchObject({ code: 'LIMIT_EXCEEDED', details: { limit: 'where_depth' } });
+    const ok = await data(server, `{ a(where: ${nested(30)}, order_by: {id: asc}) { id } }`);
+    expect(ok.a.map((r: { id: number }) => r.id)).toEqual([1]);
+  });
 });
