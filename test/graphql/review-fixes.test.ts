@@ -88,4 +88,20 @@ describe('GraphQL review fixes', () => {
     const ok = await data(server, `{ a(where: ${nested(30)}, order_by: {id: asc}) { id } }`);
     expect(ok.a.map((r: { id: number }) => r.id)).toEqual([1]);
   });
+
+  it('_entities fails a bad key or an unknown __typename alone, with VALIDATION_ERROR', async () => {
+    const reply = await gql(
+      server,
+      `{ _entities(representations: [{__typename: "a", id: 1}, {__typename: "a", id: {x: 1}}, {__typename: "nope", id: 1}, {__typename: "a", id: 2}]) {
+        ... on a { id name }
+      } }`,
+    );
+    expect(reply.body.data._entities).toEqual([{ id: 1, name: 'x' }, null, null, { id: 2, name: null }]);
+    const errors = (reply.body.errors as { path: unknown[]; extensions: { code: string } }[]).map((e) => [e.path, e.extensions.code]);
+    errors.sort((x, y) => String(x[0]).localeCompare(String(y[0])));
+    expect(errors).toEqual([
+      [['_entities', 1], 'VALIDATION_ERROR'],
+      [['_entities', 2], 'VALIDATION_ERROR'],
+    ]);
+  });
 });
