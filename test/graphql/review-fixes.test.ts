@@ -3,9 +3,11 @@
  * fragments, batch order, nested limits, where depth), against a real server.
  */
 import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { createClient } from 'graphql-ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/sql-server.js';
 import { data, gql, sql } from './client.js';
+import { eventually, subscribe, WebSocket } from './subscriptions/harness.js';
 
 let server: TestServer;
 
@@ -103,5 +105,34 @@ describe('GraphQL review fixes', () => {
       [['_entities', 1], 'VALIDATION_ERROR'],
       [['_entities', 2], 'VALIDATION_ERROR'],
     ]);
+  });
+
+  it("an unsubscribe aborts the signal of its live query's statements", async () => {
+    const engine = server.sql as unknown as { execute: (...args: unknown[]) => Promise<unknown> };
+    const original = engine.execute;
+    const signals: AbortSignal[] = [];
+    engine.execute = function (this: unknown, ...args: unknown[]) {
+      const signal = (args[1] as { signal?: AbortSignal } | undefined)?.signal;
+      if (signal && String(args[0]).includes('"c"')) signals.push(signal);
+      return original.apply(this, args);
+    };
+    const client = createClient({
+      url: `${server.baseUrl.replace(/^http/, 'ws')}/graphql`,
+      webSocketImpl: WebSocket,
+      connectionParams: { Authorization: `Bearer ${server.apiKey}` },
+      retryAttempts: 0,
+      lazy: true,
+    });
+    try {
+      const sub = subscribe(client, 'subscription { c(order_by: {id: asc}) { id } }');
+      await sub.until((s) => s.results.length === 1);
+      expect(signals.length).toBeGreaterThan(0);
+      expect(signals.some((signal) => signal.aborted)).toBe(false);
+      sub.stop();
+      await eventually(() => signals.every((signal) => signal.aborted));
+    } finally {
+      engine.execute = original;
+      await client.dispose();
+    }
   });
 });
