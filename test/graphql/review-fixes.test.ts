@@ -6,7 +6,7 @@ import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { createClient } from 'graphql-ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/sql-server.js';
-import { data, gql, sql } from './client.js';
+import { countStatements, data, gql, sql } from './client.js';
 import { eventually, subscribe, WebSocket } from './subscriptions/harness.js';
 
 let server: TestServer;
@@ -105,6 +105,11 @@ describe('GraphQL review fixes', () => {
       [['_entities', 1], 'VALIDATION_ERROR'],
       [['_entities', 2], 'VALIDATION_ERROR'],
     ]);
+    // Still batched: the good representations share one statement.
+    const { statements } = await countStatements(server, () =>
+      gql(server, '{ _entities(representations: [{__typename: "a", id: 1}, {__typename: "a", id: 2}]) { ... on a { id } } }'),
+    );
+    expect(statements).toHaveLength(1);
   });
 
   it("an unsubscribe aborts the signal of its live query's statements", async () => {
