@@ -8,6 +8,13 @@ type Row = Record<string, unknown>;
 const badRepresentation = (message: string, details: Record<string, unknown>): SvcError =>
   new SvcError('VALIDATION_ERROR', message, { reason: 'graphql_entity', ...details });
 
+/** `value` coerced by `scalar` as a variable would be; null is no key. */
+function coerced(scalar: GraphQLScalarType, value: unknown): unknown {
+  const parsed: unknown = scalar.parseValue(value);
+  if (parsed === undefined || parsed === null) throw new Error('no value');
+  return parsed;
+}
+
 /**
  * A representation's primary key, each component coerced by its column's scalar (as a variable
  * would be), so a bad key fails its own entity instead of the statement its batch shares.
@@ -22,10 +29,16 @@ export function entityKey(table: TableModel, reference: Row, info: GraphQLResolv
     const scalar = fields[column.field] ? getNamedType(fields[column.field]!.type) : undefined;
     if (!(scalar instanceof GraphQLScalarType)) return value;
     try {
-      const parsed: unknown = scalar.parseValue(value);
-      if (parsed === undefined || parsed === null) throw new Error('no value');
-      return parsed;
+      return coerced(scalar, value);
     } catch (error) {
+      // A gateway may send a numeric key as text ("5", as keys are in JSON objects): taken when its number fits.
+      if (typeof value === 'string' && value.trim() !== '' && Number.isFinite(Number(value))) {
+        try {
+          return coerced(scalar, Number(value));
+        } catch {
+          // The text's own error below says more.
+        }
+      }
       const reason = error instanceof GraphQLError || error instanceof SvcError ? error.message : 'not a valid value';
       throw badRepresentation(`${table.base}: bad key ${column.field}: ${reason}`, { field: column.field });
     }
