@@ -17,28 +17,52 @@ function multiplier(node: FieldNode, field: GraphQLField<unknown, unknown>, limi
   return limits.listSizeDefault;
 }
 
+/** One operation's cost walk: each fragment's cost is computed once (a doubling chain of spreads stays linear). */
+interface CostWalk {
+  readonly context: ValidationContext;
+  readonly limits: ComplexityLimits;
+  readonly fragmentCosts: Map<string, number>;
+  /** Fragments being walked: a cycle (refused by graphql's own rule) counts 0 instead of looping. */
+  readonly walking: Set<string>;
+}
+
+/** A fragment's cost, memoized by name. */
+function fragmentCost(walk: CostWalk, name: string, depth: number): number {
+  const known = walk.fragmentCosts.get(name);
+  if (known !== undefined) return known;
+  if (walk.walking.has(name)) return 0;
+  const fragment = walk.context.getFragment(name);
+  const on = fragment ? walk.context.getSchema().getType(fragment.typeCondition.name.value) : undefined;
+  if (!fragment || !on) return 0;
+  walk.walking.add(name);
+  const cost = costOf(walk, fragment.selectionSet, on, depth + 1);
+  walk.walking.delete(name);
+  walk.fragmentCosts.set(name, cost);
+  return cost;
+}
+
 /**
  * The cost of a selection: each field costs 1, and a list field multiplies the cost of what it
- * selects by its size (its limit, or the default). Fragments are followed once per use.
+ * selects by its size (its limit, or the default). Stops as soon as it passes complexityMax.
  */
-function costOf(context: ValidationContext, set: SelectionSetNode | undefined, type: GraphQLNamedType, limits: ComplexityLimits, depth: number): number {
+function costOf(walk: CostWalk, set: SelectionSetNode | undefined, type: GraphQLNamedType, depth: number): number {
   if (!set || depth > 64) return 0;
+  const { context, limits } = walk;
   let total = 0;
   for (const selection of set.selections) {
     if (selection.kind === Kind.FIELD) {
       if (!isObjectType(type) && !isInterfaceType(type)) continue;
       const field = type.getFields()[selection.name.value];
       if (!field) continue;
-      total += 1 + multiplier(selection, field, limits) * costOf(context, selection.selectionSet, getNamedType(field.type), limits, depth + 1);
+      total += 1 + multiplier(selection, field, limits) * costOf(walk, selection.selectionSet, getNamedType(field.type), depth + 1);
     } else if (selection.kind === Kind.INLINE_FRAGMENT) {
       const on = selection.typeCondition ? context.getSchema().getType(selection.typeCondition.name.value) : type;
-      total += costOf(context, selection.selectionSet, on ?? type, limits, depth + 1);
+      total += costOf(walk, selection.selectionSet, on ?? type, depth + 1);
     } else {
-      const fragment = context.getFragment(selection.name.value);
-      const on = fragment ? context.getSchema().getType(fragment.typeCondition.name.value) : undefined;
-      if (fragment && on) total += costOf(context, fragment.selectionSet, on, limits, depth + 1);
+      total += fragmentCost(walk, selection.name.value, depth);
     }
-    if (total > Number.MAX_SAFE_INTEGER / 2) return total;
+    // Already too costly: the rest cannot make it cheaper (every multiplier is at least 1).
+    if (total > limits.complexityMax) return total;
   }
   return total;
 }
@@ -54,7 +78,7 @@ export function complexityRule(limits: ComplexityLimits): (context: ValidationCo
             ? context.getSchema().getMutationType()
             : context.getSchema().getSubscriptionType();
       if (!root) return;
-      const cost = costOf(context, node.selectionSet, root, limits, 0);
+      const cost = costOf({ context, limits, fragmentCosts: new Map(), walking: new Set() }, node.selectionSet, root, 0);
       if (cost > limits.complexityMax) {
         context.reportError(
           new GraphQLError(

@@ -24,8 +24,8 @@ export interface RequestScope {
 /** The context object handed to mercurius's app.graphql(): ours under `svc` (mercurius adds its own keys). */
 export interface GraphqlContext {
   readonly svc: RequestScope;
-  /** A new scope (own deadline and loads) for each evaluation of a live query; without it, `svc`. */
-  readonly renew?: () => RequestScope;
+  /** A new scope (own deadline and loads) for each evaluation of a live query, aborted by `signal`; without it, `svc`. */
+  readonly renew?: (signal: AbortSignal) => RequestScope;
 }
 
 /** The request scope of a resolver's context. */

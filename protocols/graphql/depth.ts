@@ -1,17 +1,35 @@
 import type { ASTVisitor, FragmentDefinitionNode, SelectionSetNode, ValidationContext } from 'graphql';
 import { GraphQLError, Kind } from './graphql-lib.js';
 
-/** How deep a selection set goes (fields within fields), fragments followed once per path. */
-function depthOf(set: SelectionSetNode | undefined, fragments: Record<string, FragmentDefinitionNode>, seen: ReadonlySet<string>): number {
+/** One operation's depth walk: each fragment's depth is computed once (a doubling chain of spreads stays linear). */
+interface DepthWalk {
+  readonly fragments: Record<string, FragmentDefinitionNode>;
+  readonly fragmentDepths: Map<string, number>;
+  /** Fragments being walked: a cycle (refused by graphql's own rule) counts 0 instead of looping. */
+  readonly walking: Set<string>;
+}
+
+/** How deep a selection set goes (fields within fields), each fragment's depth memoized by name. */
+function depthOf(walk: DepthWalk, set: SelectionSetNode | undefined): number {
   let deepest = 0;
   for (const selection of set?.selections ?? []) {
-    if (selection.kind === Kind.FIELD) deepest = Math.max(deepest, selection.selectionSet ? 1 + depthOf(selection.selectionSet, fragments, seen) : 1);
-    else if (selection.kind === Kind.INLINE_FRAGMENT) deepest = Math.max(deepest, depthOf(selection.selectionSet, fragments, seen));
-    else if (!seen.has(selection.name.value)) {
-      deepest = Math.max(deepest, depthOf(fragments[selection.name.value]?.selectionSet, fragments, new Set([...seen, selection.name.value])));
-    }
+    if (selection.kind === Kind.FIELD) deepest = Math.max(deepest, selection.selectionSet ? 1 + depthOf(walk, selection.selectionSet) : 1);
+    else if (selection.kind === Kind.INLINE_FRAGMENT) deepest = Math.max(deepest, depthOf(walk, selection.selectionSet));
+    else deepest = Math.max(deepest, fragmentDepth(walk, selection.name.value));
   }
   return deepest;
+}
+
+/** A fragment's depth, memoized by name. */
+function fragmentDepth(walk: DepthWalk, name: string): number {
+  const known = walk.fragmentDepths.get(name);
+  if (known !== undefined) return known;
+  if (walk.walking.has(name)) return 0;
+  walk.walking.add(name);
+  const depth = depthOf(walk, walk.fragments[name]?.selectionSet);
+  walk.walking.delete(name);
+  walk.fragmentDepths.set(name, depth);
+  return depth;
 }
 
 /**
@@ -24,7 +42,7 @@ export function depthRule(depthMax: number): (context: ValidationContext) => AST
       const fragments: Record<string, FragmentDefinitionNode> = {};
       for (const d of context.getDocument().definitions) if (d.kind === Kind.FRAGMENT_DEFINITION) fragments[d.name.value] = d;
       // mercurius counts the root field as depth 0: the same count here.
-      const depth = depthOf(node.selectionSet, fragments, new Set()) - 1;
+      const depth = depthOf({ fragments, fragmentDepths: new Map(), walking: new Set() }, node.selectionSet) - 1;
       if (depth > depthMax) {
         context.reportError(
           new GraphQLError(`the query is ${depth} deep, more than the limit of ${depthMax} (SVC_GRAPHQL_DEPTH_MAX)`, {

@@ -24,3 +24,6 @@ export const REQUEST_TIMEOUT_MS_DEFAULT = 30_000;
 
 /** Parsed documents mercurius keeps per tenant schema (its `cache` option). */
 export const DOCUMENT_CACHE_ENTRIES_MAX = 1024;
+
+/** Nesting levels of one `where` (`_and`/`_or`/`_not`, relations): deeper would overflow the SQL parser's stack. */
+export const WHERE_DEPTH_MAX = 32;

@@ -45,7 +45,7 @@ export function withSubscriptions(model: SchemaModel, schema: GraphQLSchema, sou
     type: query[table.base]!.type,
     args: argsConfig(query[table.base]!.args),
     readsTableIds: (args, info) => tablesRead(model, table, args, info),
-    evaluate: (_args, context, info) => evaluateLive(context, info),
+    evaluate: (_args, context, info, signal) => evaluateLive(context, info, signal),
   }));
   const subscription = subscriptionSchema(
     { tables },
@@ -66,9 +66,10 @@ export function withSubscriptions(model: SchemaModel, schema: GraphQLSchema, sou
  * and arguments), in a new request scope (its own deadline and batched loads). A failure of the
  * whole field (a dropped table) ends the stream with its error; a nested field's error is sent.
  */
-async function evaluateLive(context: unknown, info: GraphQLResolveInfo): Promise<LiveResult> {
+async function evaluateLive(context: unknown, info: GraphQLResolveInfo, signal: AbortSignal): Promise<LiveResult> {
   const own = context as GraphqlContext;
-  const scope: RequestScope = own.renew ? own.renew() : own.svc;
+  // The stream's signal: an unsubscribe aborts the evaluation's statements.
+  const scope: RequestScope = own.renew ? own.renew(signal) : own.svc;
   const operation: OperationDefinitionNode = { ...info.operation, operation: 'query' as OperationDefinitionNode['operation'] };
   const document: DocumentNode = { kind: Kind.DOCUMENT, definitions: [operation, ...Object.values(info.fragments)] };
   // The variables are already coerced; coercing them again gives the same values (our scalars' parseValue is idempotent).

@@ -1,3 +1,4 @@
+import { SvcError } from '../../core/errors.js';
 import { quoteIdent } from './names.js';
 import type { ColumnModel, RelationModel, TableModel } from './model.js';
 import { compileOrderBy, type OrderByValue } from './order-by.js';
@@ -110,6 +111,13 @@ export function loadRows(
   request: { name: string; target: TableModel; to: readonly ColumnModel[]; columns: readonly ColumnModel[]; args: ListArgs; key: readonly unknown[] },
 ): Promise<Row[]> {
   const { target, to, columns, args } = request;
+  // The window below would take a negative bound as "no rows": refuse it as a top-level LIMIT/OFFSET is.
+  for (const [what, n] of [
+    ['LIMIT', args.limit],
+    ['OFFSET', args.offset],
+  ] as const) {
+    if (n != null && n < 0) return Promise.reject(new SvcError('INVALID_QUERY', `${what} must not be negative`, {}));
+  }
   const id = `rows|${request.name}|${JSON.stringify(args)}|${columns.map((c) => c.field).join(',')}`;
   // The join columns are always selected, so rows can be grouped back to their parents.
   const withKeys = target.columns.filter((c) => columns.includes(c) || to.includes(c));

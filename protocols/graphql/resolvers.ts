@@ -1,6 +1,7 @@
 import type { GraphQLResolveInfo } from 'graphql';
 import { aggregateList, aggregateObject, aggregateTerms, countKey, windowable } from './aggregate.js';
 import { scopeOf, type RequestScope } from './context.js';
+import { entityKey } from './entities.js';
 import { loadAggregates, loadRows, relationKey, type ListArgs } from './loaders.js';
 import type { ColumnModel, RelationModel, SchemaModel, TableModel } from './model.js';
 import { compileOrderBy } from './order-by.js';
@@ -151,7 +152,7 @@ function relationAggregateResolver(table: TableModel, relation: RelationModel): 
 /** Federation: `_entities` finds a table row by its @key (the primary key), batched like relations. */
 function referenceResolver(table: TableModel): (reference: Row, args: unknown, context: unknown, info: GraphQLResolveInfo) => Promise<Row | null> {
   return async (reference, _args, context, info) => {
-    const key = table.primaryKey.map((c) => reference[c.field]);
+    const key = entityKey(table, reference, info);
     const fields = subFields(
       info.fieldNodes.map((n) => n.selectionSet),
       info.fragments,

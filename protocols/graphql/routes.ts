@@ -100,6 +100,13 @@ async function execute(deps: GraphqlRouteDeps, request: FastifyRequest, operatio
   }
 }
 
+/** Maps `items` through `run` one at a time, in order. */
+async function inOrder<T, R>(items: readonly T[], run: (item: T) => Promise<R>): Promise<R[]> {
+  const results: R[] = [];
+  for (const item of items) results.push(await run(item));
+  return results;
+}
+
 /** Runs one operation or a batch (an array) and sends the GraphQL-over-HTTP answer. */
 async function answer(deps: GraphqlRouteDeps, request: FastifyRequest, reply: FastifyReply, raw: unknown, method: 'GET' | 'POST'): Promise<FastifyReply> {
   const type = responseTypeOf(request.headers.accept);
@@ -122,13 +129,13 @@ async function answer(deps: GraphqlRouteDeps, request: FastifyRequest, reply: Fa
   }
   const outcomes = await measured(deps.metrics, principalOf(request).tenant, () =>
     untilClientLeaves(reply, (signal) =>
-      Promise.all(
-        items.map(async (item) => {
-          const operation = method === 'GET' ? getOperationOf(item as Record<string, unknown>) : operationOf(item);
-          if (typeof operation === 'string') return { ...requestError([{ message: operation, extensions: { code: MALFORMED_REQUEST_CODE } }]), status: 400 };
-          return refusal(request, reply, operation, method) ?? execute(deps, request, operation, signal);
-        }),
-      ),
+      // In order, one after another, each committing on its own (as Apollo and Hasura batches):
+      // a later operation sees what an earlier one wrote.
+      inOrder(items, async (item) => {
+        const operation = method === 'GET' ? getOperationOf(item as Record<string, unknown>) : operationOf(item);
+        if (typeof operation === 'string') return { ...requestError([{ message: operation, extensions: { code: MALFORMED_REQUEST_CODE } }]), status: 400 };
+        return refusal(request, reply, operation, method) ?? execute(deps, request, operation, signal);
+      }),
     ),
   );
   const only = outcomes[0]!;

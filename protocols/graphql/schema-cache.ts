@@ -1,6 +1,7 @@
 import Fastify, { type FastifyInstance } from 'fastify';
 import mercurius from 'mercurius';
 import { buildFederationSchema } from '@mercuriusjs/federation';
+import { entitiesOneByOne } from './entities.js';
 import type { ExecutionResult, GraphQLScalarType, GraphQLSchema, ValidationRule } from 'graphql';
 import { NoSchemaIntrospectionCustomRule } from './graphql-lib.js';
 import type { TableDef } from '../../core/catalog.js';
@@ -76,6 +77,7 @@ export async function buildTenantSchema(
     .filter((s) => s !== '')
     .join('\n\n');
   const federated = buildFederationSchema(sdl);
+  entitiesOneByOne(federated, model);
   // The Subscription root is built on the query types (not SDL): its fields carry their own subscribe/resolve.
   const schema = sources.feed && sources.watch ? withSubscriptions(model, federated, { ...sources, feed: sources.feed, watch: sources.watch }) : federated;
   const rules = [complexityRule({ complexityMax: limits.graphqlComplexityMax, listSizeDefault: LIST_SIZE_DEFAULT })];
@@ -86,7 +88,9 @@ export async function buildTenantSchema(
     resolvers: mergeResolvers(scalarResolvers(), ...parts.map((p) => p.resolvers as Record<string, Record<string, unknown>>)) as never,
     routes: false,
     graphiql: false,
-    jit: 1,
+    // No JIT: graphql-jit compiles an operation's variable coercion on its second use, and for a
+    // `<t>_bool_exp` variable that took 7-11 s of blocked event loop (a one-request DoS).
+    jit: 0,
     cache: DOCUMENT_CACHE_ENTRIES_MAX,
     queryDepth: limits.graphqlDepthMax,
     validationRules: rules,

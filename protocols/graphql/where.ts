@@ -1,6 +1,7 @@
 import { SvcError } from '../../core/errors.js';
 import type { ColumnModel, RelationModel, TableModel } from './model.js';
 import type { SqlParams } from './sql-params.js';
+import { WHERE_DEPTH_MAX } from './limits.js';
 
 /** A `<table>_bool_exp` value as GraphQL hands it over (already coerced to the input types). */
 export type BoolExp = Readonly<Record<string, unknown>>;
@@ -52,10 +53,10 @@ function comparison(column: ColumnModel, ref: string, exp: BoolExp, params: SqlP
 }
 
 /** `EXISTS (SELECT 1 FROM target WHERE join AND inner)`: a condition through a relation. */
-function throughRelation(relation: RelationModel, alias: string, exp: BoolExp, params: SqlParams): string {
+function throughRelation(relation: RelationModel, alias: string, exp: BoolExp, params: SqlParams, depth: number): string {
   const inner = params.alias();
   const join = relation.from.map((c, i) => `${inner}.${relation.to[i]!.sql} = ${alias}.${c.sql}`);
-  const condition = compileWhere(relation.target, inner, exp, params);
+  const condition = whereAt(relation.target, inner, exp, params, depth + 1);
   return `EXISTS (SELECT 1 FROM ${relation.target.sql} AS ${inner} WHERE ${[...join, condition].join(' AND ')})`;
 }
 
@@ -68,20 +69,31 @@ const joined = (parts: readonly string[], op: 'AND' | 'OR', empty: string): stri
  * `_or` list is FALSE and an empty `_and` list TRUE (their logical identities).
  */
 export function compileWhere(table: TableModel, alias: string, exp: BoolExp | null | undefined, params: SqlParams): string {
+  return whereAt(table, alias, exp, params, 1);
+}
+
+/** compileWhere at a nesting depth: deeper than WHERE_DEPTH_MAX is refused (it would overflow the SQL parser's stack). */
+function whereAt(table: TableModel, alias: string, exp: BoolExp | null | undefined, params: SqlParams, depth: number): string {
   if (exp === null || exp === undefined) return 'TRUE';
+  if (depth > WHERE_DEPTH_MAX) {
+    throw new SvcError('LIMIT_EXCEEDED', `a where nests more than ${WHERE_DEPTH_MAX} levels of _and/_or/_not and relations`, {
+      limit: 'where_depth',
+      where_depth_max: WHERE_DEPTH_MAX,
+    });
+  }
   const parts: string[] = [];
   for (const [key, value] of Object.entries(exp)) {
     if (value === undefined || value === null) continue;
     if (key === '_and' || key === '_or') {
-      const items = (value as BoolExp[]).map((e) => compileWhere(table, alias, e, params));
+      const items = (value as BoolExp[]).map((e) => whereAt(table, alias, e, params, depth + 1));
       parts.push(joined(items, key === '_and' ? 'AND' : 'OR', key === '_and' ? 'TRUE' : 'FALSE'));
     } else if (key === '_not') {
-      parts.push(`NOT (${compileWhere(table, alias, value as BoolExp, params)})`);
+      parts.push(`NOT (${whereAt(table, alias, value as BoolExp, params, depth + 1)})`);
     } else if (table.columnByField.has(key)) {
       const column = table.columnByField.get(key)!;
       parts.push(...comparison(column, `${alias}.${column.sql}`, value as BoolExp, params));
     } else if (table.relationByField.has(key)) {
-      parts.push(throughRelation(table.relationByField.get(key)!, alias, value as BoolExp, params));
+      parts.push(throughRelation(table.relationByField.get(key)!, alias, value as BoolExp, params, depth));
     } else {
       throw badInput(`${table.base}_bool_exp has no field ${key}`, { field: key });
     }

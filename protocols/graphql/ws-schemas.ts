@@ -27,9 +27,9 @@ export function wsSchemaResolver(deps: WsSchemaDeps): (principal: Principal) => 
   const logInternal = (error: unknown): void => deps.logger.error({ err: error }, 'graphql resolver failed');
   return async (principal) => {
     const built = await deps.schemas.get(principal.tenant);
-    const newScope = () =>
+    const newScope = (signal: AbortSignal = new AbortController().signal) =>
       principalScope(deps, principal, {
-        signal: new AbortController().signal,
+        signal,
         deadlineMs: Date.now() + Math.min(REQUEST_TIMEOUT_MS_DEFAULT, deps.limits.queryTimeoutMsMax),
         logInternal,
       });

@@ -33,7 +33,7 @@ export interface SubscriptionTable {
    * The query field's complete value for these arguments, everything the selection in `info`
    * reads included (a live query sends a result only when this value changed).
    */
-  evaluate(args: Record<string, unknown>, context: unknown, info: GraphQLResolveInfo): Promise<unknown>;
+  evaluate(args: Record<string, unknown>, context: unknown, info: GraphQLResolveInfo, signal: AbortSignal): Promise<unknown>;
 }
 
 export interface SubscriptionModel {
@@ -86,7 +86,7 @@ export function subscriptionSchema(model: SubscriptionModel, deps: SubscriptionD
       args: table.args,
       description: `Live query: the current result, then a new one after each commit that changes it`,
       subscribe: (_root, args: Record<string, unknown>, context, info) =>
-        liveQuery(deps.watch, { tables: table.readsTableIds(args, info), evaluate: () => table.evaluate(args, context, info) }, deps.counter),
+        liveQuery(deps.watch, { tables: table.readsTableIds(args, info), evaluate: (signal) => table.evaluate(args, context, info, signal) }, deps.counter),
       resolve: resolveSubscriptionValue,
     };
     fields[`${table.fieldName}_events`] = {

@@ -104,8 +104,11 @@ export async function eventsSource(
 export interface LiveQueryRequest<R> {
   /** Ids of the tables the query reads: a commit that changes one of them re-runs it. */
   readonly tables: readonly number[];
-  /** Runs the query; a SvcError ends the stream with that error (a dropped table: TABLE_NOT_FOUND). */
-  readonly evaluate: () => Promise<R>;
+  /**
+   * Runs the query; a SvcError ends the stream with that error (a dropped table: TABLE_NOT_FOUND).
+   * `signal` aborts when the stream ends, so an evaluation under way stops its statements.
+   */
+  readonly evaluate: (signal: AbortSignal) => Promise<R>;
   /** Aborted: the stream ends. */
   readonly signal?: AbortSignal;
 }
@@ -125,7 +128,7 @@ export function liveQuery<R>(watch: TableWatch, request: LiveQueryRequest<R>, co
     while (!signal.aborted) {
       let result: R;
       try {
-        result = await request.evaluate();
+        result = await request.evaluate(signal);
       } catch (error) {
         if (signal.aborted) return;
         if (error instanceof SvcError) {
