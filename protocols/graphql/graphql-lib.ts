@@ -19,6 +19,7 @@ export const {
   isInterfaceType,
   isObjectType,
   parse,
+  print,
   valueFromASTUntyped,
   GraphQLEnumType,
   GraphQLNonNull,

@@ -16,9 +16,10 @@ import type {
 import type { ChangeFeed, TableWatch } from '../../core/change-feed.js';
 import { isSvcError, SvcError } from '../../core/errors.js';
 import type { GraphqlContext, RequestScope } from './context.js';
-import { execute, GraphQLSchema, Kind, valueFromASTUntyped } from './graphql-lib.js';
+import { execute, GraphQLSchema, Kind, print, valueFromASTUntyped } from './graphql-lib.js';
 import type { SchemaModel, TableModel } from './model.js';
 import { subFields } from './selection.js';
+import { SharedEvaluations } from './shared-evaluations.js';
 import { LiveResult, subscriptionSchema, type SourceCounter, type SubscriptionTable } from './subscriptions/index.js';
 
 /** What the Subscription root reads from the server (the composition root passes sinks/'s feed and watch). */
@@ -37,6 +38,9 @@ function argsConfig(args: readonly GraphQLArgument[]): GraphQLFieldConfigArgumen
 /** The schema with a Subscription root added (the same type objects: the query's resolvers stay on them). */
 export function withSubscriptions(model: SchemaModel, schema: GraphQLSchema, sources: SubscriptionSources): GraphQLSchema {
   const query = schema.getQueryType()!.getFields();
+  // One schema per tenant and catalog version: identical live queries on it share evaluations.
+  const shared = new SharedEvaluations<LiveResult>();
+  const tenantTableIds = model.tables.map((t) => t.def.id);
   const tables: SubscriptionTable[] = model.tables.map((table) => ({
     tableId: table.def.id,
     // Qualified, so a table whose name holds a dot is found (the feed splits at the first dot).
@@ -45,7 +49,8 @@ export function withSubscriptions(model: SchemaModel, schema: GraphQLSchema, sou
     type: query[table.base]!.type,
     args: argsConfig(query[table.base]!.args),
     readsTableIds: (args, info) => tablesRead(model, table, args, info),
-    evaluate: (_args, context, info, signal) => evaluateLive(context, info, signal),
+    evaluate: (_args, context, info, signal) =>
+      shared.run(evaluationKey(context, info), sources.watch.mark(tenantTableIds), signal, (own) => evaluateLive(context, info, own)),
   }));
   const subscription = subscriptionSchema(
     { tables },
@@ -59,6 +64,22 @@ export function withSubscriptions(model: SchemaModel, schema: GraphQLSchema, sou
     },
   );
   return subscription ? new GraphQLSchema({ ...schema.toConfig(), subscription }) : schema;
+}
+
+const printed = new WeakMap<object, string>();
+
+/** What makes two live queries the same evaluation: tenant, role, the operation with its fragments, the variables. */
+function evaluationKey(context: unknown, info: GraphQLResolveInfo): string {
+  const scope = (context as GraphqlContext).svc;
+  let text = printed.get(info.operation);
+  if (text === undefined) {
+    text = [info.operation, ...Object.values(info.fragments)].map((node) => print(node)).join('\n');
+    printed.set(info.operation, text);
+  }
+  const field = info.fieldNodes[0]!.alias?.value ?? info.fieldName;
+  return JSON.stringify([scope.tenant, scope.role, field, text, info.variableValues], (_key, value: unknown) =>
+    typeof value === 'bigint' ? `${value}n` : value,
+  );
 }
 
 /**
