@@ -1,33 +1,7 @@
-/** A seeded PRNG (mulberry32) and the choices the generator makes with it, so any statement replays by seed. */
-export class Rand {
-  private state: number;
+import { Rng } from '../differential/generate.js';
 
-  constructor(seed: number) {
-    this.state = seed >>> 0;
-  }
-
-  /** A float in [0, 1). */
-  next(): number {
-    this.state = (this.state + 0x6d2b79f5) >>> 0;
-    let t = this.state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  }
-
-  /** An integer in [lo, hi]. */
-  int(lo: number, hi: number): number {
-    return lo + Math.floor(this.next() * (hi - lo + 1));
-  }
-
-  pick<T>(xs: readonly T[]): T {
-    return xs[Math.floor(this.next() * xs.length)]!;
-  }
-
-  chance(p: number): boolean {
-    return this.next() < p;
-  }
-
+/** The differential test's seeded PRNG (mulberry32) plus the choices only the fuzzer makes, so any statement replays by seed. */
+export class Rand extends Rng {
   /** Up to n distinct elements of xs, at least one. */
   some<T>(xs: readonly T[], n: number): T[] {
     const copy = [...xs];
