@@ -1,3 +1,4 @@
+import { afterEach, beforeEach } from 'vitest';
 import type { TableDef } from '../../core/catalog.js';
 import { compareKeys } from '../../core/key-encoding.js';
 import type { RowChange, TxnOp } from '../../core/log-records.js';
@@ -170,6 +171,33 @@ export async function holdWriteView(fixture: Fixture, own: readonly RowChange[])
     async release() {
       letGo();
       await Promise.all(writes);
+    },
+  };
+}
+
+/** A fresh fixture for each test and the implementation under test opened over it, closed after the test. */
+export function fixturePerTest<O extends { close(): Promise<void> }>(
+  openImpl: (fixture: Fixture, own: readonly RowChange[]) => Promise<O>,
+): { readonly fixture: Fixture; open(own: readonly RowChange[]): Promise<O> } {
+  let fixture: Fixture | null = null;
+  let opened: O | null = null;
+  beforeEach(async () => {
+    fixture = await openFixture();
+  });
+  afterEach(async () => {
+    await opened?.close();
+    opened = null;
+    await fixture?.close();
+    fixture = null;
+  });
+  return {
+    get fixture(): Fixture {
+      return fixture!;
+    },
+    async open(own) {
+      await opened?.close();
+      opened = await openImpl(fixture!, own);
+      return opened;
     },
   };
 }

@@ -1,4 +1,4 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { RowChange } from '../../core/log-records.js';
 import type { ByteRange, RowSource } from '../../query/exec/source.js';
 import { rowChange } from '../helpers/stack.js';
@@ -8,7 +8,7 @@ import {
   expectedRows,
   hex,
   itemKey,
-  openFixture,
+  fixturePerTest,
   ownChanges,
   SCORE_INDEX_ID,
   scoreKey,
@@ -42,32 +42,19 @@ const whole = (reverse: boolean): ByteRange => ({ reverse });
 /** The RowSource contract (query/exec/source.ts), run against one implementation. */
 export function rowSourceSuite(factory: RowSourceFactory): void {
   describe(`RowSource conformance: ${factory.name}`, () => {
-    let fixture: Fixture;
-    let opened: OpenedSource | null = null;
-    const open = async (own: readonly RowChange[]): Promise<RowSource> => {
-      await opened?.close();
-      opened = await factory.open(fixture, own);
-      return opened.source;
-    };
-    beforeEach(async () => {
-      fixture = await openFixture();
-    });
-    afterEach(async () => {
-      await opened?.close();
-      opened = null;
-      await fixture?.close();
-    });
+    const each = fixturePerTest((fixture, own) => factory.open(fixture, own));
+    const open = async (own: readonly RowChange[]): Promise<RowSource> => (await each.open(own)).source;
 
     it('rows() yields [pk, image] of every row in key order, across batches, and reversed', async () => {
-      const source = await open(ownChanges(fixture));
-      const expected = expectedRows(fixture);
+      const source = await open(ownChanges(each.fixture));
+      const expected = expectedRows(each.fixture);
       expect(asHex(await collect(source.rows(TABLE_ID, whole(false))))).toEqual(expected);
       expect(asHex(await collect(source.rows(TABLE_ID, whole(true))))).toEqual([...expected].reverse());
     });
 
     it('rows() honours [gte, lt) on encoded primary keys, with bounds on absent keys and empty ranges', async () => {
-      const source = await open(ownChanges(fixture));
-      const expected = expectedRows(fixture);
+      const source = await open(ownChanges(each.fixture));
+      const expected = expectedRows(each.fixture);
       const bounds = [
         { gte: itemKey(10n) },
         { lt: itemKey(1_500n) },
@@ -91,12 +78,12 @@ export function rowSourceSuite(factory: RowSourceFactory): void {
     });
 
     it('indexEntries() yields index key then pk, in key order, within bounds, reversed on request', async () => {
-      const source = await open(ownChanges(fixture));
-      const expected = expectedIndexEntries(fixture).map(hex);
+      const source = await open(ownChanges(each.fixture));
+      const expected = expectedIndexEntries(each.fixture).map(hex);
       const keyOf = (entry: string): Uint8Array => Buffer.from(entry, 'hex');
-      const score3 = scoreKey(fixture, 3);
-      const score4 = scoreKey(fixture, 4);
-      for (const b of [{}, { gte: score3 }, { lt: score4 }, { gte: score3, lt: score4 }, { gte: scoreKey(fixture, 99) }]) {
+      const score3 = scoreKey(each.fixture, 3);
+      const score4 = scoreKey(each.fixture, 4);
+      for (const b of [{}, { gte: score3 }, { lt: score4 }, { gte: score3, lt: score4 }, { gte: scoreKey(each.fixture, 99) }]) {
         for (const reverse of [false, true]) {
           const got = (await collect(source.indexEntries(SCORE_INDEX_ID, { ...b, reverse }))).map(hex);
           expect(got, JSON.stringify({ b: Object.keys(b), reverse })).toEqual(within(expected, keyOf, { ...b, reverse }));
@@ -106,17 +93,17 @@ export function rowSourceSuite(factory: RowSourceFactory): void {
     });
 
     it('getRows() answers positionally: own inserts and updates seen, deletes and absent keys undefined, duplicates repeated', async () => {
-      const source = await open(ownChanges(fixture));
+      const source = await open(ownChanges(each.fixture));
       const ids = [7n, 2n, -5n, 123_456n, 7n, 1_030n, 200_000n, 0n, 1_024n, 100_000n];
       const got = await source.getRows(TABLE_ID, ids.map(itemKey));
-      const expected = new Map(expectedRows(fixture));
+      const expected = new Map(expectedRows(each.fixture));
       expect(got.map((image) => (image ? hex(image) : undefined))).toEqual(ids.map((id) => expected.get(hex(itemKey(id)))));
       expect(await source.getRows(TABLE_ID, [])).toEqual([]);
     });
 
     it('two scans of one source may be interleaved (a nested-loop join reads the same source twice)', async () => {
-      const source = await open(ownChanges(fixture));
-      const expected = expectedRows(fixture);
+      const source = await open(ownChanges(each.fixture));
+      const expected = expectedRows(each.fixture);
       const outer = source.rows(TABLE_ID, whole(false))[Symbol.asyncIterator]();
       const inner = source.rows(TABLE_ID, whole(true))[Symbol.asyncIterator]();
       const a: [Uint8Array, Uint8Array][] = [];
@@ -140,7 +127,7 @@ export function rowSourceSuite(factory: RowSourceFactory): void {
     });
 
     it('a scan stopped early (LIMIT stops pulling) leaves the source usable', async () => {
-      const source = await open(ownChanges(fixture));
+      const source = await open(ownChanges(each.fixture));
       for await (const batch of source.rows(TABLE_ID, whole(false))) {
         expect(batch.length).toBeGreaterThan(0);
         break;
@@ -149,7 +136,7 @@ export function rowSourceSuite(factory: RowSourceFactory): void {
         expect(batch.length).toBeGreaterThan(0);
         break;
       }
-      expect(asHex(await collect(source.rows(TABLE_ID, whole(false))))).toEqual(expectedRows(fixture));
+      expect(asHex(await collect(source.rows(TABLE_ID, whole(false))))).toEqual(expectedRows(each.fixture));
     });
 
     it('rowVersion() is stable for a source, and differs (or is null) between sources reading different rows', async () => {
@@ -157,7 +144,7 @@ export function rowSourceSuite(factory: RowSourceFactory): void {
       const before = first.rowVersion(TABLE_ID);
       expect(first.rowVersion(TABLE_ID)).toBe(before);
       if (before !== null) expect(Number.isInteger(before)).toBe(true);
-      const second = await open(ownChanges(fixture));
+      const second = await open(ownChanges(each.fixture));
       const after = second.rowVersion(TABLE_ID);
       expect(second.rowVersion(TABLE_ID)).toBe(after);
       if (before !== null && after !== null) expect(after).not.toBe(before);
@@ -171,14 +158,14 @@ export function rowSourceSuite(factory: RowSourceFactory): void {
     // Registered only where it applies: a skipped test fails CI (test titles without [needs <tool>]).
     if (factory.isolated)
       it('reads its snapshot: commits after it opened are not seen, its own changes still are', async () => {
-        const source = await open(ownChanges(fixture));
-        const expectedBefore = expectedRows(fixture);
-        const entriesBefore = expectedIndexEntries(fixture).map(hex);
-        const { table, model } = fixture;
+        const source = await open(ownChanges(each.fixture));
+        const expectedBefore = expectedRows(each.fixture);
+        const entriesBefore = expectedIndexEntries(each.fixture).map(hex);
+        const { table, model } = each.fixture;
         const rowsScan = source.rows(TABLE_ID, whole(false))[Symbol.asyncIterator]();
         const firstBatch = await rowsScan.next();
         // Another writer commits: an insert, an update, a delete of rows the source already has.
-        await fixture.commit([
+        await each.fixture.commit([
           rowChange(table, 'insert', null, { id: 50_000n, name: 'later', score: 5 }),
           rowChange(table, 'update', model.get(1_500n)!, { id: 1_500n, name: 'later', score: 77 }),
           rowChange(table, 'delete', model.get(2_000n)!, null),

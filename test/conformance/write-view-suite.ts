@@ -1,4 +1,4 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { RowChange } from '../../core/log-records.js';
 import type { WriteView } from '../../projections/index.js';
 import {
@@ -7,7 +7,7 @@ import {
   expectedRows,
   hex,
   itemKey,
-  openFixture,
+  fixturePerTest,
   ownChanges,
   SCORE_INDEX_ID,
   scoreKey,
@@ -41,21 +41,8 @@ const imageHex = (image: Uint8Array | undefined): string | undefined => (image ?
 /** The WriteView contract (projections/sequencer.ts), run against one implementation. */
 export function writeViewSuite(factory: WriteViewFactory): void {
   describe(`WriteView conformance: ${factory.name}`, () => {
-    let fixture: Fixture;
-    let opened: OpenedView | null = null;
-    const open = async (own: readonly RowChange[]): Promise<WriteView> => {
-      await opened?.close();
-      opened = await factory.open(fixture, own);
-      return opened.view;
-    };
-    beforeEach(async () => {
-      fixture = await openFixture();
-    });
-    afterEach(async () => {
-      await opened?.close();
-      opened = null;
-      await fixture?.close();
-    });
+    const each = fixturePerTest((fixture, own) => factory.open(fixture, own));
+    const open = async (own: readonly RowChange[]): Promise<WriteView> => (await each.open(own)).view;
 
     it('catalog holds the committed tables', async () => {
       const view = await open([]);
@@ -64,8 +51,8 @@ export function writeViewSuite(factory: WriteViewFactory): void {
     });
 
     it('getRow() and getRows() give current images: own inserts and updates seen, deletes and absent keys undefined', async () => {
-      const view = await open(ownChanges(fixture));
-      const expected = new Map(expectedRows(fixture));
+      const view = await open(ownChanges(each.fixture));
+      const expected = new Map(expectedRows(each.fixture));
       const ids = [7n, 2n, -5n, 123_456n, 7n, 1_030n, 200_000n, 0n, 1_024n, 100_000n, 26n];
       const want = ids.map((id) => expected.get(hex(itemKey(id))));
       expect((await view.getRows(TABLE_ID, ids.map(itemKey))).map(imageHex)).toEqual(want);
@@ -76,8 +63,8 @@ export function writeViewSuite(factory: WriteViewFactory): void {
     });
 
     it('rows() yields [pk, image] in key order across batches, within [gte, lt), reversed on request', async () => {
-      const view = await open(ownChanges(fixture));
-      const expected = expectedRows(fixture);
+      const view = await open(ownChanges(each.fixture));
+      const expected = expectedRows(each.fixture);
       expect(asHex(await collect(view.rows(TABLE_ID)))).toEqual(expected);
       const bounds = [{}, { gte: itemKey(10n) }, { lt: itemKey(1_500n) }, { gte: itemKey(2n), lt: itemKey(1_025n) }, { gte: itemKey(500n), lt: itemKey(500n) }];
       for (const b of bounds) {
@@ -90,12 +77,12 @@ export function writeViewSuite(factory: WriteViewFactory): void {
     });
 
     it('indexEntries() yields what follows a prefix: with a whole index key, the primary keys in order', async () => {
-      const view = await open(ownChanges(fixture));
-      const entries = expectedIndexEntries(fixture);
+      const view = await open(ownChanges(each.fixture));
+      const entries = expectedIndexEntries(each.fixture);
       expect((await collect(view.indexEntries(SCORE_INDEX_ID))).map(hex)).toEqual(entries.map(hex));
       for (const score of [0, 3, 99, 12_345, null]) {
-        const prefix = scoreKey(fixture, score);
-        const pks = [...fixture.model.values()]
+        const prefix = scoreKey(each.fixture, score);
+        const pks = [...each.fixture.model.values()]
           .filter((row) => row.score === score)
           .map((row) => row.id)
           .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
@@ -106,12 +93,12 @@ export function writeViewSuite(factory: WriteViewFactory): void {
     });
 
     it('indexRange() yields index key then pk within [gte, lt), reversed on request', async () => {
-      const view = await open(ownChanges(fixture));
-      const expected = expectedIndexEntries(fixture).map(hex);
+      const view = await open(ownChanges(each.fixture));
+      const expected = expectedIndexEntries(each.fixture).map(hex);
       const keyOf = (entry: string): Uint8Array => Buffer.from(entry, 'hex');
-      const score3 = scoreKey(fixture, 3);
-      const score4 = scoreKey(fixture, 4);
-      for (const b of [{}, { gte: score3 }, { lt: score4 }, { gte: score3, lt: score4 }, { gte: scoreKey(fixture, 99) }]) {
+      const score3 = scoreKey(each.fixture, 3);
+      const score4 = scoreKey(each.fixture, 4);
+      for (const b of [{}, { gte: score3 }, { lt: score4 }, { gte: score3, lt: score4 }, { gte: scoreKey(each.fixture, 99) }]) {
         for (const reverse of [false, true]) {
           const got = (await collect(view.indexRange(SCORE_INDEX_ID, { ...b, reverse }))).map(hex);
           expect(got, JSON.stringify({ b: Object.keys(b), reverse })).toEqual(within(expected, keyOf, { ...b, reverse }));
@@ -120,7 +107,7 @@ export function writeViewSuite(factory: WriteViewFactory): void {
     });
 
     it('a scan stopped early leaves the view usable, and scans may interleave', async () => {
-      const view = await open(ownChanges(fixture));
+      const view = await open(ownChanges(each.fixture));
       for await (const batch of view.rows(TABLE_ID)) {
         expect(batch.length).toBeGreaterThan(0);
         break;
@@ -139,12 +126,12 @@ export function writeViewSuite(factory: WriteViewFactory): void {
           b = await backward.next();
         }
       }
-      expect(asHex(rows)).toEqual(expectedRows(fixture));
-      expect(entries.map(hex)).toEqual(expectedIndexEntries(fixture).map(hex).reverse());
+      expect(asHex(rows)).toEqual(expectedRows(each.fixture));
+      expect(entries.map(hex)).toEqual(expectedIndexEntries(each.fixture).map(hex).reverse());
     });
 
     it('sequence() gives the last value of a sequence, undefined for one that does not exist', async () => {
-      const view = await open(ownChanges(fixture));
+      const view = await open(ownChanges(each.fixture));
       expect(view.sequence(SEQUENCE_NAME)).toBe(SEQUENCE_VALUE);
       expect(view.sequence('no_such_seq')).toBeUndefined();
     });
