@@ -66,7 +66,8 @@ function defOf<T>(c: AlterTableCmd, tag: string): T {
 
 /** ALTER TABLE t RENAME [COLUMN] a TO b / RENAME TO n / RENAME CONSTRAINT a TO b -> alter_table with the rename action. */
 export function translateRename(s: RenameStmt): StatementBody {
-  const on = s.renameType === 'OBJECT_COLUMN' || s.renameType === 'OBJECT_TABCONSTRAINT' ? s.relationType : s.renameType;
+  // RENAME COLUMN names the relation's kind in relationType; RENAME CONSTRAINT leaves it unset (only tables have it here).
+  const on = s.renameType === 'OBJECT_COLUMN' ? s.relationType : s.renameType === 'OBJECT_TABCONSTRAINT' ? 'OBJECT_TABLE' : s.renameType;
   if (on !== 'OBJECT_TABLE' || s.relation === undefined) return { kind: 'unsupported', name: `ALTER ${objectWord(on)} RENAME`, loc: 0 };
   const from = s.subname ?? '';
   const to = s.newname ?? '';

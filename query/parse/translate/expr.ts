@@ -223,18 +223,19 @@ function typeCast(c: RawTypeCast, loc: number): SqlExpr {
   return { kind: 'cast', arg: translateExpr(argNode), type, literal, intervalFields: intervalFieldsOf(raw), loc: loc >= 0 ? loc : typeLoc };
 }
 
-function indirection(i: A_Indirection, loc: number): SqlExpr {
+function indirection(i: A_Indirection, _loc: number): SqlExpr {
   const steps = (i.indirection ?? []).map((n): IndirectionStep => {
     const [tag, body] = tagOf(n);
     if (tag === 'A_Star') return { kind: 'star' };
     if (tag === 'String') return { kind: 'field', name: String(body.sval ?? '') };
-    if (tag !== 'A_Indices') throw unsupportedNode(tag, loc);
+    if (tag !== 'A_Indices') throw unsupportedNode(tag, -1);
     const idx = body as { is_slice?: boolean; lidx?: Node; uidx?: Node };
     if (idx.is_slice === true) return { kind: 'slice', lower: optExpr(idx.lidx), upper: optExpr(idx.uidx) };
     return { kind: 'index', index: translateExpr(req(idx.uidx, 'subscript')) };
   });
   const arg = translateExpr(req(i.arg, 'A_Indirection'));
-  return { kind: 'indirection', arg, steps, loc: loc >= 0 ? loc : arg.loc };
+  // A_Indirection has no location of its own.
+  return { kind: 'indirection', arg, steps, loc: arg.loc };
 }
 
 function collate(c: CollateClause, loc: number): SqlExpr {

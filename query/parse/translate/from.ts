@@ -38,7 +38,7 @@ export function aliasOf(a: RawAlias | undefined): Alias | null {
 }
 
 function tableRef(r: RangeVar): TableRef {
-  return { kind: 'table', name: relationName(r), alias: aliasOf(r.alias), only: r.inh === false, loc: locOf(r) };
+  return { kind: 'table', name: relationName(r), alias: aliasOf(r.alias), only: r.inh !== true, loc: locOf(r) };
 }
 
 /** `f(...) [WITH ORDINALITY] [AS a(...)]`, `ROWS FROM (f(...), g(...))`: each function is a List [call, coldeflist]. */

@@ -36,9 +36,10 @@ export function listItems(node: Node | undefined): Node[] {
   return list?.items ?? [];
 }
 
-/** A location from the raw tree (absent = unknown = -1). */
+/** A location from the raw tree: the JSON omits zeros (offset 0), PostgreSQL writes -1 for unknown. */
 export function locOf(body: { location?: number } | undefined): number {
-  return body?.location ?? -1;
+  if (body === undefined) return -1;
+  return body.location ?? 0;
 }
 
 /** INVALID_QUERY with reason 'unsupported' for a raw node the translator has no mapping for. */
