@@ -12,7 +12,7 @@ beforeAll(async () => {
 });
 
 function rawOf(sql: string): Node {
-  const stmt = parseSync(sql).stmts[0]?.stmt;
+  const stmt = parseSync(sql).stmts?.[0]?.stmt;
   if (stmt === undefined) throw new Error(`no statement in ${sql}`);
   return stmt;
 }
@@ -142,7 +142,7 @@ describe('expressions', () => {
   });
 
   it('translateExpr reads one raw expression node', () => {
-    const raw = parseSync('SELECT x > 1').stmts[0]!.stmt as { SelectStmt: { targetList: { ResTarget: { val: Node } }[] } };
+    const raw = rawOf('SELECT x > 1') as unknown as { SelectStmt: { targetList: { ResTarget: { val: Node } }[] } };
     expect(translateExpr(raw.SelectStmt.targetList[0]!.ResTarget.val)).toMatchObject({ kind: 'op', op: '>' });
   });
 
