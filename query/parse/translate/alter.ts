@@ -21,10 +21,15 @@ export function translateAlterTable(s: AlterTableStmt): StatementBody {
   for (const n of s.cmds ?? []) {
     const cmd = bodyOf<AlterTableCmd>(n, 'AlterTableCmd');
     const action = cmd === undefined ? null : alterAction(cmd);
-    if (action === null) return { kind: 'unsupported', name: `ALTER TABLE ${(cmd?.subtype ?? tagOf(n)[0]).replace(/^AT_/, '')}`, loc: 0 };
+    if (action === null) return { kind: 'unsupported', name: `ALTER TABLE ${words((cmd?.subtype ?? tagOf(n)[0]).replace(/^AT_/, ''))}`, loc: 0 };
     actions.push(action);
   }
   return { kind: 'alter_table', table: relationName(rel), ifExists: s.missing_ok === true, actions, loc: locOf(rel) };
+}
+
+/** "SetLogged" -> "SET LOGGED" (PostgreSQL's node names spell the command in CamelCase). */
+export function words(camel: string): string {
+  return camel.replace(/([a-z])([A-Z])/g, '$1 $2').toUpperCase();
 }
 
 function relationOf(r: RangeVar | undefined): RangeVar {
