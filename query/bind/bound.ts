@@ -1,4 +1,4 @@
-import type { QueryExpr, SqlExpr } from '../parse/ast/index.js';
+import type { QueryExpr, SqlExpr } from '../parse/index.js';
 import type { Plan } from '../plan/nodes.js';
 import type { BindContext } from './context.js';
 import type { ExprEnv } from './expr.js';

@@ -2,7 +2,7 @@ import { DEFAULT_SCHEMA, type TableDef } from '../../core/catalog.js';
 import { SvcError, tableNotFound } from '../../core/errors.js';
 import type { CatalogState, TableEntry } from '../../projections/index.js';
 import type { QType, TypeSystem } from '../types/contract.js';
-import type { QueryExpr } from '../parse/ast/index.js';
+import type { QueryExpr } from '../parse/index.js';
 
 /** Everything binding one statement needs; one per statement. */
 export class BindContext {

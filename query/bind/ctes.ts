@@ -1,4 +1,4 @@
-import type { QueryExpr, WithClause } from '../parse/ast/index.js';
+import type { QueryExpr, WithClause } from '../parse/index.js';
 import { invalid } from './context.js';
 import { bindRecursiveCte, refersTo } from './recursive-cte.js';
 import type { Scope } from './scope.js';

@@ -1,5 +1,5 @@
 import type { TableDef } from '../../core/catalog.js';
-import type { Alias, FromItem, JoinExpr, QueryExpr, SqlExpr, SubqueryRef, TableRef } from '../parse/ast/index.js';
+import type { Alias, FromItem, JoinExpr, QueryExpr, SqlExpr, SubqueryRef, TableRef } from '../parse/index.js';
 import type { Expr } from '../plan/expr.js';
 import { shiftColumns, someExpr } from '../plan/expr-util.js';
 import type { JoinType, OutputColumn, Plan } from '../plan/nodes.js';

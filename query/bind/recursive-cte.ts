@@ -1,5 +1,5 @@
 import { pgTypeName } from '../types/index.js';
-import type { QueryExpr } from '../parse/ast/index.js';
+import type { QueryExpr } from '../parse/index.js';
 import type { Expr } from '../plan/expr.js';
 import type { JoinType, OutputColumn, Plan } from '../plan/nodes.js';
 import { sameType, unify } from './coerce.js';

@@ -3,7 +3,7 @@ import type { QType } from '../types/contract.js';
 import type { Plan } from '../plan/nodes.js';
 import { invalid } from './context.js';
 import type { Expr } from '../plan/expr.js';
-import type { WindowSpec } from '../parse/ast/index.js';
+import type { WindowSpec } from '../parse/index.js';
 
 /** One column visible in a FROM item. */
 export interface ScopeColumn {

@@ -1,4 +1,4 @@
-import type { GroupingItem, QueryExpr, SelectQuery, SelectTarget, SqlExpr, WindowSpec } from '../parse/ast/index.js';
+import type { GroupingItem, QueryExpr, SelectQuery, SelectTarget, SqlExpr, WindowSpec } from '../parse/index.js';
 import { INT8, type Expr, type SortKey } from '../plan/expr.js';
 import { exprKey } from '../plan/expr-util.js';
 import type { OutputColumn, Plan } from '../plan/nodes.js';
@@ -120,11 +120,7 @@ export class QueryBinder implements SelectBinder {
     return this.finishSelect(plan, { exprs, names, order: sortKeys, distinctOn: onExprs }, q);
   }
 
-  private finishSelect(
-    input: Plan,
-    out: { exprs: Expr[]; names: string[]; order: SortKey[]; distinctOn: Expr[] | null },
-    q: SelectQuery,
-  ): BoundQuery {
+  private finishSelect(input: Plan, out: { exprs: Expr[]; names: string[]; order: SortKey[]; distinctOn: Expr[] | null }, q: SelectQuery): BoundQuery {
     const { exprs, names, order, distinctOn } = out;
     const distinct = q.distinct !== null && q.distinct.length === 0;
     const keys = exprs.map(exprKey);
@@ -226,12 +222,18 @@ export class QueryBinder implements SelectBinder {
    * GROUP BY), else an expression. `GROUP BY ()` groups all rows into one; ROLLUP, CUBE and
    * GROUPING SETS are refused.
    */
-  private bindGroupBy(items: readonly GroupingItem[], scope: Scope, selectExprs: readonly Expr[], names: readonly string[]): { keys: Expr[]; grouped: boolean } {
+  private bindGroupBy(
+    items: readonly GroupingItem[],
+    scope: Scope,
+    selectExprs: readonly Expr[],
+    names: readonly string[],
+  ): { keys: Expr[]; grouped: boolean } {
     const env = this.env(scope, 'GROUP BY', false);
     const keys: Expr[] = [];
     for (const item of items) {
       if (item.kind === 'empty') continue;
-      if (item.kind !== 'expr') throw invalid(`GROUP BY ${item.kind === 'sets' ? 'GROUPING SETS' : item.kind.toUpperCase()} is not supported`, { reason: 'unsupported' });
+      if (item.kind !== 'expr')
+        throw invalid(`GROUP BY ${item.kind === 'sets' ? 'GROUPING SETS' : item.kind.toUpperCase()} is not supported`, { reason: 'unsupported' });
       const node = item.expr;
       const position = positionOf(node, 'GROUP BY');
       if (position !== null) {

@@ -1,4 +1,4 @@
-import type { SetOperation } from '../parse/ast/index.js';
+import type { SetOperation } from '../parse/index.js';
 import type { Expr } from '../plan/expr.js';
 import type { OutputColumn, Plan } from '../plan/nodes.js';
 import { unify } from './coerce.js';

@@ -1,5 +1,5 @@
 import type { TableDef } from '../../core/catalog.js';
-import type { SqlExpr } from '../parse/ast/index.js';
+import type { SqlExpr } from '../parse/index.js';
 import type { Expr } from '../plan/expr.js';
 import { asCondition, coerce } from './coerce.js';
 import type { BindContext } from './context.js';

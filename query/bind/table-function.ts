@@ -1,4 +1,4 @@
-import type { FuncCall, FunctionRef, SelectTarget, SqlExpr } from '../parse/ast/index.js';
+import type { FuncCall, FunctionRef, SelectTarget, SqlExpr } from '../parse/index.js';
 import { INT4, INT8, type Expr, type WindowCall } from '../plan/expr.js';
 import type { OutputColumn, Plan } from '../plan/nodes.js';
 import { someExpr } from '../plan/expr-util.js';
@@ -75,7 +75,12 @@ const SRF_ENTRY = 'generate_series()';
  * replaced by a reference to the crossed column. Several calls (PostgreSQL zips them) and calls
  * whose arguments read the row (LATERAL) are refused.
  */
-export function bindSelectListSeries(targets: readonly SelectTarget[], scope: Scope, env: ExprEnv, input: Plan): { plan: Plan; targets: SelectTarget[] } | null {
+export function bindSelectListSeries(
+  targets: readonly SelectTarget[],
+  scope: Scope,
+  env: ExprEnv,
+  input: Plan,
+): { plan: Plan; targets: SelectTarget[] } | null {
   const calls: FuncCall[] = [];
   const replaced = targets.map((t) => ({ ...t, expr: replaceCalls(t.expr, calls) as SqlExpr }));
   if (calls.length === 0) return null;

@@ -1,6 +1,5 @@
-import type { QueryExpr, SortItem, SqlExpr } from '../parse/ast/index.js';
+import type { QueryExpr, SortItem, SqlExpr } from '../parse/index.js';
 import type { SortKey } from '../plan/expr.js';
-import type { Plan } from '../plan/nodes.js';
 import { invalid } from './context.js';
 import type { BoundQuery, SelectBinder } from './bound.js';
 

@@ -24,7 +24,8 @@ export function usingCondition(
   const conditions: Expr[] = [];
   const merged: number[] = [];
   for (const name of names) {
-    if (using && using.indexOf(name) !== using.lastIndexOf(name)) throw invalid(`column name "${name}" appears more than once in USING clause`, { column: name });
+    if (using && using.indexOf(name) !== using.lastIndexOf(name))
+      throw invalid(`column name "${name}" appears more than once in USING clause`, { column: name });
     const left = findUsingColumn(scope, name, leftStart, rightStart, 'left');
     const right = findUsingColumn(scope, name, rightStart, Infinity, 'right');
     // Either side's merged column when it is itself the result of an earlier USING (FULL/RIGHT).
