@@ -8,5 +8,5 @@ export { uniqueNames } from './names.js';
 export { renamedColumns, Scope, type ScopeColumn } from './scope.js';
 export { QueryBinder, type BoundQuery } from './select.js';
 export { bindTypeName } from './type-names.js';
-export { identName, functionName } from './names.js';
+export { outputName } from './names.js';
 export { bindCheck, bindDefault, tableScope } from './table-expr.js';
