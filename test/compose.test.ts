@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
 import { resolveConfig } from '../core/config.js';
 import { SETTINGS } from '../core/settings.js';
-import type { CdcStatement } from '../query/parse/ast.js';
+import type { CdcStatement } from '../query/parse/index.js';
 import { parseSql } from '../query/parse/index.js';
 import { startTestServer, type TestServer } from './helpers/sql-server.js';
 
@@ -308,10 +308,10 @@ describe('the example stream', () => {
     expect([...script.matchAll(/'(SQL_[A-Z_]+)'/g)].map((m) => m[1])).toEqual(sqlNames);
     const table = parseSql(env.get('SQL_CREATE_TABLE')!);
     expect(table).toHaveLength(1);
-    expect(table[0]!.ast).not.toBeNull();
+    expect(table[0]!.body.kind).toBe('create_table');
     const cdc = parseSql(env.get('SQL_CREATE_CDC')!);
     expect(cdc).toHaveLength(1);
-    expect(cdc[0]!.custom).toEqual({
+    expect(cdc[0]!.body).toEqual({
       kind: 'cdc_create',
       table: { schema: null, name: 'orders' },
       destination: { kind: 'kafka', brokers: 'kafka:9092', topic: 'orders' },

@@ -13,7 +13,7 @@
  * The clauses after the destination may come in any order, each at most once. A name is an
  * identifier or a string literal.
  */
-import type { CdcStatement, QualifiedName } from './ast.js';
+import type { CdcStatement, QualifiedName } from './ast/index.js';
 import type { Token } from './tokens.js';
 
 /** Reports a syntax error at a token offset of the statement. */

@@ -1,421 +1,171 @@
-import nodeSqlParser from 'node-sql-parser';
-import { SvcError } from '../../core/errors.js';
-import type { AstNode, CustomStatement, ExplainOptions, ParsedStatement } from './ast.js';
-import { decodedScale, EXTRACT_FN, NEGATIVE_SCALE_BASE } from './expr-rewrites.js';
-import { literalValue, NUM_FN, OP_FN, rewrite, splitStatements, STR_PREFIX } from './preprocess.js';
-import { lineColumn, syntaxError, tokenize, type Token } from './tokens.js';
-import { AstTemplateCache } from './ast-templates.js';
-import { fixAndOrPrecedence } from './and-or-precedence.js';
-import { refuseUnsupported } from './unsupported.js';
-import { cdcStatement } from './cdc-statements.js';
-
-/** The one adapter over node-sql-parser: nothing else imports it. */
-const parser = new nodeSqlParser.Parser();
-const PARSE_OPTIONS = { database: 'postgresql' } as const;
-
 /**
- * Parses a request of one or more statements separated by semicolons. Throws INVALID_QUERY.
- * `useTemplates: false` parses every statement afresh (tests compare the two).
+ * The one parse adapter: SQL text to svcdb's own statements (query/parse/ast). PostgreSQL's own
+ * grammar (libpg-query, WebAssembly) parses; translate/ turns its raw tree into the owned AST; svcdb's
+ * CDC statements, which PostgreSQL has no grammar for, have their own small parser. Nothing outside
+ * query/parse imports libpg-query.
  */
-export function parseSql(sql: string, options: { readonly useTemplates?: boolean } = {}): ParsedStatement[] {
-  const statements = splitStatements(sql);
-  if (statements.length === 0) throw new SvcError('INVALID_QUERY', 'empty query: no SQL statement to run', { position: 1, line: 1, column: 1 });
-  const parseTokens = options.useTemplates === false ? parseTokensUncached : parseTokensCached;
-  return statements.map((s) => parseOne(sql, s.text, s.offset, s.tokens, parseTokens));
-}
+import { parseSync, type Node, type ParseResult } from './pg-module.js';
+import { SvcError } from '../../core/errors.js';
+import type { ExplainOptions, ParsedStatement, SqlExpr, StatementBody } from './ast/index.js';
+import { cdcStatement } from './cdc-statements.js';
+import { lineColumn, splitStatements, syntaxError, type Token } from './tokens.js';
+import { translateExpr, translateStatement } from './translate/index.js';
 
-type ParseTokens = (sql: string, at: number, shifted: readonly Token[]) => ParsedTokens;
 
-function parseOne(sql: string, text: string, offset: number, tokens: Token[], parseTokens: ParseTokens): ParsedStatement {
-  const explain = explainPrefix(tokens);
-  const body = tokens.slice(explain?.width ?? 0);
-  if (body.length === 0) throw syntaxError(sql, offset + text.length, 'syntax error at end of input');
-  const bodyStart = body[0]!.start;
-  const shifted = body.map((t) => ({ ...t, start: t.start - bodyStart, end: t.end - bodyStart }));
-  const base = { text, offset, explain: explain?.options ?? null, vectorDims: [] as (number | null)[], hnsw: false };
-  refuseUnsupported(shifted);
-  const cdc = cdcStatement(shifted, (at, message) => {
-    throw syntaxError(sql, offset + bodyStart + at, message);
-  });
-  if (cdc) return { ...base, ast: null, custom: cdc };
-  const custom = customStatement(shifted);
-  if (custom) return { ...base, ast: null, custom };
-  const bulk = bulkInsert(shifted);
-  if (bulk) {
-    const head = parseTokens(sql, offset + bodyStart, bulk.head);
-    if (head.ast.values?.type === 'values') {
-      head.ast.values.values.push(...bulk.rows);
-      return { ...base, ast: head.ast, custom: null, vectorDims: head.vectorDims, hnsw: false, limitExprs: [] };
-    }
-  }
-  const parsed = parseTokens(sql, offset + bodyStart, shifted);
-  return { ...base, ast: parsed.ast, custom: null, vectorDims: parsed.vectorDims, hnsw: parsed.hnsw, limitExprs: parsed.limitExprs };
-}
+type RawStatement = NonNullable<ParseResult['stmts']>[number];
 
-interface ParsedTokens {
-  readonly ast: AstNode;
-  readonly vectorDims: readonly (number | null)[];
-  readonly hnsw: boolean;
-  readonly limitExprs: readonly string[];
-}
-
-/** Shapes of recently parsed statements (see ast-templates.ts); bulk INSERTs are too long to keep. */
-const templates = new AstTemplateCache<ParsedTokens>(1024, 2000);
-
-/** Statements parsed from a template, and statements of a shape that cannot be (for tests). */
-export function astTemplateCounts(): { readonly instantiated: number; readonly untemplated: number } {
-  return { ...templates.counts };
-}
-
-/** Rewrites and parses one statement's tokens, through the template cache. */
-function parseTokensCached(sql: string, at: number, shifted: readonly Token[]): ParsedTokens {
-  return templates.parse(
-    shifted,
-    (tokens) => {
-      const parsed = parseTokensUncached(sql, at, tokens);
-      return { parsed, ast: parsed.ast, literalsConsumed: parsed.vectorDims.length > 0 || parsed.limitExprs.length > 0 };
-    },
-    (parsed, ast) => ({ ...parsed, ast: ast as AstNode }),
-  );
-}
-
-/** Rewrites and parses one statement's tokens (offsets relative to `at` in the request text). */
-function parseTokensUncached(sql: string, at: number, shifted: readonly Token[]): ParsedTokens {
-  const rewritten = rewrite(shifted[0]?.kind === 'ident' && shifted[0].value === 'values' ? wrapValues(shifted) : shifted);
-  let ast: unknown;
+/** Parses a request of one or more statements separated by semicolons. Throws INVALID_QUERY. */
+export function parseSql(sql: string): ParsedStatement[] {
+  let result: ParseResult;
   try {
-    ast = parser.astify(rewritten.text, PARSE_OPTIONS);
+    result = parseSync(sql);
   } catch (error) {
-    const insert = insertFallback(shifted);
-    if (insert) return { ast: insert, vectorDims: rewritten.vectorDims, hnsw: false, limitExprs: [] };
-    const count = /column count doesn't match value count/.test((error as Error).message);
-    if (count) throw new SvcError('INVALID_QUERY', insertCountMessage(shifted), {}, error);
-    const errorAt = (error as { location?: { start?: { offset?: number } } }).location?.start?.offset;
-    if (typeof errorAt !== 'number') throw new SvcError('INVALID_QUERY', `syntax error: ${(error as Error).message}`, {}, error);
-    const position = at + rewritten.origOffset(errorAt);
-    throw nearError(sql, position, error);
+    // PostgreSQL refuses svcdb's CDC statements: parse statement by statement when the request has one.
+    const pieces = splitStatements(sql);
+    if (pieces.some((p) => isCdc(p.tokens))) return pieces.map((p) => parsePiece(sql, p));
+    throw parseError(sql, 0, error);
   }
-  if (Array.isArray(ast)) {
-    if (ast.length !== 1) throw syntaxError(sql, at, 'expected one statement');
-    ast = ast[0];
-  }
-  fixAndOrPrecedence(ast);
-  return { ast: ast as AstNode, vectorDims: rewritten.vectorDims, hnsw: rewritten.hnsw, limitExprs: rewritten.limitExprs ?? [] };
+  const statements = (result.stmts ?? []).map((raw) => fromRaw(sql, raw));
+  if (statements.length === 0) throw new SvcError('INVALID_QUERY', 'empty query: no SQL statement to run', { position: 1, line: 1, column: 1 });
+  return statements;
 }
 
-function nearError(sql: string, position: number, cause: unknown): SvcError {
-  const rest = sql.slice(position);
-  const word = /^\s*$/.test(rest) ? null : (/^("[^"]*"|'[^']*'|[A-Za-z_0-9$]+|\S)/.exec(rest)?.[0] ?? null);
-  const { line, column } = lineColumn(sql, position);
-  const near = word === null ? 'at end of input' : `at or near "${word}"`;
-  return new SvcError(
-    'INVALID_QUERY',
-    `syntax error ${near} (line ${line}, column ${column})`,
-    { position: position + 1, line, column, ...(word === null ? {} : { near: word }) },
-    cause,
-  );
+/** Parses one expression (a stored DEFAULT or CHECK text, a filter) to the owned AST. */
+export function parseExpression(text: string): SqlExpr {
+  const prefix = 'SELECT ';
+  let result: ParseResult;
+  try {
+    result = parseSync(prefix + text);
+  } catch (error) {
+    throw parseError(prefix + text, 0, error);
+  }
+  const stmts = result.stmts ?? [];
+  const select = stmts.length === 1 ? (stmts[0]!.stmt as { SelectStmt?: { targetList?: Node[]; fromClause?: unknown } }).SelectStmt : undefined;
+  const targets = select?.targetList ?? [];
+  if (!select || targets.length !== 1 || select.fromClause) throw syntaxError(text, 0, 'expected one expression');
+  const target = (targets[0] as { ResTarget?: { val?: Node } }).ResTarget;
+  if (!target?.val) throw syntaxError(text, 0, 'expected one expression');
+  return translateExpr(target.val);
 }
 
-/** EXPLAIN [ANALYZE] [VERBOSE] [(ANALYZE, FORMAT JSON, ...)] */
-function explainPrefix(tokens: readonly Token[]): { width: number; options: ExplainOptions } | null {
-  if (tokens[0]?.kind !== 'ident' || tokens[0].value !== 'explain') return null;
+/** One statement of a successful parse of the whole request. */
+function fromRaw(sql: string, raw: RawStatement): ParsedStatement {
+  const location = raw.stmt_location ?? 0;
+  const end = raw.stmt_len === undefined || raw.stmt_len === 0 ? sql.length : location + raw.stmt_len;
+  const { text, offset } = trimmed(sql, location, end);
+  const stmt = raw.stmt as Node;
+  const explain = (stmt as { ExplainStmt?: { query: Node; options?: Node[] } }).ExplainStmt;
+  const inner = explain ? explain.query : stmt;
+  const body = translateStatement(inner, text);
+  return { text, offset, explain: explain ? explainOptions(explain.options ?? []) : null, body, paramCount: maxParam(inner) };
+}
+
+/** A statement of a request that has CDC statements: parsed on its own. */
+function parsePiece(sql: string, piece: { text: string; offset: number; tokens: Token[] }): ParsedStatement {
+  const cdc = cdcStatement(piece.tokens, (at, message) => {
+    throw syntaxError(sql, piece.offset + at, message);
+  });
+  if (cdc) return { text: piece.text, offset: piece.offset, explain: null, body: cdc, paramCount: 0 };
+  let result: ParseResult;
+  try {
+    result = parseSync(piece.text);
+  } catch (error) {
+    throw parseError(sql, piece.offset, error);
+  }
+  const stmts = result.stmts ?? [];
+  if (stmts.length !== 1) throw syntaxError(sql, piece.offset, 'expected one statement');
+  return { ...fromRaw(piece.text, stmts[0]!), offset: piece.offset };
+}
+
+function isCdc(tokens: readonly Token[]): boolean {
+  const words = tokens.slice(0, 4).map((t) => (t.kind === 'ident' ? t.value : ''));
+  const w = words.join(' ');
+  return w.startsWith('create change data capture') || w.startsWith('drop change data capture') || w.startsWith('show cdc') || w.startsWith('alter cdc');
+}
+
+/** The statement's text without the whitespace and comments PostgreSQL counts into it. */
+function trimmed(sql: string, start: number, end: number): { text: string; offset: number } {
+  let s = start;
+  let e = end;
+  for (;;) {
+    while (s < e && /\s/.test(sql[s]!)) s++;
+    if (sql.startsWith('--', s)) {
+      const nl = sql.indexOf('\n', s);
+      s = nl < 0 || nl > e ? e : nl + 1;
+      continue;
+    }
+    if (sql.startsWith('/*', s)) {
+      const close = sql.indexOf('*/', s + 2);
+      s = close < 0 || close + 2 > e ? e : close + 2;
+      continue;
+    }
+    break;
+  }
+  while (e > s && /[\s;]/.test(sql[e - 1]!)) e--;
+  return { text: sql.slice(s, e), offset: s };
+}
+
+/** EXPLAIN [ANALYZE] [VERBOSE] [(ANALYZE [bool], FORMAT JSON|YAML|TEXT, ...)]. */
+function explainOptions(options: readonly Node[]): ExplainOptions {
   let analyze = false;
   let format: ExplainOptions['format'] = 'text';
-  let i = 1;
-  if (tokens[i]?.value === '(') {
-    const close = tokens.findIndex((t, j) => j > i && t.value === ')');
-    const words = tokens.slice(i + 1, close < 0 ? tokens.length : close).map((t) => t.value);
-    for (let w = 0; w < words.length; w++) {
-      if (words[w] === 'analyze') analyze = words[w + 1] !== 'false' && words[w + 1] !== 'off';
-      if (words[w] === 'format' && (words[w + 1] === 'json' || words[w + 1] === 'yaml' || words[w + 1] === 'text'))
-        format = words[w + 1] as ExplainOptions['format'];
-    }
-    i = close + 1;
-  } else {
-    while (tokens[i]?.kind === 'ident' && (tokens[i]!.value === 'analyze' || tokens[i]!.value === 'verbose')) {
-      if (tokens[i]!.value === 'analyze') analyze = true;
-      i++;
+  for (const option of options) {
+    const def = (option as { DefElem?: { defname?: string; arg?: Node } }).DefElem;
+    if (!def) continue;
+    const value = def.arg ? scalarText(def.arg).toLowerCase() : null;
+    if (def.defname === 'analyze') analyze = value === null || !['false', 'off', '0'].includes(value);
+    if (def.defname === 'format') {
+      if (value !== 'json' && value !== 'yaml' && value !== 'text') {
+        throw new SvcError('INVALID_QUERY', `unrecognized value for EXPLAIN option "format": "${value ?? ''}"`, { reason: 'unsupported' });
+      }
+      format = value;
     }
   }
-  return { width: i, options: { analyze, format } };
+  return { analyze, format };
 }
 
-function name(t: Token | undefined): string | null {
-  if (!t) return null;
-  if (t.kind === 'ident') return t.value;
-  if (t.kind === 'qident') return t.value;
-  return null;
+function scalarText(node: Node): string {
+  const n = node as { String?: { sval?: string }; Boolean?: { boolval?: boolean }; Integer?: { ival?: number }; A_Const?: { sval?: { sval?: string } } };
+  if (n.String) return n.String.sval ?? '';
+  if (n.Boolean) return String(n.Boolean.boolval ?? false);
+  if (n.Integer) return String(n.Integer.ival ?? 0);
+  return '';
 }
 
-/** ALTER TABLE [IF EXISTS] [schema.]t RENAME [COLUMN] a TO b; BEGIN/COMMIT/ROLLBACK. */
-function customStatement(tokens: readonly Token[]): CustomStatement | null {
-  const words = tokens.map((t) => (t.kind === 'ident' ? t.value : ''));
-  if (tokens.length === 1 && ['begin', 'commit', 'rollback', 'end'].includes(words[0]!)) {
-    const command = words[0] === 'begin' ? 'BEGIN' : words[0] === 'rollback' ? 'ROLLBACK' : 'COMMIT';
-    return { kind: 'transaction', command };
-  }
-  if (words[0] !== 'alter' || words[1] !== 'table') return null;
-  let i = 2;
-  const ifExists = words[i] === 'if' && words[i + 1] === 'exists';
-  if (ifExists) i += 2;
-  let schema: string | null = null;
-  let table = name(tokens[i]);
-  if (tokens[i + 1]?.value === '.') {
-    schema = table;
-    table = name(tokens[i + 2]);
-    i += 2;
-  }
-  i += 1;
-  if (words[i] !== 'rename' || table === null) return null;
-  i += 1;
-  if (words[i] === 'column') i += 1;
-  const from = name(tokens[i]);
-  const to = name(tokens[i + 2]);
-  if (from === null || words[i + 1] !== 'to' || to === null || tokens.length !== i + 3) return null;
-  return { kind: 'rename_column', table: { schema, name: table }, ifExists, from, to };
-}
-
-/** SQL text of an expression node (CHECK definitions, DEFAULTs), with the preprocessor's rewrites undone. */
-export function exprSql(ast: AstNode): string {
-  const text = (parser as unknown as { exprToSQL(ast: unknown, opt: unknown): string }).exprToSQL(ast, PARSE_OPTIONS);
-  return undoRewrites(text);
-}
-
-function undoRewrites(text: string): string {
-  if (!text.includes('__svc_') && !/[0-9]{7}/.test(text)) return text;
-  const tokens = tokenize(text);
-  let out = '';
-  let pos = 0;
-  for (let i = 0; i < tokens.length; i++) {
-    const t = tokens[i]!;
-    if (t.kind === 'string' && t.value.startsWith(STR_PREFIX)) {
-      out += `${text.slice(pos, t.start)}'${literalValue(t.value).replaceAll("'", "''")}'`;
-      pos = t.end;
+/** The highest $n a raw tree refers to. */
+function maxParam(node: unknown): number {
+  let max = 0;
+  const stack: unknown[] = [node];
+  while (stack.length > 0) {
+    const value = stack.pop();
+    if (value === null || typeof value !== 'object') continue;
+    if (Array.isArray(value)) {
+      for (const item of value) stack.push(item);
       continue;
     }
-    if (
-      t.kind === 'number' &&
-      tokens[i - 1]?.value === ',' &&
-      Number(t.value) >= NEGATIVE_SCALE_BASE &&
-      /^(numeric|decimal)$/i.test(tokens[i - 4]?.text ?? '')
-    ) {
-      out += `${text.slice(pos, t.start)}${decodedScale(Number(t.value))}`;
-      pos = t.end;
+    const ref = (value as { ParamRef?: { number?: number } }).ParamRef;
+    if (ref) {
+      max = Math.max(max, ref.number ?? 0);
       continue;
     }
-    if (t.kind !== 'ident' || (t.value !== NUM_FN && t.value !== OP_FN && t.value !== EXTRACT_FN) || tokens[i + 1]?.value !== '(') continue;
-    const close = matchClose(tokens, i + 1);
-    if (close < 0) continue;
-    out += text.slice(pos, t.start) + undoCall(text, tokens, i, close);
-    pos = tokens[close]!.end;
-    i = close;
+    for (const key in value) stack.push((value as Record<string, unknown>)[key]);
   }
-  return out + text.slice(pos);
+  return max;
 }
 
-/** The SQL a rewritten call at tokens[i..close] stands for: a literal, an operator, EXTRACT. */
-function undoCall(text: string, tokens: readonly Token[], i: number, close: number): string {
-  if (tokens[i]!.value === NUM_FN) return tokens[i + 2]!.value;
-  const comma = topLevelComma(tokens, i + 4, close);
-  const first = undoRewrites(text.slice(tokens[i + 4]!.start, tokens[comma]!.start).trim());
-  if (tokens[i]!.value === EXTRACT_FN) return `EXTRACT(${tokens[i + 2]!.value} FROM ${first})`;
-  const op = tokens[i + 2]!.value;
-  const spelled = op.toUpperCase() === op ? op : op.toUpperCase();
-  if (comma === close) return `(${spelled} ${first})`;
-  return `(${first} ${spelled} ${undoRewrites(text.slice(tokens[comma]!.end, tokens[close]!.start).trim())})`;
+/** PostgreSQL's syntax error, with the position, line and column in the request. */
+function parseError(sql: string, base: number, error: unknown): SvcError {
+  const details = (error as { sqlDetails?: { message?: string; cursorPosition?: number } }).sqlDetails;
+  const message = details?.message ?? (error as Error).message ?? 'syntax error';
+  const position = base + Math.max(0, details?.cursorPosition ?? 0);
+  const { line, column } = lineColumn(sql, position);
+  const near = /at or near "(.*)"$/.exec(message)?.[1];
+  return new SvcError(
+    'INVALID_QUERY',
+    `${message} (line ${line}, column ${column})`,
+    { position: position + 1, line, column, ...(near === undefined ? {} : { near }) },
+    error,
+  );
 }
 
-function matchClose(tokens: readonly Token[], open: number): number {
-  let depth = 0;
-  for (let j = open; j < tokens.length; j++) {
-    if (tokens[j]!.value === '(') depth++;
-    else if (tokens[j]!.value === ')' && --depth === 0) return j;
-  }
-  return -1;
-}
-
-function topLevelComma(tokens: readonly Token[], from: number, to: number): number {
-  let depth = 0;
-  for (let j = from; j < to; j++) {
-    const v = tokens[j]!.value;
-    if (v === '(' || v === '[') depth++;
-    else if (v === ')' || v === ']') depth--;
-    else if (v === ',' && depth === 0 && tokens[j]!.kind === 'punct') return j;
-  }
-  return to;
-}
-
-/** Parses one expression (a stored DEFAULT or CHECK text) to an AST node. */
-export function parseExpression(text: string): AstNode {
-  const [statement] = parseSql(`SELECT ${text}`);
-  return (statement!.ast as AstNode).columns[0].expr as AstNode;
-}
-
-/** The text after the top-level AS of CREATE VIEW ... AS <query>. */
-export function viewQueryText(statementText: string): string {
-  const tokens = tokenize(statementText);
-  let depth = 0;
-  for (const t of tokens) {
-    if (t.value === '(') depth++;
-    else if (t.value === ')') depth--;
-    else if (depth === 0 && t.kind === 'ident' && t.value === 'as') return statementText.slice(t.end).trim();
-  }
-  throw syntaxError(statementText, statementText.length, 'CREATE VIEW needs AS <query>');
-}
-
-/** Replaces identifier `from` by `to` in SQL text (CHECK definitions after RENAME COLUMN). */
-export function renameIdentifier(text: string, from: string, to: string): string {
-  const tokens = tokenize(text);
-  let out = '';
-  let pos = 0;
-  const quoted = /^[a-z_][a-z0-9_]*$/.test(to) ? to : `"${to.replaceAll('"', '""')}"`;
-  for (const t of tokens) {
-    if ((t.kind === 'ident' || t.kind === 'qident') && t.value === from) {
-      out += text.slice(pos, t.start) + quoted;
-      pos = t.end;
-    }
-  }
-  return out + text.slice(pos);
-}
-
-/** A VALUES statement becomes SELECT * FROM (VALUES ...) AS "values" (node-sql-parser has no VALUES statement). */
-function wrapValues(tokens: readonly Token[]): Token[] {
-  const at = (text: string, kind: Token['kind'], value = text.toLowerCase()): Token => ({ kind, text, value, start: -1, end: -2 });
-  return [
-    at('select', 'ident'),
-    at('*', 'op'),
-    at('from', 'ident'),
-    at('(', 'punct'),
-    ...tokens,
-    at(')', 'punct'),
-    at('as', 'ident'),
-    { kind: 'qident', text: '"*VALUES*"', value: '*VALUES*', start: -1, end: -2 },
-  ];
-}
-
-/**
- * node-sql-parser refuses ON CONFLICT without a column list and RETURNING after INSERT ... SELECT.
- * Parse the INSERT without its tail, and the tail on a stand-in INSERT, then join the two.
- */
-function insertFallback(tokens: readonly Token[]): AstNode | null {
-  if (tokens[0]?.value !== 'insert') return null;
-  let depth = 0;
-  let cut = -1;
-  for (let i = 0; i < tokens.length; i++) {
-    const t = tokens[i]!;
-    if (t.value === '(') depth++;
-    else if (t.value === ')') depth--;
-    else if (depth === 0 && t.kind === 'ident' && ((t.value === 'on' && tokens[i + 1]?.value === 'conflict') || t.value === 'returning')) {
-      cut = i;
-      break;
-    }
-  }
-  if (cut < 0) return null;
-  try {
-    const head = parser.astify(rewrite(tokens.slice(0, cut)).text, PARSE_OPTIONS) as AstNode;
-    const tailTokens = tokens.slice(cut).map((t) => ({ ...t, start: t.start + 1000, end: t.end + 1000 }));
-    const standIn = tokenize('INSERT INTO __svc_t (__svc_c) VALUES (1)');
-    const tail = parser.astify(rewrite([...standIn, ...tailTokens]).text, PARSE_OPTIONS) as AstNode;
-    const one = (a: AstNode): AstNode => (Array.isArray(a) ? a[0] : a) as AstNode;
-    return { ...one(head), conflict: one(tail).conflict ?? null, returning: one(tail).returning ?? null };
-  } catch {
-    return null;
-  }
-}
-
-/** PostgreSQL's message for an INSERT whose column list and VALUES row differ in length. */
-function insertCountMessage(tokens: readonly Token[]): string {
-  const listLength = (open: number): number => {
-    let depth = 0;
-    let n = 1;
-    for (let i = open; i < tokens.length; i++) {
-      const v = tokens[i]!.value;
-      if (v === '(') depth++;
-      else if (v === ')' && --depth === 0) return n;
-      else if (v === ',' && depth === 1) n++;
-    }
-    return n;
-  };
-  const cols = tokens.findIndex((t, i) => (t.value === '(' && tokens[i - 1]?.kind !== 'ident' ? false : t.value === '('));
-  const values = tokens.findIndex((t) => t.kind === 'ident' && t.value === 'values');
-  const columnCount = cols >= 0 && cols < values ? listLength(cols) : 0;
-  const valueCount = values >= 0 ? listLength(values + 1) : 0;
-  return valueCount > columnCount ? 'INSERT has more expressions than target columns' : 'INSERT has more target columns than expressions';
-}
-
-const BULK_ROWS_MIN = 50;
-const SAFE_INTEGER = /^[0-9]{1,15}$/;
-
-/**
- * INSERT ... VALUES with many rows of plain literals: node-sql-parser parses the statement with its
- * first row only and the other rows are built here (a PEG parse of a 10,000-row VALUES list takes
- * seconds). null when the statement does not have that shape.
- */
-function bulkInsert(tokens: readonly Token[]): { head: Token[]; rows: AstNode[] } | null {
-  if (tokens[0]?.value !== 'insert' || tokens.length < BULK_ROWS_MIN * 3) return null;
-  let depth = 0;
-  let v = -1;
-  for (let i = 0; i < tokens.length; i++) {
-    const t = tokens[i]!;
-    if (t.value === '(') depth++;
-    else if (t.value === ')') depth--;
-    else if (depth === 0 && t.kind === 'ident' && t.value === 'values') {
-      v = i;
-      break;
-    }
-    if (depth === 0 && t.kind === 'ident' && t.value === 'select') return null;
-  }
-  if (v < 0) return null;
-  const rows: AstNode[] = [];
-  let i = v + 1;
-  let firstEnd = -1;
-  for (;;) {
-    if (tokens[i]?.value !== '(') return null;
-    const items: AstNode[] = [];
-    i++;
-    for (;;) {
-      const item = literalAt(tokens, i);
-      if (!item) return null;
-      items.push(item.node);
-      i = item.next;
-      if (tokens[i]?.value === ',') i++;
-      else if (tokens[i]?.value === ')') break;
-      else return null;
-    }
-    if (firstEnd < 0) firstEnd = i;
-    else rows.push({ type: 'expr_list', value: items });
-    i++;
-    if (tokens[i]?.value === ',' && tokens[i]?.kind === 'punct') i++;
-    else break;
-  }
-  if (rows.length + 1 < BULK_ROWS_MIN) return null;
-  return { head: [...tokens.slice(0, firstEnd + 1), ...tokens.slice(i)], rows };
-}
-
-function literalAt(tokens: readonly Token[], i: number): { node: AstNode; next: number } | null {
-  const t = tokens[i];
-  if (!t) return null;
-  const negative = t.kind === 'op' && t.value === '-' && tokens[i + 1]?.kind === 'number';
-  const n = negative ? tokens[i + 1]! : t;
-  if (n.kind === 'number') {
-    const node: AstNode = SAFE_INTEGER.test(n.text)
-      ? { type: 'number', value: negative ? -Number(n.text) : Number(n.text) }
-      : {
-          type: 'function',
-          name: { name: [{ type: 'default', value: NUM_FN }] },
-          args: { type: 'expr_list', value: [{ type: 'single_quote_string', value: n.text }] },
-        };
-    const signed: AstNode = negative && node.type !== 'number' ? { type: 'unary_expr', operator: '-', expr: node } : node;
-    return { node: signed, next: i + (negative ? 2 : 1) };
-  }
-  if (t.kind === 'string') {
-    const raw = t.value.includes('\\') ? `${STR_PREFIX}${Buffer.from(t.value, 'utf8').toString('hex')}` : t.value.replaceAll("'", "''");
-    return { node: { type: 'single_quote_string', value: raw }, next: i + 1 };
-  }
-  if (t.kind === 'param') return { node: { type: 'var', name: Number(t.value), members: [], prefix: '$' }, next: i + 1 };
-  if (t.kind !== 'ident') return null;
-  if (t.value === 'null') return { node: { type: 'null', value: null }, next: i + 1 };
-  if (t.value === 'true' || t.value === 'false') return { node: { type: 'bool', value: t.value === 'true' }, next: i + 1 };
-  if (t.value === 'default') return { node: { type: 'column_ref', table: null, column: { expr: { type: 'default', value: 'default' } } }, next: i + 1 };
-  return null;
-}
+export type { StatementBody };

@@ -212,3 +212,29 @@ function readOperator(text: string, start: number): number {
   }
   return start + op.length;
 }
+
+/** Splits a request into statements at top-level semicolons; empty statements are dropped. */
+export function splitStatements(sql: string): { text: string; offset: number; tokens: Token[] }[] {
+  const tokens = tokenize(sql);
+  const out: { text: string; offset: number; tokens: Token[] }[] = [];
+  let current: Token[] = [];
+  let depth = 0;
+  const flush = (): void => {
+    if (current.length === 0) return;
+    const start = current[0]!.start;
+    const end = current[current.length - 1]!.end;
+    out.push({ text: sql.slice(start, end), offset: start, tokens: current.map((t) => ({ ...t, start: t.start - start, end: t.end - start })) });
+    current = [];
+  };
+  for (const t of tokens) {
+    if (t.kind === 'punct' && t.value === '(') depth++;
+    if (t.kind === 'punct' && t.value === ')') depth = Math.max(0, depth - 1);
+    if (t.kind === 'punct' && t.value === ';' && depth === 0) {
+      flush();
+      continue;
+    }
+    current.push(t);
+  }
+  flush();
+  return out;
+}

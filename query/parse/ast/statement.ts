@@ -275,7 +275,7 @@ export interface ExplainOptions {
 export interface ParsedStatement {
   /** The statement's original text (without the trailing semicolon). */
   readonly text: string;
-  /** Offset of the statement in the request text (loc values are relative to `text`). */
+  /** Offset of the statement in the request text (loc values are offsets in the request text, like `offset`). */
   readonly offset: number;
   readonly explain: ExplainOptions | null;
   readonly body: StatementBody;
