@@ -1,5 +1,6 @@
 /** PostgreSQL's raw INSERT / UPDATE / DELETE -> svcdb's DmlStatement (target aliases, ON CONFLICT, RETURNING, WITH). */
 import type { DeleteStmt, IndexElem, InsertStmt, MultiAssignRef, Node, OnConflictClause, RangeVar, ResTarget, ReturningClause, UpdateStmt } from '@pgsql/types';
+import { SvcError } from '../../../core/errors.js';
 import type { DeleteStatement, DmlStatement, InsertStatement, OnConflict, SelectTarget, SetClause, SqlExpr, UpdateStatement } from '../ast/index.js';
 import { optExpr, req, translateExpr } from './expr.js';
 import { relationName, translateFrom } from './from.js';
@@ -90,7 +91,8 @@ export function setClauses(list: readonly Node[] | undefined): SetClause[] {
     if (index === 0 || source === null) source = translateExpr(req(m.source, 'SET'));
     if (source.kind === 'row') {
       const value = source.items[index];
-      if (value === undefined) throw unsupportedNode('SET column list longer than its row', loc);
+      if (value === undefined || source.items.length !== m.ncolumns)
+        throw new SvcError('INVALID_QUERY', 'number of columns does not match number of values', { position: loc + 1 });
       return { column, value, multi: null, loc };
     }
     return { column, value: source, multi: { source, index, count: m.ncolumns ?? 1 }, loc };

@@ -42,8 +42,30 @@ export function locOf(body: { location?: number } | undefined): number {
   return body.location ?? 0;
 }
 
+// What a user wrote, for raw nodes whose names do not say it.
+const SPELLED: Readonly<Record<string, string>> = {
+  GroupingFunc: 'GROUPING()',
+  XmlExpr: 'XML functions',
+  XmlSerialize: 'XMLSERIALIZE',
+  RangeTableSample: 'TABLESAMPLE',
+  RangeTableFunc: 'XMLTABLE',
+  JsonTable: 'JSON_TABLE',
+  JsonIsPredicate: 'IS JSON',
+  JsonObjectConstructor: 'JSON_OBJECT',
+  JsonArrayConstructor: 'JSON_ARRAY',
+  JsonArrayQueryConstructor: 'JSON_ARRAY',
+  JsonObjectAgg: 'JSON_OBJECTAGG',
+  JsonArrayAgg: 'JSON_ARRAYAGG',
+  JsonFuncExpr: 'SQL/JSON query functions',
+  JsonParseExpr: 'JSON()',
+  JsonScalarExpr: 'JSON_SCALAR',
+  JsonSerializeExpr: 'JSON_SERIALIZE',
+  MergeSupportFunc: 'MERGE_ACTION()',
+  CurrentOfExpr: 'WHERE CURRENT OF',
+};
+
 /** INVALID_QUERY with reason 'unsupported' for a raw node the translator has no mapping for. */
 export function unsupportedNode(what: string, loc: number): SvcError {
-  const pretty = what.replace(/_/g, ' ');
+  const pretty = SPELLED[what] ?? what.replace(/_/g, ' ');
   return new SvcError('INVALID_QUERY', `${pretty} is not supported`, { node: what, reason: 'unsupported', ...(loc >= 0 ? { position: loc + 1 } : {}) });
 }
