@@ -622,7 +622,7 @@ describe('statements svcdb does not run', () => {
     ['SHOW search_path', 'SHOW'],
     ['GRANT SELECT ON t TO u', 'GRANT'],
     ['VACUUM t', 'VACUUM'],
-    ["COMMENT ON TABLE t IS 'x'", 'COMMENT'],
+    ["COMMENT ON TABLE t IS 'x'", 'COMMENT ON'],
     ['CALL p()', 'CALL'],
     ['MERGE INTO t USING u ON t.a = u.a WHEN MATCHED THEN DELETE', 'MERGE'],
     ['LISTEN ch', 'LISTEN'],

@@ -1,10 +1,10 @@
 /** PostgreSQL's raw ALTER TABLE / RENAME / DROP / TRUNCATE -> svcdb's DDL statements. */
 import type { AlterTableCmd, AlterTableStmt, ColumnDef as RawColumnDef, Constraint, DropStmt, Node, RangeVar, RenameStmt, TruncateStmt } from '@pgsql/types';
 import type { AlterTableAction, DropStatement, QualifiedName, StatementBody, TruncateStatement } from '../ast/index.js';
-import { optExpr } from './expr.js';
 import { relationName } from './from.js';
 import { bodyOf, locOf, names, tagOf, unsupportedNode } from './nodes.js';
 import { tableConstraint, translateColumnDef } from './ddl.js';
+import { optExpr } from './recurse.js';
 import { translateTypeName } from './types.js';
 
 /** PostgreSQL's statement name for an object type (`OBJECT_MATVIEW` -> "MATERIALIZED VIEW"). */

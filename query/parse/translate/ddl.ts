@@ -13,10 +13,9 @@ import type {
   StatementBody,
   TableConstraint,
 } from '../ast/index.js';
-import { optExpr, req, translateExpr } from './expr.js';
 import { relationName } from './from.js';
-import { bodyOf, locOf, names, tagOf, unsupportedNode } from './nodes.js';
-import { translateQuery } from './query.js';
+import { bodyOf, locOf, names, req, tagOf, unsupportedNode } from './nodes.js';
+import { optExpr, translateExpr, translateQuery } from './recurse.js';
 import { columnType } from './types.js';
 
 /** CREATE [TEMP | UNLOGGED] TABLE [IF NOT EXISTS] t (columns, constraints). */

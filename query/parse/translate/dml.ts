@@ -2,13 +2,13 @@
 import type { DeleteStmt, IndexElem, InsertStmt, MultiAssignRef, Node, OnConflictClause, RangeVar, ResTarget, ReturningClause, UpdateStmt } from '@pgsql/types';
 import { SvcError } from '../../../core/errors.js';
 import type { DeleteStatement, DmlStatement, InsertStatement, OnConflict, SelectTarget, SetClause, SqlExpr, UpdateStatement } from '../ast/index.js';
-import { optExpr, req, translateExpr } from './expr.js';
 import { relationName, translateFrom } from './from.js';
-import { bodyOf, locOf, tagOf, unsupportedNode } from './nodes.js';
-import { selectTargets, translateQuery, translateWith } from './query.js';
+import { bodyOf, locOf, req, tagOf, unsupportedNode } from './nodes.js';
+import { selectTargets, translateWith } from './query.js';
+import { optExpr, translateExpr, translateQuery } from './recurse.js';
 
-/** A raw INSERT/UPDATE/DELETE node -> DmlStatement (MERGE and the rest are refused). */
-export function translateDml(node: Node): DmlStatement {
+/** A raw INSERT/UPDATE/DELETE node -> DmlStatement (MERGE and the rest are refused); reached through recurse.ts's translateDml. */
+export function dmlOf(node: Node): DmlStatement {
   const [tag, body] = tagOf(node);
   if (tag === 'InsertStmt') return translateInsert(body as InsertStmt);
   if (tag === 'UpdateStmt') return translateUpdate(body as UpdateStmt);

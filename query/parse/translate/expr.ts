@@ -26,8 +26,8 @@ import type {
 } from '@pgsql/types';
 import type { IndirectionStep, Literal, SqlExpr } from '../ast/index.js';
 import { translateFuncCall, translateSqlValue } from './func.js';
-import { bodyOf, listItems, locOf, names, tagOf, unsupportedNode } from './nodes.js';
-import { translateQuery } from './query.js';
+import { bodyOf, listItems, locOf, names, operatorName, req, tagOf, unsupportedNode } from './nodes.js';
+import { exprList, optExpr, translateExpr, translateQuery } from './recurse.js';
 import { intervalFieldsOf, translateTypeName } from './types.js';
 
 type Translator = (body: never, loc: number) => SqlExpr;
@@ -54,29 +54,13 @@ const NODES: Readonly<Record<string, Translator>> = {
   SetToDefault: (_b: never, loc) => ({ kind: 'default', loc }),
 };
 
-/** svcdb's SqlExpr for one raw expression node; unknown kinds throw INVALID_QUERY 'unsupported'. */
-export function translateExpr(node: Node): SqlExpr {
+/** svcdb's SqlExpr for one raw expression node (reached through recurse.ts's translateExpr). */
+export function expressionOf(node: Node): SqlExpr {
   const [tag, body] = tagOf(node);
   const loc = locOf(body as { location?: number });
   const translate = NODES[tag];
   if (translate === undefined) throw unsupportedNode(tag, loc);
   return translate(body as never, loc);
-}
-
-/** translateExpr over a list (absent = []). */
-export function exprList(list: readonly Node[] | undefined): SqlExpr[] {
-  return (list ?? []).map(translateExpr);
-}
-
-/** translateExpr of an optional node (absent = null). */
-export function optExpr(node: Node | undefined): SqlExpr | null {
-  return node === undefined || node === null ? null : translateExpr(node);
-}
-
-/** A required child: a raw tree without it is malformed (never from PostgreSQL's grammar). */
-export function req(node: Node | undefined, where: string): Node {
-  if (node === undefined || node === null) throw unsupportedNode(`${where} without operand`, -1);
-  return node;
 }
 
 function literal(c: A_Const, loc: number): Literal {
@@ -101,12 +85,6 @@ function columnRef(c: RawColumnRef, loc: number): SqlExpr {
   if (star) return { kind: 'column_ref', qualifier: parts, column: null, loc };
   const column = parts.pop() ?? '';
   return { kind: 'column_ref', qualifier: parts, column, loc };
-}
-
-/** The operator's own name: `OPERATOR(pg_catalog.+)` is `+`. */
-export function operatorName(list: readonly Node[] | undefined): string {
-  const parts = names(list);
-  return parts[parts.length - 1] ?? '';
 }
 
 function aExpr(e: A_Expr, loc: number): SqlExpr {

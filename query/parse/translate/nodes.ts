@@ -69,3 +69,15 @@ export function unsupportedNode(what: string, loc: number): SvcError {
   const pretty = SPELLED[what] ?? what.replace(/_/g, ' ');
   return new SvcError('INVALID_QUERY', `${pretty} is not supported`, { node: what, reason: 'unsupported', ...(loc >= 0 ? { position: loc + 1 } : {}) });
 }
+
+/** A required child: a raw tree without it is malformed (never from PostgreSQL's grammar). */
+export function req(node: Node | undefined, where: string): Node {
+  if (node === undefined || node === null) throw unsupportedNode(`${where} without operand`, -1);
+  return node;
+}
+
+/** The operator's own name: `OPERATOR(pg_catalog.+)` is `+`. */
+export function operatorName(list: readonly Node[] | undefined): string {
+  const parts = names(list);
+  return parts[parts.length - 1] ?? '';
+}

@@ -21,7 +21,7 @@ import { SvcError } from '../../../core/errors.js';
 import type { ExplainOptions, StatementBody, TransactionStatement } from '../ast/index.js';
 import { objectWord, translateAlterTable, words, translateDrop, translateRename, translateTruncate } from './alter.js';
 import { defValue, translateCreateIndex, translateCreateTable, translateCreateTableAs, translateCreateView } from './ddl.js';
-import { translateDml } from './dml.js';
+import { dmlOf } from './dml.js';
 import { tagOf } from './nodes.js';
 import { selectStmt } from './query.js';
 
@@ -39,7 +39,7 @@ export function translateStatement(raw: Node, text: string): StatementBody {
     case 'InsertStmt':
     case 'UpdateStmt':
     case 'DeleteStmt':
-      return translateDml(node);
+      return dmlOf(node);
     case 'CreateStmt':
       return translateCreateTable(body as CreateStmt);
     case 'CreateTableAsStmt':
@@ -116,7 +116,7 @@ const NAMES: Readonly<Record<string, string | ((b: Record<string, unknown>) => s
   GrantStmt: (b) => (b.is_grant === true ? 'GRANT' : 'REVOKE'),
   GrantRoleStmt: (b) => (b.is_grant === true ? 'GRANT ROLE' : 'REVOKE ROLE'),
   VacuumStmt: (b) => (b.is_vacuumcmd === true ? 'VACUUM' : 'ANALYZE'),
-  CommentStmt: 'COMMENT',
+  CommentStmt: 'COMMENT ON',
   CreateTrigStmt: 'CREATE TRIGGER',
   CompositeTypeStmt: 'CREATE TYPE',
   CreateEnumStmt: 'CREATE TYPE',
