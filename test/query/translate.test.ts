@@ -150,6 +150,7 @@ describe('expressions', () => {
     ['GROUPING(a)', 'GroupingFunc'],
     ['XMLELEMENT(name a)', 'XmlExpr'],
     ['a IS DOCUMENT', 'XmlExpr'],
+    ['a IS JSON', 'JsonIsPredicate'],
   ])('refuses %s as unsupported', (text, node) => {
     expect(() => expr(text)).toThrow(expect.objectContaining({ code: 'INVALID_QUERY', details: expect.objectContaining({ reason: 'unsupported', node }) }));
   });
@@ -584,6 +585,24 @@ describe('DDL statements', () => {
   ];
   it.each(cases)('%s', (sql, expected) => {
     expect(stmt(sql)).toMatchObject(expected);
+  });
+});
+
+describe('refused parts of statements', () => {
+  it.each([
+    ['ALTER TABLE t ADD CONSTRAINT u UNIQUE USING INDEX i', 'constraint USING INDEX'],
+    ['CREATE TABLE t (LIKE u)', 'CREATE TABLE LIKE'],
+    ['CREATE TABLE t (a int, EXCLUDE USING gist (a WITH =))', 'CONSTR_EXCLUSION'],
+    ['SELECT * FROM t TABLESAMPLE SYSTEM (10)', 'RangeTableSample'],
+    ['UPDATE t SET a[1] = 2', 'SET of a subscript or field'],
+    ['INSERT INTO t VALUES (1) ON CONFLICT ((a + 1)) DO NOTHING', 'ON CONFLICT on an expression'],
+    ['WITH RECURSIVE r(n) AS (SELECT 1) SEARCH DEPTH FIRST BY n SET o SELECT * FROM r', 'SEARCH clause'],
+  ])('%s', (sql, node) => {
+    expect(() => stmt(sql)).toThrow(expect.objectContaining({ code: 'INVALID_QUERY', details: expect.objectContaining({ reason: 'unsupported', node }) }));
+  });
+
+  it("SET (a, b) = ROW(...) of another width is PostgreSQL's error", () => {
+    expect(() => stmt('UPDATE t SET (a, b) = (1, 2, 3)')).toThrow('number of columns does not match number of values');
   });
 });
 

@@ -116,6 +116,7 @@ function columnConstraint(k: Constraint): ColumnConstraint {
 /** A table-level constraint: PRIMARY KEY (...), UNIQUE (...), CHECK (...), FOREIGN KEY (...) REFERENCES. */
 export function tableConstraint(k: Constraint): TableConstraint {
   const name = k.conname ?? null;
+  if (k.indexname !== undefined) throw unsupportedNode('constraint USING INDEX', locOf(k));
   switch (k.contype) {
     case 'CONSTR_PRIMARY':
       return { kind: 'primary_key', name, columns: names(k.keys) };
