@@ -182,13 +182,7 @@ export type CdcStatement =
   | { readonly kind: 'cdc_alter'; readonly name: string; readonly action: 'PAUSE' | 'RESUME' }
   | { readonly kind: 'cdc_drop'; readonly name: string; readonly ifExists: boolean };
 
-export type DdlStatement =
-  | CreateTableStatement
-  | CreateIndexStatement
-  | CreateViewStatement
-  | AlterTableStatement
-  | DropStatement
-  | TruncateStatement;
+export type DdlStatement = CreateTableStatement | CreateIndexStatement | CreateViewStatement | AlterTableStatement | DropStatement | TruncateStatement;
 
 /** One parsed statement's body. A query is `{ kind: 'query' }` around its QueryExpr. */
 export type StatementBody =
@@ -215,4 +209,3 @@ export interface ParsedStatement {
   /** The highest $n the statement refers to (0 when none). */
   readonly paramCount: number;
 }
-
