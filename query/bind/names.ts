@@ -1,109 +1,78 @@
-import { EXTRACT_FN, type AstNode } from '../parse/index.js';
-
-/** An identifier from node-sql-parser's various shapes (string, {value}, {expr:{value}}). */
-export function identName(node: unknown): string {
-  if (typeof node === 'string') return node;
-  if (node && typeof node === 'object') {
-    const n = node as AstNode;
-    if (typeof n.value === 'string') return n.value;
-    if (n.expr && typeof n.expr === 'object') return identName(n.expr);
-  }
-  return String(node);
-}
-
-/** The lower-case function name of a function node. */
-export function functionName(node: AstNode): { schema: string | null; name: string } {
-  const name = node.name;
-  if (typeof name === 'string') return { schema: null, name: name.toLowerCase() };
-  const parts: AstNode[] = name?.name ?? [];
-  const last = parts[parts.length - 1];
-  const schema = name?.schema ? identName(name.schema) : null;
-  const text = last ? identName(last) : '';
-  return { schema, name: last?.type === 'double_quote_string' ? text : text.toLowerCase() };
-}
+import type { QueryExpr, SqlExpr } from '../parse/ast/index.js';
 
 /**
- * PostgreSQL's output name of a select-list expression without an alias: the column name, the
- * function name, the type name of a cast, CASE -> "case", otherwise "?column?".
+ * PostgreSQL's output name of a select-list expression without an alias (FigureColname in
+ * parse_target.c): the column name, the function name, the type name of a cast of something
+ * nameless, 'case', 'array', 'exists', 'coalesce', ..., otherwise "?column?".
  */
-export function outputName(expr: AstNode): string {
-  switch (expr.type) {
+export function outputName(expr: SqlExpr): string {
+  return figure(expr)?.name ?? '?column?';
+}
+
+/** A name and its strength: 2 for a real name (column, function), 1 for a fallback a cast may replace. */
+interface Figured {
+  readonly name: string;
+  readonly strength: 1 | 2;
+}
+
+function figure(expr: SqlExpr): Figured | null {
+  switch (expr.kind) {
     case 'column_ref':
-      return expr.column === '*' ? '?column?' : identName(expr.column);
-    case 'function': {
-      const { name } = functionName(expr);
-      if (name === '__svc_num' || name === '__svc_op') return '?column?';
-      if (name === EXTRACT_FN) return 'extract';
-      if (name === 'current_timestamp' || name === 'current_date' || name === 'current_time') return name;
-      return name;
+      return expr.column === null ? null : strong(expr.column);
+    case 'indirection': {
+      const field = [...expr.steps].reverse().find((s) => s.kind === 'field');
+      return field?.kind === 'field' ? strong(field.name) : figure(expr.arg);
     }
-    case 'aggr_func':
-    case 'window_func':
-      return String(expr.name).toLowerCase();
-    case 'cast': {
-      const inner = expr.expr as AstNode;
-      if (inner.type === 'column_ref' || inner.type === 'function' || inner.type === 'aggr_func' || inner.type === 'cast') return outputName(inner);
-      return castTypeName(expr.target?.[0]);
-    }
-    case 'case':
-      return 'case';
+    case 'func':
+      return strong(expr.name.name);
+    case 'nullif':
+    case 'coalesce':
+    case 'greatest':
+    case 'least':
+      return strong(expr.kind);
+    case 'sql_value':
+      return strong(expr.name);
     case 'array':
-      return 'array';
-    case 'interval':
-      return 'interval';
-    case 'date':
-      return 'date';
-    case 'timestamp':
-      return 'timestamp';
+      return strong('array');
+    case 'row':
+      return strong('row');
+    case 'sublink':
+      return sublinkName(expr.mode, expr.query);
+    case 'case': {
+      const inner = expr.otherwise === null ? null : figure(expr.otherwise);
+      return inner !== null && inner.strength === 2 ? inner : { name: 'case', strength: 1 };
+    }
+    case 'cast': {
+      const inner = figure(expr.arg);
+      return inner !== null && inner.strength === 2 ? inner : { name: expr.type.name, strength: 1 };
+    }
+    case 'collate':
+      return figure(expr.arg);
     default:
-      if (expr.ast) return subqueryName(expr.ast as AstNode);
-      return '?column?';
+      return null;
   }
 }
 
-function subqueryName(ast: AstNode): string {
-  const first = ast.columns?.[0];
-  if (!first || ast.columns.length !== 1) return '?column?';
-  if (first.as) return typeof first.as === 'string' ? first.as : identName(first.as);
-  return outputName(first.expr);
+function strong(name: string): Figured {
+  return { name, strength: 2 };
 }
 
-/** PostgreSQL names a cast of a literal after the type: int4, text, numeric, ... */
-function castTypeName(target: AstNode | undefined): string {
-  const t = String(target?.dataType ?? '').toLowerCase();
-  const map: Record<string, string> = {
-    int: 'int4',
-    integer: 'int4',
-    int4: 'int4',
-    bigint: 'int8',
-    int8: 'int8',
-    smallint: 'int2',
-    int2: 'int2',
-    text: 'text',
-    varchar: 'varchar',
-    'character varying': 'varchar',
-    char: 'bpchar',
-    character: 'bpchar',
-    numeric: 'numeric',
-    decimal: 'numeric',
-    real: 'float4',
-    float4: 'float4',
-    'double precision': 'float8',
-    float8: 'float8',
-    float: 'float8',
-    boolean: 'bool',
-    bool: 'bool',
-    date: 'date',
-    timestamp: 'timestamp',
-    timestamptz: 'timestamptz',
-    jsonb: 'jsonb',
-    json: 'json',
-    uuid: 'uuid',
-    interval: 'interval',
-  };
-  if (target?.array) return `${map[t] ?? t}`;
-  if (t === 'timestamp' && (target?.suffix ?? []).join(' ').toLowerCase().includes('with time zone')) return 'timestamptz';
-  return map[t] ?? t;
+function sublinkName(mode: string, query: QueryExpr): Figured | null {
+  if (mode === 'exists') return strong('exists');
+  if (mode === 'array') return strong('array');
+  if (mode !== 'scalar') return null;
+  return strong(firstColumnName(query));
+}
+
+/** The name of a query's first output column, as the query itself would name it. */
+function firstColumnName(query: QueryExpr): string {
+  if (query.kind === 'set_op') return firstColumnName(query.left);
+  if (query.kind === 'values') return 'column1';
+  const first = query.targets[0];
+  if (!first) return '?column?';
+  if (first.alias !== null) return first.alias;
+  if (first.expr.kind === 'column_ref' && first.expr.column === null) return '?column?';
+  return outputName(first.expr);
 }
 
 /** Makes names unique: the second "x" becomes "x_2", the third "x_3" (skipping names in use). */

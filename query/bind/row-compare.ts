@@ -1,8 +1,7 @@
-import type { AstNode } from '../parse/index.js';
+import type { SqlExpr } from '../parse/ast/index.js';
 import { BOOL, constant, type Expr } from '../plan/expr.js';
 import { callByName } from './coerce.js';
 import { invalid, mismatch, type BindContext } from './context.js';
-import { functionName } from './names.js';
 
 /**
  * Row-wise comparisons, PostgreSQL's "row constructor comparison": (a, b) op (c, d) and
@@ -13,21 +12,18 @@ import { functionName } from './names.js';
  */
 export interface RowEnv {
   readonly ctx: BindContext;
-  readonly bind: (node: AstNode) => Expr;
+  readonly bind: (node: SqlExpr) => Expr;
   /** IS [NOT] DISTINCT FROM of two scalars. */
   readonly distinct: (left: Expr, right: Expr, negated: boolean) => Expr;
 }
 
 /** The elements of a row constructor `(a, b, ...)` (two or more) or `ROW(...)`; null for anything else. */
-export function rowItems(node: AstNode | null | undefined): AstNode[] | null {
-  if (!node) return null;
-  if (node.type === 'expr_list' && node.parentheses && (node.value?.length ?? 0) > 1) return node.value as AstNode[];
-  if (node.type === 'function' && functionName(node).name === 'row' && !node.over) return (node.args?.value ?? []) as AstNode[];
-  return null;
+export function rowItems(node: SqlExpr | null): readonly SqlExpr[] | null {
+  return node?.kind === 'row' ? node.items : null;
 }
 
 /** left op right where at least one side is a row constructor. */
-export function bindRowComparison(op: string, left: AstNode, right: AstNode, env: RowEnv): Expr {
+export function bindRowComparison(op: string, left: SqlExpr, right: SqlExpr, env: RowEnv): Expr {
   const [ls, rs] = pairs(left, right, op, env);
   if (op === '=') return all(ls.map((l, i) => callByName(env.ctx, '=', [l, rs[i]!], true)));
   if (op === '<>') return any(ls.map((l, i) => callByName(env.ctx, '<>', [l, rs[i]!], true)));
@@ -51,7 +47,7 @@ export function bindRowComparison(op: string, left: AstNode, right: AstNode, env
 }
 
 /** left IS [NOT] DISTINCT FROM right over rows: distinct when any pair is. */
-export function bindRowDistinct(left: AstNode, right: AstNode, negated: boolean, env: RowEnv): Expr {
+export function bindRowDistinct(left: SqlExpr, right: SqlExpr, negated: boolean, env: RowEnv): Expr {
   const [ls, rs] = pairs(left, right, 'IS DISTINCT FROM', env);
   const each = ls.map((l, i) => env.distinct(l, rs[i]!, false));
   const distinct = any(each);
@@ -59,17 +55,17 @@ export function bindRowDistinct(left: AstNode, right: AstNode, negated: boolean,
 }
 
 /** row IS NULL: every field is; row IS NOT NULL: no field is (so neither holds for (1, NULL)). */
-export function bindRowIsNull(row: AstNode, negated: boolean, env: RowEnv): Expr {
+export function bindRowIsNull(row: SqlExpr, negated: boolean, env: RowEnv): Expr {
   return all(rowItems(row)!.map((item) => ({ kind: 'is_null', type: BOOL, arg: env.bind(item), negated })));
 }
 
 /** (a, b) [NOT] IN ((1, 2), (3, 4)): the OR of the rows' equalities. */
-export function bindRowIn(left: AstNode, list: readonly AstNode[], negated: boolean, env: RowEnv): Expr {
+export function bindRowIn(left: SqlExpr, list: readonly SqlExpr[], negated: boolean, env: RowEnv): Expr {
   const found = any(list.map((item) => bindRowComparison('=', left, item, env)));
   return negated ? { kind: 'not', type: BOOL, arg: found } : found;
 }
 
-function pairs(left: AstNode, right: AstNode, op: string, env: RowEnv): [Expr[], Expr[]] {
+function pairs(left: SqlExpr, right: SqlExpr, op: string, env: RowEnv): [Expr[], Expr[]] {
   const l = rowItems(left);
   const r = rowItems(right);
   if (isSubquery(left) || isSubquery(right)) throw invalid('comparing a row with a subquery is not supported', { reason: 'unsupported' });
@@ -80,11 +76,11 @@ function pairs(left: AstNode, right: AstNode, op: string, env: RowEnv): [Expr[],
   }
   if (l.length !== r.length) throw invalid('unequal number of entries in row expressions');
   if (l.length === 0) throw invalid('cannot compare rows of zero length');
-  return [l.map(env.bind), r.map(env.bind)];
+  return [l.map((n) => env.bind(n)), r.map((n) => env.bind(n))];
 }
 
-function isSubquery(node: AstNode): boolean {
-  return Boolean(node.ast) || (node.type === 'expr_list' && node.value?.length === 1 && Boolean(node.value[0]?.ast));
+function isSubquery(node: SqlExpr): boolean {
+  return node.kind === 'sublink';
 }
 
 const all = (args: Expr[]): Expr => (args.length === 1 ? args[0]! : { kind: 'and', type: BOOL, args });

@@ -133,6 +133,8 @@ function build(expr: Expr, ctx: ExecContext, subs: SubqueryExpr[]): Evaluator {
           expr.tuple.map((t) => b(t.left)),
         );
       if (expr.mode === 'in' || expr.mode === 'any' || expr.mode === 'all') return buildSubqueryTest(expr, ctx, b(expr.test!.left));
+      // ARRAY(SELECT ...): the subquery's column, in its order, as one array value.
+      if (expr.mode === 'array') return () => (lookup(ctx, expr) as { values: readonly QValue[] }).values;
       return () => (lookup(ctx, expr) as { value: QValue }).value;
     }
     case 'agg':

@@ -14,6 +14,7 @@ import { STRING_FN_DEFS } from './fn-string.js';
 import { DATETIME_FN_DEFS } from './fn-datetime.js';
 import { JSONB_FN_DEFS } from './fn-jsonb.js';
 import { MISC_FN_DEFS } from './fn-misc.js';
+import { TIMEZONE_FN_DEFS } from './fn-timezone.js';
 import { register } from './registry.js';
 
 register([
@@ -28,6 +29,7 @@ register([
   ...DATETIME_FN_DEFS,
   ...JSONB_FN_DEFS,
   ...MISC_FN_DEFS,
+  ...TIMEZONE_FN_DEFS,
 ]);
 
 export { resolveFunction, hasFunction, isAmbiguous } from './registry.js';

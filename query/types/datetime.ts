@@ -398,3 +398,23 @@ export function timestampToDate(ts: bigint): number {
 export function currentTimestampUs(): bigint {
   return nowUs();
 }
+
+/**
+ * The UTC offset (seconds east) of a time zone as AT TIME ZONE names it: 'UTC', an IANA name, or a
+ * POSIX-style numeric offset ('+05' is five hours WEST of Greenwich, as in PostgreSQL). `at` is
+ * either a UTC instant or a local wall-clock time (resolved around DST changes like timestamptz input).
+ */
+export function zoneOffsetSec(zone: string, at: { readonly utcUs: bigint } | { readonly localUs: bigint }): number {
+  const z = zone.trim();
+  const posix = /^([+-]?)(\d{1,2})(?::(\d{2}))?(?::(\d{2}))?$/.exec(z);
+  if (posix) {
+    const seconds = Number(posix[2]) * 3600 + Number(posix[3] ?? 0) * 60 + Number(posix[4] ?? 0);
+    return posix[1] === '-' ? seconds : -seconds;
+  }
+  if (/^(utc|gmt|z|zulu|ut)$/i.test(z)) return 0;
+  const f = ZONE_NAME_RE.test(z) ? zoneFormatter(z) : null;
+  if (f === null) throw dataError(`time zone "${z}" not recognized`, '22023');
+  if ('utcUs' in at) return offsetAt(f, Number(at.utcUs / 1000n));
+  const { days, timeUs } = splitTimestamp(at.localUs);
+  return namedZoneOffsetSec(z, days, timeUs);
+}
