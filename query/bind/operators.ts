@@ -7,23 +7,18 @@ import { similarPattern } from './patterns.js';
 import { bindRowComparison, bindRowDistinct, bindRowIn, bindRowIsNull, rowItems, type RowEnv } from './row-compare.js';
 
 const COMPARISON = new Set(['=', '<>', '<', '>', '<=', '>=']);
-/** Infix operators bound by name through the TypeSystem (anything else is refused with the operator named). */
-const INFIX = new Set([
-  ...COMPARISON,
-  ...['+', '-', '*', '/', '%', '^', '||', '->', '->>', '#>', '#>>', '@>', '<@', '?', '?|', '?&', '&&', '#-'],
-  ...['~', '~*', '!~', '!~*', '~~', '!~~', '~~*', '!~~*', '<->', '<=>', '<#>'],
-]);
-const PREFIX = new Set(['-', '+']);
 
-/** A binary or prefix operator; comparisons of row constructors compare field by field. */
+/**
+ * A binary or prefix operator, resolved by name and argument types through the TypeSystem (an
+ * operator it does not have is PostgreSQL's "operator does not exist"); comparisons of row
+ * constructors compare field by field.
+ */
 export function bindOperator(node: OperatorExpr, env: ExprEnv): Expr {
   const op = node.op === '!=' ? '<>' : node.op;
   if (node.left === null) {
-    if (!PREFIX.has(op)) throw invalid(`operator not supported: ${op}`, { operator: op });
     const arg = bindExpr(node.right, env);
     return op === '+' ? arg : callByName(env.ctx, op, [arg], true);
   }
-  if (!INFIX.has(op)) throw invalid(`operator not supported: ${op}`, { operator: op });
   if (COMPARISON.has(op) && (rowItems(node.left) || rowItems(node.right))) return bindRowComparison(op, node.left, node.right, rowEnv(env));
   return callByName(env.ctx, op, [bindExpr(node.left, env), bindExpr(node.right, env)], true);
 }
