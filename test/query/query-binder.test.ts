@@ -6,7 +6,7 @@ import { caught, openSql, type SqlHarness } from './helpers.js';
  * and details.reason 'unsupported' (never a wrong answer). The forms it runs are in
  * test/sql/pg-queries.slt, checked against PostgreSQL.
  */
-describe('query binder: unsupported forms', () => {
+describe('query binder: parameters in LIMIT, unnest, FOR UPDATE and unsupported forms', () => {
   let h: SqlHarness;
   beforeAll(async () => {
     h = await openSql();
@@ -40,5 +40,17 @@ describe('query binder: unsupported forms', () => {
       code: 'INVALID_QUERY',
       message: 'relation "nope" in FOR UPDATE clause not found in FROM clause',
     });
+  });
+
+  it('takes LIMIT and OFFSET as expressions of parameters', async () => {
+    expect(await h.rows('SELECT id FROM t ORDER BY id LIMIT $1 OFFSET $2', [1, 1])).toEqual([{ id: 2 }]);
+    expect(await h.rows('SELECT id FROM t ORDER BY id LIMIT $1 - 1', [2])).toEqual([{ id: 1 }]);
+    expect(await h.rows('SELECT id FROM t ORDER BY id OFFSET $1 ROWS FETCH FIRST $2 ROWS ONLY', [0, 1])).toEqual([{ id: 1 }]);
+    expect(await h.rows('SELECT id FROM t ORDER BY id LIMIT $1', [null])).toEqual([{ id: 1 }, { id: 2 }]);
+    expect(await caught(h.q('SELECT id FROM t LIMIT id'))).toMatchObject({ code: 'COLUMN_NOT_FOUND' });
+  });
+
+  it('runs unnest of a parameter array', async () => {
+    expect(await h.rows('SELECT x FROM unnest($1::int[]) WITH ORDINALITY AS u(x, n) ORDER BY n DESC', [[5, 6]])).toEqual([{ x: 6 }, { x: 5 }]);
   });
 });
