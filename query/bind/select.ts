@@ -1,6 +1,6 @@
 import type { GroupingItem, QueryExpr, SelectQuery, SelectTarget, SqlExpr, WindowSpec } from '../parse/index.js';
 import { INT8, type Expr, type SortKey } from '../plan/expr.js';
-import { exprKey } from '../plan/expr-util.js';
+import { exprKey, someExpr } from '../plan/expr-util.js';
 import type { OutputColumn, Plan } from '../plan/nodes.js';
 import { aggregateNode, collectAggregates, collectWindows, rewriteOverAggregate, rewriteOverWindow, windowNode } from './aggregate.js';
 import { asCondition, coerce, resolveUnknown } from './coerce.js';
@@ -247,6 +247,9 @@ export class QueryBinder implements SelectBinder {
       const at = name === null || scope.lookup(null, name) ? -1 : names.indexOf(name);
       keys.push(at >= 0 ? selectExprs[at]! : bindExpr(node, env));
     }
+    // A position or output name may point at an aggregate or window call, which cannot be a key.
+    if (keys.some((k) => someExpr(k, (e) => e.kind === 'agg'))) throw invalid('aggregate functions are not allowed in GROUP BY');
+    if (keys.some((k) => someExpr(k, (e) => e.kind === 'window'))) throw invalid('window functions are not allowed in GROUP BY');
     return { keys, grouped: items.length > 0 };
   }
 
