@@ -59,6 +59,8 @@ export class Scope {
    * the same name is still itself (and an unqualified reference still ambiguous).
    */
   readonly usingOverrides = new Map<number, Expr>();
+  /** FROM items on the nullable side of an outer join (FOR UPDATE may not lock them). */
+  readonly nullableAliases = new Set<string>();
   /** Row slots in the order `*` lists them (JOIN USING puts the merged columns first). */
   starOrder: number[] = [];
   /** WINDOW w AS (...) definitions of this query, their own `ref`s already resolved (window-frame.ts resolveWindow). */

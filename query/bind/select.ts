@@ -65,7 +65,7 @@ export class QueryBinder implements SelectBinder {
   bindSelect(q: SelectQuery, scope: Scope, operand = false): BoundQuery {
     const worktableRefs = this.ctx.worktableRefs.length;
     let plan: Plan = q.from.length > 0 ? bindFrom(q.from, scope, this.deps) : { kind: 'one_row', columns: [] };
-    checkLocking(q, () => scope.entries.map((e) => e.alias));
+    checkLocking(q, () => scope.entries.map((e) => e.alias), scope.nullableAliases);
     this.registerWindows(q.windows, scope);
     if (q.where) {
       const predicate = asCondition(this.ctx, bindExpr(q.where, this.env(scope, 'WHERE', false)), 'WHERE');
