@@ -238,10 +238,10 @@ export type Plan =
   | JoinNode
   | { readonly kind: 'values'; readonly rows: readonly (readonly Expr[])[]; readonly columns: readonly OutputColumn[]; readonly est?: Estimate }
   | { readonly kind: 'one_row'; readonly columns: readonly OutputColumn[]; readonly est?: Estimate }
-  /** A set-returning function in FROM: generate_series(start, stop[, step]) over int4 or int8. */
+  /** A set-returning function in FROM: generate_series(start, stop[, step]) over int4 or int8, unnest(array). */
   | {
       readonly kind: 'function_scan';
-      readonly fn: 'generate_series';
+      readonly fn: 'generate_series' | 'unnest';
       readonly args: readonly Expr[];
       readonly columns: readonly OutputColumn[];
       readonly est?: Estimate;
