@@ -1,5 +1,5 @@
 /**
- * The parser spike of issue 15: node-sql-parser as svcdb uses it today (query/parse's adapter, with
+ * The parser spike of issue 15, after the switch: svcdb's parseSql (libpg-query and the translation to the owned AST; before it, node-sql-parser with
  * its token rewrites and AST templates) against libpg-query's parseSync (PostgreSQL's own grammar,
  * WebAssembly), on the differential fuzzer's statements and the statements of test/sql/*.slt.
  * Only statements PostgreSQL accepts count (each is run on PGlite inside a rolled-back transaction;
@@ -76,14 +76,14 @@ interface Parser {
 }
 
 const svcdbParser = (): Parser => {
-  let parseSql: ((sql: string, options?: { useTemplates?: boolean }) => unknown) | undefined;
+  let parseSql: ((sql: string) => unknown) | undefined;
   return {
-    name: 'node-sql-parser (query/parse adapter)',
+    name: 'svcdb parseSql (libpg-query + translation to the owned AST)',
     async start(first) {
       ({ parseSql } = await import('../query/parse/index.js'));
-      parseSql(first, { useTemplates: false });
+      parseSql(first);
     },
-    cold: (sql) => void parseSql!(sql, { useTemplates: false }),
+    cold: (sql) => void parseSql!(sql),
     steady: (sql) => void parseSql!(sql),
   };
 };

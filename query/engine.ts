@@ -9,8 +9,7 @@ import { atStatement, isBatchable, runDdlBatch } from './ddl/batch.js';
 import { remove, update } from './dml/update-delete.js';
 import { explainStatement, explainQuery, type ExplainOptionsInput, type ExplainResult } from './explain/index.js';
 import { DEFAULT_SQL_LIMITS, LIMITS, type SqlLimits } from './limits.js';
-import { parseSql, type ParsedStatement } from './parse/index.js';
-import type { CdcStatement, CustomStatement } from './parse/ast.js';
+import { parseSql, type CdcStatement, type ParsedStatement, type StatementBody } from './parse/index.js';
 import { executeCdc } from './cdc/statements.js';
 import type { CdcRuntime } from './cdc/runtime.js';
 import { convertParams, newBindContext, PlanCache, prepareQuery, type PreparedQuery } from './prepare.js';
@@ -125,7 +124,7 @@ export class SqlEngine {
     if (known) return this.select(known, env);
     const statements = parseSql(sql);
     const only = statements.length === 1 ? statements[0]! : null;
-    if (only && only.text === sql && only.ast?.type === 'select' && !only.explain && !only.custom && sql.length <= LIMITS.planCacheTextBytesMax) {
+    if (only && only.text === sql && only.body.kind === 'query' && !only.explain && sql.length <= LIMITS.planCacheTextBytesMax) {
       const result = await this.select(this.prepared(only, env), env);
       this.cache.set(plainSelectKey(env.tenant, sql), this.prepared(only, env));
       return result;
@@ -211,7 +210,7 @@ export class SqlEngine {
       ...(options.signal ? { signal: options.signal } : {}),
     });
     const statements = parseSql(sql);
-    if (statements.length !== 1 || !statements[0]!.ast || statements[0]!.ast.type !== 'select') {
+    if (statements.length !== 1 || statements[0]!.body.kind !== 'query') {
       throw new SvcError('INVALID_QUERY', 'EXPLAIN takes exactly one SELECT statement', {});
     }
     return explainQuery(this.explainDeps(env), statements[0]!, { analyze: options.analyze ?? false, format: options.format ?? 'json' });
@@ -230,7 +229,7 @@ export class SqlEngine {
     const env = this.envOf(sql, { ...options, maxRows: this.limits.resultRowsMax });
     const statements = parseSql(sql);
     const only = statements.length === 1 ? statements[0]! : null;
-    if (only?.ast?.type !== 'select' || only.explain || only.custom) {
+    if (only?.body.kind !== 'query' || only.explain) {
       return sliceStream(await this.execute(sql, { ...options, maxRows: this.limits.resultRowsMax }), options.batchRows);
     }
     return this.selectStream(this.prepared(only, env), env, options.batchRows);
@@ -267,21 +266,23 @@ export class SqlEngine {
     if (env.readOnly) refuseWrite(statement, env.readOnly);
     if (env.txn) refuseInTransaction(statement);
     if (statement.explain) return explainStatement(this.explainDeps(env), statement);
-    if (statement.custom?.kind === 'transaction') return emptyResult(statement.custom.command);
+    const { body } = statement;
     const deps = { projections: this.deps.projections, types: this.deps.types, env, statement, bindContext: this.bindContext(env, statement) };
-    if (statement.custom && isCdcStatement(statement.custom)) return executeCdc(statement.custom, deps, this.cdcRuntime);
-    if (statement.custom) return this.ddl(statement, deps);
-    const ast = statement.ast!;
-    switch (ast.type) {
-      case 'select':
+    switch (body.kind) {
+      case 'query':
         return this.select(this.prepared(statement, env), env);
       case 'insert':
-        return insert(ast, deps);
+        return insert(body, deps);
       case 'update':
-        return update(ast, deps);
+        return update(body, deps);
       case 'delete':
-        return remove(ast, deps);
+        return remove(body, deps);
+      case 'transaction':
+        return transactionControl(body.command);
+      case 'unsupported':
+        throw new SvcError('INVALID_QUERY', `${body.name} is not supported`, { statement: body.name, reason: 'unsupported' });
       default:
+        if (isCdcStatement(body)) return executeCdc(body, deps, this.cdcRuntime);
         return this.ddl(statement, deps);
     }
   }
@@ -303,7 +304,7 @@ export class SqlEngine {
     const key = `${env.tenant}\u0000${statement.text}`;
     const cached = cacheable ? this.cache.get(key, catalog) : undefined;
     if (cached) return cached;
-    const prepared = prepareQuery(statement.ast!, newBindContext(this.deps.types, catalog, env.tenant, statement), catalog);
+    const prepared = prepareQuery(queryOf(statement), newBindContext(this.deps.types, catalog, env.tenant, statement), catalog);
     if (cacheable) this.cache.set(key, prepared);
     return prepared;
   }
@@ -346,10 +347,10 @@ export class SqlEngine {
 
 /** Reads (SELECT, EXPLAIN of one, transaction control) pass; anything else is refused with the reason's code. */
 function refuseWrite(statement: ParsedStatement, reason: ReadOnlyReason): void {
-  const kind = statement.custom?.kind ?? statement.ast?.type ?? 'statement';
+  const kind = statement.body.kind;
   // EXPLAIN takes only a SELECT (explain/), so an EXPLAIN passes with the SELECT it wraps.
-  if (kind === 'select' || kind === 'transaction' || kind === 'cdc_show' || kind === 'cdc_status') return;
-  const what = statement.custom ? 'this statement' : String(kind).toUpperCase();
+  if (kind === 'query' || kind === 'transaction' || kind === 'cdc_show' || kind === 'cdc_status') return;
+  const what = kind.startsWith('cdc_') ? 'this statement' : statementName(statement.body);
   if (reason === 'role') {
     throw new SvcError('AUTHORIZATION_DENIED', `the read_only role may not run ${what}; use a read_write or admin credential`, { role: 'read_only' });
   }
@@ -358,13 +359,13 @@ function refuseWrite(statement: ParsedStatement, reason: ReadOnlyReason): void {
 
 /** Statements an open transaction cannot hold: its own control (commit and rollback do that) and DDL (not transactional here). */
 function refuseInTransaction(statement: ParsedStatement): void {
-  const kind = statement.custom?.kind ?? statement.ast?.type;
+  const kind = statement.body.kind;
   if (kind === 'transaction') {
     throw new SvcError('INVALID_QUERY', 'BEGIN, COMMIT and ROLLBACK are not statements of an open transaction: commit or roll it back instead', {
       reason: 'transaction_control',
     });
   }
-  if (statement.explain || kind === 'select' || kind === 'insert' || kind === 'update' || kind === 'delete' || kind === 'cdc_show' || kind === 'cdc_status')
+  if (statement.explain || kind === 'query' || kind === 'insert' || kind === 'update' || kind === 'delete' || kind === 'cdc_show' || kind === 'cdc_status')
     return;
   throw ddlInTransaction();
 }
@@ -377,8 +378,29 @@ function ddlInTransaction(): SvcError {
   );
 }
 
-function isCdcStatement(statement: CustomStatement): statement is CdcStatement {
-  return statement.kind.startsWith('cdc_');
+function isCdcStatement(body: StatementBody): body is CdcStatement {
+  return body.kind.startsWith('cdc_');
+}
+
+/** BEGIN/COMMIT/ROLLBACK outside a transaction of the API: accepted and empty, as before (SAVEPOINT and RELEASE have nothing to act on). */
+function transactionControl(command: string): QueryResult {
+  if (command === 'SAVEPOINT' || command === 'RELEASE' || command === 'ROLLBACK TO') {
+    throw new SvcError('INVALID_QUERY', `${command} is not supported`, { statement: command, reason: 'unsupported' });
+  }
+  return emptyResult(command);
+}
+
+/** The statement's SQL name for messages: "INSERT", "CREATE TABLE", ... */
+export function statementName(body: StatementBody): string {
+  if (body.kind === 'unsupported') return body.name;
+  if (body.kind === 'query') return 'SELECT';
+  return body.kind.replaceAll('_', ' ').toUpperCase();
+}
+
+/** The query of a SELECT statement (the engine checked its kind). */
+function queryOf(statement: ParsedStatement) {
+  assert(statement.body.kind === 'query', 'a prepared statement is a query');
+  return statement.body.query;
 }
 
 /** The plan cache key of a text that is exactly one plain SELECT (nothing to parse to know it). */

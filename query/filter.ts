@@ -1,5 +1,5 @@
 import { SvcError } from '../core/errors.js';
-import { parseSql, type AstNode } from './parse/index.js';
+import { parseSql, type QueryExpr, type SelectQuery } from './parse/index.js';
 import { tokenize, type Token } from './parse/tokens.js';
 
 /**
@@ -18,15 +18,6 @@ export interface ExpressionRules {
   readonly textBytesMax: number;
 }
 
-/** Keys of `SELECT <expr>`'s AST that are set by the grammar even when the clause is absent. */
-const EMPTY_CLAUSES: Readonly<Record<string, (value: unknown) => boolean>> = {
-  type: () => true,
-  columns: () => true,
-  distinct: (v) => v == null || (v as AstNode).type == null,
-  into: (v) => v == null || (v as AstNode).position == null,
-  limit: (v) => v == null || ((v as AstNode).value as unknown[] | undefined)?.length === 0,
-};
-
 function refused(rules: ExpressionRules, message: string, reason: string): SvcError {
   return new SvcError('INVALID_QUERY', `${rules.what} ${message}`, { [rules.what]: true, reason, field: rules.what });
 }
@@ -43,9 +34,10 @@ export function checkExpression(text: string, rules: ExpressionRules): string {
   }
   checkTokens(trimmed, tokenize(trimmed), rules);
   const statements = parseSql(`SELECT ${trimmed}`);
-  if (statements.length !== 1 || !statements[0]!.ast) throw refused(rules, 'must be one SQL expression', 'not_one_expression');
-  checkSelectShape(statements[0]!.ast, rules);
-  if (!rules.allowSubqueries && hasSubquery(statements[0]!.ast.columns[0].expr)) {
+  const body = statements.length === 1 ? statements[0]!.body : null;
+  if (body?.kind !== 'query' || statements[0]!.explain) throw refused(rules, 'must be one SQL expression', 'not_one_expression');
+  const select = checkSelectShape(body.query, rules);
+  if (!rules.allowSubqueries && hasSubquery(select.targets[0]!.expr)) {
     throw refused(rules, 'may not contain a subquery: it reads only its own table', 'subquery');
   }
   return trimmed;
@@ -69,25 +61,32 @@ function checkTokens(text: string, tokens: readonly Token[], rules: ExpressionRu
 }
 
 /** `SELECT <text>` must have parsed to one select list item, unnamed, and no other clause. */
-function checkSelectShape(ast: AstNode, rules: ExpressionRules): void {
-  if (ast.type !== 'select') throw refused(rules, 'must be one SQL expression', 'not_one_expression');
-  for (const [key, value] of Object.entries(ast)) {
-    const empty = EMPTY_CLAUSES[key];
-    if (empty ? !empty(value) : value != null) throw refused(rules, 'must be one SQL expression, with no clause after it', 'not_one_expression');
-  }
-  const columns = ast.columns as AstNode[];
-  if (columns.length !== 1 || columns[0]!.as != null || columns[0]!.type !== 'expr') {
-    throw refused(rules, 'must be one SQL expression (no list, no alias)', 'not_one_expression');
-  }
-  const expr = columns[0]!.expr as AstNode;
-  if (expr?.type === 'column_ref' && expr.column === '*') throw refused(rules, 'must be one SQL expression, not *', 'not_one_expression');
+function checkSelectShape(query: QueryExpr, rules: ExpressionRules): SelectQuery {
+  if (query.kind !== 'select') throw refused(rules, 'must be one SQL expression', 'not_one_expression');
+  const clauses =
+    query.with !== null ||
+    query.distinct !== null ||
+    query.from.length > 0 ||
+    query.where !== null ||
+    query.groupBy.length > 0 ||
+    query.having !== null ||
+    query.windows.length > 0 ||
+    query.orderBy.length > 0 ||
+    query.limit !== null ||
+    query.offset !== null ||
+    query.withTies ||
+    query.locking.length > 0;
+  if (clauses) throw refused(rules, 'must be one SQL expression, with no clause after it', 'not_one_expression');
+  const target = query.targets.length === 1 ? query.targets[0]! : null;
+  if (!target || target.alias !== null) throw refused(rules, 'must be one SQL expression (no list, no alias)', 'not_one_expression');
+  if (target.expr.kind === 'column_ref' && target.expr.column === null) throw refused(rules, 'must be one SQL expression, not *', 'not_one_expression');
+  return query;
 }
 
-/** node-sql-parser marks a subquery as an object with an `ast` (or a nested select node). */
+/** Whether an expression holds a subquery (EXISTS, IN (SELECT ...), a scalar subquery, ARRAY(SELECT ...)). */
 function hasSubquery(node: unknown): boolean {
   if (node === null || typeof node !== 'object') return false;
   if (Array.isArray(node)) return node.some(hasSubquery);
-  const obj = node as AstNode;
-  if (obj.type === 'select' || (obj.ast !== undefined && obj.ast !== null)) return true;
-  return Object.values(obj).some(hasSubquery);
+  if ((node as { kind?: unknown }).kind === 'sublink') return true;
+  return Object.values(node).some(hasSubquery);
 }

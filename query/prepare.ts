@@ -2,7 +2,7 @@ import { SvcError } from '../core/errors.js';
 import type { TableDef } from '../core/catalog.js';
 import type { CatalogState } from '../projections/index.js';
 import { BindContext, QueryBinder, Scope, uniqueNames } from './bind/index.js';
-import { parseExpression, parseSql, type AstNode, type ParsedStatement } from './parse/index.js';
+import { parseExpression, parseSql, type ParsedStatement, type QueryExpr } from './parse/index.js';
 import type { Plan } from './plan/nodes.js';
 import { optimize } from './optimize/index.js';
 import type { QType, QValue, TypeSystem } from './types/contract.js';
@@ -19,20 +19,22 @@ export interface PreparedQuery {
   readonly planningTimeMs: number;
 }
 
-export function newBindContext(types: TypeSystem, catalog: CatalogState, tenant: string, statement: ParsedStatement | null): BindContext {
-  return new BindContext(types, catalog, tenant, parseViewSql, statement ? [...statement.vectorDims] : [], statement?.limitExprs ?? []);
+/** The context binding one statement needs (the statement itself is no longer read: its AST carries everything). */
+export function newBindContext(types: TypeSystem, catalog: CatalogState, tenant: string, _statement?: ParsedStatement | null): BindContext {
+  return new BindContext(types, catalog, tenant, parseViewSql);
 }
 
-function parseViewSql(sql: string): AstNode {
+/** A view's stored query text back to its query. */
+function parseViewSql(sql: string): QueryExpr {
   const [statement] = parseSql(sql);
-  if (!statement?.ast) throw new SvcError('INVALID_QUERY', 'view definition is not a query', {});
-  return statement.ast;
+  if (statement?.body.kind !== 'query') throw new SvcError('INVALID_QUERY', 'view definition is not a query', {});
+  return statement.body.query;
 }
 
-/** Binds and optimizes a query AST. */
-export function prepareQuery(ast: AstNode, ctx: BindContext, catalog: CatalogState): PreparedQuery {
+/** Binds and optimizes a query. */
+export function prepareQuery(query: QueryExpr, ctx: BindContext, catalog: CatalogState): PreparedQuery {
   const started = performance.now();
-  const bound = new QueryBinder(ctx).bindQuery(ast, new Scope(null));
+  const bound = new QueryBinder(ctx).bindQuery(query, new Scope(null));
   const plan = optimize(bound.plan, { types: ctx.types, rowCount: (id) => catalog.table(id)?.stats.rowCount ?? 0 });
   const paramTypes = fillParamTypes(ctx.paramTypes);
   const rowCounts = new Map([...ctx.tablesUsed.keys()].map((id) => [id, catalog.table(id)?.stats.rowCount ?? 0]));

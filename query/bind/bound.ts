@@ -1,4 +1,4 @@
-import type { AstNode } from '../parse/index.js';
+import type { QueryExpr, SqlExpr } from '../parse/index.js';
 import type { Plan } from '../plan/nodes.js';
 import type { BindContext } from './context.js';
 import type { ExprEnv } from './expr.js';
@@ -10,11 +10,11 @@ export interface BoundQuery {
   readonly names: readonly string[];
 }
 
-/** What set operations need from the SELECT binder (an interface, so the two files do not import each other). */
+/** What set operations and recursive CTEs need from the query binder (an interface, so the files do not import each other). */
 export interface SelectBinder {
   readonly ctx: BindContext;
   env(scope: Scope, clause: string, aggregates: boolean): ExprEnv;
-  bindSelect(ast: AstNode, scope: Scope, withTail: boolean): BoundQuery;
-  bindQuery(ast: AstNode, scope: Scope): BoundQuery;
-  applyLimit(plan: Plan, limit: AstNode | null | undefined): Plan;
+  /** `operand`: a set operation's member, whose untyped outputs (NULL, 'x') take the operation's type. */
+  bindQuery(query: QueryExpr, scope: Scope, operand?: boolean): BoundQuery;
+  applyLimit(plan: Plan, limit: SqlExpr | null, offset: SqlExpr | null): Plan;
 }

@@ -2,7 +2,7 @@ import { DEFAULT_SCHEMA, type TableDef } from '../../core/catalog.js';
 import { SvcError, tableNotFound } from '../../core/errors.js';
 import type { CatalogState, TableEntry } from '../../projections/index.js';
 import type { QType, TypeSystem } from '../types/contract.js';
-import type { AstNode } from '../parse/index.js';
+import type { QueryExpr } from '../parse/index.js';
 
 /** Everything binding one statement needs; one per statement. */
 export class BindContext {
@@ -22,11 +22,8 @@ export class BindContext {
     readonly types: TypeSystem,
     readonly catalog: CatalogState,
     readonly tenant: string,
-    readonly parseView: (sql: string) => AstNode,
-    /** VECTOR(n) dimensions of the statement, in order of appearance. */
-    readonly vectorDims: (number | null)[] = [],
-    /** LIMIT/OFFSET expressions the pre-processor set aside (see parse/preprocess.ts). */
-    readonly limitExprs: readonly string[] = [],
+    /** A view's stored query text to its query (views are bound where they are read). */
+    readonly parseView: (sql: string) => QueryExpr,
   ) {}
 
   subqueryId(): number {

@@ -1,19 +1,18 @@
 import type { TableDef } from '../../core/catalog.js';
-import type { AstNode } from '../parse/index.js';
+import type { Alias, FromItem, JoinExpr, QueryExpr, SqlExpr, SubqueryRef, TableRef } from '../parse/index.js';
 import type { Expr } from '../plan/expr.js';
-import { shiftColumns } from '../plan/expr-util.js';
+import { shiftColumns, someExpr } from '../plan/expr-util.js';
 import type { JoinType, OutputColumn, Plan } from '../plan/nodes.js';
 import { asCondition, unify, resolveUnknown } from './coerce.js';
 import { invalid, type BindContext } from './context.js';
 import { bindExpr, type ExprEnv } from './expr.js';
-import { functionName, identName } from './names.js';
-import { bindSeries, isSetReturningCall } from './table-function.js';
-import { Scope, type ScopeColumn } from './scope.js';
+import { bindFunctionItem } from './table-function.js';
+import { renamedColumns as renamed, Scope } from './scope.js';
 import { bindWorktable, checkOuterJoinRefs } from './recursive-cte.js';
-import { usingCondition } from './using.js';
+import { usingAliasColumns, usingCondition } from './using.js';
 
 /** Binds a whole query (SELECT with set operations, CTEs, ORDER BY, LIMIT) in a scope. */
-export type QueryBinder = (ast: AstNode, scope: Scope) => { plan: Plan; names: readonly string[] };
+export type QueryBinder = (query: QueryExpr, scope: Scope) => { plan: Plan; names: readonly string[] };
 
 export interface FromDeps {
   readonly ctx: BindContext;
@@ -21,76 +20,18 @@ export interface FromDeps {
   readonly exprEnv: (scope: Scope, clause: string) => ExprEnv;
 }
 
-/** "x(a, b)" -> { alias: x, columns: [a, b] } (node-sql-parser keeps column aliases in the alias text). */
-export function parseAlias(as: unknown): { alias: string | null; columns: string[] | null } {
-  if (as === null || as === undefined) return { alias: null, columns: null };
-  const text = typeof as === 'string' ? as : identName(as);
-  const m = /^\s*("?)([^"(]+)\1\s*\((.*)\)\s*$/.exec(text);
-  if (!m) return { alias: text.replace(/^"(.*)"$/, '$1'), columns: null };
-  const columns = m[3]!
-    .split(',')
-    .map((c) => c.trim().replace(/^"(.*)"$/, '$1'))
-    .filter((c) => c !== '');
-  return { alias: m[2]!.trim(), columns };
-}
-
-function renamed(columns: readonly ScopeColumn[], names: readonly string[] | null): ScopeColumn[] {
-  if (!names) return [...columns];
-  if (names.length > columns.length) throw invalid(`table has ${columns.length} columns available but ${names.length} columns specified`);
-  return columns.map((c, i) => (i < names.length ? { ...c, name: names[i]! } : c));
-}
-
-const JOIN_TYPES: Record<string, JoinType> = {
-  'INNER JOIN': 'inner',
-  JOIN: 'inner',
-  'LEFT JOIN': 'left',
-  'LEFT OUTER JOIN': 'left',
-  'RIGHT JOIN': 'right',
-  'RIGHT OUTER JOIN': 'right',
-  'FULL JOIN': 'full',
-  'FULL OUTER JOIN': 'full',
-  'CROSS JOIN': 'cross',
-};
-
 /**
- * Binds the FROM list into one plan and registers each item in `scope`. A comma starts a new join
- * chain (PostgreSQL's comma binds looser than JOIN: `a, b RIGHT JOIN c` is a x (b RIGHT JOIN c));
- * the chains are then crossed in order, so the row is the items' columns in scope order.
+ * Binds the FROM list into one plan and registers each item in `scope`: the items are crossed in
+ * order, so the row is the items' columns in scope order (a join's: its left side's, then its right's).
  */
-export function bindFrom(items: readonly AstNode[], scope: Scope, deps: FromDeps): Plan {
-  let head: Plan | null = null;
-  let chain: Plan | null = null;
-  let chainStart = scope.width;
-  let chainRefs = deps.ctx.worktableRefs.length;
+export function bindFrom(items: readonly FromItem[], scope: Scope, deps: FromDeps): Plan {
+  let plan: Plan | null = null;
   for (const item of items) {
-    const joinWord = String(item.join ?? '').toUpperCase();
-    const before = scope.width;
-    if (joinWord === '' || chain === null) {
-      if (chain) head = head ? joinNode('cross', head, chain, null) : chain;
-      chainStart = before;
-      chainRefs = deps.ctx.worktableRefs.length;
-      chain = bindFromItem(item, scope, deps);
-      continue;
-    }
-    const itemRefs = deps.ctx.worktableRefs.length;
-    const right = bindFromItem(item, scope, deps);
-    let joinType: JoinType = JOIN_TYPES[joinWord] ?? unsupportedJoin(joinWord);
-    checkOuterJoinRefs(deps.ctx, joinType, chainRefs, itemRefs);
-    let on: Expr | null = null;
-    if (item.using) on = usingCondition(deps.ctx, item.using, scope, chainStart, before, joinType);
-    else if (item.on) on = asCondition(deps.ctx, bindExpr(item.on, deps.exprEnv(scope, 'JOIN conditions')), 'JOIN');
-    else if (joinType !== 'cross') throw invalid(`${joinWord} requires an ON or USING clause`);
-    // CROSS JOIN arrives as JOIN ... ON true (see parse/preprocess.ts); NATURAL JOIN without common columns as no condition.
-    if (joinType === 'inner' && (on === null || (on.kind === 'const' && on.value === true))) [joinType, on] = ['cross', null];
-    // Conditions were bound against the whole FROM row; the join sees the chain's row only.
-    chain = joinNode(joinType, chain, right, on && shiftColumns(on, -chainStart));
+    const next = bindFromItem(item, scope, deps);
+    plan = plan ? joinNode('cross', plan, next, null) : next;
   }
-  if (!chain) throw invalid('empty FROM clause');
-  return head ? joinNode('cross', head, chain, null) : chain;
-}
-
-function unsupportedJoin(word: string): never {
-  throw invalid(`unsupported join type: ${word}`);
+  if (!plan) throw invalid('empty FROM clause');
+  return plan;
 }
 
 export function joinNode(joinType: JoinType, left: Plan, right: Plan, on: Expr | null): Plan {
@@ -103,42 +44,83 @@ export function joinNode(joinType: JoinType, left: Plan, right: Plan, on: Expr |
   return { kind: 'join', joinType, left, right, on, hash: null, columns };
 }
 
-function bindFromItem(item: AstNode, scope: Scope, deps: FromDeps): Plan {
-  const { alias, columns: aliasColumns } = parseAlias(item.as);
-  if (item.expr?.ast) {
-    const lateral = item.prefix === 'lateral';
-    let inner = scope.sibling();
-    if (lateral) {
-      inner = new Scope(scope);
-      for (const [name, cte] of scope.ctes) inner.ctes.set(name, cte);
+function bindFromItem(item: FromItem, scope: Scope, deps: FromDeps): Plan {
+  switch (item.kind) {
+    case 'table':
+      return bindTableRef(item, scope, deps);
+    case 'subquery':
+      return bindSubqueryItem(item, scope, deps);
+    case 'function':
+      return bindFunctionItem(item, scope, deps.exprEnv(scope, 'functions in FROM'));
+    case 'join':
+      return item.alias ? bindJoinedTable(item, item.alias, scope, deps) : bindJoin(item, scope, deps);
+  }
+}
+
+/**
+ * `left [NATURAL] JOIN right ON ... | USING (...) [AS j]`: both sides registered in `scope`, the
+ * condition bound against the whole FROM row, then shifted to the join's own row (it may not
+ * read items left of the join: PostgreSQL's "invalid reference to FROM-clause entry").
+ */
+function bindJoin(item: JoinExpr, scope: Scope, deps: FromDeps): Plan {
+  const start = scope.width;
+  const chainRefs = deps.ctx.worktableRefs.length;
+  const left = bindFromItem(item.left, scope, deps);
+  const rightStart = scope.width;
+  const itemRefs = deps.ctx.worktableRefs.length;
+  const right = bindFromItem(item.right, scope, deps);
+  let joinType: JoinType = item.type;
+  checkOuterJoinRefs(deps.ctx, joinType, chainRefs, itemRefs);
+  let on: Expr | null = null;
+  let merged: number[] = [];
+  if (item.natural || item.using) {
+    const using = usingCondition(deps.ctx, item.natural ? null : item.using, scope, start, rightStart, joinType);
+    on = using.on;
+    merged = using.merged;
+  } else if (item.on) {
+    on = asCondition(deps.ctx, bindExpr(item.on, deps.exprEnv(scope, 'JOIN conditions')), 'JOIN');
+    if (someExpr(on, (e) => e.kind === 'column' && e.index < start)) {
+      const slot = firstColumnBelow(on, start);
+      const entry = scope.entries.find((e) => slot >= e.offset && slot < e.offset + e.columns.length);
+      throw invalid(`invalid reference to FROM-clause entry for table "${entry?.alias ?? '?'}"`, { reason: 'outside_join' });
     }
-    const referenced = scope.referencedFromInner;
-    scope.referencedFromInner = false;
-    const { plan, names } = deps.bindQuery(item.expr.ast, inner);
-    if (!lateral) scope.adopt(inner);
-    // Executing it would need a join that re-runs the subquery per left row (not built yet).
-    if (lateral && scope.referencedFromInner)
-      throw invalid('LATERAL subqueries that reference earlier FROM items are not supported', { reason: 'unsupported' });
-    scope.referencedFromInner ||= referenced;
-    if (alias === null) throw invalid('subquery in FROM must have an alias');
-    const cols = renamed(
-      plan.columns.map((c, i) => ({ name: names[i]!, type: c.type, nullable: c.nullable })),
-      aliasColumns,
-    );
-    scope.add(alias, cols);
-    return plan;
-  }
-  if (item.expr?.type === 'function') {
-    if (!isSetReturningCall(item.expr)) throw invalid(`function ${functionName(item.expr).name}() in FROM is not supported`, { reason: 'unsupported' });
-    const plan = bindSeries(item.expr, deps.exprEnv(scope, 'functions in FROM'), aliasColumns?.[0] ?? alias ?? 'generate_series');
-    scope.add(alias ?? 'generate_series', renamed(plan.columns, aliasColumns));
-    return plan;
-  }
-  if (item.expr?.type === 'values') return bindValuesItem(item.expr, alias ?? 'values', aliasColumns, scope, deps);
-  if (item.expr?.type === 'tables') return bindJoinedTable(item.expr.expr, alias, aliasColumns, scope, deps);
-  if (item.table === undefined) throw invalid('unsupported FROM item');
-  const schema = item.db ? identName(item.db) : null;
-  const name = identName(item.table);
+  } else if (joinType !== 'cross') throw invalid(`${joinType.toUpperCase()} JOIN requires an ON or USING clause`);
+  // NATURAL JOIN without common columns has no condition: every pair.
+  if (joinType === 'inner' && (on === null || (on.kind === 'const' && on.value === true))) [joinType, on] = ['cross', null];
+  const plan = joinNode(joinType, left, right, on && shiftColumns(on, -start));
+  if (item.usingAlias === null) return plan;
+  return usingAliasColumns(scope, item.usingAlias, merged, plan, start);
+}
+
+function firstColumnBelow(expr: Expr, start: number): number {
+  let slot = -1;
+  someExpr(expr, (e) => {
+    if (e.kind === 'column' && e.index < start) slot = e.index;
+    return slot >= 0;
+  });
+  return slot;
+}
+
+/**
+ * (a JOIN b ON ...) AS j, bound in a scope of its own (its join conditions index its own row):
+ * only j's columns are visible, the joined row without the right copies of USING columns, as
+ * PostgreSQL's join alias shows them.
+ */
+function bindJoinedTable(item: JoinExpr, alias: Alias, scope: Scope, deps: FromDeps): Plan {
+  const inner = scope.sibling();
+  const input = bindJoin({ ...item, alias: null }, inner, deps);
+  scope.adopt(inner);
+  const visible = inner.starOrder.map((index) => ({ c: inner.columnAt(index), index })).filter((x) => !x.c.hidden);
+  const exprs: Expr[] = visible.map(({ c, index }) => inner.usingOverrides.get(index) ?? { kind: 'column', type: c.type, index, name: c.name });
+  const columns: OutputColumn[] = visible.map(({ c }, i) => ({ name: c.name, type: exprs[i]!.type, nullable: c.nullable }));
+  scope.add(alias.name, renamed(columns, alias.columns));
+  return { kind: 'project', input, exprs, columns };
+}
+
+function bindTableRef(item: TableRef, scope: Scope, deps: FromDeps): Plan {
+  const alias = item.alias?.name ?? null;
+  const aliasColumns = item.alias?.columns ?? null;
+  const { schema, name } = item.name;
   const cte = schema === null ? scope.cte(name) : undefined;
   if (cte?.recursive) return bindWorktable(deps.ctx, cte.recursive, alias ?? name, aliasColumns, scope, renamed);
   if (cte) {
@@ -157,28 +139,30 @@ function bindFromItem(item: AstNode, scope: Scope, deps: FromDeps): Plan {
 }
 
 /**
- * (a JOIN b ON ...) [AS j], bound in a scope of its own (its join conditions index its own row).
- * Without an alias its items are then visible in the enclosing FROM scope (a.x, b.x), as in
- * PostgreSQL; with one, only j's columns are: the joined row without the right copies of USING
- * columns, as PostgreSQL's join alias shows them.
+ * (SELECT ...) [AS] x(a, b), VALUES lists included. Without LATERAL it sees the enclosing
+ * queries but not this FROM clause; with LATERAL it may see the items before it, which is
+ * refused when it does (executing it needs a join that re-runs the subquery per left row).
  */
-function bindJoinedTable(items: readonly AstNode[], alias: string | null, aliasColumns: string[] | null, scope: Scope, deps: FromDeps): Plan {
-  const inner = scope.sibling();
-  const input = bindFrom(items, inner, deps);
-  scope.adopt(inner);
-  if (alias === null) {
-    const offset = scope.width;
-    const order = [...scope.starOrder];
-    for (const e of inner.entries) scope.add(e.alias, e.columns, e.tableName);
-    for (const [index, e] of inner.usingOverrides) scope.usingOverrides.set(index + offset, shiftColumns(e, offset));
-    scope.starOrder = [...order, ...inner.starOrder.map((slot) => slot + offset)];
-    return input;
+function bindSubqueryItem(item: SubqueryRef, scope: Scope, deps: FromDeps): Plan {
+  let inner = scope.sibling();
+  if (item.lateral) {
+    inner = new Scope(scope);
+    for (const [name, cte] of scope.ctes) inner.ctes.set(name, cte);
   }
-  const visible = inner.starOrder.map((index) => ({ c: inner.columnAt(index), index })).filter((x) => !x.c.hidden);
-  const exprs: Expr[] = visible.map(({ c, index }) => inner.usingOverrides.get(index) ?? { kind: 'column', type: c.type, index, name: c.name });
-  const columns: OutputColumn[] = visible.map(({ c }, i) => ({ name: c.name, type: exprs[i]!.type, nullable: c.nullable }));
-  scope.add(alias, renamed(columns, aliasColumns));
-  return { kind: 'project', input, exprs, columns };
+  const referenced = scope.referencedFromInner;
+  scope.referencedFromInner = false;
+  const { plan, names } = deps.bindQuery(item.query, inner);
+  if (!item.lateral) scope.adopt(inner);
+  if (item.lateral && scope.referencedFromInner)
+    throw invalid('LATERAL subqueries that reference earlier FROM items are not supported', { reason: 'unsupported' });
+  scope.referencedFromInner ||= referenced;
+  const cols = renamed(
+    plan.columns.map((c, i) => ({ name: names[i]!, type: c.type, nullable: c.nullable })),
+    item.alias?.columns,
+  );
+  // PostgreSQL 16 and later accept a subquery without an alias; its columns are then unqualified only.
+  scope.add(item.alias?.name ?? `unnamed_subquery#${scope.entries.length}`, cols);
+  return plan;
 }
 
 /** Hidden columns a DML scan appends: the encoded primary key and the stored row image. */
@@ -200,13 +184,13 @@ export function scanOf(def: TableDef, alias: string, withKey: boolean): Plan {
   };
 }
 
-function bindView(def: TableDef, alias: string, aliasColumns: string[] | null, scope: Scope, deps: FromDeps): Plan {
+function bindView(def: TableDef, alias: string, aliasColumns: readonly string[] | null, scope: Scope, deps: FromDeps): Plan {
   const key = `${def.schema}.${def.name}`;
   if (deps.ctx.expanding.includes(key)) throw invalid(`infinite recursion detected in rules for relation "${def.name}"`);
   deps.ctx.expanding.push(key);
   try {
-    const ast = deps.ctx.parseView(def.viewSql ?? '');
-    const { plan, names } = deps.bindQuery(ast, new Scope(null));
+    const query = deps.ctx.parseView(def.viewSql ?? '');
+    const { plan, names } = deps.bindQuery(query, new Scope(null));
     const cols = renamed(
       plan.columns.map((c, i) => ({ name: def.columns[i]?.name ?? names[i]!, type: c.type, nullable: c.nullable })),
       aliasColumns,
@@ -219,9 +203,9 @@ function bindView(def: TableDef, alias: string, aliasColumns: string[] | null, s
 }
 
 /** VALUES (...), (...): column types unified per position like PostgreSQL. */
-export function bindValuesRows(rows: readonly AstNode[], scope: Scope, deps: FromDeps): { plan: Plan; names: string[] } {
+export function bindValuesRows(rows: readonly (readonly SqlExpr[])[], scope: Scope, deps: FromDeps): { plan: Plan; names: string[] } {
   const env = deps.exprEnv(scope, 'VALUES');
-  const bound = rows.map((r) => (r.value as AstNode[]).map((v) => bindExpr(v, env)));
+  const bound = rows.map((r) => r.map((v) => bindExpr(v, env)));
   const width = bound[0]?.length ?? 0;
   if (bound.some((r) => r.length !== width)) throw invalid('VALUES lists must all be the same length');
   const columns: OutputColumn[] = [];
@@ -237,18 +221,4 @@ export function bindValuesRows(rows: readonly AstNode[], scope: Scope, deps: Fro
     columns.push({ name: `column${c + 1}`, type: exprs[0]!.type, nullable: true });
   }
   return { plan: { kind: 'values', rows: byColumn, columns }, names: columns.map((c) => c.name) };
-}
-
-function bindValuesItem(node: AstNode, alias: string, aliasColumns: string[] | null, scope: Scope, deps: FromDeps): Plan {
-  const inner = scope.sibling();
-  const { plan, names } = bindValuesRows(node.values ?? [], inner, deps);
-  scope.adopt(inner);
-  scope.add(
-    alias,
-    renamed(
-      plan.columns.map((c, i) => ({ name: names[i]!, type: c.type, nullable: c.nullable })),
-      aliasColumns,
-    ),
-  );
-  return plan;
 }

@@ -1,23 +1,23 @@
 import { pgTypeName } from '../types/index.js';
-import type { AstNode } from '../parse/index.js';
+import type { QueryExpr } from '../parse/index.js';
 import type { Expr } from '../plan/expr.js';
 import type { JoinType, OutputColumn, Plan } from '../plan/nodes.js';
 import { sameType, unify } from './coerce.js';
 import { invalid, mismatch, type BindContext } from './context.js';
-import { identName } from './names.js';
 import { Scope, type CteDef, type RecursiveCte, type ScopeColumn } from './scope.js';
 import type { BoundQuery, SelectBinder } from './bound.js';
 
 /**
  * WITH RECURSIVE name AS (non-recursive term UNION [ALL] recursive term), checked the way
  * PostgreSQL's parse_cte.c checks it: the self-reference only in the recursive term, once, not in
- * a subquery expression or on the nullable side of an outer join, no aggregates beside it, no
- * ORDER BY/LIMIT/OFFSET on the whole; the column types are the non-recursive term's and the
- * recursive term must produce them. Bound to a recursive_union plan (exec/ops/recursive-union.ts).
+ * a subquery expression, in INTERSECT/EXCEPT or on the nullable side of an outer join, no
+ * aggregates beside it, no ORDER BY/LIMIT/OFFSET on the whole; the column types are the
+ * non-recursive term's and the recursive term must produce them. Bound to a recursive_union plan
+ * (exec/ops/recursive-union.ts).
  */
-export function bindRecursiveCte(binder: SelectBinder, name: string, ast: AstNode, aliasColumns: readonly string[] | null, scope: Scope): CteDef {
+export function bindRecursiveCte(binder: SelectBinder, name: string, query: QueryExpr, aliasColumns: readonly string[] | null, scope: Scope): CteDef {
   const ctx = binder.ctx;
-  const { nonRecursive, recursive, all } = splitTerms(name, ast);
+  const { nonRecursive, recursive, all } = splitTerms(name, query);
   const self: RecursiveCte = { id: ctx.subqueryId(), name, phase: 'non_recursive', columns: [], refs: 0, sublinkDepth: 0 };
   const term = (): Scope => {
     const s = scope.sibling();
@@ -38,7 +38,7 @@ export function bindRecursiveCte(binder: SelectBinder, name: string, ast: AstNod
   const right = binder.bindQuery(recursive, rightScope);
   scope.adopt(rightScope);
   // Only a shadowing inner WITH of the same name hid the reference: an ordinary query after all.
-  if (self.refs === 0) return { name, plan: binder.bindQuery(ast, scope.sibling()).plan, columnNames: names };
+  if (self.refs === 0) return { name, plan: binder.bindQuery(query, scope.sibling()).plan, columnNames: names };
   const plan: Plan = {
     kind: 'recursive_union',
     id: self.id,
@@ -51,54 +51,42 @@ export function bindRecursiveCte(binder: SelectBinder, name: string, ast: AstNod
   return { name, plan, columnNames: names };
 }
 
-/** Whether a query's text reads a FROM item called `name` (the cue that a WITH RECURSIVE member is recursive). */
+/** Whether a query reads a FROM item called `name` anywhere (the cue that a WITH RECURSIVE member is recursive). */
 export function refersTo(node: unknown, name: string): boolean {
   if (node === null || typeof node !== 'object') return false;
   if (Array.isArray(node)) return node.some((n) => refersTo(n, name));
-  const n = node as AstNode;
-  if (n.type === undefined && 'table' in n && n.table !== null && !n.db && identName(n.table) === name) return true;
-  return Object.values(n).some((v) => refersTo(v, name));
+  const n = node as { kind?: unknown; name?: unknown };
+  if (n.kind === 'table') {
+    const q = n.name as { schema: string | null; name: string };
+    if (q.schema === null && q.name === name) return true;
+  }
+  return Object.values(node).some((v) => refersTo(v, name));
 }
 
 /**
- * The top-level UNION [ALL] splits the set operation: what is left of the last one (INTERSECT
- * binds tighter) is the non-recursive term, what is right of it the recursive term.
+ * The top-level UNION [ALL] splits the query: its left operand is the non-recursive term, its
+ * right operand the recursive term (PostgreSQL's grammar nests `a UNION b UNION c` as
+ * (a UNION b) UNION c, so only the last member may be recursive).
  */
-function splitTerms(name: string, ast: AstNode): { nonRecursive: AstNode; recursive: AstNode; all: boolean } {
-  const members: AstNode[] = [];
-  for (let node: AstNode | undefined = ast; node; node = node._next) members.push(node);
-  const ops = members.slice(0, -1).map((m) => String(m.set_op).toLowerCase());
-  let at = -1;
-  ops.forEach((op, i) => {
-    if (!op.startsWith('intersect')) at = i;
-  });
-  if (at < 0 || !ops[at]!.startsWith('union'))
+function splitTerms(name: string, query: QueryExpr): { nonRecursive: QueryExpr; recursive: QueryExpr; all: boolean } {
+  if (query.kind !== 'set_op' || query.op !== 'union')
     throw invalid(`recursive query "${name}" does not have the form non-recursive-term UNION [ALL] recursive-term`, { name });
-  const last = members[members.length - 1]!;
-  if (last.orderby) throw invalid('ORDER BY in a recursive query is not implemented', { reason: 'unsupported' });
-  const limit = limitParts(last.limit);
-  if (limit.offset) throw invalid('OFFSET in a recursive query is not implemented', { reason: 'unsupported' });
-  if (limit.count) throw invalid('LIMIT in a recursive query is not implemented', { reason: 'unsupported' });
-  if (ops.slice(at + 1).some((op) => /\ball\b/.test(op))) throw invalid(`recursive reference to query "${name}" must not appear within INTERSECT`, { name });
-  return { nonRecursive: chain(members.slice(0, at + 1), ops), recursive: chain(members.slice(at + 1), ops.slice(at + 1)), all: /\ball\b/.test(ops[at]!) };
+  if (query.orderBy.length > 0) throw invalid('ORDER BY in a recursive query is not implemented', { reason: 'unsupported' });
+  if (query.offset) throw invalid('OFFSET in a recursive query is not implemented', { reason: 'unsupported' });
+  if (query.limit) throw invalid('LIMIT in a recursive query is not implemented', { reason: 'unsupported' });
+  if (query.locking.length > 0) throw invalid('FOR UPDATE/SHARE in a recursive query is not implemented', { reason: 'unsupported' });
+  checkNotWithin(query.right, name);
+  return { nonRecursive: query.left, recursive: query.right, all: query.all };
 }
 
-function limitParts(limit: AstNode | null | undefined): { count: boolean; offset: boolean } {
-  const values: AstNode[] = limit?.value ?? [];
-  const sep = String(limit?.seperator ?? '');
-  if (values.length === 0) return { count: false, offset: false };
-  if (sep === 'offset') return values.length === 1 ? { count: false, offset: true } : { count: true, offset: true };
-  return { count: true, offset: values.length > 1 };
-}
-
-/** Copies of `members` linked as their own set operation (the originals are left alone). */
-function chain(members: readonly AstNode[], ops: readonly string[]): AstNode {
-  let next: AstNode | undefined;
-  for (let i = members.length - 1; i >= 0; i--) {
-    const { _next: _dropped, set_op: _op, ...rest } = members[i]!;
-    next = next === undefined ? { ...rest, orderby: null, limit: null } : { ...rest, _next: next, set_op: ops[i] };
+/** A self-reference inside an INTERSECT or EXCEPT of the recursive term is refused, as PostgreSQL does. */
+function checkNotWithin(query: QueryExpr, name: string): void {
+  if (query.kind !== 'set_op') return;
+  if (query.op !== 'union' && refersTo(query, name)) {
+    throw invalid(`recursive reference to query "${name}" must not appear within ${query.op.toUpperCase()}`, { name });
   }
-  return next!;
+  checkNotWithin(query.left, name);
+  checkNotWithin(query.right, name);
 }
 
 /** The recursive term's columns converted to the non-recursive term's types, which must be the union's. */

@@ -3,7 +3,7 @@ import type { QType } from '../types/contract.js';
 import type { Plan } from '../plan/nodes.js';
 import { invalid } from './context.js';
 import type { Expr } from '../plan/expr.js';
-import type { AstNode } from '../parse/index.js';
+import type { WindowSpec } from '../parse/index.js';
 
 /** One column visible in a FROM item. */
 export interface ScopeColumn {
@@ -53,8 +53,6 @@ export class Scope {
   /** Set when an expression of a scope nested in this one referenced this scope's columns. */
   referencedFromInner = false;
   readonly ctes = new Map<string, CteDef>();
-  /** Output aliases visible to GROUP BY / ORDER BY (name -> select-list expression). */
-  aliases: Map<string, Expr> | null = null;
   /**
    * Row slots of JOIN ... USING columns whose unqualified name means an expression (FULL:
    * COALESCE, RIGHT: the right side's). Keyed by slot, not name, so another item's column of
@@ -63,8 +61,8 @@ export class Scope {
   readonly usingOverrides = new Map<number, Expr>();
   /** Row slots in the order `*` lists them (JOIN USING puts the merged columns first). */
   starOrder: number[] = [];
-  /** WINDOW w AS (...) definitions of this query. */
-  namedWindows = new Map<string, AstNode>();
+  /** WINDOW w AS (...) definitions of this query, their own `ref`s already resolved (see resolveWindow). */
+  namedWindows = new Map<string, WindowSpec>();
 
   constructor(readonly parent: Scope | null) {}
 
@@ -157,6 +155,30 @@ export class Scope {
   entry(table: string): RangeEntry | undefined {
     return this.entries.find((e) => e.alias === table || e.tableName === table);
   }
+}
+
+/** Columns renamed by an alias list `AS x(a, b)`: the first ones renamed, the rest kept. */
+export function renamedColumns(columns: readonly ScopeColumn[], names: readonly string[] | null | undefined): ScopeColumn[] {
+  if (!names) return [...columns];
+  if (names.length > columns.length) throw invalid(`table has ${columns.length} columns available but ${names.length} columns specified`);
+  return columns.map((c, i) => (i < names.length ? { ...c, name: names[i]! } : c));
+}
+
+/**
+ * A window with its `ref` (OVER w, OVER (w ORDER BY x), WINDOW w2 AS (w ...)) merged in, by
+ * PostgreSQL's rules (parse_clause.c): the copy keeps w's PARTITION BY and may add ORDER BY only
+ * when w has none, and w may not have a frame clause unless it is used as it is (`OVER w`).
+ */
+export function resolveWindow(spec: WindowSpec, windows: ReadonlyMap<string, WindowSpec>): WindowSpec {
+  if (spec.ref === null) return spec;
+  const base = windows.get(spec.ref);
+  if (!base) throw invalid(`window "${spec.ref}" does not exist`, { window: spec.ref });
+  const bare = spec.partitionBy.length === 0 && spec.orderBy.length === 0 && spec.frame === null;
+  if (bare && spec.name === null) return { ...base, name: null, loc: spec.loc };
+  if (spec.partitionBy.length > 0) throw invalid(`cannot override PARTITION BY clause of window "${spec.ref}"`, { window: spec.ref });
+  if (spec.orderBy.length > 0 && base.orderBy.length > 0) throw invalid(`cannot override ORDER BY clause of window "${spec.ref}"`, { window: spec.ref });
+  if (base.frame !== null) throw invalid(`cannot copy window "${spec.ref}" because it has a frame clause`, { window: spec.ref });
+  return { ...spec, ref: null, partitionBy: base.partitionBy, orderBy: spec.orderBy.length > 0 ? spec.orderBy : base.orderBy };
 }
 
 function missingFromClause(table: string): SvcError {

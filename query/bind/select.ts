@@ -1,19 +1,19 @@
-import type { QType } from '../types/contract.js';
-import { LIMIT_PARAM_BASE, parseExpression, type AstNode } from '../parse/index.js';
-import { constant, INT8, type Expr, type SortKey } from '../plan/expr.js';
+import type { GroupingItem, QueryExpr, SelectQuery, SelectTarget, SqlExpr, WindowSpec } from '../parse/index.js';
+import { INT8, type Expr, type SortKey } from '../plan/expr.js';
 import { exprKey } from '../plan/expr-util.js';
 import type { OutputColumn, Plan } from '../plan/nodes.js';
 import { aggregateNode, collectAggregates, collectWindows, rewriteOverAggregate, rewriteOverWindow, windowNode } from './aggregate.js';
 import { asCondition, coerce, resolveUnknown } from './coerce.js';
 import { invalid, type BindContext } from './context.js';
+import { bindCtes } from './ctes.js';
 import { bindExpr, type ExprEnv } from './expr.js';
 import { bindFrom, bindValuesRows, type FromDeps } from './from.js';
-import { bindFunction, bindSortKeys } from './functions.js';
-import { identName, outputName } from './names.js';
-import { Scope } from './scope.js';
+import { bindFunction } from './functions.js';
+import { outputName } from './names.js';
+import { resolveWindow, Scope } from './scope.js';
 import { bindSetOperation } from './set-ops.js';
-import { bindRecursiveCte, refersTo } from './recursive-cte.js';
 import { bindSelectListSeries } from './table-function.js';
+import { applyOutputTail, bareName, checkLocking, lockingName, positionOf, sortDirection } from './tail.js';
 import type { BoundQuery, SelectBinder } from './bound.js';
 
 export type { BoundQuery } from './bound.js';
@@ -25,7 +25,7 @@ export class QueryBinder implements SelectBinder {
   constructor(readonly ctx: BindContext) {
     this.deps = {
       ctx,
-      bindQuery: (ast, scope) => this.bindQuery(ast, scope),
+      bindQuery: (query, scope) => this.bindQuery(query, scope),
       exprEnv: (scope, clause) => this.env(scope, clause, false),
     };
   }
@@ -37,10 +37,10 @@ export class QueryBinder implements SelectBinder {
       clause,
       allowAggregates: aggregates,
       allowWindows: aggregates,
-      bindSubquery: (ast, child) => {
+      bindSubquery: (query, child) => {
         this.ctx.sublinkDepth += 1;
         try {
-          const q = this.bindQuery(ast, child);
+          const q = this.bindQuery(query, child);
           return { plan: q.plan, types: q.plan.columns.map((c) => c.type) };
         } finally {
           this.ctx.sublinkDepth -= 1;
@@ -50,55 +50,35 @@ export class QueryBinder implements SelectBinder {
     };
   }
 
-  bindQuery(ast: AstNode, scope: Scope): BoundQuery {
-    if (ast.with) this.bindCtes(ast.with, scope);
-    if (ast.type === 'values') return bindValuesRows(ast.values ?? [], scope, this.deps);
-    if (ast._next) return bindSetOperation(ast, scope, this);
-    return this.bindSelect(ast, scope, true);
+  /** Any query: its WITH first, then the body with its own ORDER BY / LIMIT. */
+  bindQuery(query: QueryExpr, scope: Scope, operand = false): BoundQuery {
+    if (query.with) bindCtes(this, query.with, scope);
+    if (query.kind === 'select') return this.bindSelect(query, scope, operand);
+    checkLocking(query, () => []);
+    if (query.kind === 'set_op') return bindSetOperation(query, scope, this);
+    const values = bindValuesRows(query.rows, scope, this.deps);
+    return applyOutputTail(this, values, query, 'VALUES');
   }
 
-  private bindCtes(ctes: readonly AstNode[], scope: Scope): void {
-    // node-sql-parser marks the first member only; RECURSIVE applies to the whole list.
-    const recursive = ctes.some((c) => c.recursive);
-    for (const cte of ctes) {
-      const name = identName(cte.name);
-      if (scope.ctes.has(name)) throw invalid(`WITH query name "${name}" specified more than once`, { name });
-      const ast: AstNode = cte.stmt?.ast ?? cte.stmt;
-      const columns: string[] | null = cte.columns ? cte.columns.map((c: AstNode) => identName(c.column ?? c)) : null;
-      if (recursive && refersTo(ast, name)) {
-        scope.ctes.set(name, bindRecursiveCte(this, name, ast, columns, scope));
-        continue;
-      }
-      const body = scope.sibling();
-      const q = this.bindQuery(ast, body);
-      scope.adopt(body);
-      if (columns && columns.length > q.names.length) {
-        throw invalid(`WITH query "${name}" has ${q.names.length} columns available but ${columns.length} columns specified`, { name });
-      }
-      const names = q.names.map((n, i) => columns?.[i] ?? n);
-      scope.ctes.set(name, { name, plan: q.plan, columnNames: names });
-    }
-  }
-
-  /** One SELECT; `withTail` false leaves ORDER BY/LIMIT to a set operation. */
-  bindSelect(ast: AstNode, scope: Scope, withTail: boolean): BoundQuery {
+  /** One SELECT with its ORDER BY / LIMIT (`operand`: see SelectBinder.bindQuery). */
+  bindSelect(q: SelectQuery, scope: Scope, operand = false): BoundQuery {
     const worktableRefs = this.ctx.worktableRefs.length;
-    let plan: Plan = ast.from && ast.from.length > 0 ? bindFrom(ast.from, scope, this.deps) : { kind: 'one_row', columns: [] };
-    if (ast.window) this.registerWindows(ast.window, scope);
-    if (ast.where) {
-      const predicate = asCondition(this.ctx, bindExpr(ast.where, this.env(scope, 'WHERE', false)), 'WHERE');
+    let plan: Plan = q.from.length > 0 ? bindFrom(q.from, scope, this.deps) : { kind: 'one_row', columns: [] };
+    checkLocking(q, () => scope.entries.map((e) => e.alias));
+    this.registerWindows(q.windows, scope);
+    if (q.where) {
+      const predicate = asCondition(this.ctx, bindExpr(q.where, this.env(scope, 'WHERE', false)), 'WHERE');
       plan = { kind: 'filter', input: plan, predicate, columns: plan.columns };
     }
-    const series = bindSelectListSeries(ast.columns ?? [], scope, this.env(scope, 'SELECT', false), plan);
+    const series = bindSelectListSeries(q.targets, scope, this.env(scope, 'SELECT', false), plan);
     if (series) plan = series.plan;
-    const items = this.bindSelectList(series?.items ?? ast.columns ?? [], scope);
+    const items = this.bindSelectList(series?.targets ?? q.targets, scope);
     let exprs = items.map((i) => i.expr);
     const names = items.map((i) => i.name);
-    scope.aliases = new Map(names.map((n, i) => [n, exprs[i]!]));
-    const groupBy = this.bindGroupBy(ast.groupby?.columns ?? ast.groupby ?? [], scope, exprs);
-    const having = ast.having ? asCondition(this.ctx, bindExpr(ast.having, this.env(scope, 'HAVING', true)), 'HAVING') : null;
-    const order = withTail ? this.bindOrderBy(ast.orderby ?? [], scope, exprs, names) : [];
-    const distinctOn = this.bindDistinctOn(ast.distinct, scope, exprs);
+    const grouping = this.bindGroupBy(q.groupBy, scope, exprs, names);
+    const having = q.having ? asCondition(this.ctx, bindExpr(q.having, this.env(scope, 'HAVING', true)), 'HAVING') : null;
+    const order = this.bindOrderBy(q, scope, exprs, names);
+    const distinctOn = q.distinct && q.distinct.length > 0 ? q.distinct.map((e) => this.outputOrInput(e, scope, exprs, names, 'DISTINCT ON')) : null;
     let orderExprs = order.map((o) => o.expr);
     let havingExpr = having;
     let onExprs = distinctOn;
@@ -106,9 +86,12 @@ export class QueryBinder implements SelectBinder {
     const aggs = collectAggregates([...exprs, ...(having ? [having] : []), ...orderExprs, ...(distinctOn ?? [])]);
     if (aggs.length > 0 && this.ctx.worktableRefs.length > worktableRefs)
       throw invalid("aggregate functions are not allowed in a recursive query's recursive term");
-    if (aggs.length > 0 || groupBy.length > 0) {
+    const lock = lockingName(q);
+    if (lock && aggs.length > 0) throw invalid(`${lock} is not allowed with aggregate functions`);
+    if (aggs.length > 0 || grouping.grouped) {
       // PostgreSQL runs a select list's set-returning function after grouping; crossing is before.
       if (series) throw invalid('set-returning functions in the select list of a grouped query are not supported', { reason: 'unsupported' });
+      const groupBy = grouping.keys;
       const keys = groupBy.map(exprKey);
       const groupNames = groupBy.map((g) => (g.kind === 'column' ? g.name : '?column?'));
       const rewrite = (e: Expr): Expr => rewriteOverAggregate(e, keys, aggs, (i) => groupNames[i]!);
@@ -124,19 +107,22 @@ export class QueryBinder implements SelectBinder {
 
     const windows = collectWindows([...exprs, ...orderExprs]);
     if (windows.calls.length > 0) {
+      if (lock) throw invalid(`${lock} is not allowed with window functions`);
       if (series) throw invalid('set-returning functions in the select list of a query with window functions are not supported', { reason: 'unsupported' });
       const width = plan.columns.length;
       plan = windowNode(plan, windows.calls, windows.nodes);
       exprs = exprs.map((e) => rewriteOverWindow(e, windows.keys, width));
       orderExprs = orderExprs.map((e) => rewriteOverWindow(e, windows.keys, width));
     }
-    exprs = exprs.map((e) => resolveUnknown(this.ctx, e));
+    if (lock && series) throw invalid(`${lock} is not allowed with set-returning functions in the target list`);
+    if (!operand) exprs = exprs.map((e) => resolveUnknown(this.ctx, e));
     const sortKeys: SortKey[] = order.map((o, i) => ({ ...o, expr: orderExprs[i]! }));
-    return this.finishSelect(plan, exprs, names, sortKeys, onExprs, ast, withTail);
+    return this.finishSelect(plan, { exprs, names, order: sortKeys, distinctOn: onExprs }, q);
   }
 
-  private finishSelect(input: Plan, exprs: Expr[], names: string[], order: SortKey[], distinctOn: Expr[] | null, ast: AstNode, withTail: boolean): BoundQuery {
-    const distinct = String(ast.distinct?.type ?? '').toUpperCase() === 'DISTINCT';
+  private finishSelect(input: Plan, out: { exprs: Expr[]; names: string[]; order: SortKey[]; distinctOn: Expr[] | null }, q: SelectQuery): BoundQuery {
+    const { exprs, names, order, distinctOn } = out;
+    const distinct = q.distinct !== null && q.distinct.length === 0;
     const keys = exprs.map(exprKey);
     const extra: Expr[] = [];
     const sortRefs = order.map((o) => {
@@ -168,7 +154,8 @@ export class QueryBinder implements SelectBinder {
     } else if (sortKeys.length > 0) {
       plan = { kind: 'sort', input: plan, keys: sortKeys, columns };
     }
-    if (withTail) plan = this.applyLimit(plan, ast.limit);
+    if (q.withTies) throw invalid('FETCH FIRST ... WITH TIES is not supported', { reason: 'unsupported' });
+    plan = this.applyLimit(plan, q.limit, q.offset);
     if (extra.length > 0) {
       const visible = columns.slice(0, exprs.length);
       plan = { kind: 'project', input: plan, exprs: visible.map((_c, i) => col(i)), columns: visible };
@@ -176,57 +163,38 @@ export class QueryBinder implements SelectBinder {
     return { plan, names };
   }
 
-  applyLimit(plan: Plan, limit: AstNode | null | undefined): Plan {
-    const values: AstNode[] = limit?.value ?? [];
-    if (values.length === 0) return plan;
-    const sep = String(limit?.seperator ?? '');
-    const env = this.env(new Scope(null), 'LIMIT', false);
-    const bound = (n: AstNode | undefined): Expr | null => {
-      if (!n || (n.type === 'origin' && String(n.value).toLowerCase() === 'all')) return null;
-      if (n.type === 'var' && Number(n.name) >= LIMIT_PARAM_BASE) {
-        const text = this.ctx.limitExprs[Number(n.name) - LIMIT_PARAM_BASE];
-        if (text === undefined) throw invalid('invalid LIMIT expression');
-        return coerce(this.ctx, bindExpr(parseExpression(text), env), INT8, 'implicit');
-      }
-      return coerce(this.ctx, bindExpr(n, env), INT8, 'implicit');
+  /** LIMIT / OFFSET: any expression without columns of the query (parameters and subqueries included), as bigint. */
+  applyLimit(plan: Plan, limit: SqlExpr | null, offset: SqlExpr | null): Plan {
+    const bound = (node: SqlExpr | null, clause: string): Expr | null => {
+      if (node === null) return null;
+      const env = this.env(new Scope(null), clause, false);
+      return coerce(this.ctx, bindExpr(node, env), INT8, 'implicit');
     };
-    let limitExpr: Expr | null;
-    let offsetExpr: Expr | null = null;
-    if (sep === ',') {
-      offsetExpr = bound(values[0]);
-      limitExpr = bound(values[1]);
-    } else if (sep === 'offset' && values.length === 1) {
-      limitExpr = null;
-      offsetExpr = bound(values[0]);
-    } else if (sep === 'offset' || values.length === 2) {
-      limitExpr = bound(values[0]);
-      offsetExpr = bound(values[1]);
-    } else limitExpr = bound(values[0]);
+    const limitExpr = bound(limit, 'LIMIT');
+    const offsetExpr = bound(offset, 'OFFSET');
     if (!limitExpr && !offsetExpr) return plan;
     return { kind: 'limit', input: plan, limit: limitExpr, offset: offsetExpr, columns: plan.columns };
   }
 
-  private registerWindows(window: AstNode, scope: Scope): void {
-    const defs: AstNode[] = window.expr ?? [];
-    for (const def of defs) {
-      const spec = def.as_window_specification?.window_specification ?? def.as_window_specification;
-      scope.namedWindows.set(identName(def.name), spec);
+  /** WINDOW w AS (...), each definition's own reference (WINDOW b AS (a ...)) resolved against the earlier ones. */
+  private registerWindows(windows: readonly WindowSpec[], scope: Scope): void {
+    for (const def of windows) {
+      const name = def.name!;
+      if (scope.namedWindows.has(name)) throw invalid(`window "${name}" is already defined`, { window: name });
+      scope.namedWindows.set(name, resolveWindow(def, scope.namedWindows));
     }
   }
 
-  private bindSelectList(columns: readonly AstNode[], scope: Scope): { expr: Expr; name: string }[] {
+  private bindSelectList(targets: readonly SelectTarget[], scope: Scope): { expr: Expr; name: string }[] {
     const env = this.env(scope, 'SELECT', true);
     const out: { expr: Expr; name: string }[] = [];
-    for (const item of columns) {
-      // A top-level cast item is the cast node itself (node-sql-parser), with `as` on it.
-      const node = (item.type && item.type !== 'expr' ? item : item.expr) as AstNode;
-      if (node?.type === 'column_ref' && node.column === '*') {
-        out.push(...this.expandStar(node.table ? identName(node.table) : null, scope));
+    for (const item of targets) {
+      const node = item.expr;
+      if (node.kind === 'column_ref' && node.column === null) {
+        out.push(...this.expandStar(node.qualifier.length > 0 ? node.qualifier[node.qualifier.length - 1]! : null, scope));
         continue;
       }
-      const expr = bindExpr(node, env);
-      const name = item.as ? (typeof item.as === 'string' ? item.as : identName(item.as)) : outputName(node);
-      out.push({ expr, name });
+      out.push({ expr: bindExpr(node, env), name: item.alias ?? outputName(node) });
     }
     return out;
   }
@@ -249,45 +217,63 @@ export class QueryBinder implements SelectBinder {
     return out;
   }
 
-  private bindGroupBy(items: readonly AstNode[], scope: Scope, selectExprs: readonly Expr[]): Expr[] {
+  /**
+   * GROUP BY items: a position, an input column, else an output name (PostgreSQL's order for
+   * GROUP BY), else an expression. `GROUP BY ()` groups all rows into one; ROLLUP, CUBE and
+   * GROUPING SETS are refused.
+   */
+  private bindGroupBy(
+    items: readonly GroupingItem[],
+    scope: Scope,
+    selectExprs: readonly Expr[],
+    names: readonly string[],
+  ): { keys: Expr[]; grouped: boolean } {
     const env = this.env(scope, 'GROUP BY', false);
-    return items.map((item) => this.positionalOrAlias(item, scope, selectExprs, 'GROUP BY') ?? bindExpr(item, env));
+    const keys: Expr[] = [];
+    for (const item of items) {
+      if (item.kind === 'empty') continue;
+      if (item.kind !== 'expr')
+        throw invalid(`GROUP BY ${item.kind === 'sets' ? 'GROUPING SETS' : item.kind.toUpperCase()} is not supported`, { reason: 'unsupported' });
+      const node = item.expr;
+      const position = positionOf(node, 'GROUP BY');
+      if (position !== null) {
+        const e = selectExprs[position - 1];
+        if (!e) throw invalid(`GROUP BY position ${position} is not in select list`);
+        keys.push(e);
+        continue;
+      }
+      const name = bareName(node);
+      const at = name === null || scope.lookup(null, name) ? -1 : names.indexOf(name);
+      keys.push(at >= 0 ? selectExprs[at]! : bindExpr(node, env));
+    }
+    return { keys, grouped: items.length > 0 };
   }
 
-  /** GROUP BY / ORDER BY n (a select-list position) or an output alias. */
-  private positionalOrAlias(item: AstNode, scope: Scope, selectExprs: readonly Expr[], clause = 'ORDER BY'): Expr | null {
-    if (item.type === 'number' && Number.isInteger(item.value)) {
-      const e = selectExprs[(item.value as number) - 1];
-      if (!e) throw invalid(`${clause} position ${String(item.value)} is not in select list`);
+  private bindOrderBy(q: SelectQuery, scope: Scope, selectExprs: readonly Expr[], names: readonly string[]): SortKey[] {
+    return q.orderBy.map((item) => ({ ...sortDirection(item), expr: this.outputOrInput(item.expr, scope, selectExprs, names, 'ORDER BY') }));
+  }
+
+  /**
+   * An ORDER BY / DISTINCT ON item as PostgreSQL reads it (SQL92 rules first): a position, a bare
+   * output column name (ambiguous if it names two different outputs), else an expression over
+   * the input columns.
+   */
+  private outputOrInput(node: SqlExpr, scope: Scope, selectExprs: readonly Expr[], names: readonly string[], clause: string): Expr {
+    const position = positionOf(node, clause);
+    if (position !== null) {
+      const e = selectExprs[position - 1];
+      if (!e || position < 1) throw invalid(`${clause} position ${position} is not in select list`);
       return e;
     }
-    if (item.type === 'column_ref' && item.table === null && item.column !== '*') {
-      const name = identName(item.column);
-      const alias = scope.aliases?.get(name);
-      if (alias && !scope.lookup(null, name)) return alias;
-    }
-    return null;
-  }
-
-  private bindOrderBy(items: readonly AstNode[], scope: Scope, selectExprs: readonly Expr[], names: readonly string[]): SortKey[] {
-    const env = this.env(scope, 'ORDER BY', true);
-    return items.map((item) => {
-      const [key] = bindSortKeys([{ ...item, expr: { type: 'null' } }], env);
-      const node = item.expr as AstNode;
-      let expr = this.positionalOrAlias(node, scope, selectExprs);
-      if (!expr && node.type === 'column_ref' && node.table === null) {
-        const name = identName(node.column);
-        const at = names.indexOf(name);
-        if (at >= 0 && names.indexOf(name, at + 1) < 0 && !scope.lookup(null, name)) expr = selectExprs[at]!;
+    const name = bareName(node);
+    if (name !== null) {
+      const matches = names.flatMap((n, i) => (n === name ? [selectExprs[i]!] : []));
+      if (matches.length > 0) {
+        if (matches.some((m) => exprKey(m) !== exprKey(matches[0]!))) throw invalid(`${clause} "${name}" is ambiguous`, { column: name });
+        return matches[0]!;
       }
-      return { ...key!, expr: expr ?? bindExpr(node, env) };
-    });
-  }
-
-  private bindDistinctOn(distinct: AstNode | null | undefined, scope: Scope, selectExprs: readonly Expr[]): Expr[] | null {
-    if (String(distinct?.type ?? '').toUpperCase() !== 'DISTINCT ON') return null;
-    const env = this.env(scope, 'DISTINCT ON', true);
-    return (distinct!.columns as AstNode[]).map((c) => this.positionalOrAlias(c.expr, scope, selectExprs) ?? bindExpr(c.expr, env));
+    }
+    return bindExpr(node, this.env(scope, clause, true));
   }
 }
 
@@ -296,9 +282,3 @@ function nullableOf(expr: Expr, input: Plan): boolean {
   if (expr.kind === 'const') return expr.value === null;
   return true;
 }
-
-export function typesOf(plan: Plan): QType[] {
-  return plan.columns.map((c) => c.type);
-}
-
-export const NULL_INT8 = constant(INT8, null);

@@ -1,5 +1,5 @@
 import type { TableDef } from '../../core/catalog.js';
-import type { AstNode } from '../parse/index.js';
+import type { SqlExpr } from '../parse/index.js';
 import type { Expr } from '../plan/expr.js';
 import { asCondition, coerce } from './coerce.js';
 import type { BindContext } from './context.js';
@@ -34,12 +34,12 @@ function env(ctx: BindContext, scope: Scope, clause: string): ExprEnv {
 }
 
 /** A CHECK constraint over a row of `table` (columns by table position). */
-export function bindCheck(ctx: BindContext, table: TableDef, ast: AstNode): Expr {
-  return asCondition(ctx, bindExpr(ast, env(ctx, tableScope(table), 'check constraints')), 'CHECK');
+export function bindCheck(ctx: BindContext, table: TableDef, expr: SqlExpr): Expr {
+  return asCondition(ctx, bindExpr(expr, env(ctx, tableScope(table), 'check constraints')), 'CHECK');
 }
 
 /** A DEFAULT expression (no column references), converted to the column type. */
-export function bindDefault(ctx: BindContext, table: TableDef, ast: AstNode, columnType: Expr['type']): Expr {
-  const expr = bindExpr(ast, env(ctx, new Scope(null), 'DEFAULT expressions'));
-  return coerce(ctx, expr, columnType, 'assignment');
+export function bindDefault(ctx: BindContext, table: TableDef, expr: SqlExpr, columnType: Expr['type']): Expr {
+  const bound = bindExpr(expr, env(ctx, new Scope(null), 'DEFAULT expressions'));
+  return coerce(ctx, bound, columnType, 'assignment');
 }

@@ -1,27 +1,59 @@
-import type { AstNode } from '../parse/index.js';
-import { INT4, INT8, type Expr } from '../plan/expr.js';
-import type { Plan } from '../plan/nodes.js';
+import type { FuncCall, FunctionRef, SelectTarget, SqlExpr } from '../parse/index.js';
+import { INT4, INT8, type Expr, type WindowCall } from '../plan/expr.js';
+import type { OutputColumn, Plan } from '../plan/nodes.js';
 import { someExpr } from '../plan/expr-util.js';
 import { coerce, unify } from './coerce.js';
 import { invalid, mismatch } from './context.js';
 import { bindExpr, type ExprEnv } from './expr.js';
-import { functionName } from './names.js';
-import type { Scope } from './scope.js';
+import { renamedColumns, type Scope } from './scope.js';
 
-/** The set-returning functions svcdb has (only in FROM, or alone in a select list). */
-export function isSetReturningCall(node: AstNode | null | undefined): boolean {
-  return node?.type === 'function' && functionName(node).name === 'generate_series' && functionName(node).schema === null;
+/** The set-returning functions svcdb has (in FROM, or alone in a select list). */
+export function isSetReturningCall(node: SqlExpr | null | undefined): node is FuncCall {
+  return node?.kind === 'func' && node.name.schema === null && node.name.name === 'generate_series' && node.over === null;
+}
+
+/**
+ * A function in FROM: `generate_series(1, 3) [WITH ORDINALITY] [AS] g(n [, ord])`. A function
+ * returning one column is named by its alias (PostgreSQL's rule), else by the function's name.
+ * The arguments may use parameters and enclosing queries' columns, not this FROM clause's
+ * (LATERAL needs a join that re-runs the function per row, which the executor does not have).
+ */
+export function bindFunctionItem(item: FunctionRef, scope: Scope, env: ExprEnv): Plan {
+  if (item.calls.length !== 1) throw invalid('ROWS FROM (...) with several functions is not supported', { reason: 'unsupported' });
+  const call = item.calls[0]!;
+  const fnName = call.kind === 'func' ? call.name.name : 'function';
+  if (!isSetReturningCall(call)) throw invalid(`function ${fnName}() in FROM is not supported`, { reason: 'unsupported' });
+  if (item.columnDefs) throw invalid('a column definition list is only allowed for functions returning "record"');
+  const alias = item.alias?.name ?? fnName;
+  let plan = bindSeries(call, env, item.alias?.name ?? fnName);
+  if (item.withOrdinality) plan = withOrdinality(plan);
+  scope.add(alias, renamedColumns(plan.columns, item.alias?.columns ?? null));
+  return plan;
+}
+
+/** WITH ORDINALITY: a bigint column numbering the function's rows from 1 (row_number over them, in their order). */
+function withOrdinality(plan: Plan): Plan {
+  const call: WindowCall = {
+    fn: 'row_number',
+    agg: null,
+    args: [],
+    partitionBy: [],
+    orderBy: [],
+    frame: { mode: 'range', start: { kind: 'unbounded_preceding' }, end: { kind: 'current' } },
+  };
+  const columns: OutputColumn[] = [...plan.columns, { name: 'ordinality', type: INT8, nullable: false }];
+  return { kind: 'window', input: plan, calls: [call], columns };
 }
 
 /**
  * generate_series(start, stop[, step]) over integers as a plan of one column named `name`.
- * `env` is over the FROM scope: the arguments may use parameters and enclosing queries' columns,
- * not FROM items (that is LATERAL, which needs a join re-running the function per row).
+ * `env` is over the FROM scope: a column of this query's row is a reference to a FROM item.
  */
-export function bindSeries(node: AstNode, env: ExprEnv, name: string): Plan {
-  const args: AstNode[] = node.args?.value ?? [];
-  // Bound in the FROM scope itself: a column of this query's row is a reference to a FROM item.
-  const bound = args.map((a) => bindExpr(a, env));
+export function bindSeries(node: FuncCall, env: ExprEnv, name: string): Plan {
+  if (node.star || node.distinct || node.orderBy.length > 0 || node.filter !== null || node.argNames !== null || node.variadic) {
+    throw invalid('generate_series takes plain arguments', { reason: 'unsupported' });
+  }
+  const bound = node.args.map((a) => bindExpr(a, env));
   if (bound.some((e) => someExpr(e, (x) => x.kind === 'column'))) {
     throw invalid('generate_series arguments that reference FROM items (LATERAL) are not supported', { reason: 'unsupported' });
   }
@@ -34,7 +66,8 @@ export function bindSeries(node: AstNode, env: ExprEnv, name: string): Plan {
   return { kind: 'function_scan', fn: 'generate_series', args: exprs, columns: [{ name, type: target, nullable: false }] };
 }
 
-const SRF_ALIAS = '__svc_srf';
+/** The scope entry holding a select list's set-returning function's values (a name no query can write unquoted). */
+const SRF_ENTRY = 'generate_series()';
 
 /**
  * A select list calling generate_series (PostgreSQL's ProjectSet): with one such call, each input
@@ -42,29 +75,34 @@ const SRF_ALIAS = '__svc_srf';
  * replaced by a reference to the crossed column. Several calls (PostgreSQL zips them) and calls
  * whose arguments read the row (LATERAL) are refused.
  */
-export function bindSelectListSeries(items: readonly AstNode[], scope: Scope, env: ExprEnv, input: Plan): { plan: Plan; items: AstNode[] } | null {
-  const calls: AstNode[] = [];
-  const replaced = items.map((item) => replaceCalls(item, calls));
+export function bindSelectListSeries(
+  targets: readonly SelectTarget[],
+  scope: Scope,
+  env: ExprEnv,
+  input: Plan,
+): { plan: Plan; targets: SelectTarget[] } | null {
+  const calls: FuncCall[] = [];
+  const replaced = targets.map((t) => ({ ...t, expr: replaceCalls(t.expr, calls) as SqlExpr }));
   if (calls.length === 0) return null;
   if (calls.length > 1) throw invalid('more than one set-returning function in a select list is not supported', { reason: 'unsupported' });
   const series = bindSeries(calls[0]!, env, 'generate_series');
   scope.add(
-    SRF_ALIAS,
+    SRF_ENTRY,
     series.columns.map((c) => ({ ...c, hidden: true })),
   );
   const plan: Plan = { kind: 'join', joinType: 'cross', left: input, right: series, on: null, hash: null, columns: [...input.columns, ...series.columns] };
-  return { plan, items: replaced as AstNode[] };
+  return { plan, targets: replaced };
 }
 
-/** A copy of `node` with each set-returning call (outside subqueries) replaced by the crossed column. */
-function replaceCalls(node: unknown, calls: AstNode[]): unknown {
+/** A copy of `node` with each set-returning call (outside subqueries) replaced by a reference to the crossed column. */
+function replaceCalls(node: unknown, calls: FuncCall[]): unknown {
   if (Array.isArray(node)) return node.map((n) => replaceCalls(n, calls));
   if (node === null || typeof node !== 'object') return node;
-  const n = node as AstNode;
+  const n = node as SqlExpr;
   if (isSetReturningCall(n)) {
     calls.push(n);
-    return { type: 'column_ref', table: SRF_ALIAS, column: 'generate_series' };
+    return { kind: 'column_ref', qualifier: [SRF_ENTRY], column: 'generate_series', loc: n.loc };
   }
-  if (n.ast) return node;
+  if (n.kind === 'sublink') return node;
   return Object.fromEntries(Object.entries(n).map(([k, v]) => [k, replaceCalls(v, calls)]));
 }

@@ -1,31 +1,31 @@
-import { NATURAL_MARKER, type AstNode } from '../parse/index.js';
 import type { Expr } from '../plan/expr.js';
-import { andAll } from '../plan/expr-util.js';
-import type { JoinType } from '../plan/nodes.js';
+import { andAll, shiftColumns } from '../plan/expr-util.js';
+import type { JoinType, OutputColumn, Plan } from '../plan/nodes.js';
 import { callByName, unify } from './coerce.js';
 import { invalid, type BindContext } from './context.js';
-import { identName } from './names.js';
 import type { RangeEntry, Scope, ScopeColumn } from './scope.js';
 
 /**
- * JOIN ... USING (a, b) and NATURAL JOIN (USING every column name both sides show; the
- * pre-processor writes it as USING (__svc_natural)): equality of the columns; the right side's
- * copies are hidden from * and unqualified names, and * lists the merged columns first, then the
- * rest of the left side, then the rest of the right, as PostgreSQL does. The left side is the
- * join chain so far ([leftStart, rightStart) of the row). Null: no common column (NATURAL only).
+ * JOIN ... USING (a, b) and NATURAL JOIN (`using` null: every column name both sides show):
+ * equality of the columns; the right side's copies are hidden from * and unqualified names, and
+ * * lists the merged columns first, then the rest of the left side, then the rest of the right,
+ * as PostgreSQL does. The left side is [leftStart, rightStart) of the row. `on` is null when a
+ * NATURAL JOIN has no common column; `merged` holds the merged columns' (left) row slots.
  */
 export function usingCondition(
   ctx: BindContext,
-  using: readonly AstNode[],
+  using: readonly string[] | null,
   scope: Scope,
   leftStart: number,
   rightStart: number,
   joinType: JoinType,
-): Expr | null {
-  const names = using.length === 1 && identName(using[0]) === NATURAL_MARKER ? naturalColumns(scope, leftStart, rightStart) : using.map((u) => identName(u));
+): { on: Expr | null; merged: number[] } {
+  const names = using ?? naturalColumns(scope, leftStart, rightStart);
   const conditions: Expr[] = [];
   const merged: number[] = [];
   for (const name of names) {
+    if (using && using.indexOf(name) !== using.lastIndexOf(name))
+      throw invalid(`column name "${name}" appears more than once in USING clause`, { column: name });
     const left = findUsingColumn(scope, name, leftStart, rightStart, 'left');
     const right = findUsingColumn(scope, name, rightStart, Infinity, 'right');
     // Either side's merged column when it is itself the result of an earlier USING (FULL/RIGHT).
@@ -44,7 +44,33 @@ export function usingCondition(
   const before = scope.starOrder.filter((slot) => slot < leftStart);
   const rest = scope.starOrder.filter((slot) => slot >= leftStart && !merged.includes(slot));
   scope.starOrder = [...before, ...merged, ...rest];
-  return andAll(conditions);
+  return { on: andAll(conditions), merged };
+}
+
+/**
+ * JOIN ... USING (a, b) AS j: `j.a` is the merged column. The join's row gets the merged columns
+ * appended (a project over `plan`, whose row starts at slot `start`), registered under `j` as
+ * hidden columns: only qualified names and `j.*` see them.
+ */
+export function usingAliasColumns(scope: Scope, alias: string, merged: readonly number[], plan: Plan, start: number): Plan {
+  const width = plan.columns.length;
+  const own: Expr[] = plan.columns.map((c, i) => ({ kind: 'column', type: c.type, index: i, name: c.name }));
+  const added: Expr[] = merged.map((slot) => {
+    const c = scope.columnAt(slot);
+    const e: Expr = scope.usingOverrides.get(slot) ?? { kind: 'column', type: c.type, index: slot, name: c.name };
+    return shiftColumns(e, -start);
+  });
+  const addedColumns: OutputColumn[] = merged.map((slot, i) => ({ name: scope.columnAt(slot).name, type: added[i]!.type, nullable: true }));
+  assertWidth(scope, start + width);
+  scope.add(
+    alias,
+    addedColumns.map((c) => ({ ...c, hidden: true })),
+  );
+  return { kind: 'project', input: plan, exprs: [...own, ...added], columns: [...plan.columns, ...addedColumns] };
+}
+
+function assertWidth(scope: Scope, width: number): void {
+  if (scope.width !== width) throw invalid('JOIN ... USING ... AS alias: unexpected row layout');
 }
 
 /** The visible column names of the left side that the right side shows too, in the left's * order. */

@@ -17,7 +17,7 @@ import {
 import { SvcError, tableNotFound } from '../../core/errors.js';
 import { newUlid } from '../../core/ids.js';
 import type { CatalogState, WriteView } from '../../projections/index.js';
-import type { CdcStatement } from '../parse/ast.js';
+import type { CdcStatement } from '../parse/index.js';
 import { emptyResult, type QueryResult, type ResultColumn } from '../result.js';
 import { alreadyExists, txnRecord } from '../ddl/common.js';
 import type { DdlDeps } from '../ddl/deps.js';

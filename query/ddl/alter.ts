@@ -3,9 +3,9 @@ import { columnNotFound, SvcError, tableNotFound } from '../../core/errors.js';
 import { decodeRowInto } from '../../core/row-codec.js';
 import type { SqlValue } from '../../core/values.js';
 import type { WriteView } from '../../projections/index.js';
-import { bindCheck, bindDefault, identName, invalid, relationLabel, type BindContext } from '../bind/index.js';
+import { bindCheck, bindDefault, invalid, relationLabel, type BindContext } from '../bind/index.js';
 import { compile } from '../exec/index.js';
-import type { CustomStatement, AstNode } from '../parse/index.js';
+import type { AlterTableAction, AlterTableStatement, ColumnDef as ColumnSyntax, TableConstraint } from '../parse/index.js';
 import { parseExpression, renameIdentifier } from '../parse/index.js';
 import { emptyResult, type QueryResult } from '../result.js';
 import { execContext } from '../run-query.js';
@@ -19,20 +19,20 @@ import { assertUnique } from './create-index.js';
 import { submitDdl, type DdlDeps } from './deps.js';
 import { ConstraintBuilder } from './table-builder.js';
 
-/** ALTER TABLE t ADD COLUMN | DROP COLUMN | ADD CONSTRAINT ..., applied in order as one put_table. */
-export async function alterTable(ast: AstNode, deps: DdlDeps): Promise<QueryResult> {
-  const { schema, name } = tableRef(ast.table[0]);
+/** ALTER TABLE t ADD COLUMN | DROP COLUMN | ADD CONSTRAINT | RENAME COLUMN ..., applied in order as one put_table. */
+export async function alterTable(ast: AlterTableStatement, deps: DdlDeps): Promise<QueryResult> {
+  const { schema, name } = tableRef(ast.table);
   const tenant = deps.env.tenant;
   await submitDdl(deps, async (view) => {
     const entry = view.catalog.tableByName(tenant, schema, name);
     if (!entry || entry.def.kind !== 'table') {
-      if (ast.if_exists) return null;
-      throw tableNotFound(relationLabel(ast.table[0].db ? schema : null, name));
+      if (ast.ifExists) return null;
+      throw tableNotFound(relationLabel(ast.table.schema, name));
     }
     const ctx = deps.bindContext(view.catalog);
     const ids = new IdAllocator(view.catalog);
     let def = entry.def;
-    for (const action of ast.expr as AstNode[]) def = await applyAction(def, action, { ctx, ids, view, deps });
+    for (const action of ast.actions) def = await applyAction(def, action, { ctx, ids, view, deps });
     def = { ...def, updatedAtMicros: nowMicros() };
     return { record: catalogRecord(tenant, [{ kind: 'put_table', table: def }]), result: null };
   });
@@ -46,20 +46,27 @@ interface AlterEnv {
   readonly deps: DdlDeps;
 }
 
-async function applyAction(def: TableDef, action: AstNode, env: AlterEnv): Promise<TableDef> {
-  const verb = String(action.action).toLowerCase();
-  if (verb === 'add' && action.resource === 'column') return addColumn(def, action, env);
-  if (verb === 'drop' && action.resource === 'column') return dropColumn(def, identName(action.column?.column ?? action.column), Boolean(action.if_exists));
-  if (verb === 'add' && action.resource === 'constraint') return addConstraint(def, action.create_definitions, env);
-  throw invalid(`unsupported ALTER TABLE action: ${verb} ${String(action.resource ?? '')}`.trim());
+async function applyAction(def: TableDef, action: AlterTableAction, env: AlterEnv): Promise<TableDef> {
+  switch (action.kind) {
+    case 'add_column':
+      return addColumn(def, action.column, action.ifNotExists, env);
+    case 'drop_column':
+      return dropColumn(def, action.column, action.ifExists);
+    case 'add_constraint':
+      return addConstraint(def, action.constraint, env);
+    case 'rename_column':
+      return renameColumnIn(def, action.from, action.to);
+    default:
+      throw invalid(`ALTER TABLE ${action.kind.replaceAll('_', ' ').toUpperCase()} is not supported`, { action: action.kind, reason: 'unsupported' });
+  }
 }
 
-async function addColumn(def: TableDef, action: AstNode, env: AlterEnv): Promise<TableDef> {
+async function addColumn(def: TableDef, action: ColumnSyntax, ifNotExists: boolean, env: AlterEnv): Promise<TableDef> {
   const taken = namesInSchema(env.view.catalog, def.tenant, def.schema);
   const constraints = new ConstraintBuilder(env.ctx, env.view.catalog, taken);
   const column = columnFromAst(env.ctx, action, def, nextColumnId(def), constraints);
   if (def.columns.some((c) => c.name === column.name)) {
-    if (action.if_not_exists) return def;
+    if (ifNotExists) return def;
     throw new SvcError('CONSTRAINT_VIOLATION', `column "${column.name}" of relation "${def.name}" already exists`, {
       column: column.name,
       reason: 'already_exists',
@@ -107,7 +114,7 @@ function dropColumn(def: TableDef, name: string, ifExists: boolean): TableDef {
   };
 }
 
-async function addConstraint(def: TableDef, node: AstNode, env: AlterEnv): Promise<TableDef> {
+async function addConstraint(def: TableDef, node: TableConstraint, env: AlterEnv): Promise<TableDef> {
   const taken = namesInSchema(env.view.catalog, def.tenant, def.schema);
   const constraints = new ConstraintBuilder(env.ctx, env.view.catalog, taken);
   constraints.addTableConstraint(node);
@@ -166,26 +173,14 @@ async function tableHasRows(view: WriteView, def: TableDef): Promise<boolean> {
 }
 
 /** ALTER TABLE t RENAME [COLUMN] a TO b: CHECK texts are rewritten to the new name. */
-export async function renameColumn(stmt: Extract<CustomStatement, { kind: 'rename_column' }>, deps: DdlDeps): Promise<QueryResult> {
-  const schema = stmt.table.schema ?? 'public';
-  const tenant = deps.env.tenant;
-  await submitDdl(deps, async (view) => {
-    const entry = view.catalog.tableByName(tenant, schema, stmt.table.name);
-    if (!entry || entry.def.kind !== 'table') {
-      if (stmt.ifExists) return null;
-      throw tableNotFound(relationLabel(stmt.table.schema, stmt.table.name));
-    }
-    const def = entry.def;
-    const column = columnByName(def, stmt.from);
-    if (def.columns.some((c) => c.name === stmt.to))
-      throw new SvcError('CONSTRAINT_VIOLATION', `column "${stmt.to}" of relation "${def.name}" already exists`, { column: stmt.to, reason: 'already_exists' });
-    const columns: ColumnDef[] = def.columns.map((c) => (c.id === column.id ? { ...c, name: stmt.to } : c));
-    const constraints = def.constraints.map((c) => {
-      if (!c.columnIds.includes(column.id)) return c;
-      return { ...c, definition: renameIdentifier(c.definition, stmt.from, stmt.to) };
-    });
-    const next: TableDef = { ...def, columns, constraints, updatedAtMicros: nowMicros() };
-    return { record: catalogRecord(tenant, [{ kind: 'put_table', table: next }]), result: null };
+function renameColumnIn(def: TableDef, from: string, to: string): TableDef {
+  const column = columnByName(def, from);
+  if (def.columns.some((c) => c.name === to))
+    throw new SvcError('CONSTRAINT_VIOLATION', `column "${to}" of relation "${def.name}" already exists`, { column: to, reason: 'already_exists' });
+  const columns: ColumnDef[] = def.columns.map((c) => (c.id === column.id ? { ...c, name: to } : c));
+  const constraints = def.constraints.map((c) => {
+    if (!c.columnIds.includes(column.id)) return c;
+    return { ...c, definition: renameIdentifier(c.definition, from, to) };
   });
-  return emptyResult('ALTER TABLE');
+  return { ...def, columns, constraints };
 }

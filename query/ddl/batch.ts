@@ -7,18 +7,11 @@ import type { DdlDeps, DdlSubmit } from './deps.js';
 import { executeDdl } from './index.js';
 
 /** Statement kinds a batch may hold: what a table definition and its alterations are made of. */
-const BATCHABLE = new Set(['create table', 'create index', 'alter table', 'rename_column']);
-
-/** The kind of a DDL statement as BATCHABLE names it ('select', 'drop table', ...). */
-export function ddlKind(statement: ParsedStatement): string {
-  if (statement.custom) return statement.custom.kind;
-  const ast = statement.ast!;
-  return `${String(ast.type)} ${String(ast.keyword ?? '')}`.trim().toLowerCase();
-}
+const BATCHABLE = new Set(['create_table', 'create_index', 'alter_table']);
 
 /** True when the statement may be part of a DDL batch. */
 export function isBatchable(statement: ParsedStatement): boolean {
-  return statement.explain === null && BATCHABLE.has(ddlKind(statement));
+  return statement.explain === null && BATCHABLE.has(statement.body.kind);
 }
 
 /**

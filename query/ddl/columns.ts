@@ -1,12 +1,10 @@
 import type { ColumnDef, TableDef } from '../../core/catalog.js';
 import type { SqlType } from '../../core/values.js';
-import { bindDefault, bindTypeName, identName, invalid, type BindContext } from '../bind/index.js';
-import { exprSql, type AstNode } from '../parse/index.js';
+import { bindDefault, bindTypeName, invalid, type BindContext } from '../bind/index.js';
+import { exprSql, type ColumnDef as ColumnSyntax } from '../parse/index.js';
 import type { QType } from '../types/contract.js';
 import { sequenceName } from './common.js';
 import type { ConstraintBuilder } from './table-builder.js';
-
-const SERIALS = new Set(['serial', 'serial4', 'bigserial', 'serial8', 'smallserial', 'serial2']);
 
 /** SqlType of a column (run-time types that are not storable, like interval or arrays, are refused). */
 export function storableType(type: QType, column: string): SqlType {
@@ -19,16 +17,14 @@ export function storableType(type: QType, column: string): SqlType {
 /** One column definition of CREATE TABLE / ADD COLUMN; its inline constraints go to `constraints`. */
 export function columnFromAst(
   ctx: BindContext,
-  node: AstNode,
+  node: ColumnSyntax,
   table: Pick<TableDef, 'tenant' | 'schema' | 'name'>,
   id: number,
   constraints: ConstraintBuilder,
 ): ColumnDef {
-  const name = identName(node.column?.column ?? node.column);
-  const dataType = String(node.definition?.dataType ?? '').toLowerCase();
-  const serial = SERIALS.has(dataType);
-  const type = storableType(bindTypeName(ctx, node.definition ?? {}), name);
-  let nullable = String(node.nullable?.type ?? '').toLowerCase() !== 'not null';
+  const { name, serial } = node;
+  const type = storableType(bindTypeName(ctx, node.type), name);
+  let nullable = true;
   let defaultExpr: string | null = null;
   let sequence: string | null = null;
   if (serial) {
@@ -36,19 +32,35 @@ export function columnFromAst(
     defaultExpr = `nextval('${table.name}_${name}_seq'::regclass)`;
     nullable = false;
   }
-  const defaultNode = node.default_val?.value;
-  if (defaultNode && !serial) {
-    bindDefault(ctx, table as TableDef, defaultNode, type);
-    defaultExpr = exprSql(defaultNode);
+  for (const c of node.constraints) {
+    switch (c.kind) {
+      case 'not_null':
+        nullable = false;
+        break;
+      case 'null':
+        break;
+      case 'default':
+        if (serial) throw invalid(`multiple default values specified for column "${name}" of table "${table.name}"`, { column: name });
+        bindDefault(ctx, table as TableDef, c.expr, type);
+        defaultExpr = exprSql(c.expr);
+        break;
+      case 'primary_key':
+        constraints.setPrimaryKey([name]);
+        nullable = false;
+        break;
+      case 'unique':
+        constraints.uniques.push({ name: c.name, columns: [name] });
+        break;
+      case 'check':
+        constraints.checks.push({ name: c.name, expr: c.expr, column: name });
+        break;
+      case 'references':
+        constraints.foreignKeys.push({ name: c.name, columns: [name], ref: c.ref });
+        break;
+      case 'identity':
+      case 'generated':
+        throw invalid(`${c.kind === 'identity' ? 'identity' : 'generated'} columns are not supported; use SERIAL or a DEFAULT`, { column: name, reason: 'unsupported' });
+    }
   }
-  const constraintName = node.constraint?.constraint ? identName(node.constraint.constraint) : null;
-  if (node.primary_key) {
-    constraints.setPrimaryKey([name]);
-    nullable = false;
-  }
-  if (node.unique) constraints.uniques.push({ name: node.primary_key ? null : constraintName, columns: [name] });
-  if (node.check)
-    constraints.checks.push({ name: node.check.constraint ? identName(node.check.constraint) : constraintName, ast: node.check.definition[0], column: name });
-  if (node.reference_definition) constraints.foreignKeys.push({ name: constraintName, columns: [name], ref: node.reference_definition });
   return { id, name, type, nullable, defaultExpr, missingValue: null, sequence };
 }

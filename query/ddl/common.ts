@@ -3,8 +3,7 @@ import { DEFAULT_SCHEMA, type ColumnDef, type ConstraintDef, type IndexDef, type
 import { SvcError, columnNotFound } from '../../core/errors.js';
 import type { TxnOp, TxnRecord } from '../../core/log-records.js';
 import type { CatalogState, TableEntry } from '../../projections/index.js';
-import { identName } from '../bind/index.js';
-import type { AstNode } from '../parse/index.js';
+import type { QualifiedName } from '../parse/index.js';
 import { checkCatalogNames } from './names.js';
 
 export const nowMicros = (): bigint => BigInt(Date.now()) * 1000n;
@@ -27,9 +26,14 @@ export function alreadyExists(kind: string, name: string): SvcError {
   return new SvcError('CONSTRAINT_VIOLATION', `${kind} "${name}" already exists`, { name, reason: 'already_exists' });
 }
 
-/** schema + name of a node-sql-parser table reference. */
-export function tableRef(node: AstNode): { schema: string; name: string } {
-  return { schema: node.db ? identName(node.db) : DEFAULT_SCHEMA, name: identName(node.table) };
+/** The schema a name means: its own, else the default one. */
+export function schemaOf(name: QualifiedName): string {
+  return name.schema ?? DEFAULT_SCHEMA;
+}
+
+/** schema + name of a table reference (schema defaulted). */
+export function tableRef(name: QualifiedName): { schema: string; name: string } {
+  return { schema: schemaOf(name), name: name.name };
 }
 
 /** The internal sequence name of a SERIAL column (unique per tenant and schema). */

@@ -4,47 +4,48 @@ import { tableNotFound } from '../../core/errors.js';
 import { decodeRowInto } from '../../core/row-codec.js';
 import type { SqlValue } from '../../core/values.js';
 import type { WriteView } from '../../projections/index.js';
-import { identName, invalid, relationLabel } from '../bind/index.js';
-import type { AstNode } from '../parse/index.js';
+import { invalid, relationLabel } from '../bind/index.js';
+import type { CreateIndexStatement } from '../parse/index.js';
 import { emptyResult, type QueryResult } from '../result.js';
 import { uniqueViolation } from '../dml/errors.js';
 import { alreadyExists, columnByName, IdAllocator, namesInSchema, nowMicros, tableRef, catalogRecord } from './common.js';
 import { submitDdl, type DdlDeps } from './deps.js';
 
 /** CREATE [UNIQUE] INDEX [IF NOT EXISTS] [name] ON t [USING btree|hnsw] (cols [DESC]) [WITH (...)]. */
-export async function createIndex(ast: AstNode, deps: DdlDeps): Promise<QueryResult> {
+export async function createIndex(ast: CreateIndexStatement, deps: DdlDeps): Promise<QueryResult> {
   const { schema, name: tableName } = tableRef(ast.table);
   const tenant = deps.env.tenant;
-  const hnsw = deps.statement.hnsw;
+  if (ast.where) throw invalid('partial indexes (CREATE INDEX ... WHERE) are not supported', { reason: 'unsupported' });
+  if (ast.include.length > 0) throw invalid('INCLUDE columns are not supported', { reason: 'unsupported' });
+  if (ast.elements.some((e) => e.column === null)) throw invalid('indexes on expressions are not supported; index a column', { reason: 'unsupported' });
   await submitDdl(deps, async (view) => {
     const entry = view.catalog.tableByName(tenant, schema, tableName);
     if (!entry || entry.def.kind !== 'table') throw tableNotFound(relationLabel(schema === 'public' ? null : schema, tableName));
     const table = entry.def;
-    const columns = (ast.index_columns as AstNode[]).map((c) => columnByName(table, identName(c.column ?? c)));
+    const columns = ast.elements.map((e) => columnByName(table, e.column!));
     const taken = namesInSchema(view.catalog, tenant, schema);
-    const explicit = ast.index ? identName(ast.index) : null;
+    const explicit = ast.name;
     if (explicit !== null && taken.has(explicit)) {
-      if (ast.if_not_exists) return null;
+      if (ast.ifNotExists) return null;
       throw alreadyExists('relation', explicit);
     }
     let name = explicit ?? `${table.name}_${columns.map((c) => c.name).join('_')}_idx`;
     for (let n = 1; explicit === null && taken.has(name); n++) name = `${table.name}_${columns.map((c) => c.name).join('_')}_idx${n}`;
-    const unique = String(ast.index_type ?? '').toLowerCase() === 'unique';
-    const method = hnsw ? 'hnsw' : String(ast.index_using?.type ?? 'btree').toLowerCase();
+    const { unique, method } = ast;
     if (method !== 'btree' && method !== 'hnsw') throw invalid(`access method "${method}" is not supported (btree, hnsw)`);
     if (method === 'hnsw' && (unique || columns.length !== 1 || columns[0]!.type.name !== 'vector'))
       throw invalid('an hnsw index takes exactly one VECTOR column and cannot be UNIQUE');
     if (method === 'btree' && columns.some((c) => c.type.name === 'jsonb' || c.type.name === 'vector'))
       throw invalid('btree indexes cannot hold JSONB or VECTOR columns');
     const options: Record<string, number | string> = {};
-    for (const w of (ast.with as AstNode[] | null) ?? []) options[String(w.type).toLowerCase()] = Number(w.expr?.value ?? w.value);
-    if (method === 'hnsw') options.metric = hnswMetric((ast.index_columns as AstNode[])[0]!.opclass);
+    for (const [key, value] of Object.entries(ast.options)) options[key.toLowerCase()] = Number(value);
+    if (method === 'hnsw') options.metric = hnswMetric(ast.elements[0]!.opclass);
     const index: IndexDef = {
       id: new IdAllocator(view.catalog).nextIndex(),
       name,
       kind: method,
       columnIds: columns.map((c) => c.id),
-      descending: (ast.index_columns as AstNode[]).map((c) => String(c.order_by ?? '').toLowerCase() === 'desc'),
+      descending: ast.elements.map((e) => e.direction === 'desc'),
       unique,
       primary: false,
       options,
@@ -59,10 +60,10 @@ export async function createIndex(ast: AstNode, deps: DdlDeps): Promise<QueryRes
 const OPCLASS_METRIC: Record<string, string> = { vector_l2_ops: 'l2', vector_cosine_ops: 'cosine', vector_ip_ops: 'inner_product' };
 
 /** The metric of an hnsw index from its operator class (pgvector's names); cosine when none is given. */
-function hnswMetric(opclass: unknown): string {
-  if (opclass === null || opclass === undefined) return 'cosine';
-  const metric = OPCLASS_METRIC[String(opclass).toLowerCase()];
-  if (!metric) throw invalid(`operator class "${String(opclass)}" does not exist for access method "hnsw" (vector_l2_ops, vector_cosine_ops, vector_ip_ops)`);
+function hnswMetric(opclass: string | null): string {
+  if (opclass === null) return 'cosine';
+  const metric = OPCLASS_METRIC[opclass.toLowerCase()];
+  if (!metric) throw invalid(`operator class "${opclass}" does not exist for access method "hnsw" (vector_l2_ops, vector_cosine_ops, vector_ip_ops)`);
   return metric;
 }
 

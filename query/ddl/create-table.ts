@@ -1,7 +1,7 @@
 import type { ColumnDef, TableDef } from '../../core/catalog.js';
 import type { TxnOp } from '../../core/log-records.js';
-import { identName, invalid } from '../bind/index.js';
-import type { AstNode } from '../parse/index.js';
+import { invalid } from '../bind/index.js';
+import type { CreateTableStatement } from '../parse/index.js';
 import { emptyResult, type QueryResult } from '../result.js';
 import { alreadyExists, IdAllocator, namesInSchema, nowMicros, tableRef, catalogRecord } from './common.js';
 import { columnFromAst } from './columns.js';
@@ -9,12 +9,14 @@ import { submitDdl, type DdlDeps } from './deps.js';
 import { ConstraintBuilder } from './table-builder.js';
 
 /** CREATE TABLE [IF NOT EXISTS]: one put_table record (plus sequence resets for SERIAL columns). */
-export async function createTable(ast: AstNode, deps: DdlDeps): Promise<QueryResult> {
-  const { schema, name } = tableRef(ast.table[0]);
+export async function createTable(ast: CreateTableStatement, deps: DdlDeps): Promise<QueryResult> {
+  const { schema, name } = tableRef(ast.table);
+  if (ast.asQuery) throw invalid('CREATE TABLE ... AS is not supported; create the table, then INSERT ... SELECT', { reason: 'unsupported' });
+  if (ast.temporary) throw invalid('temporary tables are not supported', { reason: 'unsupported' });
   const tenant = deps.env.tenant;
   await submitDdl(deps, async (view) => {
     if (view.catalog.tableByName(tenant, schema, name)) {
-      if (ast.if_not_exists) return null;
+      if (ast.ifNotExists) return null;
       throw alreadyExists('relation', name);
     }
     const ctx = deps.bindContext(view.catalog);
@@ -25,13 +27,12 @@ export async function createTable(ast: AstNode, deps: DdlDeps): Promise<QueryRes
     const constraints = new ConstraintBuilder(ctx, view.catalog, taken);
     const shell = { tenant, schema, name };
     const columns: ColumnDef[] = [];
-    for (const item of ast.create_definitions as AstNode[]) {
-      if (item.resource === 'column') {
-        const column = columnFromAst(ctx, item, shell, columns.length + 1, constraints);
-        if (columns.some((c) => c.name === column.name)) throw invalid(`column "${column.name}" specified more than once`, { column: column.name });
-        columns.push(column);
-      } else constraints.addTableConstraint(item);
+    for (const item of ast.columns) {
+      const column = columnFromAst(ctx, item, shell, columns.length + 1, constraints);
+      if (columns.some((c) => c.name === column.name)) throw invalid(`column "${column.name}" specified more than once`, { column: column.name });
+      columns.push(column);
     }
+    for (const item of ast.constraints) constraints.addTableConstraint(item);
     const now = nowMicros();
     const base: TableDef = {
       id: ids.nextTable(),
@@ -62,5 +63,3 @@ export async function createTable(ast: AstNode, deps: DdlDeps): Promise<QueryRes
   });
   return emptyResult('CREATE TABLE');
 }
-
-export const columnName = (node: AstNode): string => identName(node);

@@ -2,20 +2,16 @@ import type { TableDef } from '../../core/catalog.js';
 import { isSvcError, SvcError, tableNotFound } from '../../core/errors.js';
 import type { TxnOp } from '../../core/log-records.js';
 import type { CatalogState } from '../../projections/index.js';
-import { identName, invalid, QueryBinder, relationLabel, Scope } from '../bind/index.js';
+import { invalid, QueryBinder, relationLabel, Scope } from '../bind/index.js';
 import { parseSql } from '../parse/index.js';
-import type { AstNode } from '../parse/index.js';
+import type { DropStatement, TruncateStatement } from '../parse/index.js';
 import { emptyResult, type QueryResult } from '../result.js';
 import { nowMicros, referencingTables, tableRef, catalogRecord } from './common.js';
 import { submitDdl, type DdlDeps } from './deps.js';
 
 /** DROP TABLE|VIEW [IF EXISTS] a, b [CASCADE]: FKs of other tables referencing them go too with CASCADE. */
-export async function dropTables(ast: AstNode, deps: DdlDeps, keyword: 'table' | 'view'): Promise<QueryResult> {
-  const names = ast.name as AstNode[];
-  const cascade = String(names[names.length - 1]?.as ?? '').toLowerCase() === 'cascade' || /\bcascade\s*$/i.test(deps.statement.text);
-  const ifExists = String(ast.prefix ?? '')
-    .toUpperCase()
-    .includes('IF EXISTS');
+export async function dropTables(ast: DropStatement, deps: DdlDeps, keyword: 'table' | 'view'): Promise<QueryResult> {
+  const { names, cascade, ifExists } = ast;
   const tenant = deps.env.tenant;
   await submitDdl(deps, async (view) => {
     const targets: TableDef[] = [];
@@ -72,7 +68,9 @@ function withDependentViews(catalog: CatalogState, deps: DdlDeps, targets: reado
 function viewReads(catalog: CatalogState, deps: DdlDeps, v: TableDef): Set<number> {
   try {
     const ctx = deps.bindContext(catalog);
-    new QueryBinder(ctx).bindQuery(parseSql(v.viewSql ?? '')[0]!.ast!, new Scope(null));
+    const body = parseSql(v.viewSql ?? '')[0]!.body;
+    if (body.kind !== 'query') return new Set();
+    new QueryBinder(ctx).bindQuery(body.query, new Scope(null));
     return new Set(ctx.tablesUsed.keys());
   } catch (error) {
     if (!isSvcError(error)) throw error;
@@ -100,14 +98,11 @@ function detachReferences(catalog: CatalogState, table: TableDef, dropped: Set<n
 }
 
 /** DROP INDEX [IF EXISTS] name [CASCADE]. Indexes backing a PRIMARY KEY or UNIQUE constraint need CASCADE. */
-export async function dropIndex(ast: AstNode, deps: DdlDeps): Promise<QueryResult> {
-  const nameNode = ast.name as AstNode;
-  const schema = nameNode.table ? identName(nameNode.table) : 'public';
-  const name = identName(nameNode.column ?? nameNode);
-  const ifExists = String(ast.prefix ?? '')
-    .toUpperCase()
-    .includes('IF EXISTS');
-  const cascade = /\bcascade\s*$/i.test(deps.statement.text);
+export async function dropIndex(ast: DropStatement, deps: DdlDeps): Promise<QueryResult> {
+  if (ast.names.length !== 1) throw invalid('DROP INDEX of several indexes at once is not supported; drop them one by one', { reason: 'unsupported' });
+  const schema = ast.names[0]!.schema ?? 'public';
+  const { name } = ast.names[0]!;
+  const { ifExists, cascade } = ast;
   const tenant = deps.env.tenant;
   await submitDdl(deps, async (view) => {
     for (const entry of view.catalog.tables()) {
@@ -133,14 +128,14 @@ export async function dropIndex(ast: AstNode, deps: DdlDeps): Promise<QueryResul
 }
 
 /** TRUNCATE [TABLE] a, b [CASCADE]: tables referenced by other tables' foreign keys need those too (or CASCADE). */
-export async function truncate(ast: AstNode, deps: DdlDeps): Promise<QueryResult> {
+export async function truncate(ast: TruncateStatement, deps: DdlDeps): Promise<QueryResult> {
   const tenant = deps.env.tenant;
-  const cascade = /\bcascade\s*$/i.test(deps.statement.text);
+  const { cascade } = ast;
   await submitDdl(deps, async (view) => {
-    const tables = (ast.name as AstNode[]).map((n) => {
+    const tables = ast.tables.map((n) => {
       const { schema, name } = tableRef(n);
       const entry = view.catalog.tableByName(tenant, schema, name);
-      if (!entry || entry.def.kind !== 'table') throw tableNotFound(relationLabel(n.db ? schema : null, name));
+      if (!entry || entry.def.kind !== 'table') throw tableNotFound(relationLabel(n.schema, name));
       return entry.def;
     });
     const ids = new Set(tables.map((t) => t.id));

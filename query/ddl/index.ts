@@ -1,7 +1,7 @@
 import { SvcError } from '../../core/errors.js';
 import type { ParsedStatement } from '../parse/index.js';
 import type { QueryResult } from '../result.js';
-import { alterTable, renameColumn } from './alter.js';
+import { alterTable } from './alter.js';
 import { createIndex } from './create-index.js';
 import { createTable } from './create-table.js';
 import type { DdlDeps } from './deps.js';
@@ -12,26 +12,27 @@ export type { DdlDeps } from './deps.js';
 
 /** Runs a DDL statement: each is one catalog record in the log (or nothing when it changes nothing). */
 export function executeDdl(statement: ParsedStatement, deps: DdlDeps): Promise<QueryResult> {
-  if (statement.custom?.kind === 'rename_column') return renameColumn(statement.custom, deps);
-  const ast = statement.ast!;
-  const keyword = String(ast.keyword ?? '').toLowerCase();
-  switch (ast.type) {
-    case 'create':
-      if (keyword === 'table') return createTable(ast, deps);
-      if (keyword === 'index') return createIndex(ast, deps);
-      if (keyword === 'view') return createView(ast, deps);
-      break;
-    case 'alter':
-      if (keyword === 'table') return alterTable(ast, deps);
-      break;
+  const { body } = statement;
+  switch (body.kind) {
+    case 'create_table':
+      return createTable(body, deps);
+    case 'create_index':
+      return createIndex(body, deps);
+    case 'create_view':
+      return createView(body, deps);
+    case 'alter_table':
+      return alterTable(body, deps);
     case 'drop':
-      if (keyword === 'table' || keyword === 'view') return dropTables(ast, deps, keyword);
-      if (keyword === 'index') return dropIndex(ast, deps);
-      break;
+      if (body.object === 'table' || body.object === 'view') return dropTables(body, deps, body.object);
+      if (body.object === 'index') return dropIndex(body, deps);
+      return Promise.reject(unsupported(`DROP ${body.object.replaceAll('_', ' ').toUpperCase()}`));
     case 'truncate':
-      return truncate(ast, deps);
+      return truncate(body, deps);
+    default:
+      return Promise.reject(unsupported(body.kind.replaceAll('_', ' ').toUpperCase()));
   }
-  return Promise.reject(
-    new SvcError('INVALID_QUERY', `unsupported statement: ${String(ast.type).toUpperCase()} ${keyword.toUpperCase()}`.trim(), { statement: ast.type }),
-  );
+}
+
+function unsupported(name: string): SvcError {
+  return new SvcError('INVALID_QUERY', `${name} is not supported`, { statement: name, reason: 'unsupported' });
 }

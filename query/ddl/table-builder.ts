@@ -1,19 +1,22 @@
 import type { ColumnDef, ConstraintDef, ForeignKeyAction, IndexDef, TableDef } from '../../core/catalog.js';
 import { tableNotFound } from '../../core/errors.js';
 import type { CatalogState } from '../../projections/index.js';
-import { bindCheck, identName, invalid, type BindContext } from '../bind/index.js';
-import { exprSql, PK_MARKER, type AstNode } from '../parse/index.js';
+import { bindCheck, invalid, type BindContext } from '../bind/index.js';
+import { exprSql, type ForeignKeyRef, type ReferentialAction, type SqlExpr, type TableConstraint } from '../parse/index.js';
 import { columnsOf } from '../plan/expr-util.js';
-import { alreadyExists, btreeIndex, columnByName, freeName, keyConstraint, tableRef, type IdAllocator } from './common.js';
+import { alreadyExists, btreeIndex, columnByName, freeName, keyConstraint, schemaOf, type IdAllocator } from './common.js';
 
-const ACTIONS: Record<string, ForeignKeyAction> = { cascade: 'cascade', restrict: 'restrict', 'set null': 'set_null', 'no action': 'no_action' };
+const ACTIONS: Partial<Record<ReferentialAction, ForeignKeyAction>> = { cascade: 'cascade', restrict: 'restrict', set_null: 'set_null', no_action: 'no_action' };
+
+type Fk = { name: string | null; columns: readonly string[]; ref: ForeignKeyRef };
+type Check = { name: string | null; expr: SqlExpr; column: string | null };
 
 /** Collects constraints of a table being created or altered and turns them into catalog entries. */
 export class ConstraintBuilder {
-  readonly checks: { name: string | null; ast: AstNode; column: string | null }[] = [];
-  readonly uniques: { name: string | null; columns: string[] }[] = [];
-  readonly foreignKeys: { name: string | null; columns: string[]; ref: AstNode }[] = [];
-  primaryKey: string[] | null = null;
+  readonly checks: Check[] = [];
+  readonly uniques: { name: string | null; columns: readonly string[] }[] = [];
+  readonly foreignKeys: Fk[] = [];
+  primaryKey: readonly string[] | null = null;
 
   constructor(
     private readonly ctx: BindContext,
@@ -21,19 +24,15 @@ export class ConstraintBuilder {
     private readonly taken: Set<string>,
   ) {}
 
-  /** A table-level constraint node (CREATE TABLE or ALTER TABLE ADD CONSTRAINT). */
-  addTableConstraint(node: AstNode): void {
-    const name = node.constraint ? identName(node.constraint) : null;
-    const type = String(node.constraint_type).toLowerCase();
-    const columns = (node.definition as AstNode[] | undefined)?.map((c) => identName(c.column ?? c)) ?? [];
-    if (type === 'primary key') this.setPrimaryKey(columns);
-    else if (type === 'unique' || type === 'unique key') this.uniques.push({ name, columns });
-    else if (type === 'check') this.checks.push({ name, ast: node.definition[0], column: null });
-    else if (type === 'foreign key') this.foreignKeys.push({ name, columns, ref: node.reference_definition });
-    else throw invalid(`unsupported constraint type ${String(node.constraint_type)}`);
+  /** A table-level constraint (CREATE TABLE or ALTER TABLE ADD CONSTRAINT). */
+  addTableConstraint(node: TableConstraint): void {
+    if (node.kind === 'primary_key') this.setPrimaryKey(node.columns);
+    else if (node.kind === 'unique') this.uniques.push({ name: node.name, columns: node.columns });
+    else if (node.kind === 'check') this.checks.push({ name: node.name, expr: node.expr, column: null });
+    else this.foreignKeys.push({ name: node.name, columns: node.columns, ref: node.ref });
   }
 
-  setPrimaryKey(columns: string[]): void {
+  setPrimaryKey(columns: readonly string[]): void {
     if (this.primaryKey) throw invalid('multiple primary keys for table are not allowed');
     this.primaryKey = columns;
   }
@@ -85,25 +84,22 @@ export class ConstraintBuilder {
     return freeName(generated, this.taken);
   }
 
-  private checkConstraint(table: TableDef, c: { name: string | null; ast: AstNode; column: string | null }): ConstraintDef {
-    const bound = bindCheck(this.ctx, table, c.ast);
+  private checkConstraint(table: TableDef, c: Check): ConstraintDef {
+    const bound = bindCheck(this.ctx, table, c.expr);
     const cols = [...columnsOf(bound)].sort((a, b) => a - b).map((i) => table.columns[i]!);
     const column = c.column ?? (cols.length === 1 ? cols[0]!.name : null);
     const name = this.name(c.name, column ? `${table.name}_${column}_check` : `${table.name}_check`);
-    return { name, kind: 'check', definition: exprSql(c.ast), columnIds: cols.map((col) => col.id) };
+    return { name, kind: 'check', definition: exprSql(c.expr), columnIds: cols.map((col) => col.id) };
   }
 
-  private foreignKey(table: TableDef, fk: { name: string | null; columns: string[]; ref: AstNode }, pk: number[], newIndexes: IndexDef[]): ConstraintDef {
-    const { schema, name } = tableRef(fk.ref.table[0]);
+  private foreignKey(table: TableDef, fk: Fk, pk: number[], newIndexes: IndexDef[]): ConstraintDef {
+    const schema = schemaOf(fk.ref.table);
+    const { name } = fk.ref.table;
     const self = schema === table.schema && name === table.name;
     const target = self ? table : this.catalog.tableByName(table.tenant, schema, name)?.def;
     if (!target || target.kind !== 'table') throw tableNotFound(name);
-    const refNames = (fk.ref.definition as AstNode[]).map((c) => identName(c.column ?? c));
     const targetPk = self ? pk : target.primaryKey;
-    const refCols =
-      refNames.length === 1 && refNames[0] === PK_MARKER
-        ? targetPk.map((id) => target.columns.find((c) => c.id === id)!)
-        : refNames.map((n) => columnByName(target, n));
+    const refCols = fk.ref.columns === null ? targetPk.map((id) => target.columns.find((c) => c.id === id)!) : fk.ref.columns.map((n) => columnByName(target, n));
     if (refCols.length === 0) throw invalid(`there is no primary key for referenced table "${target.name}"`);
     const cols = fk.columns.map((n) => columnByName(table, n));
     if (cols.length !== refCols.length) throw invalid('number of referencing and referenced columns for foreign key disagree');
@@ -111,8 +107,10 @@ export class ConstraintBuilder {
     const indexes = self ? [...table.indexes, ...newIndexes] : target.indexes;
     const keyed = (self ? pk : target.primaryKey).join(',') === refIds.join(',') || indexes.some((i) => i.unique && i.columnIds.join(',') === refIds.join(','));
     if (!keyed) throw invalid(`there is no unique constraint matching given keys for referenced table "${target.name}"`);
-    const action = String(fk.ref.on_action?.find((a: AstNode) => String(a.type).toLowerCase() === 'on delete')?.value?.value ?? 'no action').toLowerCase();
-    const onDelete = ACTIONS[action] ?? 'no_action';
+    const onDelete = ACTIONS[fk.ref.onDelete];
+    if (!onDelete) throw invalid(`ON DELETE ${fk.ref.onDelete.replace('_', ' ').toUpperCase()} is not supported`, { reason: 'unsupported' });
+    if (fk.ref.onUpdate !== 'no_action' && fk.ref.onUpdate !== 'restrict') throw invalid('ON UPDATE actions other than NO ACTION and RESTRICT are not supported', { reason: 'unsupported' });
+    const action = onDelete.replace('_', ' ');
     const constraintName = this.name(fk.name, `${table.name}_${fk.columns.join('_')}_fkey`);
     const definition = `FOREIGN KEY (${cols.map((c) => c.name).join(', ')}) REFERENCES ${target.name}(${refCols.map((c) => c.name).join(', ')})${onDelete === 'no_action' ? '' : ` ON DELETE ${action.toUpperCase()}`}`;
     return {

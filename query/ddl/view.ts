@@ -1,24 +1,26 @@
 import type { TableDef } from '../../core/catalog.js';
-import { identName, QueryBinder, Scope, uniqueNames } from '../bind/index.js';
-import { viewQueryText, type AstNode } from '../parse/index.js';
+import { invalid, QueryBinder, Scope, uniqueNames } from '../bind/index.js';
+import type { CreateViewStatement } from '../parse/index.js';
 import { emptyResult, type QueryResult } from '../result.js';
 import { storableType } from './columns.js';
 import { alreadyExists, IdAllocator, namesInSchema, nowMicros, catalogRecord } from './common.js';
 import { submitDdl, type DdlDeps } from './deps.js';
 
 /** CREATE [OR REPLACE] VIEW v [(cols)] AS query: the query text is stored and expanded when v is read. */
-export async function createView(ast: AstNode, deps: DdlDeps): Promise<QueryResult> {
-  const schema = ast.view?.db ? identName(ast.view.db) : 'public';
-  const name = identName(ast.view?.view ?? ast.view);
+export async function createView(ast: CreateViewStatement, deps: DdlDeps): Promise<QueryResult> {
+  if (ast.materialized) throw invalid('CREATE MATERIALIZED VIEW is not supported', { statement: 'CREATE MATERIALIZED VIEW', reason: 'unsupported' });
+  if (ast.temporary) throw invalid('temporary views are not supported', { reason: 'unsupported' });
+  const schema = ast.view.schema ?? 'public';
+  const { name } = ast.view;
   const tenant = deps.env.tenant;
-  const sql = viewQueryText(deps.statement.text.replace(/^\s*create\s+(or\s+replace\s+)?view\s+/i, (m) => m));
+  const sql = ast.queryText;
   await submitDdl(deps, async (view) => {
     const existing = view.catalog.tableByName(tenant, schema, name);
-    if (existing && !(ast.replace && existing.def.kind === 'view')) throw alreadyExists('relation', name);
+    if (existing && !(ast.orReplace && existing.def.kind === 'view')) throw alreadyExists('relation', name);
     if (!existing && namesInSchema(view.catalog, tenant, schema).has(name)) throw alreadyExists('relation', name);
     const ctx = deps.bindContext(view.catalog);
-    const bound = new QueryBinder(ctx).bindQuery(ast.select, new Scope(null));
-    const explicit: string[] = (ast.columns as AstNode[] | null)?.map((c) => identName(c)) ?? [];
+    const bound = new QueryBinder(ctx).bindQuery(ast.query, new Scope(null));
+    const explicit = ast.columns ?? [];
     const names = uniqueNames(bound.names.map((n, i) => explicit[i] ?? n));
     const now = nowMicros();
     const def: TableDef = {

@@ -4,8 +4,8 @@ import {
   bindCheck,
   bindExpr,
   bindFunction,
-  identName,
   invalid,
+  outputName,
   QueryBinder,
   resolveUnknown,
   tableScope,
@@ -15,7 +15,7 @@ import {
   type Scope,
 } from '../bind/index.js';
 import { compile, WriteViewSource, type ExecContext } from '../exec/index.js';
-import { parseExpression, type AstNode, type ParsedStatement } from '../parse/index.js';
+import { parseExpression, type ParsedStatement, type QualifiedName, type SelectTarget, type WithClause } from '../parse/index.js';
 import type { Expr } from '../plan/expr.js';
 import { convertParams, fillParamTypes } from '../prepare.js';
 import { emptyResult, RowConverter, type QueryResult } from '../result.js';
@@ -114,27 +114,27 @@ export function exprEnv(run: DmlRun, scope: Scope, clause: string): ExprEnv {
 }
 
 /** The target table of a DML statement (a table, not a view). */
-export function targetTable(ctx: BindContext, node: AstNode): TableDef {
-  const def = ctx.table(node.db ? identName(node.db) : null, identName(node.table)).def;
+export function targetTable(ctx: BindContext, name: QualifiedName): TableDef {
+  const def = ctx.table(name.schema, name.name).def;
   if (def.kind !== 'table') throw invalid(`cannot change rows of view "${def.name}"`, { table: def.name });
   return def;
 }
 
 /** RETURNING items bound over the table's row (columns in table order). */
-export function bindReturning(run: DmlRun, table: TableDef, alias: string, items: readonly AstNode[] | undefined): { names: string[]; exprs: Expr[] } | null {
+export function bindReturning(run: DmlRun, table: TableDef, alias: string, items: readonly SelectTarget[] | null): { names: string[]; exprs: Expr[] } | null {
   return bindReturningIn(run, tableScope(table, alias), items);
 }
 
 /** RETURNING items bound over a scope (UPDATE ... FROM / DELETE ... USING see every FROM item). */
-export function bindReturningIn(run: DmlRun, scope: Scope, items: readonly AstNode[] | undefined): { names: string[]; exprs: Expr[] } | null {
+export function bindReturningIn(run: DmlRun, scope: Scope, items: readonly SelectTarget[] | null): { names: string[]; exprs: Expr[] } | null {
   if (!items || items.length === 0) return null;
   const env = exprEnv(run, scope, 'RETURNING');
   const names: string[] = [];
   const exprs: Expr[] = [];
   for (const item of items) {
-    const node = item.expr as AstNode;
-    if (node?.type === 'column_ref' && node.column === '*') {
-      const only = node.table ? identName(node.table) : null;
+    const node = item.expr;
+    if (node.kind === 'column_ref' && node.column === null) {
+      const only = node.qualifier.length > 0 ? node.qualifier[node.qualifier.length - 1]! : null;
       for (const entry of scope.entries) {
         if (only !== null && entry.alias !== only) continue;
         entry.columns.forEach((c, i) => {
@@ -146,7 +146,7 @@ export function bindReturningIn(run: DmlRun, scope: Scope, items: readonly AstNo
       continue;
     }
     exprs.push(resolveUnknown(run.ctx, bindExpr(node, env)));
-    names.push(item.as ? identName(item.as) : node.type === 'column_ref' ? identName(node.column) : '?column?');
+    names.push(item.alias ?? outputName(node));
   }
   return { names: uniqueNames(names), exprs };
 }
@@ -154,6 +154,11 @@ export function bindReturningIn(run: DmlRun, scope: Scope, items: readonly AstNo
 /** Evaluates RETURNING expressions for one row. */
 export function returningRow(compiled: ReturnType<typeof compile>[], row: readonly QValue[]): QValue[] {
   return compiled.map((c) => c.eval(row as QValue[]));
+}
+
+/** Data-modifying statements with their own WITH clause: not supported yet (a clear error, never a wrong answer). */
+export function refuseWith(clause: WithClause | null): void {
+  if (clause) throw invalid('WITH on INSERT, UPDATE and DELETE is not supported; use a subquery', { reason: 'unsupported' });
 }
 
 export function emptyOutcome(affected: number): DmlOutcome {

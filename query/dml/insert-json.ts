@@ -33,10 +33,19 @@ export const JSON_INSERT_STATEMENT: ParsedStatement = Object.freeze({
   text: 'INSERT (JSON rows)',
   offset: 0,
   explain: null,
-  ast: Object.freeze({ type: 'insert' }),
-  custom: null,
-  vectorDims: [],
-  hnsw: false,
+  body: Object.freeze({
+    kind: 'insert',
+    with: null,
+    table: Object.freeze({ schema: null, name: '' }),
+    alias: null,
+    columns: null,
+    source: null,
+    overriding: null,
+    onConflict: null,
+    returning: null,
+    loc: 0,
+  }),
+  paramCount: 0,
 });
 
 /**

@@ -1,15 +1,15 @@
 import type { IndexDef, TableDef } from '../../core/catalog.js';
 import { SvcError, columnNotFound } from '../../core/errors.js';
 import { decodeRowInto } from '../../core/row-codec.js';
-import { asCondition, bindExpr, coerce, identName, invalid, Scope } from '../bind/index.js';
-import { compile } from '../exec/index.js';
-import { parseAlias } from '../bind/from.js';
-import type { AstNode } from '../parse/index.js';
+import { asCondition, bindExpr, coerce, invalid, Scope } from '../bind/index.js';
+import { compile, prepare } from '../exec/index.js';
+import type { InsertStatement, OnConflict, QualifiedName } from '../parse/index.js';
 import type { Expr } from '../plan/expr.js';
 import type { QueryResult } from '../result.js';
 import type { QValue } from '../types/contract.js';
-import { bindReturning, exprEnv, returningRow, submitDml, type DmlDeps, type DmlOutcome, type DmlRun } from './common.js';
+import { bindReturning, exprEnv, refuseWith, returningRow, submitDml, type DmlDeps, type DmlOutcome, type DmlRun } from './common.js';
 import { insertRows } from './row-source.js';
+import { bindRowSetValue } from './row-set.js';
 
 export interface Conflict {
   /** Indexes whose conflict triggers the action (all unique ones when no target is given). */
@@ -18,16 +18,17 @@ export interface Conflict {
 }
 
 /** INSERT ... VALUES | SELECT [ON CONFLICT ...] [RETURNING ...]: one log record. */
-export function insert(ast: AstNode, deps: DmlDeps): Promise<QueryResult> {
+export function insert(ast: InsertStatement, deps: DmlDeps): Promise<QueryResult> {
   return submitDml(deps, 'INSERT', async (run) => {
-    const node = ast.table[0] as AstNode;
-    const table = await Promise.resolve(targetOf(run, node));
-    const alias = parseAlias(node.as).alias ?? table.name;
+    refuseWith(ast.with);
+    if (ast.overriding) throw invalid('OVERRIDING ... VALUE is not supported (svcdb has no identity columns)', { reason: 'unsupported' });
+    const table = targetOf(run, ast.table);
+    const alias = ast.alias ?? table.name;
     const targets = targetColumns(table, ast.columns);
-    const conflict = ast.conflict ? bindConflict(run, table, alias, ast.conflict) : null;
-    const returning = bindReturning(run, table, alias, ast.returning?.columns);
+    const conflict = ast.onConflict ? bindConflict(run, table, alias, ast.onConflict) : null;
+    const returning = bindReturning(run, table, alias, ast.returning);
     const proposed: QValue[][] = [];
-    await insertRows(run, table, targets, ast.values, async (values) => {
+    await insertRows(run, table, targets, ast.source, ast.columns !== null, async (values) => {
       proposed.push(values);
     });
     return writeProposed(run, table, proposed, conflict, returning);
@@ -76,6 +77,8 @@ export async function writeProposed(
           table.columns.map((c) => c.missingValue),
         ) as QValue[];
         const combined = [...existing, ...values];
+        // Subqueries of SET and WHERE run per conflicting row (they may refer to it).
+        await prepare([...setEvals.map((s) => s.eval), ...(whereEval ? [whereEval] : [])], combined, exec);
         if (whereEval && whereEval.eval(combined) !== true) return;
         const next = [...existing];
         for (const s of setEvals) next[s.position] = s.eval.eval(combined);
@@ -92,17 +95,16 @@ export async function writeProposed(
   }
 }
 
-function targetOf(run: DmlRun, node: AstNode): TableDef {
-  const def = run.ctx.table(node.db ? identName(node.db) : null, identName(node.table)).def;
+function targetOf(run: DmlRun, name: QualifiedName): TableDef {
+  const def = run.ctx.table(name.schema, name.name).def;
   if (def.kind !== 'table') throw invalid(`cannot insert into view "${def.name}"`, { table: def.name });
   return def;
 }
 
-function targetColumns(table: TableDef, columns: readonly AstNode[] | null | undefined): number[] {
+function targetColumns(table: TableDef, columns: readonly string[] | null): number[] {
   if (!columns) return table.columns.map((_c, i) => i);
   const out: number[] = [];
-  for (const c of columns) {
-    const name = identName(c);
+  for (const name of columns) {
     const at = table.columns.findIndex((col) => col.name === name);
     if (at < 0) throw columnNotFound(name, { relation: table.name });
     if (out.includes(at)) throw invalid(`column "${name}" specified more than once`, { column: name });
@@ -111,11 +113,15 @@ function targetColumns(table: TableDef, columns: readonly AstNode[] | null | und
   return out;
 }
 
-function bindConflict(run: DmlRun, table: TableDef, alias: string, node: AstNode): Conflict {
-  const targetCols: string[] = (node.target?.expr ?? []).map((c: AstNode) => identName(c.column ?? c));
+function bindConflict(run: DmlRun, table: TableDef, alias: string, node: OnConflict): Conflict {
   let indexes = table.indexes.filter((i) => i.unique && i.kind === 'btree');
-  if (targetCols.length > 0) {
-    const ids = targetCols.map((n) => {
+  if (node.inferenceWhere) throw invalid('ON CONFLICT (...) WHERE (partial unique indexes) is not supported', { reason: 'unsupported' });
+  if (node.constraint !== null) {
+    const match = indexes.find((i) => i.name === node.constraint);
+    if (!match) throw invalid(`constraint "${node.constraint}" for table "${table.name}" does not exist`, { constraint: node.constraint });
+    indexes = [match];
+  } else if (node.columns && node.columns.length > 0) {
+    const ids = node.columns.map((n) => {
       const col = table.columns.find((c) => c.name === n);
       if (!col) throw columnNotFound(n);
       return col.id;
@@ -124,21 +130,27 @@ function bindConflict(run: DmlRun, table: TableDef, alias: string, node: AstNode
     if (!match) throw invalid('there is no unique or exclusion constraint matching the ON CONFLICT specification');
     indexes = [match];
   }
-  const action = node.action?.expr as AstNode;
-  if (action?.type !== 'update') return { indexes, update: null };
-  if (targetCols.length === 0) throw invalid('ON CONFLICT DO UPDATE requires inference specification or constraint name');
+  if (node.action !== 'update') return { indexes, update: null };
+  if (node.constraint === null && !(node.columns && node.columns.length > 0)) {
+    throw invalid('ON CONFLICT DO UPDATE requires inference specification or constraint name');
+  }
   const scope = new Scope(null);
   const cols = table.columns.map((c) => ({ name: c.name, type: c.type, nullable: c.nullable }));
   scope.add(alias, cols, table.name);
   scope.add('excluded', cols);
   const env = exprEnv(run, scope, 'ON CONFLICT DO UPDATE');
-  const sets = (action.set as AstNode[]).map((s) => {
-    const name = identName(s.column);
+  const assigned = new Set<number>();
+  const sets = node.set.map((s) => {
+    const name = s.column;
     const position = table.columns.findIndex((c) => c.name === name);
     if (position < 0) throw columnNotFound(name, { relation: table.name });
-    return { position, expr: coerce(run.ctx, bindExpr(s.value, env), table.columns[position]!.type, 'assignment') };
+    if (assigned.has(position)) throw new SvcError('INVALID_QUERY', `multiple assignments to same column "${name}"`, { column: name });
+    assigned.add(position);
+    if (s.value.kind === 'default') throw invalid('DEFAULT in ON CONFLICT DO UPDATE SET is not supported', { reason: 'unsupported' });
+    const value = s.multi ? bindRowSetValue(s.multi, env) : bindExpr(s.value, env);
+    return { position, expr: coerce(run.ctx, value, table.columns[position]!.type, 'assignment') };
   });
-  const where = action.where ? asCondition(run.ctx, bindExpr(action.where, env), 'WHERE') : null;
+  const where = node.where ? asCondition(run.ctx, bindExpr(node.where, env), 'WHERE') : null;
   return { indexes, update: { sets, where } };
 }
 

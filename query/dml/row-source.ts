@@ -2,7 +2,7 @@ import type { TableDef } from '../../core/catalog.js';
 import { bindDefault, bindExpr, coerce, invalid, Scope } from '../bind/index.js';
 import { compile, prepare, type ExecContext } from '../exec/index.js';
 import { optimize } from '../optimize/index.js';
-import { parseExpression, type AstNode } from '../parse/index.js';
+import { parseExpression, type QueryExpr } from '../parse/index.js';
 import type { Expr } from '../plan/expr.js';
 import { pullRows } from '../run-query.js';
 import type { QValue } from '../types/contract.js';
@@ -47,29 +47,28 @@ export function defaultExprOf(run: DmlRun, table: TableDef, position: number): E
   return bindDefault(run.ctx, table, parseExpression(c.defaultExpr), c.type);
 }
 
-export const isDefaultMarker = (node: AstNode): boolean => isDefault(node);
-
-const isDefault = (node: AstNode): boolean =>
-  node?.type === 'column_ref' &&
-  node.table === null &&
-  node.column?.expr?.type !== 'double_quote_string' &&
-  String(node.column?.expr?.value ?? node.column).toLowerCase() === 'default';
-
 /** The rows an INSERT proposes, as full rows in table column order (defaults filled in). */
 export async function insertRows(
   run: DmlRun,
   table: TableDef,
   targets: readonly number[],
-  source: AstNode,
+  source: QueryExpr | null,
+  explicitColumns: boolean,
   onRow: (values: QValue[]) => Promise<void>,
 ): Promise<void> {
   const defaults = defaultsOf(run, table);
-  if (source.type === 'values') {
+  if (source === null) {
+    await onRow(fullRow(table, new Map(), defaults, run.exec()));
+    return;
+  }
+  if (source.kind === 'values' && isPlainValues(source)) {
     const env = exprEnv(run, new Scope(null), 'VALUES');
-    const rows: Cell[][] = (source.values as AstNode[]).map((r) => {
-      const items = r.value as AstNode[];
+    const rows: Cell[][] = source.rows.map((items) => {
       if (items.length > targets.length) throw invalid('INSERT has more expressions than target columns');
-      return items.map((item, i) => (isDefault(item) ? 'default' : coerce(run.ctx, bindExpr(item, env), table.columns[targets[i]!]!.type, 'assignment')));
+      if (explicitColumns && items.length < targets.length) throw invalid('INSERT has more target columns than expressions');
+      return items.map((item, i) =>
+        item.kind === 'default' ? 'default' : coerce(run.ctx, bindExpr(item, env), table.columns[targets[i]!]!.type, 'assignment'),
+      );
     });
     const exec = run.exec();
     for (const cells of rows) {
@@ -93,6 +92,7 @@ export async function insertRows(
   const query = run.binder.bindQuery(source, new Scope(null));
   const columns = query.plan.columns;
   if (columns.length > targets.length) throw invalid('INSERT has more expressions than target columns');
+  if (explicitColumns && columns.length < targets.length) throw invalid('INSERT has more target columns than expressions');
   const casts = columns.map((c, i) =>
     coerce(run.ctx, { kind: 'column', type: c.type, index: i, name: c.name }, table.columns[targets[i]!]!.type, 'assignment'),
   );
@@ -112,4 +112,9 @@ export async function insertRows(
 
 function fullRow(table: TableDef, given: Map<number, QValue>, defaults: ((exec: ExecContext) => QValue)[], exec: ExecContext): QValue[] {
   return table.columns.map((_c, i) => (given.has(i) ? given.get(i)! : defaults[i]!(exec)));
+}
+
+/** A VALUES list INSERT runs row by row (DEFAULT allowed); one with ORDER BY, LIMIT or WITH runs as a query. */
+function isPlainValues(source: QueryExpr): boolean {
+  return source.kind === 'values' && !source.with && source.orderBy.length === 0 && source.limit === null && source.offset === null;
 }

@@ -1,7 +1,7 @@
 import type { TableDef } from '../../core/catalog.js';
 import { asCondition, bindExpr, bindFrom, KEY_COLUMNS, scanOf, Scope } from '../bind/index.js';
-import { joinNode, parseAlias } from '../bind/from.js';
-import type { AstNode } from '../parse/index.js';
+import { joinNode } from '../bind/from.js';
+import type { FromItem, SqlExpr } from '../parse/index.js';
 import type { Plan } from '../plan/nodes.js';
 import { optimize } from '../optimize/index.js';
 import { pullRows } from '../run-query.js';
@@ -17,8 +17,8 @@ export interface TargetRows {
   readonly width: number;
 }
 
-export function bindTargetRows(run: DmlRun, table: TableDef, asNode: unknown, from: readonly AstNode[], where: AstNode | null): TargetRows {
-  const alias = parseAlias(asNode).alias ?? table.name;
+export function bindTargetRows(run: DmlRun, table: TableDef, aliasName: string | null, from: readonly FromItem[], where: SqlExpr | null): TargetRows {
+  const alias = aliasName ?? table.name;
   const scope = new Scope(null);
   const columns = [...table.columns.map((c) => ({ name: c.name, type: c.type, nullable: c.nullable })), ...KEY_COLUMNS];
   scope.add(alias, columns, alias === table.name ? table.name : undefined);

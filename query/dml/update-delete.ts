@@ -1,37 +1,33 @@
 import { SvcError, columnNotFound } from '../../core/errors.js';
-import { bindExpr, coerce, identName } from '../bind/index.js';
+import { bindExpr, coerce } from '../bind/index.js';
 import { compile, prepare } from '../exec/index.js';
-import type { AstNode } from '../parse/index.js';
+import type { DeleteStatement, UpdateStatement } from '../parse/index.js';
 import type { QueryResult } from '../result.js';
 import type { QValue } from '../types/contract.js';
-import { bindReturningIn, exprEnv, returningRow, submitDml, targetTable, type DmlDeps } from './common.js';
+import { bindReturningIn, exprEnv, refuseWith, returningRow, submitDml, targetTable, type DmlDeps } from './common.js';
 import { bindTargetRows, collectTargets, keyOf } from './target-rows.js';
-import { defaultExprOf, isDefaultMarker } from './row-source.js';
-import { bindRowSetValue, isRowSetValue } from './row-set.js';
+import { defaultExprOf } from './row-source.js';
+import { bindRowSetValue } from './row-set.js';
 
 /** UPDATE t SET ... [FROM ...] [WHERE ...] [RETURNING ...]: one log record. */
-export function update(ast: AstNode, deps: DmlDeps): Promise<QueryResult> {
+export function update(ast: UpdateStatement, deps: DmlDeps): Promise<QueryResult> {
   return submitDml(deps, 'UPDATE', async (run) => {
-    const node = ast.table[0] as AstNode;
-    const table = targetTable(run.ctx, node);
-    const target = bindTargetRows(run, table, node.as, ast.from ?? [], ast.where ?? null);
+    refuseWith(ast.with);
+    const table = targetTable(run.ctx, ast.table);
+    const target = bindTargetRows(run, table, ast.alias, ast.from, ast.where);
     const env = exprEnv(run, target.scope, 'UPDATE');
     const assigned = new Set<number>();
-    const sets = (ast.set as AstNode[]).map((s) => {
-      const name = identName(s.column);
+    const sets = ast.set.map((s) => {
+      const name = s.column;
       const position = table.columns.findIndex((c) => c.name === name);
       if (position < 0) throw columnNotFound(name, { relation: table.name });
       if (assigned.has(position)) throw new SvcError('INVALID_QUERY', `multiple assignments to same column "${name}"`, { column: name });
       assigned.add(position);
       const column = table.columns[position]!;
-      const value = isDefaultMarker(s.value)
-        ? defaultExprOf(run, table, position)
-        : isRowSetValue(s.value)
-          ? bindRowSetValue(s.value, env)
-          : bindExpr(s.value, env);
+      const value = s.value.kind === 'default' ? defaultExprOf(run, table, position) : s.multi ? bindRowSetValue(s.multi, env) : bindExpr(s.value, env);
       return { position, expr: coerce(run.ctx, value, column.type, 'assignment') };
     });
-    const returning = bindReturningIn(run, target.scope, ast.returning?.columns);
+    const returning = bindReturningIn(run, target.scope, ast.returning);
     const rows = await collectTargets(run, target);
     const exec = run.exec();
     const compiled = sets.map((s) => ({ position: s.position, c: compile(s.expr, exec) }));
@@ -62,13 +58,12 @@ export function update(ast: AstNode, deps: DmlDeps): Promise<QueryResult> {
 }
 
 /** DELETE FROM t [USING ...] [WHERE ...] [RETURNING ...]: one log record (with FK cascades). */
-export function remove(ast: AstNode, deps: DmlDeps): Promise<QueryResult> {
+export function remove(ast: DeleteStatement, deps: DmlDeps): Promise<QueryResult> {
   return submitDml(deps, 'DELETE', async (run) => {
-    const from = ast.from as AstNode[];
-    const node = from[0]!;
-    const table = targetTable(run.ctx, node);
-    const target = bindTargetRows(run, table, node.as, from.slice(1), ast.where ?? null);
-    const returning = bindReturningIn(run, target.scope, ast.returning?.columns);
+    refuseWith(ast.with);
+    const table = targetTable(run.ctx, ast.table);
+    const target = bindTargetRows(run, table, ast.alias, ast.using, ast.where);
+    const returning = bindReturningIn(run, target.scope, ast.returning);
     const rows = await collectTargets(run, target);
     const exec = run.exec();
     const returningEvals = returning?.exprs.map((e) => compile(e, exec)) ?? [];

@@ -79,7 +79,7 @@ export async function explainQuery(
 
 /** EXPLAIN [ANALYZE] as a SQL statement: PostgreSQL's single "QUERY PLAN" text column. */
 export async function explainStatement(deps: ExplainDeps, statement: ParsedStatement): Promise<QueryResult> {
-  if (!statement.ast || statement.ast.type !== 'select') {
+  if (statement.body.kind !== 'query') {
     throw new SvcError('INVALID_QUERY', 'EXPLAIN supports SELECT statements', {});
   }
   const options = statement.explain!;

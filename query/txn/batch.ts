@@ -1,10 +1,10 @@
 import { SvcError } from '../../core/errors.js';
 import type { ParsedStatement } from '../parse/index.js';
 
-const DATA_STATEMENTS = new Set(['select', 'insert', 'update', 'delete']);
+const DATA_STATEMENTS = new Set(['query', 'insert', 'update', 'delete']);
 
-function controlOf(statement: ParsedStatement): 'BEGIN' | 'COMMIT' | 'ROLLBACK' | null {
-  return statement.custom?.kind === 'transaction' ? statement.custom.command : null;
+function controlOf(statement: ParsedStatement): string | null {
+  return statement.body.kind === 'transaction' ? statement.body.command : null;
 }
 
 /**
@@ -16,8 +16,8 @@ function controlOf(statement: ParsedStatement): 'BEGIN' | 'COMMIT' | 'ROLLBACK' 
  */
 export function atomicBatch(statements: readonly ParsedStatement[]): { body: ParsedStatement[]; end: 'commit' | 'rollback' } | null {
   const body = statements.filter((s) => controlOf(s) === null);
-  const data = body.every((s) => s.explain !== null || DATA_STATEMENTS.has(s.ast?.type ?? ''));
-  const writes = body.some((s) => s.explain === null && s.ast?.type !== 'select');
+  const data = body.every((s) => s.explain !== null || DATA_STATEMENTS.has(s.body.kind));
+  const writes = body.some((s) => s.explain === null && s.body.kind !== 'query');
   const controls = statements.map(controlOf);
   if (!data && controls.includes('ROLLBACK')) {
     // Run one by one, a ROLLBACK could not undo what came before it: refuse rather than pretend.

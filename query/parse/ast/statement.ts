@@ -121,6 +121,10 @@ export interface CreateTableStatement {
   readonly constraints: readonly TableConstraint[];
   /** CREATE TABLE t AS SELECT ... (null otherwise). */
   readonly asQuery: QueryExpr | null;
+  /** CREATE TABLE t (a, b) AS SELECT ...: the column names given to the query's columns; null when not written. */
+  readonly asColumns: readonly string[] | null;
+  /** false for CREATE TABLE ... AS ... WITH NO DATA (the table is created empty); true otherwise. */
+  readonly withData: boolean;
   readonly temporary: boolean;
   readonly unlogged: boolean;
   readonly loc: number;
