@@ -24,7 +24,7 @@ export function frameOf(spec: AstWindowFrame | null, offsetOf: OffsetOf = litera
   if (start.kind === 'current' && end.kind === 'preceding') throw invalid('frame starting from current row cannot have preceding rows');
   if (start.kind === 'following' && (end.kind === 'preceding' || end.kind === 'current'))
     throw invalid('frame starting from following row cannot have preceding rows');
-  if (spec.mode === 'range' && (hasOffset(start) || hasOffset(end))) throw unsupported('RANGE window frames with an offset are not supported');
+  if (spec.mode === 'range' && (hasOffset(start) || hasOffset(end))) throw unsupported('RANGE with offset PRECEDING/FOLLOWING is not supported');
   return { mode: spec.mode, start, end };
 }
 
