@@ -84,12 +84,21 @@ export function exprSql(expr: SqlExpr): string {
 
 /** A type name as PostgreSQL reads it back: `numeric(10, 2)`, `int4[]`, `"my type"`. */
 export function typeSql(type: TypeName): string {
-  const name = type.schema ? `${quoteIdent(type.schema)}.${quoteIdent(type.name)}` : quoteIdent(type.name);
+  const name = type.schema ? `${quoteIdent(type.schema)}.${quoteIdent(type.name)}` : quoteTypeName(type.name);
   const modifiers = type.modifiers.length > 0 ? `(${type.modifiers.join(', ')})` : '';
   return `${name}${modifiers}${'[]'.repeat(type.arrayBounds)}`;
 }
 
+/** A built-in type's name needs no quotes unless it is a reserved word (numeric, int4, timestamptz, bit, ...). */
+function quoteTypeName(name: string): string {
+  return /^[a-z_][a-z0-9_]*$/.test(name) && keywordKind(name) < 4 ? name : quoteIdent(name);
+}
+
 function funcSql(call: FuncCall): string {
+  const [field, source] = call.args;
+  if (call.name.schema === null && call.name.name === 'extract' && call.args.length === 2 && field?.kind === 'string' && /^[a-z_]+$/.test(field.value)) {
+    return `EXTRACT(${field.value} FROM ${exprSql(source!)})`;
+  }
   const name = call.name.schema ? `${quoteIdent(call.name.schema)}.${quoteIdent(call.name.name)}` : quoteIdent(call.name.name);
   const args = call.star
     ? '*'

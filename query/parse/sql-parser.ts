@@ -160,9 +160,11 @@ function parseError(sql: string, base: number, error: unknown): SvcError {
   const position = base + Math.max(0, details?.cursorPosition ?? 0);
   const { line, column } = lineColumn(sql, position);
   const near = /at or near "(.*)"$/.exec(message)?.[1];
+  // Where in the text: said in the message of a syntax error; other grammar errors keep PostgreSQL's own words.
+  const positional = near !== undefined || message.endsWith('at end of input');
   return new SvcError(
     'INVALID_QUERY',
-    `${message} (line ${line}, column ${column})`,
+    positional ? `${message} (line ${line}, column ${column})` : message,
     { position: position + 1, line, column, ...(near === undefined ? {} : { near }) },
     error,
   );

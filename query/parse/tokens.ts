@@ -1,8 +1,8 @@
 import { SvcError } from '../../core/errors.js';
 
 /**
- * A PostgreSQL-dialect tokenizer: enough to split statements, to find and rewrite the constructs
- * node-sql-parser cannot parse, and to report positions. Comments become whitespace.
+ * A PostgreSQL-dialect tokenizer for svcdb's own statements (CDC), statement splitting when a request
+ * holds them, identifier renames in stored CHECK texts, and positions. Comments become whitespace.
  */
 export type TokenKind = 'ident' | 'qident' | 'string' | 'number' | 'param' | 'op' | 'punct';
 

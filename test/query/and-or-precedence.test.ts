@@ -1,7 +1,7 @@
 /**
- * AND binds tighter than OR (query/parse/and-or-precedence.ts): node-sql-parser gives them the
- * same precedence, so `a OR b AND c` read as `(a OR b) AND c` in WHERE and parentheses. Checked on
- * the parsed tree and through the engine against PostgreSQL's three-valued logic, in a select list
+ * AND binds tighter than OR (PostgreSQL's grammar; node-sql-parser, the parser before it, gave them the
+ * same precedence, so `a OR b AND c` read as `(a OR b) AND c` in WHERE and parentheses). Checked on
+ * the parsed tree (printed fully parenthesized) and through the engine against PostgreSQL's three-valued logic, in a select list
  * (bare and parenthesized), WHERE, ON, HAVING and CASE WHEN.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -43,10 +43,10 @@ afterAll(async () => {
 
 describe('AND before OR', () => {
   it('regroups the parsed tree; explicit parentheses are kept', () => {
-    expect(exprSql(parseExpression('a OR b AND c'))).toBe('a OR (b AND c)');
-    expect(exprSql(parseExpression('a AND b OR c AND d OR e'))).toBe('(a AND b) OR (c AND d) OR e');
-    expect(exprSql(parseExpression('(a OR b) AND c'))).toBe('(a OR b) AND c');
-    expect(exprSql(parseExpression('x > 0 OR y BETWEEN 1 AND 2 AND z'))).toBe('x > 0 OR (y BETWEEN 1 AND 2 AND z)');
+    expect(exprSql(parseExpression('a OR b AND c'))).toBe('(a OR (b AND c))');
+    expect(exprSql(parseExpression('a AND b OR c AND d OR e'))).toBe('((a AND b) OR (c AND d) OR e)');
+    expect(exprSql(parseExpression('(a OR b) AND c'))).toBe('((a OR b) AND c)');
+    expect(exprSql(parseExpression('x > 0 OR y BETWEEN 1 AND 2 AND z'))).toBe('((x > 0) OR ((y BETWEEN 1 AND 2) AND z))');
   });
 
   for (const c of CASES) {

@@ -116,7 +116,7 @@ const NAMES: Readonly<Record<string, string | ((b: Record<string, unknown>) => s
   GrantStmt: (b) => (b.is_grant === true ? 'GRANT' : 'REVOKE'),
   GrantRoleStmt: (b) => (b.is_grant === true ? 'GRANT ROLE' : 'REVOKE ROLE'),
   VacuumStmt: (b) => (b.is_vacuumcmd === true ? 'VACUUM' : 'ANALYZE'),
-  CommentStmt: 'COMMENT',
+  CommentStmt: 'COMMENT ON',
   CreateTrigStmt: 'CREATE TRIGGER',
   CompositeTypeStmt: 'CREATE TYPE',
   CreateEnumStmt: 'CREATE TYPE',
