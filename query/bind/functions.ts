@@ -132,6 +132,7 @@ function windowOf(fn: WindowFnName, type: QType, args: readonly Expr[], agg: Agg
   const partitionBy = spec.partitionBy.map((p) => bindExpr(p, inner));
   const orderBy = bindSortKeys(spec.orderBy, inner);
   const frame = frameOf(spec.frame, (offset) => frameOffset(offset, argEnv(env, 'window frame offsets')));
+  if (frame.mode === 'groups' && orderBy.length === 0) throw invalid('GROUPS mode requires an ORDER BY clause');
   const call: WindowCall = { fn, agg, args, partitionBy, orderBy, frame };
   return { kind: 'window', type, call };
 }
