@@ -106,11 +106,11 @@ export interface WindowCall {
 
 /**
  * ROWS counts rows from the current one; RANGE (bounds UNBOUNDED or CURRENT ROW only) reaches
- * to the current row's first or last peer. The default is RANGE UNBOUNDED PRECEDING to CURRENT
+ * to the current row's first or last peer; GROUPS counts peer groups from the current row's. The default is RANGE UNBOUNDED PRECEDING to CURRENT
  * ROW, which without ORDER BY (every row a peer) is the whole partition.
  */
 export interface WindowFrame {
-  readonly mode: 'rows' | 'range';
+  readonly mode: 'rows' | 'range' | 'groups';
   readonly start: FrameBound;
   readonly end: FrameBound;
 }
