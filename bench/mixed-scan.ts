@@ -19,7 +19,12 @@ const CACHE_ROWS = process.env.BENCH_SCAN_CACHE_ROWS_MAX === undefined ? DEFAULT
 async function main(): Promise<void> {
   const dir = await tempDir('svcdb-bench-mixed-');
   const stack = await openStack(dir.dir);
-  const engine = new SqlEngine({ projections: stack.projections, types: typeSystem, logger: silentLogger, limits: { ...DEFAULT_SQL_LIMITS, scanCacheRowsMax: CACHE_ROWS } });
+  const engine = new SqlEngine({
+    projections: stack.projections,
+    types: typeSystem,
+    logger: silentLogger,
+    limits: { ...DEFAULT_SQL_LIMITS, scanCacheRowsMax: CACHE_ROWS },
+  });
   const q = (sql: string, params: unknown[] = []) => engine.execute(sql, { params, timeoutMs: 30_000, maxRows: 10_000, tenant: 'default' });
   try {
     await q('CREATE TABLE s (id BIGINT PRIMARY KEY, n INTEGER NOT NULL, note TEXT)');
