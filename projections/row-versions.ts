@@ -41,7 +41,7 @@ export class RowVersionedStore implements StateStore {
   }
 
   async write(ops: readonly KvOp[]): Promise<void> {
-    const tables = rowOpsByTable(ops);
+    const tables = rowOpsByTable(ops, this.listeners.size > 0);
     if (tables.size === 0) return this.inner.write(ops);
     const writes = this.start(tables);
     let ok = false;
@@ -106,7 +106,8 @@ export class RowVersionedStore implements StateStore {
       this.writesInFlight.set(tableId, count);
       const version = next.get(tableId) ?? 0;
       // The first write in flight makes the version odd; one that overlaps it changes nothing more.
-      const write = count === 1 ? { tableId, from: version, ops } : null;
+      // Without listeners the ops were not collected: the write is unknown (null), as an overlapping one.
+      const write = count === 1 && this.listeners.size > 0 ? { tableId, from: version, ops } : null;
       if (count === 1) next.set(tableId, version + 1);
       inFlight.set(tableId, write);
       writes.set(tableId, write);
@@ -169,8 +170,11 @@ function innerOf(snapshot: StoreSnapshot | undefined): StoreSnapshot | undefined
   return snapshot && isVersioned(snapshot) ? snapshot.inner : snapshot;
 }
 
-/** The ops of `ops` on each table's rows (row keys are KeySpace.Row, then the table id, big-endian). */
-function rowOpsByTable(ops: readonly KvOp[]): Map<TableId, KvOp[]> {
+/**
+ * The ops of `ops` on each table's rows (row keys are KeySpace.Row, then the table id, big-endian);
+ * without `collect`, only which tables (nobody listens for the ops themselves).
+ */
+function rowOpsByTable(ops: readonly KvOp[], collect: boolean): Map<TableId, KvOp[]> {
   const tables = new Map<TableId, KvOp[]>();
   let last = -1;
   let lastOps: KvOp[] = [];
@@ -184,7 +188,7 @@ function rowOpsByTable(ops: readonly KvOp[]): Map<TableId, KvOp[]> {
       lastOps = own;
       last = tableId;
     }
-    lastOps.push(op);
+    if (collect) lastOps.push(op);
   }
   return tables;
 }
