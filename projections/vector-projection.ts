@@ -97,15 +97,21 @@ export class VectorProjection implements Consumer {
 
   async applyBatch(entries: readonly LogEntry[]): Promise<void> {
     let applied = 0;
+    // Without an index before, during or after the batch nothing was posted to the worker.
+    let posted = this.indexes.size > 0;
     for (const entry of entries) {
       if (entry.lsn <= this.appliedOffset) continue;
       for (const op of decodeLogRecord(entry.payload).ops) await this.applyOp(op, entry.lsn);
       this.appliedOffset = entry.lsn;
       applied += 1;
+      posted ||= this.indexes.size > 0;
     }
     // Applied means in the graphs: wait for the worker (this also bounds what is queued for it).
-    for (const index of this.indexes.values()) index.flush();
-    await this.worker.call({ kind: 'sync' });
+    // With no index there is nothing to wait for: a write then skips a round trip to the thread.
+    if (posted) {
+      for (const index of this.indexes.values()) index.flush();
+      await this.worker.call({ kind: 'sync' });
+    }
     this.recordsSinceCheckpoint += applied;
     // Without indexes a checkpoint is a manifest alone: write it often, so retention is not held back.
     const due =
