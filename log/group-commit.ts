@@ -77,7 +77,7 @@ export class GroupCommitWriter {
     return this.state === 'open';
   }
 
-  stats(): Omit<LogStats, 'segmentCount'> {
+  stats(): Omit<LogStats, 'segmentCount' | 'recordsReadFromMemory' | 'recordsReadFromFiles'> {
     return { ...this.counters, pendingBytes: this.pendingBytes };
   }
 

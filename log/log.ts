@@ -30,6 +30,7 @@ class FileLog implements Log, ReadSource {
   private readonly writer: GroupCommitWriter;
   private readonly indexes: SegmentIndexes;
   readonly tail = new TailCache(LOG_LIMITS.tailCacheBytesMax);
+  readonly readCounts = { memory: 0, files: 0 };
   private isClosed = false;
 
   constructor(
@@ -41,10 +42,16 @@ class FileLog implements Log, ReadSource {
     this.segmentList = segments;
     this.head = new DurableHead(active.segment.lastLsn);
     this.indexes = new SegmentIndexes(options.indexIntervalBytes, options.logger);
-    this.writer = new GroupCommitWriter(active, this.head, options, (sealed, created) => {
-      this.segmentList.push(created);
-      this.indexes.adopt(sealed);
-    }, this.tail);
+    this.writer = new GroupCommitWriter(
+      active,
+      this.head,
+      options,
+      (sealed, created) => {
+        this.segmentList.push(created);
+        this.indexes.adopt(sealed);
+      },
+      this.tail,
+    );
   }
 
   get firstLsn(): Lsn {
@@ -119,7 +126,8 @@ class FileLog implements Log, ReadSource {
   }
 
   stats(): LogStats {
-    return { ...this.writer.stats(), segmentCount: this.segmentList.length };
+    const reads = { recordsReadFromMemory: this.readCounts.memory, recordsReadFromFiles: this.readCounts.files };
+    return { ...this.writer.stats(), segmentCount: this.segmentList.length, ...reads };
   }
 
   async close(): Promise<void> {

@@ -22,6 +22,8 @@ export interface ReadSource {
   indexFor(segment: Segment, rebuild: boolean): Promise<SparseIndex>;
   /** The newest written records, served from memory (null: always read the files). */
   readonly tail: TailCache | null;
+  /** Records served so far from memory and from the files (LogStats). */
+  readonly readCounts: { memory: number; files: number };
 }
 
 export interface ReadBounds {
@@ -83,6 +85,7 @@ export async function* readLog(source: ReadSource, fromLsn: Lsn, bounds: ReadBou
         current = null;
         held = cached.segment;
         next += cached.entries.length;
+        source.readCounts.memory += cached.entries.length;
         yield cached.entries;
         continue;
       }
@@ -112,6 +115,7 @@ export async function* readLog(source: ReadSource, fromLsn: Lsn, bounds: ReadBou
         if (batch.length === 0) throw error;
         failure = { error };
       }
+      source.readCounts.files += batch.length;
       if (failure !== null) {
         yield batch;
         throw failure.error;
