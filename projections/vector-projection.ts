@@ -6,6 +6,7 @@ import { decodeRowInto } from '../core/row-codec.js';
 import type { Lsn } from '../core/units.js';
 import type { LogEntry } from '../log/index.js';
 import type { Consumer } from './consumer.js';
+import type { RecordHandoff } from './record-handoff.js';
 import { idRange, KeySpace, pkOfRowKey } from './keys.js';
 import type { StateStore } from './state-store.js';
 import { loadCheckpoint, writeCheckpoint } from './vector-checkpoint.js';
@@ -27,6 +28,8 @@ export interface VectorProjectionOptions {
   /** ...or this long after the last one, whichever comes first. */
   readonly checkpointIntervalMs: number;
   readonly logger: Logger;
+  /** Says which records change only rows (null: decode every record, as a replay does). */
+  readonly handoff?: RecordHandoff | null;
 }
 
 const { vectorBackfillBatchRows, vectorApplyRowsPerTurn, vectorEmptyCheckpointIntervalMs } = PROJECTION_LIMITS;
@@ -108,7 +111,9 @@ export class VectorProjection implements Consumer {
     try {
       for (const entry of entries) {
         if (entry.lsn <= this.appliedOffset) continue;
-        for (const op of decodeLogRecord(entry.payload).ops) await this.applyOp(op, entry.lsn);
+        const rowsOnly = this.options.handoff?.takeRowsOnly(entry.lsn) ?? false;
+        // Row changes without any vector index change nothing here: no need to decode them.
+        if (!rowsOnly || this.indexes.size > 0) for (const op of decodeLogRecord(entry.payload).ops) await this.applyOp(op, entry.lsn);
         this.appliedOffset = entry.lsn;
         applied += 1;
         posted ||= this.indexes.size > 0;
