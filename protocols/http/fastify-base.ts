@@ -14,6 +14,7 @@ import { SvcError, shuttingDown } from '../../core/errors.js';
 import { errorEnvelopeSchema, installErrorHandlers, sendError, type ErrorContext } from '../errors.js';
 import type { RateLimitGate } from '../auth/rate-limit.js';
 import { answerClientError } from './client-errors.js';
+import { lazyChildLogger } from './lazy-logger.js';
 import { installRateLimitHeaders } from './rate-limit-headers.js';
 
 export const REQUEST_ID_HEADER = 'x-request-id';
@@ -102,6 +103,8 @@ export function createBaseServer(options: BaseServerOptions): FastifyInstance {
   const app = createFastify(options, {
     loggerInstance: options.logger,
     logController: new SvcLogController({ requestIdLogLabel: 'request_id' }),
+    // A request's logger is made only when it logs (lazy-logger.ts says why).
+    childLoggerFactory: lazyChildLogger,
     genReqId: requestIdOf,
     requestIdHeader: false,
     bodyLimit: options.bodyLimitBytes,
