@@ -164,7 +164,18 @@ class ClassicLevelStore implements StateStore {
 
   write(ops: readonly KvOp[]): Promise<void> {
     if (ops.length === 0) return Promise.resolve();
-    return this.db.batch(ops as never);
+    // A chained batch: each op goes straight into the native batch. The array form clones every
+    // op and resolves its encodings first, about twice the CPU per key (bulk inserts write 10k+).
+    const batch = this.db.batch();
+    try {
+      for (const op of ops) {
+        if (op.type === 'put') batch.put(op.key, op.value);
+        else batch.del(op.key);
+      }
+    } catch (error) {
+      return batch.close().then(() => Promise.reject(error));
+    }
+    return batch.write();
   }
 
   /**
