@@ -5,6 +5,9 @@ import type { Lsn } from '../core/units.js';
 import type { Log } from '../log/index.js';
 import type { DataDirLayout } from './data-dir.js';
 import { sinkStateRange } from './keys.js';
+import { RecordHandoff } from './record-handoff.js';
+import { replayApply } from './replay-apply.js';
+import { InThreadPreparer, ReplayPool } from './replay-pool.js';
 import { openStateStore, type StateStore } from './state-store.js';
 import { TablesProjection } from './tables-projection.js';
 import { VectorProjection } from './vector-projection.js';
@@ -27,6 +30,8 @@ export async function rebuildProjections(options: {
   readonly batchBytesMax: number;
   readonly logger: Logger;
   readonly onProgress: (progress: RebuildProgress) => void;
+  /** Threads decoding records: 0 the main thread alone; by default workers unless the log is small (tests choose). */
+  readonly workerThreads?: number;
 }): Promise<{ records: number }> {
   const { log, layout } = options;
   if (log.firstLsn > 1) {
@@ -37,16 +42,10 @@ export async function rebuildProjections(options: {
   }
   await rm(layout.rebuildDir, { recursive: true, force: true });
   const scratch = await openStateStore(layout.rebuildDir);
-  let records = 0;
   const total = log.durableLsn;
+  let records: number;
   try {
-    const projection = await TablesProjection.load(scratch, options.logger);
-    for await (const batch of log.read(1 as Lsn, { batchBytesMax: options.batchBytesMax, toLsn: total })) {
-      await projection.applyBatch(batch);
-      records += batch.length;
-      options.onProgress({ recordsDone: records, recordsTotal: total });
-    }
-    await rebuildVectors(options, scratch, total);
+    records = await rebuildFromLog(options, scratch, total);
     await carrySinkState(options.liveStore, scratch);
   } finally {
     await scratch.close();
@@ -72,24 +71,50 @@ async function carrySinkState(live: StateStore, scratch: StateStore): Promise<vo
   }
 }
 
-/** The vector indexes, from the log over the rebuilt rows (backfills read them), checkpointed once at the end. */
-async function rebuildVectors(
-  options: { readonly log: Log; readonly layout: DataDirLayout; readonly batchBytesMax: number; readonly logger: Logger },
+/**
+ * The tables and vector projections, in one pass over the log (replay-apply.ts); the vector
+ * indexes are checkpointed once at the end.
+ */
+async function rebuildFromLog(
+  options: {
+    readonly log: Log;
+    readonly layout: DataDirLayout;
+    readonly batchBytesMax: number;
+    readonly logger: Logger;
+    readonly onProgress: (progress: RebuildProgress) => void;
+    readonly workerThreads?: number;
+  },
   scratch: StateStore,
   total: Lsn,
-): Promise<void> {
+): Promise<number> {
   await rm(options.layout.vectorRebuildDir, { recursive: true, force: true });
+  const handoff = new RecordHandoff();
+  const tables = await TablesProjection.load(scratch, options.logger, handoff);
   const vectors = await VectorProjection.load({
     dir: options.layout.vectorRebuildDir,
     store: scratch,
+    // Replay applies a batch to the tables before the vectors see it, so backfills read those rows.
     tablesApplied: async () => {},
     checkpointRecordsMax: Number.MAX_SAFE_INTEGER,
     checkpointIntervalMs: Number.MAX_SAFE_INTEGER,
     logger: options.logger,
   });
   try {
-    for await (const batch of options.log.read(1 as Lsn, { batchBytesMax: options.batchBytesMax, toLsn: total })) await vectors.applyBatch(batch);
+    const records = await replayApply({
+      log: options.log,
+      toLsn: total,
+      batchBytesMax: options.batchBytesMax,
+      store: scratch,
+      tables,
+      handoff,
+      vectors,
+      onApplied: (recordsDone) => options.onProgress({ recordsDone, recordsTotal: total }),
+      ...(options.workerThreads === undefined
+        ? {}
+        : { preparer: options.workerThreads === 0 ? new InThreadPreparer() : ReplayPool.start(options.workerThreads) }),
+    });
     await vectors.checkpoint();
+    return records;
   } finally {
     await vectors.close();
   }
