@@ -15,6 +15,7 @@ import { VectorProjection } from './vector-projection.js';
 export interface RebuildProgress {
   readonly recordsDone: number;
   readonly recordsTotal: number;
+  readonly rowsDone: number;
 }
 
 /**
@@ -32,7 +33,7 @@ export async function rebuildProjections(options: {
   readonly onProgress: (progress: RebuildProgress) => void;
   /** Threads decoding records: 0 the main thread alone; by default workers unless the log is small (tests choose). */
   readonly workerThreads?: number;
-}): Promise<{ records: number }> {
+}): Promise<{ records: number; rows: number }> {
   const { log, layout } = options;
   if (log.firstLsn > 1) {
     throw new SvcError(
@@ -43,9 +44,9 @@ export async function rebuildProjections(options: {
   await rm(layout.rebuildDir, { recursive: true, force: true });
   const scratch = await openStateStore(layout.rebuildDir);
   const total = log.durableLsn;
-  let records: number;
+  let replayed: { records: number; rows: number };
   try {
-    records = await rebuildFromLog(options, scratch, total);
+    replayed = await rebuildFromLog(options, scratch, total);
     await carrySinkState(options.liveStore, scratch);
   } finally {
     await scratch.close();
@@ -61,7 +62,7 @@ export async function rebuildProjections(options: {
   // A crash between the two swaps is harmless: either vector checkpoint is a valid cache of the log.
   await rm(layout.vectorDir, { recursive: true, force: true });
   await rename(layout.vectorRebuildDir, layout.vectorDir);
-  return { records };
+  return replayed;
 }
 
 /** Sinks' own state (CDC positions, the webhook ledger) is not derived from the log: it moves over as it is. */
@@ -86,7 +87,7 @@ async function rebuildFromLog(
   },
   scratch: StateStore,
   total: Lsn,
-): Promise<number> {
+): Promise<{ records: number; rows: number }> {
   await rm(options.layout.vectorRebuildDir, { recursive: true, force: true });
   const handoff = new RecordHandoff();
   const tables = await TablesProjection.load(scratch, options.logger, handoff);
@@ -100,7 +101,7 @@ async function rebuildFromLog(
     logger: options.logger,
   });
   try {
-    const records = await replayApply({
+    const replayed = await replayApply({
       log: options.log,
       toLsn: total,
       batchBytesMax: options.batchBytesMax,
@@ -108,13 +109,13 @@ async function rebuildFromLog(
       tables,
       handoff,
       vectors,
-      onApplied: (recordsDone) => options.onProgress({ recordsDone, recordsTotal: total }),
+      onApplied: (recordsDone, rowsDone) => options.onProgress({ recordsDone, recordsTotal: total, rowsDone }),
       ...(options.workerThreads === undefined
         ? {}
         : { preparer: options.workerThreads === 0 ? new InThreadPreparer() : ReplayPool.start(options.workerThreads) }),
     });
     await vectors.checkpoint();
-    return records;
+    return replayed;
   } finally {
     await vectors.close();
   }

@@ -1,4 +1,5 @@
 import { assert } from '../core/errors.js';
+import { decodeLogRecord } from '../core/log-records.js';
 import type { Lsn } from '../core/units.js';
 import type { Log, LogEntry } from '../log/index.js';
 import { encodeTableDef } from './catalog-codec.js';
@@ -25,7 +26,7 @@ export interface ReplayApplyOptions {
   readonly tables: TablesProjection;
   readonly handoff: RecordHandoff;
   readonly vectors: VectorProjection;
-  readonly onApplied: (recordsDone: number) => void;
+  readonly onApplied: (recordsDone: number, rowsDone: number) => void;
   /** Who prepares records (tests choose); by default worker threads unless the log is small. */
   readonly preparer?: Preparer;
 }
@@ -39,11 +40,12 @@ export interface ReplayApplyOptions {
  * against the old one is prepared again. The vector projection sees only the records that can
  * change it (catalog changes, rows of tables with hnsw indexes).
  */
-export async function replayApply(options: ReplayApplyOptions): Promise<number> {
+export async function replayApply(options: ReplayApplyOptions): Promise<{ records: number; rows: number }> {
   const pool = options.preparer ?? startPreparer(options.toLsn);
   const reader = options.log.read(1 as Lsn, { batchBytesMax: options.batchBytesMax, toLsn: options.toLsn })[Symbol.asyncIterator]();
   const work = new ChunkQueue(pool, pool.size * PROJECTION_LIMITS.replayChunksAheadPerWorker);
   let records = 0;
+  let rows = 0;
   try {
     pool.setCatalog(catalogDefs(options.tables));
     for (;;) {
@@ -56,14 +58,15 @@ export async function replayApply(options: ReplayApplyOptions): Promise<number> 
       assert(chunk.epoch === work.epoch, 'a barrier drops every chunk prepared against the old catalog');
       const applied = await applyChunk(options, chunk.entries, prepared);
       records += applied;
+      rows += prepared.rows + (applied > prepared.count ? rowsOf(chunk.entries[prepared.count]!) : 0);
       if (prepared.count < chunk.entries.length) {
         pool.setCatalog(catalogDefs(options.tables));
         work.barrier(chunk.entries.slice(applied));
       } else work.grow();
-      options.onApplied(records);
+      options.onApplied(records, rows);
     }
     options.vectors.skipTo(options.toLsn);
-    return records;
+    return { records, rows };
   } finally {
     await reader.return?.();
     await pool.close();
@@ -138,6 +141,11 @@ async function applyChunk(options: ReplayApplyOptions, entries: readonly LogEntr
   for (let i = 0; i < count; i++) if (i >= prepared.count || touchesVectors(prepared, i)) forVectors.push(entries[i]!);
   if (forVectors.length > 0) await options.vectors.applyBatch(forVectors);
   return count;
+}
+
+/** Row changes of a record the main thread applied itself (rare: a catalog change), counted for progress. */
+function rowsOf(entry: LogEntry): number {
+  return decodeLogRecord(entry.payload).ops.filter((op) => op.kind === 'row').length;
 }
 
 function catalogDefs(tables: TablesProjection): Uint8Array[] {

@@ -16,6 +16,8 @@ import { hnswSpecs } from './vector-index.js';
 export interface PreparedChunk {
   /** Records prepared, from the chunk's first; the record after them (if any) is the main thread's to apply. */
   readonly count: number;
+  /** Row changes in the prepared records (progress reports rows/s). */
+  readonly rows: number;
   /** Key/value ops of every prepared record, in order, packed (state-store.ts writePacked). */
   readonly ops: Uint8Array;
   /** Per record, RECORD_FIELDS numbers (see the F_* offsets): its flags. */
@@ -117,6 +119,7 @@ class ChunkWriter {
   private nextSequences: bigint[] = [];
   private deltas: number[] = [];
   private readonly sequences: { record: number; op: SequenceUpdate }[] = [];
+  private rows = 0;
 
   add(index: number, record: TxnRecord, effects: RowRecordEffects, lsn: number, vector: boolean): void {
     for (const op of effects.ops) {
@@ -124,7 +127,10 @@ class ChunkWriter {
       else this.putOp(PACKED_DEL, op.key, null);
     }
     for (const [tableId, delta] of effects.deltas) this.deltas.push(index, tableId, delta.rowCount, delta.sizeBytes, delta.indexSizeBytes);
-    for (const op of record.ops) if (op.kind === 'sequence') this.sequences.push({ record: index, op });
+    for (const op of record.ops) {
+      if (op.kind === 'sequence') this.sequences.push({ record: index, op });
+      else this.rows += 1;
+    }
     const flags = (vector ? FLAG_VECTOR : 0) | (record.firstSequence === undefined ? 0 : FLAG_STAMPED);
     this.records.push(flags);
     this.nextSequences.push(nextSequenceAfter(record, lsn));
@@ -135,7 +141,7 @@ class ChunkWriter {
     const records = Float64Array.from(this.records);
     const nextSequences = BigInt64Array.from(this.nextSequences);
     const deltas = Float64Array.from(this.deltas);
-    const chunk: PreparedChunk = { count, ops, records, nextSequences, deltas, sequences: this.sequences };
+    const chunk: PreparedChunk = { count, rows: this.rows, ops, records, nextSequences, deltas, sequences: this.sequences };
     return { chunk, transfer: [ops.buffer, records.buffer, nextSequences.buffer, deltas.buffer] };
   }
 
