@@ -7,7 +7,7 @@ import { PROJECTION_LIMITS } from './limits.js';
 import { RecordHandoff } from './record-handoff.js';
 import { preparedRecords, touchesVectors, type PreparedChunk } from './replay-chunk.js';
 import { startPreparer, type Preparer } from './replay-pool.js';
-import { writePacked, type StateStore } from './state-store.js';
+import { packedBatch, type StateStore } from './state-store.js';
 import type { TablesProjection } from './tables-projection.js';
 import type { VectorProjection } from './vector-projection.js';
 
@@ -44,8 +44,9 @@ export async function replayApply(options: ReplayApplyOptions): Promise<{ record
   const pool = options.preparer ?? startPreparer(options.toLsn);
   const reader = options.log.read(1 as Lsn, { batchBytesMax: options.batchBytesMax, toLsn: options.toLsn })[Symbol.asyncIterator]();
   const work = new ChunkQueue(pool, pool.size * PROJECTION_LIMITS.replayChunksAheadPerWorker);
-  let records = 0;
-  let rows = 0;
+  const done = { records: 0, rows: 0 };
+  // The chunk being written: the next one is built into a native batch meanwhile (LevelDB writes on its own thread).
+  let applying: Promise<void> = Promise.resolve();
   try {
     pool.setCatalog(catalogDefs(options.tables));
     for (;;) {
@@ -56,17 +57,30 @@ export async function replayApply(options: ReplayApplyOptions): Promise<{ record
       if (chunk === null) break;
       const prepared = await chunk.prepared;
       assert(chunk.epoch === work.epoch, 'a barrier drops every chunk prepared against the old catalog');
-      const applied = await applyChunk(options, chunk.entries, prepared);
-      records += applied;
-      rows += prepared.rows + (applied > prepared.count ? rowsOf(chunk.entries[prepared.count]!) : 0);
+      const write = packedBatch(options.store, prepared.ops);
+      await applying;
+      const step = applyChunk(options, chunk.entries, prepared, write).then((applied) => {
+        done.records += applied;
+        done.rows += prepared.rows + (applied > prepared.count ? rowsOf(chunk.entries[prepared.count]!) : 0);
+        options.onApplied(done.records, done.rows);
+        return applied;
+      });
       if (prepared.count < chunk.entries.length) {
+        // A catalog change: the workers need the catalog after it, so wait for it here.
+        const applied = await step;
         pool.setCatalog(catalogDefs(options.tables));
         work.barrier(chunk.entries.slice(applied));
-      } else work.grow();
-      options.onApplied(records, rows);
+        applying = Promise.resolve();
+      } else {
+        work.grow();
+        applying = step.then(() => undefined);
+        // Awaited before the next chunk is written; until then a failure must not count as unhandled.
+        applying.catch(() => undefined);
+      }
     }
+    await applying;
     options.vectors.skipTo(options.toLsn);
-    return { records, rows };
+    return done;
   } finally {
     await reader.return?.();
     await pool.close();
@@ -129,9 +143,9 @@ class ChunkQueue {
  * Applies the prepared records of a chunk and the barrier record after them (if any); returns how
  * many of the chunk's records that is.
  */
-async function applyChunk(options: ReplayApplyOptions, entries: readonly LogEntry[], prepared: PreparedChunk): Promise<number> {
+async function applyChunk(options: ReplayApplyOptions, entries: readonly LogEntry[], prepared: PreparedChunk, write: () => Promise<void>): Promise<number> {
   // Rows and index entries first: the barrier record's own apply may read them (backfills, drops).
-  await writePacked(options.store, prepared.ops);
+  await write();
   const records = preparedRecords(prepared);
   for (let i = 0; i < records.length; i++) options.handoff.put(entries[i]!.lsn, records[i]!);
   const count = Math.min(prepared.count + 1, entries.length);

@@ -144,20 +144,21 @@ export function forEachPackedOp(ops: Uint8Array, put: (key: Uint8Array, value: U
 }
 
 /**
- * Writes packed ops (see PACKED_PUT) in one atomic batch. On the LevelDB store they go straight
- * into a native batch, one call per op: abstract-level's array batch copies and checks each op
- * object, then the binding reads three properties and a type string per op (replay profiles: the
- * largest cost after LevelDB itself). Other stores get ordinary ops.
+ * Builds one atomic batch of packed ops (see PACKED_PUT) now, and returns what writes it. On the
+ * LevelDB store the ops go straight into a native batch, one call per op: abstract-level's array
+ * batch copies and checks each op object, then the binding reads three properties and a type
+ * string per op (replay profiles: the largest cost after LevelDB itself). The bytes are copied
+ * into the native batch, so `ops` may be dropped at once. Other stores get ordinary ops.
  */
-export function writePacked(store: StateStore, ops: Uint8Array): Promise<void> {
-  if (store instanceof ClassicLevelStore) return store.writePacked(ops);
+export function packedBatch(store: StateStore, ops: Uint8Array): () => Promise<void> {
+  if (store instanceof ClassicLevelStore) return store.packedBatch(ops);
   const list: KvOp[] = [];
   forEachPackedOp(
     ops,
     (key, value) => list.push({ type: 'put', key, value }),
     (key) => list.push({ type: 'del', key }),
   );
-  return store.write(list);
+  return () => store.write(list);
 }
 
 /** The parts of classic-level's chained batch used by writePacked (implementor methods: no per-op checks or events). */
@@ -229,17 +230,18 @@ class ClassicLevelStore implements StateStore {
     return batch.write();
   }
 
-  writePacked(ops: Uint8Array): Promise<void> {
+  packedBatch(ops: Uint8Array): () => Promise<void> {
+    if (ops.length === 0) return () => Promise.resolve();
     // abstract-level checks the status before each operation; the native calls below do not.
-    if (ops.length === 0) return Promise.resolve();
-    if (this.db.status !== 'open') return Promise.reject(new SvcError('STORAGE_UNAVAILABLE', `the projection store is ${this.db.status}`, {}));
+    const closed = () => Promise.reject(new SvcError('STORAGE_UNAVAILABLE', `the projection store is ${this.db.status}`, {}));
+    if (this.db.status !== 'open') return closed;
     const batch = (this.db as unknown as { _chainedBatch(): NativeBatch })._chainedBatch();
     forEachPackedOp(
       ops,
       (key, value) => batch._put(key, value),
       (key) => batch._del(key),
     );
-    return batch._write({});
+    return () => (this.db.status === 'open' ? batch._write({}) : closed());
   }
 
   /**
