@@ -151,6 +151,9 @@ async function applyChunk(options: ReplayApplyOptions, entries: readonly LogEntr
   const count = Math.min(prepared.count + 1, entries.length);
   const applied = count === entries.length ? entries : entries.slice(0, count);
   await options.tables.applyBatch(applied);
+  // The handoff also tells a live vector projection which records are rows only; replay's gets
+  // only the records that concern it (below), so nothing else takes these marks.
+  for (let i = 0; i < records.length; i++) options.handoff.takeRowsOnly(entries[i]!.lsn);
   const forVectors: LogEntry[] = [];
   for (let i = 0; i < count; i++) if (i >= prepared.count || touchesVectors(prepared, i)) forVectors.push(entries[i]!);
   if (forVectors.length > 0) await options.vectors.applyBatch(forVectors);
