@@ -141,6 +141,14 @@ export class VectorProjection implements Consumer {
     else await this.checkpoint();
   }
 
+  /**
+   * Replay: the records up to `lsn` that were not applied change no vector index (no catalog
+   * change, no row of a table with an hnsw index), so the projection stands at `lsn`.
+   */
+  skipTo(lsn: Lsn): void {
+    if (lsn > this.appliedOffset) this.appliedOffset = lsn;
+  }
+
   /** Writes a checkpoint of everything applied (no-op when nothing changed since the last); one at a time. */
   checkpoint(): Promise<void> {
     const run = this.checkpointing.then(() => this.writeCheckpointNow(false));
