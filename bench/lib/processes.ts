@@ -157,6 +157,22 @@ export async function startFastifyBaseline(): Promise<ChildServer> {
   return { url, stop };
 }
 
+/** The fastify + pg baseline (pg-baseline.ts) in its own process, against a running PostgreSQL. */
+export async function startPgBaseline(pgHost: string, pgPort: number, pgUser: string): Promise<ChildServer> {
+  const port = await freePort();
+  const child = spawnChild([path.join(here, 'pg-baseline.js'), String(port), pgHost, String(pgPort), pgUser]);
+  reportUnexpectedExit(child, 'fastify + pg baseline');
+  const url = `http://127.0.0.1:${port}`;
+  const stop = stopper(child);
+  try {
+    await waitForHttp(url, child, 30_000);
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+  return { url, stop };
+}
+
 /**
  * Runs `script` (a file of dist/bench/lib/, e.g. a baseline client) in its own process until it
  * exits by itself; rejects when it exits with an error. Stopped by stopAllProcesses like the servers.

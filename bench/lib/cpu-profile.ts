@@ -1,0 +1,128 @@
+/**
+ * Reads a V8 .cpuprofile (node --cpu-prof) and ranks functions by self time, each named by
+ * file:line — the TypeScript source's line when dist/ carries a source map beside the .js file.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+interface CallFrame {
+  readonly functionName: string;
+  readonly url: string;
+  /** 0-based. */
+  readonly lineNumber: number;
+}
+interface ProfileNode {
+  readonly id: number;
+  readonly callFrame: CallFrame;
+}
+/** The parts of a .cpuprofile this module reads. */
+export interface CpuProfile {
+  readonly nodes: readonly ProfileNode[];
+  readonly samples: readonly number[];
+  /** Microseconds since the previous sample (the first one since startTime). */
+  readonly timeDeltas: readonly number[];
+}
+
+export interface SelfTime {
+  /** `name (file:line)`; file relative to the repository for our own code. */
+  readonly where: string;
+  readonly selfMs: number;
+  /** Share of all samples, idle and GC included (0..100). */
+  readonly percent: number;
+}
+
+/** Functions ranked by self time (microsecond deltas summed per node, then per function), `top` of them. */
+export function topSelfTime(profile: CpuProfile, top: number, locate: (frame: CallFrame) => string = (f) => `${f.url}:${f.lineNumber + 1}`): SelfTime[] {
+  const selfUsByNode = new Map<number, number>();
+  let totalUs = 0;
+  for (let i = 0; i < profile.samples.length; i++) {
+    const delta = profile.timeDeltas[i] ?? 0;
+    selfUsByNode.set(profile.samples[i]!, (selfUsByNode.get(profile.samples[i]!) ?? 0) + delta);
+    totalUs += delta;
+  }
+  const byFunction = new Map<string, number>();
+  for (const node of profile.nodes) {
+    const us = selfUsByNode.get(node.id);
+    if (us === undefined) continue;
+    const frame = node.callFrame;
+    const where = frame.url === '' ? frame.functionName || '(anonymous)' : `${frame.functionName || '(anonymous)'} (${locate(frame)})`;
+    byFunction.set(where, (byFunction.get(where) ?? 0) + us);
+  }
+  return [...byFunction.entries()]
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, top)
+    .map(([where, us]) => ({ where, selfMs: Math.round(us / 100) / 10, percent: totalUs === 0 ? 0 : Math.round((us / totalUs) * 1000) / 10 }));
+}
+
+const BASE64 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
+
+/** Decodes one source-map "mappings" segment (base64 VLQ) into its numbers. */
+export function decodeVlq(segment: string): number[] {
+  const out: number[] = [];
+  let value = 0;
+  let shift = 0;
+  for (const char of segment) {
+    const digit = BASE64.indexOf(char);
+    if (digit < 0) throw new Error(`not base64 VLQ: ${segment}`);
+    value += (digit & 31) << shift;
+    if (digit & 32) {
+      shift += 5;
+      continue;
+    }
+    out.push(value & 1 ? -(value >>> 1) : value >>> 1);
+    value = 0;
+    shift = 0;
+  }
+  return out;
+}
+
+/** For each generated line (0-based), the source and 0-based source line of its first mapped segment. */
+export function lineMap(mappings: string): ({ source: number; line: number } | undefined)[] {
+  const lines: ({ source: number; line: number } | undefined)[] = [];
+  let source = 0;
+  let line = 0;
+  for (const generated of mappings.split(';')) {
+    let first: { source: number; line: number } | undefined;
+    for (const segment of generated.split(',')) {
+      if (segment === '') continue;
+      const fields = decodeVlq(segment);
+      if (fields.length < 4) continue;
+      source += fields[1]!;
+      line += fields[2]!;
+      first ??= { source, line };
+    }
+    lines.push(first);
+  }
+  return lines;
+}
+
+/**
+ * A locator for topSelfTime: file:// URLs under `root` become repository-relative, and a dist/
+ * .js file with a .js.map beside it is named by its .ts source and line.
+ */
+export function sourceLocator(root: string): (frame: CallFrame) => string {
+  const maps = new Map<string, { sources: string[]; lines: ReturnType<typeof lineMap> } | null>();
+  const mapOf = (file: string): { sources: string[]; lines: ReturnType<typeof lineMap> } | null => {
+    if (!maps.has(file)) {
+      let loaded: { sources: string[]; lines: ReturnType<typeof lineMap> } | null = null;
+      if (existsSync(`${file}.map`)) {
+        const map = JSON.parse(readFileSync(`${file}.map`, 'utf8')) as { sources: string[]; mappings: string };
+        loaded = { sources: map.sources.map((s) => path.resolve(path.dirname(file), s)), lines: lineMap(map.mappings) };
+      }
+      maps.set(file, loaded);
+    }
+    return maps.get(file)!;
+  };
+  return (frame) => {
+    if (!frame.url.startsWith('file://')) return `${frame.url}:${frame.lineNumber + 1}`;
+    const file = fileURLToPath(frame.url);
+    const mapped = mapOf(file)?.lines[frame.lineNumber];
+    const sourceFile = mapped ? mapOf(file)!.sources[mapped.source] : undefined;
+    const [shown, line] = sourceFile !== undefined && mapped ? [sourceFile, mapped.line] : [file, frame.lineNumber];
+    const relative = path.relative(root, shown);
+    const modules = shown.lastIndexOf('/node_modules/');
+    const short = !relative.startsWith('..') ? relative : modules >= 0 ? shown.slice(modules + 1) : shown;
+    return `${short}:${line + 1}`;
+  };
+}
