@@ -19,6 +19,8 @@ interface ProfileNode {
 /** The parts of a .cpuprofile this module reads. */
 export interface CpuProfile {
   readonly nodes: readonly ProfileNode[];
+  /** Microseconds on the monotonic clock (process.hrtime's, on Linux). */
+  readonly startTime: number;
   readonly samples: readonly number[];
   /** Microseconds since the previous sample (the first one since startTime). */
   readonly timeDeltas: readonly number[];
@@ -28,31 +30,49 @@ export interface SelfTime {
   /** `name (file:line)`; file relative to the repository for our own code. */
   readonly where: string;
   readonly selfMs: number;
-  /** Share of all samples, idle and GC included (0..100). */
+  /** Share of the busy samples (idle left out; GC and (program) in), 0..100. */
   readonly percent: number;
 }
 
-/** Functions ranked by self time (microsecond deltas summed per node, then per function), `top` of them. */
-export function topSelfTime(profile: CpuProfile, top: number, locate: (frame: CallFrame) => string = (f) => `${f.url}:${f.lineNumber + 1}`): SelfTime[] {
-  const selfUsByNode = new Map<number, number>();
-  let totalUs = 0;
-  for (let i = 0; i < profile.samples.length; i++) {
-    const delta = profile.timeDeltas[i] ?? 0;
-    selfUsByNode.set(profile.samples[i]!, (selfUsByNode.get(profile.samples[i]!) ?? 0) + delta);
-    totalUs += delta;
-  }
+/** Samples that are no work of the process: left out of the ranking and of the percentages. */
+const IDLE = '(idle)';
+
+/**
+ * Functions ranked by self time over one or more profiles (a process's threads each write one),
+ * `top` of them: microsecond deltas summed per node, then per function. With `window` (monotonic
+ * microseconds, as process.hrtime), only the samples taken within it count.
+ */
+export function topSelfTime(
+  profiles: readonly CpuProfile[],
+  top: number,
+  locate: (frame: CallFrame) => string = (f) => `${f.url}:${f.lineNumber + 1}`,
+  window?: { readonly fromUs: number; readonly toUs: number },
+): SelfTime[] {
   const byFunction = new Map<string, number>();
-  for (const node of profile.nodes) {
-    const us = selfUsByNode.get(node.id);
-    if (us === undefined) continue;
-    const frame = node.callFrame;
-    const where = frame.url === '' ? frame.functionName || '(anonymous)' : `${frame.functionName || '(anonymous)'} (${locate(frame)})`;
-    byFunction.set(where, (byFunction.get(where) ?? 0) + us);
+  let busyUs = 0;
+  for (const profile of profiles) {
+    const selfUsByNode = new Map<number, number>();
+    let atUs = profile.startTime;
+    for (let i = 0; i < profile.samples.length; i++) {
+      const delta = profile.timeDeltas[i] ?? 0;
+      atUs += delta;
+      if (window !== undefined && (atUs < window.fromUs || atUs > window.toUs)) continue;
+      selfUsByNode.set(profile.samples[i]!, (selfUsByNode.get(profile.samples[i]!) ?? 0) + delta);
+    }
+    for (const node of profile.nodes) {
+      const us = selfUsByNode.get(node.id);
+      const frame = node.callFrame;
+      if (us === undefined || frame.functionName === IDLE) continue;
+      const name = frame.functionName || '(anonymous)';
+      const where = frame.url === '' ? name : `${name} (${locate(frame)})`;
+      byFunction.set(where, (byFunction.get(where) ?? 0) + us);
+      busyUs += us;
+    }
   }
   return [...byFunction.entries()]
     .sort((a, b) => b[1] - a[1])
     .slice(0, top)
-    .map(([where, us]) => ({ where, selfMs: Math.round(us / 100) / 10, percent: totalUs === 0 ? 0 : Math.round((us / totalUs) * 1000) / 10 }));
+    .map(([where, us]) => ({ where, selfMs: Math.round(us / 100) / 10, percent: busyUs === 0 ? 0 : Math.round((us / busyUs) * 1000) / 10 }));
 }
 
 const BASE64 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
