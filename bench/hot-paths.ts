@@ -98,7 +98,12 @@ async function main(): Promise<void> {
         progress(`-- profile ${name}: top ${top.length} self-time functions`);
         for (const f of top) progress(`  ${String(f.selfMs).padStart(8)} ms ${String(f.percent).padStart(5)}%  ${f.where}`);
         if (PROFILE_MD !== undefined) {
-          const header = `# CPU profiles of svcdb serve (bench/hot-paths.ts, BENCH_PROFILE=1)\n\n${new Date().toISOString()}, load average ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}, BENCH_DURATION_S=${process.env.BENCH_DURATION_S ?? 10}; self time per function, % of the non-idle samples; samples taken while the case ran, every thread of the server (main, HNSW worker).\n`;
+          const header = `# CPU profiles of svcdb serve (bench/hot-paths.ts, BENCH_PROFILE=1)\n\n${new Date().toISOString()}, load average ${os
+            .loadavg()
+            .map((l) => l.toFixed(2))
+            .join(
+              ' ',
+            )}, BENCH_DURATION_S=${process.env.BENCH_DURATION_S ?? 10}; self time per function, % of the non-idle samples; samples taken while the case ran, every thread of the server (main, HNSW worker).\n`;
           await writeFile(PROFILE_MD, profilesMarkdown(profiles, header));
         }
       },

@@ -53,14 +53,25 @@ function fastifyBaseline(context: CaseContext, which: 'hello' | 'echo'): Promise
     const request: RequestShape =
       which === 'hello'
         ? { method: 'GET', path: '/' }
-        : { method: 'POST', path: '/echo', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ row: { id: 1, name: 'name-1', amount: 1.5 } }) };
+        : {
+            method: 'POST',
+            path: '/echo',
+            headers: { 'content-type': 'application/json' },
+            body: JSON.stringify({ row: { id: 1, name: 'name-1', amount: 1.5 } }),
+          };
     baselineCache.set(which, load(`fastify ${which}`, url, request, CONNECTIONS, DURATION_S));
   }
   return baselineCache.get(which)!;
 }
 
 /** Runs `svcdbPart` (profiled in profile mode) and `pgPart`, in the given order. */
-async function both<T>(context: CaseContext, name: string, pgFirst: boolean, svcdbPart: (t: Target) => Promise<T>, pgPart: (t: Target) => Promise<T>): Promise<[T, T | null]> {
+async function both<T>(
+  context: CaseContext,
+  name: string,
+  pgFirst: boolean,
+  svcdbPart: (t: Target) => Promise<T>,
+  pgPart: (t: Target) => Promise<T>,
+): Promise<[T, T | null]> {
   const runSvcdb = async (): Promise<T> => {
     const { value, profile } = await context.svcdb!.forCase(name, (server) => svcdbPart(svcdbTarget(server.url)));
     if (profile) await context.onProfile(name, profile);
@@ -92,7 +103,13 @@ function record(context: CaseContext, name: string, svcdb: Load, pg: Load | null
   );
 }
 
-async function requestCase(context: CaseContext, name: CaseName, pgFirst: boolean, shape: (t: Target) => RequestShape, baselineName: 'hello' | 'echo'): Promise<void> {
+async function requestCase(
+  context: CaseContext,
+  name: CaseName,
+  pgFirst: boolean,
+  shape: (t: Target) => RequestShape,
+  baselineName: 'hello' | 'echo',
+): Promise<void> {
   const baseline = await fastifyBaseline(context, baselineName);
   const measure = (t: Target): Promise<Load> => load(`${name} ${t.name}`, t.url, shape(t), CONNECTIONS, DURATION_S);
   const [svcdb, pg] = await both(context, name, pgFirst, measure, measure);

@@ -71,7 +71,9 @@ export async function replayFigures(svcdb: SvcdbHost | null, result: Record<stri
   result.replay_cli_records_per_s = Math.round(records / seconds);
   result.replay_cli_rows_per_s = Math.round(rows / seconds);
   result.replay_cli_wall_s = Math.round(wallS * 100) / 100;
-  progress(`svcdb replay: ${records} records, ${rows} rows in ${seconds} s (${result.replay_cli_records_per_s} records/s, ${result.replay_cli_rows_per_s} rows/s)`);
+  progress(
+    `svcdb replay: ${records} records, ${rows} rows in ${seconds} s (${result.replay_cli_records_per_s} records/s, ${result.replay_cli_rows_per_s} rows/s)`,
+  );
 }
 
 /** bench/vector-http.ts in a child: at ef 40, QPS under autocannon load (REST and Pinecone) against raw hnswlib-node, and recall. */

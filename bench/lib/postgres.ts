@@ -74,7 +74,10 @@ export async function startPostgres(log: (line: string) => void): Promise<Postgr
   const user = identity?.name ?? os.userInfo().username;
   try {
     log(`initdb ${dataDir}${identity ? ` as ${identity.name}` : ''}`);
-    execFileSync(path.join(PG_BIN, 'initdb'), ['-D', dataDir, '-A', 'trust', '-U', user, '-E', 'UTF8', '--no-sync'], { ...ids, stdio: ['ignore', 'ignore', 'pipe'] });
+    execFileSync(path.join(PG_BIN, 'initdb'), ['-D', dataDir, '-A', 'trust', '-U', user, '-E', 'UTF8', '--no-sync'], {
+      ...ids,
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
   } catch (error) {
     await rm(root, { recursive: true, force: true });
     throw error;
