@@ -19,7 +19,7 @@
  *   replay        bench/replay.ts in a child (BENCH_REPLAY_RECORDS, default 200,000 records x 5 rows = 1M rows),
  *                 then `svcdb replay` (the CLI) on this run's svcdb data dir
  *   vector        bench/vector-http.ts in a child: REST and Pinecone QPS under load at ef 40 vs raw hnswlib-node
- * BENCH_DURATION_S (default 10) per load. BENCH_PROFILE=1: each svcdb case runs in a fresh server
+ * BENCH_DURATION_S (default 10) per load. BENCH_BASELINES=0 runs svcdb alone (no PostgreSQL, no fastify). BENCH_PROFILE=1: each svcdb case runs in a fresh server
  * process with --cpu-prof, and its top BENCH_PROFILE_TOP (25) self-time functions are printed (and
  * written as markdown to BENCH_PROFILE_MD when set). Any non-2xx answer voids a case (exit 1).
  * One JSON line on stdout; progress on stderr.
@@ -40,6 +40,8 @@ const MIXED_ROWS = Number(process.env.BENCH_MIXED_ROWS ?? 10_000);
 const PROFILE = process.env.BENCH_PROFILE === '1';
 const PROFILE_TOP = Number(process.env.BENCH_PROFILE_TOP ?? 25);
 const PROFILE_MD = process.env.BENCH_PROFILE_MD;
+/** BENCH_BASELINES=0: svcdb alone (no PostgreSQL, no fastify), for a quick look at one case. */
+const BASELINES = process.env.BENCH_BASELINES !== '0';
 /** Cases that need no server of this process (they run their own). */
 const STANDALONE: readonly CaseName[] = ['vector'];
 
@@ -73,7 +75,9 @@ async function main(): Promise<void> {
   const profiles = new Map<string, SelfTime[]>();
   try {
     if (needsServers) {
-      if (postgresAvailable()) {
+      if (!BASELINES) {
+        result.postgres = 'skipped: BENCH_BASELINES=0';
+      } else if (postgresAvailable()) {
         postgres = await startPostgres(progress);
         await loadPostgres(postgres, TABLE_ROWS, MIXED_ROWS);
         pgServer = await startPgBaseline(postgres.host, postgres.port, postgres.user);
@@ -82,7 +86,7 @@ async function main(): Promise<void> {
         progress('PostgreSQL binaries missing: the PostgreSQL baseline is skipped');
         result.postgres = 'skipped: binaries missing';
       }
-      fastify = await startFastifyBaseline();
+      if (BASELINES) fastify = await startFastifyBaseline();
       svcdb = await startSvcdbHost({ apiKey: API_KEY, profileDir, top: PROFILE_TOP });
       await loadSvcdb(svcdbTarget((await svcdb.running()).url), TABLE_ROWS, MIXED_ROWS);
     }

@@ -48,11 +48,14 @@ function mixedShape(pick: MixedPick, headers: Record<string, string>, rowsPath: 
   return {
     method: 'GET',
     headers,
+    // Fresh headers every time: autocannon writes Content-Length into the headers object it is
+    // given and would send a POST's length with the next GET (which then fails as a bad request).
     setupRequest: (req: object) => {
       const kind = pick.kind();
-      if (kind === 0) return { ...req, method: 'POST', path: rowsPath, body: JSON.stringify({ row: { id: pick.newId(), n: pick.n() } }) };
-      if (kind === 1) return { ...req, method: 'GET', path: `${rowsPath}/${pick.existingId()}`, body: undefined };
-      return { ...req, method: 'POST', path: queryPath, body: JSON.stringify({ sql: MIXED_AGGREGATE, params: [pick.n()] }) };
+      const fresh = { ...req, headers: { ...headers } };
+      if (kind === 0) return { ...fresh, method: 'POST', path: rowsPath, body: JSON.stringify({ row: { id: pick.newId(), n: pick.n() } }) };
+      if (kind === 1) return { ...fresh, method: 'GET', path: `${rowsPath}/${pick.existingId()}`, body: undefined };
+      return { ...fresh, method: 'POST', path: queryPath, body: JSON.stringify({ sql: MIXED_AGGREGATE, params: [pick.n()] }) };
     },
   };
 }
