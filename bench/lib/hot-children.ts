@@ -53,9 +53,8 @@ export async function replayFigures(svcdb: SvcdbHost | null, result: Record<stri
   const target = svcdbTarget((await svcdb.running()).url);
   let rows = 0;
   for (const table of ['t', 'ins', 'bulk', 's', 'v']) {
-    const answer = (await httpSql(target, `SELECT count(*) AS n FROM ${table}`)) as { rows: unknown[] };
-    const first = answer.rows[0] as Record<string, unknown> | unknown[];
-    rows += Number(Array.isArray(first) ? first[0] : first.n);
+    const answer = (await httpSql(target, `SELECT count(*) AS n FROM ${table}`)) as { data: { n: number }[] };
+    rows += Number(answer.data[0]!.n);
   }
   await svcdb.stop();
   progress(`replay: svcdb replay on the run's data dir (${rows} rows in its tables)`);

@@ -11,7 +11,7 @@ import { chownSync, existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { freePort } from './processes.js';
+import { freePort, trackStop } from './processes.js';
 
 const PG_BIN = process.env.BENCH_PG_BIN ?? '/usr/lib/postgresql/15/bin';
 
@@ -92,8 +92,10 @@ export async function startPostgres(log: (line: string) => void): Promise<Postgr
   const exitOnBenchExit = (): void => void child.kill('SIGINT');
   process.on('exit', exitOnBenchExit);
   let stopped: Promise<void> | undefined;
+  let untrack = (): void => undefined;
   const stop = (): Promise<void> => {
     stopped ??= (async () => {
+      untrack();
       process.off('exit', exitOnBenchExit);
       if (child.exitCode === null && child.signalCode === null) {
         const exited = new Promise((resolve) => child.once('exit', resolve));
@@ -104,6 +106,9 @@ export async function startPostgres(log: (line: string) => void): Promise<Postgr
     })();
     return stopped;
   };
+  // A SIGTERM of the bench (stopAllProcesses) shuts PostgreSQL down and removes its dir too.
+  const untrackStop = trackStop(stop);
+  untrack = (): void => void untrackStop();
   try {
     await waitForPostgres(port, child, identity, 30_000);
   } catch (error) {

@@ -90,6 +90,15 @@ function stopper(child: ChildProcess, after: () => Promise<void> = async () => u
   return stop;
 }
 
+/**
+ * Registers the stop() of something this module did not start (e.g. PostgreSQL, which runs as
+ * another user), so stopAllProcesses stops it too; the returned function unregisters it.
+ */
+export function trackStop(stop: () => Promise<void>): () => void {
+  live.add(stop);
+  return () => live.delete(stop);
+}
+
 /** Stops every child this process started and has not stopped yet, those still starting too (e.g. on SIGTERM). */
 export async function stopAllProcesses(): Promise<void> {
   closing = true;
