@@ -21,7 +21,8 @@
  *   vector        bench/vector-http.ts in a child: REST and Pinecone QPS under load at ef 40 vs raw hnswlib-node
  * BENCH_DURATION_S (default 10) per load. BENCH_BASELINES=0 runs svcdb alone (no PostgreSQL, no fastify). BENCH_PROFILE=1: each svcdb case runs in a fresh server
  * process with --cpu-prof, and its top BENCH_PROFILE_TOP (25) self-time functions are printed (and
- * written as markdown to BENCH_PROFILE_MD when set). Any non-2xx answer voids a case (exit 1).
+ * written as markdown to BENCH_PROFILE_MD when set). Any non-2xx answer voids a case: `<case>_void` says why, the
+ * other cases run, the exit code is 1.
  * One JSON line on stdout; progress on stderr.
  */
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -114,7 +115,15 @@ async function main(): Promise<void> {
     };
     for (const [index, name] of cases.entries()) {
       progress(`== ${name}`);
-      await runCase(name, context, index % 2 === 1);
+      try {
+        await runCase(name, context, index % 2 === 1);
+      } catch (error) {
+        // A void case (a non-2xx answer, a failed child) says why; the other cases still run.
+        if (interrupted) throw error;
+        progress(`${name} is void: ${(error as Error).stack ?? String(error)}`);
+        result[`${name}_void`] = (error as Error).message.slice(0, 500);
+        process.exitCode = 1;
+      }
     }
   } finally {
     await svcdb?.close();
@@ -126,6 +135,9 @@ async function main(): Promise<void> {
   printBenchResult({ bench: 'hot-paths', ...result });
 }
 
+/** Set on SIGTERM/SIGINT: a case failing then is the interruption, not a void case. */
+let interrupted = false;
+for (const signal of ['SIGTERM', 'SIGINT'] as const) process.once(signal, () => (interrupted = true));
 stopChildrenOnSignals(progress);
 await main().catch(async (error: unknown) => {
   progress(`hot-paths failed: ${(error as Error).stack ?? String(error)}`);
