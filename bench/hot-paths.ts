@@ -19,7 +19,7 @@
  *   replay        bench/replay.ts in a child (BENCH_REPLAY_RECORDS, default 200,000 records x 5 rows = 1M rows),
  *                 then `svcdb replay` (the CLI) on this run's svcdb data dir
  *   vector        bench/vector-http.ts in a child: REST and Pinecone QPS under load at ef 40 vs raw hnswlib-node
- * BENCH_DURATION_S (default 10) per load. BENCH_BASELINES=0 runs svcdb alone (no PostgreSQL, no fastify). BENCH_PROFILE=1: each svcdb case runs in a fresh server
+ * BENCH_DURATION_S (default 10) per load, after BENCH_WARMUP_S (default 2) of the same load not measured. BENCH_BASELINES=0 runs svcdb alone (no PostgreSQL, no fastify). BENCH_PROFILE=1: each svcdb case runs in a fresh server
  * process with --cpu-prof, and its top BENCH_PROFILE_TOP (25) self-time functions are printed (and
  * written as markdown to BENCH_PROFILE_MD when set). Any non-2xx answer voids a case: `<case>_void` says why, the
  * other cases run, the exit code is 1.

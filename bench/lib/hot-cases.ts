@@ -14,6 +14,8 @@ export const CASE_NAMES = ['get_row', 'point_select', 'insert_row', 'insert_sql'
 export type CaseName = (typeof CASE_NAMES)[number];
 
 const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 10);
+/** Seconds of load before each measured one (both sides alike): not measured. */
+const WARMUP_S = Number(process.env.BENCH_WARMUP_S ?? 2);
 const CONNECTIONS = 50;
 const MIXED_CONNECTIONS = 32;
 const BULK_ROWS = 10_000;
@@ -59,7 +61,7 @@ function fastifyBaseline(context: CaseContext, which: 'hello' | 'echo'): Promise
             headers: { 'content-type': 'application/json' },
             body: JSON.stringify({ row: { id: 1, name: 'name-1', amount: 1.5 } }),
           };
-    baselineCache.set(which, load(`fastify ${which}`, url, request, CONNECTIONS, DURATION_S));
+    baselineCache.set(which, load(`fastify ${which}`, url, request, CONNECTIONS, DURATION_S, WARMUP_S));
   }
   return baselineCache.get(which)!;
 }
@@ -111,7 +113,7 @@ async function requestCase(
   baselineName: 'hello' | 'echo',
 ): Promise<void> {
   const baseline = await fastifyBaseline(context, baselineName);
-  const measure = (t: Target): Promise<Load> => load(`${name} ${t.name}`, t.url, shape(t), CONNECTIONS, DURATION_S);
+  const measure = (t: Target): Promise<Load> => load(`${name} ${t.name}`, t.url, shape(t), CONNECTIONS, DURATION_S, WARMUP_S);
   const [svcdb, pg] = await both(context, name, pgFirst, measure, measure);
   record(context, name, svcdb, pg, baseline, baselineName);
 }
@@ -193,7 +195,7 @@ function mixedPick(context: CaseContext, target: string): MixedPick {
 }
 
 async function mixedCase(context: CaseContext, pgFirst: boolean): Promise<void> {
-  const measure = (t: Target): Promise<Load> => load(`mixed ${t.name}`, t.url, t.mixed(mixedPick(context, t.name)), MIXED_CONNECTIONS, DURATION_S);
+  const measure = (t: Target): Promise<Load> => load(`mixed ${t.name}`, t.url, t.mixed(mixedPick(context, t.name)), MIXED_CONNECTIONS, DURATION_S, WARMUP_S);
   const [svcdb, pg] = await both(context, 'mixed', pgFirst, measure, measure);
   record(context, 'mixed', svcdb, pg, null, '');
 }

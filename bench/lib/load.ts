@@ -16,10 +16,12 @@ export interface Load {
 export type RequestShape = Omit<Request, 'path'> & { path?: string };
 
 /**
- * autocannon with `connections` for `durationS` seconds. Any non-2xx answer, error or timeout
+ * autocannon with `connections` for `durationS` seconds, after `warmupS` seconds not measured. Any non-2xx answer, error or timeout
  * voids the run (throws): requests/s of refusals measure nothing.
  */
-export async function load(name: string, url: string, request: RequestShape, connections: number, durationS: number): Promise<Load> {
+export async function load(name: string, url: string, request: RequestShape, connections: number, durationS: number, warmupS = 0): Promise<Load> {
+  // The warm-up (JIT, caches, connection pools) is not measured, but a failure in it voids the run too.
+  if (warmupS > 0) await load(`${name} (warm-up)`, url, request, connections, warmupS);
   const result = await autocannon({ url, connections, duration: durationS, requests: [request as Request] });
   const failed = result.non2xx + result.errors + result.timeouts;
   if (failed > 0) {
