@@ -29,12 +29,11 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { runCase, type CaseContext, type CaseName, CASE_NAMES } from './lib/hot-cases.js';
-import type { SelfTime } from './lib/cpu-profile.js';
 import { printBenchResult, progress } from './lib/print-result.js';
 import { postgresAvailable, startPostgres, type PostgresCluster } from './lib/postgres.js';
 import { startFastifyBaseline, startPgBaseline, stopAllProcesses, stopChildrenOnSignals, type ChildServer } from './lib/processes.js';
 import { API_KEY, loadPostgres, loadSvcdb, pgTarget, svcdbTarget } from './lib/hot-targets.js';
-import { startSvcdbHost, type SvcdbHost } from './lib/svcdb-host.js';
+import { startSvcdbHost, type CaseProfile, type SvcdbHost } from './lib/svcdb-host.js';
 
 const TABLE_ROWS = Number(process.env.BENCH_TABLE_ROWS ?? 100_000);
 const MIXED_ROWS = Number(process.env.BENCH_MIXED_ROWS ?? 10_000);
@@ -53,13 +52,26 @@ function selectedCases(): CaseName[] {
   return wanted.length === 0 ? [...CASE_NAMES] : CASE_NAMES.filter((c) => wanted.includes(c));
 }
 
-/** The profiles as markdown: one table per case. */
-function profilesMarkdown(profiles: ReadonlyMap<string, SelfTime[]>, header: string): string {
+/** The profiles as markdown: per case, a table by self time and one of svcdb's own functions by total time. */
+function profilesMarkdown(profiles: ReadonlyMap<string, CaseProfile>, header: string): string {
   const parts = [header];
-  for (const [name, top] of profiles) {
-    parts.push(`## ${name}\n\n| self ms | % of busy | function (file:line) |\n|---:|---:|---|`);
-    parts.push(top.map((f) => `| ${f.selfMs} | ${f.percent} | ${f.where.replaceAll('|', '\\|')} |`).join('\n'));
-    parts.push('');
+  const table = (rows: readonly { where: string; selfMs: number; percent: number }[], what: string): string =>
+    [
+      `| ${what} ms | % of busy | function (file:line) |`,
+      '|---:|---:|---|',
+      ...rows.map((f) => `| ${f.selfMs} | ${f.percent} | ${f.where.replaceAll('|', '\\|')} |`),
+    ].join('\n');
+  for (const [name, profile] of profiles) {
+    parts.push(
+      `## ${name}`,
+      '',
+      table(profile.self, 'self'),
+      '',
+      `svcdb's own functions by total time (self + callees):`,
+      '',
+      table(profile.total, 'total'),
+      '',
+    );
   }
   return parts.join('\n');
 }
@@ -73,7 +85,7 @@ async function main(): Promise<void> {
   let fastify: ChildServer | null = null;
   let svcdb: SvcdbHost | null = null;
   const profileDir = PROFILE ? await mkdtemp(path.join(os.tmpdir(), 'svcdb-bench-prof-')) : undefined;
-  const profiles = new Map<string, SelfTime[]>();
+  const profiles = new Map<string, CaseProfile>();
   try {
     if (needsServers) {
       if (!BASELINES) {
@@ -98,10 +110,12 @@ async function main(): Promise<void> {
       tableRows: TABLE_ROWS,
       mixedRows: MIXED_ROWS,
       result,
-      onProfile: async (name, top) => {
-        profiles.set(name, top);
-        progress(`-- profile ${name}: top ${top.length} self-time functions`);
-        for (const f of top) progress(`  ${String(f.selfMs).padStart(8)} ms ${String(f.percent).padStart(5)}%  ${f.where}`);
+      onProfile: async (name, profile) => {
+        profiles.set(name, profile);
+        progress(`-- profile ${name}: top ${profile.self.length} functions by self time`);
+        for (const f of profile.self) progress(`  ${String(f.selfMs).padStart(8)} ms ${String(f.percent).padStart(5)}%  ${f.where}`);
+        progress(`-- profile ${name}: svcdb's own functions by total time (self + callees)`);
+        for (const f of profile.total) progress(`  ${String(f.selfMs).padStart(8)} ms ${String(f.percent).padStart(5)}%  ${f.where}`);
         if (PROFILE_MD !== undefined) {
           const header = `# CPU profiles of svcdb serve (bench/hot-paths.ts, BENCH_PROFILE=1)\n\n${new Date().toISOString()}, load average ${os
             .loadavg()

@@ -15,6 +15,7 @@ interface CallFrame {
 interface ProfileNode {
   readonly id: number;
   readonly callFrame: CallFrame;
+  readonly children?: readonly number[];
 }
 /** The parts of a .cpuprofile this module reads. */
 export interface CpuProfile {
@@ -29,6 +30,7 @@ export interface CpuProfile {
 export interface SelfTime {
   /** `name (file:line)`; file relative to the repository for our own code. */
   readonly where: string;
+  /** Self time (topSelfTime) or total time (topTotalTime). */
   readonly selfMs: number;
   /** Share of the busy samples (idle left out; GC and (program) in), 0..100. */
   readonly percent: number;
@@ -67,6 +69,57 @@ export function topSelfTime(
       const where = frame.url === '' ? name : `${name} (${locate(frame)})`;
       byFunction.set(where, (byFunction.get(where) ?? 0) + us);
       busyUs += us;
+    }
+  }
+  return [...byFunction.entries()]
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, top)
+    .map(([where, us]) => ({ where, selfMs: Math.round(us / 100) / 10, percent: busyUs === 0 ? 0 : Math.round((us / busyUs) * 1000) / 10 }));
+}
+
+/**
+ * Functions ranked by total time (self + callees), counted once per sample however often they
+ * recur on its stack, over the frames `keep` accepts (e.g. the repository's own code), `top` of
+ * them. `percent` is of the busy samples, as in topSelfTime.
+ */
+export function topTotalTime(
+  profiles: readonly CpuProfile[],
+  top: number,
+  locate: (frame: CallFrame) => string,
+  keep: (located: string) => boolean,
+  window?: { readonly fromUs: number; readonly toUs: number },
+): SelfTime[] {
+  const byFunction = new Map<string, number>();
+  let busyUs = 0;
+  for (const profile of profiles) {
+    const parent = new Map<number, number>();
+    for (const node of profile.nodes) for (const child of node.children ?? []) parent.set(child, node.id);
+    const nodes = new Map(profile.nodes.map((n) => [n.id, n]));
+    const names = new Map<number, string | null>();
+    const nameOf = (id: number): string | null => {
+      if (!names.has(id)) {
+        const frame = nodes.get(id)!.callFrame;
+        const located = frame.url === '' ? null : locate(frame);
+        names.set(id, located !== null && keep(located) ? `${frame.functionName || '(anonymous)'} (${located})` : null);
+      }
+      return names.get(id)!;
+    };
+    let atUs = profile.startTime;
+    for (let i = 0; i < profile.samples.length; i++) {
+      const delta = profile.timeDeltas[i] ?? 0;
+      atUs += delta;
+      if (window !== undefined && (atUs < window.fromUs || atUs > window.toUs)) continue;
+      const sampled = profile.samples[i]!;
+      if (nodes.get(sampled)?.callFrame.functionName === IDLE) continue;
+      busyUs += delta;
+      const seen = new Set<string>();
+      for (let id: number | undefined = sampled; id !== undefined; id = parent.get(id)) {
+        const name = nameOf(id);
+        if (name !== null && !seen.has(name)) {
+          seen.add(name);
+          byFunction.set(name, (byFunction.get(name) ?? 0) + delta);
+        }
+      }
     }
   }
   return [...byFunction.entries()]

@@ -6,8 +6,7 @@ import { PGlite } from '@electric-sql/pglite';
 import { load, ratioOf, rssMiB, slope, type Load, type RequestShape } from './load.js';
 import { progress } from './print-result.js';
 import { httpSql, svcdbTarget, type MixedPick, type Target } from './hot-targets.js';
-import type { SelfTime } from './cpu-profile.js';
-import type { SvcdbHost } from './svcdb-host.js';
+import type { CaseProfile, SvcdbHost } from './svcdb-host.js';
 import { replayFigures, vectorFigures } from './hot-children.js';
 
 export const CASE_NAMES = ['get_row', 'point_select', 'insert_row', 'insert_sql', 'bulk_insert', 'values_1000', 'mixed', 'memory', 'replay', 'vector'] as const;
@@ -34,7 +33,7 @@ export interface CaseContext {
   readonly tableRows: number;
   readonly mixedRows: number;
   readonly result: Record<string, string | number | boolean | null>;
-  onProfile(name: string, top: SelfTime[]): Promise<void>;
+  onProfile(name: string, profile: CaseProfile): Promise<void>;
 }
 
 /** Ids handed to inserts, per server, so no two inserts of a run collide (ins, bulk and s). */

@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { readdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { sourceLocator, topSelfTime, type CpuProfile, type SelfTime } from './cpu-profile.js';
+import { sourceLocator, topSelfTime, topTotalTime, type CpuProfile, type SelfTime } from './cpu-profile.js';
 import { startSvcdbProcess, type SvcdbProcess } from './processes.js';
 
 const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
@@ -16,7 +16,7 @@ export interface SvcdbHost {
   /** The server, restarted (without profiling) when a case or stop() left it stopped. */
   running(): Promise<SvcdbProcess>;
   /** Runs `body` against the server; in profile mode returns the case's top self-time functions as well. */
-  forCase<T>(name: string, body: (server: SvcdbProcess) => Promise<T>): Promise<{ value: T; profile: SelfTime[] | null }>;
+  forCase<T>(name: string, body: (server: SvcdbProcess) => Promise<T>): Promise<{ value: T; profile: CaseProfile | null }>;
   /** Stops the server (the data dir stays, e.g. for `svcdb replay`). */
   stop(): Promise<void>;
   readonly dataDir: string;
@@ -35,15 +35,27 @@ export interface SvcdbHostOptions {
 /** The monotonic clock in microseconds: the clock of a .cpuprofile's timestamps. */
 const monotonicUs = (): number => Number(process.hrtime.bigint() / 1000n);
 
-async function readProfile(dir: string, top: number, window: { fromUs: number; toUs: number }): Promise<SelfTime[]> {
+/** A case's profile: functions by self time, and svcdb's own functions by total time (self + callees). */
+export interface CaseProfile {
+  readonly self: SelfTime[];
+  readonly total: SelfTime[];
+}
+
+/** svcdb's own code (not node_modules, not node internals), as the locator names it. */
+const OWN_CODE = /^(core|log|projections|query|protocols|sinks|bin)\//;
+
+async function readProfile(dir: string, top: number, window: { fromUs: number; toUs: number }): Promise<CaseProfile> {
   // One file per thread (the main thread, the HNSW worker): ranked together.
   const files = (await readdir(dir)).filter((f) => f.endsWith('.cpuprofile'));
   if (files.length === 0) throw new Error(`no .cpuprofile in ${dir}`);
   const profiles = files.map((f) => JSON.parse(readFileSync(path.join(dir, f), 'utf8')) as CpuProfile);
-  const ranked = topSelfTime(profiles, top, sourceLocator(REPO_ROOT), window);
-  if (ranked.length > 0) return ranked;
-  // No sample inside the window: the clocks differ on this platform; rank the whole run (start-up included).
-  return topSelfTime(profiles, top, sourceLocator(REPO_ROOT));
+  const locate = sourceLocator(REPO_ROOT);
+  // No sample inside the window would mean the clocks differ on this platform: rank the whole run then (start-up included).
+  const within = topSelfTime(profiles, top, locate, window).length > 0 ? window : undefined;
+  return {
+    self: topSelfTime(profiles, top, locate, within),
+    total: topTotalTime(profiles, top, locate, (where) => OWN_CODE.test(where), within),
+  };
 }
 
 /** Starts svcdb over a fresh data dir (kept until close()). */

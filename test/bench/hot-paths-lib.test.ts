@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import { decodeVlq, lineMap, sourceLocator, topSelfTime, type CpuProfile } from '../../bench/lib/cpu-profile.js';
+import { decodeVlq, lineMap, sourceLocator, topSelfTime, topTotalTime, type CpuProfile } from '../../bench/lib/cpu-profile.js';
 import { MIXED_AGGREGATE, loadStatements, pgTarget, svcdbTarget, type MixedPick } from '../../bench/lib/hot-targets.js';
 import { ratioOf, slope } from '../../bench/lib/load.js';
 
@@ -39,6 +39,37 @@ describe('cpu profile ranking', () => {
     expect(topSelfTime([PROFILE], 10, undefined, { fromUs: 13_500, toUs: 15_500 })).toEqual([
       { where: 'a (file:///x.js:10)', selfMs: 1, percent: 50 },
       { where: 'b (file:///y.js:1)', selfMs: 1, percent: 50 },
+    ]);
+  });
+});
+
+describe('cpu profile total time', () => {
+  // root (1) -> idle (2); root -> f (3) -> g (4) -> f (5, recursion) -> lib (6)
+  const tree: CpuProfile = {
+    nodes: [
+      { id: 1, callFrame: frame('(root)', ''), children: [2, 3] },
+      { id: 2, callFrame: frame('(idle)', '') },
+      { id: 3, callFrame: frame('f', 'file:///own.js', 0), children: [4] },
+      { id: 4, callFrame: frame('g', 'file:///own.js', 5), children: [5] },
+      { id: 5, callFrame: frame('f', 'file:///own.js', 0), children: [6] },
+      { id: 6, callFrame: frame('lib', 'file:///lib.js', 0) },
+    ],
+    startTime: 0,
+    samples: [2, 3, 4, 6, 6],
+    timeDeltas: [1000, 1000, 1000, 1000, 1000],
+  };
+  const locate = (f: { url: string; lineNumber: number }): string => `${f.url.slice('file:///'.length)}:${f.lineNumber + 1}`;
+
+  it('counts a function once per sample however often it recurs, callees included, over the kept frames', () => {
+    expect(topTotalTime([tree], 10, locate, (where) => where.startsWith('own.js'))).toEqual([
+      { where: 'f (own.js:1)', selfMs: 4, percent: 100 },
+      { where: 'g (own.js:6)', selfMs: 3, percent: 75 },
+    ]);
+  });
+
+  it('keeps to the window', () => {
+    expect(topTotalTime([tree], 1, locate, (where) => where.startsWith('own.js'), { fromUs: 3500, toUs: 5000 })).toEqual([
+      { where: 'f (own.js:1)', selfMs: 2, percent: 100 },
     ]);
   });
 });
