@@ -131,7 +131,7 @@ async function bulkCase(context: CaseContext, pgFirst: boolean): Promise<void> {
       await response.arrayBuffer();
     }
     const rowsPerSec = Math.round((BULK_REQUESTS * BULK_ROWS) / ((performance.now() - started) / 1000));
-    return { reqPerSec: rowsPerSec, p50Ms: 0, p99Ms: 0, requests: BULK_REQUESTS };
+    return { reqPerSec: rowsPerSec, p50Ms: 0, p99Ms: 0, requests: BULK_REQUESTS, timeouts: 0 };
   };
   const [svcdb, pg] = await both(context, 'bulk_insert', pgFirst, measure, measure);
   context.result.bulk_insert_svcdb_rows_per_s = svcdb.reqPerSec;
@@ -207,7 +207,9 @@ async function memoryCase(context: CaseContext): Promise<void> {
     const timer = setInterval(() => points.push([Math.round((performance.now() - started) / 1000), rssMiB(server.pid)]), MEMORY_SAMPLE_S * 1000);
     try {
       const target = svcdbTarget(server.url);
-      await load('memory (mixed) svcdb', target.url, target.mixed(mixedPick(context, 'svcdb')), MIXED_CONNECTIONS, MEMORY_S);
+      const loaded = await load('memory (mixed) svcdb', target.url, target.mixed(mixedPick(context, 'svcdb')), MIXED_CONNECTIONS, MEMORY_S, 0, true);
+      context.result.memory_req_per_s = loaded.reqPerSec;
+      context.result.memory_timeouts = loaded.timeouts;
     } finally {
       clearInterval(timer);
     }

@@ -10,6 +10,8 @@ export interface Load {
   readonly p50Ms: number;
   readonly p99Ms: number;
   readonly requests: number;
+  /** Requests that got no answer within autocannon's 10 s (only when tolerated; else the run is void). */
+  readonly timeouts: number;
 }
 
 /** What a request looks like before setupRequest fills it in (path and body may come from it). */
@@ -19,11 +21,19 @@ export type RequestShape = Omit<Request, 'path'> & { path?: string };
  * autocannon with `connections` for `durationS` seconds, after `warmupS` seconds not measured. Any non-2xx answer, error or timeout
  * voids the run (throws): requests/s of refusals measure nothing.
  */
-export async function load(name: string, url: string, request: RequestShape, connections: number, durationS: number, warmupS = 0): Promise<Load> {
+export async function load(
+  name: string,
+  url: string,
+  request: RequestShape,
+  connections: number,
+  durationS: number,
+  warmupS = 0,
+  tolerateTimeouts = false,
+): Promise<Load> {
   // The warm-up (JIT, caches, connection pools) is not measured, but a failure in it voids the run too.
   if (warmupS > 0) await load(`${name} (warm-up)`, url, request, connections, warmupS);
   const result = await autocannon({ url, connections, duration: durationS, requests: [request as Request] });
-  const failed = result.non2xx + result.errors + result.timeouts;
+  const failed = result.non2xx + (tolerateTimeouts ? 0 : result.errors + result.timeouts);
   if (failed > 0) {
     const byStatus = Object.entries(result.statusCodeStats ?? {})
       .map(([status, s]) => `${status}: ${(s as { count: number }).count}`)
@@ -32,7 +42,13 @@ export async function load(name: string, url: string, request: RequestShape, con
       `${name}: ${result.non2xx} non-2xx answers, ${result.errors} errors, ${result.timeouts} timeouts of ${result.requests.total} (${byStatus}); the run is void`,
     );
   }
-  return { reqPerSec: Math.round(result.requests.average), p50Ms: result.latency.p50, p99Ms: result.latency.p99, requests: result.requests.total };
+  return {
+    reqPerSec: Math.round(result.requests.average),
+    p50Ms: result.latency.p50,
+    p99Ms: result.latency.p99,
+    requests: result.requests.total,
+    timeouts: result.timeouts,
+  };
 }
 
 /** a / b with 2 decimals, null when there is no b (a skipped baseline). */
