@@ -44,6 +44,8 @@ const PROFILE_MD = process.env.BENCH_PROFILE_MD;
 const BASELINES = process.env.BENCH_BASELINES !== '0';
 /** Cases that need no server of this process (they run their own). */
 const STANDALONE: readonly CaseName[] = ['vector'];
+/** Cases that compare with PostgreSQL or fastify (the others need svcdb alone). */
+const WITH_BASELINES: readonly CaseName[] = ['get_row', 'point_select', 'insert_row', 'insert_sql', 'bulk_insert', 'mixed'];
 
 function selectedCases(): CaseName[] {
   const wanted = process.env.BENCH_CASES?.split(',').map((c) => c.trim()) ?? [];
@@ -88,8 +90,8 @@ async function main(): Promise<void> {
   const profiles = new Map<string, CaseProfile>();
   try {
     if (needsServers) {
-      if (!BASELINES) {
-        result.postgres = 'skipped: BENCH_BASELINES=0';
+      if (!BASELINES || !cases.some((c) => WITH_BASELINES.includes(c))) {
+        result.postgres = BASELINES ? 'not needed by these cases' : 'skipped: BENCH_BASELINES=0';
       } else if (postgresAvailable()) {
         postgres = await startPostgres(progress);
         await loadPostgres(postgres, TABLE_ROWS, MIXED_ROWS);
@@ -99,7 +101,7 @@ async function main(): Promise<void> {
         progress('PostgreSQL binaries missing: the PostgreSQL baseline is skipped');
         result.postgres = 'skipped: binaries missing';
       }
-      if (BASELINES) fastify = await startFastifyBaseline();
+      if (BASELINES && cases.some((c) => WITH_BASELINES.includes(c))) fastify = await startFastifyBaseline();
       svcdb = await startSvcdbHost({ apiKey: API_KEY, profileDir, top: PROFILE_TOP });
       await loadSvcdb(svcdbTarget((await svcdb.running()).url), TABLE_ROWS, MIXED_ROWS);
     }
