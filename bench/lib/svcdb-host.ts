@@ -8,7 +8,7 @@ import { readdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { sourceLocator, topSelfTime, topTotalTime, type CpuProfile, type SelfTime } from './cpu-profile.js';
-import { startSvcdbProcess, type SvcdbProcess } from './processes.js';
+import { startSvcdbProcess, trackStop, type SvcdbProcess } from './processes.js';
 
 const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 
@@ -70,6 +70,13 @@ export async function startSvcdbHost(options: SvcdbHostOptions): Promise<SvcdbHo
     server ??= await startSvcdbProcess(options.apiKey, {}, { dataDir, nodeArgs, readyTimeoutMs: 600_000 });
     return server;
   };
+  const close = async (): Promise<void> => {
+    untrack();
+    await stop();
+    await rm(dataDir, { recursive: true, force: true });
+  };
+  // A SIGTERM of the bench (stopAllProcesses) removes the kept data dir too.
+  const untrack = trackStop(close);
   return {
     dataDir,
     running: () => ensure(),
@@ -92,9 +99,6 @@ export async function startSvcdbHost(options: SvcdbHostOptions): Promise<SvcdbHo
       return { value, profile };
     },
     stop,
-    async close() {
-      await stop();
-      await rm(dataDir, { recursive: true, force: true });
-    },
+    close,
   };
 }
