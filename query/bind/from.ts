@@ -1,4 +1,5 @@
 import type { TableDef } from '../../core/catalog.js';
+import type { SvcError } from '../../core/errors.js';
 import type { Alias, FromItem, JoinExpr, QueryExpr, SqlExpr, SubqueryRef, TableRef } from '../parse/index.js';
 import type { Expr } from '../plan/expr.js';
 import { shiftColumns, someExpr } from '../plan/expr-util.js';
@@ -28,20 +29,23 @@ export function bindFrom(items: readonly FromItem[], scope: Scope, deps: FromDep
   let plan: Plan | null = null;
   for (const item of items) {
     const next = bindFromItem(item, scope, deps);
-    plan = plan ? joinNode('cross', plan, next, null) : next;
+    plan = plan ? joinNode('cross', plan, next, null, LATERAL.has(next) ? 0 : undefined) : next;
   }
   if (!plan) throw invalid('empty FROM clause');
   return plan;
 }
 
-export function joinNode(joinType: JoinType, left: Plan, right: Plan, on: Expr | null): Plan {
+/** Plans of FROM items that read items before them (LATERAL): their join re-runs them per left row. */
+const LATERAL = new WeakSet<Plan>();
+
+export function joinNode(joinType: JoinType, left: Plan, right: Plan, on: Expr | null, lateral?: number): Plan {
   const nullableLeft = joinType === 'right' || joinType === 'full';
   const nullableRight = joinType === 'left' || joinType === 'full';
   const columns: OutputColumn[] = [
     ...left.columns.map((c) => (nullableLeft ? { ...c, nullable: true } : c)),
     ...right.columns.map((c) => (nullableRight ? { ...c, nullable: true } : c)),
   ];
-  return { kind: 'join', joinType, left, right, on, hash: null, columns };
+  return { kind: 'join', joinType, left, right, on, hash: null, columns, ...(lateral === undefined ? {} : { lateral }) };
 }
 
 function bindFromItem(item: FromItem, scope: Scope, deps: FromDeps): Plan {
@@ -51,7 +55,7 @@ function bindFromItem(item: FromItem, scope: Scope, deps: FromDeps): Plan {
     case 'subquery':
       return bindSubqueryItem(item, scope, deps);
     case 'function':
-      return bindFunctionItem(item, scope, deps.exprEnv(scope, 'functions in FROM'));
+      return lateralItem(scope, (inner) => bindFunctionItem(item, scope, deps.exprEnv(inner, 'functions in FROM')));
     case 'join':
       return item.alias ? bindJoinedTable(item, item.alias, scope, deps) : bindJoin(item, scope, deps);
   }
@@ -68,6 +72,7 @@ function bindJoin(item: JoinExpr, scope: Scope, deps: FromDeps): Plan {
   const left = bindFromItem(item.left, scope, deps);
   const rightStart = scope.width;
   const itemRefs = deps.ctx.worktableRefs.length;
+  if (LATERAL.has(left)) throw lateralOutsideJoin(scope, start);
   const right = bindFromItem(item.right, scope, deps);
   let joinType: JoinType = item.type;
   checkOuterJoinRefs(deps.ctx, joinType, chainRefs, itemRefs);
@@ -88,7 +93,8 @@ function bindJoin(item: JoinExpr, scope: Scope, deps: FromDeps): Plan {
   // NATURAL JOIN without common columns has no condition: every pair.
   if (joinType === 'inner' && (on === null || (on.kind === 'const' && on.value === true))) [joinType, on] = ['cross', null];
   markNullable(scope, joinType, start, rightStart);
-  const plan = joinNode(joinType, left, right, on && shiftColumns(on, -start));
+  const lateral = LATERAL.has(right) ? lateralOffset(scope, joinType, start) : undefined;
+  const plan = joinNode(joinType, left, right, on && shiftColumns(on, -start), lateral);
   if (item.usingAlias === null) return plan;
   return usingAliasColumns(scope, item.usingAlias, merged, plan, start);
 }
@@ -154,18 +160,52 @@ function bindTableRef(item: TableRef, scope: Scope, deps: FromDeps): Plan {
  * refused when it does (executing it needs a join that re-runs the subquery per left row).
  */
 function bindSubqueryItem(item: SubqueryRef, scope: Scope, deps: FromDeps): Plan {
-  let inner = scope.sibling();
-  if (item.lateral) {
-    inner = new Scope(scope);
-    for (const [name, cte] of scope.ctes) inner.ctes.set(name, cte);
+  if (!item.lateral) {
+    const inner = scope.sibling();
+    const bound = deps.bindQuery(item.query, inner);
+    scope.adopt(inner);
+    return addSubquery(item, scope, bound);
   }
+  return lateralItem(scope, (inner) => addSubquery(item, scope, deps.bindQuery(item.query, inner)));
+}
+
+/**
+ * Binds a FROM item that may read the items before it (a LATERAL subquery, a function): in a
+ * scope whose parent is this FROM clause, so such a reference is an outer reference of depth 1
+ * into the FROM row; when there is one, the plan is marked for a LATERAL join.
+ */
+function lateralItem(scope: Scope, bind: (inner: Scope) => Plan): Plan {
+  const inner = new Scope(scope);
+  for (const [name, cte] of scope.ctes) inner.ctes.set(name, cte);
   const referenced = scope.referencedFromInner;
   scope.referencedFromInner = false;
-  const { plan, names } = deps.bindQuery(item.query, inner);
-  if (!item.lateral) scope.adopt(inner);
-  if (item.lateral && scope.referencedFromInner)
-    throw invalid('LATERAL subqueries that reference earlier FROM items are not supported', { reason: 'unsupported' });
+  scope.lowestInnerRef = Number.POSITIVE_INFINITY;
+  const plan = bind(inner);
+  const readsFrom = scope.referencedFromInner;
   scope.referencedFromInner ||= referenced;
+  if (readsFrom) LATERAL.add(plan);
+  if (readsFrom || !inner.usedOuter) return plan;
+  // It reads only enclosing queries, one level further up than a plain item: run it under an
+  // empty outer row so that its references still find them.
+  return { kind: 'join', joinType: 'cross', left: { kind: 'one_row', columns: [] }, right: plan, on: null, hash: null, columns: plan.columns, lateral: 0 };
+}
+
+/** Where the left row of a LATERAL join starts in the FROM row; the item may not read further left (PostgreSQL's rules). */
+function lateralOffset(scope: Scope, joinType: JoinType, start: number): number {
+  if (joinType === 'right' || joinType === 'full') {
+    throw invalid('invalid reference to FROM-clause entry: the combining JOIN type must be INNER or LEFT for a LATERAL reference');
+  }
+  if (scope.lowestInnerRef < start) throw lateralOutsideJoin(scope, start);
+  return start;
+}
+
+function lateralOutsideJoin(scope: Scope, start: number): SvcError {
+  const slot = Math.min(scope.lowestInnerRef, start - 1);
+  const entry = scope.entries.find((e) => slot >= e.offset && slot < e.offset + e.columns.length);
+  return invalid(`invalid reference to FROM-clause entry for table "${entry?.alias ?? '?'}"`, { reason: 'outside_join' });
+}
+
+function addSubquery(item: SubqueryRef, scope: Scope, { plan, names }: { plan: Plan; names: readonly string[] }): Plan {
   const cols = renamed(
     plan.columns.map((c, i) => ({ name: names[i]!, type: c.type, nullable: c.nullable })),
     item.alias?.columns,

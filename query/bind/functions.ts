@@ -8,7 +8,19 @@ import { invalid, mismatch } from './context.js';
 import { bindExpr, type ExprEnv } from './expr.js';
 import { frameOf, resolveWindow } from './window-frame.js';
 
-const WINDOW_ONLY = new Set<string>(['row_number', 'rank', 'dense_rank', 'lag', 'lead', 'first_value', 'last_value', 'ntile', 'percent_rank', 'cume_dist']);
+const WINDOW_ONLY = new Set<string>([
+  'row_number',
+  'rank',
+  'dense_rank',
+  'lag',
+  'lead',
+  'first_value',
+  'last_value',
+  'nth_value',
+  'ntile',
+  'percent_rank',
+  'cume_dist',
+]);
 
 /** Function calls: aggregates, window functions, then the TypeSystem's scalar functions. */
 export function bindFunction(node: FuncCall, env: ExprEnv): Expr {
@@ -118,6 +130,10 @@ function bindWindowFunction(name: WindowFnName, node: FuncCall, env: ExprEnv): E
     bound = [unified.exprs[0]!, offset, unified.exprs[1]!];
   } else if (name === 'first_value' || name === 'last_value') {
     type = args[0]?.type.name === 'unknown' ? { name: 'text' } : (args[0]?.type ?? UNKNOWN);
+  } else if (name === 'nth_value') {
+    if (args.length !== 2) throw mismatch(`function nth_value(${args.length} arguments) does not exist`);
+    type = args[0]!.type.name === 'unknown' ? { name: 'text' } : args[0]!.type;
+    bound = [args[0]!, coerce(env.ctx, args[1]!, INT4, 'implicit')];
   } else if (name === 'ntile') {
     type = INT4;
     bound = [coerce(env.ctx, args[0] ?? constant(INT4, 1), INT4, 'implicit')];

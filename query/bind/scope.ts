@@ -52,6 +52,8 @@ export class Scope {
   usedOuter = false;
   /** Set when an expression of a scope nested in this one referenced this scope's columns. */
   referencedFromInner = false;
+  /** The lowest row slot of this scope a nested scope referenced since it was last reset (LATERAL checks). */
+  lowestInnerRef = Number.POSITIVE_INFINITY;
   readonly ctes = new Map<string, CteDef>();
   /**
    * Row slots of JOIN ... USING columns whose unqualified name means an expression (FULL:
@@ -122,6 +124,7 @@ export class Scope {
         if (depth > 0) {
           this.markOuter(depth);
           s.referencedFromInner = true;
+          s.lowestInnerRef = Math.min(s.lowestInnerRef, found.index);
         }
         return { depth, ...found };
       }

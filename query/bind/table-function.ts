@@ -1,7 +1,7 @@
 import type { FuncCall, FunctionRef, SelectTarget, SqlExpr } from '../parse/index.js';
-import { INT4, INT8, type Expr, type WindowCall } from '../plan/expr.js';
-import type { OutputColumn, Plan } from '../plan/nodes.js';
-import { someExpr } from '../plan/expr-util.js';
+import { INT4, INT8, TEXT, type Expr, type WindowCall } from '../plan/expr.js';
+import type { OutputColumn, Plan, SetFunctionName } from '../plan/nodes.js';
+import type { QType } from '../types/contract.js';
 import { coerce, unify } from './coerce.js';
 import { invalid, mismatch } from './context.js';
 import { elementType, isArrayType } from '../types/index.js';
@@ -23,14 +23,44 @@ export function bindFunctionItem(item: FunctionRef, scope: Scope, env: ExprEnv):
   if (item.calls.length !== 1) throw invalid('ROWS FROM (...) with several functions is not supported', { reason: 'unsupported' });
   const call = item.calls[0]!;
   const fnName = call.kind === 'func' ? call.name.name : 'function';
-  const unnest = call.kind === 'func' && call.name.schema === null && call.name.name === 'unnest' && call.over === null;
-  if (!isSetReturningCall(call) && !unnest) throw invalid(`function ${fnName}() in FROM is not supported`, { reason: 'unsupported' });
+  const plain = call.kind === 'func' && call.name.schema === null && call.over === null;
+  const unnest = plain && call.name.name === 'unnest';
+  const jsonb = plain && JSONB_SET_FUNCTIONS.has(call.name.name);
+  if (!isSetReturningCall(call) && !unnest && !jsonb) throw invalid(`function ${fnName}() in FROM is not supported`, { reason: 'unsupported' });
   if (item.columnDefs) throw invalid('a column definition list is only allowed for functions returning "record"');
   const alias = item.alias?.name ?? fnName;
-  let plan = unnest ? bindUnnest(call, env, alias) : bindSeries(call, env, alias);
+  let plan = unnest ? bindUnnest(call, env, alias) : jsonb ? bindJsonbSet(call, env, alias) : bindSeries(call, env, alias);
   if (item.withOrdinality) plan = withOrdinality(plan);
   scope.add(alias, renamedColumns(plan.columns, item.alias?.columns ?? null));
   return plan;
+}
+
+const JSONB: QType = { name: 'jsonb' };
+const JSONB_SET_FUNCTIONS = new Set(['jsonb_array_elements', 'jsonb_array_elements_text', 'jsonb_each', 'jsonb_each_text', 'jsonb_object_keys']);
+
+/**
+ * jsonb_array_elements[_text] (a column `value`), jsonb_each[_text] (`key`, `value`) and
+ * jsonb_object_keys (one column named by the alias, as PostgreSQL names a function without OUT parameters).
+ */
+function bindJsonbSet(node: FuncCall, env: ExprEnv, alias: string): Plan {
+  const fn = node.name.name as Exclude<SetFunctionName, 'generate_series' | 'unnest'>;
+  const bound = plainArgs(node, fn).map((a) => bindExpr(a, env));
+  if (bound.length !== 1 || !['jsonb', 'unknown'].includes(bound[0]!.type.name)) {
+    const shown = bound.map((e) => (e.type.name === 'unknown' ? 'unknown' : env.ctx.types.typeText(e.type).toLowerCase())).join(', ');
+    throw mismatch(`function ${fn}(${shown}) does not exist`, { function: fn });
+  }
+  const arg = coerce(env.ctx, bound[0]!, JSONB, 'implicit');
+  const value = fn.endsWith('_text') ? TEXT : JSONB;
+  const columns: OutputColumn[] =
+    fn === 'jsonb_object_keys'
+      ? [{ name: alias, type: TEXT, nullable: false }]
+      : fn === 'jsonb_each' || fn === 'jsonb_each_text'
+        ? [
+            { name: 'key', type: TEXT, nullable: false },
+            { name: 'value', type: value, nullable: true },
+          ]
+        : [{ name: 'value', type: value, nullable: true }];
+  return { kind: 'function_scan', fn, args: [arg], columns };
 }
 
 /** WITH ORDINALITY: a bigint column numbering the function's rows from 1 (row_number over them, in their order). */
@@ -50,7 +80,6 @@ function withOrdinality(plan: Plan): Plan {
 /** unnest(array) of one array (several arrays, zipped, are refused): a column of its element type. */
 function bindUnnest(node: FuncCall, env: ExprEnv, name: string): Plan {
   const bound = plainArgs(node, 'unnest').map((a) => bindExpr(a, env));
-  refuseLateral(bound, 'unnest');
   if (bound.length > 1) throw invalid('unnest with several arrays is not supported', { reason: 'unsupported' });
   const type = bound[0]?.type;
   if (!type || !isArrayType(type)) {
@@ -67,19 +96,12 @@ function plainArgs(node: FuncCall, fn: string): readonly SqlExpr[] {
   return node.args;
 }
 
-function refuseLateral(bound: readonly Expr[], fn: string): void {
-  if (bound.some((e) => someExpr(e, (x) => x.kind === 'column'))) {
-    throw invalid(`${fn} arguments that reference FROM items (LATERAL) are not supported`, { reason: 'unsupported' });
-  }
-}
-
 /**
  * generate_series(start, stop[, step]) over integers as a plan of one column named `name`.
  * `env` is over the FROM scope: a column of this query's row is a reference to a FROM item.
  */
 export function bindSeries(node: FuncCall, env: ExprEnv, name: string): Plan {
   const bound = plainArgs(node, 'generate_series').map((a) => bindExpr(a, env));
-  refuseLateral(bound, 'generate_series');
   const shown = (): string => bound.map((e) => env.ctx.types.typeText(e.type).toLowerCase()).join(', ');
   if (bound.length < 2 || bound.length > 3) throw mismatch(`function generate_series(${shown()}) does not exist`);
   const { type } = unify(env.ctx, bound, 'generate_series');

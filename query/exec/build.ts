@@ -1,13 +1,13 @@
 import type { Plan, PlanKind } from '../plan/nodes.js';
-import type { Batch, ExecContext, NodeStats } from './context.js';
+import { childContext, type Batch, type ExecContext, type NodeStats } from './context.js';
 import { filterOp, limitOp, oneRowOp, projectOp, valuesOp } from './ops/basic.js';
 import { hashAggregateOp } from './ops/aggregate.js';
 import { distinctOnOp, distinctOp, setOp } from './ops/distinct.js';
-import { hashJoinOp, nestedLoopJoinOp } from './ops/join.js';
+import { hashJoinOp, lateralJoinOp, nestedLoopJoinOp } from './ops/join.js';
 import { scanOp } from './ops/scan.js';
 import { sortOp } from './ops/sort.js';
 import { windowOp } from './ops/window.js';
-import { generateSeriesOp, unnestOp } from './ops/function-scan.js';
+import { generateSeriesOp, jsonbSetOp, unnestOp } from './ops/function-scan.js';
 import { recursiveUnionOp, worktableScanOp } from './ops/recursive-union.js';
 
 type Builder<K extends PlanKind> = (node: Extract<Plan, { kind: K }>, ctx: ExecContext) => AsyncIterable<Batch>;
@@ -17,11 +17,20 @@ const BUILDERS: { [K in PlanKind]: Builder<K> } = {
   scan: (node, ctx) => scanOp(node, ctx),
   values: (node, ctx) => valuesOp(ctx, node.rows),
   one_row: () => oneRowOp(),
-  function_scan: (node, ctx) => (node.fn === 'unnest' ? unnestOp(ctx, node.args[0]!, node.columns[0]!.type) : generateSeriesOp(ctx, node.args)),
+  function_scan: (node, ctx) =>
+    node.fn === 'unnest'
+      ? unnestOp(ctx, node.args[0]!, node.columns[0]!.type)
+      : node.fn === 'generate_series'
+        ? generateSeriesOp(ctx, node.args)
+        : jsonbSetOp(ctx, node.fn, node.args[0]!),
   filter: (node, ctx) => filterOp(run(node.input, ctx), ctx, node.predicate),
   project: (node, ctx) => projectOp(run(node.input, ctx), ctx, node.exprs),
   join: (node, ctx) =>
-    node.hash ? hashJoinOp(run(node.left, ctx), run(node.right, ctx), ctx, node) : nestedLoopJoinOp(run(node.left, ctx), run(node.right, ctx), ctx, node),
+    node.lateral !== undefined
+      ? lateralJoinOp(run(node.left, ctx), (row) => run(node.right, childContext(ctx, row)), ctx, node)
+      : node.hash
+        ? hashJoinOp(run(node.left, ctx), run(node.right, ctx), ctx, node)
+        : nestedLoopJoinOp(run(node.left, ctx), run(node.right, ctx), ctx, node),
   aggregate: (node, ctx) => hashAggregateOp(run(node.input, ctx), ctx, node.groupBy, node.aggs),
   window: (node, ctx) => windowOp(run(node.input, ctx), ctx, node.calls),
   sort: (node, ctx) => sortOp(run(node.input, ctx), ctx, node.keys, node.topN),

@@ -11,7 +11,8 @@ interface Leaf {
   readonly rows: number;
 }
 
-const isInner = (p: Plan): p is JoinNode => p.kind === 'join' && (p.joinType === 'inner' || p.joinType === 'cross');
+// A LATERAL join is a leaf: its right side reads its left row, so the two stay together.
+const isInner = (p: Plan): p is JoinNode => p.kind === 'join' && (p.joinType === 'inner' || p.joinType === 'cross') && p.lateral === undefined;
 
 /**
  * Greedy join order for a tree of inner/cross joins: start from the smallest input, then add

@@ -13,7 +13,7 @@ const sideOf = (e: Expr, lw: number): 'left' | 'right' | 'both' | 'none' => {
 
 /** Equi-join conditions (left expr = right expr) become hash keys cast to a common type; the rest is residual. */
 export function hashKeysOf(join: JoinNode, types: TypeSystem): JoinNode['hash'] {
-  if (!join.on || join.joinType === 'cross') return null;
+  if (!join.on || join.joinType === 'cross' || join.lateral !== undefined) return null;
   const lw = join.left.columns.length;
   const leftKeys: Expr[] = [];
   const rightKeys: Expr[] = [];

@@ -54,7 +54,8 @@ export function pruneColumns(plan: Plan, need: Need = null): Plan {
         union(need, colsOf([plan.on, plan.hash?.residual, ...(plan.hash?.leftKeys ?? [])])),
         rightKeys === null ? null : new Set([...rightKeys].map((c) => c + lw)),
       );
-      const left = combined === null ? null : new Set([...combined].filter((c) => c < lw));
+      // A LATERAL right side reads the whole left row (outer references columnsOf cannot see).
+      const left = combined === null || plan.lateral !== undefined ? null : new Set([...combined].filter((c) => c < lw));
       const right = combined === null ? null : new Set([...combined].filter((c) => c >= lw).map((c) => c - lw));
       return { ...plan, left: pruneColumns(plan.left, left), right: pruneColumns(plan.right, right) };
     }

@@ -91,7 +91,7 @@ export interface AggCall {
 }
 
 export type WindowFnName =
-  'row_number' | 'rank' | 'dense_rank' | 'lag' | 'lead' | 'aggregate' | 'first_value' | 'last_value' | 'ntile' | 'percent_rank' | 'cume_dist';
+  'row_number' | 'rank' | 'dense_rank' | 'lag' | 'lead' | 'aggregate' | 'first_value' | 'last_value' | 'nth_value' | 'ntile' | 'percent_rank' | 'cume_dist';
 
 export interface WindowCall {
   readonly fn: WindowFnName;
@@ -100,7 +100,7 @@ export interface WindowCall {
   readonly args: readonly Expr[];
   readonly partitionBy: readonly Expr[];
   readonly orderBy: readonly SortKey[];
-  /** Which rows of the partition an aggregate, first_value and last_value see for each row. */
+  /** Which rows of the partition an aggregate, first_value, last_value and nth_value see for each row. */
   readonly frame: WindowFrame;
 }
 
@@ -223,6 +223,11 @@ export interface JoinNode {
   readonly on: Expr | null;
   /** Set by the optimizer for equi-joins: keys over left rows and over right rows, cast to common types. */
   readonly hash: { readonly leftKeys: readonly Expr[]; readonly rightKeys: readonly Expr[]; readonly residual: Expr | null } | null;
+  /**
+   * LATERAL: the right side reads the left row (outer references of depth 1, the left row placed
+   * at this offset of the FROM row), so it runs again for each left row.
+   */
+  readonly lateral?: number;
   readonly columns: readonly OutputColumn[];
   readonly est?: Estimate;
 }
@@ -233,6 +238,10 @@ export interface TopN {
   readonly offset: Expr | null;
 }
 
+/** The set-returning functions a function_scan runs. */
+export type SetFunctionName =
+  'generate_series' | 'unnest' | 'jsonb_array_elements' | 'jsonb_array_elements_text' | 'jsonb_each' | 'jsonb_each_text' | 'jsonb_object_keys';
+
 export type Plan =
   | ScanNode
   | JoinNode
@@ -241,7 +250,7 @@ export type Plan =
   /** A set-returning function in FROM: generate_series(start, stop[, step]) over int4 or int8, unnest(array). */
   | {
       readonly kind: 'function_scan';
-      readonly fn: 'generate_series' | 'unnest';
+      readonly fn: SetFunctionName;
       readonly args: readonly Expr[];
       readonly columns: readonly OutputColumn[];
       readonly est?: Estimate;

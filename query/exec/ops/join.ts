@@ -156,3 +156,40 @@ async function* emitJoin(
   }
   if (matched) yield* batches(rightRows.filter((_r, i) => matched[i] === 0).map((r) => nulls(leftWidth).concat(r)));
 }
+
+/**
+ * LATERAL join: the right side runs again for each left row, which it reads as its nearest outer
+ * row (placed at node.lateral in the FROM row: the slots before it are the items left of the join,
+ * which a LATERAL item inside a JOIN may not read). INNER, CROSS and LEFT only (as in PostgreSQL).
+ */
+export async function* lateralJoinOp(
+  left: AsyncIterable<Batch>,
+  runRight: (outerRow: Row) => AsyncIterable<Batch>,
+  ctx: ExecContext,
+  node: JoinNode,
+): AsyncIterable<Batch> {
+  const m = matcher(node.on, ctx);
+  const pad = nulls(node.lateral ?? 0);
+  const rightWidth = node.right.columns.length;
+  for await (const batch of left) {
+    let out: Batch = [];
+    for (const l of batch) {
+      if (shouldYield(ctx)) await yieldNow(ctx);
+      checkContinue(ctx);
+      const rightRows = await materialize(runRight(pad.length === 0 ? l : pad.concat(l)), ctx, 'lateral join');
+      let any = false;
+      for (const r of rightRows) {
+        const combined = combine(l, r);
+        if (node.on !== null && !(m.slow ? await matches(m, combined, ctx) : m.test(combined))) continue;
+        any = true;
+        out.push(combined);
+      }
+      if (!any && node.joinType === 'left') out.push(l.concat(nulls(rightWidth)));
+      if (out.length >= LIMITS.batchRows) {
+        yield out;
+        out = [];
+      }
+    }
+    if (out.length > 0) yield out;
+  }
+}

@@ -1,3 +1,4 @@
+import { SvcError } from '../../../core/errors.js';
 import type { QValue } from '../../types/contract.js';
 import type { WindowCall } from '../../plan/expr.js';
 import { compile } from '../compile.js';
@@ -126,6 +127,17 @@ function computePartition(
         const [start, end] = span(i);
         const j = call.fn === 'first_value' ? start : end - 1;
         set(i, start < end ? args[0]!(rows[order[j]!.rowIndex]!) : null);
+      }
+      return;
+    }
+    case 'nth_value': {
+      const span = frameSpans(call.frame, ends);
+      for (let i = 0; i < n; i++) {
+        const [start, end] = span(i);
+        const nth = args[1]!(rows[order[i]!.rowIndex]!);
+        if (nth !== null && Number(nth) <= 0) throw new SvcError('INVALID_QUERY', 'argument of nth_value must be greater than zero', {});
+        const j = start + Number(nth) - 1;
+        set(i, nth !== null && j < end ? args[0]!(rows[order[j]!.rowIndex]!) : null);
       }
       return;
     }
