@@ -72,7 +72,7 @@ function bindJoin(item: JoinExpr, scope: Scope, deps: FromDeps): Plan {
   const left = bindFromItem(item.left, scope, deps);
   const rightStart = scope.width;
   const itemRefs = deps.ctx.worktableRefs.length;
-  if (LATERAL.has(left)) throw lateralOutsideJoin(scope, start);
+  if (LATERAL.has(left)) throw lateralOutsideJoin();
   const right = bindFromItem(item.right, scope, deps);
   let joinType: JoinType = item.type;
   checkOuterJoinRefs(deps.ctx, joinType, chainRefs, itemRefs);
@@ -193,16 +193,19 @@ function lateralItem(scope: Scope, bind: (inner: Scope) => Plan): Plan {
 /** Where the left row of a LATERAL join starts in the FROM row; the item may not read further left (PostgreSQL's rules). */
 function lateralOffset(scope: Scope, joinType: JoinType, start: number): number {
   if (joinType === 'right' || joinType === 'full') {
-    throw invalid('invalid reference to FROM-clause entry: the combining JOIN type must be INNER or LEFT for a LATERAL reference');
+    const entry = scope.entries.find((e) => scope.lowestInnerRef >= e.offset && scope.lowestInnerRef < e.offset + e.columns.length);
+    throw invalid(`invalid reference to FROM-clause entry for table "${entry?.alias ?? '?'}"`, {
+      reason: 'lateral_join_type',
+      detail: 'The combining JOIN type must be INNER or LEFT for a LATERAL reference.',
+    });
   }
-  if (scope.lowestInnerRef < start) throw lateralOutsideJoin(scope, start);
+  if (scope.lowestInnerRef < start) throw lateralOutsideJoin();
   return start;
 }
 
-function lateralOutsideJoin(scope: Scope, start: number): SvcError {
-  const slot = Math.min(scope.lowestInnerRef, start - 1);
-  const entry = scope.entries.find((e) => slot >= e.offset && slot < e.offset + e.columns.length);
-  return invalid(`invalid reference to FROM-clause entry for table "${entry?.alias ?? '?'}"`, { reason: 'outside_join' });
+/** PostgreSQL runs such a JOIN again per row of the items before it; svcdb's joins cannot. */
+function lateralOutsideJoin(): SvcError {
+  return invalid('LATERAL references to FROM items outside the JOIN are not supported', { reason: 'unsupported' });
 }
 
 function addSubquery(item: SubqueryRef, scope: Scope, { plan, names }: { plan: Plan; names: readonly string[] }): Plan {

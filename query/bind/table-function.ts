@@ -2,6 +2,7 @@ import type { FuncCall, FunctionRef, SelectTarget, SqlExpr } from '../parse/inde
 import { INT4, INT8, TEXT, type Expr, type WindowCall } from '../plan/expr.js';
 import type { OutputColumn, Plan, SetFunctionName } from '../plan/nodes.js';
 import type { QType } from '../types/contract.js';
+import { mapExpr, someExpr } from '../plan/expr-util.js';
 import { coerce, unify } from './coerce.js';
 import { invalid, mismatch } from './context.js';
 import { elementType, isArrayType } from '../types/index.js';
@@ -10,8 +11,10 @@ import { renamedColumns, type Scope } from './scope.js';
 
 /** The set-returning functions svcdb has (in FROM, or alone in a select list). */
 export function isSetReturningCall(node: SqlExpr | null | undefined): node is FuncCall {
-  return node?.kind === 'func' && node.name.schema === null && node.name.name === 'generate_series' && node.over === null;
+  return node?.kind === 'func' && node.name.schema === null && SELECT_LIST_SRFS.has(node.name.name) && node.over === null;
 }
+
+const SELECT_LIST_SRFS = new Set(['generate_series', 'unnest']);
 
 /**
  * A function in FROM: `generate_series(1, 3) [WITH ORDINALITY] [AS] g(n [, ord])`. A function
@@ -130,13 +133,45 @@ export function bindSelectListSeries(
   const replaced = targets.map((t) => ({ ...t, expr: replaceCalls(t.expr, calls) as SqlExpr }));
   if (calls.length === 0) return null;
   if (calls.length > 1) throw invalid('more than one set-returning function in a select list is not supported', { reason: 'unsupported' });
-  const series = bindSeries(calls[0]!, env, 'generate_series');
+  const call = calls[0]!;
+  const bound = call.name.name === 'unnest' ? bindUnnest(call, env, 'unnest') : bindSeries(call, env, 'generate_series');
+  const { series, lateral } = rowReading(bound);
   scope.add(
     SRF_ENTRY,
     series.columns.map((c) => ({ ...c, hidden: true })),
   );
-  const plan: Plan = { kind: 'join', joinType: 'cross', left: input, right: series, on: null, hash: null, columns: [...input.columns, ...series.columns] };
+  const plan: Plan = {
+    kind: 'join',
+    joinType: 'cross',
+    left: input,
+    right: series,
+    on: null,
+    hash: null,
+    columns: [...input.columns, ...series.columns],
+    ...(lateral ? { lateral: 0 } : {}),
+  };
   return { plan, targets: replaced };
+}
+
+/**
+ * A select-list function whose arguments read the input row runs once per row (a LATERAL join):
+ * its column references become references to the nearest outer row, and outer references move
+ * one level up. Arguments with subqueries that read any row are refused (their plans would need the same shift).
+ */
+function rowReading(series: Plan): { series: Plan; lateral: boolean } {
+  if (series.kind !== 'function_scan') return { series, lateral: false };
+  const reads = series.args.some((a) => someExpr(a, (e) => e.kind === 'column' || e.kind === 'outer'));
+  if (!reads) return { series, lateral: false };
+  if (series.args.some((a) => someExpr(a, (e) => e.kind === 'subquery'))) {
+    throw invalid(`${series.fn} arguments with subqueries that read the row are not supported`, { reason: 'unsupported' });
+  }
+  const shift = (e: Expr): Expr | undefined =>
+    e.kind === 'column'
+      ? { kind: 'outer', type: e.type, depth: 1, index: e.index, name: e.name }
+      : e.kind === 'outer'
+        ? { ...e, depth: e.depth + 1 }
+        : undefined;
+  return { series: { ...series, args: series.args.map((a) => mapExpr(a, shift)) }, lateral: true };
 }
 
 /** A copy of `node` with each set-returning call (outside subqueries) replaced by a reference to the crossed column. */
@@ -146,7 +181,7 @@ function replaceCalls(node: unknown, calls: FuncCall[]): unknown {
   const n = node as SqlExpr;
   if (isSetReturningCall(n)) {
     calls.push(n);
-    return { kind: 'column_ref', qualifier: [SRF_ENTRY], column: 'generate_series', loc: n.loc };
+    return { kind: 'column_ref', qualifier: [SRF_ENTRY], column: n.name.name, loc: n.loc };
   }
   if (n.kind === 'sublink') return node;
   return Object.fromEntries(Object.entries(n).map(([k, v]) => [k, replaceCalls(v, calls)]));
