@@ -6,7 +6,10 @@ import type { FuncCall, SortItem, SqlExpr, WindowSpec } from '../parse/ast/index
 import { asCondition, callByName, coerce, unify } from './coerce.js';
 import { invalid, mismatch } from './context.js';
 import { bindExpr, type ExprEnv } from './expr.js';
-import { frameOf, resolveWindow } from './window-frame.js';
+import { frameOf, hasRangeOffset, resolveWindow } from './window-frame.js';
+
+/** ORDER BY key types a RANGE offset frame measures exactly (integers and numeric; float and datetime keys are refused). */
+const RANGE_KEY_TYPES = new Set(['int2', 'int4', 'int8', 'numeric']);
 
 const WINDOW_ONLY = new Set<string>([
   'row_number',
@@ -149,6 +152,11 @@ function windowOf(fn: WindowFnName, type: QType, args: readonly Expr[], agg: Agg
   const orderBy = bindSortKeys(spec.orderBy, inner);
   const frame = frameOf(spec.frame, (offset) => frameOffset(offset, argEnv(env, 'window frame offsets')));
   if (frame.mode === 'groups' && orderBy.length === 0) throw invalid('GROUPS mode requires an ORDER BY clause');
+  if (hasRangeOffset(frame)) {
+    if (orderBy.length !== 1) throw invalid('RANGE with offset PRECEDING/FOLLOWING requires exactly one ORDER BY column');
+    const key = orderBy[0]!.expr.type.name;
+    if (!RANGE_KEY_TYPES.has(key)) throw unsupported(`RANGE with offset PRECEDING/FOLLOWING over ${key} keys`);
+  }
   const call: WindowCall = { fn, agg, args, partitionBy, orderBy, frame };
   return { kind: 'window', type, call };
 }

@@ -9,13 +9,11 @@ export const DEFAULT_FRAME: WindowFrame = { mode: 'range', start: { kind: 'unbou
 export type OffsetOf = (expr: SqlExpr) => number;
 
 /**
- * A window frame clause, checked as PostgreSQL checks it. The executor counts ROWS and GROUPS
- * offsets and RANGE bounds at UNBOUNDED or CURRENT ROW; RANGE offsets and EXCLUDE are refused
- * with reason 'unsupported' rather than answered wrongly.
+ * A window frame clause, checked as PostgreSQL checks it. RANGE offsets other than integer
+ * constants are refused with reason 'unsupported' rather than answered wrongly.
  */
 export function frameOf(spec: AstWindowFrame | null, offsetOf: OffsetOf = literalOffset): WindowFrame {
   if (spec === null) return DEFAULT_FRAME;
-  if (spec.exclude !== 'no_others') throw unsupported('window frame EXCLUDE is not supported');
   const start = boundOf(spec.start, offsetOf);
   const end = boundOf(spec.end, offsetOf);
   if (start.kind === 'unbounded_following') throw invalid('frame start cannot be UNBOUNDED FOLLOWING');
@@ -23,8 +21,9 @@ export function frameOf(spec: AstWindowFrame | null, offsetOf: OffsetOf = litera
   if (start.kind === 'current' && end.kind === 'preceding') throw invalid('frame starting from current row cannot have preceding rows');
   if (start.kind === 'following' && (end.kind === 'preceding' || end.kind === 'current'))
     throw invalid('frame starting from following row cannot have preceding rows');
-  if (spec.mode === 'range' && (hasOffset(start) || hasOffset(end))) throw unsupported('RANGE with offset PRECEDING/FOLLOWING is not supported');
-  return { mode: spec.mode, start, end };
+  if (spec.mode === 'range' && [spec.start, spec.end].some((b) => (b.kind === 'preceding' || b.kind === 'following') && !isIntegerLiteral(b.offset)))
+    throw unsupported('RANGE offsets other than integer constants are not supported');
+  return { mode: spec.mode, start, end, ...(spec.exclude === 'no_others' ? {} : { exclude: spec.exclude }) };
 }
 
 function boundOf(bound: AstFrameBound, offsetOf: OffsetOf): FrameBound {
@@ -43,7 +42,10 @@ function boundOf(bound: AstFrameBound, offsetOf: OffsetOf): FrameBound {
   }
 }
 
-const hasOffset = (b: FrameBound): boolean => b.kind === 'preceding' || b.kind === 'following';
+/** Whether a RANGE frame has an offset bound (it needs one numeric ORDER BY key). */
+export const hasRangeOffset = (f: WindowFrame): boolean => f.mode === 'range' && [f.start, f.end].some((b) => b.kind === 'preceding' || b.kind === 'following');
+
+const isIntegerLiteral = (e: SqlExpr): boolean => e.kind === 'number' && /^[0-9]+$/.test(e.text);
 
 function literalOffset(expr: SqlExpr): number {
   if (expr.kind === 'number' && /^[0-9]+$/.test(expr.text)) return Number(expr.text);

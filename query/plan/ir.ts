@@ -105,14 +105,16 @@ export interface WindowCall {
 }
 
 /**
- * ROWS counts rows from the current one; RANGE (bounds UNBOUNDED or CURRENT ROW only) reaches
- * to the current row's first or last peer; GROUPS counts peer groups from the current row's. The default is RANGE UNBOUNDED PRECEDING to CURRENT
+ * ROWS counts rows from the current one; RANGE reaches to the current row's first or last peer
+ * (CURRENT ROW) or to the rows whose one ORDER BY key is within the offset of the current row's; GROUPS counts peer groups from the current row's. The default is RANGE UNBOUNDED PRECEDING to CURRENT
  * ROW, which without ORDER BY (every row a peer) is the whole partition.
  */
 export interface WindowFrame {
   readonly mode: 'rows' | 'range' | 'groups';
   readonly start: FrameBound;
   readonly end: FrameBound;
+  /** EXCLUDE CURRENT ROW | GROUP | TIES (absent: EXCLUDE NO OTHERS). */
+  readonly exclude?: 'current_row' | 'group' | 'ties';
 }
 
 export type FrameBound =

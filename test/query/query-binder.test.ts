@@ -16,14 +16,13 @@ describe('query binder: parameters in LIMIT, unnest, FOR UPDATE and unsupported 
     await h.close();
   });
 
-  it('refuses grouping sets, WITH TIES, data-modifying CTEs and LATERAL functions', async () => {
+  it('refuses grouping sets, WITH TIES and data-modifying CTEs', async () => {
     const cases: [string, string][] = [
       ['SELECT a, count(*) FROM t GROUP BY ROLLUP (a)', 'GROUP BY ROLLUP is not supported'],
       ['SELECT a, count(*) FROM t GROUP BY CUBE (a)', 'GROUP BY CUBE is not supported'],
       ['SELECT a, count(*) FROM t GROUP BY GROUPING SETS ((a), ())', 'GROUP BY GROUPING SETS is not supported'],
       ['SELECT id FROM t ORDER BY id FETCH FIRST 1 ROWS WITH TIES', 'FETCH FIRST ... WITH TIES is not supported'],
       ['WITH d AS (DELETE FROM t RETURNING id) SELECT * FROM d', 'data-modifying statements in WITH (DELETE in "d") are not supported'],
-      ['SELECT * FROM t, unnest(ARRAY[t.a])', 'unnest arguments that reference FROM items (LATERAL) are not supported'],
       ['SELECT * FROM unnest(ARRAY[1], ARRAY[2])', 'unnest with several arrays is not supported'],
       ['SELECT * FROM ROWS FROM (generate_series(1, 2), generate_series(1, 3))', 'ROWS FROM (...) with several functions is not supported'],
       ['SELECT * FROM lower($$A$$)', 'function lower() in FROM is not supported'],
@@ -31,6 +30,10 @@ describe('query binder: parameters in LIMIT, unnest, FOR UPDATE and unsupported 
     for (const [sql, message] of cases) {
       expect(await caught(h.q(sql)), sql).toMatchObject({ code: 'INVALID_QUERY', message, details: { reason: 'unsupported' } });
     }
+  });
+
+  it('runs unnest over a FROM item (LATERAL)', async () => {
+    expect(await h.rows('SELECT u FROM (VALUES (1)) v(a), unnest(ARRAY[v.a, 5]) u ORDER BY u')).toEqual([{ u: 1 }, { u: 5 }]);
   });
 
   it('keeps the rows a FOR UPDATE query reads: the clause is accepted and ignored', async () => {

@@ -4,7 +4,7 @@ import type { WindowCall } from '../../plan/expr.js';
 import { compile } from '../compile.js';
 import { checkContinue, type Batch, type ExecContext, type Row } from '../context.js';
 import { batches, materialize, rowHasher } from './materialize.js';
-import { frameSpans, type FrameSpans } from './window-frame.js';
+import { frameSpans, type FrameSpans, type RangeKeys } from './window-frame.js';
 import { decorate, keyComparator } from './sort.js';
 
 /** Window functions: each call adds one column, computed per partition in its ORDER BY. */
@@ -73,6 +73,8 @@ function computePartition(
 ): void {
   const args = call.args.map((a) => compile(a, ctx).eval);
   const ends = peerEnds(order, cmp);
+  const spans = (): FrameSpans => frameSpans(call.frame, ends, rangeKeys(order, rows, call, ctx));
+  const within = frameRows(call.frame, ends);
   const n = order.length;
   const set = (i: number, v: QValue): void => {
     out[order[i]!.rowIndex] = v;
@@ -121,28 +123,27 @@ function computePartition(
       return;
     }
     case 'first_value':
-    case 'last_value': {
-      const span = frameSpans(call.frame, ends);
-      for (let i = 0; i < n; i++) {
-        const [start, end] = span(i);
-        const j = call.fn === 'first_value' ? start : end - 1;
-        set(i, start < end ? args[0]!(rows[order[j]!.rowIndex]!) : null);
-      }
-      return;
-    }
+    case 'last_value':
     case 'nth_value': {
-      const span = frameSpans(call.frame, ends);
+      const span = spans();
       for (let i = 0; i < n; i++) {
         const [start, end] = span(i);
-        const nth = args[1]!(rows[order[i]!.rowIndex]!);
-        if (nth !== null && Number(nth) <= 0) throw new SvcError('INVALID_QUERY', 'argument of nth_value must be greater than zero', {});
-        const j = start + Number(nth) - 1;
-        set(i, nth !== null && j < end ? args[0]!(rows[order[j]!.rowIndex]!) : null);
+        const frame = call.frame.exclude ? within(i, [start, end]) : null;
+        const size = frame ? frame.length : Math.max(0, end - start);
+        const nth = call.fn === 'first_value' ? 1 : call.fn === 'last_value' ? size : args[1]!(rows[order[i]!.rowIndex]!);
+        if (nth !== null && Number(nth) <= 0 && call.fn === 'nth_value') {
+          throw new SvcError('INVALID_QUERY', 'argument of nth_value must be greater than zero', {});
+        }
+        const k = Number(nth) - 1;
+        const j = nth === null || k < 0 || k >= size ? undefined : frame ? frame[k] : start + k;
+        set(i, j === undefined ? null : args[0]!(rows[order[j]!.rowIndex]!));
       }
       return;
     }
     case 'aggregate':
-      return aggregateOverFrame(order, rows, call, ctx, frameSpans(call.frame, ends), set);
+      return call.frame.exclude
+        ? aggregateExcluding(order, rows, call, ctx, framesOf(spans(), within), set)
+        : aggregateOverFrame(order, rows, call, ctx, spans(), set);
   }
 }
 
@@ -198,5 +199,65 @@ function aggregateOverFrame(
     while (stepped < end) stepRow(stepped++);
     last = { start, end, value: state.result() };
     set(i, last.value);
+  }
+}
+
+/** The key a RANGE offset frame measures (its one ORDER BY expression) at each sorted position, or null. */
+function rangeKeys(order: Sorted, rows: readonly Row[], call: WindowCall, ctx: ExecContext): RangeKeys | null {
+  const { mode, start, end } = call.frame;
+  if (mode !== 'range' || ![start, end].some((b) => b.kind === 'preceding' || b.kind === 'following')) return null;
+  const key = compile(call.orderBy[0]!.expr, ctx).eval;
+  return { values: order.map((o) => key(rows[o.rowIndex]!)), descending: call.orderBy[0]!.descending };
+}
+
+/** The positions of a frame [start, end) left after its EXCLUDE clause (the current row, its peer group, or its peers). */
+function frameRows(frame: WindowCall['frame'], ends: readonly number[]): (i: number, span: readonly [number, number]) => number[] {
+  const peerStart = (i: number): number => {
+    let s = i;
+    while (s > 0 && ends[s - 1] === ends[i]) s--;
+    return s;
+  };
+  return (i, [start, end]) => {
+    const out: number[] = [];
+    const [from, to] = frame.exclude === 'current_row' ? [i, i + 1] : frame.exclude ? [peerStart(i), ends[i]!] : [0, 0];
+    for (let j = start; j < end; j++) if (j < from || j >= to || (frame.exclude === 'ties' && j === i)) out.push(j);
+    return out;
+  };
+}
+
+function framesOf(span: FrameSpans, within: (i: number, span: readonly [number, number]) => number[]): (i: number) => number[] {
+  return (i) => within(i, span(i));
+}
+
+/** An aggregate over frames with EXCLUDE: each row's frame is aggregated afresh (they are not contiguous). */
+function aggregateExcluding(
+  order: Sorted,
+  rows: readonly Row[],
+  call: WindowCall,
+  ctx: ExecContext,
+  frameOf: (i: number) => number[],
+  set: (i: number, v: QValue) => void,
+): void {
+  const agg = call.agg!;
+  const args = agg.args.map((a) => compile(a, ctx).eval);
+  const filter = agg.filter ? compile(agg.filter, ctx).eval : null;
+  const distinct = agg.distinct ? rowHasher(ctx, agg.argTypes) : null;
+  for (let i = 0; i < order.length; i++) {
+    checkContinue(ctx);
+    const state = agg.agg.newState();
+    const seen = new Set<string>();
+    for (const j of frameOf(i)) {
+      const row = rows[order[j]!.rowIndex]!;
+      if (filter && filter(row) !== true) continue;
+      const values = args.map((f) => f(row));
+      if (agg.agg.strict && values.some((v) => v === null)) continue;
+      if (distinct) {
+        const key = distinct(values);
+        if (seen.has(key)) continue;
+        seen.add(key);
+      }
+      state.step(values);
+    }
+    set(i, state.result());
   }
 }
