@@ -1,0 +1,196 @@
+import type { JsonValue } from './values.js';
+
+/**
+ * JSONB documents as PostgreSQL keeps them: numbers are numeric (exact, scale kept: 1.0 stays 1.0,
+ * 12345678901234567890123 keeps its digits) and the JSON null is a value distinct from SQL NULL.
+ * A number whose canonical text a double prints back exactly stays a JS number (the common case:
+ * every other layer keeps working on it); any other becomes a JsonNumber holding that text.
+ * A top-level JSON null is JSON_NULL (SQL NULL is `null`); inside arrays and objects `null` is the JSON null.
+ */
+
+/** A JSON number a double cannot hold exactly: its canonical numeric text ('1.0', '12345678901234567890123'). */
+export class JsonNumber {
+  constructor(readonly text: string) {}
+
+  /** A plain JSON.stringify sees the nearest double; stringifyJson writes the exact text. */
+  toJSON(): number | string {
+    return exactMode ? `${MARK}${this.text}${MARK}` : Number(this.text);
+  }
+}
+
+/** The JSON null as a jsonb value of its own (a top-level `'null'::jsonb`, `'{"a":null}'::jsonb -> 'a'`). */
+export class JsonNull {
+  toJSON(): null {
+    return null;
+  }
+}
+
+export const JSON_NULL: JsonNull = Object.freeze(new JsonNull());
+
+/** True for both spellings of the JSON null (JSON_NULL at top level, `null` inside containers). */
+export function isJsonNull(v: unknown): boolean {
+  return v === null || v === JSON_NULL;
+}
+
+// A control character cannot appear raw in a JSON string, so JSON.stringify always escapes it:
+// the escaped form below marks a number's text inside the stringified output.
+const MARK = '\u0001jn\u0001';
+const MARK_ESCAPED = /"\\u0001jn\\u0001([^"\\]*)\\u0001jn\\u0001"/g;
+let exactMode = false;
+
+/** JSON.stringify that writes JsonNumber texts as the numbers they are (storage, wire). */
+export function stringifyJson(value: unknown, space?: number): string {
+  exactMode = true;
+  let text: string;
+  try {
+    text = JSON.stringify(value, undefined, space);
+  } finally {
+    exactMode = false;
+  }
+  // A JsonNumber's text never holds '"' or '\\'; a user string with the control characters is escaped differently.
+  return text !== undefined && text.includes('\\u0001jn') ? text.replace(MARK_ESCAPED, '$1') : text;
+}
+
+/** A JSON number token as PostgreSQL's numeric text: plain notation, scale kept ('1.50'), '1e2' -> '100'. */
+export function canonicalNumberText(token: string): string {
+  const m = /^(-?)(\d+)(?:\.(\d+))?(?:[eE]([+-]?\d+))?$/.exec(token);
+  if (m === null) throw new SyntaxError(`bad JSON number ${token}`);
+  const frac = m[3] ?? '';
+  const exp = m[4] === undefined ? 0 : Number(m[4]);
+  if (!Number.isSafeInteger(exp) || Math.abs(exp) > 1_000_000) throw new RangeError('value overflows numeric format');
+  const scale = Math.max(0, frac.length - exp);
+  let digits = m[2]! + frac; // value = digits * 10^(exp - frac.length)
+  const shift = exp - frac.length + scale; // digits * 10^shift has `scale` fraction digits
+  if (shift > 0) digits += '0'.repeat(shift);
+  else if (shift < 0) digits = digits.slice(0, digits.length + shift);
+  digits = digits.padStart(scale + 1, '0');
+  let intPart = digits.slice(0, digits.length - scale).replace(/^0+(?=\d)/, '');
+  const fracPart = digits.slice(digits.length - scale);
+  const zero = /^0*$/.test(intPart + fracPart);
+  if (intPart === '') intPart = '0';
+  const sign = m[1] === '-' && !zero ? '-' : '';
+  return scale > 0 ? `${sign}${intPart}.${fracPart}` : `${sign}${intPart}`;
+}
+
+/** The run-time form of a JSON number token: a double when it prints back as the canonical text. */
+export function jsonNumber(token: string): number | JsonNumber {
+  const text = canonicalNumberText(token);
+  const n = Number(text);
+  return String(n) === text ? n : new JsonNumber(text);
+}
+
+// Texts without '.', exponents or long digit runs hold only numbers a double keeps exactly: JSON.parse is exact.
+const NEEDS_EXACT = /[.eE]|\d{16}/;
+
+/** Parses JSON text keeping numbers exact; a top-level null is JSON_NULL. Throws SyntaxError like JSON.parse. */
+export function parseJsonExact(text: string): JsonValue {
+  const v = (NEEDS_EXACT.test(text) ? new ExactParser(text).document() : JSON.parse(text)) as JsonValue;
+  return v === null ? JSON_NULL : v;
+}
+
+type Json = JsonValue;
+
+const NUMBER = /-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/y;
+// Raw control characters inside are refused by the JSON.parse that decodes the token.
+const STRING = /"(?:[^"\\]|\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4}))*"/y;
+const WHITESPACE = /[ \t\n\r]*/y;
+
+/** Strict JSON (RFC 8259), as JSON.parse, except that numbers come back through jsonNumber. */
+class ExactParser {
+  private pos = 0;
+  constructor(private readonly text: string) {}
+
+  document(): Json {
+    const v = this.value();
+    this.skip();
+    if (this.pos !== this.text.length) this.fail();
+    return v;
+  }
+
+  private fail(): never {
+    throw new SyntaxError(`Unexpected token in JSON at position ${this.pos}`);
+  }
+
+  private skip(): void {
+    WHITESPACE.lastIndex = this.pos;
+    WHITESPACE.exec(this.text);
+    this.pos = WHITESPACE.lastIndex;
+  }
+
+  private token(re: RegExp): string | null {
+    re.lastIndex = this.pos;
+    const m = re.exec(this.text);
+    if (m === null) return null;
+    this.pos = re.lastIndex;
+    return m[0];
+  }
+
+  private string(): string {
+    const t = this.token(STRING);
+    if (t === null) this.fail();
+    return JSON.parse(t) as string;
+  }
+
+  private value(): Json {
+    this.skip();
+    const c = this.text[this.pos];
+    if (c === '{') return this.object();
+    if (c === '[') return this.array();
+    if (c === '"') return this.string();
+    for (const [word, v] of LITERALS) {
+      if (this.text.startsWith(word, this.pos)) {
+        this.pos += word.length;
+        return v;
+      }
+    }
+    const n = this.token(NUMBER);
+    if (n === null) this.fail();
+    return jsonNumber(n) as Json;
+  }
+
+  private array(): Json[] {
+    this.pos++;
+    const out: Json[] = [];
+    this.skip();
+    if (this.text[this.pos] === ']') {
+      this.pos++;
+      return out;
+    }
+    for (;;) {
+      out.push(this.value());
+      this.skip();
+      const c = this.text[this.pos++];
+      if (c === ']') return out;
+      if (c !== ',') this.fail();
+    }
+  }
+
+  private object(): { [key: string]: Json } {
+    this.pos++;
+    const out: { [key: string]: Json } = {};
+    this.skip();
+    if (this.text[this.pos] === '}') {
+      this.pos++;
+      return out;
+    }
+    for (;;) {
+      this.skip();
+      const key = this.string();
+      this.skip();
+      if (this.text[this.pos++] !== ':') this.fail();
+      const v = this.value();
+      if (key === '__proto__') Object.defineProperty(out, key, { value: v, enumerable: true, writable: true, configurable: true });
+      else out[key] = v;
+      this.skip();
+      const c = this.text[this.pos++];
+      if (c === '}') return out;
+      if (c !== ',') this.fail();
+    }
+  }
+}
+
+const LITERALS: readonly (readonly [string, Json])[] = [
+  ['true', true],
+  ['false', false],
+  ['null', null],
+];
