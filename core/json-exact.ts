@@ -1,5 +1,3 @@
-import type { JsonValue } from './values.js';
-
 /**
  * JSONB documents as PostgreSQL keeps them: numbers are numeric (exact, scale kept: 1.0 stays 1.0,
  * 12345678901234567890123 keeps its digits) and the JSON null is a value distinct from SQL NULL.
@@ -26,6 +24,10 @@ export class JsonNull {
 }
 
 export const JSON_NULL: JsonNull = Object.freeze(new JsonNull());
+
+/** A JSON document (core/values.ts JsonValue). Declared here so values.ts and this file do not import each other. */
+export type JsonDocument = null | boolean | number | string | JsonNumber | JsonNull | JsonDocument[] | { [key: string]: JsonDocument };
+type JsonValue = JsonDocument;
 
 /** True for both spellings of the JSON null (JSON_NULL at top level, `null` inside containers). */
 export function isJsonNull(v: unknown): boolean {
@@ -72,11 +74,23 @@ export function canonicalNumberText(token: string): string {
   return scale > 0 ? `${sign}${intPart}.${fracPart}` : `${sign}${intPart}`;
 }
 
+/** A JSON number as PostgreSQL's numeric prints it: plain notation, never an exponent. */
+export function formatJsonNumber(n: number): string {
+  if (Number.isInteger(n) && Math.abs(n) < 1e21) return Object.is(n, -0) ? '0' : String(n);
+  const m = /^(-?)(\d)(?:\.(\d+))?e([+-]\d+)$/.exec(n.toExponential())!;
+  const sign = m[1]!,
+    digits = m[2]! + (m[3] ?? ''),
+    exp = Number(m[4]);
+  if (exp < 0) return `${sign}0.${'0'.repeat(-exp - 1)}${digits}`;
+  if (digits.length <= exp + 1) return sign + digits + '0'.repeat(exp + 1 - digits.length);
+  return `${sign}${digits.slice(0, exp + 1)}.${digits.slice(exp + 1)}`;
+}
+
 /** The run-time form of a JSON number token: a double when it prints back as the canonical text. */
 export function jsonNumber(token: string): number | JsonNumber {
   const text = canonicalNumberText(token);
   const n = Number(text);
-  return String(n) === text ? n : new JsonNumber(text);
+  return Number.isFinite(n) && formatJsonNumber(n) === text ? n : new JsonNumber(text);
 }
 
 // Texts without '.', exponents or long digit runs hold only numbers a double keeps exactly: JSON.parse is exact.

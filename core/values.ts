@@ -1,4 +1,4 @@
-import type { JsonNull, JsonNumber } from './json-exact.js';
+import type { JsonDocument } from './json-exact.js';
 
 /**
  * SQL types and their run-time values. One representation per type, used by every layer:
@@ -48,7 +48,7 @@ export interface SqlType {
 }
 
 /** A JSON document: numbers a double cannot hold exactly are JsonNumber, a top-level JSON null is JSON_NULL (core/json-exact.ts). */
-export type JsonValue = null | boolean | number | string | JsonNumber | JsonNull | JsonValue[] | { [key: string]: JsonValue };
+export type JsonValue = JsonDocument;
 
 export type SqlValue = null | boolean | number | bigint | string | Float32Array | JsonValue;
 

@@ -4,14 +4,14 @@
  * text output with its spacing ('{"a": 1, "b": [1, 2]}') and key order (shorter keys first, then
  * bytewise), the jsonb btree order (numbers numerically: 1.0 = 1), containment (@>) and existence (?).
  */
-import { JSON_NULL, JsonNull, JsonNumber, isJsonNull, parseJsonExact } from '../../core/json-exact.js';
+import { JSON_NULL, JsonNull, JsonNumber, formatJsonNumber, isJsonNull, parseJsonExact } from '../../core/json-exact.js';
 import type { JsonValue } from '../../core/values.js';
 import { dataError } from './errors.js';
 import { numericCompare, numericHashKey } from './numeric.js';
 import { compareText } from './text-order.js';
 
 export type JsonObject = { [key: string]: JsonValue };
-export { JSON_NULL, isJsonNull };
+export { JSON_NULL, formatJsonNumber, isJsonNull };
 
 export function isJsonObject(v: JsonValue): v is JsonObject {
   return typeof v === 'object' && v !== null && !Array.isArray(v) && !(v instanceof JsonNumber) && !(v instanceof JsonNull);
@@ -73,18 +73,6 @@ export function parseJsonb(text: string, typeName = 'json'): JsonValue {
     if (err instanceof RangeError) throw dataError('value overflows numeric format', '22003');
     throw err;
   }
-}
-
-/** A JSON number as PostgreSQL's numeric prints it: plain notation, never an exponent. */
-export function formatJsonNumber(n: number): string {
-  if (Number.isInteger(n) && Math.abs(n) < 1e21) return Object.is(n, -0) ? '0' : String(n);
-  const m = /^(-?)(\d)(?:\.(\d+))?e([+-]\d+)$/.exec(n.toExponential())!;
-  const sign = m[1]!,
-    digits = m[2]! + (m[3] ?? ''),
-    exp = Number(m[4]);
-  if (exp < 0) return `${sign}0.${'0'.repeat(-exp - 1)}${digits}`;
-  if (digits.length <= exp + 1) return sign + digits + '0'.repeat(exp + 1 - digits.length);
-  return `${sign}${digits.slice(0, exp + 1)}.${digits.slice(exp + 1)}`;
 }
 
 /**
