@@ -7,7 +7,19 @@ import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-const BENCHES = ['log-append', 'projection-apply', 'replay', 'rest-http', 'vector-hnsw', 'vector-http', 'cdc', 'webhooks', 'graphql', 'graphql-subscriptions'];
+const BENCHES = [
+  'log-append',
+  'projection-apply',
+  'replay',
+  'rest-http',
+  'vector-hnsw',
+  'vector-http',
+  'cdc',
+  'webhooks',
+  'graphql',
+  'graphql-subscriptions',
+  'hot-paths',
+];
 const here = path.dirname(fileURLToPath(import.meta.url));
 const wanted = process.argv.slice(2);
 const selected = wanted.length > 0 ? BENCHES.filter((name) => wanted.includes(name)) : BENCHES;

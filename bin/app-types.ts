@@ -31,6 +31,8 @@ export interface ServeHandle {
 export interface ReplayProgress {
   readonly recordsDone: number;
   readonly recordsTotal: number;
+  /** Row changes applied so far (absent: not counted). */
+  readonly rowsDone?: number;
 }
 
 export interface ReplayReport {

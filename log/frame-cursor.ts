@@ -41,12 +41,19 @@ export class FrameCursor {
     return status;
   }
 
-  /** Reads the frame at position (filling once if needed); 'short' then means the file ends inside it. */
+  /** Reads the frame at position (filling as needed); 'short' then means the file ends inside it. */
   async frameAt(position: number): Promise<FrameStatus> {
-    const status = this.frame(position);
+    let status = this.frame(position);
     if (status !== 'short') return status;
     await this.fill(position);
-    return this.frame(position);
+    status = this.frame(position);
+    // A frame bigger than a chunk whose header was not buffered before: now that the header is,
+    // one more fill reads the whole frame (else a big record would look like a torn one).
+    if (status === 'short' && this.lengthBytes >= FRAME_HEADER_BYTES) {
+      await this.fill(position);
+      status = this.frame(position);
+    }
+    return status;
   }
 
   /** True when position is the end of the file (after a fill found nothing there). */

@@ -6,6 +6,7 @@ import type { DurableHead } from './durable-head.js';
 import { frameSizeBytes } from './frame.js';
 import { LOG_LIMITS } from './limits.js';
 import { fsyncDirectory, type Segment } from './segment.js';
+import type { TailCache } from './tail-cache.js';
 import type { AppendResult, LogOptions, LogStats } from './types.js';
 import { WriteQueue, type WriteBatch } from './write-queue.js';
 
@@ -49,6 +50,8 @@ export class GroupCommitWriter {
     private readonly options: WriterOptions,
     /** Called once a new segment exists and the old one is sealed. */
     private readonly onRoll: (sealed: Segment, created: Segment) => void,
+    /** Gets each batch's payloads once written (and synced, with commit durability), before the head moves. */
+    private readonly tail: TailCache | null = null,
   ) {
     const { segment } = active;
     this.head = segment.lastLsn;
@@ -74,7 +77,7 @@ export class GroupCommitWriter {
     return this.state === 'open';
   }
 
-  stats(): Omit<LogStats, 'segmentCount'> {
+  stats(): Omit<LogStats, 'segmentCount' | 'recordsReadFromMemory' | 'recordsReadFromFiles'> {
     return { ...this.counters, pendingBytes: this.pendingBytes };
   }
 
@@ -214,6 +217,7 @@ export class GroupCommitWriter {
     this.counters.flushCount++;
     this.counters.bytesWritten += batch.sizeBytes;
     this.release(batch.sizeBytes);
+    this.tail?.add(batch.firstLsn, batch.payloads);
     this.durableHead.advance(batch.lastLsn);
     batch.resolve();
   }

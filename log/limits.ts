@@ -26,6 +26,11 @@ export const LOG_LIMITS = Object.freeze({
   readChunkBytes: 1 * MIB,
   /** Smallest such read: a reader asking for small batches (a point read) does not read 1 MiB. */
   readChunkBytesMin: 64 * KIB,
+  /**
+   * Payload bytes of the newest written records kept in memory (log/tail-cache.ts): consumers
+   * following the head read them without touching the segment file.
+   */
+  tailCacheBytesMax: 32 * MIB,
   /** Sealed segments whose sparse index stays in memory (least recently used are dropped). */
   sparseIndexCacheCountMax: 16,
 });
@@ -36,4 +41,5 @@ assert(LOG_LIMITS.writeBatchBytesMax >= LOG_LIMITS.writeChunkBytes, 'a batch hol
 assert(LOG_LIMITS.readChunkBytesMin <= LOG_LIMITS.readChunkBytes, 'read chunk bounds are ordered');
 assert(LOG_LIMITS.appendQueueBytesMax >= LOG_LIMITS.writeBatchBytesMax, 'the queue holds a batch');
 assert(LOG_LIMITS.appendQueueBytesHardMax >= 2 * LOG_LIMITS.appendQueueBytesMax, 'room above the soft bound');
+assert(LOG_LIMITS.tailCacheBytesMax >= LOG_LIMITS.writeBatchBytesMax, 'the tail cache holds a whole write batch');
 assert(LOG_LIMITS.recordPayloadBytesMax < 2 ** 32 - 64, 'payload length fits the u32 frame field');

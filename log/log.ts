@@ -4,11 +4,13 @@ import type { Observable } from 'rxjs';
 import { ActiveSegment } from './active-segment.js';
 import { DurableHead } from './durable-head.js';
 import { GroupCommitWriter } from './group-commit.js';
+import { LOG_LIMITS } from './limits.js';
 import { readLog, type ReadSource } from './reader.js';
 import { recoverSegments } from './recovery.js';
 import { SegmentIndexes } from './segment-indexes.js';
 import { fsyncDirectory, removeFileIfPresent, type Segment } from './segment.js';
 import type { SparseIndex } from './sparse-index.js';
+import { TailCache } from './tail-cache.js';
 import type { AppendResult, Log, LogEntry, LogOptions, LogStats, ReadOptions, RecoveryReport, SegmentInfo } from './types.js';
 
 /** Opens (creating if needed) the log in options.dir, recovering a torn tail first. */
@@ -27,6 +29,8 @@ class FileLog implements Log, ReadSource {
   private readonly head: DurableHead;
   private readonly writer: GroupCommitWriter;
   private readonly indexes: SegmentIndexes;
+  readonly tail = new TailCache(LOG_LIMITS.tailCacheBytesMax);
+  readonly readCounts = { memory: 0, files: 0 };
   private isClosed = false;
 
   constructor(
@@ -38,10 +42,16 @@ class FileLog implements Log, ReadSource {
     this.segmentList = segments;
     this.head = new DurableHead(active.segment.lastLsn);
     this.indexes = new SegmentIndexes(options.indexIntervalBytes, options.logger);
-    this.writer = new GroupCommitWriter(active, this.head, options, (sealed, created) => {
-      this.segmentList.push(created);
-      this.indexes.adopt(sealed);
-    });
+    this.writer = new GroupCommitWriter(
+      active,
+      this.head,
+      options,
+      (sealed, created) => {
+        this.segmentList.push(created);
+        this.indexes.adopt(sealed);
+      },
+      this.tail,
+    );
   }
 
   get firstLsn(): Lsn {
@@ -116,7 +126,8 @@ class FileLog implements Log, ReadSource {
   }
 
   stats(): LogStats {
-    return { ...this.writer.stats(), segmentCount: this.segmentList.length };
+    const reads = { recordsReadFromMemory: this.readCounts.memory, recordsReadFromFiles: this.readCounts.files };
+    return { ...this.writer.stats(), segmentCount: this.segmentList.length, ...reads };
   }
 
   async close(): Promise<void> {

@@ -8,6 +8,7 @@ import { LOG_LIMITS } from './limits.js';
 import { describeFrameStatus } from './scan.js';
 import type { Segment } from './segment.js';
 import type { SparseIndex } from './sparse-index.js';
+import type { TailCache } from './tail-cache.js';
 import type { LogEntry } from './types.js';
 
 /** What a reader needs from the log; it never writes. */
@@ -19,6 +20,10 @@ export interface ReadSource {
   segmentFor(recordLsn: Lsn): Segment | undefined;
   /** rebuild: the index file pointed at the wrong record, build it again from the segment. */
   indexFor(segment: Segment, rebuild: boolean): Promise<SparseIndex>;
+  /** The newest written records, served from memory (null: always read the files). */
+  readonly tail: TailCache | null;
+  /** Records served so far from memory and from the files (LogStats). */
+  readonly readCounts: { memory: number; files: number };
 }
 
 export interface ReadBounds {
@@ -62,6 +67,8 @@ export async function* readLog(source: ReadSource, fromLsn: Lsn, bounds: ReadBou
   assert(bounds.batchBytesMax > 0, 'batchBytesMax is positive');
   let next: number = fromLsn;
   let current: OpenSegment | null = null;
+  /** The segment the reader is in: like an open descriptor, retention does not take it away. */
+  let held: Segment | null = null;
   // Twice the batch bound, within limits: sequential readers get big reads, point reads small ones.
   const chunkBytes = Math.min(LOG_LIMITS.readChunkBytes, Math.max(LOG_LIMITS.readChunkBytesMin, 2 * bounds.batchBytesMax));
   try {
@@ -70,6 +77,18 @@ export async function* readLog(source: ReadSource, fromLsn: Lsn, bounds: ReadBou
       if (source.closed) throw shuttingDown();
       const hi = Math.min(bounds.toLsn ?? Number.POSITIVE_INFINITY, source.durableLsn);
       if (next > hi) return;
+      if (current !== null) held = current.segment;
+      const cached = cachedBatch(source, held, next, hi, bounds.batchBytesMax);
+      if (cached !== null) {
+        // The open file's position is now behind: a later read from the files seeks again.
+        await current?.fh.close();
+        current = null;
+        held = cached.segment;
+        next += cached.entries.length;
+        source.readCounts.memory += cached.entries.length;
+        yield cached.entries;
+        continue;
+      }
       const batch: LogEntry[] = [];
       let batchBytes = 0;
       let failure: { error: unknown } | null = null; // boxed: a caught value may be anything
@@ -96,6 +115,7 @@ export async function* readLog(source: ReadSource, fromLsn: Lsn, bounds: ReadBou
         if (batch.length === 0) throw error;
         failure = { error };
       }
+      source.readCounts.files += batch.length;
       if (failure !== null) {
         yield batch;
         throw failure.error;
@@ -105,6 +125,36 @@ export async function* readLog(source: ReadSource, fromLsn: Lsn, bounds: ReadBou
   } finally {
     await current?.fh.close();
   }
+}
+
+/**
+ * Records next..hi held by the tail cache, within batchBytesMax (at least one) and within one
+ * segment; null when next is not held. As with the files, a reader may finish the segment it is
+ * in after retention deleted it, and gets NOT_FOUND for the next one.
+ */
+function cachedBatch(
+  source: ReadSource,
+  held: Segment | null,
+  next: number,
+  hi: number,
+  batchBytesMax: number,
+): { entries: LogEntry[]; segment: Segment } | null {
+  const tail = source.tail;
+  if (tail === null || tail.get(next) === undefined) return null;
+  const inHeld = held !== null && held.baseLsn <= next && next <= held.lastLsn;
+  const segment = inHeld ? held : next >= source.firstLsn ? source.segmentFor(lsn(next)) : undefined;
+  if (segment === undefined) return null; // the files answer: belowFirstLsn
+  const entries: LogEntry[] = [];
+  let batchBytes = 0;
+  const end = Math.min(hi, segment.lastLsn);
+  for (let at = next; at <= end; at++) {
+    const payload = tail.get(at);
+    if (payload === undefined) break;
+    if (entries.length > 0 && batchBytes + payload.length > batchBytesMax) break;
+    entries.push({ lsn: lsn(at), payload });
+    batchBytes += payload.length;
+  }
+  return entries.length > 0 ? { entries, segment } : null;
 }
 
 /** Opens the segment holding recordLsn and positions on it, seeking with the sparse index. */

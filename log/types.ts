@@ -103,6 +103,9 @@ export interface LogStats {
   /** Appended bytes (frames) not yet written. */
   readonly pendingBytes: number;
   readonly segmentCount: number;
+  /** Records read() served from the tail cache (memory) and from the segment files. */
+  readonly recordsReadFromMemory: number;
+  readonly recordsReadFromFiles: number;
 }
 
 /** What `svcdb repair` did (repairLog). */

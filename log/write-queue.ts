@@ -1,5 +1,5 @@
 import { lsn, type Lsn } from '../core/units.js';
-import { encodeFrame, frameSizeBytes } from './frame.js';
+import { encodeFrame, FRAME_HEADER_BYTES, frameSizeBytes } from './frame.js';
 import { LOG_LIMITS } from './limits.js';
 
 /** Records appended between two flushes: written by one writev and made durable by one fdatasync. */
@@ -13,6 +13,8 @@ export interface WriteBatch {
   readonly startsSegment: boolean;
   /** Sparse-index entries of its records, as flat (lsn, position in segment) pairs. */
   readonly indexEntries: number[];
+  /** The payload of each record, firstLsn first: views into the encoded frames (for the tail cache). */
+  readonly payloads: Uint8Array[];
   /** Shared by every record of the batch: one promise per flush, not per record. */
   readonly durable: Promise<void>;
   readonly resolve: () => void;
@@ -107,6 +109,7 @@ export class WriteQueue {
       lastLsn: lsn(firstLsn - 1),
       startsSegment: this.startNewSegment,
       indexEntries: [],
+      payloads: [],
       durable,
       resolve,
       reject,
@@ -129,6 +132,7 @@ export class WriteQueue {
       const own = Buffer.allocUnsafe(frameBytes);
       encodeFrame(own, 0, recordLsn, payload);
       batch.buffers.push(own);
+      batch.payloads.push(own.subarray(FRAME_HEADER_BYTES));
       return;
     }
     if (this.chunk.length - this.chunkUsedBytes < frameBytes) {
@@ -138,7 +142,9 @@ export class WriteQueue {
       this.chunkUsedBytes = 0;
       this.regionStartBytes = 0;
     }
-    this.chunkUsedBytes = encodeFrame(this.chunk, this.chunkUsedBytes, recordLsn, payload);
+    const at = this.chunkUsedBytes;
+    this.chunkUsedBytes = encodeFrame(this.chunk, at, recordLsn, payload);
+    batch.payloads.push(this.chunk.subarray(at + FRAME_HEADER_BYTES, this.chunkUsedBytes));
   }
 
   /** Hands the chunk bytes encoded so far for this batch over to it. */

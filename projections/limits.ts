@@ -29,6 +29,16 @@ export const PROJECTION_LIMITS = Object.freeze({
   vectorIndexElementCountInitial: 1024,
   /** Changes buffered before they are posted to the hnsw worker in one message. */
   vectorOpsPerMessageMax: 256,
+  /** Replay's worker threads that decode records beside the main thread (one per spare core, at most this many). */
+  replayWorkersMax: 4,
+  /** A log with fewer records is replayed on the main thread alone (a worker takes longer to start than they take). */
+  replayWorkerRecordsMin: 20_000,
+  /** Chunks of records being prepared by the replay workers ahead of the one being applied, per worker. */
+  replayChunksAheadPerWorker: 2,
+  /** Records in the first chunk prepared after a catalog change (chunks grow x4 from there while none comes). */
+  replayChunkRecordsFirst: 256,
+  /** Most records in one prepared chunk (one tables-projection batch). */
+  replayChunkRecordsMax: 65_536,
   /** Entries looked at by one walk of a data directory (a large one holds a few thousand). */
   dataDirWalkEntriesMax: 200_000,
   /** Directory levels below the root a walk descends (svcdb's own layout is two deep). */

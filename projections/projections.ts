@@ -78,6 +78,7 @@ export class Projections {
       checkpointRecordsMax: options.vectorCheckpointRecordsMax ?? VECTOR_CHECKPOINT_DEFAULTS.recordsMax,
       checkpointIntervalMs: options.vectorCheckpointIntervalMs ?? VECTOR_CHECKPOINT_DEFAULTS.intervalMs,
       logger: options.logger.child({ component: 'vector-projection' }),
+      handoff,
     });
     // The log's last record says where sequences continue; the projection's copy covers a log whose
     // records are gone (an empty active segment after retention).

@@ -5,6 +5,9 @@ import type { Lsn } from '../core/units.js';
 import type { Log } from '../log/index.js';
 import type { DataDirLayout } from './data-dir.js';
 import { sinkStateRange } from './keys.js';
+import { RecordHandoff } from './record-handoff.js';
+import { replayApply } from './replay-apply.js';
+import { InThreadPreparer, ReplayPool } from './replay-pool.js';
 import { openStateStore, type StateStore } from './state-store.js';
 import { TablesProjection } from './tables-projection.js';
 import { VectorProjection } from './vector-projection.js';
@@ -12,6 +15,7 @@ import { VectorProjection } from './vector-projection.js';
 export interface RebuildProgress {
   readonly recordsDone: number;
   readonly recordsTotal: number;
+  readonly rowsDone: number;
 }
 
 /**
@@ -27,7 +31,9 @@ export async function rebuildProjections(options: {
   readonly batchBytesMax: number;
   readonly logger: Logger;
   readonly onProgress: (progress: RebuildProgress) => void;
-}): Promise<{ records: number }> {
+  /** Threads decoding records: 0 the main thread alone; by default workers unless the log is small (tests choose). */
+  readonly workerThreads?: number;
+}): Promise<{ records: number; rows: number }> {
   const { log, layout } = options;
   if (log.firstLsn > 1) {
     throw new SvcError(
@@ -37,16 +43,10 @@ export async function rebuildProjections(options: {
   }
   await rm(layout.rebuildDir, { recursive: true, force: true });
   const scratch = await openStateStore(layout.rebuildDir);
-  let records = 0;
   const total = log.durableLsn;
+  let replayed: { records: number; rows: number };
   try {
-    const projection = await TablesProjection.load(scratch, options.logger);
-    for await (const batch of log.read(1 as Lsn, { batchBytesMax: options.batchBytesMax, toLsn: total })) {
-      await projection.applyBatch(batch);
-      records += batch.length;
-      options.onProgress({ recordsDone: records, recordsTotal: total });
-    }
-    await rebuildVectors(options, scratch, total);
+    replayed = await rebuildFromLog(options, scratch, total);
     await carrySinkState(options.liveStore, scratch);
   } finally {
     await scratch.close();
@@ -62,7 +62,7 @@ export async function rebuildProjections(options: {
   // A crash between the two swaps is harmless: either vector checkpoint is a valid cache of the log.
   await rm(layout.vectorDir, { recursive: true, force: true });
   await rename(layout.vectorRebuildDir, layout.vectorDir);
-  return { records };
+  return replayed;
 }
 
 /** Sinks' own state (CDC positions, the webhook ledger) is not derived from the log: it moves over as it is. */
@@ -72,24 +72,50 @@ async function carrySinkState(live: StateStore, scratch: StateStore): Promise<vo
   }
 }
 
-/** The vector indexes, from the log over the rebuilt rows (backfills read them), checkpointed once at the end. */
-async function rebuildVectors(
-  options: { readonly log: Log; readonly layout: DataDirLayout; readonly batchBytesMax: number; readonly logger: Logger },
+/**
+ * The tables and vector projections, in one pass over the log (replay-apply.ts); the vector
+ * indexes are checkpointed once at the end.
+ */
+async function rebuildFromLog(
+  options: {
+    readonly log: Log;
+    readonly layout: DataDirLayout;
+    readonly batchBytesMax: number;
+    readonly logger: Logger;
+    readonly onProgress: (progress: RebuildProgress) => void;
+    readonly workerThreads?: number;
+  },
   scratch: StateStore,
   total: Lsn,
-): Promise<void> {
+): Promise<{ records: number; rows: number }> {
   await rm(options.layout.vectorRebuildDir, { recursive: true, force: true });
+  const handoff = new RecordHandoff();
+  const tables = await TablesProjection.load(scratch, options.logger, handoff);
   const vectors = await VectorProjection.load({
     dir: options.layout.vectorRebuildDir,
     store: scratch,
+    // Replay applies a batch to the tables before the vectors see it, so backfills read those rows.
     tablesApplied: async () => {},
     checkpointRecordsMax: Number.MAX_SAFE_INTEGER,
     checkpointIntervalMs: Number.MAX_SAFE_INTEGER,
     logger: options.logger,
   });
   try {
-    for await (const batch of options.log.read(1 as Lsn, { batchBytesMax: options.batchBytesMax, toLsn: total })) await vectors.applyBatch(batch);
+    const replayed = await replayApply({
+      log: options.log,
+      toLsn: total,
+      batchBytesMax: options.batchBytesMax,
+      store: scratch,
+      tables,
+      handoff,
+      vectors,
+      onApplied: (recordsDone, rowsDone) => options.onProgress({ recordsDone, recordsTotal: total, rowsDone }),
+      ...(options.workerThreads === undefined
+        ? {}
+        : { preparer: options.workerThreads === 0 ? new InThreadPreparer() : ReplayPool.start(options.workerThreads) }),
+    });
     await vectors.checkpoint();
+    return replayed;
   } finally {
     await vectors.close();
   }

@@ -16,9 +16,21 @@ export interface PreparedRecord {
  */
 export class RecordHandoff {
   private readonly prepared = new Map<Lsn, PreparedRecord>();
+  /**
+   * LSNs of prepared records not yet seen by the vector projection: they change rows (and
+   * sequences) only, so without a vector index it need not decode them. Taken when it applies
+   * them; what a failed log never applies stays until the process ends (the log refuses writes).
+   */
+  private readonly rowsOnly = new Set<Lsn>();
 
   put(lsn: Lsn, prepared: PreparedRecord): void {
     this.prepared.set(lsn, prepared);
+    this.rowsOnly.add(lsn);
+  }
+
+  /** True (once) when the record at lsn is known to change only rows and sequences. */
+  takeRowsOnly(lsn: Lsn): boolean {
+    return this.rowsOnly.delete(lsn);
   }
 
   take(lsn: Lsn): PreparedRecord | undefined {

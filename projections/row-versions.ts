@@ -10,11 +10,19 @@ import type { KvOp, RangeOptions, StateStore, StoreSnapshot } from './state-stor
  * seqlock: a snapshot taken during a write may or may not see it, so nothing cached stands for
  * such a snapshot. Versions live in memory only; after a restart every table starts at 0 with an
  * empty cache.
+ *
+ * Listeners (watchRows) are told each write's row changes as it starts, so a cache can move to the
+ * next version instead of reading the table again; a snapshot taken while exactly one write to a
+ * table is in flight keeps that write (rowWriteInFlight), so its reader can find out, by reading one
+ * of the write's keys, which of the two versions it sees (a LevelDB batch is atomic).
  */
 export class RowVersionedStore implements StateStore {
   /** Replaced, never changed: a snapshot keeps the map of its moment. */
   private versions: ReadonlyMap<TableId, number> = new Map();
   private readonly writesInFlight = new Map<TableId, number>();
+  /** The one write in flight per table (null: several overlap); replaced, never changed, as `versions`. */
+  private inFlight: ReadonlyMap<TableId, RowWrite | null> = new Map();
+  private readonly listeners = new Set<RowWriteListener>();
 
   constructor(private readonly inner: StateStore) {}
 
@@ -33,14 +41,31 @@ export class RowVersionedStore implements StateStore {
   }
 
   async write(ops: readonly KvOp[]): Promise<void> {
-    const tables = rowTablesOf(ops);
+    const tables = rowOpsByTable(ops, this.listeners.size > 0);
     if (tables.size === 0) return this.inner.write(ops);
-    this.count(tables, +1);
+    const writes = this.start(tables);
+    let ok = false;
     try {
       await this.inner.write(ops);
+      ok = true;
     } finally {
-      this.count(tables, -1);
+      this.finish(writes, ok);
     }
+  }
+
+  /** Calls `listener` for every write to rows from now on; returns the function that stops it. */
+  watchRows(listener: RowWriteListener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /**
+   * The one write to a table's rows that was in flight when `snapshot` was taken (the snapshot sees
+   * either all of it or none), or null: no write, several, or not one of this store's snapshots.
+   */
+  rowWriteInFlight(snapshot: StoreSnapshot, tableId: TableId): RowWrite | null {
+    if (!isVersioned(snapshot)) return null;
+    return snapshot.inFlight.get(tableId) ?? null;
   }
 
   sync(): Promise<void> {
@@ -53,7 +78,7 @@ export class RowVersionedStore implements StateStore {
 
   snapshot(): StoreSnapshot {
     const inner = this.inner.snapshot();
-    const snapshot: VersionedSnapshot = { inner, versions: this.versions, close: () => inner.close() };
+    const snapshot: VersionedSnapshot = { inner, versions: this.versions, inFlight: this.inFlight, close: () => inner.close() };
     return snapshot;
   }
 
@@ -71,22 +96,70 @@ export class RowVersionedStore implements StateStore {
     return this.inner.close();
   }
 
-  private count(tables: ReadonlySet<TableId>, delta: 1 | -1): void {
+  /** Marks the tables' versions odd and tells the listeners; returns each table's write (null: overlapping). */
+  private start(tables: ReadonlyMap<TableId, KvOp[]>): Map<TableId, RowWrite | null> {
     const next = new Map(this.versions);
-    for (const tableId of tables) {
-      const inFlight = (this.writesInFlight.get(tableId) ?? 0) + delta;
-      if (inFlight === 0) this.writesInFlight.delete(tableId);
-      else this.writesInFlight.set(tableId, inFlight);
-      // First write in flight: odd; last one done: even again.
-      if ((delta === 1 && inFlight === 1) || (delta === -1 && inFlight === 0)) next.set(tableId, (next.get(tableId) ?? 0) + 1);
+    const inFlight = new Map(this.inFlight);
+    const writes = new Map<TableId, RowWrite | null>();
+    for (const [tableId, ops] of tables) {
+      const count = (this.writesInFlight.get(tableId) ?? 0) + 1;
+      this.writesInFlight.set(tableId, count);
+      const version = next.get(tableId) ?? 0;
+      // The first write in flight makes the version odd; one that overlaps it changes nothing more.
+      // Without listeners the ops were not collected: the write is unknown (null), as an overlapping one.
+      const write = count === 1 && this.listeners.size > 0 ? { tableId, from: version, ops } : null;
+      if (count === 1) next.set(tableId, version + 1);
+      inFlight.set(tableId, write);
+      writes.set(tableId, write);
     }
     this.versions = next;
+    this.inFlight = inFlight;
+    for (const listener of this.listeners) for (const [tableId, write] of writes) listener.started(tableId, write);
+    return writes;
   }
+
+  /** The last write in flight done: the version is even again. */
+  private finish(writes: ReadonlyMap<TableId, RowWrite | null>, ok: boolean): void {
+    const next = new Map(this.versions);
+    const inFlight = new Map(this.inFlight);
+    for (const tableId of writes.keys()) {
+      const count = this.writesInFlight.get(tableId)! - 1;
+      if (count > 0) {
+        this.writesInFlight.set(tableId, count);
+        inFlight.set(tableId, null);
+        continue;
+      }
+      this.writesInFlight.delete(tableId);
+      inFlight.delete(tableId);
+      next.set(tableId, next.get(tableId)! + 1);
+    }
+    this.versions = next;
+    this.inFlight = inFlight;
+    for (const listener of this.listeners) for (const [tableId, write] of writes) listener.finished(tableId, write, ok);
+  }
+}
+
+/** The row changes of one write to one table: it takes the table from version `from` to `from + 2`. */
+export interface RowWrite {
+  readonly tableId: TableId;
+  /** The (even) version before the write. */
+  readonly from: number;
+  /** The write's puts and deletes of the table's row keys, in the order the batch applies them. */
+  readonly ops: readonly KvOp[];
+}
+
+/** Told of every write to rows (RowVersionedStore.watchRows), synchronously, in order. */
+export interface RowWriteListener {
+  /** A write starts; `write` null: it overlaps another write to the table (neither can be told apart). */
+  started(tableId: TableId, write: RowWrite | null): void;
+  /** A write is done; `ok` false: it failed, and what the store holds for the table is unknown. */
+  finished(tableId: TableId, write: RowWrite | null, ok: boolean): void;
 }
 
 interface VersionedSnapshot extends StoreSnapshot {
   readonly inner: StoreSnapshot;
   readonly versions: ReadonlyMap<TableId, number>;
+  readonly inFlight: ReadonlyMap<TableId, RowWrite | null>;
 }
 
 function isVersioned(snapshot: StoreSnapshot): snapshot is VersionedSnapshot {
@@ -97,16 +170,25 @@ function innerOf(snapshot: StoreSnapshot | undefined): StoreSnapshot | undefined
   return snapshot && isVersioned(snapshot) ? snapshot.inner : snapshot;
 }
 
-/** Tables whose rows `ops` change (row keys are KeySpace.Row, then the table id, big-endian). */
-function rowTablesOf(ops: readonly KvOp[]): Set<TableId> {
-  const tables = new Set<TableId>();
+/**
+ * The ops of `ops` on each table's rows (row keys are KeySpace.Row, then the table id, big-endian);
+ * without `collect`, only which tables (nobody listens for the ops themselves).
+ */
+function rowOpsByTable(ops: readonly KvOp[], collect: boolean): Map<TableId, KvOp[]> {
+  const tables = new Map<TableId, KvOp[]>();
   let last = -1;
+  let lastOps: KvOp[] = [];
   for (const op of ops) {
     const key = op.key;
     if (key[0] !== KeySpace.Row || key.length < 5) continue;
     const tableId = ((key[1]! << 24) | (key[2]! << 16) | (key[3]! << 8) | key[4]!) >>> 0;
-    if (tableId !== last) tables.add(tableId as TableId);
-    last = tableId;
+    if (tableId !== last) {
+      let own = tables.get(tableId as TableId);
+      if (!own) tables.set(tableId as TableId, (own = []));
+      lastOps = own;
+      last = tableId;
+    }
+    if (collect) lastOps.push(op);
   }
   return tables;
 }

@@ -6,6 +6,7 @@ import { decodeRowInto } from '../core/row-codec.js';
 import type { Lsn } from '../core/units.js';
 import type { LogEntry } from '../log/index.js';
 import type { Consumer } from './consumer.js';
+import type { RecordHandoff } from './record-handoff.js';
 import { idRange, KeySpace, pkOfRowKey } from './keys.js';
 import type { StateStore } from './state-store.js';
 import { loadCheckpoint, writeCheckpoint } from './vector-checkpoint.js';
@@ -27,6 +28,8 @@ export interface VectorProjectionOptions {
   /** ...or this long after the last one, whichever comes first. */
   readonly checkpointIntervalMs: number;
   readonly logger: Logger;
+  /** Says which records change only rows (null: decode every record, as a replay does). */
+  readonly handoff?: RecordHandoff | null;
 }
 
 const { vectorBackfillBatchRows, vectorApplyRowsPerTurn, vectorEmptyCheckpointIntervalMs } = PROJECTION_LIMITS;
@@ -47,6 +50,11 @@ export class VectorProjection implements Consumer {
   private recordsSinceCheckpoint = 0;
   private lastCheckpointMs = Date.now();
   private rowsThisTurn = 0;
+  /** The checkpoint being written (or the last one): checkpoints run one at a time, in order. */
+  private checkpointing: Promise<void> = Promise.resolve();
+  private besidePending = false;
+  /** True while applyBatch is inside a record: the indexes may then be ahead of appliedOffset. */
+  private applying = false;
 
   private constructor(
     private readonly options: VectorProjectionOptions,
@@ -97,37 +105,89 @@ export class VectorProjection implements Consumer {
 
   async applyBatch(entries: readonly LogEntry[]): Promise<void> {
     let applied = 0;
-    for (const entry of entries) {
-      if (entry.lsn <= this.appliedOffset) continue;
-      for (const op of decodeLogRecord(entry.payload).ops) await this.applyOp(op, entry.lsn);
-      this.appliedOffset = entry.lsn;
-      applied += 1;
+    // Without an index before, during or after the batch nothing was posted to the worker.
+    let posted = this.indexes.size > 0;
+    this.applying = true;
+    try {
+      for (const entry of entries) {
+        if (entry.lsn <= this.appliedOffset) continue;
+        const rowsOnly = this.options.handoff?.takeRowsOnly(entry.lsn) ?? false;
+        // Row changes without any vector index change nothing here: no need to decode them.
+        if (!rowsOnly || this.indexes.size > 0) for (const op of decodeLogRecord(entry.payload).ops) await this.applyOp(op, entry.lsn);
+        this.appliedOffset = entry.lsn;
+        applied += 1;
+        posted ||= this.indexes.size > 0;
+      }
+    } finally {
+      this.applying = false;
     }
     // Applied means in the graphs: wait for the worker (this also bounds what is queued for it).
-    for (const index of this.indexes.values()) index.flush();
-    await this.worker.call({ kind: 'sync' });
+    // With no index there is nothing to wait for: a write then skips a round trip to the thread.
+    if (posted) {
+      for (const index of this.indexes.values()) index.flush();
+      await this.worker.call({ kind: 'sync' });
+    }
     this.recordsSinceCheckpoint += applied;
     // Without indexes a checkpoint is a manifest alone: write it often, so retention is not held back.
+    const empty = this.indexes.size === 0;
     const due =
-      (this.indexes.size === 0 && this.recordsSinceCheckpoint > 0 && Date.now() - this.lastCheckpointMs >= vectorEmptyCheckpointIntervalMs) ||
+      (empty && this.recordsSinceCheckpoint > 0 && Date.now() - this.lastCheckpointMs >= vectorEmptyCheckpointIntervalMs) ||
       this.recordsSinceCheckpoint >= this.options.checkpointRecordsMax ||
       (this.recordsSinceCheckpoint > 0 && Date.now() - this.lastCheckpointMs >= this.options.checkpointIntervalMs);
-    if (due) await this.checkpoint();
+    if (!due) return;
+    // A manifest alone holds nothing a read waits for: written beside the apply loop, its two
+    // fsyncs do not hold back every write's acknowledgement. With indexes, awaited as before.
+    if (empty) this.checkpointBeside();
+    else await this.checkpoint();
   }
 
-  /** Writes a checkpoint of everything applied (no-op when nothing changed since the last). */
-  async checkpoint(): Promise<void> {
+  /**
+   * Replay: the records up to `lsn` that were not applied change no vector index (no catalog
+   * change, no row of a table with an hnsw index), so the projection stands at `lsn`.
+   */
+  skipTo(lsn: Lsn): void {
+    if (lsn > this.appliedOffset) this.appliedOffset = lsn;
+  }
+
+  /** Writes a checkpoint of everything applied (no-op when nothing changed since the last); one at a time. */
+  checkpoint(): Promise<void> {
+    const run = this.checkpointing.then(() => this.writeCheckpointNow(false));
+    this.checkpointing = run.catch(() => undefined);
+    return run;
+  }
+
+  /** Starts an index-free checkpoint without waiting for it (at most one waits to start). */
+  private checkpointBeside(): void {
+    if (this.besidePending) return;
+    this.besidePending = true;
+    this.lastCheckpointMs = Date.now();
+    const run = this.checkpointing.then(() => {
+      this.besidePending = false;
+      return this.writeCheckpointNow(true);
+    });
+    this.checkpointing = run.catch((error: unknown) => this.options.logger.error({ err: error }, 'vector checkpoint failed; the next one retries'));
+  }
+
+  /**
+   * The checkpoint of the state of this moment: the applied offset and the indexes, taken together
+   * synchronously. indexFree: only when there is no index (else the apply loop writes it, awaited).
+   */
+  private async writeCheckpointNow(indexFree: boolean): Promise<void> {
+    // Mid-record the indexes may hold more than appliedOffset says: the next one due writes it.
+    if (indexFree && (this.indexes.size > 0 || this.applying)) return;
     this.lastCheckpointMs = Date.now();
     if (this.appliedOffset === this.checkpointLsn) return;
     const lsn = this.appliedOffset;
+    const covered = this.recordsSinceCheckpoint;
     await writeCheckpoint(this.options.dir, lsn, [...this.indexes.values()]);
     this.checkpointLsn = lsn;
-    this.recordsSinceCheckpoint = 0;
+    this.recordsSinceCheckpoint = Math.max(0, this.recordsSinceCheckpoint - covered);
     this.options.logger.debug({ lsn, indexes: this.indexes.size }, 'vector checkpoint written');
   }
 
   /** Ends the worker thread (after a checkpoint, when the projection stops). */
   async close(): Promise<void> {
+    await this.checkpointing;
     await this.worker.close();
   }
 

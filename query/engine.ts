@@ -13,7 +13,8 @@ import { parseSql, type CdcStatement, type ParsedStatement, type StatementBody }
 import { executeCdc } from './cdc/statements.js';
 import type { CdcRuntime } from './cdc/runtime.js';
 import { convertParams, newBindContext, PlanCache, prepareQuery, type PreparedQuery } from './prepare.js';
-import { emptyResult, RowConverter, type QueryResult } from './result.js';
+import { emptyResult, RowConverter, type JsonRow, type QueryResult } from './result.js';
+import { PointReader, type KeyRead } from './point-read.js';
 import { openSnapshot, planBatches } from './run-query.js';
 import { ScanCache } from './exec/scan-cache.js';
 import type { SqlEngineDeps, StatementEnv } from './statement.js';
@@ -92,6 +93,14 @@ export class SqlEngine {
   scanCacheStats(): { readonly hits: number; readonly fills: number; readonly tables: number; readonly rows: number } {
     if (!this.scanCache) return { hits: 0, fills: 0, tables: 0, rows: 0 };
     return { ...this.scanCache.counts, ...this.scanCache.size };
+  }
+
+  private pointReader: PointReader | null = null;
+
+  /** A row by primary key without SQL (point-read.ts): null when there is none, undefined when only execute() can answer. */
+  readByKey(read: KeyRead): Promise<JsonRow | null | undefined> {
+    this.pointReader ??= new PointReader(this.deps.projections.store, this.deps.types);
+    return this.pointReader.read(read);
   }
 
   /** Runs one or more statements separated by semicolons; the result is the last one's. */

@@ -90,6 +90,15 @@ function stopper(child: ChildProcess, after: () => Promise<void> = async () => u
   return stop;
 }
 
+/**
+ * Registers the stop() of something this module did not start (e.g. PostgreSQL, which runs as
+ * another user), so stopAllProcesses stops it too; the returned function unregisters it.
+ */
+export function trackStop(stop: () => Promise<void>): () => void {
+  live.add(stop);
+  return () => live.delete(stop);
+}
+
 /** Stops every child this process started and has not stopped yet, those still starting too (e.g. on SIGTERM). */
 export async function stopAllProcesses(): Promise<void> {
   closing = true;
@@ -146,6 +155,22 @@ export async function startSvcdbProcess(apiKey: string, env: Record<string, stri
 export async function startFastifyBaseline(): Promise<ChildServer> {
   const port = await freePort();
   const child = spawnChild([path.join(here, 'fastify-baseline.js'), String(port)]);
+  const url = `http://127.0.0.1:${port}`;
+  const stop = stopper(child);
+  try {
+    await waitForHttp(url, child, 30_000);
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+  return { url, stop };
+}
+
+/** The fastify + pg baseline (pg-baseline.ts) in its own process, against a running PostgreSQL. */
+export async function startPgBaseline(pgHost: string, pgPort: number, pgUser: string): Promise<ChildServer> {
+  const port = await freePort();
+  const child = spawnChild([path.join(here, 'pg-baseline.js'), String(port), pgHost, String(pgPort), pgUser]);
+  reportUnexpectedExit(child, 'fastify + pg baseline');
   const url = `http://127.0.0.1:${port}`;
   const stop = stopper(child);
   try {

@@ -14,22 +14,57 @@ export interface AuthenticatorParts {
   readonly jwt: JwtVerifier;
 }
 
+/** A verified admin or API key, and the reading of the key file it was verified against. */
+interface Remembered {
+  readonly credential: Credential;
+  readonly generation: number;
+}
+
 /**
  * A presented value shaped like a JWT (three base64url parts) is verified as one; anything else
  * is the admin key or an API key, compared by SHA-256 (constant time).
+ *
+ * A key that verified is remembered by its presented value, so it is hashed once, not on every
+ * request. An API key is remembered only while the key file's reading it was verified against is
+ * the one in force: the registry still looks at the file as often as before (refresh), and a
+ * changed file (a revoked or changed key) forgets them all. The lookup is a Map's (by the string's
+ * hash, then equality): a wrong key costs a hash and a miss, whatever it shares with a right one.
+ * Failures are not remembered. JWTs are verified every time (their expiry and key sets move).
  */
 export function createAuthenticator(parts: AuthenticatorParts): Authenticator {
+  const remembered = new Map<string, Remembered>();
+  const remember = (presented: string, credential: Credential, generation: number): Credential => {
+    if (remembered.size >= AUTH_LIMITS.credentialCacheEntriesMax) remembered.delete(remembered.keys().next().value!);
+    remembered.set(presented, { credential, generation });
+    return credential;
+  };
   return {
     async authenticate(presented, nowMs) {
       if (presented.length > AUTH_LIMITS.credentialCharsMax) {
         throw new SvcError('AUTHENTICATION_FAILED', `credential is longer than ${AUTH_LIMITS.credentialCharsMax} characters`, {});
       }
       if (looksLikeJwt(presented)) return parts.jwt.verify(presented);
-      if (parts.adminKey.matches(presented)) return ADMIN_CREDENTIAL;
-      const record = await parts.apiKeys.lookup(presented, nowMs);
+      const due = parts.apiKeys.refresh(nowMs);
+      if (due !== null) await due;
+      // From here on synchronous: the generation and the keys it names are read at one moment.
+      const generation = parts.apiKeys.generation;
+      const known = remembered.get(presented);
+      if (known !== undefined) {
+        if (known.credential === ADMIN_CREDENTIAL || known.generation === generation) return known.credential;
+        remembered.delete(presented);
+      }
+      if (parts.adminKey.matches(presented)) return remember(presented, ADMIN_CREDENTIAL, generation);
+      const record = parts.apiKeys.find(presented);
       if (record === null) throw new SvcError('AUTHENTICATION_FAILED', 'invalid API key', {});
       if (record.revoked_at !== null) throw new SvcError('AUTHENTICATION_FAILED', 'API key was revoked', { key_id: record.id });
-      return { kind: 'api_key', subject: record.id, role: record.role, tenant: record.tenant, rateLimitRequestsMax: record.rate_limit_max };
+      const credential: Credential = {
+        kind: 'api_key',
+        subject: record.id,
+        role: record.role,
+        tenant: record.tenant,
+        rateLimitRequestsMax: record.rate_limit_max,
+      };
+      return remember(presented, credential, generation);
     },
   };
 }

@@ -20,6 +20,7 @@ export class ApiKeyRegistry {
   private stamp = '';
   private checkedAtMs = Number.NEGATIVE_INFINITY;
   private checking: Promise<void> | null = null;
+  private readings = 0;
 
   private constructor(private readonly options: KeyRegistryOptions) {}
 
@@ -30,14 +31,33 @@ export class ApiKeyRegistry {
     return registry;
   }
 
+  /**
+   * Looks at the file when a look is due (at most once per checkIntervalMs) and re-reads it when it
+   * changed; null when no look is due. Callers that cache what lookup() answered compare
+   * `generation` after it: it changes whenever the keys in force do.
+   */
+  refresh(nowMs: number): Promise<void> | null {
+    if (nowMs - this.checkedAtMs < this.options.checkIntervalMs) return null;
+    this.checking ??= this.reload(nowMs, false).finally(() => {
+      this.checking = null;
+    });
+    return this.checking;
+  }
+
+  /** Which reading of the file the keys in force come from (a new number for each changed file). */
+  get generation(): number {
+    return this.readings;
+  }
+
   /** The stored key the presented one hashes to (revoked or not), or null. */
   async lookup(presented: string, nowMs: number): Promise<ApiKeyRecord | null> {
-    if (nowMs - this.checkedAtMs >= this.options.checkIntervalMs) {
-      this.checking ??= this.reload(nowMs, false).finally(() => {
-        this.checking = null;
-      });
-      await this.checking;
-    }
+    const due = this.refresh(nowMs);
+    if (due !== null) await due;
+    return this.find(presented);
+  }
+
+  /** lookup() without looking at the file: the keys of the reading in force (`generation`). */
+  find(presented: string): ApiKeyRecord | null {
     const hash = sha256Hex(presented);
     const record = this.byHash.get(hash);
     // The map lookup already matched; the constant-time compare keeps the check itself uniform.
@@ -63,6 +83,7 @@ export class ApiKeyRegistry {
       const keys = await readApiKeys(this.options.dataDir);
       this.byHash = new Map(keys.map((k) => [k.sha256, k]));
       this.stamp = stamp;
+      this.readings += 1;
       this.options.logger.info({ keys: keys.length, revoked: keys.filter((k) => k.revoked_at !== null).length }, 'api keys loaded');
     } catch (error) {
       if (strict) throw error;

@@ -12,6 +12,11 @@ export const AUTH_LIMITS = Object.freeze({
   keyFileLockStaleMs: 30_000,
   /** Longest key name. */
   keyNameCharsMax: 100,
+  /**
+   * Verified admin and API keys remembered by the authenticator (presented value -> credential), so
+   * a key is hashed once rather than on every request; past it the oldest is forgotten.
+   */
+  credentialCacheEntriesMax: 10_000,
   /** Rate-limit counters held at once (credentials and addresses seen in the current window). */
   rateLimitCountersMax: 100_000,
   /** Clock skew allowed on a JWT's exp and nbf (PostgREST allows 30 s too). */

@@ -76,14 +76,17 @@ export class ConnectionLimiter implements ConnectionGauge {
  */
 export function installConnectionLimit(app: FastifyInstance, limiter: ConnectionLimiter, options: { tls: boolean }): void {
   limiter.attach(app.server, options.tls ? 'secureConnection' : 'connection');
-  app.addHook('onRequest', async (request, reply) => {
-    if (!limiter.isRefused(request)) return;
+  // A callback hook, not an async one: it runs on every request and must cost no promise.
+  app.addHook('onRequest', (request, reply, done) => {
+    if (!limiter.isRefused(request)) return done();
     closeAfterResponse(request, reply);
     reply.header('retry-after', '1');
-    throw new SvcError(
-      'TOO_MANY_CONNECTIONS',
-      `the server already has ${limiter.connectionsMax} connections open (SVC_MAX_CONNECTIONS); this connection is closed; retry shortly`,
-      { limit: limiter.connectionsMax },
+    done(
+      new SvcError(
+        'TOO_MANY_CONNECTIONS',
+        `the server already has ${limiter.connectionsMax} connections open (SVC_MAX_CONNECTIONS); this connection is closed; retry shortly`,
+        { limit: limiter.connectionsMax },
+      ),
     );
   });
 }

@@ -1,5 +1,5 @@
 import { encode } from '@msgpack/msgpack';
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { NDJSON } from './query/stream-routes.js';
 
 /** How a JSON response of /api/v1 can be sent (docs/api.md, "Response formats"). */
@@ -114,20 +114,33 @@ function addVaryAccept(reply: FastifyReply): void {
  * anything, curl included.
  */
 export function installContentNegotiation(app: FastifyInstance): void {
-  app.addHook('onSend', async (request, reply, payload) => {
-    const contentType = reply.getHeader('content-type');
-    if (typeof payload !== 'string' || typeof contentType !== 'string' || !contentType.startsWith(JSON_TYPE)) return payload;
-    addVaryAccept(reply);
-    const { format, type } = negotiate(request.headers.accept);
-    if (format === 'json' || payload === '') return payload;
-    const body: unknown = JSON.parse(payload);
-    if (reply.statusCode >= 400 && isErrorEnvelope(body)) return payload;
-    if (format === 'msgpack') {
-      reply.type(type);
-      const bytes = encode(body);
-      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  // A callback hook, not an async one: it runs on every response and must cost no promise.
+  app.addHook('onSend', (request, reply, payload, done) => {
+    let encoded: unknown;
+    try {
+      encoded = reencoded(request, reply, payload);
+    } catch (error) {
+      done(error as Error);
+      return;
     }
-    reply.type(`${NDJSON}; charset=utf-8`);
-    return ndjsonOf(body);
+    done(null, encoded);
   });
+}
+
+/** The payload in the negotiated format (the payload itself when that is JSON or it is not JSON). */
+function reencoded(request: FastifyRequest, reply: FastifyReply, payload: unknown): unknown {
+  const contentType = reply.getHeader('content-type');
+  if (typeof payload !== 'string' || typeof contentType !== 'string' || !contentType.startsWith(JSON_TYPE)) return payload;
+  addVaryAccept(reply);
+  const { format, type } = negotiate(request.headers.accept);
+  if (format === 'json' || payload === '') return payload;
+  const body: unknown = JSON.parse(payload);
+  if (reply.statusCode >= 400 && isErrorEnvelope(body)) return payload;
+  if (format === 'msgpack') {
+    reply.type(type);
+    const bytes = encode(body);
+    return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  }
+  reply.type(`${NDJSON}; charset=utf-8`);
+  return ndjsonOf(body);
 }

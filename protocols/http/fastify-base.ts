@@ -15,6 +15,7 @@ import { SvcError, shuttingDown } from '../../core/errors.js';
 import { errorEnvelopeSchema, installErrorHandlers, sendError, type ErrorContext } from '../errors.js';
 import type { RateLimitGate } from '../auth/rate-limit.js';
 import { answerClientError } from './client-errors.js';
+import { lazyChildLogger } from './lazy-logger.js';
 import { installRateLimitHeaders } from './rate-limit-headers.js';
 
 export const REQUEST_ID_HEADER = 'x-request-id';
@@ -103,6 +104,8 @@ export function createBaseServer(options: BaseServerOptions): FastifyInstance {
   const app = createFastify(options, {
     loggerInstance: options.logger,
     logController: new SvcLogController({ requestIdLogLabel: 'request_id' }),
+    // A request's logger is made only when it logs (lazy-logger.ts says why).
+    childLoggerFactory: lazyChildLogger,
     genReqId: requestIdOf,
     requestIdHeader: false,
     bodyLimit: options.bodyLimitBytes,
@@ -141,12 +144,12 @@ export function createBaseServer(options: BaseServerOptions): FastifyInstance {
   app.addHook('preClose', async () => {
     closing = true;
   });
-  app.addHook('onRequest', async (request, reply) => {
+  // Callback hooks, not async ones, on every request: each async hook costs a promise and a tick.
+  app.addHook('onRequest', (request, reply, done) => {
     reply.header(REQUEST_ID_HEADER, request.id);
-    if (closing) {
-      closeAfterResponse(request, reply);
-      throw shuttingDown();
-    }
+    if (!closing) return done();
+    closeAfterResponse(request, reply);
+    done(shuttingDown());
   });
   // close() closes only the connections idle at that moment: one that was busy becomes idle once
   // its response is sent, and kept alive it would hold close() for 72 s. Close such connections as

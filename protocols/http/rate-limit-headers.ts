@@ -14,14 +14,14 @@ const LIMIT_HEADER = 'x-ratelimit-limit';
  *   without counting: a limiter must never take a healthy instance out of a load balancer.
  */
 export function installRateLimitHeaders(app: FastifyInstance, gate: RateLimitGate): void {
-  app.addHook('onRequest', async (request, reply) => {
-    if (!request.is404) return;
+  // Callback hooks, not async ones: they run on every request and must cost no promise.
+  app.addHook('onRequest', (request, reply, done) => {
+    if (!request.is404) return done();
     const nowMs = Date.now();
     const decision = gate.limiter.hit(addressBucket(request.ip), gate.rateLimitRequestsMax, nowMs);
     setRateLimitHeaders(reply, decision, nowMs);
-    if (!decision.allowed) throw rateLimitExceeded(reply, decision, nowMs, gate.rateLimitWindowMs);
+    done(decision.allowed ? undefined : rateLimitExceeded(reply, decision, nowMs, gate.rateLimitWindowMs));
   });
-  // A callback hook, not an async one: it runs on every response and must cost no promise.
   app.addHook('onSend', (request, reply, payload, done) => {
     if (!reply.hasHeader(LIMIT_HEADER)) {
       const nowMs = Date.now();

@@ -35,9 +35,12 @@ export async function measured<T>(metrics: QueryMetrics | undefined, database: s
  */
 export function countedAsQueries(metrics: QueryMetrics, plugin: FastifyPluginAsync): FastifyPluginAsync {
   return async (app) => {
-    app.addHook('onResponse', async (request, reply) => {
-      if (request.principal === undefined) return;
-      metrics.observe({ database: request.principal.tenant, durationSeconds: reply.elapsedTime / 1000, ok: reply.statusCode < 400 });
+    // A callback hook, not an async one: it runs on every response and must cost no promise.
+    app.addHook('onResponse', (request, reply, done) => {
+      if (request.principal !== undefined) {
+        metrics.observe({ database: request.principal.tenant, durationSeconds: reply.elapsedTime / 1000, ok: reply.statusCode < 400 });
+      }
+      done();
     });
     await app.register(plugin);
   };

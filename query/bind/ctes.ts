@@ -1,4 +1,4 @@
-import type { QueryExpr, WithClause } from '../parse/index.js';
+import type { CommonTableExpr, QueryExpr, WithClause } from '../parse/index.js';
 import { invalid } from './context.js';
 import { bindRecursiveCte, refersTo } from './recursive-cte.js';
 import type { Scope } from './scope.js';
@@ -12,10 +12,12 @@ import type { SelectBinder } from './bound.js';
  */
 export function bindCtes(binder: SelectBinder, clause: WithClause, scope: Scope): void {
   const seen = new Set<string>();
-  for (const cte of clause.ctes) {
-    const name = cte.name;
+  for (const { name } of clause.ctes) {
     if (seen.has(name)) throw invalid(`WITH query name "${name}" specified more than once`, { name });
     seen.add(name);
+  }
+  for (const cte of clause.recursive ? dependencyOrder(clause.ctes) : clause.ctes) {
+    const name = cte.name;
     if (!isQuery(cte.query)) {
       throw invalid(`data-modifying statements in WITH (${cte.query.kind.toUpperCase()} in "${name}") are not supported`, { reason: 'unsupported', name });
     }
@@ -34,6 +36,30 @@ export function bindCtes(binder: SelectBinder, clause: WithClause, scope: Scope)
     const names = q.names.map((n, i) => cte.columns?.[i] ?? n);
     scope.ctes.set(name, { name, plan: q.plan, columnNames: names });
   }
+}
+
+/**
+ * WITH RECURSIVE lets a member read any other member, later ones included (PostgreSQL orders them
+ * by dependency): members are bound after the ones they read, in written order otherwise.
+ * Members reading each other in a cycle are refused, as PostgreSQL does.
+ */
+function dependencyOrder(ctes: readonly CommonTableExpr[]): CommonTableExpr[] {
+  const reads = new Map(ctes.map((c) => [c.name, ctes.filter((o) => o.name !== c.name && refersTo(c.query, o.name)).map((o) => o.name)]));
+  const done = new Set<string>();
+  const order: CommonTableExpr[] = [];
+  const visit = (cte: CommonTableExpr, path: readonly string[]): void => {
+    if (done.has(cte.name)) return;
+    if (path.includes(cte.name)) throw invalid('mutual recursion between WITH items is not implemented', { reason: 'unsupported', name: cte.name });
+    for (const dep of reads.get(cte.name)!)
+      visit(
+        ctes.find((c) => c.name === dep)!,
+        [...path, cte.name],
+      );
+    done.add(cte.name);
+    order.push(cte);
+  };
+  for (const cte of ctes) visit(cte, []);
+  return order;
 }
 
 function isQuery(q: QueryExpr | { readonly kind: 'insert' | 'update' | 'delete' }): q is QueryExpr {

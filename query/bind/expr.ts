@@ -1,20 +1,8 @@
-import type { QType } from '../types/contract.js';
 import { BOOL, constant, TEXT, UNKNOWN, type Expr } from '../plan/expr.js';
-import type { Plan } from '../plan/nodes.js';
-import type {
-  ArrayExpr,
-  CaseExpr,
-  CollateExpr,
-  ColumnRef,
-  FuncCall,
-  MinMaxCoalesce,
-  QueryExpr,
-  SqlExpr,
-  SqlValueFunction,
-  TypeCast,
-} from '../parse/ast/index.js';
+import type { ArrayExpr, CaseExpr, CollateExpr, ColumnRef, MinMaxCoalesce, SqlExpr, SqlValueFunction, TypeCast } from '../parse/ast/index.js';
 import { asCondition, callByName, coerce, unify } from './coerce.js';
-import { invalid, mismatch, type BindContext } from './context.js';
+import { invalid, mismatch } from './context.js';
+import type { BindFn, ExprEnv } from './env.js';
 import { exactNumber, numericConstantText, typedLiteral } from './literals.js';
 import {
   bindAndOr,
@@ -28,27 +16,16 @@ import {
   bindOperator,
   bindQuantified,
 } from './operators.js';
-import type { Scope } from './scope.js';
+export { negate } from './operators.js';
 import { bindSublink } from './sublinks.js';
 import { bindIndirection } from './subscript.js';
 import { bindTypeName } from './type-names.js';
 
-/** What an expression is bound in. */
-export interface ExprEnv {
-  readonly ctx: BindContext;
-  readonly scope: Scope;
-  /** Clause name for messages ("WHERE", "JOIN conditions", ...); aggregates/windows allowed only where set. */
-  readonly clause: string;
-  readonly allowAggregates: boolean;
-  readonly allowWindows: boolean;
-  /** Binds a subquery in a child scope of `scope` (injected: select.ts imports this file). */
-  readonly bindSubquery: (query: QueryExpr, scope: Scope) => { plan: Plan; types: readonly QType[] };
-  /** Binds a function call: aggregates, windows and scalar functions (injected from functions.ts). */
-  readonly bindFunction: (node: FuncCall, env: ExprEnv) => Expr;
-}
+export type { ExprEnv } from './env.js';
 
 /** Binds one expression. */
 export function bindExpr(node: SqlExpr, env: ExprEnv): Expr {
+  const bind: BindFn = (n) => bindExpr(n, env);
   switch (node.kind) {
     case 'column_ref':
       return bindColumnRef(node, env);
@@ -66,29 +43,29 @@ export function bindExpr(node: SqlExpr, env: ExprEnv): Expr {
       return bindParam(node.number, env);
     case 'op': {
       const folded = node.left === null && node.op === '-' ? numericConstantText(node) : null;
-      return folded !== null ? exactNumber(env.ctx, folded) : bindOperator(node, env);
+      return folded !== null ? exactNumber(env.ctx, folded) : bindOperator(node, env, bind);
     }
     case 'and':
     case 'or':
-      return bindAndOr(node.kind, node.args, env);
+      return bindAndOr(node.kind, node.args, env, bind);
     case 'not':
-      return bindNot(node.arg, env);
+      return bindNot(node.arg, env, bind);
     case 'is_null':
-      return bindNullTest(node, env);
+      return bindNullTest(node, env, bind);
     case 'is_bool':
-      return bindBoolTest(node, env);
+      return bindBoolTest(node, env, bind);
     case 'distinct_from':
-      return bindDistinctFrom(node, env);
+      return bindDistinctFrom(node, env, bind);
     case 'between':
-      return bindBetween(node, env);
+      return bindBetween(node, env, bind);
     case 'in_list':
-      return bindInList(node, env);
+      return bindInList(node, env, bind);
     case 'like':
-      return bindLike(node, env);
+      return bindLike(node, env, bind);
     case 'quantified':
-      return bindQuantified(node, env);
+      return bindQuantified(node, env, bind);
     case 'sublink':
-      return bindSublink(node, env);
+      return bindSublink(node, env, bind);
     case 'func':
       return env.bindFunction(node, env);
     case 'sql_value':
@@ -107,7 +84,7 @@ export function bindExpr(node: SqlExpr, env: ExprEnv): Expr {
     case 'row':
       throw invalid('row constructors are not supported here', { reason: 'unsupported' });
     case 'indirection':
-      return bindIndirection(node, env);
+      return bindIndirection(node, env, bind);
     case 'collate':
       return bindCollate(node, env);
     case 'default':
@@ -132,12 +109,6 @@ function bindParam(n: number, env: ExprEnv): Expr {
   if (!Number.isInteger(n) || n < 1) throw invalid(`invalid parameter reference $${String(n)}`);
   const index = n - 1;
   return { kind: 'param', index, type: env.ctx.paramType(index) ?? UNKNOWN };
-}
-
-/** NOT over a condition; a constant is folded. */
-export function negate(expr: Expr): Expr {
-  if (expr.kind === 'const') return constant(BOOL, expr.value === null ? null : !expr.value);
-  return { kind: 'not', type: BOOL, arg: expr };
 }
 
 function bindCase(node: CaseExpr, env: ExprEnv): Expr {

@@ -87,9 +87,19 @@ function bindJoin(item: JoinExpr, scope: Scope, deps: FromDeps): Plan {
   } else if (joinType !== 'cross') throw invalid(`${joinType.toUpperCase()} JOIN requires an ON or USING clause`);
   // NATURAL JOIN without common columns has no condition: every pair.
   if (joinType === 'inner' && (on === null || (on.kind === 'const' && on.value === true))) [joinType, on] = ['cross', null];
+  markNullable(scope, joinType, start, rightStart);
   const plan = joinNode(joinType, left, right, on && shiftColumns(on, -start));
   if (item.usingAlias === null) return plan;
   return usingAliasColumns(scope, item.usingAlias, merged, plan, start);
+}
+
+/** Notes the FROM items an outer join may fill with NULLs (left side [start, rightStart), right side after). */
+function markNullable(scope: Scope, joinType: JoinType, start: number, rightStart: number): void {
+  const left = joinType === 'right' || joinType === 'full';
+  const right = joinType === 'left' || joinType === 'full';
+  for (const e of scope.entries) {
+    if ((left && e.offset >= start && e.offset < rightStart) || (right && e.offset >= rightStart)) scope.nullableAliases.add(e.alias);
+  }
 }
 
 function firstColumnBelow(expr: Expr, start: number): number {

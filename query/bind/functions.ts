@@ -6,7 +6,7 @@ import type { FuncCall, SortItem, SqlExpr, WindowSpec } from '../parse/ast/index
 import { asCondition, callByName, coerce, unify } from './coerce.js';
 import { invalid, mismatch } from './context.js';
 import { bindExpr, type ExprEnv } from './expr.js';
-import { frameOf, resolveWindow, type NamedWindows } from './window-frame.js';
+import { frameOf, resolveWindow } from './window-frame.js';
 
 const WINDOW_ONLY = new Set<string>(['row_number', 'rank', 'dense_rank', 'lag', 'lead', 'first_value', 'last_value', 'ntile', 'percent_rank', 'cume_dist']);
 
@@ -127,11 +127,12 @@ function bindWindowFunction(name: WindowFnName, node: FuncCall, env: ExprEnv): E
 
 function windowOf(fn: WindowFnName, type: QType, args: readonly Expr[], agg: AggCall | null, over: WindowSpec, env: ExprEnv): Expr {
   if (!env.allowWindows) throw invalid(`window functions are not allowed in ${env.clause}`);
-  const spec = resolveWindow(over, env.scope.namedWindows as unknown as NamedWindows);
+  const spec = resolveWindow(over, env.scope.namedWindows);
   const inner = { ...env, allowWindows: false, clause: 'window definitions' };
   const partitionBy = spec.partitionBy.map((p) => bindExpr(p, inner));
   const orderBy = bindSortKeys(spec.orderBy, inner);
   const frame = frameOf(spec.frame, (offset) => frameOffset(offset, argEnv(env, 'window frame offsets')));
+  if (frame.mode === 'groups' && orderBy.length === 0) throw invalid('GROUPS mode requires an ORDER BY clause');
   const call: WindowCall = { fn, agg, args, partitionBy, orderBy, frame };
   return { kind: 'window', type, call };
 }

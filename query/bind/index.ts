@@ -4,9 +4,8 @@ export { asCondition, coerce, callByName, resolveUnknown, sameType, unify } from
 export { bindExpr, type ExprEnv } from './expr.js';
 export { bindFunction } from './functions.js';
 export { bindFrom, bindValuesRows, joinNode, KEY_COLUMNS, scanOf, type FromDeps } from './from.js';
-export { uniqueNames } from './names.js';
+export { outputName, uniqueNames } from './names.js';
 export { renamedColumns, Scope, type ScopeColumn } from './scope.js';
 export { QueryBinder, type BoundQuery } from './select.js';
 export { bindTypeName } from './type-names.js';
-export { outputName } from './names.js';
 export { bindCheck, bindDefault, tableScope } from './table-expr.js';

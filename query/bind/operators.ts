@@ -1,52 +1,51 @@
-import { BOOL, type Expr } from '../plan/expr.js';
+import { BOOL, constant, type Expr } from '../plan/expr.js';
 import type { Between, BoolTest, DistinctFrom, InList, LikeExpr, NullTest, OperatorExpr, QuantifiedArray, SqlExpr } from '../parse/ast/index.js';
 import { asCondition, callByName, coerce, unify } from './coerce.js';
 import { invalid, mismatch } from './context.js';
-import { bindExpr, negate, type ExprEnv } from './expr.js';
+import type { BindFn, ExprEnv } from './env.js';
 import { similarPattern } from './patterns.js';
 import { bindRowComparison, bindRowDistinct, bindRowIn, bindRowIsNull, rowItems, type RowEnv } from './row-compare.js';
 
 const COMPARISON = new Set(['=', '<>', '<', '>', '<=', '>=']);
 
 /**
- * A binary or prefix operator, resolved by name and argument types through the TypeSystem (an
- * operator it does not have is PostgreSQL's "operator does not exist"); comparisons of row
- * constructors compare field by field.
+ * A binary or prefix operator, resolved by name through the TypeSystem (PostgreSQL's
+ * "operator does not exist" when none fits); comparisons of row constructors compare field by field.
  */
-export function bindOperator(node: OperatorExpr, env: ExprEnv): Expr {
+export function bindOperator(node: OperatorExpr, env: ExprEnv, bind: BindFn): Expr {
   const op = node.op === '!=' ? '<>' : node.op;
   if (node.left === null) {
-    const arg = bindExpr(node.right, env);
+    const arg = bind(node.right);
     return op === '+' ? arg : callByName(env.ctx, op, [arg], true);
   }
-  if (COMPARISON.has(op) && (rowItems(node.left) || rowItems(node.right))) return bindRowComparison(op, node.left, node.right, rowEnv(env));
-  return callByName(env.ctx, op, [bindExpr(node.left, env), bindExpr(node.right, env)], true);
+  if (COMPARISON.has(op) && (rowItems(node.left) || rowItems(node.right))) return bindRowComparison(op, node.left, node.right, rowEnv(env, bind));
+  return callByName(env.ctx, op, [bind(node.left), bind(node.right)], true);
 }
 
 /** AND / OR over conditions, flattened. */
-export function bindAndOr(kind: 'and' | 'or', operands: readonly SqlExpr[], env: ExprEnv): Expr {
+export function bindAndOr(kind: 'and' | 'or', operands: readonly SqlExpr[], env: ExprEnv, bind: BindFn): Expr {
   const clause = kind.toUpperCase();
-  const args = operands.map((a) => asCondition(env.ctx, bindExpr(a, env), clause));
+  const args = operands.map((a) => asCondition(env.ctx, bind(a), clause));
   return { kind, type: BOOL, args: args.flatMap((a) => (a.kind === kind ? a.args : [a])) };
 }
 
-export function bindNot(arg: SqlExpr, env: ExprEnv): Expr {
-  return negate(asCondition(env.ctx, bindExpr(arg, env), 'NOT'));
+export function bindNot(arg: SqlExpr, env: ExprEnv, bind: BindFn): Expr {
+  return negate(asCondition(env.ctx, bind(arg), 'NOT'));
 }
 
-export function bindNullTest(node: NullTest, env: ExprEnv): Expr {
-  if (rowItems(node.arg)) return bindRowIsNull(node.arg, node.negated, rowEnv(env));
-  return { kind: 'is_null', type: BOOL, arg: bindExpr(node.arg, env), negated: node.negated };
+export function bindNullTest(node: NullTest, env: ExprEnv, bind: BindFn): Expr {
+  if (rowItems(node.arg)) return bindRowIsNull(node.arg, node.negated, rowEnv(env, bind));
+  return { kind: 'is_null', type: BOOL, arg: bind(node.arg), negated: node.negated };
 }
 
-export function bindBoolTest(node: BoolTest, env: ExprEnv): Expr {
-  const arg = asCondition(env.ctx, bindExpr(node.arg, env), 'IS');
+export function bindBoolTest(node: BoolTest, env: ExprEnv, bind: BindFn): Expr {
+  const arg = asCondition(env.ctx, bind(node.arg), 'IS');
   return { kind: 'is_bool', type: BOOL, arg, value: node.value, negated: node.negated };
 }
 
-export function bindDistinctFrom(node: DistinctFrom, env: ExprEnv): Expr {
-  if (rowItems(node.left) || rowItems(node.right)) return bindRowDistinct(node.left, node.right, node.negated, rowEnv(env));
-  return distinctFrom(env, bindExpr(node.left, env), bindExpr(node.right, env), node.negated);
+export function bindDistinctFrom(node: DistinctFrom, env: ExprEnv, bind: BindFn): Expr {
+  if (rowItems(node.left) || rowItems(node.right)) return bindRowDistinct(node.left, node.right, node.negated, rowEnv(env, bind));
+  return distinctFrom(env, bind(node.left), bind(node.right), node.negated);
 }
 
 /** a IS [NOT] DISTINCT FROM b over scalars: both sides unified, compared with their `=`; never NULL. */
@@ -59,10 +58,10 @@ export function distinctFrom(env: ExprEnv, left: Expr, right: Expr, negated: boo
 }
 
 /** x [NOT] BETWEEN [SYMMETRIC] a AND b: the comparisons PostgreSQL expands it to. */
-export function bindBetween(node: Between, env: ExprEnv): Expr {
-  const arg = bindExpr(node.arg, env);
-  const low = bindExpr(node.low, env);
-  const high = bindExpr(node.high, env);
+export function bindBetween(node: Between, env: ExprEnv, bind: BindFn): Expr {
+  const arg = bind(node.arg);
+  const low = bind(node.low);
+  const high = bind(node.high);
   const range = (lo: Expr, hi: Expr): Expr =>
     node.negated
       ? { kind: 'or', type: BOOL, args: [callByName(env.ctx, '<', [arg, lo], true), callByName(env.ctx, '>', [arg, hi], true)] }
@@ -73,10 +72,10 @@ export function bindBetween(node: Between, env: ExprEnv): Expr {
 }
 
 /** x [NOT] IN (a, b, ...): one comparison per element, each with its own resolved `=`. */
-export function bindInList(node: InList, env: ExprEnv): Expr {
-  if (rowItems(node.arg)) return bindRowIn(node.arg, node.list, node.negated, rowEnv(env));
-  const arg = bindExpr(node.arg, env);
-  const list = node.list.map((item) => bindExpr(item, env));
+export function bindInList(node: InList, env: ExprEnv, bind: BindFn): Expr {
+  if (rowItems(node.arg)) return bindRowIn(node.arg, node.list, node.negated, rowEnv(env, bind));
+  const arg = bind(node.arg);
+  const list = node.list.map((item) => bind(item));
   const unified = unify(env.ctx, [arg, ...list], 'IN');
   const [left, ...rest] = unified.exprs;
   const eq = rest.map((item) => {
@@ -88,10 +87,10 @@ export function bindInList(node: InList, env: ExprEnv): Expr {
 }
 
 /** [NOT] LIKE / ILIKE [ESCAPE e] as ~~ and friends; SIMILAR TO as a regular expression match (~). */
-export function bindLike(node: LikeExpr, env: ExprEnv): Expr {
-  const arg = bindExpr(node.arg, env);
-  const pattern = bindExpr(node.pattern, env);
-  const escape = node.escape === null ? null : bindExpr(node.escape, env);
+export function bindLike(node: LikeExpr, env: ExprEnv, bind: BindFn): Expr {
+  const arg = bind(node.arg);
+  const pattern = bind(node.pattern);
+  const escape = node.escape === null ? null : bind(node.escape);
   if (node.similar) return callByName(env.ctx, node.negated ? '!~' : '~', [arg, similarPattern(pattern, escape)], true);
   const op = `${node.negated ? '!' : ''}~~${node.caseInsensitive ? '*' : ''}`;
   // PostgreSQL's own rewrite: x LIKE p ESCAPE e is x ~~ like_escape(p, e).
@@ -100,11 +99,11 @@ export function bindLike(node: LikeExpr, env: ExprEnv): Expr {
 }
 
 /** x op ANY|ALL (array expression). */
-export function bindQuantified(node: QuantifiedArray, env: ExprEnv): Expr {
+export function bindQuantified(node: QuantifiedArray, env: ExprEnv, bind: BindFn): Expr {
   const op = node.op === '!=' ? '<>' : node.op;
   if (rowItems(node.arg)) throw invalid('row constructors with ANY/ALL (array) are not supported', { reason: 'unsupported' });
-  const arg = bindExpr(node.arg, env);
-  let array = bindExpr(node.array, env);
+  const arg = bind(node.arg);
+  let array = bind(node.array);
   if (array.type.name === 'unknown') {
     array = coerce(env.ctx, array, { name: 'array', element: arg.type.name === 'unknown' ? { name: 'text' } : arg.type }, 'implicit');
   }
@@ -117,6 +116,12 @@ export function bindQuantified(node: QuantifiedArray, env: ExprEnv): Expr {
 }
 
 /** What row-compare.ts needs to bind the fields of row constructors. */
-export function rowEnv(env: ExprEnv): RowEnv {
-  return { ctx: env.ctx, bind: (n) => bindExpr(n, env), distinct: (l, r, negated) => distinctFrom(env, l, r, negated) };
+export function rowEnv(env: ExprEnv, bind: BindFn): RowEnv {
+  return { ctx: env.ctx, bind, distinct: (l, r, negated) => distinctFrom(env, l, r, negated) };
+}
+
+/** NOT over a condition; a constant is folded. */
+export function negate(expr: Expr): Expr {
+  if (expr.kind === 'const') return constant(BOOL, expr.value === null ? null : !expr.value);
+  return { kind: 'not', type: BOOL, arg: expr };
 }

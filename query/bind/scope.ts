@@ -59,9 +59,11 @@ export class Scope {
    * the same name is still itself (and an unqualified reference still ambiguous).
    */
   readonly usingOverrides = new Map<number, Expr>();
+  /** FROM items on the nullable side of an outer join (FOR UPDATE may not lock them). */
+  readonly nullableAliases = new Set<string>();
   /** Row slots in the order `*` lists them (JOIN USING puts the merged columns first). */
   starOrder: number[] = [];
-  /** WINDOW w AS (...) definitions of this query, their own `ref`s already resolved (see resolveWindow). */
+  /** WINDOW w AS (...) definitions of this query, their own `ref`s already resolved (window-frame.ts resolveWindow). */
   namedWindows = new Map<string, WindowSpec>();
 
   constructor(readonly parent: Scope | null) {}
@@ -162,23 +164,6 @@ export function renamedColumns(columns: readonly ScopeColumn[], names: readonly 
   if (!names) return [...columns];
   if (names.length > columns.length) throw invalid(`table has ${columns.length} columns available but ${names.length} columns specified`);
   return columns.map((c, i) => (i < names.length ? { ...c, name: names[i]! } : c));
-}
-
-/**
- * A window with its `ref` (OVER w, OVER (w ORDER BY x), WINDOW w2 AS (w ...)) merged in, by
- * PostgreSQL's rules (parse_clause.c): the copy keeps w's PARTITION BY and may add ORDER BY only
- * when w has none, and w may not have a frame clause unless it is used as it is (`OVER w`).
- */
-export function resolveWindow(spec: WindowSpec, windows: ReadonlyMap<string, WindowSpec>): WindowSpec {
-  if (spec.ref === null) return spec;
-  const base = windows.get(spec.ref);
-  if (!base) throw invalid(`window "${spec.ref}" does not exist`, { window: spec.ref });
-  const bare = spec.partitionBy.length === 0 && spec.orderBy.length === 0 && spec.frame === null;
-  if (bare && spec.name === null) return { ...base, name: null, loc: spec.loc };
-  if (spec.partitionBy.length > 0) throw invalid(`cannot override PARTITION BY clause of window "${spec.ref}"`, { window: spec.ref });
-  if (spec.orderBy.length > 0 && base.orderBy.length > 0) throw invalid(`cannot override ORDER BY clause of window "${spec.ref}"`, { window: spec.ref });
-  if (base.frame !== null) throw invalid(`cannot copy window "${spec.ref}" because it has a frame clause`, { window: spec.ref });
-  return { ...spec, ref: null, partitionBy: base.partitionBy, orderBy: spec.orderBy.length > 0 ? spec.orderBy : base.orderBy };
 }
 
 function missingFromClause(table: string): SvcError {

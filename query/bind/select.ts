@@ -1,6 +1,6 @@
 import type { GroupingItem, QueryExpr, SelectQuery, SelectTarget, SqlExpr, WindowSpec } from '../parse/index.js';
 import { INT8, type Expr, type SortKey } from '../plan/expr.js';
-import { exprKey } from '../plan/expr-util.js';
+import { exprKey, someExpr } from '../plan/expr-util.js';
 import type { OutputColumn, Plan } from '../plan/nodes.js';
 import { aggregateNode, collectAggregates, collectWindows, rewriteOverAggregate, rewriteOverWindow, windowNode } from './aggregate.js';
 import { asCondition, coerce, resolveUnknown } from './coerce.js';
@@ -10,7 +10,8 @@ import { bindExpr, type ExprEnv } from './expr.js';
 import { bindFrom, bindValuesRows, type FromDeps } from './from.js';
 import { bindFunction } from './functions.js';
 import { outputName } from './names.js';
-import { resolveWindow, Scope } from './scope.js';
+import { Scope } from './scope.js';
+import { resolveWindow } from './window-frame.js';
 import { bindSetOperation } from './set-ops.js';
 import { bindSelectListSeries } from './table-function.js';
 import { applyOutputTail, bareName, checkLocking, lockingName, positionOf, sortDirection } from './tail.js';
@@ -64,7 +65,7 @@ export class QueryBinder implements SelectBinder {
   bindSelect(q: SelectQuery, scope: Scope, operand = false): BoundQuery {
     const worktableRefs = this.ctx.worktableRefs.length;
     let plan: Plan = q.from.length > 0 ? bindFrom(q.from, scope, this.deps) : { kind: 'one_row', columns: [] };
-    checkLocking(q, () => scope.entries.map((e) => e.alias));
+    checkLocking(q, () => scope.entries.map((e) => e.alias), scope.nullableAliases);
     this.registerWindows(q.windows, scope);
     if (q.where) {
       const predicate = asCondition(this.ctx, bindExpr(q.where, this.env(scope, 'WHERE', false)), 'WHERE');
@@ -246,6 +247,9 @@ export class QueryBinder implements SelectBinder {
       const at = name === null || scope.lookup(null, name) ? -1 : names.indexOf(name);
       keys.push(at >= 0 ? selectExprs[at]! : bindExpr(node, env));
     }
+    // A position or output name may point at an aggregate or window call, which cannot be a key.
+    if (keys.some((k) => someExpr(k, (e) => e.kind === 'agg'))) throw invalid('aggregate functions are not allowed in GROUP BY');
+    if (keys.some((k) => someExpr(k, (e) => e.kind === 'window'))) throw invalid('window functions are not allowed in GROUP BY');
     return { keys, grouped: items.length > 0 };
   }
 

@@ -3,18 +3,18 @@ import { INT4, type Expr } from '../plan/expr.js';
 import type { Indirection, IndirectionStep, SqlExpr } from '../parse/ast/index.js';
 import { callByName, callExpr, coerce } from './coerce.js';
 import { invalid, mismatch } from './context.js';
-import { bindExpr, type ExprEnv } from './expr.js';
+import type { BindFn, ExprEnv } from './env.js';
 
 /**
  * `arr[i]`, `arr[a:b]`, `jsonb['key']`, `(t).col`: PostgreSQL's A_Indirection. Arrays are 1-based;
  * an index out of range, a NULL index, or fewer indexes than the array has dimensions give NULL.
  * Once one step is a slice every step is (a plain `[n]` then means `[1:n]`), as in PostgreSQL.
  */
-export function bindIndirection(node: Indirection, env: ExprEnv): Expr {
+export function bindIndirection(node: Indirection, env: ExprEnv, bind: BindFn): Expr {
   const fieldAt = node.steps.findIndex((s) => s.kind === 'field' || s.kind === 'star');
-  if (fieldAt >= 0) return bindFieldSelection(node, fieldAt, env);
-  const arg = bindExpr(node.arg, env);
-  if (arg.type.name === 'jsonb') return node.steps.reduce((acc, step) => jsonbStep(acc, step, env), arg);
+  if (fieldAt >= 0) return bindFieldSelection(node, fieldAt, bind);
+  const arg = bind(node.arg);
+  if (arg.type.name === 'jsonb') return node.steps.reduce((acc, step) => jsonbStep(acc, step, env, bind), arg);
   if (arg.type.name !== 'array' || !arg.type.element) {
     const shown = env.ctx.types.typeText(arg.type).toLowerCase();
     throw mismatch(`cannot subscript type ${shown} because it does not support subscripting`, { type: shown });
@@ -22,7 +22,7 @@ export function bindIndirection(node: Indirection, env: ExprEnv): Expr {
   const slice = node.steps.some((s) => s.kind === 'slice');
   const bounds: Expr[] = [];
   const shape: ('i' | 'l' | 'u' | 'lu' | '')[] = [];
-  const int = (e: SqlExpr): Expr => subscriptInt(bindExpr(e, env), env);
+  const int = (e: SqlExpr): Expr => subscriptInt(bind(e), env);
   for (const step of node.steps) {
     if (step.kind === 'index') {
       bounds.push(int(step.index));
@@ -100,18 +100,18 @@ function sliceDims(array: readonly QValue[], ranges: readonly { lower: number; u
 }
 
 /** jsonb subscripts (PostgreSQL 14): `j['key']` is j -> 'key', `j[0]` is j -> 0. */
-function jsonbStep(acc: Expr, step: IndirectionStep, env: ExprEnv): Expr {
+function jsonbStep(acc: Expr, step: IndirectionStep, env: ExprEnv, bind: BindFn): Expr {
   if (step.kind !== 'index') throw mismatch('jsonb subscript does not support slices');
-  return callByName(env.ctx, '->', [acc, bindExpr(step.index, env)], true);
+  return callByName(env.ctx, '->', [acc, bind(step.index)], true);
 }
 
 /** `(t).col` and `t.col` through parentheses: a column of a table in scope; composite values are not supported. */
-function bindFieldSelection(node: Indirection, at: number, env: ExprEnv): Expr {
+function bindFieldSelection(node: Indirection, at: number, bind: BindFn): Expr {
   const step = node.steps[at]!;
   if (at !== 0 || step.kind !== 'field' || node.arg.kind !== 'column_ref' || node.arg.column === null) {
     throw invalid('field selection from composite values is not supported', { reason: 'unsupported' });
   }
   const column: SqlExpr = { kind: 'column_ref', qualifier: [...node.arg.qualifier, node.arg.column], column: step.name, loc: node.loc };
   const rest = node.steps.slice(1);
-  return bindExpr(rest.length === 0 ? column : { kind: 'indirection', arg: column, steps: rest, loc: node.loc }, env);
+  return bind(rest.length === 0 ? column : { kind: 'indirection', arg: column, steps: rest, loc: node.loc });
 }

@@ -4,6 +4,7 @@ import type { OutputColumn, Plan } from '../plan/nodes.js';
 import { someExpr } from '../plan/expr-util.js';
 import { coerce, unify } from './coerce.js';
 import { invalid, mismatch } from './context.js';
+import { elementType, isArrayType } from '../types/index.js';
 import { bindExpr, type ExprEnv } from './expr.js';
 import { renamedColumns, type Scope } from './scope.js';
 
@@ -22,10 +23,11 @@ export function bindFunctionItem(item: FunctionRef, scope: Scope, env: ExprEnv):
   if (item.calls.length !== 1) throw invalid('ROWS FROM (...) with several functions is not supported', { reason: 'unsupported' });
   const call = item.calls[0]!;
   const fnName = call.kind === 'func' ? call.name.name : 'function';
-  if (!isSetReturningCall(call)) throw invalid(`function ${fnName}() in FROM is not supported`, { reason: 'unsupported' });
+  const unnest = call.kind === 'func' && call.name.schema === null && call.name.name === 'unnest' && call.over === null;
+  if (!isSetReturningCall(call) && !unnest) throw invalid(`function ${fnName}() in FROM is not supported`, { reason: 'unsupported' });
   if (item.columnDefs) throw invalid('a column definition list is only allowed for functions returning "record"');
   const alias = item.alias?.name ?? fnName;
-  let plan = bindSeries(call, env, item.alias?.name ?? fnName);
+  let plan = unnest ? bindUnnest(call, env, alias) : bindSeries(call, env, alias);
   if (item.withOrdinality) plan = withOrdinality(plan);
   scope.add(alias, renamedColumns(plan.columns, item.alias?.columns ?? null));
   return plan;
@@ -45,18 +47,39 @@ function withOrdinality(plan: Plan): Plan {
   return { kind: 'window', input: plan, calls: [call], columns };
 }
 
+/** unnest(array) of one array (several arrays, zipped, are refused): a column of its element type. */
+function bindUnnest(node: FuncCall, env: ExprEnv, name: string): Plan {
+  const bound = plainArgs(node, 'unnest').map((a) => bindExpr(a, env));
+  refuseLateral(bound, 'unnest');
+  if (bound.length > 1) throw invalid('unnest with several arrays is not supported', { reason: 'unsupported' });
+  const type = bound[0]?.type;
+  if (!type || !isArrayType(type)) {
+    const shown = bound.map((e) => (e.type.name === 'unknown' ? 'unknown' : env.ctx.types.typeText(e.type).toLowerCase())).join(', ');
+    throw mismatch(`function unnest(${shown}) does not exist`, { function: 'unnest' });
+  }
+  return { kind: 'function_scan', fn: 'unnest', args: bound, columns: [{ name, type: elementType(type), nullable: true }] };
+}
+
+function plainArgs(node: FuncCall, fn: string): readonly SqlExpr[] {
+  if (node.star || node.distinct || node.orderBy.length > 0 || node.filter !== null || node.argNames !== null || node.variadic) {
+    throw invalid(`${fn} takes plain arguments`, { reason: 'unsupported' });
+  }
+  return node.args;
+}
+
+function refuseLateral(bound: readonly Expr[], fn: string): void {
+  if (bound.some((e) => someExpr(e, (x) => x.kind === 'column'))) {
+    throw invalid(`${fn} arguments that reference FROM items (LATERAL) are not supported`, { reason: 'unsupported' });
+  }
+}
+
 /**
  * generate_series(start, stop[, step]) over integers as a plan of one column named `name`.
  * `env` is over the FROM scope: a column of this query's row is a reference to a FROM item.
  */
 export function bindSeries(node: FuncCall, env: ExprEnv, name: string): Plan {
-  if (node.star || node.distinct || node.orderBy.length > 0 || node.filter !== null || node.argNames !== null || node.variadic) {
-    throw invalid('generate_series takes plain arguments', { reason: 'unsupported' });
-  }
-  const bound = node.args.map((a) => bindExpr(a, env));
-  if (bound.some((e) => someExpr(e, (x) => x.kind === 'column'))) {
-    throw invalid('generate_series arguments that reference FROM items (LATERAL) are not supported', { reason: 'unsupported' });
-  }
+  const bound = plainArgs(node, 'generate_series').map((a) => bindExpr(a, env));
+  refuseLateral(bound, 'generate_series');
   const shown = (): string => bound.map((e) => env.ctx.types.typeText(e.type).toLowerCase()).join(', ');
   if (bound.length < 2 || bound.length > 3) throw mismatch(`function generate_series(${shown()}) does not exist`);
   const { type } = unify(env.ctx, bound, 'generate_series');

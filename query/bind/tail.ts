@@ -61,7 +61,7 @@ const LOCK_NAMES = { update: 'FOR UPDATE', no_key_update: 'FOR NO KEY UPDATE', s
  * at COMMIT, so a row another transaction changed fails the commit instead of blocking), after
  * PostgreSQL's own checks of where the clause may stand.
  */
-export function checkLocking(q: QueryExpr, fromAliases: () => readonly string[]): void {
+export function checkLocking(q: QueryExpr, fromAliases: () => readonly string[], nullable: ReadonlySet<string> = new Set()): void {
   const lock = q.locking[0];
   if (!lock) return;
   const name = LOCK_NAMES[lock.strength];
@@ -74,6 +74,9 @@ export function checkLocking(q: QueryExpr, fromAliases: () => readonly string[])
   for (const l of q.locking) {
     for (const of of l.of) {
       if (!known.includes(of)) throw invalid(`relation "${of}" in ${LOCK_NAMES[l.strength]} clause not found in FROM clause`, { table: of });
+    }
+    if ((l.of.length === 0 ? known : l.of).some((alias) => nullable.has(alias))) {
+      throw invalid(`${LOCK_NAMES[l.strength]} cannot be applied to the nullable side of an outer join`);
     }
   }
 }

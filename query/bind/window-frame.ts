@@ -9,13 +9,12 @@ export const DEFAULT_FRAME: WindowFrame = { mode: 'range', start: { kind: 'unbou
 export type OffsetOf = (expr: SqlExpr) => number;
 
 /**
- * A window frame clause, checked as PostgreSQL checks it. The executor counts ROWS offsets and
- * RANGE bounds at UNBOUNDED or CURRENT ROW; GROUPS, RANGE offsets and EXCLUDE are refused
+ * A window frame clause, checked as PostgreSQL checks it. The executor counts ROWS and GROUPS
+ * offsets and RANGE bounds at UNBOUNDED or CURRENT ROW; RANGE offsets and EXCLUDE are refused
  * with reason 'unsupported' rather than answered wrongly.
  */
 export function frameOf(spec: AstWindowFrame | null, offsetOf: OffsetOf = literalOffset): WindowFrame {
   if (spec === null) return DEFAULT_FRAME;
-  if (spec.mode === 'groups') throw unsupported('GROUPS window frames are not supported');
   if (spec.exclude !== 'no_others') throw unsupported('window frame EXCLUDE is not supported');
   const start = boundOf(spec.start, offsetOf);
   const end = boundOf(spec.end, offsetOf);

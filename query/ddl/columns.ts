@@ -59,7 +59,10 @@ export function columnFromAst(
         break;
       case 'identity':
       case 'generated':
-        throw invalid(`${c.kind === 'identity' ? 'identity' : 'generated'} columns are not supported; use SERIAL or a DEFAULT`, { column: name, reason: 'unsupported' });
+        throw invalid(`${c.kind === 'identity' ? 'identity' : 'generated'} columns are not supported; use SERIAL or a DEFAULT`, {
+          column: name,
+          reason: 'unsupported',
+        });
     }
   }
   return { id, name, type, nullable, defaultExpr, missingValue: null, sequence };

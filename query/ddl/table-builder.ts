@@ -6,7 +6,12 @@ import { exprSql, type ForeignKeyRef, type ReferentialAction, type SqlExpr, type
 import { columnsOf } from '../plan/expr-util.js';
 import { alreadyExists, btreeIndex, columnByName, freeName, keyConstraint, schemaOf, type IdAllocator } from './common.js';
 
-const ACTIONS: Partial<Record<ReferentialAction, ForeignKeyAction>> = { cascade: 'cascade', restrict: 'restrict', set_null: 'set_null', no_action: 'no_action' };
+const ACTIONS: Partial<Record<ReferentialAction, ForeignKeyAction>> = {
+  cascade: 'cascade',
+  restrict: 'restrict',
+  set_null: 'set_null',
+  no_action: 'no_action',
+};
 
 type Fk = { name: string | null; columns: readonly string[]; ref: ForeignKeyRef };
 type Check = { name: string | null; expr: SqlExpr; column: string | null };
@@ -99,7 +104,8 @@ export class ConstraintBuilder {
     const target = self ? table : this.catalog.tableByName(table.tenant, schema, name)?.def;
     if (!target || target.kind !== 'table') throw tableNotFound(name);
     const targetPk = self ? pk : target.primaryKey;
-    const refCols = fk.ref.columns === null ? targetPk.map((id) => target.columns.find((c) => c.id === id)!) : fk.ref.columns.map((n) => columnByName(target, n));
+    const refCols =
+      fk.ref.columns === null ? targetPk.map((id) => target.columns.find((c) => c.id === id)!) : fk.ref.columns.map((n) => columnByName(target, n));
     if (refCols.length === 0) throw invalid(`there is no primary key for referenced table "${target.name}"`);
     const cols = fk.columns.map((n) => columnByName(table, n));
     if (cols.length !== refCols.length) throw invalid('number of referencing and referenced columns for foreign key disagree');
@@ -109,7 +115,8 @@ export class ConstraintBuilder {
     if (!keyed) throw invalid(`there is no unique constraint matching given keys for referenced table "${target.name}"`);
     const onDelete = ACTIONS[fk.ref.onDelete];
     if (!onDelete) throw invalid(`ON DELETE ${fk.ref.onDelete.replace('_', ' ').toUpperCase()} is not supported`, { reason: 'unsupported' });
-    if (fk.ref.onUpdate !== 'no_action' && fk.ref.onUpdate !== 'restrict') throw invalid('ON UPDATE actions other than NO ACTION and RESTRICT are not supported', { reason: 'unsupported' });
+    if (fk.ref.onUpdate !== 'no_action' && fk.ref.onUpdate !== 'restrict')
+      throw invalid('ON UPDATE actions other than NO ACTION and RESTRICT are not supported', { reason: 'unsupported' });
     const action = onDelete.replace('_', ' ');
     const constraintName = this.name(fk.name, `${table.name}_${fk.columns.join('_')}_fkey`);
     const definition = `FOREIGN KEY (${cols.map((c) => c.name).join(', ')}) REFERENCES ${target.name}(${refCols.map((c) => c.name).join(', ')})${onDelete === 'no_action' ? '' : ` ON DELETE ${action.toUpperCase()}`}`;

@@ -7,7 +7,7 @@ import { hashJoinOp, nestedLoopJoinOp } from './ops/join.js';
 import { scanOp } from './ops/scan.js';
 import { sortOp } from './ops/sort.js';
 import { windowOp } from './ops/window.js';
-import { generateSeriesOp } from './ops/function-scan.js';
+import { generateSeriesOp, unnestOp } from './ops/function-scan.js';
 import { recursiveUnionOp, worktableScanOp } from './ops/recursive-union.js';
 
 type Builder<K extends PlanKind> = (node: Extract<Plan, { kind: K }>, ctx: ExecContext) => AsyncIterable<Batch>;
@@ -17,7 +17,7 @@ const BUILDERS: { [K in PlanKind]: Builder<K> } = {
   scan: (node, ctx) => scanOp(node, ctx),
   values: (node, ctx) => valuesOp(ctx, node.rows),
   one_row: () => oneRowOp(),
-  function_scan: (node, ctx) => generateSeriesOp(ctx, node.args),
+  function_scan: (node, ctx) => (node.fn === 'unnest' ? unnestOp(ctx, node.args[0]!, node.columns[0]!.type) : generateSeriesOp(ctx, node.args)),
   filter: (node, ctx) => filterOp(run(node.input, ctx), ctx, node.predicate),
   project: (node, ctx) => projectOp(run(node.input, ctx), ctx, node.exprs),
   join: (node, ctx) =>

@@ -1,5 +1,5 @@
 import { assert, SvcError } from '../../core/errors.js';
-import type { QValue } from '../types/contract.js';
+import type { QValue, ResolvedFunction } from '../types/contract.js';
 import type { Expr, SubqueryExpr } from '../plan/expr.js';
 import type { ExecContext, Row, SubResult } from './context.js';
 
@@ -28,9 +28,13 @@ function build(expr: Expr, ctx: ExecContext, subs: SubqueryExpr[]): Evaluator {
     }
     case 'param': {
       const index = expr.index;
+      // An execution's parameters never change: read once, not per row (a missing one still fails only when evaluated).
+      if (index < ctx.params.length) {
+        const value = ctx.params[index]!;
+        return () => value;
+      }
       return () => {
-        if (index >= ctx.params.length) throw new SvcError('INVALID_QUERY', `there is no parameter $${index + 1}`, { parameter: index + 1 });
-        return ctx.params[index]!;
+        throw new SvcError('INVALID_QUERY', `there is no parameter $${index + 1}`, { parameter: index + 1 });
       };
     }
     case 'column': {
@@ -42,7 +46,7 @@ function build(expr: Expr, ctx: ExecContext, subs: SubqueryExpr[]): Evaluator {
       return () => ctx.outer[depth - 1]![index] as QValue;
     }
     case 'call':
-      return buildCall(expr.fn.impl, expr.fn.strict, expr.args.map(b));
+      return plainComparison(expr.fn, expr.args.map(b)) ?? buildCall(expr.fn.impl, expr.fn.strict, expr.args.map(b));
     case 'cast': {
       const arg = b(expr.arg);
       const cast = expr.cast;
@@ -147,6 +151,62 @@ function lookup(ctx: ExecContext, sq: SubqueryExpr): SubResult {
   const found = sq.correlated ? ctx.subResults.get(sq.id) : ctx.statementCache.get(sq.id);
   assert(found, `subquery ${sq.id} not prepared`);
   return found;
+}
+
+/** Types whose comparison (query/types/compare.ts) is JavaScript's own < on numbers or bigints of one type. */
+const PLAIN_ORDER = new Set(['int2', 'int4', 'date', 'int8', 'timestamp', 'timestamptz']);
+
+/**
+ * A comparison of two values of one plainly ordered type as a direct closure: the WHERE of a scan
+ * runs it per row, and the generic call (argument array, comparator, test) costs several times more.
+ * null: not such a comparison.
+ */
+function plainComparison(fn: ResolvedFunction, args: Evaluator[]): Evaluator | null {
+  const [t0, t1] = fn.argTypes;
+  if (args.length !== 2 || !fn.strict || !t0 || !t1 || t0.name !== t1.name || !PLAIN_ORDER.has(t0.name)) return null;
+  const [a0, a1] = args as [Evaluator, Evaluator];
+  // One closure per operator (not a shared one calling a test): each stays monomorphic and inlines.
+  switch (fn.name) {
+    case '=':
+      return (row) => {
+        const x = a0(row);
+        const y = a1(row);
+        return x === null || y === null ? null : x === y;
+      };
+    case '<>':
+    case '!=':
+      return (row) => {
+        const x = a0(row);
+        const y = a1(row);
+        return x === null || y === null ? null : x !== y;
+      };
+    case '<':
+      return (row) => {
+        const x = a0(row);
+        const y = a1(row);
+        return x === null || y === null ? null : (x as number) < (y as number);
+      };
+    case '<=':
+      return (row) => {
+        const x = a0(row);
+        const y = a1(row);
+        return x === null || y === null ? null : (x as number) <= (y as number);
+      };
+    case '>':
+      return (row) => {
+        const x = a0(row);
+        const y = a1(row);
+        return x === null || y === null ? null : (x as number) > (y as number);
+      };
+    case '>=':
+      return (row) => {
+        const x = a0(row);
+        const y = a1(row);
+        return x === null || y === null ? null : (x as number) >= (y as number);
+      };
+    default:
+      return null;
+  }
 }
 
 function buildCall(impl: (args: readonly QValue[]) => QValue, strict: boolean, args: Evaluator[]): Evaluator {

@@ -1,34 +1,64 @@
 import type { TableDef, TableId } from '../../core/catalog.js';
+import { decodeRowInto } from '../../core/row-codec.js';
+import { keys, type KvOp, type RowWrite, type RowWriteListener } from '../../projections/index.js';
 import type { QValue } from '../types/contract.js';
+import { TableRows, type RowPatch } from './table-rows.js';
 
 /** A decoded row (the executor's Row). */
 type Row = QValue[];
 
+export { TableRows } from './table-rows.js';
+
 /**
- * Decoded rows of whole tables, kept after a full scan so the next full scan of an unchanged table
- * reads memory instead of LevelDB (where each row costs a Node-API round of its own, ~5 µs).
- *
- * An entry stands for a table as of one row version (projections/row-versions.ts) and one table
- * definition: a write to the table's rows, or an ALTER, makes it stale, and it is dropped at the
- * next lookup. Rows are shared by every query that reads the entry: operators never change a row
- * in place. Bounded by a total row count (sqlScanCacheRowsMax), least recently used out first.
+ * Below this many changed rows, a table's entry follows writes rather than being read again (above
+ * the table's own row count, reading it again costs less than decoding the writes).
  */
-/** A table's rows in primary-key order, with each row's encoded primary key. */
-export interface CachedTable {
-  readonly pks: readonly Uint8Array[];
-  readonly rows: readonly Row[];
+const PATCH_OPS_MIN = 4096;
+
+/** The store's side of the cache: where row writes are announced (RowVersionedStore.watchRows). */
+export interface RowWriteSignal {
+  watchRows(listener: RowWriteListener): () => void;
 }
 
-interface Entry extends CachedTable {
-  readonly def: TableDef;
+/** A table's rows at one version. */
+interface State {
   readonly version: number;
+  readonly rows: TableRows;
 }
 
-export class ScanCache {
+interface Entry {
+  readonly def: TableDef;
+  /** The newest state built; null while the scan that fills the entry runs. */
+  current: State | null;
+  /** The version `current` stands for (or will, once filled). */
+  version: number;
+  /** The state before `current`, for readers whose snapshot predates the last write. */
+  previous: State | null;
+  /** Writes since `version`, each taking the table two versions on; applied when a reader asks. */
+  readonly writes: RowWrite[];
+  writeOps: number;
+}
+
+/**
+ * Decoded rows of whole tables, kept after a full scan so the next scan reads memory instead of
+ * LevelDB (where each row costs a Node-API round of its own, ~5 µs).
+ *
+ * An entry stands for a table at a row version (projections/row-versions.ts) and one definition
+ * (an ALTER makes it stale). It follows writes: the store announces each write's row puts and
+ * deletes as it starts, the entry keeps them, and a reader whose snapshot is at a later version gets
+ * the rows with those writes applied (chunks copied on write: table-rows.ts), instead of a cold
+ * read of the whole table. A write that cannot be followed (overlapping another, failed, too many
+ * rows) drops the entry; the next full scan fills it again. Rows are shared by every query that
+ * reads the entry: operators never change a row in place. Bounded by a total row count
+ * (sqlScanCacheRowsMax, the state before the last write counted in full), least recently used out first.
+ */
+export class ScanCache implements RowWriteListener {
   private readonly entries = new Map<TableId, Entry>();
+  private readonly decoders = new WeakMap<TableDef, (image: Uint8Array) => Row>();
   private rowsHeld = 0;
-  /** Scans served from memory, and tables cached (for tests and metrics). */
-  readonly counts = { hits: 0, fills: 0 };
+  private signal: RowWriteSignal | null = null;
+  /** Scans served from memory, tables cached, and writes applied to cached tables (for tests and metrics). */
+  readonly counts = { hits: 0, fills: 0, patches: 0 };
 
   constructor(readonly rowsMax: number) {}
 
@@ -37,36 +67,84 @@ export class ScanCache {
     return { tables: this.entries.size, rows: this.rowsHeld };
   }
 
+  /** Follows the writes `signal` announces (once; the engine has one store). Until then nothing is kept. */
+  follow(signal: RowWriteSignal): void {
+    if (this.signal) return;
+    this.signal = signal;
+    signal.watchRows(this);
+  }
+
   /** The rows of `def` at `version`, or null. */
-  get(def: TableDef, version: number): CachedTable | null {
+  get(def: TableDef, version: number): TableRows | null {
     const entry = this.entries.get(def.id);
-    if (!entry) return null;
-    if (entry.def !== def || entry.version !== version) {
-      // Stale for this reader; a newer entry replaces it when a scan completes.
-      if (entry.version < version) this.drop(def.id);
-      return null;
-    }
+    if (!entry || entry.def !== def || entry.current === null) return null;
+    const state = this.stateAt(entry, version);
+    if (!state) return null;
     this.entries.delete(def.id);
     this.entries.set(def.id, entry);
     this.counts.hits += 1;
-    return entry;
+    return state.rows;
   }
 
   /** Whether a table of about `rowCount` rows is worth collecting while scanning. */
   admits(rowCount: number): boolean {
-    return rowCount <= this.rowsMax;
+    return this.signal !== null && rowCount <= this.rowsMax;
   }
 
-  put(def: TableDef, version: number, table: CachedTable): void {
-    const rows = table.rows;
-    if (rows.length > this.rowsMax) return;
-    const current = this.entries.get(def.id);
-    if (current && current.version > version) return; // a later scan already cached a newer state
-    this.drop(def.id);
-    while (this.rowsHeld + rows.length > this.rowsMax && this.entries.size > 0) this.drop(this.entries.keys().next().value!);
-    this.entries.set(def.id, { def, version, pks: table.pks, rows });
+  /**
+   * Starts filling the entry of `def` at `version` (a full scan begins): writes from now on are kept
+   * for it. null: another scan is filling it, or the cache does not follow writes yet.
+   */
+  beginFill(def: TableDef, version: number): object | null {
+    if (!this.signal) return null;
+    const entry = this.entries.get(def.id);
+    if (entry && entry.def === def && (entry.current === null || entry.version >= version)) return null;
+    if (entry) this.drop(def.id);
+    const fresh: Entry = { def, current: null, version, previous: null, writes: [], writeOps: 0 };
+    this.entries.set(def.id, fresh);
+    return fresh;
+  }
+
+  /** The scan begun by beginFill read every row (in key order): the entry can serve. */
+  endFill(fill: object, pks: readonly Uint8Array[], rows: readonly Row[]): void {
+    const entry = fill as Entry;
+    if (this.entries.get(entry.def.id) !== entry || entry.current !== null) return; // dropped meanwhile
+    if (rows.length > this.rowsMax) return this.drop(entry.def.id);
+    entry.current = { version: entry.version, rows: TableRows.fromSorted(pks, rows) };
     this.rowsHeld += rows.length;
     this.counts.fills += 1;
+    this.evictFor(entry);
+  }
+
+  /** The scan begun by beginFill stopped early: forget it. */
+  abandonFill(fill: object): void {
+    const entry = fill as Entry;
+    if (this.entries.get(entry.def.id) === entry && entry.current === null) this.drop(entry.def.id);
+  }
+
+  /**
+   * The version a snapshot taken while `write` was in flight sees, found by reading (through the
+   * snapshot, with `read`) a key the write changes; null when the entry cannot tell.
+   */
+  async versionSeen(def: TableDef, write: RowWrite, read: (pk: Uint8Array) => Promise<Uint8Array | undefined>): Promise<number | null> {
+    const entry = this.entries.get(def.id);
+    if (!entry || entry.def !== def || entry.current === null) return null;
+    const before = this.stateAt(entry, write.from);
+    if (!before) return null;
+    const seen = write.from + 2;
+    let probes = 0;
+    for (const [pk, op] of netOps(write.ops)) {
+      const had = before.rows.get(pk) !== null;
+      if (op.type === 'del' && !had) continue; // the same either way
+      if (++probes > PROBES_MAX) return null;
+      const image = await read(pk);
+      if (op.type === 'del') return image === undefined ? seen : write.from;
+      if (!had) return image !== undefined ? seen : write.from;
+      if (image === undefined) return null; // a row there before and after cannot be missing
+      if (!sameBytes(image, op.value)) return write.from;
+      // The same image before and after for this key: another key must tell.
+    }
+    return seen; // every key reads as the write left it
   }
 
   /** Drops the entries of tables `exists` says are gone (after DROP TABLE). */
@@ -74,10 +152,93 @@ export class ScanCache {
     for (const tableId of [...this.entries.keys()]) if (!exists(tableId)) this.drop(tableId);
   }
 
+  started(tableId: TableId, write: RowWrite | null): void {
+    const entry = this.entries.get(tableId);
+    if (!entry) return;
+    const end = entry.version + 2 * entry.writes.length;
+    const budget = Math.max(PATCH_OPS_MIN, entry.current?.rows.count ?? 0);
+    if (write === null || write.from !== end || entry.writeOps + write.ops.length > budget) return this.drop(tableId);
+    entry.writes.push(write);
+    entry.writeOps += write.ops.length;
+  }
+
+  finished(tableId: TableId, _write: RowWrite | null, ok: boolean): void {
+    if (!ok) this.drop(tableId);
+  }
+
+  /** The state at `version` (applying kept writes up to it), or null. */
+  private stateAt(entry: Entry, version: number): State | null {
+    if (entry.current === null) return null;
+    while (entry.version < version && entry.writes.length > 0) this.applyNext(entry);
+    if (entry.current.version === version) return entry.current;
+    if (entry.previous?.version === version) return entry.previous;
+    return null;
+  }
+
+  private applyNext(entry: Entry): void {
+    const write = entry.writes.shift()!;
+    entry.writeOps -= write.ops.length;
+    const decode = this.decoderOf(entry.def);
+    const changes: RowPatch[] = [];
+    for (const [pk, op] of netOps(write.ops)) changes.push({ pk, row: op.type === 'put' ? decode(op.value) : null });
+    const current = entry.current!;
+    const next: State = { version: write.from + 2, rows: current.rows.patched(changes) };
+    this.rowsHeld += next.rows.count - (entry.previous?.rows.count ?? 0);
+    entry.previous = current;
+    entry.current = next;
+    entry.version = next.version;
+    this.counts.patches += 1;
+    this.evictFor(entry);
+  }
+
+  private decoderOf(def: TableDef): (image: Uint8Array) => Row {
+    let decode = this.decoders.get(def);
+    if (!decode) {
+      const ids = def.columns.map((c) => c.id);
+      const missing = def.columns.map((c) => c.missingValue);
+      decode = (image) => decodeRowInto(image, ids, missing) as Row;
+      this.decoders.set(def, decode);
+    }
+    return decode;
+  }
+
+  /** Makes room for `keep`'s rows: older states first, then least recently used tables. */
+  private evictFor(keep: Entry): void {
+    if (this.rowsHeld <= this.rowsMax) return;
+    if (keep.previous) {
+      this.rowsHeld -= keep.previous.rows.count;
+      keep.previous = null;
+    }
+    for (const [tableId, entry] of this.entries) {
+      if (this.rowsHeld <= this.rowsMax) return;
+      if (entry !== keep) this.drop(tableId);
+    }
+    if (this.rowsHeld > this.rowsMax) this.drop(keep.def.id);
+  }
+
   private drop(tableId: TableId): void {
     const entry = this.entries.get(tableId);
     if (!entry) return;
     this.entries.delete(tableId);
-    this.rowsHeld -= entry.rows.length;
+    this.rowsHeld -= (entry.current?.rows.count ?? 0) + (entry.previous?.rows.count ?? 0);
   }
+}
+
+/** Keys one resolution of a write in flight may read before giving up (see versionSeen). */
+const PROBES_MAX = 16;
+
+/** A write's last op per primary key, sorted by key (a batch applies its ops in order: the last wins). */
+function netOps(ops: readonly KvOp[]): [Uint8Array, KvOp][] {
+  const byKey = new Map<string, [Uint8Array, KvOp]>();
+  for (const op of ops) {
+    const pk = keys.pkOfRowKey(op.key);
+    byKey.set(Buffer.from(pk.buffer, pk.byteOffset, pk.byteLength).toString('latin1'), [pk, op]);
+  }
+  const out = [...byKey.values()];
+  out.sort((a, b) => Buffer.compare(a[0], b[0]));
+  return out;
+}
+
+function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
+  return a.length === b.length && Buffer.compare(a, b) === 0;
 }

@@ -1,6 +1,7 @@
 import type { IndexId, TableId } from '../../core/catalog.js';
-import { keys, type RowVersionedStore, type StoreSnapshot, type VectorHit, type WriteView } from '../../projections/index.js';
+import { keys, type RowVersionedStore, type RowWrite, type StoreSnapshot, type VectorHit, type WriteView } from '../../projections/index.js';
 import { LIMITS } from '../limits.js';
+import type { RowWriteSignal } from './scan-cache.js';
 
 /** A byte range [gte, lt) over encoded keys (primary keys, or index keys followed by primary keys). */
 export interface ByteRange {
@@ -21,6 +22,13 @@ export interface RowSource {
   getRows(tableId: TableId, pks: readonly Uint8Array[]): Promise<(Uint8Array | undefined)[]>;
   /** The version of a table's rows this source reads (row-versions.ts), or null: do not cache. */
   rowVersion(tableId: TableId): number | null;
+  /** Where the store announces row writes, for the scan cache to follow (absent: a source that does not read the store directly). */
+  readonly rowWrites?: RowWriteSignal;
+  /**
+   * When rowVersion is null because one write to the table's rows was in flight as this source's
+   * snapshot was taken: that write (the snapshot sees all of it or none). Otherwise null.
+   */
+  rowWriteInFlight?(tableId: TableId): RowWrite | null;
   /**
    * The `k` nearest rows by an hnsw index (its live state: rows must still be read through this
    * source), or null when this source cannot use the index (the caller scans exactly).
@@ -54,6 +62,14 @@ export class SnapshotSource implements RowSource {
 
   rowVersion(tableId: TableId): number | null {
     return this.store.rowVersion(this.snapshot, tableId);
+  }
+
+  get rowWrites(): RowWriteSignal {
+    return this.store;
+  }
+
+  rowWriteInFlight(tableId: TableId): RowWrite | null {
+    return this.store.rowWriteInFlight(this.snapshot, tableId);
   }
 
   async *rows(tableId: TableId, range: ByteRange): AsyncIterable<[Uint8Array, Uint8Array][]> {

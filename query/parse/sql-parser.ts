@@ -11,7 +11,6 @@ import { cdcStatement } from './cdc-statements.js';
 import { lineColumn, splitStatements, syntaxError, type Token } from './tokens.js';
 import { translateExpr, translateStatement } from './translate/index.js';
 
-
 type RawStatement = NonNullable<ParseResult['stmts']>[number];
 
 /** Parses a request of one or more statements separated by semicolons. Throws INVALID_QUERY. */

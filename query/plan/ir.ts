@@ -106,11 +106,11 @@ export interface WindowCall {
 
 /**
  * ROWS counts rows from the current one; RANGE (bounds UNBOUNDED or CURRENT ROW only) reaches
- * to the current row's first or last peer. The default is RANGE UNBOUNDED PRECEDING to CURRENT
+ * to the current row's first or last peer; GROUPS counts peer groups from the current row's. The default is RANGE UNBOUNDED PRECEDING to CURRENT
  * ROW, which without ORDER BY (every row a peer) is the whole partition.
  */
 export interface WindowFrame {
-  readonly mode: 'rows' | 'range';
+  readonly mode: 'rows' | 'range' | 'groups';
   readonly start: FrameBound;
   readonly end: FrameBound;
 }
@@ -238,10 +238,10 @@ export type Plan =
   | JoinNode
   | { readonly kind: 'values'; readonly rows: readonly (readonly Expr[])[]; readonly columns: readonly OutputColumn[]; readonly est?: Estimate }
   | { readonly kind: 'one_row'; readonly columns: readonly OutputColumn[]; readonly est?: Estimate }
-  /** A set-returning function in FROM: generate_series(start, stop[, step]) over int4 or int8. */
+  /** A set-returning function in FROM: generate_series(start, stop[, step]) over int4 or int8, unnest(array). */
   | {
       readonly kind: 'function_scan';
-      readonly fn: 'generate_series';
+      readonly fn: 'generate_series' | 'unnest';
       readonly args: readonly Expr[];
       readonly columns: readonly OutputColumn[];
       readonly est?: Estimate;

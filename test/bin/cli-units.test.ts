@@ -193,4 +193,11 @@ describe('output', () => {
     lines.done();
     expect(plain).toEqual(['replay: 1/4 records (25%)\n']);
   });
+
+  it('shows rows/s beside records/s when replay counts rows', () => {
+    expect(progressBar({ recordsDone: 50, recordsTotal: 100, rowsDone: 250 }, 1000)).toMatch(/ 50\/100 records {2}50 records\/s {2}250 rows\/s$/);
+    const plain: string[] = [];
+    createProgressReporter({ isTTY: false, write: (t: string) => plain.push(t) }, () => 0).update({ recordsDone: 1, recordsTotal: 4, rowsDone: 9 });
+    expect(plain).toEqual(['replay: 1/4 records (25%, 9 rows)\n']);
+  });
 });

@@ -1,4 +1,5 @@
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
 import { rm } from 'node:fs/promises';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { encodeKey } from '../../core/key-encoding.js';
@@ -50,6 +51,22 @@ async function seed(db: Db): Promise<void> {
 }
 
 describe('vector projection', () => {
+  it('without an index, writes its checkpoint (a manifest) beside the apply loop, following the writes', async () => {
+    const dir = await scratch();
+    const db = await openDb(dir);
+    cleanups.push(() => db.stack.close());
+    const { vectors, log } = db.stack.projections;
+    await db.q('CREATE TABLE plain (id INT PRIMARY KEY)');
+    for (let id = 1; id <= 3; id++) {
+      await db.q('INSERT INTO plain VALUES ($1)', [id]);
+      // Past the 100 ms interval of index-free checkpoints: the next apply starts one.
+      await new Promise((resolve) => setTimeout(resolve, 150));
+    }
+    await vi.waitFor(() => expect(vectors.durableOffset).toBe(log.headLsn), { timeout: 30_000, interval: 10 });
+    const manifest = JSON.parse(readFileSync(path.join(db.stack.layout.vectorDir, 'manifest.json'), 'utf8')) as { lsn: number; indexes: unknown[] };
+    expect(manifest).toMatchObject({ lsn: log.headLsn, indexes: [] });
+  });
+
   it('backfills an index created on a filled table, then follows inserts, updates and deletes', async () => {
     const db = await openDb(await scratch());
     cleanups.push(() => db.stack.close());

@@ -28,8 +28,13 @@ export function rowRoutes(deps: RowRouteDeps): FastifyPluginAsync {
       { schema: { params: rowParams, querystring: rowQuery } },
       async (request, reply) => {
         const { ref, entry, options } = rowTarget(deps, request);
-        const { key, parts } = keyOf(entry.def, request);
-        const statement = selectByKeySql(ref, selectColumns(entry.def, request.query.select), key);
+        const parts = idParts(entry.def, request.raw.url ?? request.url);
+        const columns = selectColumns(entry.def, request.query.select);
+        // One store read, no SQL text or plan (query/point-read.ts); the SQL path answers what it cannot.
+        const direct = await engine.readByKey({ table: entry.def, key: parts, columns });
+        if (direct === null) throw rowNotFound(entry.def, parts);
+        if (direct !== undefined) return { data: direct };
+        const statement = selectByKeySql(ref, columns, keySql(entry.def, parts));
         const result = await untilClientLeaves(reply, (signal) => engine.execute(statement.sql, { ...options, params: statement.params, maxRows: 1, signal }));
         if (result.rows.length === 0) throw rowNotFound(entry.def, parts);
         return { data: result.rows[0] };

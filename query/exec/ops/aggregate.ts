@@ -108,6 +108,10 @@ export async function* hashAggregateOp(
     yield* batches(await groupBySingleKey(input, ctx, keyEvals[0]!.eval, valueKeyer(ctx, groupBy[0]!.type), aggs));
     return;
   }
+  if (groupBy.length === 0) {
+    yield [await oneGroup(input, ctx, aggs)];
+    return;
+  }
   for await (const batch of input) {
     checkContinue(ctx);
     for (const row of batch) {
@@ -127,6 +131,16 @@ export async function* hashAggregateOp(
   const out: Row[] = [];
   for (const group of groups.values()) out.push(finish(group, aggs, ctx));
   yield* batches(out);
+}
+
+/** Aggregates without GROUP BY: one group, even over no rows (no key to compute or look up per row). */
+async function oneGroup(input: AsyncIterable<Batch>, ctx: ExecContext, aggs: readonly AggRuntime[]): Promise<Row> {
+  const group = newGroup([], aggs);
+  for await (const batch of input) {
+    checkContinue(ctx);
+    for (let r = 0; r < batch.length; r++) step(group, aggs, batch[r]!);
+  }
+  return finish(group, aggs, ctx);
 }
 
 /** The common GROUP BY of one expression: groups keyed by the value (or its hash key), NULL apart. */

@@ -1,5 +1,5 @@
 import { SvcError } from '../../../core/errors.js';
-import type { QValue } from '../../types/contract.js';
+import type { QType, QValue } from '../../types/contract.js';
 import type { Expr } from '../../plan/expr.js';
 import { compile } from '../compile.js';
 import { checkContinue, shouldYield, yieldNow, type Batch, type ExecContext } from '../context.js';
@@ -22,6 +22,31 @@ export async function* generateSeriesOp(ctx: ExecContext, args: readonly Expr[])
   let batch: Batch = [];
   for (let v = start!; step! > 0n ? v <= stop! : v >= stop!; v += step!) {
     batch.push([out(v)]);
+    if (batch.length >= LIMITS.batchRows) {
+      yield batch;
+      batch = [];
+      if (shouldYield(ctx)) await yieldNow(ctx);
+      checkContinue(ctx);
+    }
+  }
+  if (batch.length > 0) yield batch;
+}
+
+/**
+ * unnest(array): its elements in storage order, a multi-dimensional array flattened as PostgreSQL
+ * does (nested JS arrays), except where an element is itself a JS array value (jsonb).
+ * A NULL array gives no rows.
+ */
+export async function* unnestOp(ctx: ExecContext, arg: Expr, elementType: QType): AsyncIterable<Batch> {
+  const compiled = compile(arg, ctx);
+  await prepare([compiled], [], ctx);
+  const value = compiled.eval([]);
+  if (value === null) return;
+  const deep = elementType.name !== 'jsonb';
+  const elements = deep ? (value as unknown[]).flat(Infinity) : (value as unknown[]);
+  let batch: Batch = [];
+  for (const element of elements) {
+    batch.push([element as QValue]);
     if (batch.length >= LIMITS.batchRows) {
       yield batch;
       batch = [];

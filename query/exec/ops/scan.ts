@@ -10,7 +10,8 @@ import { filterOp } from './basic.js';
 import { vectorScanOp } from './vector-scan.js';
 import { rowDecoder } from './row-decoder.js';
 import { LIMITS } from '../../limits.js';
-import type { CachedTable, ScanCache } from '../scan-cache.js';
+import type { ScanCache } from '../scan-cache.js';
+import type { TableRows } from '../table-rows.js';
 
 const HIDDEN_ROW_ID: SqlType = { name: 'int8' };
 /** Key-encoding markers (core/key-encoding.ts): a value starts 0x01, NULL is 0x02; DESC complements. */
@@ -44,20 +45,19 @@ export function scanOp(node: ScanNode, ctx: ExecContext): AsyncIterable<Batch> {
 
 async function* tableRows(node: ScanNode, ctx: ExecContext): AsyncIterable<Batch> {
   const access = node.access;
-  const version = !node.withKey && ctx.scanCache && access.kind !== 'index' ? ctx.source.rowVersion(node.table.id) : null;
-  const cached = version === null ? null : ctx.scanCache!.get(node.table, version);
+  const lookup = access.kind !== 'index' ? await cacheLookup(node, ctx) : null;
   let range: ByteRange & { point?: Uint8Array } = { reverse: access.reverse };
   if (access.kind === 'pk') {
     const computed = keyRange(access, pkTypes(node.table), access.index.descending, ctx);
     if (computed === null) return;
     range = computed;
   }
-  if (cached) {
-    yield* cachedRows(cached, range, ctx);
+  if (lookup?.rows) {
+    yield* cachedRows(lookup.rows, range, ctx);
     return;
   }
-  if (version !== null && access.kind === 'seq') {
-    yield* collectingScan(node, ctx, ctx.scanCache!, version);
+  if (lookup && access.kind === 'seq') {
+    yield* collectingScan(node, ctx, ctx.scanCache!, lookup.version);
     return;
   }
   const decode = rowDecoder(node);
@@ -72,42 +72,33 @@ async function* tableRows(node: ScanNode, ctx: ExecContext): AsyncIterable<Batch
   }
 }
 
-/** The rows of a cached table within a primary-key byte range, in (reverse) key order. */
-async function* cachedRows(cached: CachedTable, range: ByteRange, ctx: ExecContext): AsyncIterable<Batch> {
-  const from = range.gte ? lowerBound(cached.pks, range.gte) : 0;
-  const to = range.lt ? lowerBound(cached.pks, range.lt) : cached.pks.length;
-  const step = LIMITS.batchRows;
-  if (!range.reverse) {
-    for (let i = from; i < to; i += step) {
-      if (shouldYield(ctx)) await yieldNow(ctx);
-      checkContinue(ctx);
-      yield cached.rows.slice(i, Math.min(i + step, to));
-    }
-    return;
+/**
+ * The version of the scanned table this source reads and the cache's rows at it (null rows: not
+ * cached yet), or null when the scan cannot use the cache. A snapshot taken while a write to the
+ * table was in flight finds out which side of it it reads (ScanCache.versionSeen).
+ */
+async function cacheLookup(node: ScanNode, ctx: ExecContext): Promise<{ version: number; rows: TableRows | null } | null> {
+  const cache = ctx.scanCache;
+  if (!cache || node.withKey) return null;
+  if (ctx.source.rowWrites) cache.follow(ctx.source.rowWrites);
+  const tableId = node.table.id;
+  let version = ctx.source.rowVersion(tableId);
+  if (version === null) {
+    const write = ctx.source.rowWriteInFlight?.(tableId) ?? null;
+    if (write === null) return null;
+    version = await cache.versionSeen(node.table, write, async (pk) => (await ctx.source.getRows(tableId, [pk]))[0]);
+    if (version === null) return null;
   }
-  for (let end = to; end > from; end -= step) {
+  return { version, rows: cache.get(node.table, version) };
+}
+
+/** The rows of a cached table within a primary-key byte range, in (reverse) key order. */
+async function* cachedRows(cached: TableRows, range: ByteRange, ctx: ExecContext): AsyncIterable<Batch> {
+  for (const batch of cached.batches(range, LIMITS.batchRows)) {
     if (shouldYield(ctx)) await yieldNow(ctx);
     checkContinue(ctx);
-    yield cached.rows.slice(Math.max(from, end - step), end).reverse();
+    yield batch;
   }
-}
-
-/** The cached row with primary key `pk`, or null (an index entry always has its row). */
-function rowByKey(cached: CachedTable, pk: Uint8Array): Row | null {
-  const i = lowerBound(cached.pks, pk);
-  return i < cached.pks.length && Buffer.compare(cached.pks[i]!, pk) === 0 ? cached.rows[i]! : null;
-}
-
-/** First index whose key is >= `key` (keys sorted as bytes). */
-function lowerBound(keys: readonly Uint8Array[], key: Uint8Array): number {
-  let lo = 0;
-  let hi = keys.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (Buffer.compare(keys[mid]!, key) < 0) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
 }
 
 /**
@@ -116,25 +107,30 @@ function lowerBound(keys: readonly Uint8Array[], key: Uint8Array): number {
  */
 async function* collectingScan(node: ScanNode, ctx: ExecContext, cache: ScanCache, version: number): AsyncIterable<Batch> {
   const reverse = node.access.reverse;
-  let kept: { pks: Uint8Array[]; rows: Row[] } | null = cache.admits(node.est?.rows ?? 0) ? { pks: [], rows: [] } : null;
+  const fill = cache.admits(node.est?.rows ?? 0) ? cache.beginFill(node.table, version) : null;
+  let kept: { pks: Uint8Array[]; rows: Row[] } | null = fill ? { pks: [], rows: [] } : null;
   const decode = rowDecoder(node, kept !== null);
-  for await (const batch of ctx.source.rows(node.table.id, { reverse })) {
-    checkContinue(ctx);
-    const rows = batch.map(([pk, image]) => decode(pk, image));
-    if (kept) {
-      for (let i = 0; i < rows.length; i++) {
-        kept.pks.push(batch[i]![0]);
-        kept.rows.push(rows[i]!);
+  try {
+    for await (const batch of ctx.source.rows(node.table.id, { reverse })) {
+      checkContinue(ctx);
+      const rows = batch.map(([pk, image]) => decode(pk, image));
+      if (kept) {
+        for (let i = 0; i < rows.length; i++) {
+          kept.pks.push(batch[i]![0]);
+          kept.rows.push(rows[i]!);
+        }
+        if (!cache.admits(kept.rows.length)) kept = null;
       }
-      if (!cache.admits(kept.rows.length)) kept = null;
+      yield rows;
     }
-    yield rows;
+    if (kept && reverse) {
+      kept.pks.reverse();
+      kept.rows.reverse();
+    }
+    if (fill && kept) cache.endFill(fill, kept.pks, kept.rows);
+  } finally {
+    if (fill) cache.abandonFill(fill);
   }
-  if (kept && reverse) {
-    kept.pks.reverse();
-    kept.rows.reverse();
-  }
-  if (kept) cache.put(node.table, version, kept);
 }
 
 async function* indexRows(node: ScanNode, access: KeyAccess, ctx: ExecContext): AsyncIterable<Batch> {
@@ -146,13 +142,12 @@ async function* indexRows(node: ScanNode, access: KeyAccess, ctx: ExecContext): 
   const allTypes = [...keyTypes, ...pkT];
   const allDesc = [...access.index.descending, ...pkT.map(() => false)];
   // Index entries still come from the store; the rows they point to from the cache when it has them.
-  const version = !node.withKey && ctx.scanCache ? ctx.source.rowVersion(node.table.id) : null;
-  const cached = version === null ? null : ctx.scanCache!.get(node.table, version);
+  const cached = (await cacheLookup(node, ctx))?.rows ?? null;
   for await (const entries of ctx.source.indexEntries(access.index.id, { ...range, reverse: access.reverse })) {
     checkContinue(ctx);
     const pks = entries.map((bytes) => encodeKey(pkT, decodeKey(allTypes, bytes, allDesc).slice(keyTypes.length)));
     if (cached) {
-      yield pks.map((pk) => rowByKey(cached, pk)).filter((row): row is Row => row !== null);
+      yield pks.map((pk) => cached.get(pk)).filter((row): row is Row => row !== null);
       continue;
     }
     const images = await ctx.source.getRows(node.table.id, pks);

@@ -14,6 +14,7 @@ export function frameSpans(frame: WindowFrame, ends: readonly number[]): FrameSp
   const starts = new Array<number>(n);
   for (let i = 0; i < n; i++) starts[i] = i > 0 && ends[i - 1] === ends[i] ? starts[i - 1]! : i;
   const clamp = (v: number): number => Math.min(n, Math.max(0, v));
+  const groups = frame.mode === 'groups' ? peerGroups(starts, ends) : null;
   const position = (bound: FrameBound, i: number, isEnd: boolean): number => {
     switch (bound.kind) {
       case 'unbounded_preceding':
@@ -21,12 +22,42 @@ export function frameSpans(frame: WindowFrame, ends: readonly number[]): FrameSp
       case 'unbounded_following':
         return n;
       case 'current':
-        return frame.mode === 'range' ? (isEnd ? ends[i]! : starts[i]!) : isEnd ? i + 1 : i;
+        return frame.mode === 'rows' ? (isEnd ? i + 1 : i) : isEnd ? ends[i]! : starts[i]!;
       case 'preceding':
-        return i - bound.offset + (isEnd ? 1 : 0);
-      case 'following':
-        return i + bound.offset + (isEnd ? 1 : 0);
+      case 'following': {
+        const step = bound.kind === 'preceding' ? -bound.offset : bound.offset;
+        if (groups) return groupEdge(groups, groups.of[i]! + step, isEnd, n);
+        return i + step + (isEnd ? 1 : 0);
+      }
     }
   };
   return (i) => [clamp(position(frame.start, i, false)), clamp(position(frame.end, i, true))];
+}
+
+/** GROUPS frames count peer groups: each position's group, and each group's [start, end). */
+interface PeerGroups {
+  readonly of: readonly number[];
+  readonly starts: readonly number[];
+  readonly ends: readonly number[];
+}
+
+function peerGroups(starts: readonly number[], ends: readonly number[]): PeerGroups {
+  const of: number[] = [];
+  const groupStarts: number[] = [];
+  const groupEnds: number[] = [];
+  for (let i = 0; i < starts.length; i++) {
+    if (starts[i] === i) {
+      groupStarts.push(i);
+      groupEnds.push(ends[i]!);
+    }
+    of.push(groupStarts.length - 1);
+  }
+  return { of, starts: groupStarts, ends: groupEnds };
+}
+
+/** Where group g begins (a frame start) or ends (a frame end); groups before the first or after the last are empty edges. */
+function groupEdge(groups: PeerGroups, g: number, isEnd: boolean, n: number): number {
+  if (g < 0) return 0;
+  if (g >= groups.starts.length) return n;
+  return isEnd ? groups.ends[g]! : groups.starts[g]!;
 }

@@ -1,76 +1,9 @@
 /**
  * svcdb's own syntax tree of statements: queries, DML, DDL, transaction control, EXPLAIN, and
  * svcdb's own CDC statements. The engine switches on `Statement.kind`; nothing past query/parse
- * reads a parser's tree. See expr.ts for the conventions.
+ * reads a parser's tree. See syntax.ts for the conventions.
  */
-import type { QualifiedName, SqlExpr, TypeName } from './expr.js';
-import type { Alias, FromItem, QueryExpr, SelectTarget, WithClause } from './query.js';
-
-// ---------------------------------------------------------------- DML
-
-/** `INSERT INTO t [AS a] [(cols)] VALUES ... | SELECT ... | DEFAULT VALUES [ON CONFLICT ...] [RETURNING ...]`. */
-export interface InsertStatement {
-  readonly kind: 'insert';
-  readonly with: WithClause | null;
-  readonly table: QualifiedName;
-  readonly alias: string | null;
-  /** null: all columns in table order. */
-  readonly columns: readonly string[] | null;
-  /** null: DEFAULT VALUES. A ValuesQuery's rows may hold DefaultExpr items. */
-  readonly source: QueryExpr | null;
-  /** OVERRIDING SYSTEM VALUE / USER VALUE. */
-  readonly overriding: 'system' | 'user' | null;
-  readonly onConflict: OnConflict | null;
-  readonly returning: readonly SelectTarget[] | null;
-  readonly loc: number;
-}
-
-export interface OnConflict {
-  /** ON CONFLICT (a, b) [WHERE ...]: inference columns (expressions refused by the binder); null when absent. */
-  readonly columns: readonly string[] | null;
-  readonly inferenceWhere: SqlExpr | null;
-  /** ON CONFLICT ON CONSTRAINT name. */
-  readonly constraint: string | null;
-  readonly action: 'nothing' | 'update';
-  readonly set: readonly SetClause[];
-  readonly where: SqlExpr | null;
-}
-
-/** `col = expr`, `col[1] = expr` (indirection refused by the binder), `(a, b) = (x, y)` expanded to one clause each; `(a, b) = (SELECT ...)` keeps `multi`. */
-export interface SetClause {
-  readonly column: string;
-  readonly value: SqlExpr;
-  /** For `(a, b) = (SELECT x, y ...)`: which output column of the subquery this column takes (0-based), with the shared source. */
-  readonly multi: { readonly source: SqlExpr; readonly index: number; readonly count: number } | null;
-  readonly loc: number;
-}
-
-export interface UpdateStatement {
-  readonly kind: 'update';
-  readonly with: WithClause | null;
-  readonly table: QualifiedName;
-  readonly alias: string | null;
-  readonly only: boolean;
-  readonly set: readonly SetClause[];
-  readonly from: readonly FromItem[];
-  readonly where: SqlExpr | null;
-  readonly returning: readonly SelectTarget[] | null;
-  readonly loc: number;
-}
-
-export interface DeleteStatement {
-  readonly kind: 'delete';
-  readonly with: WithClause | null;
-  readonly table: QualifiedName;
-  readonly alias: string | null;
-  readonly only: boolean;
-  readonly using: readonly FromItem[];
-  readonly where: SqlExpr | null;
-  readonly returning: readonly SelectTarget[] | null;
-  readonly loc: number;
-}
-
-export type DmlStatement = InsertStatement | UpdateStatement | DeleteStatement;
+import type { DmlStatement, QualifiedName, QueryExpr, SqlExpr, TypeName } from './syntax.js';
 
 // ---------------------------------------------------------------- DDL
 
@@ -249,13 +182,7 @@ export type CdcStatement =
   | { readonly kind: 'cdc_alter'; readonly name: string; readonly action: 'PAUSE' | 'RESUME' }
   | { readonly kind: 'cdc_drop'; readonly name: string; readonly ifExists: boolean };
 
-export type DdlStatement =
-  | CreateTableStatement
-  | CreateIndexStatement
-  | CreateViewStatement
-  | AlterTableStatement
-  | DropStatement
-  | TruncateStatement;
+export type DdlStatement = CreateTableStatement | CreateIndexStatement | CreateViewStatement | AlterTableStatement | DropStatement | TruncateStatement;
 
 /** One parsed statement's body. A query is `{ kind: 'query' }` around its QueryExpr. */
 export type StatementBody =
@@ -282,4 +209,3 @@ export interface ParsedStatement {
   /** The highest $n the statement refers to (0 when none). */
   readonly paramCount: number;
 }
-

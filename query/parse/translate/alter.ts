@@ -1,10 +1,10 @@
 /** PostgreSQL's raw ALTER TABLE / RENAME / DROP / TRUNCATE -> svcdb's DDL statements. */
 import type { AlterTableCmd, AlterTableStmt, ColumnDef as RawColumnDef, Constraint, DropStmt, Node, RangeVar, RenameStmt, TruncateStmt } from '@pgsql/types';
 import type { AlterTableAction, DropStatement, QualifiedName, StatementBody, TruncateStatement } from '../ast/index.js';
-import { optExpr } from './expr.js';
 import { relationName } from './from.js';
 import { bodyOf, locOf, names, tagOf, unsupportedNode } from './nodes.js';
 import { tableConstraint, translateColumnDef } from './ddl.js';
+import { optExpr } from './recurse.js';
 import { translateTypeName } from './types.js';
 
 /** PostgreSQL's statement name for an object type (`OBJECT_MATVIEW` -> "MATERIALIZED VIEW"). */
@@ -21,10 +21,15 @@ export function translateAlterTable(s: AlterTableStmt): StatementBody {
   for (const n of s.cmds ?? []) {
     const cmd = bodyOf<AlterTableCmd>(n, 'AlterTableCmd');
     const action = cmd === undefined ? null : alterAction(cmd);
-    if (action === null) return { kind: 'unsupported', name: `ALTER TABLE ${(cmd?.subtype ?? tagOf(n)[0]).replace(/^AT_/, '')}`, loc: 0 };
+    if (action === null) return { kind: 'unsupported', name: `ALTER TABLE ${words((cmd?.subtype ?? tagOf(n)[0]).replace(/^AT_/, ''))}`, loc: 0 };
     actions.push(action);
   }
   return { kind: 'alter_table', table: relationName(rel), ifExists: s.missing_ok === true, actions, loc: locOf(rel) };
+}
+
+/** "SetLogged" -> "SET LOGGED" (PostgreSQL's node names spell the command in CamelCase). */
+export function words(camel: string): string {
+  return camel.replace(/([a-z])([A-Z])/g, '$1 $2').toUpperCase();
 }
 
 function relationOf(r: RangeVar | undefined): RangeVar {
@@ -66,7 +71,8 @@ function defOf<T>(c: AlterTableCmd, tag: string): T {
 
 /** ALTER TABLE t RENAME [COLUMN] a TO b / RENAME TO n / RENAME CONSTRAINT a TO b -> alter_table with the rename action. */
 export function translateRename(s: RenameStmt): StatementBody {
-  const on = s.renameType === 'OBJECT_COLUMN' || s.renameType === 'OBJECT_TABCONSTRAINT' ? s.relationType : s.renameType;
+  // RENAME COLUMN names the relation's kind in relationType; RENAME CONSTRAINT leaves it unset (only tables have it here).
+  const on = s.renameType === 'OBJECT_COLUMN' ? s.relationType : s.renameType === 'OBJECT_TABCONSTRAINT' ? 'OBJECT_TABLE' : s.renameType;
   if (on !== 'OBJECT_TABLE' || s.relation === undefined) return { kind: 'unsupported', name: `ALTER ${objectWord(on)} RENAME`, loc: 0 };
   const from = s.subname ?? '';
   const to = s.newname ?? '';

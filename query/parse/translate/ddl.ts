@@ -13,10 +13,9 @@ import type {
   StatementBody,
   TableConstraint,
 } from '../ast/index.js';
-import { optExpr, req, translateExpr } from './expr.js';
 import { relationName } from './from.js';
-import { bodyOf, locOf, names, tagOf, unsupportedNode } from './nodes.js';
-import { translateQuery } from './query.js';
+import { bodyOf, locOf, names, req, tagOf, unsupportedNode } from './nodes.js';
+import { optExpr, translateExpr, translateQuery } from './recurse.js';
 import { columnType } from './types.js';
 
 /** CREATE [TEMP | UNLOGGED] TABLE [IF NOT EXISTS] t (columns, constraints). */
@@ -117,6 +116,7 @@ function columnConstraint(k: Constraint): ColumnConstraint {
 /** A table-level constraint: PRIMARY KEY (...), UNIQUE (...), CHECK (...), FOREIGN KEY (...) REFERENCES. */
 export function tableConstraint(k: Constraint): TableConstraint {
   const name = k.conname ?? null;
+  if (k.indexname !== undefined) throw unsupportedNode('constraint USING INDEX', locOf(k));
   switch (k.contype) {
     case 'CONSTR_PRIMARY':
       return { kind: 'primary_key', name, columns: names(k.keys) };

@@ -1,13 +1,14 @@
 /** PostgreSQL's raw INSERT / UPDATE / DELETE -> svcdb's DmlStatement (target aliases, ON CONFLICT, RETURNING, WITH). */
 import type { DeleteStmt, IndexElem, InsertStmt, MultiAssignRef, Node, OnConflictClause, RangeVar, ResTarget, ReturningClause, UpdateStmt } from '@pgsql/types';
+import { SvcError } from '../../../core/errors.js';
 import type { DeleteStatement, DmlStatement, InsertStatement, OnConflict, SelectTarget, SetClause, SqlExpr, UpdateStatement } from '../ast/index.js';
-import { optExpr, req, translateExpr } from './expr.js';
 import { relationName, translateFrom } from './from.js';
-import { bodyOf, locOf, tagOf, unsupportedNode } from './nodes.js';
-import { selectTargets, translateQuery, translateWith } from './query.js';
+import { bodyOf, locOf, req, tagOf, unsupportedNode } from './nodes.js';
+import { selectTargets, translateWith } from './query.js';
+import { optExpr, translateExpr, translateQuery } from './recurse.js';
 
-/** A raw INSERT/UPDATE/DELETE node -> DmlStatement (MERGE and the rest are refused). */
-export function translateDml(node: Node): DmlStatement {
+/** A raw INSERT/UPDATE/DELETE node -> DmlStatement (MERGE and the rest are refused); reached through recurse.ts's translateDml. */
+export function dmlOf(node: Node): DmlStatement {
   const [tag, body] = tagOf(node);
   if (tag === 'InsertStmt') return translateInsert(body as InsertStmt);
   if (tag === 'UpdateStmt') return translateUpdate(body as UpdateStmt);
@@ -90,7 +91,8 @@ export function setClauses(list: readonly Node[] | undefined): SetClause[] {
     if (index === 0 || source === null) source = translateExpr(req(m.source, 'SET'));
     if (source.kind === 'row') {
       const value = source.items[index];
-      if (value === undefined) throw unsupportedNode('SET column list longer than its row', loc);
+      if (value === undefined || source.items.length !== m.ncolumns)
+        throw new SvcError('INVALID_QUERY', 'number of columns does not match number of values', { position: loc + 1 });
       return { column, value, multi: null, loc };
     }
     return { column, value: source, multi: { source, index, count: m.ncolumns ?? 1 }, loc };
@@ -105,7 +107,7 @@ export function translateUpdate(s: UpdateStmt): UpdateStatement {
     with: translateWith(s.withClause),
     table: relationName(rel),
     alias: rel.alias?.aliasname ?? null,
-    only: rel.inh === false,
+    only: rel.inh !== true,
     set: setClauses(s.targetList),
     from: (s.fromClause ?? []).map(translateFrom),
     where: whereOf(s.whereClause),
@@ -122,7 +124,7 @@ export function translateDelete(s: DeleteStmt): DeleteStatement {
     with: translateWith(s.withClause),
     table: relationName(rel),
     alias: rel.alias?.aliasname ?? null,
-    only: rel.inh === false,
+    only: rel.inh !== true,
     using: (s.usingClause ?? []).map(translateFrom),
     where: whereOf(s.whereClause),
     returning: returningOf(s.returningClause),

@@ -26,8 +26,8 @@ import type {
 } from '@pgsql/types';
 import type { IndirectionStep, Literal, SqlExpr } from '../ast/index.js';
 import { translateFuncCall, translateSqlValue } from './func.js';
-import { bodyOf, listItems, locOf, names, tagOf, unsupportedNode } from './nodes.js';
-import { translateQuery } from './query.js';
+import { bodyOf, listItems, locOf, names, operatorName, req, tagOf, unsupportedNode } from './nodes.js';
+import { exprList, optExpr, translateExpr, translateQuery } from './recurse.js';
 import { intervalFieldsOf, translateTypeName } from './types.js';
 
 type Translator = (body: never, loc: number) => SqlExpr;
@@ -54,29 +54,13 @@ const NODES: Readonly<Record<string, Translator>> = {
   SetToDefault: (_b: never, loc) => ({ kind: 'default', loc }),
 };
 
-/** svcdb's SqlExpr for one raw expression node; unknown kinds throw INVALID_QUERY 'unsupported'. */
-export function translateExpr(node: Node): SqlExpr {
+/** svcdb's SqlExpr for one raw expression node (reached through recurse.ts's translateExpr). */
+export function expressionOf(node: Node): SqlExpr {
   const [tag, body] = tagOf(node);
   const loc = locOf(body as { location?: number });
   const translate = NODES[tag];
   if (translate === undefined) throw unsupportedNode(tag, loc);
   return translate(body as never, loc);
-}
-
-/** translateExpr over a list (absent = []). */
-export function exprList(list: readonly Node[] | undefined): SqlExpr[] {
-  return (list ?? []).map(translateExpr);
-}
-
-/** translateExpr of an optional node (absent = null). */
-export function optExpr(node: Node | undefined): SqlExpr | null {
-  return node === undefined || node === null ? null : translateExpr(node);
-}
-
-/** A required child: a raw tree without it is malformed (never from PostgreSQL's grammar). */
-export function req(node: Node | undefined, where: string): Node {
-  if (node === undefined || node === null) throw unsupportedNode(`${where} without operand`, -1);
-  return node;
 }
 
 function literal(c: A_Const, loc: number): Literal {
@@ -101,12 +85,6 @@ function columnRef(c: RawColumnRef, loc: number): SqlExpr {
   if (star) return { kind: 'column_ref', qualifier: parts, column: null, loc };
   const column = parts.pop() ?? '';
   return { kind: 'column_ref', qualifier: parts, column, loc };
-}
-
-/** The operator's own name: `OPERATOR(pg_catalog.+)` is `+`. */
-export function operatorName(list: readonly Node[] | undefined): string {
-  const parts = names(list);
-  return parts[parts.length - 1] ?? '';
 }
 
 function aExpr(e: A_Expr, loc: number): SqlExpr {
@@ -223,18 +201,19 @@ function typeCast(c: RawTypeCast, loc: number): SqlExpr {
   return { kind: 'cast', arg: translateExpr(argNode), type, literal, intervalFields: intervalFieldsOf(raw), loc: loc >= 0 ? loc : typeLoc };
 }
 
-function indirection(i: A_Indirection, loc: number): SqlExpr {
+function indirection(i: A_Indirection, _loc: number): SqlExpr {
   const steps = (i.indirection ?? []).map((n): IndirectionStep => {
     const [tag, body] = tagOf(n);
     if (tag === 'A_Star') return { kind: 'star' };
     if (tag === 'String') return { kind: 'field', name: String(body.sval ?? '') };
-    if (tag !== 'A_Indices') throw unsupportedNode(tag, loc);
+    if (tag !== 'A_Indices') throw unsupportedNode(tag, -1);
     const idx = body as { is_slice?: boolean; lidx?: Node; uidx?: Node };
     if (idx.is_slice === true) return { kind: 'slice', lower: optExpr(idx.lidx), upper: optExpr(idx.uidx) };
     return { kind: 'index', index: translateExpr(req(idx.uidx, 'subscript')) };
   });
   const arg = translateExpr(req(i.arg, 'A_Indirection'));
-  return { kind: 'indirection', arg, steps, loc: loc >= 0 ? loc : arg.loc };
+  // A_Indirection has no location of its own.
+  return { kind: 'indirection', arg, steps, loc: arg.loc };
 }
 
 function collate(c: CollateClause, loc: number): SqlExpr {

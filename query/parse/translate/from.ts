@@ -1,9 +1,8 @@
 /** PostgreSQL's raw FROM items -> svcdb's FromItem: tables, subqueries, functions (ROWS FROM, WITH ORDINALITY), joins. */
 import type { Alias as RawAlias, ColumnDef, FuncCall, JoinExpr as RawJoin, Node, RangeFunction, RangeSubselect, RangeVar } from '@pgsql/types';
 import type { Alias, FromItem, FunctionRef, JoinExpr, QualifiedName, SqlExpr, TableRef } from '../ast/index.js';
-import { optExpr, req, translateExpr } from './expr.js';
-import { bodyOf, listItems, locOf, names, tagOf, unsupportedNode } from './nodes.js';
-import { translateQuery } from './query.js';
+import { bodyOf, listItems, locOf, names, req, tagOf, unsupportedNode } from './nodes.js';
+import { optExpr, translateExpr, translateQuery } from './recurse.js';
 import { translateTypeName } from './types.js';
 
 /** One FROM item. */
@@ -38,7 +37,7 @@ export function aliasOf(a: RawAlias | undefined): Alias | null {
 }
 
 function tableRef(r: RangeVar): TableRef {
-  return { kind: 'table', name: relationName(r), alias: aliasOf(r.alias), only: r.inh === false, loc: locOf(r) };
+  return { kind: 'table', name: relationName(r), alias: aliasOf(r.alias), only: r.inh !== true, loc: locOf(r) };
 }
 
 /** `f(...) [WITH ORDINALITY] [AS a(...)]`, `ROWS FROM (f(...), g(...))`: each function is a List [call, coldeflist]. */

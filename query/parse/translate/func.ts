@@ -1,8 +1,8 @@
 /** Function calls (aggregates, windows, the SQL-syntax forms), SQL value functions, ORDER BY items and windows. */
 import type { FuncCall as RawFuncCall, NamedArgExpr, Node, SortBy, SQLValueFunction, WindowDef } from '@pgsql/types';
 import type { FrameBound, FuncCall, SortItem, SqlExpr, SqlValueFunction, WindowFrame, WindowSpec } from '../ast/index.js';
-import { exprList, operatorName, optExpr, req, translateExpr } from './expr.js';
-import { bodyOf, locOf, names, tagOf, unsupportedNode } from './nodes.js';
+import { bodyOf, locOf, names, operatorName, req, tagOf, unsupportedNode } from './nodes.js';
+import { exprList, optExpr, translateExpr } from './recurse.js';
 
 /**
  * `f(args)`: the pg_catalog schema the grammar itself adds to SQL-syntax forms (EXTRACT, POSITION,

@@ -36,13 +36,48 @@ export function listItems(node: Node | undefined): Node[] {
   return list?.items ?? [];
 }
 
-/** A location from the raw tree (absent = unknown = -1). */
+/** A location from the raw tree: the JSON omits zeros (offset 0), PostgreSQL writes -1 for unknown. */
 export function locOf(body: { location?: number } | undefined): number {
-  return body?.location ?? -1;
+  if (body === undefined) return -1;
+  return body.location ?? 0;
 }
+
+// What a user wrote, for raw nodes whose names do not say it.
+const SPELLED: Readonly<Record<string, string>> = {
+  GroupingFunc: 'GROUPING()',
+  XmlExpr: 'XML functions',
+  XmlSerialize: 'XMLSERIALIZE',
+  RangeTableSample: 'TABLESAMPLE',
+  RangeTableFunc: 'XMLTABLE',
+  JsonTable: 'JSON_TABLE',
+  JsonIsPredicate: 'IS JSON',
+  JsonObjectConstructor: 'JSON_OBJECT',
+  JsonArrayConstructor: 'JSON_ARRAY',
+  JsonArrayQueryConstructor: 'JSON_ARRAY',
+  JsonObjectAgg: 'JSON_OBJECTAGG',
+  JsonArrayAgg: 'JSON_ARRAYAGG',
+  JsonFuncExpr: 'SQL/JSON query functions',
+  JsonParseExpr: 'JSON()',
+  JsonScalarExpr: 'JSON_SCALAR',
+  JsonSerializeExpr: 'JSON_SERIALIZE',
+  MergeSupportFunc: 'MERGE_ACTION()',
+  CurrentOfExpr: 'WHERE CURRENT OF',
+};
 
 /** INVALID_QUERY with reason 'unsupported' for a raw node the translator has no mapping for. */
 export function unsupportedNode(what: string, loc: number): SvcError {
-  const pretty = what.replace(/_/g, ' ');
+  const pretty = SPELLED[what] ?? what.replace(/_/g, ' ');
   return new SvcError('INVALID_QUERY', `${pretty} is not supported`, { node: what, reason: 'unsupported', ...(loc >= 0 ? { position: loc + 1 } : {}) });
+}
+
+/** A required child: a raw tree without it is malformed (never from PostgreSQL's grammar). */
+export function req(node: Node | undefined, where: string): Node {
+  if (node === undefined || node === null) throw unsupportedNode(`${where} without operand`, -1);
+  return node;
+}
+
+/** The operator's own name: `OPERATOR(pg_catalog.+)` is `+`. */
+export function operatorName(list: readonly Node[] | undefined): string {
+  const parts = names(list);
+  return parts[parts.length - 1] ?? '';
 }

@@ -1,14 +1,13 @@
 /** PostgreSQL's raw SelectStmt -> svcdb's QueryExpr: SELECT, VALUES, set operations, WITH, ORDER BY, LIMIT, FOR UPDATE. */
 import type { CommonTableExpr as RawCte, GroupingSet, LockingClause, Node, ResTarget, SelectStmt, WindowDef, WithClause as RawWith } from '@pgsql/types';
 import type { CommonTableExpr, GroupingItem, QueryExpr, QueryTail, SelectTarget, SqlExpr, WithClause } from '../ast/index.js';
-import { translateDml } from './dml.js';
-import { exprList, optExpr, translateExpr } from './expr.js';
 import { translateFrom } from './from.js';
 import { sortItems, windowSpec } from './func.js';
 import { bodyOf, listItems, locOf, names, tagOf, unsupportedNode } from './nodes.js';
+import { exprList, optExpr, translateDml, translateExpr, translateQuery } from './recurse.js';
 
-/** A raw query node (`{ SelectStmt }`) -> QueryExpr. */
-export function translateQuery(node: Node): QueryExpr {
+/** A raw query node (`{ SelectStmt }`) -> QueryExpr (reached through recurse.ts's translateQuery). */
+export function queryOf(node: Node): QueryExpr {
   const s = bodyOf<SelectStmt>(node, 'SelectStmt');
   if (s === undefined) throw unsupportedNode(tagOf(node)[0], -1);
   return selectStmt(s);

@@ -19,9 +19,9 @@ import type {
 } from '@pgsql/types';
 import { SvcError } from '../../../core/errors.js';
 import type { ExplainOptions, StatementBody, TransactionStatement } from '../ast/index.js';
-import { objectWord, translateAlterTable, translateDrop, translateRename, translateTruncate } from './alter.js';
+import { objectWord, translateAlterTable, words, translateDrop, translateRename, translateTruncate } from './alter.js';
 import { defValue, translateCreateIndex, translateCreateTable, translateCreateTableAs, translateCreateView } from './ddl.js';
-import { translateDml } from './dml.js';
+import { dmlOf } from './dml.js';
 import { tagOf } from './nodes.js';
 import { selectStmt } from './query.js';
 
@@ -39,7 +39,7 @@ export function translateStatement(raw: Node, text: string): StatementBody {
     case 'InsertStmt':
     case 'UpdateStmt':
     case 'DeleteStmt':
-      return translateDml(node);
+      return dmlOf(node);
     case 'CreateStmt':
       return translateCreateTable(body as CreateStmt);
     case 'CreateTableAsStmt':
@@ -147,6 +147,20 @@ const NAMES: Readonly<Record<string, string | ((b: Record<string, unknown>) => s
   CreateOpClassStmt: 'CREATE OPERATOR CLASS',
   CreateConversionStmt: 'CREATE CONVERSION',
   DoStmt: 'DO',
+  CreateEventTrigStmt: 'CREATE EVENT TRIGGER',
+  CreateFdwStmt: 'CREATE FOREIGN DATA WRAPPER',
+  CreateForeignServerStmt: 'CREATE SERVER',
+  SecLabelStmt: 'SECURITY LABEL',
+  AlterEnumStmt: 'ALTER TYPE',
+  CreateAmStmt: 'CREATE ACCESS METHOD',
+  CreateOpFamilyStmt: 'CREATE OPERATOR FAMILY',
+  AlterOpFamilyStmt: 'ALTER OPERATOR FAMILY',
+  AlterTableMoveAllStmt: 'ALTER TABLE',
+  AlterRoleSetStmt: 'ALTER ROLE',
+  AlterDatabaseSetStmt: 'ALTER DATABASE',
+  AlterExtensionContentsStmt: 'ALTER EXTENSION',
+  AlterTSConfigurationStmt: 'ALTER TEXT SEARCH CONFIGURATION',
+  AlterTSDictionaryStmt: 'ALTER TEXT SEARCH DICTIONARY',
 };
 
 /** PostgreSQL's name of a statement svcdb does not run: from the table above, else the node's words ("CreateSchemaStmt" -> "CREATE SCHEMA"). */
@@ -154,10 +168,7 @@ export function statementName(tag: string, body: Record<string, unknown>): strin
   const known = NAMES[tag];
   if (typeof known === 'string') return known;
   if (known !== undefined) return known(body);
-  return tag
-    .replace(/Stmt$/, '')
-    .replace(/([a-z])([A-Z])/g, '$1 $2')
-    .toUpperCase();
+  return words(tag.replace(/Stmt$/, ''));
 }
 
 /** EXPLAIN's options: ANALYZE [bool] and FORMAT TEXT|JSON|YAML; other options (VERBOSE, COSTS, ...) are accepted and ignored. */

@@ -1,10 +1,13 @@
 /**
- * svcdb's own expression syntax tree: what the parse adapter (query/parse/translate/) makes of
- * PostgreSQL's raw parse tree, and the only expression shape the binder reads. Nodes are plain,
- * immutable, kind-tagged objects; `loc` is the node's offset in the statement text (for error
- * positions), -1 when unknown. No node carries a parser's own types or a marker.
+ * svcdb's own syntax tree of expressions, queries and DML: what the parse adapter
+ * (query/parse/translate/) makes of PostgreSQL's raw parse tree, and the only shape the binder reads.
+ * They are one file because they are one recursive vocabulary (an expression holds a subquery, a
+ * query holds expressions, a CTE holds an INSERT). Nodes are plain, immutable, kind-tagged objects;
+ * `loc` is the node's offset in the request text (for error positions), -1 when unknown. No node
+ * carries a parser's own types or a marker. DDL and the rest of the statements: statement.ts.
  */
-import type { QueryExpr } from './query.js';
+
+// ---------------------------------------------------------------- expressions
 
 /** A possibly qualified name: `schema.name` or `name`. Identifiers are already case-folded (quoted ones kept). */
 export interface QualifiedName {
@@ -333,3 +336,198 @@ export type FrameBound =
   | { readonly kind: 'current_row' }
   | { readonly kind: 'preceding'; readonly offset: SqlExpr }
   | { readonly kind: 'following'; readonly offset: SqlExpr };
+
+// ---------------------------------------------------------------- queries
+
+/** Anything that yields rows: a SELECT, a VALUES list, or a set operation of two queries. */
+export type QueryExpr = SelectQuery | ValuesQuery | SetOperation;
+
+/** WITH, ORDER BY, LIMIT/OFFSET and FOR UPDATE belong to the query they are written on. */
+export interface QueryTail {
+  readonly with: WithClause | null;
+  readonly orderBy: readonly SortItem[];
+  /** null when absent; LIMIT ALL is null too. Any expression (`LIMIT $1 + 1`, `LIMIT (SELECT ...)`). */
+  readonly limit: SqlExpr | null;
+  readonly offset: SqlExpr | null;
+  /** FETCH FIRST n ROWS WITH TIES. */
+  readonly withTies: boolean;
+  /** FOR UPDATE / FOR SHARE ... (accepted and ignored by a snapshot engine, or refused: the binder decides). */
+  readonly locking: readonly { readonly strength: 'update' | 'no_key_update' | 'share' | 'key_share'; readonly of: readonly string[] }[];
+  readonly loc: number;
+}
+
+export interface SelectQuery extends QueryTail {
+  readonly kind: 'select';
+  /** null: no DISTINCT; []: DISTINCT; [exprs]: DISTINCT ON (exprs). */
+  readonly distinct: readonly SqlExpr[] | null;
+  readonly targets: readonly SelectTarget[];
+  readonly from: readonly FromItem[];
+  readonly where: SqlExpr | null;
+  readonly groupBy: readonly GroupingItem[];
+  /** GROUP BY DISTINCT. */
+  readonly groupByDistinct: boolean;
+  readonly having: SqlExpr | null;
+  /** WINDOW w AS (...), each with its `name`. */
+  readonly windows: readonly WindowSpec[];
+}
+
+/** One select-list item: an expression with an optional alias, or `*` / `t.*` (a column_ref with column null). */
+export interface SelectTarget {
+  readonly expr: SqlExpr;
+  readonly alias: string | null;
+  readonly loc: number;
+}
+
+export type GroupingItem =
+  | { readonly kind: 'expr'; readonly expr: SqlExpr }
+  | { readonly kind: 'empty' }
+  | { readonly kind: 'rollup' | 'cube'; readonly items: readonly SqlExpr[] }
+  | { readonly kind: 'sets'; readonly sets: readonly GroupingItem[] };
+
+export interface ValuesQuery extends QueryTail {
+  readonly kind: 'values';
+  readonly rows: readonly (readonly SqlExpr[])[];
+}
+
+export interface SetOperation extends QueryTail {
+  readonly kind: 'set_op';
+  readonly op: 'union' | 'intersect' | 'except';
+  readonly all: boolean;
+  readonly left: QueryExpr;
+  readonly right: QueryExpr;
+}
+
+export interface WithClause {
+  readonly recursive: boolean;
+  readonly ctes: readonly CommonTableExpr[];
+}
+
+export interface CommonTableExpr {
+  readonly name: string;
+  readonly columns: readonly string[] | null;
+  /** AS MATERIALIZED / AS NOT MATERIALIZED; null when not written. */
+  readonly materialized: boolean | null;
+  /** A CTE's body: a query, or a data-modifying statement (INSERT/UPDATE/DELETE ... RETURNING). */
+  readonly query: QueryExpr | DmlStatement;
+  readonly loc: number;
+}
+
+/** `AS alias (c1, c2)`. */
+export interface Alias {
+  readonly name: string;
+  readonly columns: readonly string[] | null;
+}
+
+export type FromItem = TableRef | SubqueryRef | FunctionRef | JoinExpr;
+
+export interface TableRef {
+  readonly kind: 'table';
+  readonly name: QualifiedName;
+  readonly alias: Alias | null;
+  /** `ONLY t` (inheritance: no effect here). */
+  readonly only: boolean;
+  readonly loc: number;
+}
+
+export interface SubqueryRef {
+  readonly kind: 'subquery';
+  readonly query: QueryExpr;
+  readonly alias: Alias | null;
+  readonly lateral: boolean;
+  readonly loc: number;
+}
+
+/** A function in FROM: `generate_series(1, 3) AS g(n)`, `unnest(a) WITH ORDINALITY`, `ROWS FROM (...)`. */
+export interface FunctionRef {
+  readonly kind: 'function';
+  /** One call, or several for ROWS FROM (f(), g()). Each is a FuncCall (or a special form translated to one). */
+  readonly calls: readonly SqlExpr[];
+  readonly alias: Alias | null;
+  readonly lateral: boolean;
+  readonly withOrdinality: boolean;
+  /** Column definition list: `AS t(a int, b text)` for record-returning functions. */
+  readonly columnDefs: readonly { readonly name: string; readonly type: TypeName }[] | null;
+  readonly loc: number;
+}
+
+export interface JoinExpr {
+  readonly kind: 'join';
+  readonly type: 'inner' | 'left' | 'right' | 'full' | 'cross';
+  readonly left: FromItem;
+  readonly right: FromItem;
+  readonly natural: boolean;
+  /** USING (a, b); null when absent. */
+  readonly using: readonly string[] | null;
+  /** JOIN ... USING (a) AS j. */
+  readonly usingAlias: string | null;
+  readonly on: SqlExpr | null;
+  /** `(a JOIN b) AS j`. */
+  readonly alias: Alias | null;
+  readonly loc: number;
+}
+
+// ---------------------------------------------------------------- DML
+
+/** `INSERT INTO t [AS a] [(cols)] VALUES ... | SELECT ... | DEFAULT VALUES [ON CONFLICT ...] [RETURNING ...]`. */
+export interface InsertStatement {
+  readonly kind: 'insert';
+  readonly with: WithClause | null;
+  readonly table: QualifiedName;
+  readonly alias: string | null;
+  /** null: all columns in table order. */
+  readonly columns: readonly string[] | null;
+  /** null: DEFAULT VALUES. A ValuesQuery's rows may hold DefaultExpr items. */
+  readonly source: QueryExpr | null;
+  /** OVERRIDING SYSTEM VALUE / USER VALUE. */
+  readonly overriding: 'system' | 'user' | null;
+  readonly onConflict: OnConflict | null;
+  readonly returning: readonly SelectTarget[] | null;
+  readonly loc: number;
+}
+
+export interface OnConflict {
+  /** ON CONFLICT (a, b) [WHERE ...]: inference columns (expressions refused by the binder); null when absent. */
+  readonly columns: readonly string[] | null;
+  readonly inferenceWhere: SqlExpr | null;
+  /** ON CONFLICT ON CONSTRAINT name. */
+  readonly constraint: string | null;
+  readonly action: 'nothing' | 'update';
+  readonly set: readonly SetClause[];
+  readonly where: SqlExpr | null;
+}
+
+/** `col = expr`, `col[1] = expr` (indirection refused by the binder), `(a, b) = (x, y)` expanded to one clause each; `(a, b) = (SELECT ...)` keeps `multi`. */
+export interface SetClause {
+  readonly column: string;
+  readonly value: SqlExpr;
+  /** For `(a, b) = (SELECT x, y ...)`: which output column of the subquery this column takes (0-based), with the shared source. */
+  readonly multi: { readonly source: SqlExpr; readonly index: number; readonly count: number } | null;
+  readonly loc: number;
+}
+
+export interface UpdateStatement {
+  readonly kind: 'update';
+  readonly with: WithClause | null;
+  readonly table: QualifiedName;
+  readonly alias: string | null;
+  readonly only: boolean;
+  readonly set: readonly SetClause[];
+  readonly from: readonly FromItem[];
+  readonly where: SqlExpr | null;
+  readonly returning: readonly SelectTarget[] | null;
+  readonly loc: number;
+}
+
+export interface DeleteStatement {
+  readonly kind: 'delete';
+  readonly with: WithClause | null;
+  readonly table: QualifiedName;
+  readonly alias: string | null;
+  readonly only: boolean;
+  readonly using: readonly FromItem[];
+  readonly where: SqlExpr | null;
+  readonly returning: readonly SelectTarget[] | null;
+  readonly loc: number;
+}
+
+export type DmlStatement = InsertStatement | UpdateStatement | DeleteStatement;

@@ -1,0 +1,170 @@
+import { assert } from '../core/errors.js';
+import { decodeLogRecord } from '../core/log-records.js';
+import type { Lsn } from '../core/units.js';
+import type { Log, LogEntry } from '../log/index.js';
+import { encodeTableDef } from './catalog-codec.js';
+import { PROJECTION_LIMITS } from './limits.js';
+import { RecordHandoff } from './record-handoff.js';
+import { preparedRecords, touchesVectors, type PreparedChunk } from './replay-chunk.js';
+import { startPreparer, type Preparer } from './replay-pool.js';
+import { packedBatch, type StateStore } from './state-store.js';
+import type { TablesProjection } from './tables-projection.js';
+import type { VectorProjection } from './vector-projection.js';
+
+/** A run of consecutive log records sent to a worker, and the catalog epoch it was prepared against. */
+interface Chunk {
+  readonly entries: readonly LogEntry[];
+  readonly epoch: number;
+  readonly prepared: Promise<PreparedChunk>;
+}
+
+export interface ReplayApplyOptions {
+  readonly log: Log;
+  readonly toLsn: Lsn;
+  readonly batchBytesMax: number;
+  readonly store: StateStore;
+  readonly tables: TablesProjection;
+  readonly handoff: RecordHandoff;
+  readonly vectors: VectorProjection;
+  readonly onApplied: (recordsDone: number, rowsDone: number) => void;
+  /** Who prepares records (tests choose); by default worker threads unless the log is small. */
+  readonly preparer?: Preparer;
+}
+
+/**
+ * Applies the log to fresh projections in one pass. Worker threads decode records and compute
+ * their key/value effects ahead of the main thread, which hands them to the tables projection
+ * through its record handoff (the same path the live sequencer uses) in large batches; nothing
+ * waits for readers (replay is offline). A record that changes the catalog is a barrier: the
+ * main thread applies it itself, then the workers get the new catalog and every chunk prepared
+ * against the old one is prepared again. The vector projection sees only the records that can
+ * change it (catalog changes, rows of tables with hnsw indexes).
+ */
+export async function replayApply(options: ReplayApplyOptions): Promise<{ records: number; rows: number }> {
+  const pool = options.preparer ?? startPreparer(options.toLsn);
+  const reader = options.log.read(1 as Lsn, { batchBytesMax: options.batchBytesMax, toLsn: options.toLsn })[Symbol.asyncIterator]();
+  const work = new ChunkQueue(pool, pool.size * PROJECTION_LIMITS.replayChunksAheadPerWorker);
+  const done = { records: 0, rows: 0 };
+  // The chunk being written: the next one is built into a native batch meanwhile (LevelDB writes on its own thread).
+  let applying: Promise<void> = Promise.resolve();
+  try {
+    pool.setCatalog(catalogDefs(options.tables));
+    for (;;) {
+      const chunk = await work.next(async () => {
+        const next = await reader.next();
+        return next.done ? null : next.value;
+      });
+      if (chunk === null) break;
+      const prepared = await chunk.prepared;
+      assert(chunk.epoch === work.epoch, 'a barrier drops every chunk prepared against the old catalog');
+      const write = packedBatch(options.store, prepared.ops);
+      await applying;
+      const step = applyChunk(options, chunk.entries, prepared, write).then((applied) => {
+        done.records += applied;
+        done.rows += prepared.rows + (applied > prepared.count ? rowsOf(chunk.entries[prepared.count]!) : 0);
+        options.onApplied(done.records, done.rows);
+        return applied;
+      });
+      if (prepared.count < chunk.entries.length) {
+        // A catalog change: the workers need the catalog after it, so wait for it here.
+        const applied = await step;
+        pool.setCatalog(catalogDefs(options.tables));
+        work.barrier(chunk.entries.slice(applied));
+        applying = Promise.resolve();
+      } else {
+        work.grow();
+        applying = step.then(() => undefined);
+        // Awaited before the next chunk is written; until then a failure must not count as unhandled.
+        applying.catch(() => undefined);
+      }
+    }
+    await applying;
+    options.vectors.skipTo(options.toLsn);
+    return done;
+  } finally {
+    await reader.return?.();
+    await pool.close();
+  }
+}
+
+/**
+ * The records read from the log and not applied yet: a few chunks being prepared (in log order)
+ * and a backlog not sent yet. Chunks start small after a catalog change and grow while none
+ * comes, so a log with frequent DDL wastes little work on chunks prepared against an old catalog.
+ */
+class ChunkQueue {
+  epoch = 0;
+  private inFlight: Chunk[] = [];
+  private backlog: LogEntry[] = [];
+  private chunkRecords: number = PROJECTION_LIMITS.replayChunkRecordsFirst;
+
+  constructor(
+    private readonly pool: Preparer,
+    private readonly ahead: number,
+  ) {}
+
+  /** The oldest chunk, after sending more while fewer than `ahead` are out; null: the log is done. */
+  async next(read: () => Promise<readonly LogEntry[] | null>): Promise<Chunk | null> {
+    while (this.inFlight.length < this.ahead) {
+      if (this.backlog.length === 0) {
+        const batch = await read();
+        if (batch === null) break;
+        this.backlog = [...batch];
+      }
+      const take = Math.min(this.chunkRecords, this.backlog.length);
+      this.inFlight.push(this.send(this.backlog.slice(0, take)));
+      this.backlog = take === this.backlog.length ? [] : this.backlog.slice(take);
+    }
+    return this.inFlight.shift() ?? null;
+  }
+
+  /** The catalog changed: what follows is prepared again, in small chunks at first. */
+  barrier(rest: readonly LogEntry[]): void {
+    this.epoch += 1;
+    this.chunkRecords = PROJECTION_LIMITS.replayChunkRecordsFirst;
+    this.backlog = [...rest, ...this.inFlight.flatMap((chunk) => chunk.entries), ...this.backlog];
+    this.inFlight = [];
+  }
+
+  /** A chunk applied without a catalog change: the next ones may be larger. */
+  grow(): void {
+    this.chunkRecords = Math.min(this.chunkRecords * 4, PROJECTION_LIMITS.replayChunkRecordsMax);
+  }
+
+  private send(entries: readonly LogEntry[]): Chunk {
+    const prepared = this.pool.prepare(entries);
+    // Awaited when its turn comes; a chunk dropped at a barrier or a failure must not be an unhandled rejection.
+    prepared.catch(() => undefined);
+    return { entries, epoch: this.epoch, prepared };
+  }
+}
+
+/**
+ * Applies the prepared records of a chunk and the barrier record after them (if any); returns how
+ * many of the chunk's records that is.
+ */
+async function applyChunk(options: ReplayApplyOptions, entries: readonly LogEntry[], prepared: PreparedChunk, write: () => Promise<void>): Promise<number> {
+  // Rows and index entries first: the barrier record's own apply may read them (backfills, drops).
+  await write();
+  const records = preparedRecords(prepared);
+  for (let i = 0; i < records.length; i++) options.handoff.put(entries[i]!.lsn, records[i]!);
+  const count = Math.min(prepared.count + 1, entries.length);
+  const applied = count === entries.length ? entries : entries.slice(0, count);
+  await options.tables.applyBatch(applied);
+  // The handoff also tells a live vector projection which records are rows only; replay's gets
+  // only the records that concern it (below), so nothing else takes these marks.
+  for (let i = 0; i < records.length; i++) options.handoff.takeRowsOnly(entries[i]!.lsn);
+  const forVectors: LogEntry[] = [];
+  for (let i = 0; i < count; i++) if (i >= prepared.count || touchesVectors(prepared, i)) forVectors.push(entries[i]!);
+  if (forVectors.length > 0) await options.vectors.applyBatch(forVectors);
+  return count;
+}
+
+/** Row changes of a record the main thread applied itself (rare: a catalog change), counted for progress. */
+function rowsOf(entry: LogEntry): number {
+  return decodeLogRecord(entry.payload).ops.filter((op) => op.kind === 'row').length;
+}
+
+function catalogDefs(tables: TablesProjection): Uint8Array[] {
+  return [...tables.catalog.tables()].map((entry) => encodeTableDef(entry.def));
+}

@@ -1,0 +1,131 @@
+import { existsSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import { SvcError } from '../core/errors.js';
+import type { LogEntry } from '../log/index.js';
+import { PROJECTION_LIMITS } from './limits.js';
+import { packPayloads, WorkerCatalog, type PreparedChunk } from './replay-chunk.js';
+
+export type ReplayRequest =
+  | { readonly kind: 'catalog'; readonly defs: readonly Uint8Array[] }
+  | { readonly kind: 'prepare'; readonly id: number; readonly firstLsn: number; readonly bytes: Uint8Array; readonly ends: Uint32Array };
+
+export type ReplayResponse =
+  { readonly id: number; readonly ok: true; readonly chunk: PreparedChunk } | { readonly id: number; readonly ok: false; readonly message: string };
+
+const here = fileURLToPath(import.meta.url);
+/** Compiled JavaScript, as for the hnsw worker: beside this file in dist/, or dist/ at the root under vitest. */
+const WORKER_FILE = here.endsWith('.ts')
+  ? path.join(path.dirname(here), '..', 'dist', 'projections', 'replay-worker.js')
+  : path.join(path.dirname(here), 'replay-worker.js');
+
+/** Prepares chunks of replayed records (decode + key/value effects) in log order. */
+export interface Preparer {
+  /** Threads preparing at once (how many chunks are worth sending ahead). */
+  readonly size: number;
+  /** Later chunks are prepared against these table definitions (catalog-codec bytes). */
+  setCatalog(defs: readonly Uint8Array[]): void;
+  prepare(entries: readonly LogEntry[]): Promise<PreparedChunk>;
+  close(): Promise<void>;
+}
+
+/**
+ * The preparer for a small log (or a single core): on the main thread, as the workers would,
+ * sparing the start of a worker thread (tens of milliseconds) when there is little to replay.
+ */
+export function startPreparer(recordCount: number): Preparer {
+  const threads = Math.min(PROJECTION_LIMITS.replayWorkersMax, availableParallelism() - 1);
+  if (threads < 1 || recordCount < PROJECTION_LIMITS.replayWorkerRecordsMin) return new InThreadPreparer();
+  return ReplayPool.start(threads);
+}
+
+export class InThreadPreparer implements Preparer {
+  readonly size = 1;
+  private readonly catalog = new WorkerCatalog();
+
+  setCatalog(defs: readonly Uint8Array[]): void {
+    this.catalog.reset(defs);
+  }
+
+  prepare(entries: readonly LogEntry[]): Promise<PreparedChunk> {
+    return Promise.resolve(this.catalog.prepare(packPayloads(entries), entries[0]!.lsn).chunk);
+  }
+
+  close(): Promise<void> {
+    return Promise.resolve();
+  }
+}
+
+interface Pending {
+  resolve(chunk: PreparedChunk): void;
+  reject(error: unknown): void;
+}
+
+/**
+ * Worker threads that prepare replayed records (decode + key/value effects), round robin: one per
+ * core but the one the main thread (and LevelDB) keeps busy, within the limit. Each
+ * worker answers in the order it was asked; the caller awaits chunks in log order.
+ */
+export class ReplayPool implements Preparer {
+  private readonly pending = new Map<number, Pending>();
+  private nextId = 1;
+  private nextWorker = 0;
+  private failure: SvcError | null = null;
+
+  private constructor(private readonly workers: readonly Worker[]) {
+    for (const worker of workers) {
+      worker.on('message', (response: ReplayResponse) => this.settle(response));
+      worker.on('error', (error) => this.fail(error));
+      worker.on('exit', (code) => this.fail(new Error(`a replay worker exited with code ${code}`)));
+    }
+  }
+
+  static start(threads: number): ReplayPool {
+    if (!existsSync(WORKER_FILE)) {
+      throw new SvcError('STORAGE_UNAVAILABLE', `the replay worker ${WORKER_FILE} is missing: run \`npm run build\` first`, { file: WORKER_FILE });
+    }
+    return new ReplayPool(Array.from({ length: threads }, () => new Worker(WORKER_FILE)));
+  }
+
+  get size(): number {
+    return this.workers.length;
+  }
+
+  setCatalog(defs: readonly Uint8Array[]): void {
+    for (const worker of this.workers) worker.postMessage({ kind: 'catalog', defs } satisfies ReplayRequest);
+  }
+
+  /** Prepares these consecutive records on the next worker. */
+  prepare(entries: readonly LogEntry[]): Promise<PreparedChunk> {
+    if (this.failure) return Promise.reject(this.failure);
+    const id = this.nextId++;
+    const worker = this.workers[this.nextWorker++ % this.workers.length]!;
+    const { bytes, ends } = packPayloads(entries);
+    return new Promise<PreparedChunk>((resolve, reject) => {
+      this.pending.set(id, { resolve, reject });
+      const request: ReplayRequest = { kind: 'prepare', id, firstLsn: entries[0]!.lsn, bytes, ends };
+      worker.postMessage(request, [bytes.buffer as ArrayBuffer, ends.buffer as ArrayBuffer]);
+    });
+  }
+
+  async close(): Promise<void> {
+    this.failure ??= new SvcError('STORAGE_UNAVAILABLE', 'the replay workers are closed', {});
+    await Promise.all(this.workers.map((worker) => worker.terminate()));
+  }
+
+  private settle(response: ReplayResponse): void {
+    const waiter = this.pending.get(response.id);
+    if (!waiter) return;
+    this.pending.delete(response.id);
+    if (response.ok) waiter.resolve(response.chunk);
+    else waiter.reject(new SvcError('STORAGE_UNAVAILABLE', `replay worker: ${response.message}`, {}));
+  }
+
+  private fail(cause: unknown): void {
+    this.failure ??= new SvcError('STORAGE_UNAVAILABLE', `a replay worker stopped: ${(cause as Error).message ?? String(cause)}`, {}, cause);
+    for (const waiter of this.pending.values()) waiter.reject(this.failure);
+    this.pending.clear();
+  }
+}

@@ -1,0 +1,131 @@
+import type { ColumnId, TableDef } from '../core/catalog.js';
+import { assert, SvcError } from '../core/errors.js';
+import { encodeKey } from '../core/key-encoding.js';
+import { decodeRowInto } from '../core/row-codec.js';
+import type { SqlType, SqlTypeName, SqlValue } from '../core/values.js';
+import { keys, type StateStore } from '../projections/index.js';
+import type { JsonRow } from './result.js';
+import type { TypeSystem } from './types/contract.js';
+
+/**
+ * A row by its primary key without SQL: one store read, decoded and shaped as the SQL path's
+ * `SELECT <columns> FROM t WHERE pk1 = $1 AND ...` would give it (GET /tables/{t}/rows/{id}).
+ *
+ * Visibility is the SQL path's: a statement outside a transaction reads the store as of its start,
+ * and a write is acknowledged only once the projections applied it (read-your-writes), so one
+ * read of the current store sees every acknowledged write. Anything this path cannot answer
+ * exactly as SQL would (views, key types whose equality is not byte equality of the encoded key,
+ * an id SQL would refuse with its own error) answers `undefined`: the caller runs the SQL.
+ */
+export interface KeyRead {
+  /** The table, as the caller's tenant's catalog has it (tenancy is the lookup's). */
+  readonly table: TableDef;
+  /** The primary key's values as text, in key order (the URL's id parts). */
+  readonly key: readonly string[];
+  /** Column names to return, in order, distinct, each a column of the table. */
+  readonly columns: readonly string[];
+}
+
+/**
+ * Key column types converted from text by the same function the SQL path's parameters use
+ * (TypeSystem.fromJson of the column's type) and whose SQL equality is equality of the encoded
+ * key. Not here: char(n) (blank-padded comparison), floats (-0 = 0, NaN), numeric (1.0 = 1.00),
+ * timestamps and dates (their text form depends on the session), bool, jsonb, vector.
+ */
+const DIRECT_KEY_TYPES: ReadonlySet<SqlTypeName> = new Set<SqlTypeName>(['int2', 'int4', 'int8', 'text', 'varchar', 'uuid']);
+
+/** Distinct column lists remembered per table (select= variants); others are built per request. */
+const PROJECTIONS_PER_TABLE_MAX = 16;
+
+interface Projection {
+  readonly ids: readonly ColumnId[];
+  readonly missing: readonly SqlValue[];
+  readonly names: readonly string[];
+  readonly toJson: readonly ((value: SqlValue) => unknown)[];
+}
+
+interface TableReader {
+  readonly keyTypes: readonly SqlType[];
+  readonly descending: readonly boolean[];
+  readonly projections: Map<string, Projection>;
+}
+
+export class PointReader {
+  /** Per table definition: an ALTER makes a new TableDef, so a stale reader is never found. */
+  private readonly readers = new WeakMap<TableDef, TableReader | null>();
+
+  constructor(
+    private readonly store: StateStore,
+    private readonly types: TypeSystem,
+  ) {}
+
+  /** The row (null: no row has that key), or undefined when only the SQL path can answer exactly. */
+  async read(request: KeyRead): Promise<JsonRow | null | undefined> {
+    const { table } = request;
+    const reader = this.readerOf(table);
+    if (reader === null || request.key.length !== reader.keyTypes.length) return undefined;
+    const values = this.keyValues(reader, request.key);
+    if (values === undefined) return undefined;
+    const image = await this.store.get(keys.rowKey(table.id, encodeKey(reader.keyTypes, values, reader.descending)));
+    if (image === undefined) return null;
+    const projection = projectionOf(reader, table, request.columns, this.types);
+    const row = decodeRowInto(image, projection.ids, projection.missing);
+    const out: JsonRow = {};
+    for (let i = 0; i < projection.names.length; i++) out[projection.names[i]!] = projection.toJson[i]!(row[i] ?? null);
+    return out;
+  }
+
+  private readerOf(table: TableDef): TableReader | null {
+    let reader = this.readers.get(table);
+    if (reader === undefined) {
+      reader = newReader(table);
+      this.readers.set(table, reader);
+    }
+    return reader;
+  }
+
+  /** The key's values as SQL's parameters would be; undefined when SQL refuses one (it then says why, in its own words). */
+  private keyValues(reader: TableReader, parts: readonly string[]): SqlValue[] | undefined {
+    const values: SqlValue[] = [];
+    for (let i = 0; i < parts.length; i++) {
+      let value: SqlValue;
+      try {
+        value = this.types.fromJson(reader.keyTypes[i]!, parts[i]) as SqlValue;
+      } catch (error) {
+        if (error instanceof SvcError) return undefined;
+        throw error;
+      }
+      if (value === null) return undefined;
+      values.push(value);
+    }
+    return values;
+  }
+}
+
+function newReader(table: TableDef): TableReader | null {
+  if (table.kind !== 'table' || table.primaryKey.length === 0) return null;
+  const keyTypes = table.primaryKey.map((id) => table.columns.find((c) => c.id === id)!.type);
+  if (!keyTypes.every((t) => DIRECT_KEY_TYPES.has(t.name))) return null;
+  const primary = table.indexes.find((i) => i.primary);
+  const descending = primary?.descending ?? keyTypes.map(() => false);
+  return { keyTypes, descending, projections: new Map() };
+}
+
+function projectionOf(reader: TableReader, table: TableDef, names: readonly string[], types: TypeSystem): Projection {
+  const cacheKey = names.join('\u0000');
+  const known = reader.projections.get(cacheKey);
+  if (known !== undefined) return known;
+  const columns = names.map((name) => {
+    const column = table.columns.find((c) => c.name === name);
+    assert(column !== undefined, `readByKey: "${name}" is not a column of ${table.name} (the caller checks select=)`);
+    return column;
+  });
+  const projection: Projection = {
+    ids: columns.map((c) => c.id),
+    missing: columns.map((c) => c.missingValue),
+    names: [...names],
+    toJson: columns.map((c) => (value: SqlValue) => (value === null ? null : types.toJson(c.type, value))),
+  };
+  if (reader.projections.size < PROJECTIONS_PER_TABLE_MAX) reader.projections.set(cacheKey, projection);
+  return projection;
+}

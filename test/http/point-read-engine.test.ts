@@ -1,0 +1,84 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEFAULT_SCHEMA, DEFAULT_TENANT } from '../../core/catalog.js';
+import { silentLogger } from '../../core/logger.js';
+import { SqlEngine, typeSystem, type JsonRow } from '../../query/index.js';
+import { openStack, tempDir, type Stack } from '../helpers/stack.js';
+
+/**
+ * SqlEngine.readByKey (query/point-read.ts), the direct read behind GET /tables/{t}/rows/{id}: which
+ * tables and keys it answers itself (a row, or null for none), which it leaves to SQL (undefined),
+ * and that what it answers is what `SELECT ... WHERE pk = $1` gives.
+ */
+describe('readByKey: the direct primary-key read', () => {
+  let dir: { dir: string; remove: () => Promise<void> };
+  let stack: Stack;
+  let engine: SqlEngine;
+  const options = { tenant: DEFAULT_TENANT, timeoutMs: 10_000, maxRows: 10 };
+  const sql = (text: string, params: unknown[] = []) => engine.execute(text, { ...options, params });
+  const tableDef = (name: string) => stack.projections.catalog.tableByName(DEFAULT_TENANT, DEFAULT_SCHEMA, name)!.def;
+  const read = (name: string, key: string[], columns?: string[]): Promise<JsonRow | null | undefined> => {
+    const table = tableDef(name);
+    return engine.readByKey({ table, key, columns: columns ?? table.columns.map((c) => c.name) });
+  };
+
+  beforeAll(async () => {
+    dir = await tempDir('svcdb-point-read-');
+    stack = await openStack(dir.dir);
+    engine = new SqlEngine({ projections: stack.projections, types: typeSystem, logger: silentLogger });
+    await sql(`CREATE TABLE every (id INTEGER PRIMARY KEY, b BOOLEAN, big BIGINT, n NUMERIC(12,3), f4 REAL, f8 DOUBLE PRECISION, t TEXT, c CHAR(4),
+      u UUID, j JSONB, ts TIMESTAMP, tz TIMESTAMPTZ, d DATE, v VECTOR(2))`);
+    await sql(`INSERT INTO every VALUES (1, true, 9007199254740993, 1.5, 0.1, 0.1, 'x', 'ab', 'A0EEBC99-9C0B-4EF8-BB6D-6BB9BD380A11', '{"b":1,"a":[2]}',
+      '2024-01-02 03:04:05.6', '2024-01-02 03:04:05.6+01', '2024-01-02', '[1,2]'), (2, NULL, NULL, NULL, 'Infinity', 'NaN', NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL)`);
+  });
+  afterAll(async () => {
+    await stack?.close();
+    await dir?.remove();
+  });
+
+  it('answers a supported key itself, with what SQL gives, in the column order asked', async () => {
+    for (const id of ['1', '2']) {
+      const direct = await read('every', [id]);
+      expect(direct).not.toBeUndefined();
+      const viaSql = (await sql('SELECT * FROM every WHERE id = $1', [id])).rows[0];
+      expect(JSON.stringify(direct)).toBe(JSON.stringify(viaSql));
+    }
+    const some = await read('every', ['1'], ['tz', 'id', 'j']);
+    expect(JSON.stringify(some)).toBe(JSON.stringify((await sql('SELECT tz, id, j FROM every WHERE id = 1')).rows[0]));
+    expect(await read('every', ['3'])).toBeNull();
+  });
+
+  it('leaves to SQL what it cannot answer exactly: an id SQL refuses, other key types, views', async () => {
+    expect(await read('every', ['abc'])).toBeUndefined();
+    expect(await read('every', ['99999999999'])).toBeUndefined(); // integer out of range: SQL's own error
+    expect(await read('every', ['1', '2'])).toBeUndefined();
+    await sql('CREATE TABLE num_key (k NUMERIC PRIMARY KEY)');
+    await sql('CREATE TABLE float_key (k DOUBLE PRECISION PRIMARY KEY)');
+    await sql('CREATE TABLE char_key (k CHAR(3) PRIMARY KEY)');
+    await sql('CREATE TABLE ts_key (k TIMESTAMPTZ PRIMARY KEY)');
+    await sql('CREATE VIEW every_view AS SELECT * FROM every');
+    for (const name of ['num_key', 'float_key', 'char_key', 'ts_key']) expect(await read(name, ['1'])).toBeUndefined();
+    expect(await engine.readByKey({ table: tableDef('every_view'), key: ['1'], columns: ['id'] })).toBeUndefined();
+  });
+
+  it('answers text, uuid, bigint and composite keys itself', async () => {
+    await sql('CREATE TABLE keys_mix (a BIGINT, b TEXT, c UUID, v INTEGER, PRIMARY KEY (a, b, c))');
+    await sql("INSERT INTO keys_mix VALUES (-5, 'é,x', 'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11', 7)");
+    expect(await read('keys_mix', ['-5', 'é,x', 'A0EEBC99-9C0B-4EF8-BB6D-6BB9BD380A11'])).toEqual({
+      a: -5,
+      b: 'é,x',
+      c: 'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11',
+      v: 7,
+    });
+    expect(await read('keys_mix', ['-5', 'é,x', '00000000-0000-0000-0000-000000000000'])).toBeNull();
+  });
+
+  it('follows ALTER TABLE: a new definition, a column added with a default', async () => {
+    await sql('CREATE TABLE altered (id INTEGER PRIMARY KEY, a TEXT)');
+    await sql("INSERT INTO altered VALUES (1, 'one')");
+    expect(await read('altered', ['1'])).toEqual({ id: 1, a: 'one' });
+    await sql('ALTER TABLE altered ADD COLUMN n INTEGER DEFAULT 42');
+    expect(await read('altered', ['1'])).toEqual({ id: 1, a: 'one', n: 42 });
+    await sql('ALTER TABLE altered RENAME COLUMN a TO b');
+    expect(await read('altered', ['1'])).toEqual({ id: 1, b: 'one', n: 42 });
+  });
+});
