@@ -7,6 +7,8 @@
  */
 
 /** A JSON number a double cannot hold exactly: its canonical numeric text ('1.0', '12345678901234567890123'). */
+import { randomBytes } from 'node:crypto';
+
 export class JsonNumber {
   constructor(readonly text: string) {}
 
@@ -34,10 +36,12 @@ export function isJsonNull(v: unknown): boolean {
   return v === null || v === JSON_NULL;
 }
 
-// A control character cannot appear raw in a JSON string, so JSON.stringify always escapes it:
-// the escaped form below marks a number's text inside the stringified output.
-const MARK = '\u0001jn\u0001';
-const MARK_ESCAPED = /"\\u0001jn\\u0001([^"\\]*)\\u0001jn\\u0001"/g;
+// The marker of a number's text inside stringified output: control characters (JSON.stringify escapes
+// them, so the marker shows as \u0001...) around a random per-process tag, so no stored string can forge it.
+const TAG = randomBytes(9).toString('base64url');
+const MARK = `\u0001${TAG}\u0001`;
+const MARK_ESCAPED_START = `"\\u0001${TAG}\\u0001`;
+const MARK_ESCAPED = new RegExp(`"\\\\u0001${TAG}\\\\u0001([-0-9.]*)\\\\u0001${TAG}\\\\u0001"`, 'g');
 let exactMode = false;
 
 /** JSON.stringify that writes JsonNumber texts as the numbers they are (storage, wire). */
@@ -49,8 +53,7 @@ export function stringifyJson(value: unknown, space?: number): string {
   } finally {
     exactMode = false;
   }
-  // A JsonNumber's text never holds '"' or '\\'; a user string with the control characters is escaped differently.
-  return text !== undefined && text.includes('\\u0001jn') ? text.replace(MARK_ESCAPED, '$1') : text;
+  return text !== undefined && text.includes(MARK_ESCAPED_START) ? text.replace(MARK_ESCAPED, '$1') : text;
 }
 
 /** A JSON number token as PostgreSQL's numeric text: plain notation, scale kept ('1.50'), '1e2' -> '100'. */
