@@ -96,12 +96,20 @@ export function jsonNumber(token: string): number | JsonNumber {
   return Number.isFinite(n) && formatJsonNumber(n) === text ? n : new JsonNumber(text);
 }
 
-// Texts without '.', exponents or long digit runs hold only numbers a double keeps exactly: JSON.parse is exact.
-const NEEDS_EXACT = /[.eE]|\d{16}/;
+// JSON.parse keeps every number exactly when each is a plain decimal without trailing fraction zeros
+// and of at most 15 digits (a double prints such a number back as written). ALL_PLAIN matches texts made
+// of strings, other punctuation and such numbers only; MANY_DIGITS finds 16 digits in a row (a dot allowed).
+const MANY_DIGITS = /(?:\d\.?){16}/;
+const ALL_PLAIN = /^(?:[^"\d-]|"(?:[^"\\]|\\.)*"|-?(?:0|[1-9]\d*)(?:\.\d*[1-9])?(?![\d.eE]))*$/;
+
+function needsExactParse(text: string): boolean {
+  return MANY_DIGITS.test(text) || !ALL_PLAIN.test(text);
+}
 
 /** Parses JSON text keeping numbers exact; a top-level null is JSON_NULL. Throws SyntaxError like JSON.parse. */
 export function parseJsonExact(text: string): JsonValue {
-  const v = (NEEDS_EXACT.test(text) ? new ExactParser(text).document() : JSON.parse(text)) as JsonValue;
+  // JSON.parse is ~15x faster than the exact parser: used whenever every number reads back from its double.
+  const v = (needsExactParse(text) ? new ExactParser(text).document() : JSON.parse(text)) as JsonValue;
   return v === null ? JSON_NULL : v;
 }
 
