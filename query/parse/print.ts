@@ -51,7 +51,7 @@ function printExpr(expr: SqlExpr): string {
       return expr.left === null ? `(${expr.op} ${printExpr(expr.right)})` : `(${printExpr(expr.left)} ${expr.op} ${printExpr(expr.right)})`;
     case 'and':
     case 'or':
-      return `(${expr.args.map(exprSql).join(` ${expr.kind.toUpperCase()} `)})`;
+      return `(${expr.args.map(printExpr).join(` ${expr.kind.toUpperCase()} `)})`;
     case 'not':
       return `(NOT ${printExpr(expr.arg)})`;
     case 'is_null':
@@ -63,7 +63,7 @@ function printExpr(expr: SqlExpr): string {
     case 'between':
       return `(${printExpr(expr.arg)} ${expr.negated ? 'NOT ' : ''}BETWEEN ${expr.symmetric ? 'SYMMETRIC ' : ''}${printExpr(expr.low)} AND ${printExpr(expr.high)})`;
     case 'in_list':
-      return `(${printExpr(expr.arg)} ${expr.negated ? 'NOT ' : ''}IN (${expr.list.map(exprSql).join(', ')}))`;
+      return `(${printExpr(expr.arg)} ${expr.negated ? 'NOT ' : ''}IN (${expr.list.map(printExpr).join(', ')}))`;
     case 'like': {
       const verb = expr.similar ? 'SIMILAR TO' : expr.caseInsensitive ? 'ILIKE' : 'LIKE';
       const escape = expr.escape ? ` ESCAPE ${printExpr(expr.escape)}` : '';
@@ -87,13 +87,13 @@ function printExpr(expr: SqlExpr): string {
     case 'greatest':
     case 'least':
     case 'nullif':
-      return `${expr.kind.toUpperCase()}(${expr.args.map(exprSql).join(', ')})`;
+      return `${expr.kind.toUpperCase()}(${expr.args.map(printExpr).join(', ')})`;
     case 'cast':
       return `CAST(${printExpr(expr.arg)} AS ${typeSql(expr.type)}${expr.intervalFields ? ` ${expr.intervalFields.toUpperCase()}` : ''})`;
     case 'array':
-      return `ARRAY[${expr.elements.map(exprSql).join(', ')}]`;
+      return `ARRAY[${expr.elements.map(printExpr).join(', ')}]`;
     case 'row':
-      return `ROW(${expr.items.map(exprSql).join(', ')})`;
+      return `ROW(${expr.items.map(printExpr).join(', ')})`;
     case 'indirection':
       return `(${printExpr(expr.arg)})${expr.steps.map(stepSql).join('')}`;
     case 'collate':
@@ -153,7 +153,7 @@ export function windowSql(spec: WindowSpec): string {
   if (spec.ref && spec.partitionBy.length === 0 && spec.orderBy.length === 0 && !spec.frame) return quoteIdent(spec.ref);
   const parts: string[] = [];
   if (spec.ref) parts.push(quoteIdent(spec.ref));
-  if (spec.partitionBy.length > 0) parts.push(`PARTITION BY ${spec.partitionBy.map(exprSql).join(', ')}`);
+  if (spec.partitionBy.length > 0) parts.push(`PARTITION BY ${spec.partitionBy.map(printExpr).join(', ')}`);
   if (spec.orderBy.length > 0) parts.push(`ORDER BY ${sortSql(spec.orderBy)}`);
   if (spec.frame) parts.push(frameSql(spec.frame));
   return `(${parts.join(' ')})`;
