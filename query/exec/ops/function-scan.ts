@@ -7,7 +7,7 @@ import { prepare } from '../subquery.js';
 import { LIMITS } from '../../limits.js';
 import type { JsonValue } from '../../../core/values.js';
 import { dataError } from '../../types/errors.js';
-import { isJsonObject, sortedKeys } from '../../types/jsonb.js';
+import { asTopLevel, isJsonObject, sortedKeys } from '../../types/jsonb.js';
 import { jsonbAsText } from '../../functions/jsonb-ops.js';
 
 /**
@@ -61,19 +61,19 @@ export async function* unnestOp(ctx: ExecContext, arg: Expr, elementType: QType)
 
 type JsonbSetFunction = 'jsonb_array_elements' | 'jsonb_array_elements_text' | 'jsonb_each' | 'jsonb_each_text' | 'jsonb_object_keys';
 
-/** The rows of a jsonb set-returning function over one value (PostgreSQL's errors for the wrong kind of value). */
+/** The rows of a jsonb set-returning function over one value (PostgreSQL's errors for the wrong kind of value); a JSON null member is the jsonb null. */
 function jsonbRows(fn: JsonbSetFunction, value: JsonValue): QValue[][] {
   const kind = Array.isArray(value) ? 'an array' : isJsonObject(value) ? 'an object' : 'a scalar';
   if (fn === 'jsonb_array_elements' || fn === 'jsonb_array_elements_text') {
     if (!Array.isArray(value)) throw dataError(`cannot extract elements from ${kind.replace('an array', 'an object')}`);
-    return value.map((v) => [fn === 'jsonb_array_elements' ? (v as QValue) : jsonbAsText(v)]);
+    return value.map((v) => [fn === 'jsonb_array_elements' ? (asTopLevel(v) as QValue) : jsonbAsText(v)]);
   }
   if (!isJsonObject(value)) {
     throw dataError(fn === 'jsonb_object_keys' ? `cannot call ${fn} on ${kind}` : `cannot call ${fn} on a non-object`);
   }
   const keys = sortedKeys(value);
   if (fn === 'jsonb_object_keys') return keys.map((k) => [k]);
-  return keys.map((k) => [k, fn === 'jsonb_each' ? (value[k] as QValue) : jsonbAsText(value[k])]);
+  return keys.map((k) => [k, fn === 'jsonb_each' ? (asTopLevel(value[k]!) as QValue) : jsonbAsText(value[k])]);
 }
 
 /** jsonb_array_elements[_text], jsonb_each[_text], jsonb_object_keys: a NULL argument gives no rows. */
