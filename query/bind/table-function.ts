@@ -156,14 +156,14 @@ export function bindSelectListSeries(
 /**
  * A select-list function whose arguments read the input row runs once per row (a LATERAL join):
  * its column references become references to the nearest outer row, and outer references move
- * one level up. Arguments with subqueries that read any row are refused (their plans would need the same shift).
+ * one level up. Such arguments holding a subquery are refused (its plan would need the same shift).
  */
 function rowReading(series: Plan): { series: Plan; lateral: boolean } {
   if (series.kind !== 'function_scan') return { series, lateral: false };
   const reads = series.args.some((a) => someExpr(a, (e) => e.kind === 'column' || e.kind === 'outer'));
   if (!reads) return { series, lateral: false };
   if (series.args.some((a) => someExpr(a, (e) => e.kind === 'subquery'))) {
-    throw invalid(`${series.fn} arguments with subqueries that read the row are not supported`, { reason: 'unsupported' });
+    throw invalid(`${series.fn} arguments that read the row and hold a subquery are not supported`, { reason: 'unsupported' });
   }
   const shift = (e: Expr): Expr | undefined =>
     e.kind === 'column'
