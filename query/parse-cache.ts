@@ -1,5 +1,10 @@
-import { LIMITS } from './limits.js';
 import { parseSql, type ParsedStatement } from './parse/index.js';
+
+/**
+ * Longest text kept: statements sent again are short ones with parameters; a long text (a bulk
+ * VALUES list) is rarely sent twice, and freezing and keeping its tree would cost more than it saves.
+ */
+const PARSE_CACHE_TEXT_CHARS_MAX = 4096;
 
 /**
  * Parsed statements by their text (least recently used out first): a statement sent again (an
@@ -22,7 +27,7 @@ export class ParseCache {
       return found;
     }
     const parsed = parseSql(sql);
-    if (this.capacity > 0 && sql.length <= LIMITS.planCacheTextBytesMax) {
+    if (this.capacity > 0 && sql.length <= PARSE_CACHE_TEXT_CHARS_MAX) {
       this.entries.set(sql, deepFreeze(parsed));
       if (this.entries.size > this.capacity) this.entries.delete(this.entries.keys().next().value as string);
     }
