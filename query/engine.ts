@@ -16,10 +16,10 @@ import { convertParams, newBindContext, PlanCache, prepareQuery, type PreparedQu
 import { emptyResult, RowConverter, type JsonRow, type QueryResult, type ResultColumn } from './result.js';
 import { PointReader, type KeyRead } from './point-read.js';
 import { ParseCache } from './parse-cache.js';
-import { openSnapshot, planBatches } from './run-query.js';
+import { collectPlan, openSnapshot, planBatches, type ReadScope, type RunOptions } from './run-query.js';
 import { ScanCache } from './exec/scan-cache.js';
 import type { SqlEngineDeps, StatementEnv } from './statement.js';
-import { collectRows, rowStream, sliceStream, type RowStream } from './stream.js';
+import { rowStream, sliceStream, type RowStream } from './stream.js';
 import type { TxnContext } from './txn/context.js';
 import { atomicBatch } from './txn/batch.js';
 import type { TxnScope } from './txn/scope.js';
@@ -325,8 +325,38 @@ export class SqlEngine {
   }
 
   /** A SELECT collected: at most env.maxRows rows, truncated when more were there. */
-  private select(prepared: PreparedQuery, env: StatementEnv): Promise<QueryResult> {
-    return collectRows(this.selectStream(prepared, env, env.maxRows), env.maxRows);
+  private async select(prepared: PreparedQuery, env: StatementEnv): Promise<QueryResult> {
+    const { converter, columns } = this.outputOf(prepared);
+    const { rows, truncated } = await collectPlan(
+      prepared.plan,
+      this.runOptions(prepared, env),
+      this.readScope(env),
+      (row) => converter.convert(row),
+      env.maxRows,
+    );
+    return { command: 'SELECT', columns: [...columns], rows, rowCount: rows.length, affectedRows: null, truncated };
+  }
+
+  /** How a SELECT's plan runs for this statement: its parameters converted, the statement's bounds. */
+  private runOptions(prepared: PreparedQuery, env: StatementEnv): Omit<RunOptions, 'source'> {
+    const { types } = this.deps;
+    return {
+      types,
+      params: convertParams(types, prepared.paramTypes, env.params),
+      deadlineMs: env.deadlineMs,
+      signal: env.signal,
+      stats: null,
+      materializedRowsMax: env.limits.materializedRowsMax,
+      scanCache: env.scanCache,
+      efSearch: env.efSearch,
+    };
+  }
+
+  /** Where a SELECT reads: its transaction's view, or a snapshot of the store taken now. */
+  private readScope(env: StatementEnv): () => ReadScope {
+    const { projections } = this.deps;
+    const txn = env.txn;
+    return txn ? () => txn.openReadSource(projections.store, projections.vectors) : () => openSnapshot(projections.store, projections.vectors);
   }
 
   /** The converter and result columns of a prepared SELECT, made on its first run. */
@@ -350,20 +380,9 @@ export class SqlEngine {
 
   /** The one way a SELECT's rows leave the engine: pulled from its plan, in batches. */
   private selectStream(prepared: PreparedQuery, env: StatementEnv, batchRows: number): RowStream {
-    const { types, projections } = this.deps;
-    const params = convertParams(types, prepared.paramTypes, env.params);
     const { converter, columns } = this.outputOf(prepared);
-    const open = env.txn ? () => env.txn!.openReadSource(projections.store, projections.vectors) : () => openSnapshot(projections.store, projections.vectors);
-    const options = {
-      types,
-      params,
-      deadlineMs: env.deadlineMs,
-      signal: env.signal,
-      stats: null,
-      materializedRowsMax: env.limits.materializedRowsMax,
-      scanCache: env.scanCache,
-      efSearch: env.efSearch,
-    };
+    const options = this.runOptions(prepared, env);
+    const open = this.readScope(env);
     return rowStream({
       command: 'SELECT',
       columns,

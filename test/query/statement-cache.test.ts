@@ -79,6 +79,18 @@ describe('statements sent again', () => {
     expect(second[4]).toEqual([{ id: 100 }]);
   });
 
+  it('cuts a SELECT at maxRows and says so only when a row was left', async () => {
+    await h.q('CREATE TABLE m (id INTEGER PRIMARY KEY)');
+    await h.q('INSERT INTO m SELECT g FROM generate_series(1, 5) AS g');
+    const run = (maxRows: number) => h.engine.execute('SELECT id FROM m ORDER BY id', { params: [], timeoutMs: 30_000, maxRows, tenant: 'default' });
+    expect(await run(5)).toMatchObject({ command: 'SELECT', rowCount: 5, truncated: false, affectedRows: null });
+    const cut = await run(4);
+    expect(cut).toMatchObject({ rowCount: 4, truncated: true });
+    expect(cut.rows.map((r) => r.id)).toEqual([1, 2, 3, 4]);
+    expect(cut.columns).toEqual([{ name: 'id', type: 'INTEGER', nullable: false }]);
+    expect((await h.engine.execute('SELECT id FROM m WHERE id = $1', { params: [9], timeoutMs: 30_000, maxRows: 1, tenant: 'default' })).rows).toEqual([]);
+  });
+
   it('a syntax error is reported every time the text is sent', async () => {
     for (let i = 0; i < 2; i++) expect((await caught(h.q('SELEC 1'))).code).toBe('INVALID_QUERY');
   });
