@@ -119,11 +119,14 @@ export class TableWriter {
   /** The current image of a key as this statement sees it (its own changes first). */
   async current(key: Uint8Array): Promise<Uint8Array | undefined> {
     const k = keyText(key);
+    const seen = this.seen(k);
+    return seen !== undefined ? (seen ?? undefined) : this.statement.view.getRow(this.def.id, key);
+  }
+
+  /** What this statement knows of a key without reading: its own change or the prefetched image (null: none), undefined: unknown. */
+  private seen(k: string): Uint8Array | null | undefined {
     const pending = this.pending.get(k);
-    if (pending !== undefined) return pending ?? undefined;
-    const known = this.known.get(k);
-    if (known !== undefined) return known ?? undefined;
-    return this.statement.view.getRow(this.def.id, key);
+    return pending !== undefined ? pending : this.known.get(k);
   }
 
   /** Unique index id -> index keyText -> pks holding that key before this statement (read ahead by prefetch). */
@@ -258,11 +261,17 @@ export class TableWriter {
   async insert(values: QValue[]): Promise<Uint8Array> {
     this.validate(values);
     const key = this.pkPositions ? this.keyOf(values) : await this.allocateRowId();
-    if (this.pkPositions && (await this.current(key))) throw uniqueViolation(this.def.name, this.pkName(), this.describeKey(this.pkPositions, values));
-    await this.checkUniques(values, key, null);
+    const k = keyText(key);
+    if (this.pkPositions) {
+      // Most rows of a bulk insert were prefetched: no read, no await.
+      const seen = this.seen(k);
+      const exists = seen !== undefined ? seen !== null : (await this.statement.view.getRow(this.def.id, key)) !== undefined;
+      if (exists) throw uniqueViolation(this.def.name, this.pkName(), this.describeKey(this.pkPositions, values));
+    }
+    if (this.uniques.length > 0) await this.checkUniques(values, key, null);
     await this.statement.fks.checkChild(this.def, values);
     const after = encodeRow(this.def.columns, values as SqlValue[]);
-    this.record(key, null, after, values);
+    this.record(key, null, after, values, k);
     this.statement.push({ kind: 'row', tableId: this.def.id, op: 'insert', key, before: null, after });
     return key;
   }
@@ -298,8 +307,7 @@ export class TableWriter {
     return true;
   }
 
-  private record(key: Uint8Array, _before: Uint8Array | null, after: Uint8Array | null, values: readonly QValue[] | null): void {
-    const k = keyText(key);
+  private record(key: Uint8Array, _before: Uint8Array | null, after: Uint8Array | null, values: readonly QValue[] | null, k = keyText(key)): void {
     this.pending.set(k, after);
     if (!values) return;
     for (const u of this.uniques) {

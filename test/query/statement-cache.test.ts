@@ -122,6 +122,12 @@ describe('rows keyed by bytes above 0x7f', () => {
     expect(dup.message).toBe('duplicate key value violates unique constraint "u_name_key"');
     const inStatement = await caught(h.q("INSERT INTO u VALUES (-3, 'ü', 5), (-3, 'ö', 6)"));
     expect(inStatement.message).toBe('duplicate key value violates unique constraint "u_pkey"');
+    // A bulk insert reads its keys ahead (prefetch): a row already stored is found among them.
+    const bulk = (last: number): string =>
+      `INSERT INTO u SELECT -1000 - g, 'bulk' || g, g FROM generate_series(1, 200) AS g UNION ALL SELECT ${last}, 'last', 0`;
+    expect((await caught(h.q(bulk(255)))).message).toBe('duplicate key value violates unique constraint "u_pkey"');
+    expect((await caught(h.q(bulk(-1005)))).message).toBe('duplicate key value violates unique constraint "u_pkey"');
+    expect(await h.rows('SELECT count(*) AS c FROM u')).toEqual([{ c: 4 }]);
     await h.q("INSERT INTO u VALUES (-256, 'x', 0) ON CONFLICT (id) DO UPDATE SET n = u.n + 100");
     await h.q('UPDATE u SET id = id - 1 WHERE id < 0 AND id > -1000');
     await h.q("UPDATE u SET name = name || 'ÿ' WHERE id IN (-2, -257)");
