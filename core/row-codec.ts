@@ -15,6 +15,7 @@ import { HOST_IS_LITTLE_ENDIAN, describeJsValue, varUintSize, writeUtf8, writeUu
 import { SvcError, assert } from './errors.js';
 import { isNumericText } from './numeric-text.js';
 import { ROW_IMAGE_VERSION, ROW_TAG } from './row-format.js';
+import { JSON_NULL, JsonNumber, stringifyJson } from './json-exact.js';
 import { sqlTypeText, type JsonValue, type SqlType, type SqlValue } from './values.js';
 
 /** Nesting deeper than this in a JSONB value is refused (also stops a cyclic object). */
@@ -160,7 +161,7 @@ function writeValue(type: SqlType, value: SqlValue, columnId: ColumnId | null): 
     case 'jsonb':
       if (!isJsonValue(value, 0)) throw mismatch(type, value, columnId, 'expected a JSON value (finite numbers, plain objects and arrays)');
       buf[pos++] = ROW_TAG.jsonb;
-      writeString(JSON.stringify(value));
+      writeString(stringifyJson(value));
       return;
     case 'vector':
       writeVector(type, value, columnId);
@@ -225,7 +226,7 @@ function isJsonValue(value: unknown, depth: number): value is JsonValue {
     case 'number':
       return Number.isFinite(value);
     case 'object': {
-      if (value === null) return true;
+      if (value === null || value === JSON_NULL || value instanceof JsonNumber) return true;
       if (depth >= JSON_DEPTH_MAX) return false;
       if (Array.isArray(value)) {
         for (let j = 0; j < value.length; j++) if (!isJsonValue(value[j], depth + 1)) return false;

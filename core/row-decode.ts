@@ -6,7 +6,8 @@ import type { ColumnId } from './catalog.js';
 import { HOST_IS_LITTLE_ENDIAN, readAscii, readUtf8, readUuid } from './codec-util.js';
 import { SvcError, assert } from './errors.js';
 import { ROW_IMAGE_VERSION, ROW_IMAGE_VERSION_V1, ROW_TAG, TYPE_NAME_OF_ROW_TAG } from './row-format.js';
-import type { JsonValue, SqlTypeName, SqlValue } from './values.js';
+import { parseJsonExact } from './json-exact.js';
+import type { SqlTypeName, SqlValue } from './values.js';
 
 const UINT64_MAX = 2n ** 64n - 1n;
 const VARINT_BYTES_MAX = 10;
@@ -149,7 +150,7 @@ function readTagged(tag: number): SqlValue {
       const length = readLength();
       rp += length;
       try {
-        return JSON.parse(readUtf8(rb, rp - length, rp)) as JsonValue;
+        return parseJsonExact(readUtf8(rb, rp - length, rp));
       } catch (err) {
         throw new SvcError('INTERNAL_ERROR', `corrupt row image: bad JSONB at byte ${rp - length}`, { offset: rp - length }, err);
       }

@@ -197,7 +197,7 @@ export const SETTINGS = [
     defaultValue: 2_000_000,
     min: 0,
     max: 1_000_000_000,
-    doc: 'Decoded rows of whole tables kept in memory for the next full scan of an unchanged table (about 100-300 bytes per row; 0 = off)',
+    doc: 'Decoded rows of whole tables kept in memory for later scans, kept current by writes (about 100-300 bytes per row; 0 = off)',
   },
   {
     key: 'asyncQueriesMax',

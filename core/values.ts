@@ -1,3 +1,5 @@
+import type { JsonDocument } from './json-exact.js';
+
 /**
  * SQL types and their run-time values. One representation per type, used by every layer:
  *
@@ -9,7 +11,7 @@
  * | REAL, DOUBLE PRECISION           | number                                                     |
  * | NUMERIC(p,s)                     | string: canonical decimal text as PostgreSQL prints it     |
  * | TEXT, VARCHAR(n), CHAR(n), UUID  | string (UUID lower-case canonical)                         |
- * | JSONB                            | JsonValue (the parsed document)                            |
+ * | JSONB                            | JsonValue (the parsed document, numbers exact)             |
  * | TIMESTAMP [WITH TIME ZONE]       | bigint: microseconds since 1970-01-01T00:00:00Z            |
  * | DATE                             | number: days since 1970-01-01                              |
  * | VECTOR(n)                        | Float32Array of length n                                   |
@@ -45,7 +47,8 @@ export interface SqlType {
   readonly dimension?: number;
 }
 
-export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
+/** A JSON document: numbers a double cannot hold exactly are JsonNumber, a top-level JSON null is JSON_NULL (core/json-exact.ts). */
+export type JsonValue = JsonDocument;
 
 export type SqlValue = null | boolean | number | bigint | string | Float32Array | JsonValue;
 

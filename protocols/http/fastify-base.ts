@@ -10,6 +10,7 @@ import Fastify, {
   type FastifyRequest,
 } from 'fastify';
 import { newUlid } from '../../core/ids.js';
+import { stringifyJson } from '../../core/json-exact.js';
 import { SvcError, shuttingDown } from '../../core/errors.js';
 import { errorEnvelopeSchema, installErrorHandlers, sendError, type ErrorContext } from '../errors.js';
 import type { RateLimitGate } from '../auth/rate-limit.js';
@@ -136,6 +137,7 @@ export function createBaseServer(options: BaseServerOptions): FastifyInstance {
   app.addSchema(errorEnvelopeSchema);
   if (options.rateLimit) installRateLimitHeaders(app, options.rateLimit);
   acceptEmptyJsonBodies(app);
+  serializeJsonbExactly(app);
   awaitHandlersOnClose(app);
 
   let closing = false;
@@ -194,6 +196,18 @@ function awaitHandlersOnClose(app: FastifyInstance): void {
       onIdle = resolve;
       setTimeout(resolve, HANDLERS_DRAIN_MS_MAX).unref();
     });
+  });
+}
+
+/**
+ * jsonb numbers keep their exact text on the wire (`{"a": 1.0}`, big integers whole), as PostgreSQL
+ * sends them: replies without a response schema are written by stringifyJson, which is JSON.stringify
+ * plus that. Routes with a schema keep their compiled serializer (fastify's reply serializer would replace it).
+ */
+function serializeJsonbExactly(app: FastifyInstance): void {
+  app.addHook('preSerialization', (request, reply, payload, done) => {
+    if (request.routeOptions.schema?.response === undefined) reply.serializer(stringifyJson);
+    done(null, payload);
   });
 }
 

@@ -10,7 +10,7 @@ import type { AggregateState, Interval, QType, QValue, ResolvedAggregate } from 
 import { comparator } from '../types/compare.js';
 import * as D from '../types/decimal.js';
 import { addInterval, divInterval } from '../types/interval.js';
-import { setKey, type JsonObject } from '../types/jsonb.js';
+import { asElement, jsonbKeyText, setKey, type JsonObject } from '../types/jsonb.js';
 import * as N from '../types/numeric.js';
 import { arrayOf, isIntegerType, T } from '../types/qtype.js';
 import { dataError } from '../types/errors.js';
@@ -254,7 +254,7 @@ function collectDefs(): AggDef[] {
           null,
           (s, [v]) => {
             const a = s ?? [];
-            a.push(toJsonb(p[0]!, v ?? null));
+            a.push(asElement(toJsonb(p[0]!, v ?? null)));
             return a;
           },
           (s) => (s === null ? null : [...s]),
@@ -272,7 +272,7 @@ function collectDefs(): AggDef[] {
             if (k === null) throw dataError('field name must not be null', '22004');
             const o = s ?? {};
             const key = toJsonb(p[0]!, k!);
-            setKey(o, typeof key === 'string' ? key : JSON.stringify(key), toJsonb(p[1]!, v ?? null));
+            setKey(o, jsonbKeyText(key), asElement(toJsonb(p[1]!, v ?? null)));
             return o;
           },
           (s) => (s === null ? null : { ...s }),

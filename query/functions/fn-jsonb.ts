@@ -2,7 +2,18 @@
 import type { JsonValue } from '../../core/values.js';
 import type { QType, QValue } from '../types/contract.js';
 import { dataError } from '../types/errors.js';
-import { isJsonObject, jsonbTypeof, setKey, sortedKeys, type JsonObject, formatJsonNumber } from '../types/jsonb.js';
+import {
+  asElement,
+  asTopLevel,
+  formatJsonb,
+  isJsonNull,
+  isJsonObject,
+  jsonbKeyText,
+  jsonbTypeof,
+  setKey,
+  sortedKeys,
+  type JsonObject,
+} from '../types/jsonb.js';
 import { arrayOf, T } from '../types/qtype.js';
 import { jsonbAsText, jsonbGetPath } from './jsonb-ops.js';
 import type { FnDef, Impl } from './registry.js';
@@ -13,6 +24,7 @@ function fn(name: string, params: QType[], ret: QType, impl: Impl): FnDef {
 }
 
 const j = (v: QValue | undefined): JsonValue => v as JsonValue;
+const present = (v: JsonValue | undefined): QValue => (v === undefined ? null : asTopLevel(v));
 
 function buildObject(types: readonly QType[], args: readonly QValue[]): JsonValue {
   if (args.length % 2 !== 0)
@@ -26,11 +38,7 @@ function buildObject(types: readonly QType[], args: readonly QValue[]): JsonValu
     const k = args[i]!;
     if (k === null) throw dataError(`argument ${i + 1}: key must not be null`, '22004');
     const key = toJsonb(types[i]!, k);
-    setKey(
-      out,
-      typeof key === 'string' ? key : typeof key === 'number' ? formatJsonNumber(key) : JSON.stringify(key),
-      toJsonb(types[i + 1]!, args[i + 1] ?? null),
-    );
+    setKey(out, jsonbKeyText(key), asElement(toJsonb(types[i + 1]!, args[i + 1] ?? null)));
   }
   return out;
 }
@@ -82,7 +90,7 @@ function stripNulls(v: JsonValue): JsonValue {
   if (Array.isArray(v)) return v.map(stripNulls);
   if (!isJsonObject(v)) return v;
   const out: JsonObject = {};
-  for (const k of Object.keys(v)) if (v[k] !== null) setKey(out, k, stripNulls(v[k]!));
+  for (const k of Object.keys(v)) if (!isJsonNull(v[k])) setKey(out, k, stripNulls(v[k]!));
   return out;
 }
 
@@ -98,14 +106,21 @@ function pretty(v: JsonValue, indent = ''): string {
     if (keys.length === 0) return '{\n' + indent + '}';
     return `{\n${keys.map((k) => `${inner}${JSON.stringify(k)}: ${pretty(v[k]!, inner)}`).join(',\n')}\n${indent}}`;
   }
-  return v === null ? 'null' : typeof v === 'number' ? formatJsonNumber(v) : JSON.stringify(v);
+  return typeof v === 'string' ? JSON.stringify(v) : formatJsonb(v);
 }
 
 const textArr = arrayOf(T.text);
 
 export const JSONB_FN_DEFS: readonly FnDef[] = [
   { name: 'jsonb_build_object', params: [], variadic: 'any', ret: T.jsonb, strict: false, make: (p) => (args) => buildObject(p, args) },
-  { name: 'jsonb_build_array', params: [], variadic: 'any', ret: T.jsonb, strict: false, make: (p) => (args) => args.map((v, i) => toJsonb(p[i]!, v ?? null)) },
+  {
+    name: 'jsonb_build_array',
+    params: [],
+    variadic: 'any',
+    ret: T.jsonb,
+    strict: false,
+    make: (p) => (args) => args.map((v, i) => asElement(toJsonb(p[i]!, v ?? null))),
+  },
   {
     name: 'to_jsonb',
     params: ['anyelement'],
@@ -125,7 +140,7 @@ export const JSONB_FN_DEFS: readonly FnDef[] = [
     make:
       () =>
       ([a, ...p]) =>
-        jsonbGetPath(j(a!), p) ?? null,
+        present(jsonbGetPath(j(a!), p)),
   },
   {
     name: 'jsonb_extract_path_text',
@@ -137,8 +152,8 @@ export const JSONB_FN_DEFS: readonly FnDef[] = [
       ([a, ...p]) =>
         jsonbAsText(jsonbGetPath(j(a!), p)),
   },
-  fn('jsonb_set', [T.jsonb, textArr, T.jsonb], T.jsonb, ([a, p, v]) => jsonbSet(j(a!), p as QValue[], j(v!), true)),
-  fn('jsonb_set', [T.jsonb, textArr, T.jsonb, T.bool], T.jsonb, ([a, p, v, c]) => jsonbSet(j(a!), p as QValue[], j(v!), c as boolean)),
+  fn('jsonb_set', [T.jsonb, textArr, T.jsonb], T.jsonb, ([a, p, v]) => jsonbSet(j(a!), p as QValue[], asElement(j(v!)), true)),
+  fn('jsonb_set', [T.jsonb, textArr, T.jsonb, T.bool], T.jsonb, ([a, p, v, c]) => jsonbSet(j(a!), p as QValue[], asElement(j(v!)), c as boolean)),
   fn('jsonb_strip_nulls', [T.jsonb], T.jsonb, ([a]) => stripNulls(j(a!))),
   fn('jsonb_pretty', [T.jsonb], T.text, ([a]) => pretty(j(a!))),
 ];

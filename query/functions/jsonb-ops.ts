@@ -5,7 +5,7 @@
 import type { JsonValue } from '../../core/values.js';
 import type { QValue } from '../types/contract.js';
 import { dataError } from '../types/errors.js';
-import { formatJsonb, isJsonObject, jsonbContains, jsonbExists, setKey, type JsonObject } from '../types/jsonb.js';
+import { asElement, asTopLevel, formatJsonb, isJsonNull, isJsonObject, jsonbContains, jsonbExists, setKey, type JsonObject } from '../types/jsonb.js';
 import { arrayOf, T } from '../types/qtype.js';
 import type { FnDef } from './registry.js';
 
@@ -38,7 +38,7 @@ export function jsonbGetPath(a: JsonValue, path: readonly QValue[]): JsonValue |
 
 /** The ->> form of a value: strings bare, JSON null as SQL NULL, the rest as jsonb text. */
 export function jsonbAsText(v: JsonValue | undefined): string | null {
-  if (v === undefined || v === null) return null;
+  if (v === undefined || isJsonNull(v)) return null;
   return typeof v === 'string' ? v : formatJsonb(v);
 }
 
@@ -50,7 +50,7 @@ export function jsonbConcat(a: JsonValue, b: JsonValue): JsonValue {
     for (const k of Object.keys(b)) setKey(out, k, b[k]!);
     return out;
   }
-  const arr = (x: JsonValue): JsonValue[] => (Array.isArray(x) ? x : [x]);
+  const arr = (x: JsonValue): JsonValue[] => (Array.isArray(x) ? x : [asElement(x)]);
   return [...arr(a), ...arr(b)];
 }
 
@@ -104,7 +104,7 @@ export function jsonbDeletePath(a: JsonValue, path: readonly QValue[]): JsonValu
 const textArr = arrayOf(T.text);
 const j = (v: QValue | undefined): JsonValue => v as JsonValue;
 /** JSON null from -> is a jsonb 'null' value, not SQL NULL; only a missing field is SQL NULL. */
-const present = (v: JsonValue | undefined): QValue => (v === undefined ? null : v);
+const present = (v: JsonValue | undefined): QValue => (v === undefined ? null : asTopLevel(v));
 
 export const JSONB_OP_DEFS: readonly FnDef[] = [
   {

@@ -1,11 +1,13 @@
 /**
  * to_jsonb: a SQL value as a JSON document, as PostgreSQL converts it (numbers for numeric types,
  * 'NaN'/'Infinity' as strings, timestamps as ISO 8601 text without a zone or with '+00:00',
- * arrays as JSON arrays, anything else as its text). Numbers become doubles (core/values.ts).
+ * arrays as JSON arrays, anything else as its text). Numbers keep their exact numeric text (core/json-exact.ts).
  */
+import { jsonNumber } from '../../core/json-exact.js';
 import type { JsonValue } from '../../core/values.js';
 import type { QType, QValue } from '../types/contract.js';
 import { civilFromDays, formatDate, formatFraction, splitTimestamp, TIMESTAMP_INFINITY, TIMESTAMP_MINUS_INFINITY } from '../types/datetime.js';
+import { asElement } from '../types/jsonb.js';
 import { elementType } from '../types/qtype.js';
 import { formatText } from '../types/text-io.js';
 
@@ -34,15 +36,15 @@ export function toJsonb(type: QType, v: QValue): JsonValue {
     case 'int4':
       return v as number;
     case 'int8':
-      return Number(v as bigint);
+      return jsonNumber(String(v as bigint));
     case 'float4':
     case 'float8': {
       const n = v as number;
       return Number.isFinite(n) ? n : formatText(type, n);
     }
     case 'numeric': {
-      const n = Number(v as string);
-      return Number.isFinite(n) && v !== 'NaN' ? n : (v as string);
+      const text = v as string;
+      return text === 'NaN' || text.endsWith('Infinity') ? text : jsonNumber(text);
     }
     case 'jsonb':
       return v as JsonValue;
@@ -55,7 +57,7 @@ export function toJsonb(type: QType, v: QValue): JsonValue {
     case 'array': {
       const el = elementType(type);
       const nested = el.name !== 'jsonb';
-      const walk = (a: readonly QValue[]): JsonValue[] => a.map((e) => (nested && Array.isArray(e) ? walk(e) : toJsonb(el, e)));
+      const walk = (a: readonly QValue[]): JsonValue[] => a.map((e) => (nested && Array.isArray(e) ? walk(e) : asElement(toJsonb(el, e))));
       return walk(v as readonly QValue[]);
     }
     case 'char':

@@ -9,8 +9,29 @@ import { SvcError } from '../../core/errors.js';
 import type { FrameBound, FuncCall, IndirectionStep, SortItem, SqlExpr, TypeName, WindowFrame, WindowSpec } from './ast/index.js';
 import { tokenize } from './tokens.js';
 
-/** The SQL text of an expression; subqueries are refused (PostgreSQL allows none in CHECK or DEFAULT). */
+/** The SQL text of an expression, without parentheses around the whole; subqueries are refused (PostgreSQL allows none in CHECK or DEFAULT). */
 export function exprSql(expr: SqlExpr): string {
+  const text = printExpr(expr);
+  return wrapsWhole(text) ? text.slice(1, -1) : text;
+}
+
+/** Whether the text's first "(" closes at its last character. */
+function wrapsWhole(text: string): boolean {
+  if (!text.startsWith('(') || !text.endsWith(')')) return false;
+  let depth = 0;
+  let quote: string | null = null;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i]!;
+    if (quote) {
+      if (c === quote) quote = null;
+    } else if (c === "'" || c === '"') quote = c;
+    else if (c === '(') depth++;
+    else if (c === ')' && --depth === 0 && i < text.length - 1) return false;
+  }
+  return true;
+}
+
+function printExpr(expr: SqlExpr): string {
   switch (expr.kind) {
     case 'number':
       return expr.text.startsWith('-') ? `(${expr.text})` : expr.text;
@@ -27,29 +48,29 @@ export function exprSql(expr: SqlExpr): string {
     case 'param':
       return `$${expr.number}`;
     case 'op':
-      return expr.left === null ? `(${expr.op} ${exprSql(expr.right)})` : `(${exprSql(expr.left)} ${expr.op} ${exprSql(expr.right)})`;
+      return expr.left === null ? `(${expr.op} ${printExpr(expr.right)})` : `(${printExpr(expr.left)} ${expr.op} ${printExpr(expr.right)})`;
     case 'and':
     case 'or':
-      return `(${expr.args.map(exprSql).join(` ${expr.kind.toUpperCase()} `)})`;
+      return `(${expr.args.map(printExpr).join(` ${expr.kind.toUpperCase()} `)})`;
     case 'not':
-      return `(NOT ${exprSql(expr.arg)})`;
+      return `(NOT ${printExpr(expr.arg)})`;
     case 'is_null':
-      return `(${exprSql(expr.arg)} IS ${expr.negated ? 'NOT ' : ''}NULL)`;
+      return `(${printExpr(expr.arg)} IS ${expr.negated ? 'NOT ' : ''}NULL)`;
     case 'is_bool':
-      return `(${exprSql(expr.arg)} IS ${expr.negated ? 'NOT ' : ''}${expr.value === null ? 'UNKNOWN' : expr.value ? 'TRUE' : 'FALSE'})`;
+      return `(${printExpr(expr.arg)} IS ${expr.negated ? 'NOT ' : ''}${expr.value === null ? 'UNKNOWN' : expr.value ? 'TRUE' : 'FALSE'})`;
     case 'distinct_from':
-      return `(${exprSql(expr.left)} IS ${expr.negated ? 'NOT ' : ''}DISTINCT FROM ${exprSql(expr.right)})`;
+      return `(${printExpr(expr.left)} IS ${expr.negated ? 'NOT ' : ''}DISTINCT FROM ${printExpr(expr.right)})`;
     case 'between':
-      return `(${exprSql(expr.arg)} ${expr.negated ? 'NOT ' : ''}BETWEEN ${expr.symmetric ? 'SYMMETRIC ' : ''}${exprSql(expr.low)} AND ${exprSql(expr.high)})`;
+      return `(${printExpr(expr.arg)} ${expr.negated ? 'NOT ' : ''}BETWEEN ${expr.symmetric ? 'SYMMETRIC ' : ''}${printExpr(expr.low)} AND ${printExpr(expr.high)})`;
     case 'in_list':
-      return `(${exprSql(expr.arg)} ${expr.negated ? 'NOT ' : ''}IN (${expr.list.map(exprSql).join(', ')}))`;
+      return `(${printExpr(expr.arg)} ${expr.negated ? 'NOT ' : ''}IN (${expr.list.map(printExpr).join(', ')}))`;
     case 'like': {
       const verb = expr.similar ? 'SIMILAR TO' : expr.caseInsensitive ? 'ILIKE' : 'LIKE';
-      const escape = expr.escape ? ` ESCAPE ${exprSql(expr.escape)}` : '';
-      return `(${exprSql(expr.arg)} ${expr.negated ? 'NOT ' : ''}${verb} ${exprSql(expr.pattern)}${escape})`;
+      const escape = expr.escape ? ` ESCAPE ${printExpr(expr.escape)}` : '';
+      return `(${printExpr(expr.arg)} ${expr.negated ? 'NOT ' : ''}${verb} ${printExpr(expr.pattern)}${escape})`;
     }
     case 'quantified':
-      return `(${exprSql(expr.arg)} ${expr.op} ${expr.all ? 'ALL' : 'ANY'} (${exprSql(expr.array)}))`;
+      return `(${printExpr(expr.arg)} ${expr.op} ${expr.all ? 'ALL' : 'ANY'} (${printExpr(expr.array)}))`;
     case 'sublink':
       throw new SvcError('INVALID_QUERY', 'cannot use subquery in a stored expression (CHECK or DEFAULT)', { reason: 'unsupported' });
     case 'func':
@@ -57,26 +78,26 @@ export function exprSql(expr: SqlExpr): string {
     case 'sql_value':
       return expr.precision === null ? expr.name.toUpperCase() : `${expr.name.toUpperCase()}(${expr.precision})`;
     case 'case': {
-      const subject = expr.subject ? ` ${exprSql(expr.subject)}` : '';
-      const whens = expr.whens.map((w) => ` WHEN ${exprSql(w.when)} THEN ${exprSql(w.then)}`).join('');
-      const otherwise = expr.otherwise ? ` ELSE ${exprSql(expr.otherwise)}` : '';
+      const subject = expr.subject ? ` ${printExpr(expr.subject)}` : '';
+      const whens = expr.whens.map((w) => ` WHEN ${printExpr(w.when)} THEN ${printExpr(w.then)}`).join('');
+      const otherwise = expr.otherwise ? ` ELSE ${printExpr(expr.otherwise)}` : '';
       return `CASE${subject}${whens}${otherwise} END`;
     }
     case 'coalesce':
     case 'greatest':
     case 'least':
     case 'nullif':
-      return `${expr.kind.toUpperCase()}(${expr.args.map(exprSql).join(', ')})`;
+      return `${expr.kind.toUpperCase()}(${expr.args.map(printExpr).join(', ')})`;
     case 'cast':
-      return `CAST(${exprSql(expr.arg)} AS ${typeSql(expr.type)}${expr.intervalFields ? ` ${expr.intervalFields.toUpperCase()}` : ''})`;
+      return `CAST(${printExpr(expr.arg)} AS ${typeSql(expr.type)}${expr.intervalFields ? ` ${expr.intervalFields.toUpperCase()}` : ''})`;
     case 'array':
-      return `ARRAY[${expr.elements.map(exprSql).join(', ')}]`;
+      return `ARRAY[${expr.elements.map(printExpr).join(', ')}]`;
     case 'row':
-      return `ROW(${expr.items.map(exprSql).join(', ')})`;
+      return `ROW(${expr.items.map(printExpr).join(', ')})`;
     case 'indirection':
-      return `(${exprSql(expr.arg)})${expr.steps.map(stepSql).join('')}`;
+      return `(${printExpr(expr.arg)})${expr.steps.map(stepSql).join('')}`;
     case 'collate':
-      return `(${exprSql(expr.arg)} COLLATE ${quoteIdent(expr.collation)})`;
+      return `(${printExpr(expr.arg)} COLLATE ${quoteIdent(expr.collation)})`;
     case 'default':
       return 'DEFAULT';
   }
@@ -97,7 +118,7 @@ function quoteTypeName(name: string): string {
 function funcSql(call: FuncCall): string {
   const [field, source] = call.args;
   if (call.name.schema === null && call.name.name === 'extract' && call.args.length === 2 && field?.kind === 'string' && /^[a-z_]+$/.test(field.value)) {
-    return `EXTRACT(${field.value} FROM ${exprSql(source!)})`;
+    return `EXTRACT(${field.value} FROM ${printExpr(source!)})`;
   }
   const name = call.name.schema ? `${quoteIdent(call.name.schema)}.${quoteIdent(call.name.name)}` : quoteIdent(call.name.name);
   const args = call.star
@@ -106,13 +127,13 @@ function funcSql(call: FuncCall): string {
         .map((a, i) => {
           const named = call.argNames?.[i];
           const variadic = call.variadic && i === call.args.length - 1 ? 'VARIADIC ' : '';
-          return `${named ? `${quoteIdent(named)} => ` : ''}${variadic}${exprSql(a)}`;
+          return `${named ? `${quoteIdent(named)} => ` : ''}${variadic}${printExpr(a)}`;
         })
         .join(', ');
   const order = call.orderBy.length > 0 ? ` ORDER BY ${sortSql(call.orderBy)}` : '';
   let text = `${name}(${call.distinct ? 'DISTINCT ' : ''}${args}${order})`;
   if (call.withinGroup.length > 0) text += ` WITHIN GROUP (ORDER BY ${sortSql(call.withinGroup)})`;
-  if (call.filter) text += ` FILTER (WHERE ${exprSql(call.filter)})`;
+  if (call.filter) text += ` FILTER (WHERE ${printExpr(call.filter)})`;
   if (call.over) text += ` OVER ${windowSql(call.over)}`;
   return text;
 }
@@ -122,7 +143,7 @@ function sortSql(items: readonly SortItem[]): string {
     .map((s) => {
       const direction = s.using ? ` USING ${s.using}` : s.direction ? ` ${s.direction.toUpperCase()}` : '';
       const nulls = s.nulls ? ` NULLS ${s.nulls.toUpperCase()}` : '';
-      return `${exprSql(s.expr)}${direction}${nulls}`;
+      return `${printExpr(s.expr)}${direction}${nulls}`;
     })
     .join(', ');
 }
@@ -132,7 +153,7 @@ export function windowSql(spec: WindowSpec): string {
   if (spec.ref && spec.partitionBy.length === 0 && spec.orderBy.length === 0 && !spec.frame) return quoteIdent(spec.ref);
   const parts: string[] = [];
   if (spec.ref) parts.push(quoteIdent(spec.ref));
-  if (spec.partitionBy.length > 0) parts.push(`PARTITION BY ${spec.partitionBy.map(exprSql).join(', ')}`);
+  if (spec.partitionBy.length > 0) parts.push(`PARTITION BY ${spec.partitionBy.map(printExpr).join(', ')}`);
   if (spec.orderBy.length > 0) parts.push(`ORDER BY ${sortSql(spec.orderBy)}`);
   if (spec.frame) parts.push(frameSql(spec.frame));
   return `(${parts.join(' ')})`;
@@ -152,18 +173,18 @@ function boundSql(bound: FrameBound): string {
     case 'current_row':
       return 'CURRENT ROW';
     case 'preceding':
-      return `${exprSql(bound.offset)} PRECEDING`;
+      return `${printExpr(bound.offset)} PRECEDING`;
     case 'following':
-      return `${exprSql(bound.offset)} FOLLOWING`;
+      return `${printExpr(bound.offset)} FOLLOWING`;
   }
 }
 
 function stepSql(step: IndirectionStep): string {
   switch (step.kind) {
     case 'index':
-      return `[${exprSql(step.index)}]`;
+      return `[${printExpr(step.index)}]`;
     case 'slice':
-      return `[${step.lower ? exprSql(step.lower) : ''}:${step.upper ? exprSql(step.upper) : ''}]`;
+      return `[${step.lower ? printExpr(step.lower) : ''}:${step.upper ? printExpr(step.upper) : ''}]`;
     case 'field':
       return `.${quoteIdent(step.name)}`;
     case 'star':

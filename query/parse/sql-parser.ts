@@ -8,6 +8,7 @@ import { parseSync, type Node, type ParseResult } from './pg-module.js';
 import { SvcError } from '../../core/errors.js';
 import type { ExplainOptions, ParsedStatement, SqlExpr, StatementBody } from './ast/index.js';
 import { cdcStatement } from './cdc-statements.js';
+import { swapBack, swapOut } from './scanner-limits.js';
 import { lineColumn, splitStatements, syntaxError, type Token } from './tokens.js';
 import { translateExpr, translateStatement } from './translate/index.js';
 
@@ -15,6 +16,13 @@ type RawStatement = NonNullable<ParseResult['stmts']>[number];
 
 /** Parses a request of one or more statements separated by semicolons. Throws INVALID_QUERY. */
 export function parseSql(sql: string): ParsedStatement[] {
+  const swapped = swapOut(sql);
+  if (swapped) return swapBack(parseScanned(swapped.sql), swapped.swaps);
+  return parseScanned(sql);
+}
+
+/** parseSql of a request PostgreSQL's scanner reads whole (scanner-limits.ts). */
+function parseScanned(sql: string): ParsedStatement[] {
   let result: ParseResult;
   try {
     result = parseSync(sql);
@@ -31,6 +39,12 @@ export function parseSql(sql: string): ParsedStatement[] {
 
 /** Parses one expression (a stored DEFAULT or CHECK text, a filter) to the owned AST. */
 export function parseExpression(text: string): SqlExpr {
+  const swapped = swapOut(text);
+  if (swapped) return swapBack(parseScannedExpression(swapped.sql), swapped.swaps);
+  return parseScannedExpression(text);
+}
+
+function parseScannedExpression(text: string): SqlExpr {
   const prefix = 'SELECT ';
   let result: ParseResult;
   try {

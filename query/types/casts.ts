@@ -9,7 +9,8 @@ import type { JsonValue } from '../../core/values.js';
 import type { CastFn, QType, QValue } from './contract.js';
 import { dateToTimestamp, timestampToDate } from './datetime.js';
 import { cannotCast, dataError, outOfRange } from './errors.js';
-import { jsonbTypeof } from './jsonb.js';
+import type { JsonNumber } from '../../core/json-exact.js';
+import { isJsonNull, isJsonNumber, jsonbTypeof } from './jsonb.js';
 import { floatToNumeric, intToNumeric, numericToBigInt, numericToFloat, parseNumeric } from './numeric.js';
 import { elementType, isStringType, sameBaseType } from './qtype.js';
 import { checkInt2, checkInt4, INT8_MAX, INT8_MIN } from './scalar-text.js';
@@ -81,14 +82,15 @@ function toFloat4(v: number): number {
 function jsonbTo(target: string, want: 'number' | 'boolean', then: Conv): Conv {
   return (v) => {
     const j = v as JsonValue;
-    if (typeof j !== want) {
+    if (isJsonNull(j)) return null; // PostgreSQL 15+: a JSON null casts to SQL NULL
+    if ((want === 'number' && !isJsonNumber(j)) || (want === 'boolean' && typeof j !== 'boolean')) {
       const kind = jsonbTypeof(j) === 'number' ? 'numeric' : jsonbTypeof(j);
       throw dataError(`cannot cast jsonb ${kind} to type ${target}`, '22023');
     }
     return then(j);
   };
 }
-const jsonNumberText = (j: QValue): string => parseNumeric(String(j));
+const jsonNumberText = (j: QValue): string => (typeof j === 'number' ? parseNumeric(String(j)) : (j as JsonNumber).text);
 
 /** The built-in (non-I/O) casts between different base types: context and conversion. */
 function builtinCast(from: QType, to: QType): { ctx: Ctx; conv: Conv } | null {
@@ -184,9 +186,9 @@ function builtinCast(from: QType, to: QType): { ctx: Ctx; conv: Conv } | null {
     case 'jsonb>int8':
       return { ctx: 'e', conv: jsonbTo('bigint', 'number', (j) => numericToInt(int8Check)(jsonNumberText(j))) };
     case 'jsonb>float4':
-      return { ctx: 'e', conv: jsonbTo('real', 'number', (j) => toFloat4(j as number)) };
+      return { ctx: 'e', conv: jsonbTo('real', 'number', (j) => toFloat4(Number(jsonNumberText(j)))) };
     case 'jsonb>float8':
-      return { ctx: 'e', conv: jsonbTo('double precision', 'number', id) };
+      return { ctx: 'e', conv: jsonbTo('double precision', 'number', (j) => Number(jsonNumberText(j))) };
     case 'char>text':
     case 'char>varchar':
       return { ctx: 'i', conv: (v) => (v as string).replace(/ +$/, '') };

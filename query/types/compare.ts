@@ -7,7 +7,7 @@
 import type { JsonValue } from '../../core/values.js';
 import type { Interval, QType, QValue } from './contract.js';
 import { compareInterval, intervalTotalUs } from './interval.js';
-import { compareJsonb, formatJsonb } from './jsonb.js';
+import { compareJsonb, jsonbHashKey } from './jsonb.js';
 import { numericCompare, numericHashKey } from './numeric.js';
 import { elementType } from './qtype.js';
 import { compareText } from './text-order.js';
@@ -150,7 +150,7 @@ export function hashKey(type: QType): HashKeyFn {
     case 'char':
       return (v) => (v as string).replace(/ +$/, '');
     case 'jsonb':
-      return (v) => formatJsonb(v as JsonValue);
+      return (v) => jsonbHashKey(v as JsonValue);
     case 'interval':
       return (v) => intervalTotalUs(v as Interval).toString();
     case 'vector':

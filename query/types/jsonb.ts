@@ -1,17 +1,45 @@
 /**
- * JSONB values are parsed JSON (core/values.ts). This module gives them PostgreSQL's behaviour:
+ * JSONB values are parsed JSON (core/values.ts, core/json-exact.ts: numbers exact as numeric,
+ * a top-level JSON null is JSON_NULL, never SQL NULL). This module gives them PostgreSQL's behaviour:
  * text output with its spacing ('{"a": 1, "b": [1, 2]}') and key order (shorter keys first, then
- * bytewise), the jsonb btree order, containment (@>) and existence (?).
- * Limitation: numbers are JavaScript doubles, so '1.0' reads back as 1 and integers beyond 2^53 lose digits.
+ * bytewise), the jsonb btree order (numbers numerically: 1.0 = 1), containment (@>) and existence (?).
  */
+import { JSON_NULL, JsonNull, JsonNumber, formatJsonNumber, isJsonNull, parseJsonExact } from '../../core/json-exact.js';
 import type { JsonValue } from '../../core/values.js';
 import { dataError } from './errors.js';
+import { numericCompare, numericHashKey } from './numeric.js';
 import { compareText } from './text-order.js';
 
 export type JsonObject = { [key: string]: JsonValue };
+export { JSON_NULL, formatJsonNumber, isJsonNull };
 
 export function isJsonObject(v: JsonValue): v is JsonObject {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
+  return typeof v === 'object' && v !== null && !Array.isArray(v) && !(v instanceof JsonNumber) && !(v instanceof JsonNull);
+}
+
+/** True for a JSON number in either form (a double or an exact JsonNumber). */
+export function isJsonNumber(v: JsonValue): v is number | JsonNumber {
+  return typeof v === 'number' || v instanceof JsonNumber;
+}
+
+/** A JSON number's numeric text ('1.0', '12345678901234567890123'). */
+export function jsonNumberText(v: number | JsonNumber): string {
+  return typeof v === 'number' ? formatJsonNumber(v) : v.text;
+}
+
+/** A jsonb value as a top-level SQL value: the JSON null is JSON_NULL, never SQL NULL. */
+export function asTopLevel(v: JsonValue): JsonValue {
+  return v === null ? JSON_NULL : v;
+}
+
+/** A top-level jsonb value as an element of an array or object (JSON null is `null` there). */
+export function asElement(v: JsonValue): JsonValue {
+  return v === JSON_NULL ? null : v;
+}
+
+/** The object key a jsonb scalar makes (jsonb_build_object / jsonb_object_agg keys): strings bare, the rest as text. */
+export function jsonbKeyText(v: JsonValue): string {
+  return typeof v === 'string' ? v : formatJsonb(v);
 }
 
 /** Object keys in jsonb storage order: shorter (in UTF-8 bytes) first, then bytewise. */
@@ -37,33 +65,14 @@ export function setKey(o: JsonObject, key: string, value: JsonValue): void {
 /** jsonb_in: strict JSON; PostgreSQL's message on failure. */
 export function parseJsonb(text: string, typeName = 'json'): JsonValue {
   try {
-    const v = JSON.parse(text) as JsonValue;
-    checkNumbers(v);
-    return v;
+    return parseJsonExact(text);
   } catch (err) {
     if (err instanceof SyntaxError) {
       throw dataError(`invalid input syntax for type ${typeName}`, '22P02');
     }
+    if (err instanceof RangeError) throw dataError('value overflows numeric format', '22003');
     throw err;
   }
-}
-
-function checkNumbers(v: JsonValue): void {
-  if (typeof v === 'number' && !Number.isFinite(v)) throw dataError('value overflows numeric format', '22003');
-  if (Array.isArray(v)) v.forEach(checkNumbers);
-  else if (isJsonObject(v)) for (const k of Object.keys(v)) checkNumbers(v[k]!);
-}
-
-/** A JSON number as PostgreSQL's numeric prints it: plain notation, never an exponent. */
-export function formatJsonNumber(n: number): string {
-  if (Number.isInteger(n) && Math.abs(n) < 1e21) return Object.is(n, -0) ? '0' : String(n);
-  const m = /^(-?)(\d)(?:\.(\d+))?e([+-]\d+)$/.exec(n.toExponential())!;
-  const sign = m[1]!,
-    digits = m[2]! + (m[3] ?? ''),
-    exp = Number(m[4]);
-  if (exp < 0) return `${sign}0.${'0'.repeat(-exp - 1)}${digits}`;
-  if (digits.length <= exp + 1) return sign + digits + '0'.repeat(exp + 1 - digits.length);
-  return `${sign}${digits.slice(0, exp + 1)}.${digits.slice(exp + 1)}`;
 }
 
 /**
@@ -81,19 +90,30 @@ export function inStorageOrder(v: JsonValue): JsonValue {
 
 /** jsonb_out. */
 export function formatJsonb(v: JsonValue): string {
-  if (v === null) return 'null';
+  if (isJsonNull(v)) return 'null';
   if (typeof v === 'boolean') return v ? 'true' : 'false';
   if (typeof v === 'number') return formatJsonNumber(v);
+  if (v instanceof JsonNumber) return v.text;
   if (typeof v === 'string') return JSON.stringify(v);
   if (Array.isArray(v)) return `[${v.map(formatJsonb).join(', ')}]`;
-  return `{${sortedKeys(v)
-    .map((k) => `${JSON.stringify(k)}: ${formatJsonb(v[k]!)}`)
+  return `{${sortedKeys(v as JsonObject)
+    .map((k) => `${JSON.stringify(k)}: ${formatJsonb((v as JsonObject)[k]!)}`)
     .join(', ')}}`;
+}
+
+/** A key equal for equal jsonb values (numbers numerically: 1.0 and 1 hash alike), for GROUP BY/DISTINCT/hash joins. */
+export function jsonbHashKey(v: JsonValue): string {
+  if (isJsonNumber(v)) return numericHashKey(jsonNumberText(v));
+  if (Array.isArray(v)) return `[${v.map(jsonbHashKey).join(',')}]`;
+  if (!isJsonObject(v)) return formatJsonb(v);
+  return `{${sortedKeys(v)
+    .map((k) => `${JSON.stringify(k)}:${jsonbHashKey(v[k]!)}`)
+    .join(',')}}`;
 }
 
 /** The type rank of jsonb's order: null < string < number < boolean < array < object. */
 function rank(v: JsonValue): number {
-  if (v === null) return 0;
+  if (isJsonNull(v)) return 0;
   switch (typeof v) {
     case 'string':
       return 1;
@@ -102,8 +122,13 @@ function rank(v: JsonValue): number {
     case 'boolean':
       return 3;
     default:
-      return Array.isArray(v) ? 4 : 5;
+      return v instanceof JsonNumber ? 2 : Array.isArray(v) ? 4 : 5;
   }
+}
+
+function compareNumbers(a: number | JsonNumber, b: number | JsonNumber): number {
+  if (typeof a === 'number' && typeof b === 'number') return cmp(a, b);
+  return numericCompare(jsonNumberText(a), jsonNumberText(b));
 }
 
 function isScalar(v: JsonValue): boolean {
@@ -136,7 +161,7 @@ function compareNested(a: JsonValue, b: JsonValue): number {
     case 1:
       return compareText(a as string, b as string);
     case 2:
-      return cmp(a as number, b as number);
+      return compareNumbers(a as number | JsonNumber, b as number | JsonNumber);
     case 3:
       return cmp(Number(a), Number(b));
     case 4: {
@@ -200,9 +225,9 @@ export function jsonbExists(a: JsonValue, key: string): boolean {
 
 /** jsonb_typeof. */
 export function jsonbTypeof(v: JsonValue): string {
-  if (v === null) return 'null';
+  if (isJsonNull(v)) return 'null';
   if (typeof v === 'string') return 'string';
-  if (typeof v === 'number') return 'number';
+  if (isJsonNumber(v)) return 'number';
   if (typeof v === 'boolean') return 'boolean';
   return Array.isArray(v) ? 'array' : 'object';
 }

@@ -4,6 +4,7 @@
  * timestamps and dates are read back from their ISO text by the same parser SQL uses (so
  * 'infinity', years past 9999 and microseconds survive), NUMERIC stays its decimal text.
  */
+import { stringifyJson } from '../../core/json-exact.js';
 import type { SqlType } from '../../core/values.js';
 import { typeSystem } from '../../query/index.js';
 import type { ChangeEvent, JsonObject } from '../events/change-event.js';
@@ -50,7 +51,7 @@ export function avroValueOf(type: SqlType, json: unknown, field: string): unknow
     case 'uuid':
       return typeof json === 'string' ? json : fail();
     case 'jsonb':
-      return JSON.stringify(json);
+      return stringifyJson(json); // exact jsonb numbers (core/json-exact.ts)
     case 'timestamp':
     case 'timestamptz':
       return typeof json === 'string' ? (typeSystem.fromJson(type, json) as bigint) : fail();

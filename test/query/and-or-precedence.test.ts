@@ -43,10 +43,10 @@ afterAll(async () => {
 
 describe('AND before OR', () => {
   it('regroups the parsed tree; explicit parentheses are kept', () => {
-    expect(exprSql(parseExpression('a OR b AND c'))).toBe('(a OR (b AND c))');
-    expect(exprSql(parseExpression('a AND b OR c AND d OR e'))).toBe('((a AND b) OR (c AND d) OR e)');
-    expect(exprSql(parseExpression('(a OR b) AND c'))).toBe('((a OR b) AND c)');
-    expect(exprSql(parseExpression('x > 0 OR y BETWEEN 1 AND 2 AND z'))).toBe('((x > 0) OR ((y BETWEEN 1 AND 2) AND z))');
+    expect(exprSql(parseExpression('a OR b AND c'))).toBe('a OR (b AND c)');
+    expect(exprSql(parseExpression('a AND b OR c AND d OR e'))).toBe('(a AND b) OR (c AND d) OR e');
+    expect(exprSql(parseExpression('(a OR b) AND c'))).toBe('(a OR b) AND c');
+    expect(exprSql(parseExpression('x > 0 OR y BETWEEN 1 AND 2 AND z'))).toBe('(x > 0) OR ((y BETWEEN 1 AND 2) AND z)');
   });
 
   for (const c of CASES) {

@@ -16,7 +16,7 @@ import { openSql, type SqlHarness } from './helpers.js';
  */
 
 /** Writes the cache followed (the engine's stats carry the cache's counters; its type names the common ones). */
-const patchesOf = (sql: SqlHarness): number => (sql.engine.scanCacheStats() as unknown as { patches: number }).patches;
+const patchesOf = (sql: SqlHarness): number => sql.engine.scanCacheStats().patches;
 
 const pkOf = (id: number): Uint8Array => Uint8Array.from([id >> 8, id & 0xff]);
 

@@ -1,5 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import { stringifyJson } from '../../../core/json-exact.js';
 import type { SqlEngine } from '../../../query/index.js';
 import { errorEnvelope, logFailure, toSvcError } from '../../errors.js';
 import { engineScope, principalOf } from '../../auth/principal.js';
@@ -93,7 +94,7 @@ export function streamRoutes(options: { engine: SqlEngine; limits: StreamRouteLi
               res ??= startNdjson(reply);
               rows += batch.length;
               let text = '';
-              for (const row of batch) text += `${JSON.stringify(row)}\n`;
+              for (const row of batch) text += `${stringifyJson(row)}\n`;
               if (!res.write(text)) await writable(res, signal, deadlineMs);
             }
           }),

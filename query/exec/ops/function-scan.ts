@@ -18,10 +18,18 @@ export async function* generateSeriesOp(ctx: ExecContext, args: readonly Expr[])
   const wide = typeof values[0] === 'bigint';
   const [start, stop, step] = [values[0], values[1], values[2] ?? 1].map((v) => BigInt(v as number | bigint));
   if (step === 0n) throw new SvcError('INVALID_QUERY', 'step size cannot equal zero', {});
-  const out = (v: bigint): QValue => (wide ? v : Number(v));
+  yield* inBatches(ctx, series(start!, stop!, step!, wide));
+}
+
+function* series(start: bigint, stop: bigint, step: bigint, wide: boolean): Iterable<QValue> {
+  for (let v = start; step > 0n ? v <= stop : v >= stop; v += step) yield wide ? v : Number(v);
+}
+
+/** One-column rows of `values`, a batch at a time, yielding the event loop and checking the deadline between batches. */
+async function* inBatches(ctx: ExecContext, values: Iterable<QValue>): AsyncIterable<Batch> {
   let batch: Batch = [];
-  for (let v = start!; step! > 0n ? v <= stop! : v >= stop!; v += step!) {
-    batch.push([out(v)]);
+  for (const value of values) {
+    batch.push([value]);
     if (batch.length >= LIMITS.batchRows) {
       yield batch;
       batch = [];
@@ -44,15 +52,5 @@ export async function* unnestOp(ctx: ExecContext, arg: Expr, elementType: QType)
   if (value === null) return;
   const deep = elementType.name !== 'jsonb';
   const elements = deep ? (value as unknown[]).flat(Infinity) : (value as unknown[]);
-  let batch: Batch = [];
-  for (const element of elements) {
-    batch.push([element as QValue]);
-    if (batch.length >= LIMITS.batchRows) {
-      yield batch;
-      batch = [];
-      if (shouldYield(ctx)) await yieldNow(ctx);
-      checkContinue(ctx);
-    }
-  }
-  if (batch.length > 0) yield batch;
+  yield* inBatches(ctx, elements as QValue[]);
 }
