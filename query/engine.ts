@@ -13,12 +13,13 @@ import { parseSql, type CdcStatement, type ParsedStatement, type StatementBody }
 import { executeCdc } from './cdc/statements.js';
 import type { CdcRuntime } from './cdc/runtime.js';
 import { convertParams, newBindContext, PlanCache, prepareQuery, type PreparedQuery } from './prepare.js';
-import { emptyResult, RowConverter, type JsonRow, type QueryResult } from './result.js';
+import { emptyResult, RowConverter, type JsonRow, type QueryResult, type ResultColumn } from './result.js';
 import { PointReader, type KeyRead } from './point-read.js';
-import { openSnapshot, planBatches } from './run-query.js';
+import { ParseCache } from './parse-cache.js';
+import { collectPlan, openSnapshot, planBatches, type ReadScope, type RunOptions } from './run-query.js';
 import { ScanCache } from './exec/scan-cache.js';
 import type { SqlEngineDeps, StatementEnv } from './statement.js';
-import { collectRows, rowStream, sliceStream, type RowStream } from './stream.js';
+import { rowStream, sliceStream, type RowStream } from './stream.js';
 import type { TxnContext } from './txn/context.js';
 import { atomicBatch } from './txn/batch.js';
 import type { TxnScope } from './txn/scope.js';
@@ -77,6 +78,9 @@ export interface StreamOptions {
 export class SqlEngine {
   private readonly limits: SqlLimits;
   private readonly cache: PlanCache;
+  private readonly parses: ParseCache;
+  /** What a prepared SELECT's rows are converted with, made once per plan. */
+  private readonly outputs = new WeakMap<PreparedQuery, SelectOutput>();
   private readonly scanCache: ScanCache | null;
   /** Where statements of transactions run (the transaction manager); null: each statement on its own. */
   private readonly transactions: TxnScope | null;
@@ -85,6 +89,7 @@ export class SqlEngine {
   constructor(private readonly deps: SqlEngineDeps) {
     this.limits = deps.limits ?? DEFAULT_SQL_LIMITS;
     this.cache = new PlanCache(this.limits.planCacheEntriesMax);
+    this.parses = new ParseCache(this.limits.planCacheEntriesMax);
     this.scanCache = this.limits.scanCacheRowsMax > 0 ? new ScanCache(this.limits.scanCacheRowsMax) : null;
     this.transactions = deps.transactions ?? null;
   }
@@ -131,7 +136,7 @@ export class SqlEngine {
     // A SELECT sent again with other parameters skips parsing: its plan is cached under its text.
     const known = this.cache.get(plainSelectKey(env.tenant, sql), this.deps.projections.catalog);
     if (known) return this.select(known, env);
-    const statements = parseSql(sql);
+    const statements = this.parses.parse(sql);
     const only = statements.length === 1 ? statements[0]! : null;
     if (only && only.text === sql && only.body.kind === 'query' && !only.explain && sql.length <= LIMITS.planCacheTextBytesMax) {
       const result = await this.select(this.prepared(only, env), env);
@@ -236,7 +241,7 @@ export class SqlEngine {
   async stream(sql: string, options: StreamOptions): Promise<RowStream> {
     assert(Number.isInteger(options.batchRows) && options.batchRows >= 1, 'batchRows is a positive integer');
     const env = this.envOf(sql, { ...options, maxRows: this.limits.resultRowsMax });
-    const statements = parseSql(sql);
+    const statements = this.parses.parse(sql);
     const only = statements.length === 1 ? statements[0]! : null;
     if (only?.body.kind !== 'query' || only.explain) {
       return sliceStream(await this.execute(sql, { ...options, maxRows: this.limits.resultRowsMax }), options.batchRows);
@@ -246,7 +251,8 @@ export class SqlEngine {
 
   private envOf(sql: string, options: ExecuteOptions, txn: TxnContext | null = null): StatementEnv {
     const bytesMax = this.limits.queryTextBytesMax;
-    if (sql.length > bytesMax || Buffer.byteLength(sql, 'utf8') > bytesMax) {
+    // A UTF-16 unit is at most 3 bytes of UTF-8: most texts need no byte count.
+    if (sql.length > bytesMax || (sql.length * 3 > bytesMax && Buffer.byteLength(sql, 'utf8') > bytesMax)) {
       throw new SvcError('LIMIT_EXCEEDED', `query text is larger than ${bytesMax} bytes`, { max_query_size_bytes: bytesMax });
     }
     return {
@@ -319,24 +325,24 @@ export class SqlEngine {
   }
 
   /** A SELECT collected: at most env.maxRows rows, truncated when more were there. */
-  private select(prepared: PreparedQuery, env: StatementEnv): Promise<QueryResult> {
-    return collectRows(this.selectStream(prepared, env, env.maxRows), env.maxRows);
+  private async select(prepared: PreparedQuery, env: StatementEnv): Promise<QueryResult> {
+    const { converter, columns } = this.outputOf(prepared);
+    const { rows, truncated } = await collectPlan(
+      prepared.plan,
+      this.runOptions(prepared, env),
+      this.readScope(env),
+      (row) => converter.convert(row),
+      env.maxRows,
+    );
+    return { command: 'SELECT', columns: [...columns], rows, rowCount: rows.length, affectedRows: null, truncated };
   }
 
-  /** The one way a SELECT's rows leave the engine: pulled from its plan, in batches. */
-  private selectStream(prepared: PreparedQuery, env: StatementEnv, batchRows: number): RowStream {
-    const { types, projections } = this.deps;
-    const params = convertParams(types, prepared.paramTypes, env.params);
-    const { columns } = prepared.plan;
-    const converter = new RowConverter(
+  /** How a SELECT's plan runs for this statement: its parameters converted, the statement's bounds. */
+  private runOptions(prepared: PreparedQuery, env: StatementEnv): Omit<RunOptions, 'source'> {
+    const { types } = this.deps;
+    return {
       types,
-      prepared.names,
-      columns.map((c) => c.type),
-    );
-    const open = env.txn ? () => env.txn!.openReadSource(projections.store, projections.vectors) : () => openSnapshot(projections.store, projections.vectors);
-    const options = {
-      types,
-      params,
+      params: convertParams(types, prepared.paramTypes, env.params),
       deadlineMs: env.deadlineMs,
       signal: env.signal,
       stats: null,
@@ -344,14 +350,53 @@ export class SqlEngine {
       scanCache: env.scanCache,
       efSearch: env.efSearch,
     };
+  }
+
+  /** Where a SELECT reads: its transaction's view, or a snapshot of the store taken now. */
+  private readScope(env: StatementEnv): () => ReadScope {
+    const { projections } = this.deps;
+    const txn = env.txn;
+    return txn ? () => txn.openReadSource(projections.store, projections.vectors) : () => openSnapshot(projections.store, projections.vectors);
+  }
+
+  /** The converter and result columns of a prepared SELECT, made on its first run. */
+  private outputOf(prepared: PreparedQuery): SelectOutput {
+    let output = this.outputs.get(prepared);
+    if (!output) {
+      const { types } = this.deps;
+      const planColumns = prepared.plan.columns;
+      output = {
+        converter: new RowConverter(
+          types,
+          prepared.names,
+          planColumns.map((c) => c.type),
+        ),
+        columns: planColumns.map((c, i) => ({ name: prepared.names[i]!, type: types.typeText(c.type), nullable: c.nullable })),
+      };
+      this.outputs.set(prepared, output);
+    }
+    return output;
+  }
+
+  /** The one way a SELECT's rows leave the engine: pulled from its plan, in batches. */
+  private selectStream(prepared: PreparedQuery, env: StatementEnv, batchRows: number): RowStream {
+    const { converter, columns } = this.outputOf(prepared);
+    const options = this.runOptions(prepared, env);
+    const open = this.readScope(env);
     return rowStream({
       command: 'SELECT',
-      columns: columns.map((c, i) => ({ name: prepared.names[i]!, type: types.typeText(c.type), nullable: c.nullable })),
+      columns,
       affectedRows: null,
       cut: false,
       batches: () => planBatches(prepared.plan, options, open, (row) => converter.convert(row), batchRows),
     });
   }
+}
+
+/** How a prepared SELECT's rows leave the engine: its converter and result columns. */
+interface SelectOutput {
+  readonly converter: RowConverter;
+  readonly columns: readonly ResultColumn[];
 }
 
 /** Reads (SELECT, EXPLAIN of one, transaction control) pass; anything else is refused with the reason's code. */

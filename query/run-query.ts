@@ -83,6 +83,34 @@ export async function* planBatches(
   }
 }
 
+/**
+ * Runs a plan over the rows `open` gives and collects at most `rowsMax` rows converted (execute()'s
+ * SELECT): planBatches' result without its generators, so a point read pays for no extra layers.
+ * truncated: a row past rowsMax exists (pulling stops at it, so the plan's scans close early).
+ */
+export async function collectPlan(
+  plan: Plan,
+  options: Omit<RunOptions, 'source'>,
+  open: () => ReadScope,
+  convert: (row: Row) => JsonRow,
+  rowsMax: number,
+): Promise<{ rows: JsonRow[]; truncated: boolean }> {
+  const scope = open();
+  try {
+    const ctx = execContext({ ...options, source: scope.source });
+    const rows: JsonRow[] = [];
+    for await (const batch of run(plan, ctx)) {
+      for (let i = 0; i < batch.length; i++) {
+        if (rows.length >= rowsMax) return { rows, truncated: true };
+        rows.push(convert(batch[i]!));
+      }
+    }
+    return { rows, truncated: false };
+  } finally {
+    await scope.close();
+  }
+}
+
 /** Converts rows from `at` into `batch` until it holds `batchRows`; returns the first row not taken (a plain loop: kept out of the generator, which V8 runs slower). */
 function fill(batch: JsonRow[], rows: readonly Row[], at: number, batchRows: number, convert: (row: Row) => JsonRow): number {
   let next = at;

@@ -5,6 +5,7 @@ import type { SqlType, SqlValue } from '../../core/values.js';
 import type { CatalogState, WriteView } from '../../projections/index.js';
 import type { QValue, TypeSystem } from '../types/contract.js';
 import { fkChildViolation, fkParentViolation, notNullViolation } from './errors.js';
+import { keyBytes, keyText } from './key-text.js';
 
 const hex = (bytes: Uint8Array): string => Buffer.from(bytes).toString('hex');
 
@@ -116,11 +117,11 @@ export class ForeignKeys {
       return out.length >= max;
     };
     for (const [k, image] of writer.pending) {
-      if (image && consider(Buffer.from(k, 'hex'), image)) return out;
+      if (image && consider(keyBytes(k), image)) return out;
     }
     for await (const batch of this.host.view.rows(table.id)) {
       for (const [key, image] of batch) {
-        if (writer.pending.has(hex(key))) continue;
+        if (writer.pending.has(keyText(key))) continue;
         if (consider(key, image)) return out;
       }
     }

@@ -10,8 +10,7 @@ import { LIMITS } from '../limits.js';
 import { limitExceededRows } from './limits.js';
 import { checkViolation, notNullViolation, uniqueViolation } from './errors.js';
 import { ForeignKeys } from './foreign-keys.js';
-
-export const hex = (bytes: Uint8Array): string => Buffer.from(bytes).toString('hex');
+import { keyBytes, keyText } from './key-text.js';
 
 const { dmlPrefetchRowsMin, dmlPrefetchProbesInFlightMax } = LIMITS;
 
@@ -80,7 +79,7 @@ export class TableWriter {
   readonly pkTypes: SqlType[];
   readonly pkPositions: number[] | null;
   private readonly uniques: UniqueIndex[];
-  /** pk hex -> image (null: deleted) for rows changed by this statement. */
+  /** pk keyText -> image (null: deleted) for rows changed by this statement. */
   readonly pending = new Map<string, Uint8Array | null>();
   private readonly pendingUnique = new Map<number, Map<string, string>>();
   private nextRowId: bigint | null = null;
@@ -114,20 +113,23 @@ export class TableWriter {
     );
   }
 
-  /** Images read ahead by prefetch (null: no such row), keyed by hex key. */
+  /** Images read ahead by prefetch (null: no such row), keyed by keyText. */
   private readonly known = new Map<string, Uint8Array | null>();
 
   /** The current image of a key as this statement sees it (its own changes first). */
   async current(key: Uint8Array): Promise<Uint8Array | undefined> {
-    const k = hex(key);
-    const pending = this.pending.get(k);
-    if (pending !== undefined) return pending ?? undefined;
-    const known = this.known.get(k);
-    if (known !== undefined) return known ?? undefined;
-    return this.statement.view.getRow(this.def.id, key);
+    const k = keyText(key);
+    const seen = this.seen(k);
+    return seen !== undefined ? (seen ?? undefined) : this.statement.view.getRow(this.def.id, key);
   }
 
-  /** Unique index id -> index key hex -> pks holding that key before this statement (read ahead by prefetch). */
+  /** What this statement knows of a key without reading: its own change or the prefetched image (null: none), undefined: unknown. */
+  private seen(k: string): Uint8Array | null | undefined {
+    const pending = this.pending.get(k);
+    return pending !== undefined ? pending : this.known.get(k);
+  }
+
+  /** Unique index id -> index keyText -> pks holding that key before this statement (read ahead by prefetch). */
   private readonly knownIndex = new Map<number, Map<string, Uint8Array[]>>();
 
   /**
@@ -159,7 +161,7 @@ export class TableWriter {
   async prefetchKeys(keys: readonly Uint8Array[]): Promise<void> {
     const fresh = new Map<string, Uint8Array>();
     for (const key of keys) {
-      const k = hex(key);
+      const k = keyText(key);
       if (!this.known.has(k) && !this.pending.has(k)) fresh.set(k, key);
     }
     if (fresh.size === 0) return;
@@ -174,7 +176,7 @@ export class TableWriter {
     const fresh = new Map<string, Uint8Array>();
     for (const r of rows) {
       const ik = this.indexKey(u, r);
-      if (ik && !known.has(hex(ik))) fresh.set(hex(ik), ik);
+      if (ik && !known.has(keyText(ik))) fresh.set(keyText(ik), ik);
     }
     const found = new Map<string, Uint8Array[]>();
     const todo = await this.scanIndex(u, [...fresh.values()].sort(compareKeys), found);
@@ -205,7 +207,7 @@ export class TableWriter {
     let visited = 0;
     let i = 0;
     const hold = (at: number): Uint8Array[] => {
-      const k = hex(wanted[at]!);
+      const k = keyText(wanted[at]!);
       let pks = found.get(k);
       if (!pks) found.set(k, (pks = []));
       return pks;
@@ -226,8 +228,8 @@ export class TableWriter {
       }
       visited += batch.length;
       if (visited > budget) {
-        found.delete(hex(wanted[i]!)); // possibly seen only in part
-        return wanted.slice(i).map((ik) => [hex(ik), ik]);
+        found.delete(keyText(wanted[i]!)); // possibly seen only in part
+        return wanted.slice(i).map((ik) => [keyText(ik), ik]);
       }
     }
     while (i < wanted.length) hold(i++);
@@ -259,11 +261,17 @@ export class TableWriter {
   async insert(values: QValue[]): Promise<Uint8Array> {
     this.validate(values);
     const key = this.pkPositions ? this.keyOf(values) : await this.allocateRowId();
-    if (this.pkPositions && (await this.current(key))) throw uniqueViolation(this.def.name, this.pkName(), this.describeKey(this.pkPositions, values));
-    await this.checkUniques(values, key, null);
+    const k = keyText(key);
+    if (this.pkPositions) {
+      // Most rows of a bulk insert were prefetched: no read, no await.
+      const seen = this.seen(k);
+      const exists = seen !== undefined ? seen !== null : (await this.statement.view.getRow(this.def.id, key)) !== undefined;
+      if (exists) throw uniqueViolation(this.def.name, this.pkName(), this.describeKey(this.pkPositions, values));
+    }
+    if (this.uniques.length > 0) await this.checkUniques(values, key, null);
     await this.statement.fks.checkChild(this.def, values);
     const after = encodeRow(this.def.columns, values as SqlValue[]);
-    this.record(key, null, after, values);
+    this.record(key, null, after, values, k);
     this.statement.push({ kind: 'row', tableId: this.def.id, op: 'insert', key, before: null, after });
     return key;
   }
@@ -271,7 +279,7 @@ export class TableWriter {
   async update(key: Uint8Array, before: Uint8Array, oldValues: readonly QValue[], values: QValue[]): Promise<void> {
     this.validate(values);
     const newKey = this.pkPositions ? this.keyOf(values) : key;
-    const keyChanged = hex(newKey) !== hex(key);
+    const keyChanged = keyText(newKey) !== keyText(key);
     const changed = (positions: readonly number[]): boolean => positions.some((p) => !sameValue(oldValues[p] ?? null, values[p] ?? null));
     if (keyChanged && (await this.current(newKey))) throw uniqueViolation(this.def.name, this.pkName(), this.describeKey(this.pkPositions!, values));
     await this.checkUniques(values, newKey, key, changed);
@@ -291,7 +299,7 @@ export class TableWriter {
   }
 
   async delete(key: Uint8Array, before: Uint8Array, values: readonly QValue[]): Promise<boolean> {
-    if (this.pending.get(hex(key)) === null) return false;
+    if (this.pending.get(keyText(key)) === null) return false;
     this.forget(key, values);
     this.record(key, before, null, null);
     this.statement.push({ kind: 'row', tableId: this.def.id, op: 'delete', key, before, after: null });
@@ -299,8 +307,7 @@ export class TableWriter {
     return true;
   }
 
-  private record(key: Uint8Array, _before: Uint8Array | null, after: Uint8Array | null, values: readonly QValue[] | null): void {
-    const k = hex(key);
+  private record(key: Uint8Array, _before: Uint8Array | null, after: Uint8Array | null, values: readonly QValue[] | null, k = keyText(key)): void {
     this.pending.set(k, after);
     if (!values) return;
     for (const u of this.uniques) {
@@ -308,16 +315,16 @@ export class TableWriter {
       if (!ik) continue;
       let map = this.pendingUnique.get(u.index.id);
       if (!map) this.pendingUnique.set(u.index.id, (map = new Map()));
-      map.set(hex(ik), k);
+      map.set(keyText(ik), k);
     }
   }
 
   private forget(key: Uint8Array, values: readonly QValue[]): void {
-    const k = hex(key);
+    const k = keyText(key);
     for (const u of this.uniques) {
       const ik = this.indexKey(u, values);
       const map = this.pendingUnique.get(u.index.id);
-      if (ik && map?.get(hex(ik)) === k) map.delete(hex(ik));
+      if (ik && map?.get(keyText(ik)) === k) map.delete(keyText(ik));
     }
   }
 
@@ -334,7 +341,7 @@ export class TableWriter {
     changed?: (p: readonly number[]) => boolean,
   ): Promise<void> {
     for (const u of this.uniques) {
-      if (changed && !changed(u.positions) && oldKey && hex(oldKey) === hex(key)) continue;
+      if (changed && !changed(u.positions) && oldKey && keyText(oldKey) === keyText(key)) continue;
       const conflict = await this.findByIndex(u, values, [key, ...(oldKey ? [oldKey] : [])]);
       if (conflict) throw uniqueViolation(this.def.name, u.index.name, this.describeKey(u.positions, values));
     }
@@ -344,14 +351,14 @@ export class TableWriter {
   private async findByIndex(u: UniqueIndex, values: readonly QValue[], exclude: readonly Uint8Array[]): Promise<Uint8Array | null> {
     const ik = this.indexKey(u, values);
     if (!ik) return null;
-    const skip = new Set(exclude.map(hex));
-    const local = this.pendingUnique.get(u.index.id)?.get(hex(ik));
-    if (local && !skip.has(local)) return Buffer.from(local, 'hex');
+    const skip = new Set(exclude.map(keyText));
+    const local = this.pendingUnique.get(u.index.id)?.get(keyText(ik));
+    if (local && !skip.has(local)) return keyBytes(local);
     const visible = (pk: Uint8Array): boolean => {
-      const k = hex(pk);
+      const k = keyText(pk);
       return !skip.has(k) && !this.pending.has(k); // changed by this statement: pendingUnique knows its key
     };
-    const known = this.knownIndex.get(u.index.id)?.get(hex(ik));
+    const known = this.knownIndex.get(u.index.id)?.get(keyText(ik));
     if (known) return known.find(visible) ?? null;
     for await (const batch of this.statement.view.indexEntries(u.index.id, ik)) {
       for (const pk of batch) if (visible(pk)) return pk;

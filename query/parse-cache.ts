@@ -1,0 +1,52 @@
+import { parseSql, type ParsedStatement } from './parse/index.js';
+
+/**
+ * Longest text kept: statements sent again are short ones with parameters; a long text (a bulk
+ * VALUES list) is rarely sent twice, and freezing and keeping its tree would cost more than it saves.
+ */
+const PARSE_CACHE_TEXT_CHARS_MAX = 4096;
+
+/**
+ * Parsed statements by their text (least recently used out first): a statement sent again (an
+ * INSERT with other parameters, a SELECT whose plan the catalog invalidated) skips libpg-query and
+ * the translation. A parse depends on the text alone, never on the catalog, so nothing invalidates
+ * an entry: what the statement means is bound again on every run. Entries are deep-frozen, so code
+ * that would change a shared statement throws instead of corrupting the next run.
+ */
+export class ParseCache {
+  private readonly entries = new Map<string, readonly ParsedStatement[]>();
+
+  constructor(private readonly capacity: number) {}
+
+  /** parseSql(sql), from the cache when the same text was parsed before; errors are not cached. */
+  parse(sql: string): readonly ParsedStatement[] {
+    const found = this.entries.get(sql);
+    if (found) {
+      this.entries.delete(sql);
+      this.entries.set(sql, found);
+      return found;
+    }
+    const parsed = parseSql(sql);
+    if (this.capacity > 0 && sql.length <= PARSE_CACHE_TEXT_CHARS_MAX) {
+      this.entries.set(sql, deepFreeze(parsed));
+      if (this.entries.size > this.capacity) this.entries.delete(this.entries.keys().next().value as string);
+    }
+    return parsed;
+  }
+
+  get size(): number {
+    return this.entries.size;
+  }
+}
+
+/** Freezes a syntax tree of plain objects and arrays (typed arrays cannot be frozen and are left as they are). */
+function deepFreeze<T>(value: T): T {
+  const stack: unknown[] = [value];
+  while (stack.length > 0) {
+    const item = stack.pop();
+    if (item === null || typeof item !== 'object' || ArrayBuffer.isView(item) || Object.isFrozen(item)) continue;
+    Object.freeze(item);
+    for (const key of Object.keys(item)) stack.push((item as Record<string, unknown>)[key]);
+  }
+  return value;
+}
