@@ -5,9 +5,8 @@
  * Only statements PostgreSQL accepts count (each is run on PGlite inside a rolled-back transaction;
  * .slt statements in file order, so their tables exist). Prints ONE JSON line per parser:
  * acceptance of those statements, the process's first parse (module and WebAssembly start-up),
- * per-statement time of a statement never parsed before ("cold": svcdb without its template cache),
- * and of a statement parsed again right after ("steady": svcdb through its template cache, as the
- * engine runs a repeated statement), p50/p99 in µs. BENCH_SPIKE_PARSER=node|libpg measures one
+ * per-statement time of a statement never parsed before ("cold") and of a statement parsed again
+ * right after ("steady"; the engine itself skips a repeated text through its parse cache), p50/p99 in µs. BENCH_SPIKE_PARSER=svcdb|libpg measures one
  * parser per process (a fair first parse).
  * Env: BENCH_SPIKE_SEEDS (default 10), BENCH_SPIKE_STATEMENTS per seed (default 300), BENCH_SPIKE_REPS (default 5).
  */
