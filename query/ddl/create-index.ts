@@ -16,13 +16,14 @@ export async function createIndex(ast: CreateIndexStatement, deps: DdlDeps): Pro
   const { schema, name: tableName } = tableRef(ast.table);
   const tenant = deps.env.tenant;
   if (ast.where) throw invalid('partial indexes (CREATE INDEX ... WHERE) are not supported', { reason: 'unsupported' });
-  if (ast.include.length > 0) throw invalid('INCLUDE columns are not supported', { reason: 'unsupported' });
   if (ast.elements.some((e) => e.column === null)) throw invalid('indexes on expressions are not supported; index a column', { reason: 'unsupported' });
   await submitDdl(deps, async (view) => {
     const entry = view.catalog.tableByName(tenant, schema, tableName);
     if (!entry || entry.def.kind !== 'table') throw tableNotFound(relationLabel(schema === 'public' ? null : schema, tableName));
     const table = entry.def;
     const columns = ast.elements.map((e) => columnByName(table, e.column!));
+    // INCLUDE columns must exist, and are not stored: they only enable index-only scans in PostgreSQL, and svcdb reads the row anyway.
+    for (const name of ast.include) columnByName(table, name);
     const taken = namesInSchema(view.catalog, tenant, schema);
     const explicit = ast.name;
     if (explicit !== null && taken.has(explicit)) {
