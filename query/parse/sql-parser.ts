@@ -53,9 +53,11 @@ function parseScannedExpression(text: string): SqlExpr {
     throw parseError(prefix + text, 0, error);
   }
   const stmts = result.stmts ?? [];
-  const select = stmts.length === 1 ? (stmts[0]!.stmt as { SelectStmt?: { targetList?: Node[]; fromClause?: unknown } }).SelectStmt : undefined;
+  const select = stmts.length === 1 ? (stmts[0]!.stmt as { SelectStmt?: { targetList?: Node[] } }).SelectStmt : undefined;
   const targets = select?.targetList ?? [];
-  if (!select || targets.length !== 1 || select.fromClause) throw syntaxError(text, 0, 'expected one expression');
+  // Only the select list: `1 WHERE false`, `1 FROM t` or `1 LIMIT 0` are not one expression.
+  const clauses = select ? Object.keys(select).filter((k) => k !== 'targetList' && k !== 'limitOption' && k !== 'op') : [];
+  if (!select || targets.length !== 1 || clauses.length > 0) throw syntaxError(text, 0, 'expected one expression');
   const target = (targets[0] as { ResTarget?: { val?: Node } }).ResTarget;
   if (!target?.val) throw syntaxError(text, 0, 'expected one expression');
   return translateExpr(target.val);
