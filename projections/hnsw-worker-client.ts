@@ -63,6 +63,9 @@ export class HnswWorker {
 
   /** Ends the worker (after the commands posted so far: callers sync first). */
   async close(): Promise<void> {
+    // Terminating a worker thread while it still loads hnswlib-node's addon is fatal in Node (napi_throw
+    // in the addon's Init, the whole process aborts): one answered round trip first says it has loaded.
+    if (!this.failure) await this.call({ kind: 'sync' }).catch(() => undefined);
     this.failure ??= new SvcError('STORAGE_UNAVAILABLE', 'the vector indexes are closed', {});
     await this.worker.terminate();
   }
