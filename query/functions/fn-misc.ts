@@ -44,24 +44,23 @@ function flatCount(a: readonly QValue[], nested: boolean): number {
 
 function arrayDefs(): FnDef[] {
   const nestedOf = (p: readonly QType[]): boolean => elementType(p[0]!).name !== 'jsonb';
+  // Arrays are 1-based here, so a dimension's upper bound is its length.
+  const lengthOf =
+    (p: readonly QType[]) =>
+    ([a, d]: readonly QValue[]): QValue =>
+      dimLength(arr(a!), d as number, nestedOf(p));
   return [
     {
       name: 'array_length',
       params: ['anyarray', T.int4],
       ret: T.int4,
-      make:
-        (p) =>
-        ([a, d]) =>
-          dimLength(arr(a!), d as number, nestedOf(p)),
+      make: lengthOf,
     },
     {
       name: 'array_upper',
       params: ['anyarray', T.int4],
       ret: T.int4,
-      make:
-        (p) =>
-        ([a, d]) =>
-          dimLength(arr(a!), d as number, nestedOf(p)),
+      make: lengthOf,
     },
     {
       name: 'array_lower',
