@@ -10,9 +10,10 @@
  *   statement the plan cache does not keep); before the parse cache existed, a parse and a bind.
  * Prints ONE JSON line: p50/p99 in µs. It runs on the tree before the libpg-query switch too (the adapter reads
  * either statement shape). Env: BENCH_PB_SEEDS (default 10), BENCH_PB_STATEMENTS per seed (default 300),
- * BENCH_PB_REPS (default 5).
+ * BENCH_PB_REPS (default 5); BENCH_PB_WRITE_SET=file writes the texts measured (one JSON string a line),
+ * BENCH_PB_ONLY=file measures only those texts (the same statements on two trees).
  */
-import { readFileSync, readdirSync } from 'node:fs';
+import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -30,6 +31,15 @@ import { machineDescription, progress } from './lib/print-result.js';
 const SEEDS = Number(process.env.BENCH_PB_SEEDS ?? 10);
 const PER_SEED = Number(process.env.BENCH_PB_STATEMENTS ?? 300);
 const REPS = Number(process.env.BENCH_PB_REPS ?? 5);
+const ONLY = process.env.BENCH_PB_ONLY
+  ? new Set(
+      readFileSync(process.env.BENCH_PB_ONLY, 'utf8')
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l) as string),
+    )
+  : null;
+const measured: string[] = [];
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 
 /** A parsed statement in either shape: the owned AST (body.kind 'query') or node-sql-parser's (ast.type 'select'). */
@@ -74,6 +84,7 @@ async function parseCache(): Promise<{ parse(sql: string): readonly unknown[] } 
 
 /** Times one statement cold, then cached; false when it is not a SELECT svcdb binds. */
 function measure(sql: string, catalog: CatalogState, cache: { parse(sql: string): readonly unknown[] } | null, t: Timings): boolean {
+  if (ONLY !== null && !ONLY.has(sql)) return false;
   const prepare = prepareQuery as unknown as Prepare;
   const context = newBindContext as unknown as NewContext;
   let statements: AnyStatement[];
@@ -94,6 +105,7 @@ function measure(sql: string, catalog: CatalogState, cache: { parse(sql: string)
     return false;
   }
   const t3 = performance.now();
+  measured.push(sql);
   t.parse.push(t1 - t0);
   t.bind.push(t3 - t2);
   t.parseBind.push(t1 - t0 + (t3 - t2));
@@ -188,6 +200,7 @@ async function main(): Promise<void> {
     machine: machineDescription(),
     date: new Date().toISOString(),
   };
+  if (process.env.BENCH_PB_WRITE_SET) writeFileSync(process.env.BENCH_PB_WRITE_SET, measured.map((m) => JSON.stringify(m)).join('\n'));
   process.stdout.write(`${JSON.stringify(line)}\n`);
 }
 
