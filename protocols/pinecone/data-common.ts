@@ -1,5 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import { SvcError } from '../../core/errors.js';
+import { isJsonNull } from '../../core/json-exact.js';
 import type { SqlEngine } from '../../query/index.js';
 import { engineScope } from '../auth/principal.js';
 import { vectorTimeoutMs, type VectorLimits } from '../vectors/limits.js';
@@ -87,7 +88,8 @@ export function checkSparse(sparse: SparseValues | undefined, field: string): vo
 export function recordOf(row: Record<string, unknown>, withValues: boolean, withMetadata: boolean): Record<string, unknown> {
   const out: Record<string, unknown> = { id: row['id'] };
   if (withValues) out['values'] = row['values'] ?? [];
-  if (withValues && row['sparse_values'] !== null && row['sparse_values'] !== undefined) out['sparseValues'] = row['sparse_values'];
-  if (withMetadata && row['metadata'] !== null && row['metadata'] !== undefined) out['metadata'] = row['metadata'];
+  // A JSON null document (JSON_NULL in engine rows) is left out, as SQL NULL is.
+  if (withValues && !isJsonNull(row['sparse_values'] ?? null)) out['sparseValues'] = row['sparse_values'];
+  if (withMetadata && !isJsonNull(row['metadata'] ?? null)) out['metadata'] = row['metadata'];
   return out;
 }

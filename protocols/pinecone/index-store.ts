@@ -1,5 +1,6 @@
 import { DEFAULT_SCHEMA, type TableDef } from '../../core/catalog.js';
 import { SvcError } from '../../core/errors.js';
+import { isJsonNull } from '../../core/json-exact.js';
 import type { ReadOnlyReason, SqlEngine } from '../../query/index.js';
 import type { VectorLimits } from '../vectors/limits.js';
 import { DISTANCE_OPERATOR, OPERATOR_CLASS, quoteIdent, type Metric, type VectorCatalog } from '../vectors/vector-table.js';
@@ -138,9 +139,9 @@ export class IndexStore {
       rows.map((r) => [
         String(r['name']),
         {
-          spec: r['spec'],
+          spec: isJsonNull(r['spec'] ?? null) ? null : r['spec'],
           deletionProtection: r['deletion_protection'] === 'enabled' ? 'enabled' : 'disabled',
-          tags: (r['tags'] ?? null) as Record<string, string> | null,
+          tags: (isJsonNull(r['tags'] ?? null) ? null : r['tags']) as Record<string, string> | null,
         },
       ]),
     );

@@ -2,7 +2,8 @@
  * Values in JSON (query results, REST rows, $n parameters). JSON numbers are doubles, so
  * BIGINT beyond 2^53 and every NUMERIC travel as strings; float NaN/Infinity too. Timestamps are
  * ISO 8601 UTC with 'Z', dates 'YYYY-MM-DD', intervals PostgreSQL's text, arrays JSON arrays,
- * vectors arrays of numbers, JSONB the document itself (its numbers exact: see core/json-exact.ts stringifyJson).
+ * vectors arrays of numbers, JSONB the document itself (its numbers exact: see core/json-exact.ts stringifyJson;
+ * a top-level JSON null is JSON_NULL, whose toJSON() is null).
  */
 import { SvcError } from '../../core/errors.js';
 import { describeJsValue } from '../../core/codec-util.js';
@@ -10,7 +11,7 @@ import type { JsonValue } from '../../core/values.js';
 import type { Interval, QType, QValue } from './contract.js';
 import { formatDate, formatTimestampIso } from './datetime.js';
 import { formatInterval } from './interval.js';
-import { formatJsonNumber, inStorageOrder, JSON_NULL } from './jsonb.js';
+import { formatJsonNumber, inStorageOrder } from './jsonb.js';
 import { parseNumeric } from './numeric.js';
 import { elementType } from './qtype.js';
 import { float4Number, formatFloat, INT2_MAX, INT2_MIN, INT4_MAX, INT4_MIN, INT8_MAX, INT8_MIN } from './scalar-text.js';
@@ -46,8 +47,9 @@ export function toJson(type: QType, value: QValue): unknown {
       return type.name === 'float4' ? float4Number(n) : n;
     }
     case 'jsonb':
-      // A top-level JSON null goes out as JSON null; exact numbers as JsonNumber (written by core/json-exact.ts stringifyJson).
-      return value === JSON_NULL ? null : inStorageOrder(value as JsonValue);
+      // A top-level JSON null stays JSON_NULL, so in-process callers can tell it from SQL NULL (null); its toJSON()
+      // writes `null`, so on the JSON wire both read as null (docs/api.md). Exact numbers stay JsonNumber (stringifyJson).
+      return inStorageOrder(value as JsonValue);
     case 'timestamp':
     case 'timestamptz':
       return formatTimestampIso(value as bigint);

@@ -5,6 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { ColumnDef, TableDef } from '../../core/catalog.js';
+import { JSON_NULL } from '../../core/json-exact.js';
 import { decodeRowInto } from '../../core/row-codec.js';
 import { sqlTypeText, type SqlValue } from '../../core/values.js';
 import { typeSystem } from '../../query/index.js';
@@ -155,7 +156,11 @@ export class RowJson {
 }
 
 function jsonOf(column: ColumnDef, value: SqlValue): unknown {
-  return value === null ? null : typeSystem.toJson(column.type, value);
+  if (value === null) return null;
+  const json = typeSystem.toJson(column.type, value);
+  // An event is plain JSON data (cloned to the template worker, MessagePack in the ledger): a top-level
+  // jsonb JSON null (JSON_NULL in query results) is null here, as on every JSON wire (docs/api.md).
+  return json === JSON_NULL ? null : json;
 }
 
 /** The value of a SCHEMA_CHANGE event: what the table looks like after the change. */

@@ -1,5 +1,6 @@
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import { SvcError } from '../../../core/errors.js';
+import { isJsonNull } from '../../../core/json-exact.js';
 import { checkExpression, type SqlEngine } from '../../../query/index.js';
 import { engineScope } from '../../auth/principal.js';
 import { topKMax, TOP_K_DEFAULT, vectorTimeoutMs, type VectorLimits } from '../../vectors/limits.js';
@@ -124,7 +125,8 @@ function searchResult(row: Record<string, unknown>, target: VectorTable, body: S
   const distance = Number(row['__distance']);
   const result: Record<string, unknown> = { id: row['__id'], score: scoreOf(metric, distance), distance };
   if (body.include_metadata) {
-    if (target.metadata !== null) result.metadata = row['__metadata'] ?? {};
+    // A JSON null document (JSON_NULL in engine rows) reads as no metadata, as SQL NULL does.
+    if (target.metadata !== null) result.metadata = isJsonNull(row['__metadata'] ?? null) ? {} : row['__metadata'];
     else result.metadata = Object.fromEntries(Object.entries(row).filter(([k]) => !k.startsWith('__')));
   }
   if (body.include_vectors) result[VECTOR_FIELD] = row['__vector'];

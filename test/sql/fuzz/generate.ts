@@ -248,7 +248,11 @@ function windowQuery(r: Rand, f: Features): Draft {
     ? ''
     : r.pick(FRAMES);
   if (frame) f.add(`window.frame.${frame.split(' ')[0]!.toLowerCase()}${frame.includes('EXCLUDE') ? '-exclude' : ''}`);
-  const orderKey = frame.startsWith('RANGE BETWEEN 1000') ? 'salary' : r.pick(['id', 'salary, id', 'hired NULLS FIRST, id', 'id DESC']);
+  // A RANGE offset frame takes one key; salary's only ties are its NULLs (emp 5 and 10), whose order PostgreSQL
+  // leaves unspecified, so a function picking a row of the frame orders by a key without ties (NULL -> the id).
+  const picksRow = /^(first_value|last_value|nth_value)/.test(fn);
+  const rangeKey = picksRow ? 'coalesce(salary, id)' : 'salary';
+  const orderKey = frame.startsWith('RANGE BETWEEN 1000') ? rangeKey : r.pick(['id', 'salary, id', 'hired NULLS FIRST, id', 'id DESC']);
   const named = r.chance(0.15);
   if (named) f.add('window.named');
   const spec = `${part}ORDER BY ${orderKey}${frame ? ` ${frame}` : ''}`;

@@ -10,7 +10,7 @@
  * (apart from NULL and the empty string); over HTTP they turn svcdb's JSON values into that text.
  */
 
-import { JsonNumber } from '../../../core/json-exact.js';
+import { JsonNull, JsonNumber } from '../../../core/json-exact.js';
 export interface FormatOptions {
   readonly float3: boolean;
 }
@@ -30,7 +30,7 @@ export function pgArray(a: readonly unknown[]): string {
 
 /** PostgreSQL's jsonb text form: `, ` between elements and `: ` after keys. */
 export function pgJson(j: unknown): string {
-  if (j === null) return 'null';
+  if (j === null || j instanceof JsonNull) return 'null'; // a top-level JSON null comes as JSON_NULL (SQL NULL is null)
   if (j instanceof JsonNumber) return j.text; // an exact jsonb number, written as this text on the wire
   if (Array.isArray(j)) return `[${j.map(pgJson).join(', ')}]`;
   if (typeof j === 'object') {
