@@ -11,15 +11,32 @@ import { pullRows } from '../run-query.js';
 import type { QValue } from '../types/contract.js';
 import { exprEnv, type DmlRun } from './common.js';
 
+/**
+ * Bound DEFAULT expressions by table definition (null: a sequence or no DEFAULT). A definition is
+ * never changed (DDL makes a new one) and a bound DEFAULT holds nothing of the statement that bound
+ * it, so each is parsed and bound once, not on every INSERT.
+ */
+const boundDefaults = new WeakMap<TableDef, readonly (Expr | null)[]>();
+
+function defaultExprs(run: DmlRun, table: TableDef): readonly (Expr | null)[] {
+  let found = boundDefaults.get(table);
+  if (!found) {
+    found = table.columns.map((c) => (c.sequence || c.defaultExpr === null ? null : bindDefault(run.ctx, table, parseExpression(c.defaultExpr), c.type)));
+    boundDefaults.set(table, found);
+  }
+  return found;
+}
+
 /** Per-column defaults of a table: sequence, DEFAULT expression or NULL. */
 export function defaultsOf(run: DmlRun, table: TableDef): ((exec: ExecContext) => QValue)[] {
-  return table.columns.map((c) => {
+  const exprs = defaultExprs(run, table);
+  return table.columns.map((c, i) => {
     if (c.sequence) {
       const name = c.sequence;
       return () => (c.type.name === 'int8' ? run.writer.nextval(name) : Number(run.writer.nextval(name)));
     }
-    if (c.defaultExpr === null) return () => null;
-    const expr = bindDefault(run.ctx, table, parseExpression(c.defaultExpr), c.type);
+    const expr = exprs[i];
+    if (!expr) return () => null;
     let compiled: ReturnType<typeof compile> | null = null;
     return (exec) => {
       compiled ??= compile(expr, exec);
