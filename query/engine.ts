@@ -152,7 +152,7 @@ export class SqlEngine {
     }
     // Several data statements of one request run as one transaction (query/txn/batch.ts).
     const transactions = this.transactions;
-    const batch = env.txn || !transactions ? null : atomicBatch(statements);
+    const batch = env.txn || !transactions || statements.length < 2 ? null : atomicBatch(statements);
     if (batch && transactions) {
       return transactions.atomically(env.tenant, Math.max(1, env.deadlineMs - Date.now()), (txn) => this.executeAll(batch.body, { ...env, txn }), batch.end);
     }
