@@ -3,7 +3,7 @@ import { DEFAULT_TENANT } from '../core/catalog.js';
 import type { CatalogState } from '../projections/index.js';
 import { type BindContext } from './bind/index.js';
 import { executeDdl } from './ddl/index.js';
-import { insert } from './dml/insert.js';
+import { InsertCache } from './fast-insert.js';
 import { insertJson, JSON_INSERT_STATEMENT, type JsonInsert } from './dml/insert-json.js';
 import { atStatement, isBatchable, runDdlBatch } from './ddl/batch.js';
 import { remove, update } from './dml/update-delete.js';
@@ -82,6 +82,8 @@ export class SqlEngine {
   /** What a prepared SELECT's rows are converted with, made once per plan. */
   private readonly outputs = new WeakMap<PreparedQuery, SelectOutput>();
   private readonly scanCache: ScanCache | null;
+  /** Bindings of INSERT ... VALUES statements sent again (fast-insert.ts). */
+  private readonly inserts = new InsertCache();
   /** Where statements of transactions run (the transaction manager); null: each statement on its own. */
   private readonly transactions: TxnScope | null;
   private cdcRuntime: CdcRuntime | null = null;
@@ -98,6 +100,11 @@ export class SqlEngine {
   scanCacheStats(): { readonly hits: number; readonly fills: number; readonly patches: number; readonly tables: number; readonly rows: number } {
     if (!this.scanCache) return { hits: 0, fills: 0, patches: 0, tables: 0, rows: 0 };
     return { ...this.scanCache.counts, ...this.scanCache.size };
+  }
+
+  /** How often an INSERT ran from its cached binding, and how many bindings were kept (fast-insert.ts). */
+  insertCacheStats(): { readonly hits: number; readonly binds: number } {
+    return { ...this.inserts.counts };
   }
 
   private pointReader: PointReader | null = null;
@@ -145,7 +152,7 @@ export class SqlEngine {
     }
     // Several data statements of one request run as one transaction (query/txn/batch.ts).
     const transactions = this.transactions;
-    const batch = env.txn || !transactions ? null : atomicBatch(statements);
+    const batch = env.txn || !transactions || statements.length < 2 ? null : atomicBatch(statements);
     if (batch && transactions) {
       return transactions.atomically(env.tenant, Math.max(1, env.deadlineMs - Date.now()), (txn) => this.executeAll(batch.body, { ...env, txn }), batch.end);
     }
@@ -287,7 +294,7 @@ export class SqlEngine {
       case 'query':
         return this.select(this.prepared(statement, env), env);
       case 'insert':
-        return insert(body, deps);
+        return this.inserts.run(statement, body, deps);
       case 'update':
         return update(body, deps);
       case 'delete':

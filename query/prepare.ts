@@ -42,7 +42,10 @@ export function prepareQuery(query: QueryExpr, ctx: BindContext, catalog: Catalo
 }
 
 export function fillParamTypes(types: readonly (QType | undefined)[]): QType[] {
-  return Array.from({ length: types.length }, (_v, i) => types[i] ?? { name: 'text' });
+  // A plain loop: this runs for every statement with parameters (Array.from with a mapper is several times slower).
+  const filled: QType[] = new Array<QType>(types.length);
+  for (let i = 0; i < types.length; i++) filled[i] = types[i] ?? { name: 'text' };
+  return filled;
 }
 
 /** Request parameters converted to the inferred types of $1..$n. */

@@ -99,13 +99,19 @@ export async function submitDml(deps: DmlDeps, command: string, body: (run: DmlR
   };
 }
 
+/** Bound CHECK expressions by table definition: a definition never changes (DDL makes a new one), so each is parsed and bound once. */
+const boundChecks = new WeakMap<TableDef, readonly { name: string; expr: Expr }[]>();
+
 function compileChecks(table: TableDef, ctx: BindContext, exec: ExecContext): CheckEval[] {
-  return table.constraints
-    .filter((c) => c.kind === 'check')
-    .map((c) => {
-      const compiled = compile(bindCheck(ctx, table, parseExpression(c.definition)), exec);
-      return { name: c.name, eval: (row: readonly QValue[]) => compiled.eval(row as QValue[]) };
-    });
+  let checks = boundChecks.get(table);
+  if (!checks) {
+    checks = table.constraints.filter((c) => c.kind === 'check').map((c) => ({ name: c.name, expr: bindCheck(ctx, table, parseExpression(c.definition)) }));
+    boundChecks.set(table, checks);
+  }
+  return checks.map(({ name, expr }) => {
+    const compiled = compile(expr, exec);
+    return { name, eval: (row: readonly QValue[]) => compiled.eval(row as QValue[]) };
+  });
 }
 
 export function exprEnv(run: DmlRun, scope: Scope, clause: string): ExprEnv {

@@ -6,9 +6,9 @@ import { compile, prepare } from '../exec/index.js';
 import type { InsertStatement, OnConflict, QualifiedName } from '../parse/index.js';
 import type { Expr } from '../plan/expr.js';
 import type { QueryResult } from '../result.js';
-import type { QValue } from '../types/contract.js';
+import type { QType, QValue } from '../types/contract.js';
 import { bindReturning, exprEnv, refuseWith, returningRow, submitDml, type DmlDeps, type DmlOutcome, type DmlRun } from './common.js';
-import { insertRows } from './row-source.js';
+import { bindValues, insertRows, isPlainValues, valuesRows, type Cell } from './row-source.js';
 import { bindRowSetValue } from './row-set.js';
 
 export interface Conflict {
@@ -19,20 +19,53 @@ export interface Conflict {
 
 /** INSERT ... VALUES | SELECT [ON CONFLICT ...] [RETURNING ...]: one log record. */
 export function insert(ast: InsertStatement, deps: DmlDeps): Promise<QueryResult> {
-  return submitDml(deps, 'INSERT', async (run) => {
-    refuseWith(ast.with);
-    if (ast.overriding) throw invalid('OVERRIDING ... VALUE is not supported (svcdb has no identity columns)', { reason: 'unsupported' });
-    const table = targetOf(run, ast.table);
-    const alias = ast.alias ?? table.name;
-    const targets = targetColumns(table, ast.columns);
-    const conflict = ast.onConflict ? bindConflict(run, table, alias, ast.onConflict) : null;
-    const returning = bindReturning(run, table, alias, ast.returning);
-    const proposed: QValue[][] = [];
-    await insertRows(run, table, targets, ast.source, ast.columns !== null, async (values) => {
-      proposed.push(values);
-    });
-    return writeProposed(run, table, proposed, conflict, returning);
+  return submitDml(deps, 'INSERT', (run) => bindAndInsert(ast, run));
+}
+
+/**
+ * An INSERT ... VALUES bound against one table definition: everything a run needs but its
+ * parameter values. Running it again (runBoundValues) is the same as binding the statement again
+ * while that definition is current (fast-insert.ts checks that).
+ */
+export interface BoundValuesInsert {
+  readonly table: TableDef;
+  readonly targets: readonly number[];
+  readonly rows: readonly (readonly Cell[])[];
+  readonly conflict: Conflict | null;
+  readonly returning: { names: string[]; exprs: Expr[] } | null;
+  /** Types of $1..$n inferred by the binding (holes: not inferred). */
+  readonly paramTypes: readonly (QType | undefined)[];
+}
+
+/** Binds and runs one INSERT; `onBound` sees the binding of a VALUES insert before it runs. */
+export async function bindAndInsert(ast: InsertStatement, run: DmlRun, onBound?: (bound: BoundValuesInsert) => void): Promise<DmlOutcome> {
+  refuseWith(ast.with);
+  if (ast.overriding) throw invalid('OVERRIDING ... VALUE is not supported (svcdb has no identity columns)', { reason: 'unsupported' });
+  const table = targetOf(run, ast.table);
+  const alias = ast.alias ?? table.name;
+  const targets = targetColumns(table, ast.columns);
+  const conflict = ast.onConflict ? bindConflict(run, table, alias, ast.onConflict) : null;
+  const returning = bindReturning(run, table, alias, ast.returning);
+  if (ast.source !== null && isPlainValues(ast.source)) {
+    const rows = bindValues(run, table, targets, ast.source, ast.columns !== null);
+    const bound = { table, targets, rows, conflict, returning, paramTypes: [...run.ctx.paramTypes] };
+    onBound?.(bound);
+    return runBoundValues(run, bound);
+  }
+  const proposed: QValue[][] = [];
+  await insertRows(run, table, targets, ast.source, ast.columns !== null, async (values) => {
+    proposed.push(values);
   });
+  return writeProposed(run, table, proposed, conflict, returning);
+}
+
+/** Runs a bound VALUES insert: its rows evaluated (parameters, defaults), validated and written. */
+export async function runBoundValues(run: DmlRun, bound: BoundValuesInsert): Promise<DmlOutcome> {
+  const proposed: QValue[][] = [];
+  await valuesRows(run, bound.table, bound.targets, bound.rows, async (values) => {
+    proposed.push(values);
+  });
+  return writeProposed(run, bound.table, proposed, bound.conflict, bound.returning);
 }
 
 /**
@@ -89,7 +122,9 @@ export async function writeProposed(
         return;
       }
     }
-    touched.add(hexOf(await writer.insert(values)));
+    const key = await writer.insert(values);
+    // Only ON CONFLICT DO UPDATE asks which rows this statement touched: no hex key per row otherwise.
+    if (conflict?.update) touched.add(hexOf(key));
     affected += 1;
     if (returning) rows.push(returningRow(returningEvals, values));
   }

@@ -3,23 +3,40 @@ import { bindDefault, bindExpr, coerce, invalid, Scope } from '../bind/index.js'
 import { compile, prepare, type ExecContext } from '../exec/index.js';
 import { optimize } from '../optimize/index.js';
 import { parseExpression, type QueryExpr } from '../parse/index.js';
+
+/** A VALUES list (the source kind isPlainValues accepts). */
+export type ValuesSource = Extract<QueryExpr, { kind: 'values' }>;
 import type { Expr } from '../plan/expr.js';
 import { pullRows } from '../run-query.js';
 import type { QValue } from '../types/contract.js';
 import { exprEnv, type DmlRun } from './common.js';
 
-/** A value of an INSERT row: an expression or DEFAULT. */
-type Cell = Expr | 'default';
+/**
+ * Bound DEFAULT expressions by table definition (null: a sequence or no DEFAULT). A definition is
+ * never changed (DDL makes a new one) and a bound DEFAULT holds nothing of the statement that bound
+ * it, so each is parsed and bound once, not on every INSERT.
+ */
+const boundDefaults = new WeakMap<TableDef, readonly (Expr | null)[]>();
+
+function defaultExprs(run: DmlRun, table: TableDef): readonly (Expr | null)[] {
+  let found = boundDefaults.get(table);
+  if (!found) {
+    found = table.columns.map((c) => (c.sequence || c.defaultExpr === null ? null : bindDefault(run.ctx, table, parseExpression(c.defaultExpr), c.type)));
+    boundDefaults.set(table, found);
+  }
+  return found;
+}
 
 /** Per-column defaults of a table: sequence, DEFAULT expression or NULL. */
 export function defaultsOf(run: DmlRun, table: TableDef): ((exec: ExecContext) => QValue)[] {
-  return table.columns.map((c) => {
+  const exprs = defaultExprs(run, table);
+  return table.columns.map((c, i) => {
     if (c.sequence) {
       const name = c.sequence;
       return () => (c.type.name === 'int8' ? run.writer.nextval(name) : Number(run.writer.nextval(name)));
     }
-    if (c.defaultExpr === null) return () => null;
-    const expr = bindDefault(run.ctx, table, parseExpression(c.defaultExpr), c.type);
+    const expr = exprs[i];
+    if (!expr) return () => null;
     let compiled: ReturnType<typeof compile> | null = null;
     return (exec) => {
       compiled ??= compile(expr, exec);
@@ -47,6 +64,9 @@ export function defaultExprOf(run: DmlRun, table: TableDef, position: number): E
   return bindDefault(run.ctx, table, parseExpression(c.defaultExpr), c.type);
 }
 
+/** A value of a VALUES row bound for its target column: an expression (coerced) or DEFAULT. */
+export type Cell = Expr | 'default';
+
 /** The rows an INSERT proposes, as full rows in table column order (defaults filled in). */
 export async function insertRows(
   run: DmlRun,
@@ -56,39 +76,16 @@ export async function insertRows(
   explicitColumns: boolean,
   onRow: (values: QValue[]) => Promise<void>,
 ): Promise<void> {
-  const defaults = defaultsOf(run, table);
   if (source === null) {
+    const defaults = defaultsOf(run, table);
     await onRow(fullRow(table, new Map(), defaults, run.exec()));
     return;
   }
-  if (source.kind === 'values' && isPlainValues(source)) {
-    const env = exprEnv(run, new Scope(null), 'VALUES');
-    const rows: Cell[][] = source.rows.map((items) => {
-      if (items.length > targets.length) throw invalid('INSERT has more expressions than target columns');
-      if (explicitColumns && items.length < targets.length) throw invalid('INSERT has more target columns than expressions');
-      return items.map((item, i) =>
-        item.kind === 'default' ? 'default' : coerce(run.ctx, bindExpr(item, env), table.columns[targets[i]!]!.type, 'assignment'),
-      );
-    });
-    const exec = run.exec();
-    for (const cells of rows) {
-      const given = new Map<number, QValue>();
-      const computed: { target: number; expr: Expr }[] = [];
-      cells.forEach((c, i) => {
-        if (c === 'default') return;
-        // Literals arrive folded to constants (bulk loads are all literals): no compile per cell.
-        if (c.kind === 'const') given.set(targets[i]!, c.value);
-        else computed.push({ target: targets[i]!, expr: c });
-      });
-      if (computed.length > 0) {
-        const compiled = computed.map((x) => compile(x.expr, exec));
-        await prepare(compiled, [], exec);
-        compiled.forEach((c, k) => given.set(computed[k]!.target, c.eval([])));
-      }
-      await onRow(fullRow(table, given, defaults, exec));
-    }
+  if (isPlainValues(source)) {
+    await valuesRows(run, table, targets, bindValues(run, table, targets, source, explicitColumns), onRow);
     return;
   }
+  const defaults = defaultsOf(run, table);
   const query = run.binder.bindQuery(source, new Scope(null));
   const columns = query.plan.columns;
   if (columns.length > targets.length) throw invalid('INSERT has more expressions than target columns');
@@ -110,11 +107,49 @@ export async function insertRows(
   }
 }
 
+/** The cells of a plain VALUES list bound and coerced to their target columns (row by row, DEFAULT allowed). */
+export function bindValues(run: DmlRun, table: TableDef, targets: readonly number[], source: ValuesSource, explicitColumns: boolean): Cell[][] {
+  const env = exprEnv(run, new Scope(null), 'VALUES');
+  return source.rows.map((items) => {
+    if (items.length > targets.length) throw invalid('INSERT has more expressions than target columns');
+    if (explicitColumns && items.length < targets.length) throw invalid('INSERT has more target columns than expressions');
+    return items.map((item, i) => (item.kind === 'default' ? 'default' : coerce(run.ctx, bindExpr(item, env), table.columns[targets[i]!]!.type, 'assignment')));
+  });
+}
+
+/** Evaluates bound VALUES cells (bindValues) into full rows, defaults filled in: the same for a fresh and a cached INSERT. */
+export async function valuesRows(
+  run: DmlRun,
+  table: TableDef,
+  targets: readonly number[],
+  rows: readonly (readonly Cell[])[],
+  onRow: (values: QValue[]) => Promise<void>,
+): Promise<void> {
+  const defaults = defaultsOf(run, table);
+  const exec = run.exec();
+  for (const cells of rows) {
+    const given = new Map<number, QValue>();
+    const computed: { target: number; expr: Expr }[] = [];
+    cells.forEach((c, i) => {
+      if (c === 'default') return;
+      // Literals arrive folded to constants (bulk loads are all literals): no compile per cell.
+      if (c.kind === 'const') given.set(targets[i]!, c.value);
+      else computed.push({ target: targets[i]!, expr: c });
+    });
+    if (computed.length > 0) {
+      const compiled = computed.map((x) => compile(x.expr, exec));
+      await prepare(compiled, [], exec);
+      compiled.forEach((c, k) => given.set(computed[k]!.target, c.eval([])));
+    }
+    await onRow(fullRow(table, given, defaults, exec));
+  }
+}
+
 function fullRow(table: TableDef, given: Map<number, QValue>, defaults: ((exec: ExecContext) => QValue)[], exec: ExecContext): QValue[] {
   return table.columns.map((_c, i) => (given.has(i) ? given.get(i)! : defaults[i]!(exec)));
 }
 
 /** A VALUES list INSERT runs row by row (DEFAULT allowed); one with ORDER BY, LIMIT or WITH runs as a query. */
-function isPlainValues(source: QueryExpr): boolean {
+export function isPlainValues(source: QueryExpr): source is ValuesSource {
   return source.kind === 'values' && !source.with && source.orderBy.length === 0 && source.limit === null && source.offset === null;
 }

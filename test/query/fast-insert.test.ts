@@ -1,0 +1,172 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { decodeLogRecord } from '../../core/log-records.js';
+import { lsn } from '../../core/units.js';
+import type { ExecuteOptions } from '../../query/index.js';
+import { openSql, type SqlHarness } from './helpers.js';
+
+const TXN_LIMITS = { transactionTimeoutMsDefault: 10_000, transactionTimeoutMsMax: 10_000, transactionsOpenMax: 4, sqlDmlRowsMax: 1000 };
+const BASE = { timeoutMs: 30_000, maxRows: 10_000, tenant: 'default' };
+
+type Outcome = { ok: true; command: string; affected: number | null; rows: unknown[] } | { ok: false; code: string; message: string; details: unknown };
+
+async function outcome(run: Promise<{ command: string; affectedRows: number | null; rows: unknown[] }>): Promise<Outcome> {
+  try {
+    const r = await run;
+    return { ok: true, command: r.command, affected: r.affectedRows, rows: r.rows };
+  } catch (error) {
+    const e = error as { code: string; message: string; details: unknown };
+    return { ok: false, code: e.code, message: e.message, details: e.details };
+  }
+}
+
+/** Every committed row change and sequence value in a harness's log (ids and times of records left out). */
+async function logOps(h: SqlHarness): Promise<unknown[]> {
+  const ops: unknown[] = [];
+  for await (const batch of h.stack.log.read(lsn(1))) {
+    for (const entry of batch) {
+      const record = decodeLogRecord(entry.payload);
+      if (record.type !== 'txn') continue;
+      for (const op of record.ops) if (op.kind === 'row' || op.kind === 'sequence') ops.push(op);
+    }
+  }
+  return ops;
+}
+
+/**
+ * The prepared INSERT (query/fast-insert.ts) against the general path: two engines run the same
+ * steps; `fresh` gets every text once (a comment makes it new, so it is parsed and bound on every
+ * run), `cached` gets the same text again (bound once, reused). Answers, errors (code, message,
+ * details), rows and the log's row changes must be identical.
+ */
+describe('a cached INSERT binding answers as binding it again would', () => {
+  let fresh: SqlHarness;
+  let cached: SqlHarness;
+  let nonce = 0;
+
+  beforeAll(async () => {
+    fresh = await openSql({ transactions: TXN_LIMITS });
+    cached = await openSql({ transactions: TXN_LIMITS });
+  });
+  afterAll(async () => {
+    await fresh?.close();
+    await cached?.close();
+  });
+
+  /** Runs one statement on both engines; returns the (identical) outcome. */
+  async function both(
+    sql: string,
+    params: unknown[] = [],
+    options: { fresh?: Partial<ExecuteOptions>; cached?: Partial<ExecuteOptions> } = {},
+  ): Promise<Outcome> {
+    nonce += 1;
+    const a = await outcome(fresh.engine.execute(`${sql} /* ${nonce} */`, { ...BASE, params, ...options.fresh }));
+    const b = await outcome(cached.engine.execute(sql, { ...BASE, params, ...options.cached }));
+    expect(b, sql).toEqual(a);
+    return b;
+  }
+
+  async function sameState(table: string): Promise<void> {
+    const a = await outcome(fresh.q(`SELECT * FROM ${table} ORDER BY 1`));
+    const b = await outcome(cached.q(`SELECT * FROM ${table} ORDER BY 1`));
+    expect(b).toEqual(a);
+  }
+
+  it('defaults, serial, NOT NULL, CHECK, unique and primary key conflicts, type errors, RETURNING', async () => {
+    const ddl = "CREATE TABLE c (id SERIAL PRIMARY KEY, code TEXT UNIQUE, n INTEGER NOT NULL CHECK (n > 0), note TEXT DEFAULT 'none')";
+    await both(ddl);
+    const hitsBefore = cached.engine.insertCacheStats().hits;
+    const insert = 'INSERT INTO c (code, n) VALUES ($1, $2) RETURNING id, code, n, note';
+    expect(await both(insert, ['a', 1])).toMatchObject({ ok: true, rows: [{ id: 1, code: 'a', n: 1, note: 'none' }] });
+    expect(await both(insert, ['b', 2])).toMatchObject({ ok: true, rows: [{ id: 2, code: 'b', n: 2, note: 'none' }] });
+    expect(await both(insert, ['a', 3])).toMatchObject({ ok: false, code: 'CONSTRAINT_VIOLATION' });
+    expect(await both(insert, ['c', 0])).toMatchObject({ ok: false, code: 'CONSTRAINT_VIOLATION' });
+    expect(await both(insert, ['d', null])).toMatchObject({ ok: false, code: 'CONSTRAINT_VIOLATION' });
+    expect(await both(insert, ['e', 'x'])).toMatchObject({ ok: false });
+    expect(await both(insert, ['f'])).toMatchObject({ ok: false, code: 'INVALID_QUERY' });
+    expect(await both(insert, ['g', '7'])).toMatchObject({ ok: true, rows: [{ code: 'g', n: 7 }] });
+    // An explicit primary key that clashes, DEFAULT in a cell, no column list, RETURNING *.
+    expect(await both('INSERT INTO c VALUES ($1, $2, $3, DEFAULT) RETURNING *', [1, 'h', 1])).toMatchObject({ ok: false, code: 'CONSTRAINT_VIOLATION' });
+    expect(await both('INSERT INTO c VALUES ($1, $2, $3, DEFAULT) RETURNING *', [100, 'h', 1])).toMatchObject({ ok: true, rows: [{ id: 100, note: 'none' }] });
+    expect(await both('INSERT INTO c (code, n, note) VALUES ($1, 5, NULL)', ['i'])).toMatchObject({ ok: true, affected: 1 });
+    expect(await both('INSERT INTO c (code, n) VALUES ($1, $2), ($3, $4)', ['j', 1, 'k', -1])).toMatchObject({ ok: false, code: 'CONSTRAINT_VIOLATION' });
+    expect(await both('INSERT INTO c (code, n) VALUES ($1, $2), ($3, $4)', ['j', 1, 'k', 1])).toMatchObject({ ok: true, affected: 2 });
+    await sameState('c');
+    // The cached engine reused bindings; the fresh one could not (each text was new).
+    expect(cached.engine.insertCacheStats().hits - hitsBefore).toBeGreaterThanOrEqual(8);
+  });
+
+  it('follows ALTER TABLE ADD COLUMN, DROP COLUMN, a new CHECK and DROP TABLE between two identical INSERTs', async () => {
+    await both('CREATE TABLE d (id INTEGER PRIMARY KEY, v TEXT, w INTEGER)');
+    const insert = 'INSERT INTO d VALUES ($1, $2, $3) RETURNING *';
+    const named = 'INSERT INTO d (id, v) VALUES ($1, $2) RETURNING *';
+    await both(insert, [1, 'a', 1]);
+    await both(named, [2, 'b']);
+    await both("ALTER TABLE d ADD COLUMN x TEXT DEFAULT 'dx'");
+    expect(await both(insert, [3, 'c', 3])).toMatchObject({ ok: true, rows: [{ id: 3, v: 'c', w: 3, x: 'dx' }] });
+    expect(await both(named, [4, 'd'])).toMatchObject({ ok: true, rows: [{ id: 4, v: 'd', w: null, x: 'dx' }] });
+    await both('ALTER TABLE d DROP COLUMN w');
+    // Three values for what are now three columns: w is gone, the third value goes to x.
+    expect(await both(insert, [5, 'e', '5'])).toMatchObject({ ok: true, rows: [{ id: 5, v: 'e', x: '5' }] });
+    expect(await both(named, [6, 'f'])).toMatchObject({ ok: true, rows: [{ id: 6, v: 'f', x: 'dx' }] });
+    await both('ALTER TABLE d ADD CONSTRAINT v_short CHECK (length(v) < 3)');
+    expect(await both(named, [7, 'long'])).toMatchObject({ ok: false, code: 'CONSTRAINT_VIOLATION' });
+    await sameState('d');
+    await both('DROP TABLE d');
+    expect(await both(named, [8, 'g'])).toMatchObject({ ok: false });
+    await both('CREATE TABLE d (id TEXT PRIMARY KEY, v NUMERIC(6,2))');
+    expect(await both(named, ['nine', 9.5])).toMatchObject({ ok: true, rows: [{ id: 'nine', v: '9.50' }] });
+    expect(await both(insert, ['ten', 10, 'extra'])).toMatchObject({ ok: false, code: 'INVALID_QUERY' });
+    await sameState('d');
+  });
+
+  it('ON CONFLICT is not cached and answers as the general path', async () => {
+    await both('CREATE TABLE e (id INTEGER PRIMARY KEY, n INTEGER)');
+    const binds = cached.engine.insertCacheStats().binds;
+    const upsert = 'INSERT INTO e VALUES ($1, $2) ON CONFLICT (id) DO UPDATE SET n = e.n + EXCLUDED.n RETURNING *';
+    const nothing = 'INSERT INTO e VALUES ($1, $2) ON CONFLICT DO NOTHING RETURNING *';
+    expect(await both(upsert, [1, 1])).toMatchObject({ ok: true, rows: [{ id: 1, n: 1 }] });
+    expect(await both(upsert, [1, 5])).toMatchObject({ ok: true, rows: [{ id: 1, n: 6 }] });
+    expect(await both(nothing, [1, 9])).toMatchObject({ ok: true, affected: 0, rows: [] });
+    expect(await both(nothing, [2, 9])).toMatchObject({ ok: true, rows: [{ id: 2, n: 9 }] });
+    expect(cached.engine.insertCacheStats().binds).toBe(binds);
+    await sameState('e');
+  });
+
+  it('runs in an explicit transaction: staged, seen by the transaction, committed or rolled back', async () => {
+    await both('CREATE TABLE f (id INTEGER PRIMARY KEY, t TEXT)');
+    const insert = 'INSERT INTO f (id, t) VALUES ($1, $2)';
+    await both(insert, [1, 'out']);
+    for (const end of ['commit', 'rollback'] as const) {
+      const a = await fresh.transactions!.begin({ tenant: 'default', isolation: 'read_committed', readOnly: false });
+      const b = await cached.transactions!.begin({ tenant: 'default', isolation: 'read_committed', readOnly: false });
+      const inTxn = { fresh: { transaction: { id: a.transactionId } }, cached: { transaction: { id: b.transactionId } } };
+      const base = end === 'commit' ? 10 : 20;
+      await both(insert, [base, 'in'], inTxn);
+      await both(insert, [base + 1, 'in'], inTxn);
+      const committed = end === 'commit' ? 1 : 3;
+      expect(await both('SELECT count(*) AS n FROM f', [], inTxn)).toMatchObject({ ok: true, rows: [{ n: committed + 2 }] });
+      expect(await both('SELECT count(*) AS n FROM f')).toMatchObject({ ok: true, rows: [{ n: committed }] });
+      await fresh.transactions![end](a.transactionId, { tenant: 'default' });
+      await cached.transactions![end](b.transactionId, { tenant: 'default' });
+    }
+    // In one request: BEGIN; INSERT; INSERT; COMMIT runs as one transaction, a failure undoes both.
+    expect(await both(`BEGIN; ${insert}; ${insert}; COMMIT`, [30, 'batch'])).toMatchObject({ ok: false, code: 'CONSTRAINT_VIOLATION' });
+    await sameState('f');
+    expect(await both('SELECT count(*) AS n FROM f')).toMatchObject({ ok: true, rows: [{ n: 3 }] });
+  });
+
+  it('writes the same row changes and sequence values to the log (CDC events are made from them)', async () => {
+    expect(await logOps(cached)).toEqual(await logOps(fresh));
+    expect((await logOps(cached)).length).toBeGreaterThan(20);
+  });
+  it('a date or time literal is not frozen by the cache (now, today)', async () => {
+    await both('CREATE TABLE g (id INTEGER PRIMARY KEY, at TIMESTAMPTZ)');
+    const binds = cached.engine.insertCacheStats().binds;
+    await cached.q("INSERT INTO g VALUES ($1, 'now')", [1]);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    await cached.q("INSERT INTO g VALUES ($1, 'now')", [2]);
+    const rows = (await cached.q('SELECT id, at FROM g ORDER BY id')).rows as { at: string }[];
+    expect(rows[0]!.at).not.toBe(rows[1]!.at);
+    expect(cached.engine.insertCacheStats().binds).toBe(binds);
+  });
+});
