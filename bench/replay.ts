@@ -1,10 +1,15 @@
 /**
  * Replay: records/s (and rows/s) rebuilding every projection from the log, as `svcdb replay`
- * does, with the CPU time it took. Env: BENCH_RECORDS (default 200,000), BENCH_RECORD_ROWS rows per record (default 5).
+ * does, with the CPU time it took. Env: BENCH_RECORDS (default 200,000), BENCH_RECORD_ROWS rows per record (default 5);
+ * BENCH_REPLAY_DIR keeps the data directory there (its log is written once, later runs only replay it:
+ * profiles and before/after comparisons on the same log).
  */
 import { encodeLogRecord, type RowChange } from '../core/log-records.js';
 import { silentLogger } from '../core/logger.js';
 import { openStateStore, prepareDataDir, rebuildProjections } from '../projections/index.js';
+import { existsSync } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
+import type { Log } from '../log/index.js';
 import { itemImage, itemKey, itemsTable, openLogAt, tempDir, txn } from '../test/helpers/stack.js';
 import { printBenchResult, progress } from './lib/print-result.js';
 
@@ -13,34 +18,14 @@ const RECORD_ROWS = Number(process.env.BENCH_RECORD_ROWS ?? 5);
 const APPENDS_IN_FLIGHT = 256;
 
 const table = itemsTable(1, { scoreIndexId: 2 });
-const { dir, remove } = await tempDir('svcdb-bench-replay-');
+const kept = process.env.BENCH_REPLAY_DIR;
+const { dir, remove } = kept ? { dir: kept, remove: async () => {} } : await tempDir('svcdb-bench-replay-');
 try {
+  const reuse = kept !== undefined && existsSync(`${kept}/log-written`);
   const layout = await prepareDataDir(dir, { create: true });
   const log = await openLogAt(layout.logDir, { segmentSizeBytesMax: 64 * 1024 * 1024 });
-  progress(`writing ${RECORDS} records of ${RECORD_ROWS} rows`);
-  await log.append(encodeLogRecord(txn([{ kind: 'put_table', table }]))).durable;
-  let inFlight: Promise<void>[] = [];
-  for (let r = 0; r < RECORDS; r++) {
-    const changes: RowChange[] = [];
-    for (let i = 0; i < RECORD_ROWS; i++) {
-      const id = BigInt(r * RECORD_ROWS + i);
-      changes.push({
-        kind: 'row',
-        tableId: 1,
-        op: 'insert',
-        key: itemKey(id),
-        before: null,
-        after: itemImage(table, { id, name: `user-${id}`, score: Number(id % 1000n) }),
-      });
-    }
-    inFlight.push(log.append(encodeLogRecord(txn(changes))).durable);
-    if (inFlight.length >= APPENDS_IN_FLIGHT) {
-      await Promise.all(inFlight);
-      inFlight = [];
-    }
-  }
-  await Promise.all(inFlight);
-
+  if (!reuse) await writeLog(log);
+  if (kept && !reuse) await mkdir(`${kept}/log-written`);
   const liveStore = await openStateStore(layout.stateDir);
   progress('replaying');
   const started = performance.now();
@@ -73,4 +58,31 @@ try {
   });
 } finally {
   await remove();
+}
+
+/** RECORDS records of RECORD_ROWS new rows each, after the table's definition. */
+async function writeLog(log: Log): Promise<void> {
+  progress(`writing ${RECORDS} records of ${RECORD_ROWS} rows`);
+  await log.append(encodeLogRecord(txn([{ kind: 'put_table', table }]))).durable;
+  let inFlight: Promise<void>[] = [];
+  for (let r = 0; r < RECORDS; r++) {
+    const changes: RowChange[] = [];
+    for (let i = 0; i < RECORD_ROWS; i++) {
+      const id = BigInt(r * RECORD_ROWS + i);
+      changes.push({
+        kind: 'row',
+        tableId: 1,
+        op: 'insert',
+        key: itemKey(id),
+        before: null,
+        after: itemImage(table, { id, name: `user-${id}`, score: Number(id % 1000n) }),
+      });
+    }
+    inFlight.push(log.append(encodeLogRecord(txn(changes))).durable);
+    if (inFlight.length >= APPENDS_IN_FLIGHT) {
+      await Promise.all(inFlight);
+      inFlight = [];
+    }
+  }
+  await Promise.all(inFlight);
 }
