@@ -146,14 +146,23 @@ export function fastRowRecord(payload: Uint8Array, tableOf: (tableId: number) =>
     throw error;
   }
   const tables: TableEntry[] = [];
+  const indexKeys: (Uint8Array | null)[] = [];
   for (const row of rows) {
     const table = tableOf(row.tableId);
     if (table === undefined) return null;
     tables.push(table);
+    // Index keys decode the row images: a damaged image throws here, before anything is written,
+    // and the general path then leaves the record to the main thread, which reports it.
+    try {
+      for (const index of table.btreeIndexes) indexKeys.push(row.before ? index.keyOf(row.before) : null, row.after ? index.keyOf(row.after) : null);
+    } catch {
+      return null;
+    }
   }
   const tableIds: number[] = [];
+  let keysAt = 0;
   for (let i = 0; i < rows.length; i++) {
-    writeRowEffects(tables[i]!, rows[i]!, sink);
+    keysAt = writeRowEffects(tables[i]!, rows[i]!, indexKeys, keysAt, sink);
     if (!tableIds.includes(rows[i]!.tableId)) tableIds.push(rows[i]!.tableId);
   }
   return { rows: rows.length, firstSequence: firstSequence < 0n ? null : firstSequence, tableIds };
@@ -176,8 +185,11 @@ function readRows(reader: Reader): RowAt[] {
   return rows;
 }
 
-/** The effects projections/row-ops.ts rowChangeOps computes, written as packed ops. */
-function writeRowEffects(table: TableEntry, row: RowAt, sink: EffectsSink): void {
+/**
+ * The effects projections/row-ops.ts rowChangeOps computes, written as packed ops; the row's index
+ * keys (old, new per index) are indexKeys[keysAt...]. Returns where the next row's keys start.
+ */
+function writeRowEffects(table: TableEntry, row: RowAt, indexKeys: readonly (Uint8Array | null)[], keysAt: number, sink: EffectsSink): number {
   const { tableId, key, before, after } = row;
   const rowKeyBytes = 5 + key.length;
   sink.keyOp(after !== null, KeySpace.Row, tableId, key, NO_VALUE, after);
@@ -191,8 +203,8 @@ function writeRowEffects(table: TableEntry, row: RowAt, sink: EffectsSink): void
     delta.sizeBytes -= rowKeyBytes + before.length;
   }
   for (const index of table.btreeIndexes) {
-    const oldKey = before ? index.keyOf(before) : null;
-    const newKey = after ? index.keyOf(after) : null;
+    const oldKey = indexKeys[keysAt++] ?? null;
+    const newKey = indexKeys[keysAt++] ?? null;
     if (oldKey && newKey && sameBytes(oldKey, newKey)) continue;
     if (oldKey) {
       sink.keyOp(false, KeySpace.IndexEntry, index.def.id, oldKey, key, null);
@@ -203,4 +215,5 @@ function writeRowEffects(table: TableEntry, row: RowAt, sink: EffectsSink): void
       delta.indexSizeBytes += 5 + newKey.length + key.length;
     }
   }
+  return keysAt;
 }
