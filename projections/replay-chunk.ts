@@ -6,6 +6,7 @@ import { CatalogState } from './catalog-state.js';
 import type { KeySpace } from './keys.js';
 import type { PreparedRecord } from './record-handoff.js';
 import { fastRowRecord, type EffectsSink, type FastRecord } from './replay-decode.js';
+import { sortPackedOps } from './replay-sort.js';
 import { rowRecordEffects, type RowRecordEffects, type StatsDelta } from './row-ops.js';
 import { PACKED_DEL, PACKED_PUT } from './state-store.js';
 import { hnswSpecs } from './vector-index.js';
@@ -22,7 +23,7 @@ export interface PreparedChunk {
   readonly count: number;
   /** Row changes in the prepared records (progress reports rows/s). */
   readonly rows: number;
-  /** Key/value ops of every prepared record, in order, packed (state-store.ts packedBatch). */
+  /** Key/value ops of every prepared record, packed (state-store.ts packedBatch), sorted by key, the last op of each key only (replay-sort.ts). */
   readonly ops: Uint8Array;
   /** Per prepared record, 1 when it changes rows of a table with an hnsw index (the vector projection must see it). */
   readonly vectorFlags: Uint8Array;
@@ -188,7 +189,7 @@ class ChunkWriter implements EffectsSink {
   }
 
   finish(count: number): { chunk: PreparedChunk; transfer: ArrayBuffer[] } {
-    const ops = this.ops.slice(0, this.opsEnd);
+    const ops = sortPackedOps(this.ops.subarray(0, this.opsEnd));
     const vectorFlags = Uint8Array.from(this.vectorFlags);
     const deltas = new Float64Array(this.deltas.size * DELTA_FIELDS);
     let i = 0;
@@ -197,7 +198,7 @@ class ChunkWriter implements EffectsSink {
       i += DELTA_FIELDS;
     }
     const chunk: PreparedChunk = { count, rows: this.rows, ops, vectorFlags, nextSequence: this.nextSequence(), deltas, sequences: this.sequences };
-    return { chunk, transfer: [ops.buffer, vectorFlags.buffer, deltas.buffer] };
+    return { chunk, transfer: [ops.buffer as ArrayBuffer, vectorFlags.buffer, deltas.buffer] };
   }
 
   private nextSequence(): bigint {
