@@ -102,6 +102,13 @@ class Reader {
     return this.bytes.subarray(start, this.pos);
   }
 
+  /** Avro bytes or string, skipped. */
+  skipBytes(): void {
+    const length = this.int();
+    if (length < 0 || this.pos + length > this.bytes.length) throw NOT_HERE;
+    this.pos += length;
+  }
+
   nullableBytes(): Uint8Array | null {
     const branch = this.int();
     if (branch === 0) return null;
@@ -135,8 +142,8 @@ export function fastRowRecord(payload: Uint8Array, tableOf: (tableId: number) =>
     const reader = new Reader(payload);
     reader.pos = 1;
     if (reader.int() !== 0) return null; // LogRecord union: TxnRecord
-    reader.bytesView(); // txnId
-    reader.bytesView(); // tenant
+    reader.skipBytes(); // txnId
+    reader.skipBytes(); // tenant
     reader.skipLong(); // timestampMicros
     rows = readRows(reader);
     firstSequence = reader.long();
