@@ -2,7 +2,7 @@
  * Replay: records/s (and rows/s) rebuilding every projection from the log, as `svcdb replay`
  * does, with the CPU time it took. Env: BENCH_RECORDS (default 200,000), BENCH_RECORD_ROWS rows per record (default 5);
  * BENCH_REPLAY_DIR keeps the data directory there (its log is written once, later runs only replay it:
- * profiles and before/after comparisons on the same log).
+ * profiles and before/after comparisons on the same log); BENCH_REPLAY_WORKERS sets the replay's worker threads (default: svcdb's choice).
  */
 import { encodeLogRecord, type RowChange } from '../core/log-records.js';
 import { silentLogger } from '../core/logger.js';
@@ -36,6 +36,7 @@ try {
     liveStore,
     batchBytesMax: 4 * 1024 * 1024,
     logger: silentLogger,
+    ...(process.env.BENCH_REPLAY_WORKERS === undefined ? {} : { workerThreads: Number(process.env.BENCH_REPLAY_WORKERS) }),
     onProgress: ({ recordsDone }) => {
       if (recordsDone % 50_000 < 100) progress(`replayed ${recordsDone}`);
     },
