@@ -1,10 +1,15 @@
 /**
  * Replay: records/s (and rows/s) rebuilding every projection from the log, as `svcdb replay`
- * does, with the CPU time it took. Env: BENCH_RECORDS (default 200,000), BENCH_RECORD_ROWS rows per record (default 5).
+ * does, with the CPU time it took. Env: BENCH_RECORDS (default 200,000), BENCH_RECORD_ROWS rows per record (default 5);
+ * BENCH_REPLAY_DIR keeps the data directory there (its log is written once, later runs only replay it:
+ * profiles and before/after comparisons on the same log); BENCH_REPLAY_WORKERS sets the replay's worker threads (default: svcdb's choice).
  */
 import { encodeLogRecord, type RowChange } from '../core/log-records.js';
 import { silentLogger } from '../core/logger.js';
 import { openStateStore, prepareDataDir, rebuildProjections } from '../projections/index.js';
+import { existsSync } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
+import type { Log } from '../log/index.js';
 import { itemImage, itemKey, itemsTable, openLogAt, tempDir, txn } from '../test/helpers/stack.js';
 import { printBenchResult, progress } from './lib/print-result.js';
 
@@ -13,10 +18,51 @@ const RECORD_ROWS = Number(process.env.BENCH_RECORD_ROWS ?? 5);
 const APPENDS_IN_FLIGHT = 256;
 
 const table = itemsTable(1, { scoreIndexId: 2 });
-const { dir, remove } = await tempDir('svcdb-bench-replay-');
+const kept = process.env.BENCH_REPLAY_DIR;
+const { dir, remove } = kept ? { dir: kept, remove: async () => {} } : await tempDir('svcdb-bench-replay-');
 try {
+  const reuse = kept !== undefined && existsSync(`${kept}/log-written`);
   const layout = await prepareDataDir(dir, { create: true });
   const log = await openLogAt(layout.logDir, { segmentSizeBytesMax: 64 * 1024 * 1024 });
+  if (!reuse) await writeLog(log);
+  if (kept && !reuse) await mkdir(`${kept}/log-written`);
+  const liveStore = await openStateStore(layout.stateDir);
+  progress('replaying');
+  const started = performance.now();
+  const cpuStarted = process.cpuUsage();
+  const { records } = await rebuildProjections({
+    log,
+    layout,
+    liveStore,
+    batchBytesMax: 4 * 1024 * 1024,
+    logger: silentLogger,
+    ...(process.env.BENCH_REPLAY_WORKERS === undefined ? {} : { workerThreads: Number(process.env.BENCH_REPLAY_WORKERS) }),
+    onProgress: ({ recordsDone }) => {
+      if (recordsDone % 50_000 < 100) progress(`replayed ${recordsDone}`);
+    },
+  });
+  const elapsedSec = (performance.now() - started) / 1000;
+  const cpu = process.cpuUsage(cpuStarted);
+  const cpuSec = (cpu.user + cpu.system) / 1e6;
+  await log.close();
+  printBenchResult({
+    bench: 'replay',
+    records,
+    rowsPerRecord: RECORD_ROWS,
+    secondaryIndexes: 1,
+    recordsPerSec: Math.round(records / elapsedSec),
+    rowsPerSec: Math.round(((records - 1) * RECORD_ROWS) / elapsedSec),
+    // CPU seconds of every thread (main, replay workers, LevelDB's): on a busy machine, records per
+    // CPU second compares runs better than wall-clock rates do.
+    cpuSec: Math.round(cpuSec * 100) / 100,
+    recordsPerCpuSec: Math.round(records / cpuSec),
+  });
+} finally {
+  await remove();
+}
+
+/** RECORDS records of RECORD_ROWS new rows each, after the table's definition. */
+async function writeLog(log: Log): Promise<void> {
   progress(`writing ${RECORDS} records of ${RECORD_ROWS} rows`);
   await log.append(encodeLogRecord(txn([{ kind: 'put_table', table }]))).durable;
   let inFlight: Promise<void>[] = [];
@@ -40,37 +86,4 @@ try {
     }
   }
   await Promise.all(inFlight);
-
-  const liveStore = await openStateStore(layout.stateDir);
-  progress('replaying');
-  const started = performance.now();
-  const cpuStarted = process.cpuUsage();
-  const { records } = await rebuildProjections({
-    log,
-    layout,
-    liveStore,
-    batchBytesMax: 4 * 1024 * 1024,
-    logger: silentLogger,
-    onProgress: ({ recordsDone }) => {
-      if (recordsDone % 50_000 < 100) progress(`replayed ${recordsDone}`);
-    },
-  });
-  const elapsedSec = (performance.now() - started) / 1000;
-  const cpu = process.cpuUsage(cpuStarted);
-  const cpuSec = (cpu.user + cpu.system) / 1e6;
-  await log.close();
-  printBenchResult({
-    bench: 'replay',
-    records,
-    rowsPerRecord: RECORD_ROWS,
-    secondaryIndexes: 1,
-    recordsPerSec: Math.round(records / elapsedSec),
-    rowsPerSec: Math.round(((records - 1) * RECORD_ROWS) / elapsedSec),
-    // CPU seconds of every thread (main, replay workers, LevelDB's): on a busy machine, records per
-    // CPU second compares runs better than wall-clock rates do.
-    cpuSec: Math.round(cpuSec * 100) / 100,
-    recordsPerCpuSec: Math.round(records / cpuSec),
-  });
-} finally {
-  await remove();
 }

@@ -5,7 +5,7 @@ import type { Log, LogEntry } from '../log/index.js';
 import { encodeTableDef } from './catalog-codec.js';
 import { PROJECTION_LIMITS } from './limits.js';
 import { RecordHandoff } from './record-handoff.js';
-import { preparedRecords, touchesVectors, type PreparedChunk } from './replay-chunk.js';
+import { chunkSummary, touchesVectors, type PreparedChunk } from './replay-chunk.js';
 import { startPreparer, type Preparer } from './replay-pool.js';
 import { packedBatch, type StateStore } from './state-store.js';
 import type { TablesProjection } from './tables-projection.js';
@@ -146,14 +146,15 @@ class ChunkQueue {
 async function applyChunk(options: ReplayApplyOptions, entries: readonly LogEntry[], prepared: PreparedChunk, write: () => Promise<void>): Promise<number> {
   // Rows and index entries first: the barrier record's own apply may read them (backfills, drops).
   await write();
-  const records = preparedRecords(prepared);
-  for (let i = 0; i < records.length; i++) options.handoff.put(entries[i]!.lsn, records[i]!);
   const count = Math.min(prepared.count + 1, entries.length);
-  const applied = count === entries.length ? entries : entries.slice(0, count);
-  await options.tables.applyBatch(applied);
+  // The prepared records count as one, at the LSN of the last (chunkSummary): the projection then
+  // does per chunk, not per record, what it would do for each (statistics, sequences, offset).
+  const first = prepared.count > 0 ? prepared.count - 1 : 0;
+  if (prepared.count > 0) options.handoff.put(entries[first]!.lsn, chunkSummary(prepared));
+  await options.tables.applyBatch(first === 0 && count === entries.length ? entries : entries.slice(first, count));
   // The handoff also tells a live vector projection which records are rows only; replay's gets
-  // only the records that concern it (below), so nothing else takes these marks.
-  for (let i = 0; i < records.length; i++) options.handoff.takeRowsOnly(entries[i]!.lsn);
+  // only the records that concern it (below), so nothing else takes this mark.
+  if (prepared.count > 0) options.handoff.takeRowsOnly(entries[first]!.lsn);
   const forVectors: LogEntry[] = [];
   for (let i = 0; i < count; i++) if (i >= prepared.count || touchesVectors(prepared, i)) forVectors.push(entries[i]!);
   if (forVectors.length > 0) await options.vectors.applyBatch(forVectors);

@@ -3,40 +3,41 @@ import { decodeLogRecord, nextSequenceAfter, type SequenceUpdate, type TxnRecord
 import type { LogEntry } from '../log/index.js';
 import { decodeTableDef } from './catalog-codec.js';
 import { CatalogState } from './catalog-state.js';
+import type { KeySpace } from './keys.js';
 import type { PreparedRecord } from './record-handoff.js';
-import { rowRecordEffects, type RowRecordEffects } from './row-ops.js';
+import { fastRowRecord, type EffectsSink, type FastRecord } from './replay-decode.js';
+import { sortPackedOps } from './replay-sort.js';
+import { rowRecordEffects, type RowRecordEffects, type StatsDelta } from './row-ops.js';
 import { PACKED_DEL, PACKED_PUT } from './state-store.js';
 import { hnswSpecs } from './vector-index.js';
 
 /**
  * The format in which replay workers hand prepared records to the main thread: flat typed arrays
  * (moved, not copied, between threads) instead of objects, whose structured clone would cost more
- * than decoding the record again.
+ * than decoding the record again. A chunk is applied as one batch, so what the tables projection
+ * needs besides the key/value ops is summed over the chunk: statistics per table, the sequence
+ * updates in order, and the event sequence after its last record.
  */
 export interface PreparedChunk {
   /** Records prepared, from the chunk's first; the record after them (if any) is the main thread's to apply. */
   readonly count: number;
   /** Row changes in the prepared records (progress reports rows/s). */
   readonly rows: number;
-  /** Key/value ops of every prepared record, in order, packed (state-store.ts writePacked). */
+  /** Key/value ops of every prepared record, packed (state-store.ts packedBatch), sorted by key, the last op of each key only (replay-sort.ts). */
   readonly ops: Uint8Array;
-  /** Per record, RECORD_FIELDS numbers (see the F_* offsets): its flags. */
-  readonly records: Float64Array;
-  /** Per record, the event sequence after it (what the tables projection stores beside its offset). */
-  readonly nextSequences: BigInt64Array;
-  /** Statistics changes: [record, tableId, rowCount, sizeBytes, indexSizeBytes] repeated. */
+  /** Per prepared record, 1 when it changes rows of a table with an hnsw index (the vector projection must see it). */
+  readonly vectorFlags: Uint8Array;
+  /** The event sequence after the last prepared record (what the tables projection stores beside its offset). */
+  readonly nextSequence: bigint;
+  /** Statistics changes of the chunk: [tableId, rowCount, sizeBytes, indexSizeBytes] repeated. */
   readonly deltas: Float64Array;
-  /** Sequence updates (rare: serial columns), with the record they belong to. */
-  readonly sequences: readonly { readonly record: number; readonly op: SequenceUpdate }[];
+  /** Sequence updates (rare: serial columns), in log order. */
+  readonly sequences: readonly SequenceUpdate[];
 }
 
-const F_FLAGS = 0;
-const RECORD_FIELDS = 1;
-/** The record changes rows of a table with an hnsw index: the vector projection must see it. */
-const FLAG_VECTOR = 1;
-/** The record carries a sequencer stamp (firstSequence); without it the next sequence derives from the LSN. */
-const FLAG_STAMPED = 2;
-const DELTA_FIELDS = 5;
+const DELTA_FIELDS = 4;
+/** Up to this many bytes a JS loop copies faster than a native call. */
+const SMALL_COPY_BYTES_MAX = 32;
 
 /** Payloads of consecutive records, packed into one buffer to post to a worker. */
 export interface PackedPayloads {
@@ -63,6 +64,10 @@ export function packPayloads(entries: readonly LogEntry[]): PackedPayloads {
 export class WorkerCatalog {
   private catalog = new CatalogState();
   private vectorTables = new Set<TableId>();
+  private readonly tableOf = (tableId: number) => this.catalog.table(tableId);
+
+  /** fastPath false: every record through decodeLogRecord (tests compare the two paths). */
+  constructor(private readonly fastPath = true) {}
 
   /** Replaces the catalog with these stored table definitions (catalog-codec). */
   reset(encodedDefs: readonly Uint8Array[]): void {
@@ -81,14 +86,20 @@ export class WorkerCatalog {
    * catalog does not hold, or fails to decode: the main thread applies that one itself.
    */
   prepare(packed: PackedPayloads, firstLsn: number): { chunk: PreparedChunk; transfer: ArrayBuffer[] } {
-    const writer = new ChunkWriter();
+    const writer = new ChunkWriter(packed.bytes.length);
     let start = 0;
     let count = 0;
     for (; count < packed.ends.length; count++) {
       const end = packed.ends[count]!;
-      const prepared = this.prepareOne(packed.bytes.subarray(start, end));
-      if (prepared === null) break;
-      writer.add(count, prepared.record, prepared.effects, firstLsn + count, this.touchesVectors(prepared.record));
+      const payload = packed.bytes.subarray(start, end);
+      const lsn = firstLsn + count;
+      const fast = this.fastPath ? fastRowRecord(payload, this.tableOf, writer) : null;
+      if (fast !== null) writer.addFast(fast, lsn, this.anyVector(fast.tableIds));
+      else {
+        const prepared = this.prepareOne(payload);
+        if (prepared === null) break;
+        writer.add(prepared.record, prepared.effects, lsn, this.touchesVectors(prepared.record));
+      }
       start = end;
     }
     return writer.finish(count);
@@ -97,12 +108,17 @@ export class WorkerCatalog {
   private prepareOne(payload: Uint8Array): { record: TxnRecord; effects: RowRecordEffects } | null {
     try {
       const record = decodeLogRecord(payload);
-      const effects = rowRecordEffects(record.ops, (tableId) => this.catalog.table(tableId));
+      const effects = rowRecordEffects(record.ops, this.tableOf);
       return effects === null ? null : { record, effects };
     } catch {
       // The main thread decodes and applies this record itself, and raises the error if it is one.
       return null;
     }
+  }
+
+  private anyVector(tableIds: readonly number[]): boolean {
+    if (this.vectorTables.size === 0) return false;
+    return tableIds.some((tableId) => this.vectorTables.has(tableId));
   }
 
   private touchesVectors(record: TxnRecord): boolean {
@@ -111,107 +127,149 @@ export class WorkerCatalog {
   }
 }
 
-/** Grows the flat arrays of a PreparedChunk. */
-class ChunkWriter {
-  private ops = new Uint8Array(64 * 1024);
+/** Grows the flat arrays of a PreparedChunk; the fast path writes its ops straight in (EffectsSink). */
+class ChunkWriter implements EffectsSink {
+  private ops: Uint8Array;
   private opsEnd = 0;
-  private records: number[] = [];
-  private nextSequences: bigint[] = [];
-  private deltas: number[] = [];
-  private readonly sequences: { record: number; op: SequenceUpdate }[] = [];
+  private readonly vectorFlags: number[] = [];
+  private readonly deltas = new Map<number, StatsDelta>();
+  private readonly sequences: SequenceUpdate[] = [];
   private rows = 0;
+  /** The last record: its event sequence after it is computed once, at the end. */
+  private last: { fast: FastRecord; lsn: number } | { next: bigint } | null = null;
 
-  add(index: number, record: TxnRecord, effects: RowRecordEffects, lsn: number, vector: boolean): void {
+  constructor(payloadBytes: number) {
+    // Rows and index entries take about twice the payload's bytes.
+    this.ops = new Uint8Array(Math.max(64 * 1024, 2 * payloadBytes));
+  }
+
+  addFast(record: FastRecord, lsn: number, vector: boolean): void {
+    this.rows += record.rows;
+    this.vectorFlags.push(vector ? 1 : 0);
+    this.last = { fast: record, lsn };
+  }
+
+  add(record: TxnRecord, effects: RowRecordEffects, lsn: number, vector: boolean): void {
     for (const op of effects.ops) {
       if (op.type === 'put') this.putOp(PACKED_PUT, op.key, op.value);
       else this.putOp(PACKED_DEL, op.key, null);
     }
-    for (const [tableId, delta] of effects.deltas) this.deltas.push(index, tableId, delta.rowCount, delta.sizeBytes, delta.indexSizeBytes);
+    for (const [tableId, delta] of effects.deltas) {
+      const sum = this.deltaOf(tableId);
+      sum.rowCount += delta.rowCount;
+      sum.sizeBytes += delta.sizeBytes;
+      sum.indexSizeBytes += delta.indexSizeBytes;
+    }
     for (const op of record.ops) {
-      if (op.kind === 'sequence') this.sequences.push({ record: index, op });
+      if (op.kind === 'sequence') this.sequences.push(op);
       else this.rows += 1;
     }
-    const flags = (vector ? FLAG_VECTOR : 0) | (record.firstSequence === undefined ? 0 : FLAG_STAMPED);
-    this.records.push(flags);
-    this.nextSequences.push(nextSequenceAfter(record, lsn));
+    this.vectorFlags.push(vector ? 1 : 0);
+    this.last = { next: nextSequenceAfter(record, lsn) };
+  }
+
+  deltaOf(tableId: number): StatsDelta {
+    let delta = this.deltas.get(tableId);
+    if (delta === undefined) this.deltas.set(tableId, (delta = { rowCount: 0, sizeBytes: 0, indexSizeBytes: 0 }));
+    return delta;
+  }
+
+  keyOp(put: boolean, space: KeySpace, id: number, first: Uint8Array, second: Uint8Array, value: Uint8Array | null): void {
+    const keyLength = 5 + first.length + second.length;
+    let at = this.reserve(1 + 4 + keyLength + (put ? 4 + value!.length : 0));
+    const ops = this.ops;
+    ops[at] = put ? PACKED_PUT : PACKED_DEL;
+    at = putLength(ops, at + 1, keyLength);
+    ops[at] = space;
+    at = putLength(ops, at + 1, id);
+    at = copyInto(ops, at, first);
+    at = copyInto(ops, at, second);
+    if (put) at = copyInto(ops, putLength(ops, at, value!.length), value!);
+    this.opsEnd = at;
   }
 
   finish(count: number): { chunk: PreparedChunk; transfer: ArrayBuffer[] } {
-    const ops = this.ops.slice(0, this.opsEnd);
-    const records = Float64Array.from(this.records);
-    const nextSequences = BigInt64Array.from(this.nextSequences);
-    const deltas = Float64Array.from(this.deltas);
-    const chunk: PreparedChunk = { count, rows: this.rows, ops, records, nextSequences, deltas, sequences: this.sequences };
-    return { chunk, transfer: [ops.buffer, records.buffer, nextSequences.buffer, deltas.buffer] };
+    const ops = sortPackedOps(this.ops.subarray(0, this.opsEnd));
+    const vectorFlags = Uint8Array.from(this.vectorFlags);
+    const deltas = new Float64Array(this.deltas.size * DELTA_FIELDS);
+    let i = 0;
+    for (const [tableId, delta] of this.deltas) {
+      deltas.set([tableId, delta.rowCount, delta.sizeBytes, delta.indexSizeBytes], i);
+      i += DELTA_FIELDS;
+    }
+    const chunk: PreparedChunk = { count, rows: this.rows, ops, vectorFlags, nextSequence: this.nextSequence(), deltas, sequences: this.sequences };
+    return { chunk, transfer: [ops.buffer as ArrayBuffer, vectorFlags.buffer, deltas.buffer] };
   }
 
-  private putOp(type: number, key: Uint8Array, value: Uint8Array | null): void {
-    const need = 1 + 4 + key.length + (value === null ? 0 : 4 + value.length);
+  private nextSequence(): bigint {
+    const last = this.last;
+    if (last === null) return 0n; // no record prepared: never read
+    if ('next' in last) return last.next;
+    const { fast, lsn } = last;
+    // The same rule as nextSequenceAfter: each row change takes one number; unstamped records derive it from the LSN.
+    if (fast.firstSequence !== null) return fast.firstSequence + BigInt(fast.rows);
+    return nextSequenceAfter({ type: 'txn', txnId: '', tenant: '', timestampMicros: 0n, ops: [] }, lsn);
+  }
+
+  private reserve(need: number): number {
     if (this.opsEnd + need > this.ops.length) {
       const grown = new Uint8Array(Math.max(this.ops.length * 2, this.opsEnd + need));
       grown.set(this.ops.subarray(0, this.opsEnd));
       this.ops = grown;
     }
+    return this.opsEnd;
+  }
+
+  private putOp(type: number, key: Uint8Array, value: Uint8Array | null): void {
+    let at = this.reserve(1 + 4 + key.length + (value === null ? 0 : 4 + value.length));
     const ops = this.ops;
-    let at = this.opsEnd;
     ops[at++] = type;
-    at = putBytes(ops, at, key);
-    if (value !== null) at = putBytes(ops, at, value);
+    at = copyInto(ops, putLength(ops, at, key.length), key);
+    if (value !== null) at = copyInto(ops, putLength(ops, at, value.length), value);
     this.opsEnd = at;
   }
 }
 
-function putBytes(out: Uint8Array, at: number, bytes: Uint8Array): number {
-  const n = bytes.length;
+/** A u32, big-endian (lengths of packed ops, ids in keys). */
+function putLength(out: Uint8Array, at: number, n: number): number {
   out[at] = n >>> 24;
   out[at + 1] = (n >>> 16) & 0xff;
   out[at + 2] = (n >>> 8) & 0xff;
   out[at + 3] = n & 0xff;
-  out.set(bytes, at + 4);
-  return at + 4 + n;
+  return at + 4;
+}
+
+function copyInto(out: Uint8Array, at: number, bytes: Uint8Array): number {
+  const n = bytes.length;
+  if (n <= SMALL_COPY_BYTES_MAX) for (let i = 0; i < n; i++) out[at + i] = bytes[i]!;
+  else out.set(bytes, at);
+  return at + n;
 }
 
 /** True when prepared record `index` changes rows of a table with an hnsw index. */
 export function touchesVectors(chunk: PreparedChunk, index: number): boolean {
-  return (chunk.records[index * RECORD_FIELDS + F_FLAGS]! & FLAG_VECTOR) !== 0;
+  return chunk.vectorFlags[index] === 1;
 }
 
 /**
- * The prepared records of a chunk as the tables projection takes them from a handoff, without
- * their key/value ops: the caller writes the chunk's packed ops first, in one batch. Its
- * `record` is a summary: the projection reads a prepared record's sequence updates and the
- * sequence after it, and the summary gives both exactly (firstSequence is set so that
- * nextSequenceAfter(summary) is the record's own next sequence).
+ * The prepared records of a chunk as ONE record for the tables projection to take from a handoff
+ * at the LSN of the chunk's last prepared record, without key/value ops: the caller writes the
+ * chunk's packed ops first, in one batch. Its `record` is a summary: the projection reads a
+ * prepared record's sequence updates and the sequence after it, and the summary gives both
+ * exactly (firstSequence is set so that nextSequenceAfter(summary) is the chunk's next sequence);
+ * its statistics are the chunk's sums, which add up to the same as record by record.
  */
-export function preparedRecords(chunk: PreparedChunk): PreparedRecord[] {
-  const out: PreparedRecord[] = [];
-  const sequencesOf = new Map<number, SequenceUpdate[]>();
-  for (const { record, op } of chunk.sequences) {
-    const list = sequencesOf.get(record) ?? [];
-    list.push(op);
-    sequencesOf.set(record, list);
-  }
-  const deltasOf = new Map<number, Map<number, { rowCount: number; sizeBytes: number; indexSizeBytes: number }>>();
+export function chunkSummary(chunk: PreparedChunk): PreparedRecord {
+  const deltas = new Map<number, StatsDelta>();
   const d = chunk.deltas;
-  for (let i = 0; i < d.length; i += DELTA_FIELDS) {
-    let map = deltasOf.get(d[i]!);
-    if (!map) deltasOf.set(d[i]!, (map = new Map()));
-    map.set(d[i + 1]!, { rowCount: d[i + 2]!, sizeBytes: d[i + 3]!, indexSizeBytes: d[i + 4]! });
-  }
-  for (let index = 0; index < chunk.count; index++) {
-    const base = index * RECORD_FIELDS;
-    const sequenceOps = sequencesOf.get(index) ?? [];
-    const stamped = (chunk.records[base + F_FLAGS]! & FLAG_STAMPED) !== 0;
-    const next = chunk.nextSequences[index]!;
-    const record: TxnRecord = {
-      type: 'txn',
-      txnId: '',
-      tenant: '',
-      timestampMicros: 0n,
-      ops: sequenceOps,
-      ...(stamped ? { firstSequence: next - BigInt(sequenceOps.length) } : {}),
-    };
-    out.push({ record, effects: { ops: [], deltas: deltasOf.get(index) ?? new Map() } });
-  }
-  return out;
+  for (let i = 0; i < d.length; i += DELTA_FIELDS) deltas.set(d[i]!, { rowCount: d[i + 1]!, sizeBytes: d[i + 2]!, indexSizeBytes: d[i + 3]! });
+  const record: TxnRecord = {
+    type: 'txn',
+    txnId: '',
+    tenant: '',
+    timestampMicros: 0n,
+    ops: chunk.sequences,
+    firstSequence: chunk.nextSequence - BigInt(chunk.sequences.length),
+  };
+  return { record, effects: { ops: [], deltas } };
 }

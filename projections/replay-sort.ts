@@ -1,0 +1,149 @@
+/**
+ * Replay writes each chunk of records as one LevelDB batch. LevelDB inserts a batch's entries into
+ * its memtable (a skip list) one by one: in key order each insert walks the part of the list the
+ * previous one just walked, so it stays in the CPU cache, where random order misses it at every
+ * level (index entries come in the order of their column's values, rows in primary key order,
+ * interleaved). A batch is atomic and nothing reads between its ops, so sorting them by key and
+ * keeping only the last op of each key leaves exactly the same state. The workers sort; the main
+ * thread and LevelDB's thread are the busy ones.
+ */
+import { PACKED_DEL } from './state-store.js';
+
+/** Up to this many bytes a JS loop copies faster than a native call. */
+const SMALL_COPY_BYTES_MAX = 64;
+
+const packedLength = (ops: Uint8Array, at: number): number => ((ops[at]! << 24) | (ops[at + 1]! << 16) | (ops[at + 2]! << 8) | ops[at + 3]!) >>> 0;
+
+/**
+ * The packed ops (state-store.ts PACKED_PUT) sorted by key, one op per key: the last one given
+ * for it. Applying the result in order leaves the same key/value state as applying `ops` in order.
+ */
+export function sortPackedOps(ops: Uint8Array): Uint8Array {
+  let n = 0;
+  for (let at = 0; at < ops.length; n++) at = opEnd(ops, at);
+  // Op i spans [starts[i], starts[i + 1]); its key starts 5 bytes in.
+  const starts = new Int32Array(n + 1);
+  const keyStarts = new Int32Array(n);
+  const keyLengths = new Int32Array(n);
+  for (let i = 0, at = 0; i < n; i++) {
+    starts[i] = at;
+    keyStarts[i] = at + 5;
+    keyLengths[i] = packedLength(ops, at + 1);
+    at = opEnd(ops, at);
+  }
+  starts[n] = ops.length;
+  const order = new Int32Array(n);
+  for (let i = 0; i < n; i++) order[i] = i;
+  new KeySorter(ops, keyStarts, keyLengths, order).sort(0, n, 0);
+  const out = new Uint8Array(ops.length);
+  let outAt = 0;
+  for (let k = 0; k < n; k++) {
+    const i = order[k]!;
+    // Equal keys keep their log order (the sort is stable): the last of a run is the op that wins.
+    if (k + 1 < n && sameKey(ops, keyStarts, keyLengths, i, order[k + 1]!)) continue;
+    const start = starts[i]!;
+    const length = starts[i + 1]! - start;
+    if (length <= SMALL_COPY_BYTES_MAX) for (let b = 0; b < length; b++) out[outAt + b] = ops[start + b]!;
+    else out.set(ops.subarray(start, start + length), outAt);
+    outAt += length;
+  }
+  return outAt === ops.length ? out : out.slice(0, outAt);
+}
+
+function opEnd(ops: Uint8Array, at: number): number {
+  const end = at + 5 + packedLength(ops, at + 1);
+  return ops[at] === PACKED_DEL ? end : end + 4 + packedLength(ops, end);
+}
+
+function sameKey(ops: Uint8Array, keyStarts: Int32Array, keyLengths: Int32Array, a: number, b: number): boolean {
+  const length = keyLengths[a]!;
+  if (keyLengths[b] !== length) return false;
+  const aStart = keyStarts[a]!;
+  const bStart = keyStarts[b]!;
+  for (let i = 0; i < length; i++) if (ops[aStart + i] !== ops[bStart + i]) return false;
+  return true;
+}
+
+/** Below this many keys a range is insertion-sorted instead of split by its next byte. */
+const INSERTION_SORT_KEYS_MAX = 24;
+
+/**
+ * A stable most-significant-byte radix sort of op indexes by key (keys share long prefixes: a
+ * comparison sort compared them from the first byte every time, and cost more than it saved).
+ */
+class KeySorter {
+  private readonly scratch: Int32Array;
+  private readonly counts = new Int32Array(258);
+
+  constructor(
+    private readonly ops: Uint8Array,
+    private readonly keyStarts: Int32Array,
+    private readonly keyLengths: Int32Array,
+    private readonly order: Int32Array,
+  ) {
+    this.scratch = new Int32Array(order.length);
+  }
+
+  /** Sorts order[lo, hi), whose keys agree on their first `depth` bytes. */
+  sort(lo: number, hi: number, depth: number): void {
+    for (;;) {
+      if (hi - lo <= INSERTION_SORT_KEYS_MAX) return this.insertionSort(lo, hi, depth);
+      // Rows written in primary key order (serial ids, time-ordered keys) come sorted already.
+      if (this.inOrder(lo, hi, depth)) return;
+      // Bucket 0: keys that end at depth (they sort first, and are all equal); b + 1: next byte b.
+      const counts = this.counts.fill(0);
+      for (let k = lo; k < hi; k++) counts[this.bucket(this.order[k]!, depth) + 1]! += 1;
+      if (counts[this.bucket(this.order[lo]!, depth) + 1] === hi - lo) {
+        if (this.bucket(this.order[lo]!, depth) === 0) return; // all equal: already in log order
+        depth += 1; // every key has the same byte here: look at the next one
+        continue;
+      }
+      for (let b = 1; b < 258; b++) counts[b]! += counts[b - 1]!;
+      // Bucket x is [bounds[x], bounds[x + 1]) from lo once distributed.
+      const bounds = counts.slice();
+      for (let k = lo; k < hi; k++) {
+        const i = this.order[k]!;
+        this.scratch[lo + counts[this.bucket(i, depth)]!++] = i;
+      }
+      this.order.set(this.scratch.subarray(lo, hi), lo);
+      for (let x = 1; x < 257; x++) if (bounds[x + 1]! - bounds[x]! > 1) this.sort(lo + bounds[x]!, lo + bounds[x + 1]!, depth + 1);
+      return;
+    }
+  }
+
+  /** 0 when the key has no byte at depth, else the byte + 1. */
+  private bucket(i: number, depth: number): number {
+    return depth < this.keyLengths[i]! ? this.ops[this.keyStarts[i]! + depth]! + 1 : 0;
+  }
+
+  private inOrder(lo: number, hi: number, depth: number): boolean {
+    for (let k = lo + 1; k < hi; k++) if (this.compare(this.order[k - 1]!, this.order[k]!, depth) > 0) return false;
+    return true;
+  }
+
+  private insertionSort(lo: number, hi: number, depth: number): void {
+    const order = this.order;
+    for (let k = lo + 1; k < hi; k++) {
+      const i = order[k]!;
+      let j = k - 1;
+      while (j >= lo && this.compare(order[j]!, i, depth) > 0) {
+        order[j + 1] = order[j]!;
+        j -= 1;
+      }
+      order[j + 1] = i;
+    }
+  }
+
+  private compare(a: number, b: number, depth: number): number {
+    const aStart = this.keyStarts[a]!;
+    const bStart = this.keyStarts[b]!;
+    const aLength = this.keyLengths[a]!;
+    const bLength = this.keyLengths[b]!;
+    const common = Math.min(aLength, bLength);
+    for (let i = depth; i < common; i++) {
+      const d = this.ops[aStart + i]! - this.ops[bStart + i]!;
+      if (d !== 0) return d;
+    }
+    return aLength - bLength;
+  }
+}
