@@ -69,6 +69,12 @@ describe('array columns over REST, GraphQL, CDC and replay', () => {
     expect(bad.status).toBe(422); // TYPE_MISMATCH
   });
 
+  it('a btree index on an array of JSONB is refused (JSONB is not orderable here; docs/sql.md)', async () => {
+    const reply = await call('POST', '/query', { sql: 'CREATE INDEX ON tags (docs)' });
+    expect(reply.status).toBe(400);
+    expect(reply.body.error.message).toMatch(/btree indexes cannot hold JSONB/);
+  });
+
   it('the table describes array column types', async () => {
     const table = await call('GET', '/tables/tags');
     expect(table.status).toBe(200);
