@@ -65,6 +65,7 @@ describe('array columns over REST, GraphQL, CDC and replay', () => {
     const patched = await call('PATCH', '/tables/tags/rows/2', { updates: { scores: [7, null], labels: ['z'] } });
     expect(patched.status, JSON.stringify(patched.body)).toBe(200);
     expect((await call('GET', '/tables/tags/rows/2')).body.data).toMatchObject({ id: 2, labels: ['z'], scores: [7, null] });
+    expect(await sql('SELECT id FROM tags WHERE scores = $1 OR labels && $2 ORDER BY id', [[5], '{z}'])).toEqual([{ id: 2 }, { id: 3 }]);
     const bad = await call('POST', '/tables/tags/rows', { row: { id: 9, labels: ['x'], scores: ['not a number'] } });
     expect(bad.status).toBe(422); // TYPE_MISMATCH
   });
@@ -96,6 +97,16 @@ describe('array columns over REST, GraphQL, CDC and replay', () => {
     const sdl = await call('POST', '/graphql', { query: '{ __type(name: "tags") { fields { name type { kind ofType { kind ofType { name } } } } } }' });
     const labels = sdl.body.data.__type.fields.find((f: { name: string }) => f.name === 'labels');
     expect(labels.type).toEqual({ kind: 'NON_NULL', ofType: { kind: 'LIST', ofType: { name: 'String' } } });
+  });
+
+  it('GraphQL mutations take lists for array columns', async () => {
+    const reply = await call('POST', '/graphql', {
+      query: 'mutation { insert_tags_one(object: {id: 10, labels: ["m", null], scores: [1]}) { id labels scores } }',
+    });
+    expect(reply.body.errors, JSON.stringify(reply.body)).toBeUndefined();
+    expect(reply.body.data.insert_tags_one).toEqual({ id: 10, labels: ['m', null], scores: [1] });
+    const removed = await call('POST', '/graphql', { query: 'mutation { delete_tags_by_pk(id: 10) { id } }' });
+    expect(removed.body.data.delete_tags_by_pk).toEqual({ id: 10 });
   });
 
   it('webhook events carry arrays as JSON arrays', async () => {
