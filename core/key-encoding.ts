@@ -119,6 +119,62 @@ function encodeComponent(type: SqlType, value: SqlValue, index: number): void {
     case 'jsonb':
     case 'vector':
       throw mismatch(type, value, index, `${sqlTypeText(type)} values are not orderable and cannot be part of a key`);
+    case 'array':
+      if (!Array.isArray(value)) throw mismatch(type, value, index);
+      ensure(1);
+      buf[pos++] = MARK_VALUE;
+      writeArrayBody(type, value as readonly SqlValue[], index);
+      return;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Arrays: PostgreSQL's array order (query/types/compare.ts arrayComparator): element by element,
+// a NULL element after any value, then the shorter array first.
+
+/** Ends an array body; below both markers, so a proper prefix sorts first. */
+const ARRAY_END = 0x00;
+/** Marks an element that is itself an array (the next dimension). */
+const MARK_SUBARRAY = 0x03;
+
+/** Each element as a key component (NULL: MARK_NULL), a sub-array as MARK_SUBARRAY + its body, then ARRAY_END. */
+function writeArrayBody(type: SqlType, items: readonly SqlValue[], index: number): void {
+  const element = type.element;
+  assert(element !== undefined && element.name !== 'array', 'encodeKey: an array type needs a scalar element type');
+  for (let j = 0; j < items.length; j++) {
+    const item = items[j]!;
+    if (Array.isArray(item) && element.name !== 'jsonb') {
+      ensure(1);
+      buf[pos++] = MARK_SUBARRAY;
+      writeArrayBody(type, item as readonly SqlValue[], index);
+    } else {
+      encodeComponent(element, item, index);
+    }
+  }
+  ensure(1);
+  buf[pos++] = ARRAY_END;
+}
+
+function decodeArrayBody(type: SqlType, bytes: Uint8Array, p: number, mask: number, out: SqlValue[], i: number): number {
+  const element = type.element ?? { name: 'text' };
+  const items: SqlValue[] = [];
+  for (;;) {
+    if (p >= bytes.length) throw corrupt('unterminated array', p);
+    const marker = bytes[p]! ^ mask;
+    if (marker === ARRAY_END) {
+      out[i] = items;
+      return p + 1;
+    }
+    if (marker === MARK_NULL) {
+      items.push(null);
+      p++;
+    } else if (marker === MARK_SUBARRAY) {
+      p = decodeArrayBody(type, bytes, p + 1, mask, items, items.length);
+    } else if (marker === MARK_VALUE) {
+      p = decodeComponent(element, bytes, p + 1, mask, items, items.length);
+    } else {
+      throw corrupt(`bad array marker ${marker}`, p);
+    }
   }
 }
 
@@ -315,6 +371,8 @@ function decodeComponent(type: SqlType, bytes: Uint8Array, p: number, mask: numb
     case 'jsonb':
     case 'vector':
       throw new SvcError('TYPE_MISMATCH', `${sqlTypeText(type)} values cannot be part of a key`, { type: sqlTypeText(type) });
+    case 'array':
+      return decodeArrayBody(type, bytes, p, mask, out, i);
   }
 }
 

@@ -217,6 +217,33 @@ export const TXN_RECORD_SCHEMA_V2 = {
 export const LOG_RECORD_SCHEMA_V2 = [TXN_RECORD_SCHEMA_V2];
 
 /**
+ * v3 adds array columns: the SqlType record gains `array` (default false). An array column is
+ * written as its element type with `array: true` (PostgreSQL's int[][] is int[], so a flag
+ * suffices); v1 and v2 payloads read through it with `array` false.
+ */
+export const LOG_RECORD_SCHEMA_V3 = withSqlTypeField(LOG_RECORD_SCHEMA_V2, { name: 'array', type: 'boolean', default: false });
+
+/** A deep copy of `schema` whose SqlType record has one more field. */
+function withSqlTypeField(schema: unknown, field: object): unknown {
+  const copy = JSON.parse(JSON.stringify(schema)) as unknown;
+  let found = 0;
+  const visit = (node: unknown): void => {
+    if (Array.isArray(node)) node.forEach(visit);
+    else if (typeof node === 'object' && node !== null) {
+      const record = node as { name?: unknown; fields?: unknown[] };
+      if (record.name === 'SqlType' && Array.isArray(record.fields)) {
+        record.fields.push(field);
+        found++;
+      }
+      Object.values(node).forEach(visit);
+    }
+  };
+  visit(copy);
+  if (found !== 1) throw new Error(`withSqlTypeField: ${found} SqlType records`);
+  return copy;
+}
+
+/**
  * Fully qualified branch names, as wrapped unions key them. Literals (not computed from
  * LOG_NAMESPACE) so `{ 'svcdb.log.RowChange': ... }` stays a fast object literal in log-records.ts;
  * a test checks they match the schema.

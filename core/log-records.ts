@@ -6,7 +6,7 @@
 import type { Type } from 'avsc';
 import type { ColumnDef, ConstraintDef, ConstraintKind, ForeignKeyAction, IndexDef, IndexKind, TableDef, TableId, TableKind } from './catalog.js';
 import { SvcError, isSvcError } from './errors.js';
-import { BRANCH, LOG_RECORD_SCHEMA_V1, LOG_RECORD_SCHEMA_V2, buildLogRecordType } from './log-record-schema.js';
+import { BRANCH, LOG_RECORD_SCHEMA_V1, LOG_RECORD_SCHEMA_V2, LOG_RECORD_SCHEMA_V3, buildLogRecordType } from './log-record-schema.js';
 import { decodeValue, encodeValue } from './row-codec.js';
 import type { SqlType, SqlTypeName } from './values.js';
 
@@ -75,10 +75,11 @@ export interface TxnRecord {
 /** Room for more record types: new union branches are appended at the end. */
 export type LogRecord = TxnRecord;
 
-export const LOG_RECORD_SCHEMA_VERSION = 2;
+export const LOG_RECORD_SCHEMA_VERSION = 3;
 
 const TYPE_V1: Type = buildLogRecordType(LOG_RECORD_SCHEMA_V1);
 const TYPE_V2: Type = buildLogRecordType(LOG_RECORD_SCHEMA_V2);
+const TYPE_V3: Type = buildLogRecordType(LOG_RECORD_SCHEMA_V3);
 
 /** Sequence numbers one op takes: one, plus one per row a snapshot copies. */
 export function opSequenceSpan(op: TxnOp): bigint {
@@ -125,7 +126,7 @@ export function encodeLogRecord(record: LogRecord): Uint8Array {
   try {
     for (;;) {
       scratch[0] = LOG_RECORD_SCHEMA_VERSION;
-      const end = TYPE_V2.encode(value, scratch, 1);
+      const end = TYPE_V3.encode(value, scratch, 1);
       if (end >= 0) return new Uint8Array(scratch.subarray(0, end));
       scratch = Buffer.allocUnsafe(Math.max(scratch.length * 2, scratch.length - end));
     }
@@ -194,7 +195,8 @@ function toAvroTable(table: TableDef): object {
 }
 
 function toAvroColumn(column: ColumnDef): object {
-  const type = column.type;
+  const array = column.type.name === 'array';
+  const type = array ? (column.type.element ?? { name: 'text' }) : column.type;
   return {
     id: column.id,
     name: column.name,
@@ -204,10 +206,11 @@ function toAvroColumn(column: ColumnDef): object {
       precision: type.precision ?? null,
       scale: type.scale ?? null,
       dimension: type.dimension ?? null,
+      array,
     },
     nullable: column.nullable,
     defaultExpr: column.defaultExpr,
-    missingValue: encodeValue(type, column.missingValue),
+    missingValue: encodeValue(column.type, column.missingValue),
     sequence: column.sequence,
   };
 }
@@ -228,7 +231,7 @@ function corrupt(message: string, cause?: unknown): SvcError {
 export function decodeLogRecord(payload: Uint8Array): LogRecord {
   if (payload.length === 0) throw corrupt('empty log record payload');
   const version = payload[0];
-  const type = version === 2 ? TYPE_V2 : version === 1 ? TYPE_V1 : null;
+  const type = version === 3 ? TYPE_V3 : version === 2 ? TYPE_V2 : version === 1 ? TYPE_V1 : null;
   if (type === null) throw corrupt(`unknown log record schema version ${version}`);
   // One private copy: decoded keys and images are views of it, never of the caller's buffer.
   const bytes = Buffer.from(payload);
@@ -273,6 +276,8 @@ interface AvroSqlType {
   precision: number | null;
   scale: number | null;
   dimension: number | null;
+  /** Schema v3; absent in v1/v2 payloads. */
+  array?: boolean;
 }
 interface AvroColumn {
   id: number;
@@ -380,7 +385,7 @@ function fromAvroSqlType(raw: AvroSqlType): SqlType {
   if (raw.precision !== null) type.precision = raw.precision;
   if (raw.scale !== null) type.scale = raw.scale;
   if (raw.dimension !== null) type.dimension = raw.dimension;
-  return type;
+  return raw.array === true ? { name: 'array', element: type } : type;
 }
 
 function fromAvroIndex(raw: AvroIndex): IndexDef {

@@ -166,6 +166,38 @@ function writeValue(type: SqlType, value: SqlValue, columnId: ColumnId | null): 
     case 'vector':
       writeVector(type, value, columnId);
       return;
+    case 'array':
+      writeArray(type, value, columnId, 0);
+      return;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Arrays (kept apart from the scalar hot paths above).
+
+/** PostgreSQL's MAXDIM: an array nested deeper is refused. */
+export const ARRAY_DIMENSIONS_MAX = 6;
+
+/**
+ * tag 18, varuint count, then each element as a tagged value of the element type (NULL tag for a
+ * NULL element, a nested array for the next dimension). jsonb elements that are JSON arrays are
+ * jsonb values, not dimensions.
+ */
+function writeArray(type: SqlType, value: SqlValue, columnId: ColumnId | null, depth: number): void {
+  if (!Array.isArray(value)) throw mismatch(type, value, columnId);
+  if (depth >= ARRAY_DIMENSIONS_MAX) throw mismatch(type, value, columnId, `number of array dimensions exceeds the maximum allowed (${ARRAY_DIMENSIONS_MAX})`);
+  const element = type.element;
+  assert(element !== undefined && element.name !== 'array', 'writeArray: an array type needs a scalar element type');
+  const items = value as readonly SqlValue[];
+  ensure(11);
+  buf[pos++] = ROW_TAG.array;
+  pos = writeVarUint(buf, pos, items.length);
+  const nested = element.name !== 'jsonb';
+  for (let j = 0; j < items.length; j++) {
+    const item = items[j]!;
+    ensure(32);
+    if (nested && Array.isArray(item)) writeArray(type, item, columnId, depth + 1);
+    else writeValue(element, item, columnId);
   }
 }
 

@@ -157,9 +157,26 @@ function readTagged(tag: number): SqlValue {
     }
     case ROW_TAG.vector:
       return readVector();
+    case ROW_TAG.array:
+      return readArray();
     default:
       throw corrupt(`unknown tag ${tag}`);
   }
+}
+
+/** An array's elements (row-codec.ts writeArray); each element needs at least its tag byte. */
+function readArray(): SqlValue[] {
+  const n = readVarUint();
+  need(n);
+  const out = new Array<SqlValue>(n);
+  for (let j = 0; j < n; j++) out[j] = readTagged(readTag());
+  return out;
+}
+
+function skipArray(): void {
+  const n = readVarUint();
+  need(n);
+  for (let j = 0; j < n; j++) skipTagged(readTag());
 }
 
 function skipTagged(tag: number): void {
@@ -206,6 +223,9 @@ function skipTagged(tag: number): void {
       rp += n * 4;
       return;
     }
+    case ROW_TAG.array:
+      skipArray();
+      return;
     default:
       throw corrupt(`unknown tag ${tag}`);
   }

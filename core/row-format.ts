@@ -28,6 +28,8 @@ export const ROW_TAG = {
   timestamptz: 15,
   date: 16,
   vector: 17,
+  /** varuint element count, then each element as a tagged value (a nested array for more dimensions). */
+  array: 18,
 } as const;
 
 /** The SQL type a tag stands for (null for the NULL tag), indexed by tag. */
@@ -50,4 +52,5 @@ export const TYPE_NAME_OF_ROW_TAG: readonly (SqlTypeName | null)[] = [
   'timestamptz',
   'date',
   'vector',
+  'array',
 ];

@@ -15,6 +15,7 @@ import type { JsonDocument } from './json-exact.js';
  * | TIMESTAMP [WITH TIME ZONE]       | bigint: microseconds since 1970-01-01T00:00:00Z            |
  * | DATE                             | number: days since 1970-01-01                              |
  * | VECTOR(n)                        | Float32Array of length n                                   |
+ * | T[] (ARRAY of any type above)    | JS array of element values (nested for more dimensions)    |
  *
  * NULL is `null` for every type. Values never carry their type: the catalog or the binder knows it.
  */
@@ -34,7 +35,8 @@ export type SqlTypeName =
   | 'timestamp'
   | 'timestamptz'
   | 'date'
-  | 'vector';
+  | 'vector'
+  | 'array';
 
 export interface SqlType {
   readonly name: SqlTypeName;
@@ -45,12 +47,14 @@ export interface SqlType {
   readonly scale?: number;
   /** VECTOR(n). */
   readonly dimension?: number;
+  /** Arrays: the element type (never itself an array: int[][] is int[], as in PostgreSQL). */
+  readonly element?: SqlType;
 }
 
 /** A JSON document: numbers a double cannot hold exactly are JsonNumber, a top-level JSON null is JSON_NULL (core/json-exact.ts). */
 export type JsonValue = JsonDocument;
 
-export type SqlValue = null | boolean | number | bigint | string | Float32Array | JsonValue;
+export type SqlValue = null | boolean | number | bigint | string | Float32Array | JsonValue | readonly SqlValue[];
 
 /** The SQL text of a type as GET /tables/{name} shows it (BIGINT, VARCHAR(255), VECTOR(3), ...). */
 export function sqlTypeText(type: SqlType): string {
@@ -88,5 +92,7 @@ export function sqlTypeText(type: SqlType): string {
       return 'DATE';
     case 'vector':
       return `VECTOR(${type.dimension ?? 0})`;
+    case 'array':
+      return `${sqlTypeText(type.element ?? { name: 'text' })}[]`;
   }
 }

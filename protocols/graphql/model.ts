@@ -1,6 +1,6 @@
 import { DEFAULT_SCHEMA, type ColumnDef, type TableDef } from '../../core/catalog.js';
 import { graphqlNameOf, NameScope, quoteIdent } from './names.js';
-import { CUSTOM_SCALARS, graphqlTypeOf, ORDERED_SCALARS } from './types.js';
+import { ARRAY_ELEMENT_SCALARS, comparisonTypeOf, CUSTOM_SCALARS, graphqlTypeOf, ORDERED_SCALARS } from './types.js';
 
 /**
  * The GraphQL view of one tenant's catalog: every table (and view) with its GraphQL names,
@@ -13,8 +13,10 @@ export interface ColumnModel {
   readonly field: string;
   /** The quoted SQL identifier. */
   readonly sql: string;
-  /** The GraphQL scalar (types.ts). */
+  /** The GraphQL scalar (types.ts); `[Int]` for an array column. */
   readonly scalar: string;
+  /** Its `<x>_comparison_exp` input type. */
+  readonly comparison: string;
 }
 
 export type RelationKind = 'object' | 'array';
@@ -118,6 +120,7 @@ export const RESERVED_NAMES: readonly string[] = [
   'link__Import',
   ...CUSTOM_SCALARS,
   ...[...ORDERED_SCALARS, 'jsonb', 'vector'].map((s) => `${s}_comparison_exp`),
+  ...ARRAY_ELEMENT_SCALARS.map((s) => `${s}_array_comparison_exp`),
 ];
 
 /** Field names that bool_exp and order_by inputs use themselves. */
@@ -134,6 +137,7 @@ function columnsOf(def: TableDef): ColumnModel[] {
     field: scope.claim(graphqlNameOf(column.name)),
     sql: quoteIdent(column.name),
     scalar: graphqlTypeOf(column.type),
+    comparison: comparisonTypeOf(column.type),
   }));
 }
 

@@ -1,7 +1,7 @@
 import type { ColumnModel, SchemaModel, TableModel } from './model.js';
 import { ORDER_BY_SQL } from './order-by.js';
-import { CUSTOM_SCALARS, isComparableSql, isNumericSql, ORDERED_SCALARS } from './types.js';
-import { COMPARISON_OPERATORS, TEXT_OPERATORS } from './where.js';
+import { ARRAY_ELEMENT_SCALARS, CUSTOM_SCALARS, isComparableSql, isNumericSql, ORDERED_SCALARS } from './types.js';
+import { ARRAY_OPERATORS, COMPARISON_OPERATORS, TEXT_OPERATORS } from './where.js';
 
 /**
  * The SDL of a tenant's query schema (Hasura's naming; docs/graphql.md). Federation metadata
@@ -23,6 +23,10 @@ function comparisonTypes(): string {
     ...ordered,
     'input jsonb_comparison_exp {\n  _eq: jsonb\n  _neq: jsonb\n  _is_null: Boolean\n}',
     'input vector_comparison_exp {\n  _is_null: Boolean\n}',
+    // Array columns (Hasura's array operators): whole-array equality, @> and <@.
+    ...ARRAY_ELEMENT_SCALARS.map(
+      (s) => `input ${s}_array_comparison_exp {\n${ARRAY_OPERATORS.map((op) => `  ${op}: [${s}]`).join('\n')}\n  _is_null: Boolean\n}`,
+    ),
   ].join('\n');
 }
 
@@ -41,7 +45,7 @@ function objectType(table: TableModel): string {
 function inputTypes(table: TableModel): string {
   const b = table.base;
   const where = [`  _and: [${b}_bool_exp!]`, `  _or: [${b}_bool_exp!]`, `  _not: ${b}_bool_exp`];
-  for (const c of table.columns) where.push(`  ${c.field}: ${c.scalar === 'jsonb' || c.scalar === 'vector' ? c.scalar : c.scalar}_comparison_exp`);
+  for (const c of table.columns) where.push(`  ${c.field}: ${c.comparison}`);
   for (const r of table.relations) where.push(`  ${r.field}: ${r.target.base}_bool_exp`);
   const order = table.columns.map((c) => `  ${c.field}: order_by`);
   for (const r of table.relations) if (r.kind === 'object') order.push(`  ${r.field}: ${r.target.base}_order_by`);

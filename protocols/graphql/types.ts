@@ -24,12 +24,25 @@ export const GRAPHQL_TYPE_OF_SQL: Readonly<Record<SqlTypeName, string>> = Object
   timestamptz: 'timestamptz',
   date: 'date',
   vector: 'vector',
+  array: 'String', // not used: an array column is a list of its element's scalar (graphqlTypeOf)
 });
 
-/** The GraphQL scalar of a column type. */
+/** The GraphQL type of a column type: a scalar, or for an array column a list of its element's scalar (`[Int]`). */
 export function graphqlTypeOf(type: SqlType): string {
+  if (type.name === 'array') return `[${GRAPHQL_TYPE_OF_SQL[type.element?.name ?? 'text']}]`;
   return GRAPHQL_TYPE_OF_SQL[type.name];
 }
+
+/** The `<x>_comparison_exp` input of a column type (arrays: `<element scalar>_array_comparison_exp`). */
+export function comparisonTypeOf(type: SqlType): string {
+  if (type.name === 'array') return `${GRAPHQL_TYPE_OF_SQL[type.element?.name ?? 'text']}_array_comparison_exp`;
+  return `${GRAPHQL_TYPE_OF_SQL[type.name]}_comparison_exp`;
+}
+
+/** Element scalars that array columns may have, each with an `_array_comparison_exp` input. */
+export const ARRAY_ELEMENT_SCALARS = [
+  ...new Set(['Int', 'Float', 'String', 'Boolean', 'bigint', 'numeric', 'float8', 'uuid', 'timestamp', 'timestamptz', 'date', 'jsonb']),
+];
 
 /** Our custom scalars (the built-in ones are Int, Float, String, Boolean). */
 export const CUSTOM_SCALARS = ['bigint', 'numeric', 'float8', 'uuid', 'jsonb', 'timestamp', 'timestamptz', 'date', 'vector'] as const;
@@ -41,7 +54,7 @@ export const ORDERED_SCALARS = ['Int', 'Float', 'String', 'Boolean', 'bigint', '
 export const isNumericSql = (type: SqlType): boolean => ['int2', 'int4', 'int8', 'numeric', 'float4', 'float8'].includes(type.name);
 
 /** Whether min/max apply (ordered, not jsonb/vector/bool). */
-export const isComparableSql = (type: SqlType): boolean => !['jsonb', 'vector', 'bool'].includes(type.name);
+export const isComparableSql = (type: SqlType): boolean => !['jsonb', 'vector', 'bool', 'array'].includes(type.name);
 
 const invalid = (scalar: string, why: string): GraphQLError => new GraphQLError(`${scalar} cannot represent ${why}`);
 

@@ -18,11 +18,15 @@ const BINARY: Readonly<Record<string, string>> = Object.freeze({
   _nlike: 'NOT LIKE',
   _ilike: 'ILIKE',
   _nilike: 'NOT ILIKE',
+  _contains: '@>',
+  _contained_in: '<@',
 });
 
 /** The comparison operators every scalar has, and those of text columns only. */
 export const COMPARISON_OPERATORS = ['_eq', '_neq', '_gt', '_gte', '_lt', '_lte', '_in', '_nin', '_is_null'] as const;
 export const TEXT_OPERATORS = ['_like', '_nlike', '_ilike', '_nilike'] as const;
+/** The operators of array columns (besides _is_null). */
+export const ARRAY_OPERATORS = ['_eq', '_neq', '_contains', '_contained_in'] as const;
 
 const badInput = (message: string, details: Record<string, unknown>): SvcError =>
   new SvcError('VALIDATION_ERROR', message, { reason: 'graphql_input', ...details });

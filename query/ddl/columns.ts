@@ -3,12 +3,20 @@ import type { SqlType } from '../../core/values.js';
 import { bindDefault, bindTypeName, invalid, type BindContext } from '../bind/index.js';
 import { exprSql, type ColumnDef as ColumnSyntax } from '../parse/index.js';
 import type { QType } from '../types/contract.js';
+import { elementType } from '../types/index.js';
 import { sequenceName } from './common.js';
 import type { ConstraintBuilder } from './table-builder.js';
 
-/** SqlType of a column (run-time types that are not storable, like interval or arrays, are refused). */
+/** SqlType of a column (run-time types that are not storable, like interval, are refused; arrays of storable types are kept). */
 export function storableType(type: QType, column: string): SqlType {
-  if (type.name === 'interval' || type.name === 'array' || type.name === 'unknown') {
+  if (type.name === 'array') {
+    const element = elementType(type);
+    if (element.name === 'interval' || element.name === 'unknown') {
+      throw invalid(`column "${column}" has type ${element.name}[], which svcdb cannot store in a table`, { column });
+    }
+    return { name: 'array', element: element as SqlType };
+  }
+  if (type.name === 'interval' || type.name === 'unknown') {
     throw invalid(`column "${column}" has type ${type.name}, which svcdb cannot store in a table`, { column });
   }
   return type as SqlType;

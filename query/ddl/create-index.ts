@@ -1,3 +1,4 @@
+import type { SqlType } from '../../core/values.js';
 import type { IndexDef, TableDef } from '../../core/catalog.js';
 import { encodeKey } from '../../core/key-encoding.js';
 import { tableNotFound } from '../../core/errors.js';
@@ -36,8 +37,8 @@ export async function createIndex(ast: CreateIndexStatement, deps: DdlDeps): Pro
     if (method !== 'btree' && method !== 'hnsw') throw invalid(`access method "${method}" is not supported (btree, hnsw)`);
     if (method === 'hnsw' && (unique || columns.length !== 1 || columns[0]!.type.name !== 'vector'))
       throw invalid('an hnsw index takes exactly one VECTOR column and cannot be UNIQUE');
-    if (method === 'btree' && columns.some((c) => c.type.name === 'jsonb' || c.type.name === 'vector'))
-      throw invalid('btree indexes cannot hold JSONB or VECTOR columns');
+    const unordered = (t: SqlType): boolean => t.name === 'jsonb' || t.name === 'vector' || (t.name === 'array' && unordered(t.element ?? t));
+    if (method === 'btree' && columns.some((c) => unordered(c.type))) throw invalid('btree indexes cannot hold JSONB or VECTOR columns (or arrays of them)');
     const options: Record<string, number | string> = {};
     for (const [key, value] of Object.entries(ast.options)) options[key.toLowerCase()] = Number(value);
     if (method === 'hnsw') options.metric = hnswMetric(ast.elements[0]!.opclass);

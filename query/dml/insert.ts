@@ -10,6 +10,7 @@ import type { QType, QValue } from '../types/contract.js';
 import { bindReturning, exprEnv, refuseWith, returningRow, submitDml, type DmlDeps, type DmlOutcome, type DmlRun } from './common.js';
 import { bindValues, insertRows, isPlainValues, valuesRows, type Cell } from './row-source.js';
 import { bindRowSetValue } from './row-set.js';
+import { bindArrayAssign } from './array-assign.js';
 
 export interface Conflict {
   /** Indexes whose conflict triggers the action (all unique ones when no target is given). */
@@ -182,7 +183,12 @@ function bindConflict(run: DmlRun, table: TableDef, alias: string, node: OnConfl
     if (assigned.has(position)) throw new SvcError('INVALID_QUERY', `multiple assignments to same column "${name}"`, { column: name });
     assigned.add(position);
     if (s.value.kind === 'default') throw invalid('DEFAULT in ON CONFLICT DO UPDATE SET is not supported', { reason: 'unsupported' });
-    const value = s.multi ? bindRowSetValue(s.multi, env) : bindExpr(s.value, env);
+    const value =
+      s.subscript !== undefined
+        ? bindArrayAssign(env, table.columns[position]!, alias, s.subscript, s.value, s.loc)
+        : s.multi
+          ? bindRowSetValue(s.multi, env)
+          : bindExpr(s.value, env);
     return { position, expr: coerce(run.ctx, value, table.columns[position]!.type, 'assignment') };
   });
   const where = node.where ? asCondition(run.ctx, bindExpr(node.where, env), 'WHERE') : null;

@@ -8,6 +8,7 @@ import { bindReturningIn, exprEnv, refuseWith, returningRow, submitDml, targetTa
 import { bindTargetRows, collectTargets, keyOf } from './target-rows.js';
 import { defaultExprOf } from './row-source.js';
 import { bindRowSetValue } from './row-set.js';
+import { bindArrayAssign } from './array-assign.js';
 
 /** UPDATE t SET ... [FROM ...] [WHERE ...] [RETURNING ...]: one log record. */
 export function update(ast: UpdateStatement, deps: DmlDeps): Promise<QueryResult> {
@@ -24,7 +25,14 @@ export function update(ast: UpdateStatement, deps: DmlDeps): Promise<QueryResult
       if (assigned.has(position)) throw new SvcError('INVALID_QUERY', `multiple assignments to same column "${name}"`, { column: name });
       assigned.add(position);
       const column = table.columns[position]!;
-      const value = s.value.kind === 'default' ? defaultExprOf(run, table, position) : s.multi ? bindRowSetValue(s.multi, env) : bindExpr(s.value, env);
+      const value =
+        s.subscript !== undefined
+          ? bindArrayAssign(env, column, ast.alias ?? table.name, s.subscript, s.value, s.loc)
+          : s.value.kind === 'default'
+            ? defaultExprOf(run, table, position)
+            : s.multi
+              ? bindRowSetValue(s.multi, env)
+              : bindExpr(s.value, env);
       return { position, expr: coerce(run.ctx, value, column.type, 'assignment') };
     });
     const returning = bindReturningIn(run, target.scope, ast.returning);

@@ -38,6 +38,19 @@ function ndims(a: readonly QValue[], nested: boolean): number {
   return n;
 }
 
+/** array_dims: '[1:2][1:3]' (arrays here are 1-based), NULL for an empty array. */
+function arrayDims(a: readonly QValue[], nested: boolean): string | null {
+  if (a.length === 0) return null;
+  let out = '';
+  let cur: QValue = a;
+  while (Array.isArray(cur)) {
+    out += `[1:${cur.length}]`;
+    if (!nested) break;
+    cur = (cur as readonly QValue[])[0] ?? null;
+  }
+  return out;
+}
+
 function flatCount(a: readonly QValue[], nested: boolean): number {
   return nested ? a.reduce<number>((n, e) => n + (Array.isArray(e) ? flatCount(e, true) : 1), 0) : a.length;
 }
@@ -79,6 +92,15 @@ function arrayDefs(): FnDef[] {
         (p) =>
         ([a]) =>
           arr(a!).length === 0 ? null : ndims(arr(a!), nestedOf(p)),
+    },
+    {
+      name: 'array_dims',
+      params: ['anyarray'],
+      ret: T.text,
+      make:
+        (p) =>
+        ([a]) =>
+          arrayDims(arr(a!), nestedOf(p)),
     },
     {
       name: 'cardinality',

@@ -40,19 +40,33 @@ export function parseArray(text: string, parseElement: (s: string) => QValue): Q
   const skipWs = (): void => {
     while (pos < s.length && /\s/.test(s[pos]!)) pos++;
   };
+  // Each level's shape ('2,3' for two sub-arrays of three, '' for scalars): siblings must agree,
+  // since PostgreSQL's arrays are rectangular.
+  const shapes: string[] = [];
   const parseLevel = (): QValue[] => {
     if (s[pos] !== '{') throw bad('Array value must start with "{" or dimension information.');
     pos++;
     const out: QValue[] = [];
+    let shape: string | null = null;
+    const same = (next: string): void => {
+      if (shape !== null && shape !== next) throw bad('Multidimensional arrays must have sub-arrays with matching dimensions.');
+      shape = next;
+    };
     skipWs();
     if (s[pos] === '}') {
       pos++;
+      shapes.push('0');
       return out;
     }
     for (;;) {
       skipWs();
-      if (s[pos] === '{') out.push(parseLevel());
-      else out.push(parseScalar());
+      if (s[pos] === '{') {
+        out.push(parseLevel());
+        same(shapes.pop()!);
+      } else {
+        out.push(parseScalar());
+        same('');
+      }
       skipWs();
       const c = s[pos];
       if (c === ',') {
@@ -61,6 +75,7 @@ export function parseArray(text: string, parseElement: (s: string) => QValue): Q
       }
       if (c === '}') {
         pos++;
+        shapes.push(`${out.length},${shape ?? ''}`);
         return out;
       }
       throw bad('Unexpected end of input.');
@@ -102,5 +117,6 @@ export function parseArray(text: string, parseElement: (s: string) => QValue): Q
   const result = parseLevel();
   skipWs();
   if (pos !== s.length) throw bad('Junk after closing right brace.');
-  return result;
+  // '{{},{}}' has no elements: PostgreSQL makes it the empty array.
+  return /^[0-9,]*$/.test(shapes[0] ?? '') && /(^|,)0(,|$)/.test(shapes[0] ?? '') ? [] : result;
 }

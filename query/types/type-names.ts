@@ -177,7 +177,7 @@ export function typeText(t: QType): string {
     case 'char':
       return t.length === undefined ? 'CHAR' : `CHAR(${t.length})`;
     default:
-      return sqlTypeText({ ...t, name: t.name });
+      return sqlTypeText({ ...t, name: t.name, element: undefined });
   }
 }
 

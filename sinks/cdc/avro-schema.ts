@@ -85,6 +85,9 @@ export function avroTypeOf(type: SqlType): AvroSchemaJson {
       return { type: 'int', logicalType: 'date' };
     case 'vector':
       return { type: 'array', items: 'float' };
+    // One dimension of nullable elements (Debezium's choice for PostgreSQL arrays).
+    case 'array':
+      return { type: 'array', items: ['null', avroTypeOf(type.element ?? { name: 'text' })] };
   }
 }
 

@@ -59,7 +59,23 @@ export function avroValueOf(type: SqlType, json: unknown, field: string): unknow
       return typeof json === 'string' ? (typeSystem.fromJson(type, json) as number) : fail();
     case 'vector':
       return Array.isArray(json) && json.every((x) => typeof x === 'number') ? json : fail();
+    case 'array':
+      return avroArrayOf(type.element ?? { name: 'text' }, json, field);
   }
+}
+
+/**
+ * An array column: an Avro array of nullable elements. The Avro type has one dimension (the SQL
+ * type does not say how many), so a multi-dimensional value is refused rather than flattened.
+ */
+function avroArrayOf(element: SqlType, json: unknown, field: string): unknown[] {
+  if (!Array.isArray(json)) throw new AvroValueError(field, `${JSON.stringify(json)} is not an array`);
+  return json.map((item: unknown) => {
+    if (Array.isArray(item) && element.name !== 'jsonb' && element.name !== 'vector') {
+      throw new AvroValueError(field, 'a multi-dimensional array does not fit the one-dimensional Avro array of its column');
+    }
+    return avroValueOf(element, item, field);
+  });
 }
 
 function rowRecord(columns: readonly AvroColumn[], row: JsonObject | null): Record<string, unknown> | null {

@@ -300,7 +300,7 @@ describe('corrupt payloads are LOG_CORRUPT', () => {
       ops: [{ kind: 'sequence', name: 's', lastValue: 9n }],
     });
     expectCorrupt(new Uint8Array(0));
-    expectCorrupt(Uint8Array.from([3, ...payload.subarray(1)]));
+    expectCorrupt(Uint8Array.from([LOG_RECORD_SCHEMA_VERSION + 1, ...payload.subarray(1)]));
     expectCorrupt(Uint8Array.from([0, ...payload.subarray(1)]));
     for (let end = 1; end < payload.length; end++) expectCorrupt(payload.subarray(0, end));
     expectCorrupt(Uint8Array.from([...payload, 0]));

@@ -594,7 +594,8 @@ describe('refused parts of statements', () => {
     ['CREATE TABLE t (LIKE u)', 'CREATE TABLE LIKE'],
     ['CREATE TABLE t (a int, EXCLUDE USING gist (a WITH =))', 'CONSTR_EXCLUSION'],
     ['SELECT * FROM t TABLESAMPLE SYSTEM (10)', 'RangeTableSample'],
-    ['UPDATE t SET a[1] = 2', 'SET of a subscript or field'],
+    ['UPDATE t SET a[1:2] = 2', 'SET of a slice, a field or several subscripts'],
+    ['UPDATE t SET a[1][2] = 2', 'SET of a slice, a field or several subscripts'],
     ['INSERT INTO t VALUES (1) ON CONFLICT ((a + 1)) DO NOTHING', 'ON CONFLICT on an expression'],
     ['WITH RECURSIVE r(n) AS (SELECT 1) SEARCH DEPTH FIRST BY n SET o SELECT * FROM r', 'SEARCH clause'],
   ])('%s', (sql, node) => {

@@ -370,3 +370,29 @@ describe('change events of a real log as single-object Avro', () => {
     expect(python(current.schema, [messages[6]!]).messages[0]!.datum).toMatchObject({ value: { id: '3', note: 'after' } });
   });
 });
+
+describe('array columns as Avro arrays of nullable elements', () => {
+  it('round-trips one-dimensional arrays (NULL elements, bigint, numeric text, timestamps) and refuses a multi-dimensional one', async () => {
+    const h = await openSql();
+    try {
+      await h.q('CREATE TABLE arr (id INT PRIMARY KEY, labels TEXT[], big BIGINT[], amounts NUMERIC[], ts TIMESTAMPTZ[], m INT[])');
+      await h.q("INSERT INTO arr VALUES (1, '{a,NULL}', '{9007199254740993,-1}', '{1.50}', '{2024-01-02T03:04:05Z}', '{1,2}')");
+      await h.q("INSERT INTO arr (id, m) VALUES (2, '{{1,2},{3,4}}')");
+      const events = await eventsOf(h, 'arr');
+      const schema = avroSchemaFor(events[0]!.table).schema;
+      expect(JSON.stringify(schema)).toContain('"sql_type":"TEXT[]","type":["null",{"type":"array","items":["null","string"]}]');
+      const encoder = avroEncoder(new AvroSchemas());
+      const row = decodeWith(schema, encoder.encode(events[1]!));
+      expect(row.value).toEqual({ id: 1, labels: ['a', null], big: [9007199254740993n, -1n], amounts: ['1.50'], ts: [1704164645000000n], m: [1, 2] });
+      let refused: unknown = null;
+      try {
+        encoder.encode(events[2]!);
+      } catch (error) {
+        refused = error;
+      }
+      expect(refused).toMatchObject({ message: expect.stringMatching(/does not fit the Avro schema/), details: { field: 'm' } });
+    } finally {
+      await h.close();
+    }
+  });
+});

@@ -45,6 +45,9 @@ function typeSchema(type: SqlType): SchemaObject {
       return { type: 'string', format: 'date' };
     case 'vector':
       return { type: 'array', items: { type: 'number', format: 'float' }, minItems: type.dimension ?? 0, maxItems: type.dimension ?? 0 };
+    // Elements may be NULL; a multi-dimensional value nests arrays, which items does not describe.
+    case 'array':
+      return { type: 'array', items: { ...typeSchema(type.element ?? { name: 'text' }), nullable: true } };
   }
 }
 

@@ -502,6 +502,8 @@ export interface SetClause {
   readonly value: SqlExpr;
   /** For `(a, b) = (SELECT x, y ...)`: which output column of the subquery this column takes (0-based), with the shared source. */
   readonly multi: { readonly source: SqlExpr; readonly index: number; readonly count: number } | null;
+  /** `SET a[i] = v`: the one subscript assigned (absent for a whole column). */
+  readonly subscript?: SqlExpr;
   readonly loc: number;
 }
 

@@ -83,9 +83,12 @@ export function setClauses(list: readonly Node[] | undefined): SetClause[] {
     const t = bodyOf<ResTarget>(n, 'ResTarget');
     if (t?.val === undefined) throw unsupportedNode(tagOf(n)[0], -1);
     const loc = locOf(t);
-    if ((t.indirection ?? []).length > 0) throw unsupportedNode('SET of a subscript or field', loc);
     const column = t.name ?? '';
     const m = bodyOf<MultiAssignRef>(t.val, 'MultiAssignRef');
+    if ((t.indirection ?? []).length > 0) {
+      if (m !== undefined) throw unsupportedNode('SET of a subscript or field', loc);
+      return { column, value: translateExpr(t.val), multi: null, subscript: setSubscript(t.indirection!, loc), loc };
+    }
     if (m === undefined) return { column, value: translateExpr(t.val), multi: null, loc };
     const index = (m.colno ?? 1) - 1;
     if (index === 0 || source === null) source = translateExpr(req(m.source, 'SET'));
@@ -97,6 +100,14 @@ export function setClauses(list: readonly Node[] | undefined): SetClause[] {
     }
     return { column, value: source, multi: { source, index, count: m.ncolumns ?? 1 }, loc };
   });
+}
+
+/** The subscript of `SET a[i] = v`: one index (a slice, a field or several subscripts are not supported). */
+function setSubscript(indirection: readonly Node[], loc: number): SqlExpr {
+  const [tag, body] = tagOf(indirection[0]!);
+  const idx = body as { is_slice?: boolean; uidx?: Node };
+  if (indirection.length !== 1 || tag !== 'A_Indices' || idx.is_slice === true) throw unsupportedNode('SET of a slice, a field or several subscripts', loc);
+  return translateExpr(req(idx.uidx, 'subscript'));
 }
 
 /** UPDATE [ONLY] t [AS a] SET ... [FROM ...] [WHERE ...] [RETURNING ...]. */

@@ -42,6 +42,10 @@ describe('differential fuzzer: generated SQL on PostgreSQL (PGlite) and svcdb', 
     expect(judged.length).toBe(SEEDS.length * PER_SEED);
   });
 
+  it('svcdb accepts the whole schema and data, the array-column table included', () => {
+    expect(runner.svcdbSetupErrors).toEqual([]);
+  });
+
   it('svcdb never answers wrong, never crashes, never accepts what PostgreSQL refuses (beyond allow-list.txt)', () => {
     const failures = judged.filter((j) => j.verdict === 'wrong' || j.verdict === 'crash' || j.verdict === 'pg-refuses');
     const unexpected = failures.filter((j) => !allowedBy(ALLOW_LIST, j)).map(describeJudged);

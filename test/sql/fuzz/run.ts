@@ -27,7 +27,7 @@ export interface Judged {
 }
 
 export class FuzzRunner {
-  /** Setup statements svcdb refused (the array-column table today): reported, not fatal. */
+  /** Setup statements svcdb refused: reported here (fuzz.test.ts expects none). */
   readonly svcdbSetupErrors: string[] = [];
 
   private constructor(

@@ -44,7 +44,7 @@ export const TABLE_DDL: readonly string[] = [
   'CREATE TABLE dept (id INTEGER PRIMARY KEY, name TEXT NOT NULL, budget NUMERIC(12,2), parent_id INTEGER)',
   'CREATE TABLE emp (id INTEGER PRIMARY KEY, dept_id INTEGER, name TEXT, salary NUMERIC(10,2), bonus DOUBLE PRECISION, active BOOLEAN DEFAULT true, hired TIMESTAMPTZ, birth DATE, meta JSONB)',
   'CREATE TABLE events (id BIGINT PRIMARY KEY, emp_id INTEGER, kind TEXT, at TIMESTAMP, amount INTEGER DEFAULT 0, payload JSONB)',
-  // Array columns: svcdb refuses the table today; statements on it count as refusals (feature: array column).
+  // Array columns (TEXT[], INTEGER[]): the array category's statements read them.
   'CREATE TABLE tags (id INTEGER PRIMARY KEY, labels TEXT[], scores INTEGER[])',
 ];
 
