@@ -38,7 +38,11 @@ export interface FastRecord {
   readonly tableIds: readonly number[];
 }
 
-const SCHEMA_V2 = 2;
+/**
+ * Payload versions whose row-only records have this byte layout: v3 only added a field to SqlType,
+ * which lives in catalog ops (never on this path), so its row ops encode exactly as v2's.
+ */
+const ROW_LAYOUT_VERSIONS: ReadonlySet<number> = new Set([2, 3]);
 const BRANCH_ROW = 0;
 const ROW_OPS = 3;
 const NO_VALUE = new Uint8Array(0);
@@ -128,17 +132,17 @@ class Reader {
   }
 }
 
-const NOT_HERE = new Error('not a row-only v2 record');
+const NOT_HERE = new Error('not a row-only v2/v3 record');
 
 /**
- * Reads a row-only v2 payload and writes its effects to `sink`; null (nothing written) when the
+ * Reads a row-only v2 or v3 payload and writes its effects to `sink`; null (nothing written) when the
  * record is not for the fast path.
  */
 export function fastRowRecord(payload: Uint8Array, tableOf: (tableId: number) => TableEntry | undefined, sink: EffectsSink): FastRecord | null {
   let rows: RowAt[];
   let firstSequence: bigint;
   try {
-    if (payload[0] !== SCHEMA_V2) return null;
+    if (!ROW_LAYOUT_VERSIONS.has(payload[0]!)) return null;
     const reader = new Reader(payload);
     reader.pos = 1;
     if (reader.int() !== 0) return null; // LogRecord union: TxnRecord

@@ -8,9 +8,11 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { TableDef } from '../../core/catalog.js';
-import { encodeLogRecord, type TxnOp, type TxnRecord } from '../../core/log-records.js';
+import { encodeLogRecord, LOG_RECORD_SCHEMA_VERSION, type TxnOp, type TxnRecord } from '../../core/log-records.js';
 import { encodeTableDef } from '../../projections/catalog-codec.js';
+import { CatalogState } from '../../projections/catalog-state.js';
 import { packPayloads, WorkerCatalog, type PreparedChunk } from '../../projections/replay-chunk.js';
+import { fastRowRecord, type EffectsSink } from '../../projections/replay-decode.js';
 import type { LogEntry } from '../../log/index.js';
 import type { Lsn } from '../../core/units.js';
 import { itemsTable, rowChange, type ItemRow } from '../helpers/stack.js';
@@ -102,6 +104,22 @@ describe('replay fast path', () => {
     expect(fast.count).toBe(3);
     expect([...fast.vectorFlags]).toEqual([1, 1, 1]);
     expect(fast.nextSequence).toBe(8n);
+  });
+
+  it('reads the payloads encodeLogRecord writes today (its schema version), not only older ones', () => {
+    const defs = tables();
+    const catalog = new CatalogState();
+    for (const def of defs) catalog.putTable(def);
+    const payload = encodeLogRecord(
+      recordOf({ rows: [{ table: 1, op: 'insert', id: 1n, name: 'x', score: 1, oldScore: null }], sequence: null, firstSequence: 7n, catalog: false }, defs),
+    );
+    expect(payload[0]).toBe(LOG_RECORD_SCHEMA_VERSION);
+    let keyOps = 0;
+    const sink: EffectsSink = { keyOp: () => void keyOps++, deltaOf: () => ({ rowCount: 0, sizeBytes: 0, indexSizeBytes: 0 }) };
+    const fast = fastRowRecord(payload, (id) => catalog.table(id), sink);
+    expect(fast).not.toBeNull();
+    expect(fast!.rows).toBe(1);
+    expect(keyOps).toBeGreaterThan(0);
   });
 
   it('damaged payloads: truncated, extended or with a byte changed, the two paths agree', () => {
