@@ -197,6 +197,24 @@ describe('POST /query point SELECT: the fast path answers as the general path', 
     expect(JSON.parse((await post(admin, select, [5])).text).data).toEqual([{ id: 5, n: 50 }]);
   });
 
+  it('each point SELECT counts in the query metrics as before, a failing one as an error', async () => {
+    const select = 'SELECT * FROM every WHERE id = $1';
+    await post(admin, select, [1]);
+    expect(takesFastPath(select, [1])).toBe(true);
+    const sample = async (series: string): Promise<number> => {
+      const text = await (await fetch(`${server.baseUrl}/api/v1/metrics`, { headers: admin })).text();
+      const line = text.split('\n').find((l) => l.startsWith(`${series} `));
+      return line === undefined ? 0 : Number(line.slice(series.length + 1));
+    };
+    const success = 'svc_queries_total{status="success",database="default"}';
+    const error = 'svc_queries_total{status="error",database="default"}';
+    const observed = 'svc_query_duration_seconds_count{database="default"}';
+    const before = [await sample(success), await sample(error), await sample(observed)];
+    for (const id of [1, 2, 99]) expect((await post(admin, select, [id])).status).toBe(200);
+    expect((await post(admin, select, ['abc'])).status).not.toBe(200);
+    expect([await sample(success), await sample(error), await sample(observed)]).toEqual([before[0]! + 3, before[1]! + 1, before[2]! + 4]);
+  });
+
   it('tenants: the same text reads each tenant its own table; roles as before', async () => {
     const acme = (await newKey(server.dataDir, { role: 'read_write', tenant: 'acme' })).key;
     const globex = (await newKey(server.dataDir, { role: 'read_only', tenant: 'globex' })).key;
