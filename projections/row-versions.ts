@@ -24,7 +24,12 @@ export class RowVersionedStore implements StateStore {
   private inFlight: ReadonlyMap<TableId, RowWrite | null> = new Map();
   private readonly listeners = new Set<RowWriteListener>();
 
-  constructor(private readonly inner: StateStore) {}
+  /** The inner store's synchronous point read (a read of the current state: versions play no part). */
+  readonly getSync?: (key: Uint8Array) => Uint8Array | undefined;
+
+  constructor(private readonly inner: StateStore) {
+    if (inner.getSync) this.getSync = inner.getSync;
+  }
 
   get(key: Uint8Array, snapshot?: StoreSnapshot): Promise<Uint8Array | undefined> {
     return this.inner.get(key, innerOf(snapshot));

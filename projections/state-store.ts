@@ -34,6 +34,8 @@ export interface StoreSnapshot {
 
 export interface StateStore {
   get(key: Uint8Array, snapshot?: StoreSnapshot): Promise<Uint8Array | undefined>;
+  /** A point read of the current state, answered at once (absent: this store has no synchronous reads; use get). */
+  readonly getSync?: (key: Uint8Array) => Uint8Array | undefined;
   getMany(keys: readonly Uint8Array[], snapshot?: StoreSnapshot): Promise<(Uint8Array | undefined)[]>;
   /** Key/value pairs in key order (or reverse), fetched in bounded steps. */
   entries(range: RangeOptions): AsyncIterable<[Uint8Array, Uint8Array][]>;
@@ -201,6 +203,9 @@ class ClassicLevelStore implements StateStore {
       return Promise.reject(error);
     }
   }
+
+  /** The current value of one key, without a promise (query/fast-point.ts answers a point SELECT in one call). */
+  readonly getSync = (key: Uint8Array): Uint8Array | undefined => this.db.getSync(key, {});
 
   getMany(keys: readonly Uint8Array[], snapshot?: StoreSnapshot): Promise<(Uint8Array | undefined)[]> {
     if (keys.length <= syncGetKeysMax) {

@@ -15,6 +15,7 @@ import type { CdcRuntime } from './cdc/runtime.js';
 import { convertParams, newBindContext, PlanCache, prepareQuery, type PreparedQuery } from './prepare.js';
 import { emptyResult, RowConverter, type JsonRow, type QueryResult, type ResultColumn } from './result.js';
 import { PointReader, type KeyRead } from './point-read.js';
+import { PointSelects } from './fast-point.js';
 import { ParseCache } from './parse-cache.js';
 import { collectPlan, openSnapshot, planBatches, type ReadScope, type RunOptions } from './run-query.js';
 import { ScanCache } from './exec/scan-cache.js';
@@ -87,8 +88,11 @@ export class SqlEngine {
   /** Where statements of transactions run (the transaction manager); null: each statement on its own. */
   private readonly transactions: TxnScope | null;
   private cdcRuntime: CdcRuntime | null = null;
+  /** SELECTs by whole primary key, answered with one synchronous store read (fast-point.ts). */
+  private readonly points: PointSelects;
 
   constructor(private readonly deps: SqlEngineDeps) {
+    this.points = new PointSelects(deps.projections.store, deps.types);
     this.limits = deps.limits ?? DEFAULT_SQL_LIMITS;
     this.cache = new PlanCache(this.limits.planCacheEntriesMax);
     this.parses = new ParseCache(this.limits.planCacheEntriesMax);
@@ -113,6 +117,23 @@ export class SqlEngine {
   readByKey(read: KeyRead): Promise<JsonRow | null | undefined> {
     this.pointReader ??= new PointReader(this.deps.projections.store, this.deps.types);
     return this.pointReader.read(read);
+  }
+
+  /**
+   * A statement whose cached plan is a point SELECT (fast-point.ts), answered now; undefined: only
+   * execute() answers (not cached yet, another statement, a transaction). Same result and errors as execute().
+   */
+  pointSelect(sql: string, options: ExecuteOptions): QueryResult | undefined {
+    if (options.transaction !== undefined || options.efSearch !== undefined || options.signal?.aborted) return undefined;
+    const known = this.cache.get(plainSelectKey(options.tenant, sql), this.deps.projections.catalog);
+    if (!known || !this.points.handles(known)) return undefined;
+    return this.pointResult(known, options.params ?? [], Math.min(options.maxRows, this.limits.resultRowsMax));
+  }
+
+  private pointResult(prepared: PreparedQuery, params: readonly unknown[], rowsMax: number): QueryResult {
+    const { converter, columns } = this.outputOf(prepared);
+    const { rows, truncated } = this.points.rows(prepared, params, (row) => converter.convert(row), rowsMax);
+    return { command: 'SELECT', columns: [...columns], rows, rowCount: rows.length, affectedRows: null, truncated };
   }
 
   /** Runs one or more statements separated by semicolons; the result is the last one's. */
@@ -333,6 +354,7 @@ export class SqlEngine {
 
   /** A SELECT collected: at most env.maxRows rows, truncated when more were there. */
   private async select(prepared: PreparedQuery, env: StatementEnv): Promise<QueryResult> {
+    if (!env.txn && !env.signal?.aborted && this.points.handles(prepared)) return this.pointResult(prepared, env.params, env.maxRows);
     const { converter, columns } = this.outputOf(prepared);
     const { rows, truncated } = await collectPlan(
       prepared.plan,

@@ -66,7 +66,9 @@ export class PointReader {
     if (reader === null || request.key.length !== reader.keyTypes.length) return undefined;
     const values = this.keyValues(reader, request.key);
     if (values === undefined) return undefined;
-    const image = await this.store.get(keys.rowKey(table.id, encodeKey(reader.keyTypes, values, reader.descending)));
+    const key = keys.rowKey(table.id, encodeKey(reader.keyTypes, values, reader.descending));
+    // The synchronous read where the store has one: no promise of its own to wait for.
+    const image = this.store.getSync ? this.store.getSync(key) : await this.store.get(key);
     if (image === undefined) return null;
     const projection = projectionOf(reader, table, request.columns, this.types);
     const row = decodeRowInto(image, projection.ids, projection.missing);

@@ -1,4 +1,4 @@
-import type { FastifyPluginAsync, FastifyReply, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest, onRequestAsyncHookHandler, onRequestHookHandler } from 'fastify';
 import { SvcError } from '../../core/errors.js';
 import { principalFor, type Authenticator, type Credential } from './credential.js';
 import type { Principal } from './principal.js';
@@ -55,9 +55,34 @@ function limit(gate: AuthGate, request: FastifyRequest, reply: FastifyReply, cre
  * read_only credential a route that may write (403), and set request.principal.
  */
 export function authenticate(gate: AuthGate): onRequestAsyncHookHandler {
-  return async (request, reply) => {
+  const hook = authenticateHook(gate);
+  return function (this: unknown, request, reply) {
+    return new Promise<void>((resolve, reject) => hook.call(this as never, request, reply, (error?: Error) => (error ? reject(error) : resolve())));
+  };
+}
+
+/** authenticate() as a callback hook (what withAuth installs). */
+export function authenticateHook(gate: AuthGate): onRequestHookHandler {
+  // A callback hook: a key verified before is known at once (Authenticator.remembered), so the
+  // common request costs no promise; anything else is verified asynchronously, as before.
+  return (request, reply, done) => {
     const nowMs = Date.now();
-    const verified = await verify(gate, request, nowMs);
+    const presented = presentedKey(request);
+    const known = presented === null ? undefined : gate.authenticator.remembered?.(presented, nowMs);
+    if (known !== undefined) {
+      done(admitted(gate, request, reply, { credential: known }, nowMs));
+      return;
+    }
+    verify(gate, request, nowMs).then(
+      (verified) => done(admitted(gate, request, reply, verified, nowMs)),
+      (error: Error) => done(error),
+    );
+  };
+}
+
+/** The hook's checks after verification: rate limit, tenant, role; the error to answer with, or undefined (request.principal set). */
+function admitted(gate: AuthGate, request: FastifyRequest, reply: FastifyReply, verified: Verified, nowMs: number): Error | undefined {
+  try {
     limit(gate, request, reply, verified.credential, nowMs);
     if (verified.credential === null) throw verified.failure;
     const credential = verified.credential;
@@ -67,12 +92,15 @@ export function authenticate(gate: AuthGate): onRequestAsyncHookHandler {
     const principal: Principal = principalFor(credential, requestTenant(request, credential));
     request.principal = principal;
     guardReadOnly(request, principal);
-  };
+    return undefined;
+  } catch (error) {
+    return error as Error;
+  }
 }
 
 /** Wraps a resource plugin so every route in it requires a credential (and counts against its rate limit). */
 export function withAuth(gate: AuthGate, plugin: FastifyPluginAsync): FastifyPluginAsync {
-  const hook = authenticate(gate);
+  const hook = authenticateHook(gate);
   return async (app) => {
     app.addHook('onRequest', hook);
     await app.register(plugin);

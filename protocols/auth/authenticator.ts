@@ -39,6 +39,12 @@ export function createAuthenticator(parts: AuthenticatorParts): Authenticator {
     return credential;
   };
   return {
+    remembered(presented, nowMs) {
+      if (presented.length > AUTH_LIMITS.credentialCharsMax || looksLikeJwt(presented) || parts.apiKeys.due(nowMs)) return undefined;
+      const known = remembered.get(presented);
+      if (known === undefined || (known.credential !== ADMIN_CREDENTIAL && known.generation !== parts.apiKeys.generation)) return undefined;
+      return known.credential;
+    },
     async authenticate(presented, nowMs) {
       if (presented.length > AUTH_LIMITS.credentialCharsMax) {
         throw new SvcError('AUTHENTICATION_FAILED', `credential is longer than ${AUTH_LIMITS.credentialCharsMax} characters`, {});

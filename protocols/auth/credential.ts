@@ -16,6 +16,12 @@ export interface Credential {
 /** Verifies a presented credential; throws SvcError AUTHENTICATION_FAILED (or AUTHORIZATION_DENIED). */
 export interface Authenticator {
   authenticate(presented: string, nowMs: number): Promise<Credential>;
+  /**
+   * What authenticate() would resolve to, when that is known without waiting: a key verified
+   * before whose key file needs no look now. undefined: call authenticate() (a JWT, a new or
+   * wrong key, a key-file check due).
+   */
+  remembered?(presented: string, nowMs: number): Credential | undefined;
 }
 
 /** The principal of a verified credential in the tenant the request picked. */

@@ -31,13 +31,18 @@ export class ApiKeyRegistry {
     return registry;
   }
 
+  /** Whether refresh(nowMs) would look at the file. */
+  due(nowMs: number): boolean {
+    return nowMs - this.checkedAtMs >= this.options.checkIntervalMs;
+  }
+
   /**
    * Looks at the file when a look is due (at most once per checkIntervalMs) and re-reads it when it
    * changed; null when no look is due. Callers that cache what lookup() answered compare
    * `generation` after it: it changes whenever the keys in force do.
    */
   refresh(nowMs: number): Promise<void> | null {
-    if (nowMs - this.checkedAtMs < this.options.checkIntervalMs) return null;
+    if (!this.due(nowMs)) return null;
     this.checking ??= this.reload(nowMs, false).finally(() => {
       this.checking = null;
     });

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { newUlid } from '../../../core/ids.js';
-import type { SqlEngine } from '../../../query/index.js';
-import { engineScope, principalOf } from '../../auth/principal.js';
+import type { ExecuteOptions, QueryResult, SqlEngine } from '../../../query/index.js';
+import { engineScope } from '../../auth/principal.js';
 import { measured, type QueryMetrics } from '../../metrics/query-metrics.js';
 import { untilClientLeaves } from '../client-abort.js';
 import { resultMetadataView } from './result-view.js';
@@ -21,6 +21,23 @@ function bodySchema(limits: QueryRouteLimits) {
   return sqlBodySchema(limits, { include_metadata: { type: 'boolean', default: false }, max_rows: maxRowsProperty(limits) });
 }
 
+/**
+ * A point SELECT answered at once (SqlEngine.pointSelect), reported to the metrics as measured()
+ * would; undefined: the statement takes the general path. Nothing to cancel: it never waits.
+ */
+function pointSelect(options: { engine: SqlEngine; metrics?: QueryMetrics }, sql: string, run: ExecuteOptions): QueryResult | undefined {
+  const started = performance.now();
+  let result: QueryResult | undefined;
+  try {
+    result = options.engine.pointSelect(sql, run);
+  } catch (error) {
+    options.metrics?.observe({ database: run.tenant, durationSeconds: (performance.now() - started) / 1000, ok: false });
+    throw error;
+  }
+  if (result !== undefined) options.metrics?.observe({ database: run.tenant, durationSeconds: (performance.now() - started) / 1000, ok: true });
+  return result;
+}
+
 /** POST /query (under /api/v1): runs SQL synchronously in the spec's result shape. */
 export function queryRoutes(options: { engine: SqlEngine; limits: QueryRouteLimits; metrics?: QueryMetrics }): FastifyPluginAsync {
   const schema = { body: bodySchema(options.limits) };
@@ -28,11 +45,10 @@ export function queryRoutes(options: { engine: SqlEngine; limits: QueryRouteLimi
     app.post<{ Body: QueryBody }>('/query', { schema }, async (request, reply) => {
       const started = performance.now();
       const body = request.body;
-      const result = await measured(options.metrics, principalOf(request).tenant, () =>
-        untilClientLeaves(reply, (signal) =>
-          options.engine.execute(body.sql, { params: body.params ?? [], timeoutMs: body.timeout_ms, maxRows: body.max_rows, signal, ...engineScope(request) }),
-        ),
-      );
+      const run = { params: body.params ?? [], timeoutMs: body.timeout_ms, maxRows: body.max_rows, ...engineScope(request) };
+      const result =
+        pointSelect(options, body.sql, run) ??
+        (await measured(options.metrics, run.tenant, () => untilClientLeaves(reply, (signal) => options.engine.execute(body.sql, { ...run, signal }))));
       const metadata = body.include_metadata ? { metadata: resultMetadataView(result, { elapsedMs: performance.now() - started, queryId: newUlid() }) } : {};
       return reply.code(200).send({ success: true, data: result.rows, ...metadata });
     });

@@ -1,0 +1,145 @@
+import { SvcError } from '../core/errors.js';
+import { encodeKey } from '../core/key-encoding.js';
+import type { SqlType, SqlValue } from '../core/values.js';
+import { keys, type StateStore } from '../projections/index.js';
+import type { Row } from './exec/context.js';
+import { pkTypes } from './exec/ops/scan.js';
+import { rowDecoder } from './exec/ops/row-decoder.js';
+import type { Expr } from './plan/expr.js';
+import type { Plan, ScanNode } from './plan/nodes.js';
+import { convertParams, type PreparedQuery } from './prepare.js';
+import type { JsonRow } from './result.js';
+import type { QValue, TypeSystem } from './types/contract.js';
+
+/**
+ * A prepared SELECT that reads one row by its whole primary key: what the general path's plan
+ * does (scan.ts tableRows with a point range, then the project), done as one synchronous store
+ * read, without a snapshot, an execution context or operator generators.
+ *
+ * Why the answer is the same: a statement outside a transaction reads the store as of its start,
+ * and every write is acknowledged only once the projections applied it (read-your-writes), so one
+ * read of the current store sees exactly what a snapshot taken now would. The plan was bound in
+ * the caller's tenant (the plan cache is keyed by tenant and checked against the catalog), views
+ * were expanded by the binder, and the key values, the decoding and the output columns are the
+ * plan's own, computed by the same functions the operators use.
+ */
+interface PointPlan {
+  readonly scan: ScanNode;
+  readonly keyTypes: readonly SqlType[];
+  readonly descending: readonly boolean[];
+  /** The key's values from the statement's parameters (the plan's `eq` expressions). */
+  readonly key: readonly ((params: readonly QValue[]) => QValue)[];
+  readonly decode: (pk: Uint8Array, image: Uint8Array) => Row;
+  /** Scan columns the output takes, in order (null: the scan's row is the output). */
+  readonly pick: readonly number[] | null;
+}
+
+/** Rows of a SELECT as execute() collects them. */
+export interface CollectedRows {
+  readonly rows: JsonRow[];
+  readonly truncated: boolean;
+}
+
+export class PointSelects {
+  /** The decision per prepared plan (null: not a point select): made once, on its first run. */
+  private readonly plans = new WeakMap<PreparedQuery, PointPlan | null>();
+
+  constructor(
+    private readonly store: StateStore,
+    private readonly types: TypeSystem,
+  ) {}
+
+  /** Whether `prepared` is answered by rows() (decided on the first call, then remembered). */
+  handles(prepared: PreparedQuery): boolean {
+    return this.store.getSync !== undefined && this.planOf(prepared) !== null;
+  }
+
+  /**
+   * The rows of a prepared point SELECT (handles() said so), read now: at most one, converted by
+   * `convert`, cut at `rowsMax` as collectPlan cuts. Parameters are converted as the general path
+   * converts them, so a wrong one fails with the same error.
+   */
+  rows(prepared: PreparedQuery, rawParams: readonly unknown[], convert: (row: Row) => JsonRow, rowsMax: number): CollectedRows {
+    const plan = this.planOf(prepared)!;
+    const params = convertParams(this.types, prepared.paramTypes, rawParams);
+    const values: SqlValue[] = [];
+    for (const value of plan.key) {
+      const v = value(params);
+      // `col = NULL` matches nothing (scan.ts keyRange).
+      if (v === null) return { rows: [], truncated: false };
+      values.push(v as SqlValue);
+    }
+    const pk = encodeKey(plan.keyTypes, values, plan.descending);
+    const image = this.store.getSync!(keys.rowKey(plan.scan.table.id, pk));
+    if (image === undefined) return { rows: [], truncated: false };
+    if (rowsMax < 1) return { rows: [], truncated: true };
+    const row = plan.decode(pk, image);
+    return { rows: [convert(plan.pick === null ? row : plan.pick.map((i) => row[i]!))], truncated: false };
+  }
+
+  private planOf(prepared: PreparedQuery): PointPlan | null {
+    let plan = this.plans.get(prepared);
+    if (plan === undefined) {
+      plan = pointPlanOf(prepared.plan);
+      this.plans.set(prepared, plan);
+    }
+    return plan;
+  }
+}
+
+/** The point read a plan amounts to, or null when it is anything more than project(scan by whole primary key). */
+function pointPlanOf(plan: Plan): PointPlan | null {
+  let pick: number[] | null = null;
+  let scan: Plan = plan;
+  if (plan.kind === 'project') {
+    pick = [];
+    for (const expr of plan.exprs) {
+      if (expr.kind !== 'column') return null;
+      pick.push(expr.index);
+    }
+    scan = plan.input;
+  }
+  if (scan.kind !== 'scan' || scan.withKey || scan.filter !== null || scan.table.kind !== 'table') return null;
+  const access = scan.access;
+  if (access.kind !== 'pk' || !access.index.primary || access.lower !== null || access.upper !== null) return null;
+  const keyTypes = pkTypes(scan.table);
+  if (scan.table.primaryKey.length === 0 || access.eq.length !== keyTypes.length) return null;
+  const key: ((params: readonly QValue[]) => QValue)[] = [];
+  for (const expr of access.eq) {
+    const value = keyValueOf(expr);
+    if (value === null) return null;
+    key.push(value);
+  }
+  return { scan, keyTypes, descending: access.index.descending, key, decode: rowDecoder(scan), pick };
+}
+
+/**
+ * A key value as compile.ts evaluates it, for the expressions a statement's key is made of: a
+ * constant, a parameter, a cast of one. null: another kind (the general path runs).
+ */
+function keyValueOf(expr: Expr): ((params: readonly QValue[]) => QValue) | null {
+  switch (expr.kind) {
+    case 'const': {
+      const value = expr.value;
+      return () => value;
+    }
+    case 'param': {
+      const index = expr.index;
+      return (params) => {
+        if (index >= params.length) throw new SvcError('INVALID_QUERY', `there is no parameter $${index + 1}`, { parameter: index + 1 });
+        return params[index]!;
+      };
+    }
+    case 'cast': {
+      const arg = keyValueOf(expr.arg);
+      if (arg === null) return null;
+      const cast = expr.cast;
+      return (params) => {
+        const v = arg(params);
+        return v === null ? null : cast(v);
+      };
+    }
+    default:
+      return null;
+  }
+}
