@@ -28,7 +28,7 @@ export function insert(ast: InsertStatement, deps: DmlDeps): Promise<QueryResult
     const conflict = ast.onConflict ? bindConflict(run, table, alias, ast.onConflict) : null;
     const returning = bindReturning(run, table, alias, ast.returning);
     const proposed: QValue[][] = [];
-    await insertRows(run, table, targets, ast.source, ast.columns !== null, async (values) => {
+    await insertRows(run, table, targets, ast.source, ast.columns !== null, (values) => {
       proposed.push(values);
     });
     return writeProposed(run, table, proposed, conflict, returning);
@@ -46,6 +46,7 @@ export async function writeProposed(
   conflict: Conflict | null,
   returning: { names: string[]; exprs: Expr[] } | null,
 ): Promise<DmlOutcome> {
+  if (!conflict) return writeAll(run, table, proposed, returning);
   const exec = run.exec();
   const setEvals = conflict?.update?.sets.map((s) => ({ position: s.position, eval: compile(s.expr, exec) })) ?? [];
   const whereEval = conflict?.update?.where ? compile(conflict.update.where, exec) : null;
@@ -93,6 +94,25 @@ export async function writeProposed(
     affected += 1;
     if (returning) rows.push(returningRow(returningEvals, values));
   }
+}
+
+/** writeProposed without ON CONFLICT: every row is inserted or the statement fails (TableWriter.insertMany). */
+async function writeAll(
+  run: DmlRun,
+  table: TableDef,
+  proposed: readonly QValue[][],
+  returning: { names: string[]; exprs: Expr[] } | null,
+): Promise<DmlOutcome> {
+  const writer = run.writer.writer(table);
+  if (!returning) {
+    await writer.insertMany(proposed);
+    return { affected: proposed.length, returning: null };
+  }
+  const exec = run.exec();
+  const returningEvals = returning.exprs.map((e) => compile(e, exec));
+  const rows: QValue[][] = [];
+  await writer.insertMany(proposed, (values) => rows.push(returningRow(returningEvals, values)));
+  return { affected: proposed.length, returning: { ...returning, rows } };
 }
 
 function targetOf(run: DmlRun, name: QualifiedName): TableDef {

@@ -79,6 +79,8 @@ export class TableWriter {
   readonly pkTypes: SqlType[];
   readonly pkPositions: number[] | null;
   private readonly uniques: UniqueIndex[];
+  /** A primary key and no other unique index or foreign key: a prefetched key settles an insert's reads (insertMany). */
+  private readonly pkOnly: boolean;
   /** pk keyText -> image (null: deleted) for rows changed by this statement. */
   readonly pending = new Map<string, Uint8Array | null>();
   private readonly pendingUnique = new Map<number, Map<string, string>>();
@@ -100,6 +102,7 @@ export class TableWriter {
         const positions = index.columnIds.map(position);
         return { index, positions, types: positions.map((p) => def.columns[p]!.type) };
       });
+    this.pkOnly = this.pkPositions !== null && this.uniques.length === 0 && !def.constraints.some((c) => c.references);
   }
 
   get columns(): readonly ColumnDef[] {
@@ -274,6 +277,52 @@ export class TableWriter {
     this.record(key, null, after, values, k);
     this.statement.push({ kind: 'row', tableId: this.def.id, op: 'insert', key, before: null, after });
     return key;
+  }
+
+  /**
+   * Inserts rows in order with exactly the checks and errors of insert() row by row. With only a
+   * primary key to check, the keys are encoded once, read ahead in one getMany, and a row whose key
+   * the read-ahead settled is written without a promise; any other row goes through insert().
+   * `inserted` runs after each row is written (RETURNING), as it would after each insert().
+   */
+  async insertMany(rows: readonly QValue[][], inserted?: (values: QValue[]) => void): Promise<void> {
+    const keys = this.pkOnly && rows.length >= dmlPrefetchRowsMin ? await this.prefetchPrimaryKeys(rows) : null;
+    if (keys === null) await this.prefetch(rows);
+    for (let i = 0; i < rows.length; i++) {
+      const values = rows[i]!;
+      if (keys === null || !this.insertKnown(values, keys[i]!)) await this.insert(values);
+      if (inserted) inserted(values);
+    }
+  }
+
+  /** The rows' primary keys, read ahead into the prefetch cache; null when they could not be (the per-row reads stand in). */
+  private async prefetchPrimaryKeys(rows: readonly (readonly QValue[])[]): Promise<Uint8Array[] | null> {
+    try {
+      const keys = new Array<Uint8Array>(rows.length);
+      for (let i = 0; i < rows.length; i++) keys[i] = this.keyOf(rows[i]!);
+      await this.prefetchKeys(keys);
+      return keys;
+    } catch (error) {
+      if (!isSvcError(error)) throw error;
+      return null;
+    }
+  }
+
+  /**
+   * insert() of a row whose primary key the read-ahead settled, for a table with nothing else to
+   * read (pkOnly): the same checks in the same order. False, having done nothing, when the key's
+   * state is not known without a read.
+   */
+  private insertKnown(values: QValue[], key: Uint8Array): boolean {
+    const k = keyText(key);
+    const seen = this.seen(k);
+    if (seen === undefined) return false;
+    this.validate(values);
+    if (seen !== null) throw uniqueViolation(this.def.name, this.pkName(), this.describeKey(this.pkPositions!, values));
+    const after = encodeRow(this.def.columns, values as SqlValue[]);
+    this.pending.set(k, after);
+    this.statement.push({ kind: 'row', tableId: this.def.id, op: 'insert', key, before: null, after });
+    return true;
   }
 
   async update(key: Uint8Array, before: Uint8Array, oldValues: readonly QValue[], values: QValue[]): Promise<void> {
