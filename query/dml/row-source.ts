@@ -2,11 +2,12 @@ import type { TableDef } from '../../core/catalog.js';
 import { bindDefault, bindExpr, coerce, invalid, Scope } from '../bind/index.js';
 import { compile, prepare, type ExecContext } from '../exec/index.js';
 import { optimize } from '../optimize/index.js';
-import { parseExpression, type QueryExpr } from '../parse/index.js';
+import { parseExpression, type QueryExpr, type SqlExpr } from '../parse/index.js';
 import type { Expr } from '../plan/expr.js';
 import { pullRows } from '../run-query.js';
 import type { QValue } from '../types/contract.js';
 import { exprEnv, type DmlRun } from './common.js';
+import { LiteralBinder } from './values-literals.js';
 
 /** A value of an INSERT row: an expression or DEFAULT. */
 type Cell = Expr | 'default';
@@ -54,41 +55,14 @@ export async function insertRows(
   targets: readonly number[],
   source: QueryExpr | null,
   explicitColumns: boolean,
-  onRow: (values: QValue[]) => Promise<void>,
+  onRow: (values: QValue[]) => Promise<void> | void,
 ): Promise<void> {
   const defaults = defaultsOf(run, table);
   if (source === null) {
     await onRow(fullRow(table, new Map(), defaults, run.exec()));
     return;
   }
-  if (source.kind === 'values' && isPlainValues(source)) {
-    const env = exprEnv(run, new Scope(null), 'VALUES');
-    const rows: Cell[][] = source.rows.map((items) => {
-      if (items.length > targets.length) throw invalid('INSERT has more expressions than target columns');
-      if (explicitColumns && items.length < targets.length) throw invalid('INSERT has more target columns than expressions');
-      return items.map((item, i) =>
-        item.kind === 'default' ? 'default' : coerce(run.ctx, bindExpr(item, env), table.columns[targets[i]!]!.type, 'assignment'),
-      );
-    });
-    const exec = run.exec();
-    for (const cells of rows) {
-      const given = new Map<number, QValue>();
-      const computed: { target: number; expr: Expr }[] = [];
-      cells.forEach((c, i) => {
-        if (c === 'default') return;
-        // Literals arrive folded to constants (bulk loads are all literals): no compile per cell.
-        if (c.kind === 'const') given.set(targets[i]!, c.value);
-        else computed.push({ target: targets[i]!, expr: c });
-      });
-      if (computed.length > 0) {
-        const compiled = computed.map((x) => compile(x.expr, exec));
-        await prepare(compiled, [], exec);
-        compiled.forEach((c, k) => given.set(computed[k]!.target, c.eval([])));
-      }
-      await onRow(fullRow(table, given, defaults, exec));
-    }
-    return;
-  }
+  if (source.kind === 'values' && isPlainValues(source)) return valuesRows(run, table, targets, source.rows, explicitColumns, defaults, onRow);
   const query = run.binder.bindQuery(source, new Scope(null));
   const columns = query.plan.columns;
   if (columns.length > targets.length) throw invalid('INSERT has more expressions than target columns');
@@ -107,6 +81,51 @@ export async function insertRows(
   for (const values of collected) {
     const given = new Map<number, QValue>(values.map((v, i) => [targets[i]!, v]));
     await onRow(fullRow(table, given, defaults, exec));
+  }
+}
+
+/** Marks a column no cell of a VALUES row gave (its default fills it). */
+const UNSET: unique symbol = Symbol('unset');
+
+/** The rows of a plain VALUES list, bound once, then filled row by row (defaults in column order, as fullRow). */
+async function valuesRows(
+  run: DmlRun,
+  table: TableDef,
+  targets: readonly number[],
+  items: readonly (readonly SqlExpr[])[],
+  explicitColumns: boolean,
+  defaults: ((exec: ExecContext) => QValue)[],
+  onRow: (values: QValue[]) => Promise<void> | void,
+): Promise<void> {
+  const env = exprEnv(run, new Scope(null), 'VALUES');
+  const literals = targets.map((t) => new LiteralBinder(run.ctx, table.columns[t]!.type));
+  const rows: Cell[][] = items.map((row) => {
+    if (row.length > targets.length) throw invalid('INSERT has more expressions than target columns');
+    if (explicitColumns && row.length < targets.length) throw invalid('INSERT has more target columns than expressions');
+    return row.map((item, i) =>
+      item.kind === 'default' ? 'default' : (literals[i]!.bind(item) ?? coerce(run.ctx, bindExpr(item, env), table.columns[targets[i]!]!.type, 'assignment')),
+    );
+  });
+  const exec = run.exec();
+  const width = table.columns.length;
+  for (const cells of rows) {
+    const values = new Array<QValue | typeof UNSET>(width).fill(UNSET);
+    let computed: { target: number; expr: Expr }[] | null = null;
+    for (let i = 0; i < cells.length; i++) {
+      const c = cells[i]!;
+      if (c === 'default') continue;
+      // Literals arrive folded to constants (bulk loads are all literals): no compile per cell.
+      if (c.kind === 'const') values[targets[i]!] = c.value;
+      else (computed ??= []).push({ target: targets[i]!, expr: c });
+    }
+    if (computed !== null) {
+      const compiled = computed.map((x) => compile(x.expr, exec));
+      await prepare(compiled, [], exec);
+      compiled.forEach((c, k) => (values[computed[k]!.target] = c.eval([])));
+    }
+    for (let i = 0; i < width; i++) if (values[i] === UNSET) values[i] = defaults[i]!(exec);
+    const pending = onRow(values as QValue[]);
+    if (pending) await pending;
   }
 }
 
