@@ -286,22 +286,39 @@ export class TableWriter {
    * `inserted` runs after each row is written (RETURNING), as it would after each insert().
    */
   async insertMany(rows: readonly QValue[][], inserted?: (values: QValue[]) => void): Promise<void> {
-    const keys = this.pkOnly && rows.length >= dmlPrefetchRowsMin ? await this.prefetchPrimaryKeys(rows) : null;
-    if (keys === null) await this.prefetch(rows);
+    const read = this.pkOnly && rows.length >= dmlPrefetchRowsMin ? await this.readPrimaryKeys(rows) : null;
+    if (read === null) await this.prefetch(rows);
     for (let i = 0; i < rows.length; i++) {
       const values = rows[i]!;
-      if (keys === null || !this.insertKnown(values, keys[i]!)) await this.insert(values);
+      if (read === null || !this.insertKnown(values, read.keys[i]!, read.texts[i]!)) await this.insert(values);
       if (inserted) inserted(values);
     }
   }
 
-  /** The rows' primary keys, read ahead into the prefetch cache; null when they could not be (the per-row reads stand in). */
-  private async prefetchPrimaryKeys(rows: readonly (readonly QValue[])[]): Promise<Uint8Array[] | null> {
+  /**
+   * The rows' primary keys (and their keyText), the ones this statement knows nothing of read ahead
+   * in one getMany into the prefetch cache; null when they could not be (the per-row reads stand in).
+   */
+  private async readPrimaryKeys(rows: readonly (readonly QValue[])[]): Promise<{ keys: Uint8Array[]; texts: string[] } | null> {
+    const keys = new Array<Uint8Array>(rows.length);
+    const texts = new Array<string>(rows.length);
+    const wanted: Uint8Array[] = [];
+    const wantedTexts: string[] = [];
     try {
-      const keys = new Array<Uint8Array>(rows.length);
-      for (let i = 0; i < rows.length; i++) keys[i] = this.keyOf(rows[i]!);
-      await this.prefetchKeys(keys);
-      return keys;
+      for (let i = 0; i < rows.length; i++) {
+        const key = (keys[i] = this.keyOf(rows[i]!));
+        const k = (texts[i] = keyText(key));
+        // A key twice in the request is read twice: cheaper than a set of every key.
+        if (!this.known.has(k) && !this.pending.has(k)) {
+          wanted.push(key);
+          wantedTexts.push(k);
+        }
+      }
+      if (wanted.length > 0) {
+        const images = await this.statement.view.getRows(this.def.id, wanted);
+        for (let i = 0; i < wanted.length; i++) this.known.set(wantedTexts[i]!, images[i] ?? null);
+      }
+      return { keys, texts };
     } catch (error) {
       if (!isSvcError(error)) throw error;
       return null;
@@ -313,8 +330,7 @@ export class TableWriter {
    * read (pkOnly): the same checks in the same order. False, having done nothing, when the key's
    * state is not known without a read.
    */
-  private insertKnown(values: QValue[], key: Uint8Array): boolean {
-    const k = keyText(key);
+  private insertKnown(values: QValue[], key: Uint8Array, k: string): boolean {
     const seen = this.seen(k);
     if (seen === undefined) return false;
     this.validate(values);
