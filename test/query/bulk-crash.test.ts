@@ -16,7 +16,7 @@ describe('bulk insert crash safety', () => {
     const acknowledged: string[] = [];
     try {
       for (let round = 1; round <= ROUNDS; round++) {
-        acknowledged.push(...(await runUntilKilled(writer, [dir, String(round * 10_000_000)], 300 + Math.floor(Math.random() * 900))));
+        acknowledged.push(...(await runUntilKilled(writer, [dir, String(round * 10_000_000)], 1500 + Math.floor(Math.random() * 2000))));
         const stack = await openStack(dir);
         try {
           const engine = new SqlEngine({ projections: stack.projections, types: typeSystem, logger: silentLogger });
