@@ -281,8 +281,8 @@ export class TableWriter {
 
   /**
    * Inserts rows in order with exactly the checks and errors of insert() row by row. With only a
-   * primary key to check, the keys are encoded once, read ahead in one getMany, and a row whose key
-   * the read-ahead settled is written without a promise; any other row goes through insert().
+   * primary key to check, the keys are encoded once and read in one getMany, and each row is
+   * written without a promise; otherwise every row goes through insert() after a prefetch.
    * `inserted` runs after each row is written (RETURNING), as it would after each insert().
    */
   async insertMany(rows: readonly QValue[][], inserted?: (values: QValue[]) => void): Promise<void> {
@@ -290,35 +290,24 @@ export class TableWriter {
     if (read === null) await this.prefetch(rows);
     for (let i = 0; i < rows.length; i++) {
       const values = rows[i]!;
-      if (read === null || !this.insertKnown(values, read.keys[i]!, read.texts[i]!)) await this.insert(values);
+      if (read === null) await this.insert(values);
+      else this.insertRead(values, read.keys[i]!, read.texts[i]!, read.images[i] ?? null);
       if (inserted) inserted(values);
     }
   }
 
   /**
-   * The rows' primary keys (and their keyText), the ones this statement knows nothing of read ahead
-   * in one getMany into the prefetch cache; null when they could not be (the per-row reads stand in).
+   * The rows' primary keys, their keyText and their stored images (undefined: none), read in one
+   * getMany; null when they could not be read (the per-row reads then stand in).
    */
-  private async readPrimaryKeys(rows: readonly (readonly QValue[])[]): Promise<{ keys: Uint8Array[]; texts: string[] } | null> {
+  private async readPrimaryKeys(
+    rows: readonly (readonly QValue[])[],
+  ): Promise<{ keys: Uint8Array[]; texts: string[]; images: (Uint8Array | undefined)[] } | null> {
     const keys = new Array<Uint8Array>(rows.length);
     const texts = new Array<string>(rows.length);
-    const wanted: Uint8Array[] = [];
-    const wantedTexts: string[] = [];
     try {
-      for (let i = 0; i < rows.length; i++) {
-        const key = (keys[i] = this.keyOf(rows[i]!));
-        const k = (texts[i] = keyText(key));
-        // A key twice in the request is read twice: cheaper than a set of every key.
-        if (!this.known.has(k) && !this.pending.has(k)) {
-          wanted.push(key);
-          wantedTexts.push(k);
-        }
-      }
-      if (wanted.length > 0) {
-        const images = await this.statement.view.getRows(this.def.id, wanted);
-        for (let i = 0; i < wanted.length; i++) this.known.set(wantedTexts[i]!, images[i] ?? null);
-      }
-      return { keys, texts };
+      for (let i = 0; i < rows.length; i++) texts[i] = keyText((keys[i] = this.keyOf(rows[i]!)));
+      return { keys, texts, images: await this.statement.view.getRows(this.def.id, keys) };
     } catch (error) {
       if (!isSvcError(error)) throw error;
       return null;
@@ -326,19 +315,17 @@ export class TableWriter {
   }
 
   /**
-   * insert() of a row whose primary key the read-ahead settled, for a table with nothing else to
-   * read (pkOnly): the same checks in the same order. False, having done nothing, when the key's
-   * state is not known without a read.
+   * insert() of a row whose stored image (null: none) was read ahead, for a table with nothing
+   * else to read (pkOnly): the same checks in the same order, this statement's own changes first.
    */
-  private insertKnown(values: QValue[], key: Uint8Array, k: string): boolean {
-    const seen = this.seen(k);
-    if (seen === undefined) return false;
+  private insertRead(values: QValue[], key: Uint8Array, k: string, stored: Uint8Array | null): void {
+    const own = this.pending.get(k);
+    const seen = own !== undefined ? own : stored;
     this.validate(values);
     if (seen !== null) throw uniqueViolation(this.def.name, this.pkName(), this.describeKey(this.pkPositions!, values));
     const after = encodeRow(this.def.columns, values as SqlValue[]);
     this.pending.set(k, after);
     this.statement.push({ kind: 'row', tableId: this.def.id, op: 'insert', key, before: null, after });
-    return true;
   }
 
   async update(key: Uint8Array, before: Uint8Array, oldValues: readonly QValue[], values: QValue[]): Promise<void> {

@@ -121,4 +121,26 @@ describe('bulk INSERT is exact', () => {
     expect(stored[0]!.c39).toBe('r499c39');
     expect(await count('w')).toBe(500);
   });
+
+  it("in a transaction the bulk path sees the transaction's own earlier changes", async () => {
+    const t = await openSql({
+      transactions: { transactionTimeoutMsDefault: 10_000, transactionTimeoutMsMax: 10_000, transactionsOpenMax: 4, sqlDmlRowsMax: 1000 },
+    });
+    try {
+      await t.q('CREATE TABLE x (id BIGINT PRIMARY KEY, name TEXT)');
+      await t.q(`INSERT INTO x VALUES ${values(Array.from({ length: 10 }, (_, i) => `${i}, 'stored'`))}`);
+      const many = (from: number): string => values(Array.from({ length: 300 }, (_, i) => `${from + i}, 'bulk'`));
+      const dup = await caught(t.q(`BEGIN; INSERT INTO x VALUES (500, 'first'); INSERT INTO x VALUES ${many(400)}; COMMIT`));
+      expect(dup.message).toBe('duplicate key value violates unique constraint "x_pkey"');
+      expect(JSON.stringify(dup.details)).toContain('(id)=(500)');
+      await t.q('ROLLBACK').catch(() => undefined);
+      await t.q(`BEGIN; DELETE FROM x WHERE id >= 5; INSERT INTO x VALUES ${many(5)}; COMMIT`);
+      expect(await t.rows('SELECT name, count(*) AS n FROM x GROUP BY name ORDER BY name')).toEqual([
+        { name: 'bulk', n: 300 },
+        { name: 'stored', n: 5 },
+      ]);
+    } finally {
+      await t.close();
+    }
+  });
 });
