@@ -5,12 +5,35 @@
  * inserts log 10,000 row changes per record. Other records go through avsc.
  */
 import { assert } from './errors.js';
-import type { RowChange, SequenceUpdate, TxnOp, TxnRecord } from './log-records.js';
+
+// The shapes of log-records.ts's RowChange, SequenceUpdate and TxnRecord, restated here: that
+// module calls this one, and importing its types back would make the two a cycle.
+interface RowChange {
+  readonly kind: 'row';
+  readonly tableId: number;
+  readonly op: string;
+  readonly key: Uint8Array;
+  readonly before: Uint8Array | null;
+  readonly after: Uint8Array | null;
+}
+interface SequenceUpdate {
+  readonly kind: 'sequence';
+  readonly name: string;
+  readonly lastValue: bigint;
+}
+type TxnOp = { readonly kind: string };
+interface TxnRecord {
+  readonly txnId: string;
+  readonly tenant: string;
+  readonly timestampMicros: bigint;
+  readonly ops: readonly TxnOp[];
+  readonly firstSequence?: bigint;
+}
 
 /** Union branch indexes of TxnRecord.ops (TXN_OP_SCHEMAS_V2 order). */
 const BRANCH_ROW = 0;
 const BRANCH_SEQUENCE = 4;
-const ROW_OP_INDEX: Readonly<Record<RowChange['op'], number>> = { insert: 0, update: 1, delete: 2 };
+const ROW_OP_INDEX: Readonly<Record<string, number>> = { insert: 0, update: 1, delete: 2 };
 const INT64_MIN = -(2n ** 63n);
 const INT64_MAX = 2n ** 63n - 1n;
 const utf8 = new TextEncoder();
@@ -26,9 +49,9 @@ export function encodeRowRecord(record: TxnRecord, version: number): Uint8Array 
   let bytes = 2 + bytesSize(txnId) + bytesSize(tenant) + bigLongSize(record.timestampMicros) + longSize(ops.length) + 1 + bigLongSize(firstSequence);
   for (let i = 0; i < ops.length; i++) {
     const op = ops[i]!;
-    if (op.kind === 'row' && validRow(op)) bytes += rowSize(op);
-    else if (op.kind === 'sequence' && inInt64(op.lastValue) && typeof op.name === 'string')
-      bytes += 1 + bytesSize(utf8.encode(op.name)) + bigLongSize(op.lastValue);
+    if (op.kind === 'row' && validRow(op as RowChange)) bytes += rowSize(op as RowChange);
+    else if (op.kind === 'sequence' && validSequence(op as SequenceUpdate))
+      bytes += 1 + bytesSize(utf8.encode((op as SequenceUpdate).name)) + bigLongSize((op as SequenceUpdate).lastValue);
     else return null;
   }
   if (ops.length === 0) bytes -= longSize(0); // an empty array is its end marker alone
@@ -50,11 +73,11 @@ export function encodeRowRecord(record: TxnRecord, version: number): Uint8Array 
 }
 
 function writeOp(out: Uint8Array, at: number, op: TxnOp): number {
-  if (op.kind === 'sequence') return writeSequence(out, at, op);
+  if (op.kind === 'sequence') return writeSequence(out, at, op as SequenceUpdate);
   const row = op as RowChange;
   out[at++] = BRANCH_ROW;
   at = writeLong(out, at, row.tableId);
-  out[at++] = ROW_OP_INDEX[row.op] * 2;
+  out[at++] = ROW_OP_INDEX[row.op]! * 2;
   at = writeBytes(out, at, row.key);
   at = writeNullableBytes(out, at, row.before);
   return writeNullableBytes(out, at, row.after);
@@ -75,6 +98,8 @@ const nullableSize = (b: Uint8Array | null): number => (b === null ? 1 : 1 + byt
 
 const inInt64 = (v: unknown): v is bigint => typeof v === 'bigint' && v >= INT64_MIN && v <= INT64_MAX;
 const isBytes = (b: unknown): b is Uint8Array => b instanceof Uint8Array;
+
+const validSequence = (op: SequenceUpdate): boolean => inInt64(op.lastValue) && typeof op.name === 'string';
 
 function validRow(op: RowChange): boolean {
   const { tableId } = op;
