@@ -6,6 +6,7 @@
 import type { Type } from 'avsc';
 import type { ColumnDef, ConstraintDef, ConstraintKind, ForeignKeyAction, IndexDef, IndexKind, TableDef, TableId, TableKind } from './catalog.js';
 import { SvcError, isSvcError } from './errors.js';
+import { encodeRowRecord } from './log-record-rows.js';
 import { BRANCH, LOG_RECORD_SCHEMA_V1, LOG_RECORD_SCHEMA_V2, LOG_RECORD_SCHEMA_V3, buildLogRecordType } from './log-record-schema.js';
 import { decodeValue, encodeValue } from './row-codec.js';
 import type { SqlType, SqlTypeName } from './values.js';
@@ -122,6 +123,9 @@ let scratch = Buffer.allocUnsafe(SCRATCH_BYTES_INITIAL);
 
 /** The payload of a record: version byte + Avro. Row images and keys are copied, not retained. */
 export function encodeLogRecord(record: LogRecord): Uint8Array {
+  // Row changes and sequence updates (every DML record): written directly, byte for byte the same.
+  const rows = encodeRowRecord(record, LOG_RECORD_SCHEMA_VERSION);
+  if (rows !== null) return rows;
   const value = toAvroTxn(record);
   try {
     for (;;) {

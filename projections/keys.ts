@@ -62,6 +62,29 @@ export const tableStatsKey = (tableId: TableId): Uint8Array => prefixed(KeySpace
 
 /** Key of one row: table prefix + encoded primary key. */
 export const rowKey = (tableId: TableId, pk: Uint8Array): Uint8Array => prefixed(KeySpace.Row, tableId, pk);
+/**
+ * rowKey of many primary keys, as views into one buffer: a bulk read hands thousands of keys to
+ * LevelDB at once, and a small array of its own per key costs Node-API a backing store each.
+ */
+export function rowKeys(tableId: TableId, pks: readonly Uint8Array[]): Uint8Array[] {
+  let bytes = 0;
+  for (const pk of pks) bytes += 5 + pk.length;
+  const slab = new Uint8Array(bytes);
+  const out = new Array<Uint8Array>(pks.length);
+  let at = 0;
+  for (let i = 0; i < pks.length; i++) {
+    const pk = pks[i]!;
+    slab[at] = KeySpace.Row;
+    slab[at + 1] = tableId >>> 24;
+    slab[at + 2] = (tableId >>> 16) & 0xff;
+    slab[at + 3] = (tableId >>> 8) & 0xff;
+    slab[at + 4] = tableId & 0xff;
+    slab.set(pk, at + 5);
+    out[i] = slab.subarray(at, at + 5 + pk.length);
+    at += 5 + pk.length;
+  }
+  return out;
+}
 /** First key of a table's rows; its upper bound is rowPrefix(tableId + 1). */
 export const rowPrefix = (tableId: TableId): Uint8Array => prefixed(KeySpace.Row, tableId);
 /** Strips the 5-byte table prefix from a row key, leaving the encoded primary key. */

@@ -5,7 +5,7 @@ import type { Lsn } from '../core/units.js';
 import type { Log } from '../log/index.js';
 import type { AppliedTracker } from './applied-tracker.js';
 import type { CatalogState } from './catalog-state.js';
-import { ID_PREFIX_BYTES, idRange, indexPrefix, KeySpace, pkOfRowKey, rowKey } from './keys.js';
+import { ID_PREFIX_BYTES, idRange, indexPrefix, KeySpace, pkOfRowKey, rowKey, rowKeys } from './keys.js';
 import { PROJECTION_LIMITS } from './limits.js';
 import { mergedRange, type KeyRange } from './merged-range.js';
 import { PendingOverlay } from './pending-overlay.js';
@@ -181,7 +181,7 @@ export class Sequencer {
         return store.get(key);
       },
       async getRows(tableId, pks) {
-        const keys = pks.map((pk) => rowKey(tableId, pk));
+        const keys = rowKeys(tableId, pks);
         const out: (Uint8Array | undefined)[] = new Array(keys.length);
         const missing: number[] = [];
         keys.forEach((key, i) => {

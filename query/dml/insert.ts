@@ -54,7 +54,7 @@ export async function bindAndInsert(ast: InsertStatement, run: DmlRun, onBound?:
     return runBoundValues(run, bound);
   }
   const proposed: QValue[][] = [];
-  await insertRows(run, table, targets, ast.source, ast.columns !== null, async (values) => {
+  await insertRows(run, table, targets, ast.source, ast.columns !== null, (values) => {
     proposed.push(values);
   });
   return writeProposed(run, table, proposed, conflict, returning);
@@ -63,7 +63,7 @@ export async function bindAndInsert(ast: InsertStatement, run: DmlRun, onBound?:
 /** Runs a bound VALUES insert: its rows evaluated (parameters, defaults), validated and written. */
 export async function runBoundValues(run: DmlRun, bound: BoundValuesInsert): Promise<DmlOutcome> {
   const proposed: QValue[][] = [];
-  await valuesRows(run, bound.table, bound.targets, bound.rows, async (values) => {
+  await valuesRows(run, bound.table, bound.targets, bound.rows, (values) => {
     proposed.push(values);
   });
   return writeProposed(run, bound.table, proposed, bound.conflict, bound.returning);
@@ -80,6 +80,7 @@ export async function writeProposed(
   conflict: Conflict | null,
   returning: { names: string[]; exprs: Expr[] } | null,
 ): Promise<DmlOutcome> {
+  if (!conflict) return writeAll(run, table, proposed, returning);
   const exec = run.exec();
   const setEvals = conflict?.update?.sets.map((s) => ({ position: s.position, eval: compile(s.expr, exec) })) ?? [];
   const whereEval = conflict?.update?.where ? compile(conflict.update.where, exec) : null;
@@ -129,6 +130,25 @@ export async function writeProposed(
     affected += 1;
     if (returning) rows.push(returningRow(returningEvals, values));
   }
+}
+
+/** writeProposed without ON CONFLICT: every row is inserted or the statement fails (TableWriter.insertMany). */
+async function writeAll(
+  run: DmlRun,
+  table: TableDef,
+  proposed: readonly QValue[][],
+  returning: { names: string[]; exprs: Expr[] } | null,
+): Promise<DmlOutcome> {
+  const writer = run.writer.writer(table);
+  if (!returning) {
+    await writer.insertMany(proposed);
+    return { affected: proposed.length, returning: null };
+  }
+  const exec = run.exec();
+  const returningEvals = returning.exprs.map((e) => compile(e, exec));
+  const rows: QValue[][] = [];
+  await writer.insertMany(proposed, (values) => rows.push(returningRow(returningEvals, values)));
+  return { affected: proposed.length, returning: { ...returning, rows } };
 }
 
 function targetOf(run: DmlRun, name: QualifiedName): TableDef {

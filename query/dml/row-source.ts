@@ -10,6 +10,7 @@ import type { Expr } from '../plan/expr.js';
 import { pullRows } from '../run-query.js';
 import type { QValue } from '../types/contract.js';
 import { exprEnv, type DmlRun } from './common.js';
+import { LiteralBinder } from './values-literals.js';
 
 /**
  * Bound DEFAULT expressions by table definition (null: a sequence or no DEFAULT). A definition is
@@ -74,7 +75,7 @@ export async function insertRows(
   targets: readonly number[],
   source: QueryExpr | null,
   explicitColumns: boolean,
-  onRow: (values: QValue[]) => Promise<void>,
+  onRow: (values: QValue[]) => Promise<void> | void,
 ): Promise<void> {
   if (source === null) {
     const defaults = defaultsOf(run, table);
@@ -110,38 +111,49 @@ export async function insertRows(
 /** The cells of a plain VALUES list bound and coerced to their target columns (row by row, DEFAULT allowed). */
 export function bindValues(run: DmlRun, table: TableDef, targets: readonly number[], source: ValuesSource, explicitColumns: boolean): Cell[][] {
   const env = exprEnv(run, new Scope(null), 'VALUES');
+  // Number literals bound straight to their column's type (values-literals.ts); anything else through the binder.
+  const literals = targets.map((t) => new LiteralBinder(run.ctx, table.columns[t]!.type));
   return source.rows.map((items) => {
     if (items.length > targets.length) throw invalid('INSERT has more expressions than target columns');
     if (explicitColumns && items.length < targets.length) throw invalid('INSERT has more target columns than expressions');
-    return items.map((item, i) => (item.kind === 'default' ? 'default' : coerce(run.ctx, bindExpr(item, env), table.columns[targets[i]!]!.type, 'assignment')));
+    return items.map((item, i) =>
+      item.kind === 'default' ? 'default' : (literals[i]!.bind(item) ?? coerce(run.ctx, bindExpr(item, env), table.columns[targets[i]!]!.type, 'assignment')),
+    );
   });
 }
 
-/** Evaluates bound VALUES cells (bindValues) into full rows, defaults filled in: the same for a fresh and a cached INSERT. */
+/** Marks a column no cell of a VALUES row gave (its default fills it). */
+const UNSET: unique symbol = Symbol('unset');
+
+/** Evaluates bound VALUES cells (bindValues) into full rows, defaults in column order (as fullRow): the same for a fresh and a cached INSERT. */
 export async function valuesRows(
   run: DmlRun,
   table: TableDef,
   targets: readonly number[],
   rows: readonly (readonly Cell[])[],
-  onRow: (values: QValue[]) => Promise<void>,
+  onRow: (values: QValue[]) => Promise<void> | void,
 ): Promise<void> {
   const defaults = defaultsOf(run, table);
   const exec = run.exec();
+  const width = table.columns.length;
   for (const cells of rows) {
-    const given = new Map<number, QValue>();
-    const computed: { target: number; expr: Expr }[] = [];
-    cells.forEach((c, i) => {
-      if (c === 'default') return;
+    const values = new Array<QValue | typeof UNSET>(width).fill(UNSET);
+    let computed: { target: number; expr: Expr }[] | null = null;
+    for (let i = 0; i < cells.length; i++) {
+      const c = cells[i]!;
+      if (c === 'default') continue;
       // Literals arrive folded to constants (bulk loads are all literals): no compile per cell.
-      if (c.kind === 'const') given.set(targets[i]!, c.value);
-      else computed.push({ target: targets[i]!, expr: c });
-    });
-    if (computed.length > 0) {
+      if (c.kind === 'const') values[targets[i]!] = c.value;
+      else (computed ??= []).push({ target: targets[i]!, expr: c });
+    }
+    if (computed !== null) {
       const compiled = computed.map((x) => compile(x.expr, exec));
       await prepare(compiled, [], exec);
-      compiled.forEach((c, k) => given.set(computed[k]!.target, c.eval([])));
+      compiled.forEach((c, k) => (values[computed[k]!.target] = c.eval([])));
     }
-    await onRow(fullRow(table, given, defaults, exec));
+    for (let i = 0; i < width; i++) if (values[i] === UNSET) values[i] = defaults[i]!(exec);
+    const pending = onRow(values as QValue[]);
+    if (pending) await pending;
   }
 }
 

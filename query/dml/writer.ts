@@ -79,6 +79,8 @@ export class TableWriter {
   readonly pkTypes: SqlType[];
   readonly pkPositions: number[] | null;
   private readonly uniques: UniqueIndex[];
+  /** A primary key and no other unique index or foreign key: a prefetched key settles an insert's reads (insertMany). */
+  private readonly pkOnly: boolean;
   /** pk keyText -> image (null: deleted) for rows changed by this statement. */
   readonly pending = new Map<string, Uint8Array | null>();
   private readonly pendingUnique = new Map<number, Map<string, string>>();
@@ -100,6 +102,7 @@ export class TableWriter {
         const positions = index.columnIds.map(position);
         return { index, positions, types: positions.map((p) => def.columns[p]!.type) };
       });
+    this.pkOnly = this.pkPositions !== null && this.uniques.length === 0 && !def.constraints.some((c) => c.references);
   }
 
   get columns(): readonly ColumnDef[] {
@@ -274,6 +277,55 @@ export class TableWriter {
     this.record(key, null, after, values, k);
     this.statement.push({ kind: 'row', tableId: this.def.id, op: 'insert', key, before: null, after });
     return key;
+  }
+
+  /**
+   * Inserts rows in order with exactly the checks and errors of insert() row by row. With only a
+   * primary key to check, the keys are encoded once and read in one getMany, and each row is
+   * written without a promise; otherwise every row goes through insert() after a prefetch.
+   * `inserted` runs after each row is written (RETURNING), as it would after each insert().
+   */
+  async insertMany(rows: readonly QValue[][], inserted?: (values: QValue[]) => void): Promise<void> {
+    const read = this.pkOnly && rows.length >= dmlPrefetchRowsMin ? await this.readPrimaryKeys(rows) : null;
+    if (read === null) await this.prefetch(rows);
+    for (let i = 0; i < rows.length; i++) {
+      const values = rows[i]!;
+      if (read === null) await this.insert(values);
+      else this.insertRead(values, read.keys[i]!, read.texts[i]!, read.images[i] ?? null);
+      if (inserted) inserted(values);
+    }
+  }
+
+  /**
+   * The rows' primary keys, their keyText and their stored images (undefined: none), read in one
+   * getMany; null when they could not be read (the per-row reads then stand in).
+   */
+  private async readPrimaryKeys(
+    rows: readonly (readonly QValue[])[],
+  ): Promise<{ keys: Uint8Array[]; texts: string[]; images: (Uint8Array | undefined)[] } | null> {
+    const keys = new Array<Uint8Array>(rows.length);
+    const texts = new Array<string>(rows.length);
+    try {
+      for (let i = 0; i < rows.length; i++) texts[i] = keyText((keys[i] = this.keyOf(rows[i]!)));
+      return { keys, texts, images: await this.statement.view.getRows(this.def.id, keys) };
+    } catch (error) {
+      if (!isSvcError(error)) throw error;
+      return null;
+    }
+  }
+
+  /**
+   * insert() of a row whose stored image (null: none) was read ahead, for a table with nothing
+   * else to read (pkOnly): the same checks in the same order, this statement's own changes first.
+   */
+  private insertRead(values: QValue[], key: Uint8Array, k: string, stored: Uint8Array | null): void {
+    const own = this.pending.get(k);
+    const seen = own !== undefined ? own : stored;
+    this.validate(values);
+    if (seen !== null) throw uniqueViolation(this.def.name, this.pkName(), this.describeKey(this.pkPositions!, values));
+    const after = encodeRow(this.def.columns, values as SqlValue[]);
+    this.pending.set(k, after);
+    this.statement.push({ kind: 'row', tableId: this.def.id, op: 'insert', key, before: null, after });
   }
 
   async update(key: Uint8Array, before: Uint8Array, oldValues: readonly QValue[], values: QValue[]): Promise<void> {

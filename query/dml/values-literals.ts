@@ -1,0 +1,55 @@
+import type { SqlExpr } from '../parse/index.js';
+import { constant, INT4, INT8, type Expr } from '../plan/expr.js';
+import { isSvcError } from '../../core/errors.js';
+import type { BindContext } from '../bind/index.js';
+import type { CastFn, QType } from '../types/contract.js';
+
+/** Unsigned decimal integers this short are exact as a JS number (an int4 or an int8 constant). */
+const INTEGER_TEXT = /^[0-9]{1,15}$/;
+/** Unsigned decimals this short read exactly as PostgreSQL's numeric then float8 gives (both round the same decimal once). */
+const DECIMAL_TEXT = /^[0-9]{1,15}\.[0-9]{1,15}$/;
+const INT4_MAX = 2147483647;
+
+/**
+ * Binds the number literals of a VALUES list for one target column as bindExpr then coerce(...,
+ * 'assignment') would, without their generic path per cell (a regular expression and a BigInt per
+ * integer, a NUMERIC parse per decimal, a cast lookup per cell): a 1,000-row VALUES spent most of
+ * its binding there. Returns null for anything else (the generic path then binds it), including a
+ * literal whose cast fails, so every error stays exactly the generic one.
+ */
+export class LiteralBinder {
+  /** Cast from an int4 / int8 constant to the column type, resolved once (null: none). */
+  private readonly casts = new Map<string, CastFn | null>();
+
+  constructor(
+    private readonly ctx: BindContext,
+    private readonly target: QType,
+  ) {}
+
+  bind(node: SqlExpr): Expr | null {
+    if (node.kind !== 'number') return null;
+    const text = node.text;
+    if (INTEGER_TEXT.test(text)) {
+      const n = Number(text);
+      return n <= INT4_MAX ? this.coerced(INT4, n) : this.coerced(INT8, BigInt(n));
+    }
+    // numeric -> float8 is Number() of the numeric's text: the same value as Number() of the literal.
+    if (this.target.name === 'float8' && DECIMAL_TEXT.test(text)) return constant(this.target, Number(text));
+    return null;
+  }
+
+  private coerced(from: QType, value: number | bigint): Expr | null {
+    // coerce keeps a constant of the target's own type as it is (int2..int8 take no type modifier).
+    if (from.name === this.target.name) return constant(from, value);
+    let cast = this.casts.get(from.name);
+    if (cast === undefined) this.casts.set(from.name, (cast = this.ctx.types.resolveCast(from, this.target, 'assignment')));
+    if (cast === null) return null;
+    try {
+      return constant(this.target, cast(value));
+    } catch (error) {
+      // As coerce's fold: a failing cast is left to the generic path (it binds a cast that fails when run).
+      if (isSvcError(error)) return null;
+      throw error;
+    }
+  }
+}
