@@ -187,6 +187,8 @@ interface NativeBatch {
   _put(key: Uint8Array, value: Uint8Array): void;
   _del(key: Uint8Array): void;
   _write(options: object): Promise<void>;
+  /** The public close: frees the native batch and detaches it from the database (which holds every open batch). */
+  close(): Promise<void>;
 }
 
 class ClassicLevelStore implements StateStore {
@@ -276,7 +278,10 @@ class ClassicLevelStore implements StateStore {
       batch._put(key, viewOf(ops, at + 4, valueLength, reusedValueViews));
       at += 4 + valueLength;
     }
-    return () => (this.db.status === 'open' ? batch._write({}) : closed());
+    // A chained batch stays attached to the database (and its native WriteBatch alive) until it is
+    // closed: write() would close it, _write() does not, so it is closed here once written.
+    const release = (): void => void batch.close().catch(() => undefined);
+    return () => (this.db.status === 'open' ? batch._write({}).finally(release) : (release(), closed()));
   }
 
   /**

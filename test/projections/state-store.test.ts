@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { openStateStore, type StateStore } from '../../projections/index.js';
+import { PACKED_PUT, packedBatch } from '../../projections/state-store.js';
 import { tempDir } from '../helpers/stack.js';
 
 const cleanups: (() => Promise<void>)[] = [];
@@ -49,5 +50,31 @@ describe('state store writes (one chained LevelDB batch per write)', () => {
     expect(await db.get(key('x'))).toBeUndefined();
     await db.write([{ type: 'put', key: key('y'), value: key('3') }]);
     expect(Buffer.from((await db.get(key('y')))!).toString()).toBe('3');
+  });
+});
+
+describe('packed batches (replay)', () => {
+  /** One put of `value` under a 6-byte key, packed as replay workers pack their effects. */
+  function packedPut(i: number, value: Uint8Array): Uint8Array {
+    const k = Uint8Array.from([1, 0, 0, 0, (i >> 8) & 255, i & 255]);
+    const out = new Uint8Array(1 + 4 + k.length + 4 + value.length);
+    const view = new DataView(out.buffer);
+    out[0] = PACKED_PUT;
+    view.setUint32(1, k.length);
+    out.set(k, 5);
+    view.setUint32(5 + k.length, value.length);
+    out.set(value, 9 + k.length);
+    return out;
+  }
+
+  it('frees each written batch: 600 MiB of batches do not stay in memory (a chained batch stays attached to the database until closed)', async () => {
+    const db = await store();
+    const value = new Uint8Array(1 << 20).fill(7);
+    const rssBefore = process.memoryUsage().rss;
+    for (let i = 0; i < 600; i++) await packedBatch(db, packedPut(i, value))();
+    const grownMiB = (process.memoryUsage().rss - rssBefore) / 2 ** 20;
+    // Unclosed, every batch's native WriteBatch stayed alive: ~650 MiB here; closed, ~100 MiB (LevelDB's memtables).
+    expect(grownMiB).toBeLessThan(350);
+    expect(Buffer.from((await db.get(Uint8Array.from([1, 0, 0, 0, 2, 87])))!).equals(Buffer.from(value))).toBe(true);
   });
 });
