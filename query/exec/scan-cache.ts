@@ -57,8 +57,11 @@ export class ScanCache implements RowWriteListener {
   private readonly decoders = new WeakMap<TableDef, (image: Uint8Array) => Row>();
   private rowsHeld = 0;
   private signal: RowWriteSignal | null = null;
-  /** Scans served from memory, tables cached, and writes applied to cached tables (for tests and metrics). */
-  readonly counts = { hits: 0, fills: 0, patches: 0 };
+  /**
+   * Scans served from memory, tables cached, writes applied to cached tables, and aggregates
+   * answered from the chunks directly (ops/aggregate-scan.ts), for tests and metrics.
+   */
+  readonly counts = { hits: 0, fills: 0, patches: 0, aggregates: 0 };
 
   constructor(readonly rowsMax: number) {}
 

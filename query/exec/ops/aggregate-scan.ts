@@ -67,6 +67,7 @@ async function* cachedAggregate(
     return;
   }
   checkContinue(ctx);
+  ctx.scanCache!.counts.aggregates += 1;
   yield [aggregateChunks(lookup.rows, node.aggs, shape, ctx) ?? (await aggregateYielding(lookup.rows, node.aggs, shape, ctx))];
 }
 
