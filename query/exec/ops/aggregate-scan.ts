@@ -61,14 +61,35 @@ async function* cachedAggregate(
   ctx: ExecContext,
   general: (lookup: CacheLookup | null) => AsyncIterable<Batch>,
 ): AsyncIterable<Batch> {
-  const lookup = await cacheLookup(shape.scan, ctx);
+  const lookup = await cachedRows(shape.scan, ctx);
   if (lookup?.rows == null) {
-    yield* general(lookup);
+    try {
+      yield* general(lookup);
+    } finally {
+      if (lookup?.fill) ctx.scanCache!.abandonFill(lookup.fill); // never begun or stopped early (a no-op once filled)
+    }
     return;
   }
   checkContinue(ctx);
   ctx.scanCache!.counts.aggregates += 1;
   yield [aggregateChunks(lookup.rows, node.aggs, shape, ctx) ?? (await aggregateYielding(lookup.rows, node.aggs, shape, ctx))];
+}
+
+/**
+ * The scan cache's lookup for the scan. When the table is not cached, either another aggregate is
+ * filling the entry, and this one waits for that fill (concurrent aggregates read the table once,
+ * not each), or this one begins the fill (in the same turn as the check, so the next one sees it):
+ * a steady one, as this aggregate reads every row and waits on nothing else.
+ */
+async function cachedRows(scan: ScanNode, ctx: ExecContext): Promise<CacheLookup | null> {
+  const cache = ctx.scanCache!;
+  const lookup = await cacheLookup(scan, ctx);
+  if (lookup === null || lookup.rows !== null) return lookup;
+  const filling = cache.fillDone(scan.table, lookup.version);
+  if (filling === null) return { ...lookup, fill: cache.admits(scan.est?.rows ?? 0) ? cache.beginFill(scan.table, lookup.version, true) : null };
+  await filling;
+  checkContinue(ctx);
+  return { version: lookup.version, rows: cache.get(scan.table, lookup.version) };
 }
 
 /** The aggregates' row over a cached table, or null when it would hold the event loop too long (then aggregateYielding). */

@@ -60,7 +60,7 @@ async function* tableRows(node: ScanNode, ctx: ExecContext, known: CacheLookup |
     return;
   }
   if (lookup && access.kind === 'seq') {
-    yield* collectingScan(node, ctx, ctx.scanCache!, lookup.version);
+    yield* collectingScan(node, ctx, ctx.scanCache!, lookup.version, lookup.fill);
     return;
   }
   const decode = rowDecoder(node);
@@ -79,6 +79,8 @@ async function* tableRows(node: ScanNode, ctx: ExecContext, known: CacheLookup |
 export interface CacheLookup {
   readonly version: number;
   readonly rows: TableRows | null;
+  /** A fill of the entry already begun for this scan (ScanCache.beginFill), which it completes; undefined: the scan begins one if it can. */
+  readonly fill?: object | null;
 }
 
 /**
@@ -114,9 +116,9 @@ async function* cachedRows(cached: TableRows, range: ByteRange, ctx: ExecContext
  * A whole-table scan from the store that keeps every decoded row (all columns) and its key for
  * the scan cache, when the table fits the cache and the scan runs to its end.
  */
-async function* collectingScan(node: ScanNode, ctx: ExecContext, cache: ScanCache, version: number): AsyncIterable<Batch> {
+async function* collectingScan(node: ScanNode, ctx: ExecContext, cache: ScanCache, version: number, begun: object | null | undefined): AsyncIterable<Batch> {
   const reverse = node.access.reverse;
-  const fill = cache.admits(node.est?.rows ?? 0) ? cache.beginFill(node.table, version) : null;
+  const fill = begun !== undefined ? begun : cache.admits(node.est?.rows ?? 0) ? cache.beginFill(node.table, version) : null;
   let kept: { pks: Uint8Array[]; rows: Row[] } | null = fill ? { pks: [], rows: [] } : null;
   const decode = rowDecoder(node, kept !== null);
   try {
