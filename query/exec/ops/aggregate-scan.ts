@@ -4,6 +4,7 @@ import { conjuncts, someExpr } from '../../plan/expr-util.js';
 import { compile, type Evaluator } from '../compile.js';
 import { checkContinue, shouldYield, yieldNow, type Batch, type ExecContext, type Row } from '../context.js';
 import type { Chunk, TableRows } from '../table-rows.js';
+import { narrow, rangeOf, rangeStats, selectWhere, type CompareOp, type NumberTest, type Range } from './column-kernels.js';
 import { cacheLookup, type CacheLookup } from './scan.js';
 
 type AggregateNode = Extract<Plan, { kind: 'aggregate' }>;
@@ -14,7 +15,7 @@ const NUMBER_COLUMNS = new Set(['int2', 'int4', 'date']);
 /** One conjunct of a WHERE a chunk's number column answers: `column op value`. */
 interface ColumnTest {
   readonly column: number;
-  readonly op: '=' | '<>' | '<' | '<=' | '>' | '>=';
+  readonly op: CompareOp;
   readonly value: Expr;
 }
 
@@ -124,7 +125,7 @@ class AggregateRun {
   private readonly args: (Evaluator[] | null)[];
   private readonly predicate: Evaluator | null;
   /** The tests with their constants, evaluated at the first row (as the general path would: never over an empty table). */
-  private tests: { readonly column: number; readonly op: ColumnTest['op']; readonly value: number }[] | null = null;
+  private tests: NumberTest[] | null = null;
   /** false: some test compares with NULL, no row qualifies. */
   private anyRow = true;
   /** The tests as one range of one column that every aggregate reads (or counts), or null. */
@@ -168,7 +169,9 @@ class AggregateRun {
     const values = tests.map((t) => compile(t.value, this.ctx).eval([]));
     this.anyRow = values.every((v) => v !== null);
     this.tests = tests.map((t, i) => ({ column: t.column, op: t.op, value: values[i] as number }));
-    this.range = this.anyRow ? rangeOf(this.tests, this.calls, this.shape.columnOf) : null;
+    // One range when every aggregate is count(*) or count/min/max of the tested column.
+    const range = this.anyRow ? rangeOf(this.tests) : null;
+    this.range = range !== null && this.calls.every((c, a) => c.star || this.shape.columnOf[a] === range.column) ? range : null;
   }
 
   /** One chunk through rangeStats: every aggregate is count(*) or count/min/max of the tested column. */
@@ -253,109 +256,6 @@ class AggregateRun {
       if (this.shape.columnOf[a]! >= 0 && this.counts[a]! > 0) this.states[a]!.step([this.best[a]!]);
       return this.states[a]!.result();
     });
-  }
-}
-
-/** `lo <= value <= hi` on one number column. */
-interface Range {
-  readonly column: number;
-  readonly lo: number;
-  readonly hi: number;
-}
-
-/**
- * The tests as one closed range of one column when that is exact (int2, int4 and date hold integers,
- * and so does a bound of their own type: `n > 5` is `n >= 6`), and every aggregate is count(*) or
- * count, min or max of that column; else null.
- */
-function rangeOf(
-  tests: readonly { column: number; op: ColumnTest['op']; value: number }[],
-  calls: readonly AggCall[],
-  columnOf: readonly number[],
-): Range | null {
-  const column = tests[0]?.column;
-  if (column === undefined || !calls.every((c, a) => c.star || columnOf[a] === column)) return null;
-  let lo = -Infinity;
-  let hi = Infinity;
-  for (const t of tests) {
-    if (t.column !== column || t.op === '<>' || !Number.isSafeInteger(t.value)) return null;
-    if (t.op === '=' || t.op === '>=' || t.op === '>') lo = Math.max(lo, t.op === '>' ? t.value + 1 : t.value);
-    if (t.op === '=' || t.op === '<=' || t.op === '<') hi = Math.min(hi, t.op === '<' ? t.value - 1 : t.value);
-  }
-  return { column, lo, hi };
-}
-
-/** Count, min and max of the values within [lo, hi] (NaN, NULL, never is) into `out`. */
-function rangeStats(values: Float64Array, lo: number, hi: number, out: Float64Array): void {
-  let count = 0;
-  let min = Infinity;
-  let max = -Infinity;
-  for (let i = 0; i < values.length; i++) {
-    const v = values[i]!;
-    if (v >= lo && v <= hi) {
-      count++;
-      if (v < min) min = v;
-      if (v > max) max = v;
-    }
-  }
-  out[0] = count;
-  out[1] = min;
-  out[2] = max;
-}
-
-/** Writes the positions (below `length`) whose value passes `value op bound` into `sel`; returns how many. */
-function selectWhere(values: Float64Array, op: ColumnTest['op'], bound: number, sel: Uint32Array, length: number): number {
-  let out = 0;
-  switch (op) {
-    case '=':
-      for (let i = 0; i < length; i++) if (values[i]! === bound) sel[out++] = i;
-      return out;
-    case '<>':
-      for (let i = 0; i < length; i++) {
-        const v = values[i]!;
-        if (v === v && v !== bound) sel[out++] = i;
-      }
-      return out;
-    case '<':
-      for (let i = 0; i < length; i++) if (values[i]! < bound) sel[out++] = i;
-      return out;
-    case '<=':
-      for (let i = 0; i < length; i++) if (values[i]! <= bound) sel[out++] = i;
-      return out;
-    case '>':
-      for (let i = 0; i < length; i++) if (values[i]! > bound) sel[out++] = i;
-      return out;
-    case '>=':
-      for (let i = 0; i < length; i++) if (values[i]! >= bound) sel[out++] = i;
-      return out;
-  }
-}
-
-/** Keeps the first `n` positions of `sel` whose value passes `value op bound` (in place); returns how many. */
-function narrow(values: Float64Array, op: ColumnTest['op'], bound: number, sel: Uint32Array, n: number): number {
-  let out = 0;
-  switch (op) {
-    case '=':
-      for (let k = 0; k < n; k++) if (values[sel[k]!]! === bound) sel[out++] = sel[k]!;
-      return out;
-    case '<>':
-      for (let k = 0; k < n; k++) {
-        const v = values[sel[k]!]!;
-        if (v === v && v !== bound) sel[out++] = sel[k]!;
-      }
-      return out;
-    case '<':
-      for (let k = 0; k < n; k++) if (values[sel[k]!]! < bound) sel[out++] = sel[k]!;
-      return out;
-    case '<=':
-      for (let k = 0; k < n; k++) if (values[sel[k]!]! <= bound) sel[out++] = sel[k]!;
-      return out;
-    case '>':
-      for (let k = 0; k < n; k++) if (values[sel[k]!]! > bound) sel[out++] = sel[k]!;
-      return out;
-    case '>=':
-      for (let k = 0; k < n; k++) if (values[sel[k]!]! >= bound) sel[out++] = sel[k]!;
-      return out;
   }
 }
 
