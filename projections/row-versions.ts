@@ -23,6 +23,8 @@ export class RowVersionedStore implements StateStore {
   /** The one write in flight per table (null: several overlap); replaced, never changed, as `versions`. */
   private inFlight: ReadonlyMap<TableId, RowWrite | null> = new Map();
   private readonly listeners = new Set<RowWriteListener>();
+  /** Snapshots whose LevelDB snapshot is not taken yet (LazySnapshot): taken before the next write. */
+  private readonly unopened = new Set<LazySnapshot>();
 
   /** The inner store's synchronous point read (a read of the current state: versions play no part). */
   readonly getSync?: (key: Uint8Array) => Uint8Array | undefined;
@@ -46,6 +48,7 @@ export class RowVersionedStore implements StateStore {
   }
 
   async write(ops: readonly KvOp[]): Promise<void> {
+    this.openPending();
     const tables = rowOpsByTable(ops, this.listeners.size > 0);
     if (tables.size === 0) return this.inner.write(ops);
     const writes = this.start(tables);
@@ -81,10 +84,22 @@ export class RowVersionedStore implements StateStore {
     return this.inner.isOpen();
   }
 
+  /**
+   * A snapshot of the store now. Its LevelDB snapshot is taken when first read through, or before
+   * the next write starts, whichever comes first: until a write starts the store holds what it
+   * held now, so a statement answered from the scan cache alone (row versions only) never takes one.
+   */
   snapshot(): StoreSnapshot {
-    const inner = this.inner.snapshot();
-    const snapshot: VersionedSnapshot = { inner, versions: this.versions, inFlight: this.inFlight, close: () => inner.close() };
+    const snapshot = new LazySnapshot(this.inner, this.unopened, this.versions, this.inFlight);
+    this.unopened.add(snapshot);
     return snapshot;
+  }
+
+  /** Takes the LevelDB snapshots not taken yet: a write is about to change what they would see. */
+  private openPending(): void {
+    if (this.unopened.size === 0) return;
+    for (const snapshot of this.unopened) snapshot.open();
+    this.unopened.clear();
   }
 
   /**
@@ -98,6 +113,7 @@ export class RowVersionedStore implements StateStore {
   }
 
   close(): Promise<void> {
+    this.unopened.clear();
     return this.inner.close();
   }
 
@@ -161,14 +177,48 @@ export interface RowWriteListener {
   finished(tableId: TableId, write: RowWrite | null, ok: boolean): void;
 }
 
-interface VersionedSnapshot extends StoreSnapshot {
-  readonly inner: StoreSnapshot;
-  readonly versions: ReadonlyMap<TableId, number>;
-  readonly inFlight: ReadonlyMap<TableId, RowWrite | null>;
+/**
+ * The row versions of one moment, and the inner store's snapshot of that moment, taken lazily:
+ * writes to the inner store go through RowVersionedStore.write, which takes every pending one
+ * first, so a late one still sees what the store held when this was made.
+ */
+class LazySnapshot implements StoreSnapshot {
+  private taken: StoreSnapshot | null = null;
+  private closed = false;
+
+  constructor(
+    private readonly store: StateStore,
+    private readonly unopened: Set<LazySnapshot>,
+    readonly versions: ReadonlyMap<TableId, number>,
+    readonly inFlight: ReadonlyMap<TableId, RowWrite | null>,
+  ) {}
+
+  /** The inner store's snapshot (taken now if not yet). */
+  get inner(): StoreSnapshot {
+    if (this.taken === null) {
+      this.unopened.delete(this);
+      this.open();
+    }
+    return this.taken!;
+  }
+
+  /** Takes the inner snapshot if not yet (a closed one is taken and closed at once: reading through it fails as through any closed snapshot). */
+  open(): void {
+    if (this.taken !== null) return;
+    this.taken = this.store.snapshot();
+    if (this.closed) void this.taken.close();
+  }
+
+  close(): Promise<void> {
+    if (this.closed) return Promise.resolve();
+    this.closed = true;
+    this.unopened.delete(this);
+    return this.taken === null ? Promise.resolve() : this.taken.close();
+  }
 }
 
-function isVersioned(snapshot: StoreSnapshot): snapshot is VersionedSnapshot {
-  return 'versions' in snapshot && 'inner' in snapshot;
+function isVersioned(snapshot: StoreSnapshot): snapshot is LazySnapshot {
+  return snapshot instanceof LazySnapshot;
 }
 
 function innerOf(snapshot: StoreSnapshot | undefined): StoreSnapshot | undefined {

@@ -1,7 +1,8 @@
-import type { Plan, PlanKind } from '../plan/nodes.js';
+import type { Plan, PlanKind, ScanNode } from '../plan/nodes.js';
 import { childContext, type Batch, type ExecContext, type NodeStats } from './context.js';
 import { filterOp, limitOp, oneRowOp, projectOp, valuesOp } from './ops/basic.js';
 import { hashAggregateOp } from './ops/aggregate.js';
+import { aggregateScanOp } from './ops/aggregate-scan.js';
 import { distinctOnOp, distinctOp, setOp } from './ops/distinct.js';
 import { hashJoinOp, lateralJoinOp, nestedLoopJoinOp } from './ops/join.js';
 import { scanOp } from './ops/scan.js';
@@ -31,7 +32,9 @@ const BUILDERS: { [K in PlanKind]: Builder<K> } = {
       : node.hash
         ? hashJoinOp(run(node.left, ctx), run(node.right, ctx), ctx, node)
         : nestedLoopJoinOp(run(node.left, ctx), run(node.right, ctx), ctx, node),
-  aggregate: (node, ctx) => hashAggregateOp(run(node.input, ctx), ctx, node.groupBy, node.aggs),
+  aggregate: (node, ctx) =>
+    aggregateScanOp(node, ctx, (lookup) => hashAggregateOp(scanOp(node.input as ScanNode, ctx, lookup), ctx, node.groupBy, node.aggs)) ??
+    hashAggregateOp(run(node.input, ctx), ctx, node.groupBy, node.aggs),
   window: (node, ctx) => windowOp(run(node.input, ctx), ctx, node.calls),
   sort: (node, ctx) => sortOp(run(node.input, ctx), ctx, node.keys, node.topN),
   limit: (node, ctx) => limitOp(run(node.input, ctx), ctx, node.limit, node.offset),

@@ -37,6 +37,12 @@ interface Entry {
   /** Writes since `version`, each taking the table two versions on; applied when a reader asks. */
   readonly writes: RowWrite[];
   writeOps: number;
+  /**
+   * While the entry fills: settles when the fill ends (filled, abandoned or dropped), set only when
+   * the filling scan's consumer reads every row without waiting on anything else, so that others
+   * may wait for it (fillDone).
+   */
+  filling: { readonly done: Promise<void>; readonly settle: () => void } | null;
 }
 
 /**
@@ -57,8 +63,11 @@ export class ScanCache implements RowWriteListener {
   private readonly decoders = new WeakMap<TableDef, (image: Uint8Array) => Row>();
   private rowsHeld = 0;
   private signal: RowWriteSignal | null = null;
-  /** Scans served from memory, tables cached, and writes applied to cached tables (for tests and metrics). */
-  readonly counts = { hits: 0, fills: 0, patches: 0 };
+  /**
+   * Scans served from memory, tables cached, writes applied to cached tables, and aggregates
+   * answered from the chunks directly (ops/aggregate-scan.ts), for tests and metrics.
+   */
+  readonly counts = { hits: 0, fills: 0, patches: 0, aggregates: 0 };
 
   constructor(readonly rowsMax: number) {}
 
@@ -95,14 +104,27 @@ export class ScanCache implements RowWriteListener {
    * Starts filling the entry of `def` at `version` (a full scan begins): writes from now on are kept
    * for it. null: another scan is filling it, or the cache does not follow writes yet.
    */
-  beginFill(def: TableDef, version: number): object | null {
+  beginFill(def: TableDef, version: number, steady = false): object | null {
     if (!this.signal) return null;
     const entry = this.entries.get(def.id);
     if (entry && entry.def === def && (entry.current === null || entry.version >= version)) return null;
     if (entry) this.drop(def.id);
-    const fresh: Entry = { def, current: null, version, previous: null, writes: [], writeOps: 0 };
+    const fresh: Entry = { def, current: null, version, previous: null, writes: [], writeOps: 0, filling: steady ? settler() : null };
     this.entries.set(def.id, fresh);
     return fresh;
+  }
+
+  /**
+   * When a steady fill (beginFill's `steady`: its scan runs to the end without waiting on anything)
+   * of `def` at `version` or before is under way: a promise that settles when it ends, so a reader
+   * at `version` can take the rows from memory instead of reading the whole table at the same
+   * time (after a restart, or a write that could not be followed, every concurrent scan would).
+   * null: no such fill.
+   */
+  fillDone(def: TableDef, version: number): Promise<void> | null {
+    const entry = this.entries.get(def.id);
+    if (!entry || entry.def !== def || entry.current !== null || entry.filling === null || entry.version > version) return null;
+    return entry.filling.done;
   }
 
   /** The scan begun by beginFill read every row (in key order): the entry can serve. */
@@ -113,6 +135,7 @@ export class ScanCache implements RowWriteListener {
     entry.current = { version: entry.version, rows: TableRows.fromSorted(pks, rows) };
     this.rowsHeld += rows.length;
     this.counts.fills += 1;
+    settle(entry);
     this.evictFor(entry);
   }
 
@@ -219,9 +242,22 @@ export class ScanCache implements RowWriteListener {
   private drop(tableId: TableId): void {
     const entry = this.entries.get(tableId);
     if (!entry) return;
+    settle(entry);
     this.entries.delete(tableId);
     this.rowsHeld -= (entry.current?.rows.count ?? 0) + (entry.previous?.rows.count ?? 0);
   }
+}
+
+function settler(): { readonly done: Promise<void>; readonly settle: () => void } {
+  let settle!: () => void;
+  const done = new Promise<void>((resolve) => (settle = resolve));
+  return { done, settle };
+}
+
+/** Wakes whoever waits for the entry's fill (fillDone), once. */
+function settle(entry: Entry): void {
+  entry.filling?.settle();
+  entry.filling = null;
 }
 
 /** Keys one resolution of a write in flight may read before giving up (see versionSeen). */

@@ -3,10 +3,37 @@ import type { QValue } from '../types/contract.js';
 /** A decoded row (the executor's Row). */
 type Row = QValue[];
 
-/** A run of rows in primary-key order with their encoded keys; never changed once built. */
-interface Chunk {
-  readonly pks: readonly Uint8Array[];
-  readonly rows: readonly Row[];
+/**
+ * A run of rows in primary-key order with their encoded keys; never changed once built. Column
+ * values an aggregate reads are laid out once per chunk (numbers()), kept with it: a write copies
+ * only the chunk it changes, so every other chunk keeps its columns.
+ */
+export class Chunk {
+  /** numbers() by column position; filled on first use. */
+  private readonly columns: (Float64Array | undefined)[] = [];
+
+  constructor(
+    readonly pks: readonly Uint8Array[],
+    readonly rows: readonly Row[],
+  ) {}
+
+  /**
+   * Column `c` of every row as doubles, NaN for NULL: for columns whose values are JS numbers that
+   * are never NaN (int2, int4, date), so a comparison with NaN is false as one with NULL is not true.
+   */
+  numbers(c: number): Float64Array {
+    let out = this.columns[c];
+    if (out === undefined) {
+      const rows = this.rows;
+      out = new Float64Array(rows.length);
+      for (let i = 0; i < rows.length; i++) {
+        const v = rows[i]![c];
+        out[i] = v === null || v === undefined ? NaN : (v as number);
+      }
+      this.columns[c] = out;
+    }
+    return out;
+  }
 }
 
 /** The row at `pk` becomes `row`, or is deleted (null). */
@@ -20,7 +47,7 @@ export interface RowPatch {
  * quarter. A patch copies the chunks it changes (and the list of chunks), so a write costs about
  * CHUNK_ROWS + rows / CHUNK_ROWS pointer copies, whatever the table's size.
  */
-const CHUNK_ROWS = 512;
+export const CHUNK_ROWS = 512;
 
 /** First index whose key is >= `key` (keys sorted as bytes). */
 export function lowerBound(keys: readonly Uint8Array[], key: Uint8Array): number {
@@ -51,8 +78,13 @@ export class TableRows {
   /** From rows already sorted by (unique) key. */
   static fromSorted(pks: readonly Uint8Array[], rows: readonly Row[]): TableRows {
     const chunks: Chunk[] = [];
-    for (let i = 0; i < pks.length; i += CHUNK_ROWS) chunks.push({ pks: pks.slice(i, i + CHUNK_ROWS), rows: rows.slice(i, i + CHUNK_ROWS) });
+    for (let i = 0; i < pks.length; i += CHUNK_ROWS) chunks.push(new Chunk(pks.slice(i, i + CHUNK_ROWS), rows.slice(i, i + CHUNK_ROWS)));
     return new TableRows(chunks, pks.length);
+  }
+
+  /** The chunks, in key order (a whole-table aggregate reads them directly: aggregate-scan.ts). */
+  get chunkList(): readonly Chunk[] {
+    return this.chunks;
   }
 
   /** The row with key `pk`, or null. */
@@ -75,7 +107,7 @@ export class TableRows {
       // The chunk the next change falls in: the first whose last key is >= it, else the last one.
       const c = Math.max(next, Math.min(this.chunkOf(changes[i]!.pk), this.chunks.length - 1));
       for (; next < c; next++) out.push(this.chunks[next]!);
-      const chunk = this.chunks[c] ?? { pks: [], rows: [] };
+      const chunk = this.chunks[c] ?? EMPTY_CHUNK;
       const isLast = c >= this.chunks.length - 1;
       const last = chunk.pks[chunk.pks.length - 1];
       const pks = chunk.pks.slice();
@@ -146,17 +178,28 @@ export class TableRows {
   }
 }
 
-/** Adds a changed chunk to `out`: dropped when empty, merged into the one before when small, split when large. */
+const EMPTY_CHUNK = new Chunk([], []);
+
+/**
+ * Adds a changed chunk to `out`: dropped when empty, merged into the one before when small, split
+ * when large. A split makes chunks of equal size (never a small remainder, which the next write
+ * would merge into its neighbour): a run of appends changes one chunk per write.
+ */
 function pushChunk(out: Chunk[], pks: Uint8Array[], rows: Row[]): void {
   if (pks.length === 0) return;
   const before = out[out.length - 1];
   if (before && pks.length < CHUNK_ROWS / 4 && before.pks.length + pks.length <= CHUNK_ROWS * 2) {
-    out[out.length - 1] = { pks: [...before.pks, ...pks], rows: [...before.rows, ...rows] };
+    out[out.length - 1] = new Chunk([...before.pks, ...pks], [...before.rows, ...rows]);
     return;
   }
   if (pks.length <= CHUNK_ROWS * 2) {
-    out.push({ pks, rows });
+    out.push(new Chunk(pks, rows));
     return;
   }
-  for (let i = 0; i < pks.length; i += CHUNK_ROWS) out.push({ pks: pks.slice(i, i + CHUNK_ROWS), rows: rows.slice(i, i + CHUNK_ROWS) });
+  const parts = Math.round(pks.length / CHUNK_ROWS);
+  for (let p = 0; p < parts; p++) {
+    const from = Math.floor((p * pks.length) / parts);
+    const to = Math.floor(((p + 1) * pks.length) / parts);
+    out.push(new Chunk(pks.slice(from, to), rows.slice(from, to)));
+  }
 }

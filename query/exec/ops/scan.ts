@@ -35,17 +35,20 @@ export function indexTypes(table: TableDef, index: IndexDef): SqlType[] {
   return index.columnIds.map((id) => table.columns.find((c) => c.id === id)!.type);
 }
 
-/** Table scan (whole table, primary-key range or secondary-index range) with its pushed-down filter. */
-export function scanOp(node: ScanNode, ctx: ExecContext): AsyncIterable<Batch> {
+/**
+ * Table scan (whole table, primary-key range or secondary-index range) with its pushed-down filter.
+ * `known`: the scan cache lookup already made for this scan (aggregate-scan.ts), not made again.
+ */
+export function scanOp(node: ScanNode, ctx: ExecContext, known?: CacheLookup | null): AsyncIterable<Batch> {
   // The filter is part of the search: it decides how many candidates the index must give.
   if (node.access.kind === 'vector') return vectorScanOp(node, node.access, ctx, scanOp);
-  const rows = node.access.kind === 'index' ? indexRows(node, node.access, ctx) : tableRows(node, ctx);
+  const rows = node.access.kind === 'index' ? indexRows(node, node.access, ctx) : tableRows(node, ctx, known);
   return node.filter ? filterOp(rows, ctx, node.filter) : rows;
 }
 
-async function* tableRows(node: ScanNode, ctx: ExecContext): AsyncIterable<Batch> {
+async function* tableRows(node: ScanNode, ctx: ExecContext, known: CacheLookup | null | undefined): AsyncIterable<Batch> {
   const access = node.access;
-  const lookup = access.kind !== 'index' ? await cacheLookup(node, ctx) : null;
+  const lookup = access.kind === 'index' ? null : known !== undefined ? known : await cacheLookup(node, ctx);
   let range: ByteRange & { point?: Uint8Array } = { reverse: access.reverse };
   if (access.kind === 'pk') {
     const computed = keyRange(access, pkTypes(node.table), access.index.descending, ctx);
@@ -57,7 +60,7 @@ async function* tableRows(node: ScanNode, ctx: ExecContext): AsyncIterable<Batch
     return;
   }
   if (lookup && access.kind === 'seq') {
-    yield* collectingScan(node, ctx, ctx.scanCache!, lookup.version);
+    yield* collectingScan(node, ctx, ctx.scanCache!, lookup.version, lookup.fill);
     return;
   }
   const decode = rowDecoder(node);
@@ -72,12 +75,20 @@ async function* tableRows(node: ScanNode, ctx: ExecContext): AsyncIterable<Batch
   }
 }
 
+/** The version of a table a scan reads and the scan cache's rows at it (null: not cached yet). */
+export interface CacheLookup {
+  readonly version: number;
+  readonly rows: TableRows | null;
+  /** A fill of the entry already begun for this scan (ScanCache.beginFill), which it completes; undefined: the scan begins one if it can. */
+  readonly fill?: object | null;
+}
+
 /**
  * The version of the scanned table this source reads and the cache's rows at it (null rows: not
  * cached yet), or null when the scan cannot use the cache. A snapshot taken while a write to the
  * table was in flight finds out which side of it it reads (ScanCache.versionSeen).
  */
-async function cacheLookup(node: ScanNode, ctx: ExecContext): Promise<{ version: number; rows: TableRows | null } | null> {
+export async function cacheLookup(node: ScanNode, ctx: ExecContext): Promise<CacheLookup | null> {
   const cache = ctx.scanCache;
   if (!cache || node.withKey) return null;
   if (ctx.source.rowWrites) cache.follow(ctx.source.rowWrites);
@@ -105,9 +116,9 @@ async function* cachedRows(cached: TableRows, range: ByteRange, ctx: ExecContext
  * A whole-table scan from the store that keeps every decoded row (all columns) and its key for
  * the scan cache, when the table fits the cache and the scan runs to its end.
  */
-async function* collectingScan(node: ScanNode, ctx: ExecContext, cache: ScanCache, version: number): AsyncIterable<Batch> {
+async function* collectingScan(node: ScanNode, ctx: ExecContext, cache: ScanCache, version: number, begun: object | null | undefined): AsyncIterable<Batch> {
   const reverse = node.access.reverse;
-  const fill = cache.admits(node.est?.rows ?? 0) ? cache.beginFill(node.table, version) : null;
+  const fill = begun !== undefined ? begun : cache.admits(node.est?.rows ?? 0) ? cache.beginFill(node.table, version) : null;
   let kept: { pks: Uint8Array[]; rows: Row[] } | null = fill ? { pks: [], rows: [] } : null;
   const decode = rowDecoder(node, kept !== null);
   try {
