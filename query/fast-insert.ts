@@ -1,4 +1,5 @@
 import type { Expr } from './plan/expr.js';
+import { holdsMomentConstant } from './plan/expr-util.js';
 import type { InsertStatement, ParsedStatement } from './parse/index.js';
 import type { QueryResult } from './result.js';
 import { submitDml, type DmlDeps } from './dml/common.js';
@@ -61,10 +62,8 @@ function plainCell(cell: Cell): boolean {
 }
 
 /** Date and time literals may mean the moment they were read ('now', 'today'): folded once, they would be frozen. */
-const MOMENT_TYPES: ReadonlySet<string> = new Set(['timestamp', 'timestamptz', 'date', 'interval']);
-
 function plainExpr(expr: Expr): boolean {
   if (expr.kind === 'param') return true;
-  if (expr.kind === 'const') return !MOMENT_TYPES.has(expr.type.name);
+  if (expr.kind === 'const') return !holdsMomentConstant(expr);
   return expr.kind === 'cast' && plainExpr(expr.arg);
 }

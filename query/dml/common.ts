@@ -17,6 +17,7 @@ import {
 import { compile, WriteViewSource, type ExecContext } from '../exec/index.js';
 import { parseExpression, type ParsedStatement, type QualifiedName, type SelectTarget, type WithClause } from '../parse/index.js';
 import type { Expr } from '../plan/expr.js';
+import { holdsMomentConstant } from '../plan/expr-util.js';
 import { convertParams, fillParamTypes } from '../prepare.js';
 import { emptyResult, RowConverter, type QueryResult } from '../result.js';
 import { execContext } from '../run-query.js';
@@ -99,14 +100,18 @@ export async function submitDml(deps: DmlDeps, command: string, body: (run: DmlR
   };
 }
 
-/** Bound CHECK expressions by table definition: a definition never changes (DDL makes a new one), so each is parsed and bound once. */
+/**
+ * Bound CHECK expressions by table definition: a definition never changes (DDL makes a new one), so
+ * each is parsed and bound once — unless one holds a date/time constant (`CHECK (at <= 'now')` is
+ * read per statement, as DEFAULT 'now' is): then bound again for every statement.
+ */
 const boundChecks = new WeakMap<TableDef, readonly { name: string; expr: Expr }[]>();
 
 function compileChecks(table: TableDef, ctx: BindContext, exec: ExecContext): CheckEval[] {
   let checks = boundChecks.get(table);
   if (!checks) {
     checks = table.constraints.filter((c) => c.kind === 'check').map((c) => ({ name: c.name, expr: bindCheck(ctx, table, parseExpression(c.definition)) }));
-    boundChecks.set(table, checks);
+    if (!checks.some((c) => holdsMomentConstant(c.expr))) boundChecks.set(table, checks);
   }
   return checks.map(({ name, expr }) => {
     const compiled = compile(expr, exec);

@@ -7,6 +7,7 @@ import { parseExpression, type QueryExpr } from '../parse/index.js';
 /** A VALUES list (the source kind isPlainValues accepts). */
 export type ValuesSource = Extract<QueryExpr, { kind: 'values' }>;
 import type { Expr } from '../plan/expr.js';
+import { holdsMomentConstant } from '../plan/expr-util.js';
 import { pullRows } from '../run-query.js';
 import type { QValue } from '../types/contract.js';
 import { exprEnv, type DmlRun } from './common.js';
@@ -14,8 +15,9 @@ import { LiteralBinder } from './values-literals.js';
 
 /**
  * Bound DEFAULT expressions by table definition (null: a sequence or no DEFAULT). A definition is
- * never changed (DDL makes a new one) and a bound DEFAULT holds nothing of the statement that bound
- * it, so each is parsed and bound once, not on every INSERT.
+ * never changed (DDL makes a new one), so each is parsed and bound once, not on every INSERT —
+ * unless one holds a date/time constant: `DEFAULT 'now'` is read per statement (docs/sql.md), so
+ * such a table's defaults are bound again for every statement.
  */
 const boundDefaults = new WeakMap<TableDef, readonly (Expr | null)[]>();
 
@@ -23,7 +25,7 @@ function defaultExprs(run: DmlRun, table: TableDef): readonly (Expr | null)[] {
   let found = boundDefaults.get(table);
   if (!found) {
     found = table.columns.map((c) => (c.sequence || c.defaultExpr === null ? null : bindDefault(run.ctx, table, parseExpression(c.defaultExpr), c.type)));
-    boundDefaults.set(table, found);
+    if (!found.some((e) => e !== null && holdsMomentConstant(e))) boundDefaults.set(table, found);
   }
   return found;
 }

@@ -83,6 +83,19 @@ export function someExpr(expr: Expr, test: (e: Expr) => boolean): boolean {
   return found;
 }
 
+/** Date and time types whose literals may mean the moment they are read ('now', 'today', 'tomorrow'). */
+const MOMENT_TYPES: ReadonlySet<string> = new Set(['timestamp', 'timestamptz', 'date', 'interval']);
+
+/**
+ * True when the expression holds a date/time constant (or an array of them): such a literal was
+ * folded when it was bound, so `'now'` in it means the moment of that binding. A bound expression
+ * reused across statements (a cached INSERT, a table's DEFAULT or CHECK) must be bound again per
+ * statement when this holds, or `'now'` would stay the first statement's time.
+ */
+export function holdsMomentConstant(expr: Expr): boolean {
+  return someExpr(expr, (e) => e.kind === 'const' && MOMENT_TYPES.has(e.type.name === 'array' ? (e.type.element?.name ?? '') : e.type.name));
+}
+
 function typeKey(t: QType): string {
   return t.name === 'array'
     ? `${typeKey(t.element ?? { name: 'unknown' })}[]`

@@ -169,4 +169,23 @@ describe('a cached INSERT binding answers as binding it again would', () => {
     expect(rows[0]!.at).not.toBe(rows[1]!.at);
     expect(cached.engine.insertCacheStats().binds).toBe(binds);
   });
+
+  it('a DEFAULT, a CHECK or an array cell holding a date/time literal is read per statement, not frozen by a cache', async () => {
+    await both("CREATE TABLE gd (id INTEGER PRIMARY KEY, at TIMESTAMPTZ DEFAULT 'now', moments TIMESTAMPTZ[], CHECK (at <= 'now'))");
+    const times = async (): Promise<string[]> => ((await cached.q('SELECT at FROM gd ORDER BY id')).rows as { at: string }[]).map((r) => r.at);
+    await cached.q('INSERT INTO gd (id) VALUES ($1)', [1]);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    await cached.q('INSERT INTO gd (id) VALUES ($1)', [2]);
+    const [first, second] = await times();
+    expect(first).not.toBe(second);
+    // The CHECK's 'now' is the statement's time too: a row stamped later than the first statement passes.
+    await cached.q('INSERT INTO gd (id, at) VALUES ($1, $2)', [3, new Date(Date.now() - 5).toISOString()]);
+    const stamps: string[] = [];
+    for (const id of [4, 5]) {
+      await cached.q("INSERT INTO gd (id, at, moments) VALUES ($1, DEFAULT, '{now}')", [id]);
+      stamps.push(JSON.stringify((await cached.q('SELECT moments FROM gd WHERE id = $1', [id])).rows[0]));
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    expect(stamps[0]).not.toBe(stamps[1]);
+  });
 });
