@@ -101,8 +101,15 @@ export class SqlEngine {
   }
 
   /** What the scan cache holds and how often it served a scan (exec/scan-cache.ts). */
-  scanCacheStats(): { readonly hits: number; readonly fills: number; readonly patches: number; readonly tables: number; readonly rows: number } {
-    if (!this.scanCache) return { hits: 0, fills: 0, patches: 0, tables: 0, rows: 0 };
+  scanCacheStats(): {
+    readonly hits: number;
+    readonly fills: number;
+    readonly patches: number;
+    readonly aggregates: number;
+    readonly tables: number;
+    readonly rows: number;
+  } {
+    if (!this.scanCache) return { hits: 0, fills: 0, patches: 0, aggregates: 0, tables: 0, rows: 0 };
     return { ...this.scanCache.counts, ...this.scanCache.size };
   }
 

@@ -53,6 +53,31 @@ export function checkContinue(ctx: ExecContext): void {
   if (Date.now() > ctx.deadlineMs) throw new SvcError('QUERY_TIMEOUT', 'canceling statement due to statement timeout', { reason: 'timeout' });
 }
 
+/** Longest delay setTimeout takes (a larger one fires at once). */
+const TIMER_MS_MAX = 2 ** 31 - 1;
+
+/**
+ * Waits for `work` (another statement's, e.g. a scan-cache fill), but no longer than this statement
+ * may run: its cancel or its deadline ends the wait, and checkContinue then throws. Polling alone
+ * would notice them only once `work` ends, however long that takes.
+ */
+export async function waitWithin(work: Promise<unknown>, ctx: ExecContext): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  let onAbort: (() => void) | undefined;
+  const stop = new Promise<void>((resolve) => {
+    const leftMs = ctx.deadlineMs - Date.now();
+    if (leftMs < TIMER_MS_MAX) timer = setTimeout(resolve, Math.max(0, leftMs) + 1);
+    if (ctx.signal) ctx.signal.addEventListener('abort', (onAbort = () => resolve()), { once: true });
+  });
+  try {
+    await Promise.race([work, stop]);
+  } finally {
+    clearTimeout(timer);
+    if (onAbort) ctx.signal?.removeEventListener('abort', onAbort);
+  }
+  checkContinue(ctx);
+}
+
 /**
  * A query over rows in memory never waits for I/O, so without this it would hold the event loop
  * to its end: no other request served, no timer (an abort, a client gone) noticed. Operators call

@@ -13,7 +13,7 @@ import { openSql, type SqlHarness } from './helpers.js';
  */
 
 /** Aggregates answered from the chunks (the engine's stats carry the cache's counters; its type names the common ones). */
-const fastAggregates = (sql: SqlHarness): number => (sql.engine.scanCacheStats() as { aggregates?: number }).aggregates ?? 0;
+const fastAggregates = (sql: SqlHarness): number => sql.engine.scanCacheStats().aggregates;
 
 /** An engine over the same store that never caches: the general path. */
 function generalEngine(sql: SqlHarness): SqlEngine {
@@ -199,6 +199,30 @@ describe('concurrent aggregates over a table not cached yet', () => {
       await inserting;
       for (const answer of racing) expect([[{ count: 6500, max: 100 }], [{ count: 6501, max: 150 }]]).toContainEqual(answer.rows);
       expect((await sql.q(text, [50])).rows).toEqual([{ count: 6501, max: 150 }]);
+    } finally {
+      await sql.close();
+    }
+  });
+});
+
+describe('an aggregate waiting for another one’s fill', () => {
+  it('stops waiting at its own statement timeout, while the fill goes on', async () => {
+    const sql = await openSql();
+    try {
+      await sql.q('CREATE TABLE s (id BIGINT PRIMARY KEY, n INTEGER)');
+      await sql.q('INSERT INTO s SELECT g, g % 100 FROM generate_series(1, 60000) g');
+      const text = 'SELECT count(*), max(n) FROM s WHERE n >= $1';
+      const filler = run(sql.engine, text, [50]);
+      let rowsCachedWhenRefused = -1;
+      const waiter = sql.engine.execute(text, { params: [50], timeoutMs: 20, maxRows: 10, tenant: 'default' }).catch((error: unknown) => {
+        rowsCachedWhenRefused = sql.engine.scanCacheStats().rows;
+        return error as { code?: string };
+      });
+      const refused = await waiter;
+      expect(refused).toMatchObject({ code: 'QUERY_TIMEOUT' });
+      // Refused before the other statement's fill of 60,000 rows had finished, not after it.
+      expect(rowsCachedWhenRefused).toBe(0);
+      expect((await filler).rows).toEqual([{ count: 30000, max: 99 }]);
     } finally {
       await sql.close();
     }

@@ -2,7 +2,7 @@ import type { AggregateState, QValue } from '../../types/contract.js';
 import type { AggCall, Expr, Plan, ScanNode } from '../../plan/nodes.js';
 import { conjuncts, someExpr } from '../../plan/expr-util.js';
 import { compile, type Evaluator } from '../compile.js';
-import { checkContinue, shouldYield, yieldNow, type Batch, type ExecContext, type Row } from '../context.js';
+import { checkContinue, shouldYield, waitWithin, yieldNow, type Batch, type ExecContext, type Row } from '../context.js';
 import type { Chunk, TableRows } from '../table-rows.js';
 import { narrow, rangeOf, rangeStats, selectWhere, type CompareOp, type NumberTest, type Range } from './column-kernels.js';
 import { cacheLookup, type CacheLookup } from './scan.js';
@@ -88,8 +88,7 @@ async function cachedRows(scan: ScanNode, ctx: ExecContext): Promise<CacheLookup
   if (lookup === null || lookup.rows !== null) return lookup;
   const filling = cache.fillDone(scan.table, lookup.version);
   if (filling === null) return { ...lookup, fill: cache.admits(scan.est?.rows ?? 0) ? cache.beginFill(scan.table, lookup.version, true) : null };
-  await filling;
-  checkContinue(ctx);
+  await waitWithin(filling, ctx);
   return { version: lookup.version, rows: cache.get(scan.table, lookup.version) };
 }
 
