@@ -66,7 +66,7 @@ function withDependentViews(catalog: CatalogState, deps: DdlDeps, targets: reado
       const hit = out.find((t) => read.has(t.id));
       if (!hit) continue;
       if (!cascade) {
-        throw new SvcError('CONSTRAINT_VIOLATION', `cannot drop ${hit.kind} ${hit.name} because other objects depend on it`, {
+        throw new SvcError('CONSTRAINT_VIOLATION', `cannot drop ${KIND_WORDS[hit.kind]} ${hit.name} because other objects depend on it`, {
           table: hit.name,
           dependent_view: v.name,
           hint: 'Use DROP ... CASCADE to drop the dependent objects too.',
