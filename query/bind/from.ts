@@ -1,5 +1,5 @@
-import { isPopulated, type TableDef } from '../../core/catalog.js';
-import { SvcError } from '../../core/errors.js';
+import type { TableDef } from '../../core/catalog.js';
+import type { SvcError } from '../../core/errors.js';
 import type { Alias, FromItem, JoinExpr, QueryExpr, SqlExpr, SubqueryRef, TableRef } from '../parse/index.js';
 import type { Expr } from '../plan/expr.js';
 import { shiftColumns, someExpr } from '../plan/expr-util.js';
@@ -149,7 +149,6 @@ function bindTableRef(item: TableRef, scope: Scope, deps: FromDeps): Plan {
   }
   const entry = deps.ctx.table(schema, name);
   if (entry.def.kind === 'view') return bindView(entry.def, alias ?? name, aliasColumns, scope, deps);
-  if (!isPopulated(entry.def)) throw notPopulated(entry.def.name);
   const columns = entry.def.columns.map((c) => ({ name: c.name, type: c.type, nullable: c.nullable }));
   scope.add(alias ?? name, renamed(columns, aliasColumns), alias === null ? name : undefined);
   return scanOf(entry.def, alias ?? name, false);
@@ -275,13 +274,4 @@ export function bindValuesRows(rows: readonly (readonly SqlExpr[])[], scope: Sco
     columns.push({ name: `column${c + 1}`, type: exprs[0]!.type, nullable: true });
   }
   return { plan: { kind: 'values', rows: byColumn, columns }, names: columns.map((c) => c.name) };
-}
-
-/** PostgreSQL's 55000 for reading a materialized view made or refreshed WITH NO DATA. */
-function notPopulated(name: string): SvcError {
-  return new SvcError('INVALID_STATE', `materialized view "${name}" has not been populated`, {
-    table: name,
-    sqlstate: '55000',
-    hint: 'Use the REFRESH MATERIALIZED VIEW command.',
-  });
 }
