@@ -80,3 +80,20 @@ export interface TableDef {
   readonly createdAtMicros: bigint;
   readonly updatedAtMicros: bigint;
 }
+
+/**
+ * A materialized view created or refreshed WITH NO DATA keeps this comment before its query text
+ * (viewSql): the populated flag rides in the catalog record without a new log schema version.
+ */
+export const UNPOPULATED_MARK = '/* svcdb: not populated */ ';
+
+/** False for a materialized view created or last refreshed WITH NO DATA (its SELECT is refused). */
+export function isPopulated(def: TableDef): boolean {
+  return def.kind !== 'materialized_view' || !(def.viewSql ?? '').startsWith(UNPOPULATED_MARK);
+}
+
+/** A materialized view's defining query, without the unpopulated mark. */
+export function matviewQuery(def: TableDef): string {
+  const sql = def.viewSql ?? '';
+  return sql.startsWith(UNPOPULATED_MARK) ? sql.slice(UNPOPULATED_MARK.length) : sql;
+}

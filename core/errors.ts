@@ -65,7 +65,7 @@ export function shuttingDown(): SvcError {
 }
 
 /** What a missing relation is called in its message: SQL says `relation` (PostgreSQL's word). */
-export type RelationNoun = 'relation' | 'table' | 'view' | 'index';
+export type RelationNoun = 'relation' | 'table' | 'view' | 'materialized view' | 'index';
 
 /**
  * TABLE_NOT_FOUND for `name` as the request wrote it (schema-qualified when it was), e.g.

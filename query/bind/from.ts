@@ -148,7 +148,7 @@ function bindTableRef(item: TableRef, scope: Scope, deps: FromDeps): Plan {
     return cte.plan;
   }
   const entry = deps.ctx.table(schema, name);
-  if (entry.def.kind !== 'table') return bindView(entry.def, alias ?? name, aliasColumns, scope, deps);
+  if (entry.def.kind === 'view') return bindView(entry.def, alias ?? name, aliasColumns, scope, deps);
   const columns = entry.def.columns.map((c) => ({ name: c.name, type: c.type, nullable: c.nullable }));
   scope.add(alias ?? name, renamed(columns, aliasColumns), alias === null ? name : undefined);
   return scanOf(entry.def, alias ?? name, false);

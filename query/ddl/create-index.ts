@@ -20,7 +20,10 @@ export async function createIndex(ast: CreateIndexStatement, deps: DdlDeps): Pro
   if (ast.elements.some((e) => e.column === null)) throw invalid('indexes on expressions are not supported; index a column', { reason: 'unsupported' });
   await submitDdl(deps, async (view) => {
     const entry = view.catalog.tableByName(tenant, schema, tableName);
-    if (!entry || entry.def.kind !== 'table') throw tableNotFound(relationLabel(schema === 'public' ? null : schema, tableName));
+    if (!entry || entry.def.kind === 'view') throw tableNotFound(relationLabel(schema === 'public' ? null : schema, tableName));
+    // A refresh writes its rows without the writer's checks: a unique index there would not be enforced.
+    if (entry.def.kind === 'materialized_view' && ast.unique)
+      throw invalid('CREATE UNIQUE INDEX on a materialized view is not supported', { reason: 'unsupported', table: tableName });
     const table = entry.def;
     const columns = ast.elements.map((e) => columnByName(table, e.column!));
     // INCLUDE columns must exist, and are not stored: they only enable index-only scans in PostgreSQL, and svcdb reads the row anyway.

@@ -1,4 +1,4 @@
-import type { TableDef } from '../../core/catalog.js';
+import { matviewQuery, type TableDef } from '../../core/catalog.js';
 import { isSvcError, SvcError, tableNotFound } from '../../core/errors.js';
 import type { TxnOp } from '../../core/log-records.js';
 import type { CatalogState } from '../../projections/index.js';
@@ -9,8 +9,16 @@ import { emptyResult, type QueryResult } from '../result.js';
 import { nowMicros, referencingTables, tableRef, catalogRecord } from './common.js';
 import { submitDdl, type DdlDeps } from './deps.js';
 
-/** DROP TABLE|VIEW [IF EXISTS] a, b [CASCADE]: FKs of other tables referencing them go too with CASCADE. */
-export async function dropTables(ast: DropStatement, deps: DdlDeps, keyword: 'table' | 'view'): Promise<QueryResult> {
+type RelationKind = 'table' | 'view' | 'materialized_view';
+const KIND_WORDS: Readonly<Record<RelationKind, 'table' | 'view' | 'materialized view'>> = {
+  table: 'table',
+  view: 'view',
+  materialized_view: 'materialized view',
+};
+const KIND_ARTICLES: Readonly<Record<RelationKind, string>> = { table: 'a table', view: 'a view', materialized_view: 'a materialized view' };
+
+/** DROP TABLE|VIEW|MATERIALIZED VIEW [IF EXISTS] a, b [CASCADE]: FKs of other tables referencing them go too with CASCADE. */
+export async function dropTables(ast: DropStatement, deps: DdlDeps, keyword: RelationKind): Promise<QueryResult> {
   const { names, cascade, ifExists } = ast;
   const tenant = deps.env.tenant;
   await submitDdl(deps, async (view) => {
@@ -18,12 +26,11 @@ export async function dropTables(ast: DropStatement, deps: DdlDeps, keyword: 'ta
     for (const n of names) {
       const { schema, name } = tableRef(n);
       const entry = view.catalog.tableByName(tenant, schema, name);
-      const wanted = keyword === 'view' ? 'view' : 'table';
       if (!entry) {
         if (ifExists) continue;
-        throw tableNotFound(name, { noun: wanted });
+        throw tableNotFound(name, { noun: KIND_WORDS[keyword] });
       }
-      if (entry.def.kind !== wanted) throw invalid(`"${name}" is not a ${wanted}`, { name });
+      if (entry.def.kind !== keyword) throw notKind(name, keyword, entry.def.kind);
       targets.push(entry.def);
     }
     if (targets.length === 0) return null;
@@ -34,7 +41,16 @@ export async function dropTables(ast: DropStatement, deps: DdlDeps, keyword: 'ta
     for (const t of all) ops.push({ kind: 'drop_table', tableId: t.id });
     return { record: catalogRecord(tenant, ops), result: null };
   });
-  return emptyResult(keyword === 'view' ? 'DROP VIEW' : 'DROP TABLE');
+  return emptyResult(`DROP ${KIND_WORDS[keyword].toUpperCase()}`);
+}
+
+/** PostgreSQL's 42809 with its hint naming the statement that drops what `name` is. */
+function notKind(name: string, wanted: RelationKind, found: RelationKind): SvcError {
+  return new SvcError('INVALID_QUERY', `"${name}" is not ${KIND_ARTICLES[wanted]}`, {
+    name,
+    sqlstate: '42809',
+    hint: `Use DROP ${KIND_WORDS[found].toUpperCase()} to remove ${KIND_ARTICLES[found]}.`,
+  });
 }
 
 /** The targets plus the views that read them (transitively); without CASCADE such views refuse the drop. */
@@ -45,12 +61,12 @@ function withDependentViews(catalog: CatalogState, deps: DdlDeps, targets: reado
     changed = false;
     for (const entry of catalog.tables()) {
       const v = entry.def;
-      if (v.kind !== 'view' || ids.has(v.id) || v.tenant !== targets[0]!.tenant) continue;
+      if (v.kind === 'table' || ids.has(v.id) || v.tenant !== targets[0]!.tenant) continue;
       const read = viewReads(catalog, deps, v);
       const hit = out.find((t) => read.has(t.id));
       if (!hit) continue;
       if (!cascade) {
-        throw new SvcError('CONSTRAINT_VIOLATION', `cannot drop ${hit.kind} ${hit.name} because other objects depend on it`, {
+        throw new SvcError('CONSTRAINT_VIOLATION', `cannot drop ${KIND_WORDS[hit.kind]} ${hit.name} because other objects depend on it`, {
           table: hit.name,
           dependent_view: v.name,
           hint: 'Use DROP ... CASCADE to drop the dependent objects too.',
@@ -68,7 +84,7 @@ function withDependentViews(catalog: CatalogState, deps: DdlDeps, targets: reado
 function viewReads(catalog: CatalogState, deps: DdlDeps, v: TableDef): Set<number> {
   try {
     const ctx = deps.bindContext(catalog);
-    const body = parseSql(v.viewSql ?? '')[0]!.body;
+    const body = parseSql(v.kind === 'view' ? (v.viewSql ?? '') : matviewQuery(v))[0]!.body;
     if (body.kind !== 'query') return new Set();
     new QueryBinder(ctx).bindQuery(body.query, new Scope(null));
     return new Set(ctx.tablesUsed.keys());
@@ -135,7 +151,8 @@ export async function truncate(ast: TruncateStatement, deps: DdlDeps): Promise<Q
     const tables = ast.tables.map((n) => {
       const { schema, name } = tableRef(n);
       const entry = view.catalog.tableByName(tenant, schema, name);
-      if (!entry || entry.def.kind !== 'table') throw tableNotFound(relationLabel(n.schema, name));
+      if (!entry) throw tableNotFound(relationLabel(n.schema, name));
+      if (entry.def.kind !== 'table') throw new SvcError('INVALID_QUERY', `"${name}" is not a table`, { name, sqlstate: '42809' });
       return entry.def;
     });
     const ids = new Set(tables.map((t) => t.id));

@@ -6,6 +6,7 @@ import { createIndex } from './create-index.js';
 import { createTable } from './create-table.js';
 import type { DdlDeps } from './deps.js';
 import { dropIndex, dropTables, truncate } from './drop.js';
+import { refreshMatview } from './matview.js';
 import { createView } from './view.js';
 
 export type { DdlDeps } from './deps.js';
@@ -20,10 +21,12 @@ export function executeDdl(statement: ParsedStatement, deps: DdlDeps): Promise<Q
       return createIndex(body, deps);
     case 'create_view':
       return createView(body, deps);
+    case 'refresh_matview':
+      return refreshMatview(body, deps);
     case 'alter_table':
       return alterTable(body, deps);
     case 'drop':
-      if (body.object === 'table' || body.object === 'view') return dropTables(body, deps, body.object);
+      if (body.object === 'table' || body.object === 'view' || body.object === 'materialized_view') return dropTables(body, deps, body.object);
       if (body.object === 'index') return dropIndex(body, deps);
       return Promise.reject(unsupported(`DROP ${body.object.replaceAll('_', ' ').toUpperCase()}`));
     case 'truncate':

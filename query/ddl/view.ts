@@ -3,12 +3,13 @@ import { invalid, QueryBinder, Scope, uniqueNames } from '../bind/index.js';
 import type { CreateViewStatement } from '../parse/index.js';
 import { emptyResult, type QueryResult } from '../result.js';
 import { storableType } from './columns.js';
+import { createMatview } from './matview.js';
 import { alreadyExists, IdAllocator, namesInSchema, nowMicros, catalogRecord } from './common.js';
 import { submitDdl, type DdlDeps } from './deps.js';
 
 /** CREATE [OR REPLACE] VIEW v [(cols)] AS query: the query text is stored and expanded when v is read. */
 export async function createView(ast: CreateViewStatement, deps: DdlDeps): Promise<QueryResult> {
-  if (ast.materialized) throw invalid('CREATE MATERIALIZED VIEW is not supported', { statement: 'CREATE MATERIALIZED VIEW', reason: 'unsupported' });
+  if (ast.materialized) return createMatview(ast, deps);
   if (ast.temporary) throw invalid('temporary views are not supported', { reason: 'unsupported' });
   const schema = ast.view.schema ?? 'public';
   const { name } = ast.view;

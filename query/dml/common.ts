@@ -1,4 +1,5 @@
 import type { TableDef } from '../../core/catalog.js';
+import type { SvcError } from '../../core/errors.js';
 import type { CatalogState, Projections, WriteView } from '../../projections/index.js';
 import {
   bindCheck,
@@ -127,8 +128,14 @@ export function exprEnv(run: DmlRun, scope: Scope, clause: string): ExprEnv {
 /** The target table of a DML statement (a table, not a view). */
 export function targetTable(ctx: BindContext, name: QualifiedName): TableDef {
   const def = ctx.table(name.schema, name.name).def;
-  if (def.kind !== 'table') throw invalid(`cannot change rows of view "${def.name}"`, { table: def.name });
+  if (def.kind !== 'table') throw notWritable(def);
   return def;
+}
+
+/** PostgreSQL's refusal to change a view's or a materialized view's rows. */
+export function notWritable(def: TableDef): SvcError {
+  if (def.kind === 'materialized_view') return invalid(`cannot change materialized view "${def.name}"`, { table: def.name, sqlstate: '42809' });
+  return invalid(`cannot change rows of view "${def.name}"`, { table: def.name });
 }
 
 /** RETURNING items bound over the table's row (columns in table order). */

@@ -5,7 +5,7 @@ import type { ParsedStatement } from '../parse/index.js';
 import type { Expr } from '../plan/expr.js';
 import type { QueryResult } from '../result.js';
 import type { QValue, TypeSystem } from '../types/contract.js';
-import { submitDml, type DmlDeps, type DmlRun } from './common.js';
+import { notWritable, submitDml, type DmlDeps, type DmlRun } from './common.js';
 import { writeProposed, type Conflict } from './insert.js';
 import { defaultsOf } from './row-source.js';
 
@@ -56,6 +56,7 @@ export const JSON_INSERT_STATEMENT: ParsedStatement = Object.freeze({
 export function insertJson(request: JsonInsert, deps: DmlDeps): Promise<QueryResult> {
   return submitDml(deps, 'INSERT', async (run) => {
     const table = run.ctx.table(request.schema, request.table).def;
+    if (table.kind === 'materialized_view') throw notWritable(table);
     if (table.kind !== 'table') throw invalid(`cannot insert into view "${table.name}"`, { table: table.name });
     const given = givenColumns(table, request.rows);
     const conflict = request.onConflict ? conflictOf(table, request.onConflict, given) : null;

@@ -7,7 +7,7 @@ import type { InsertStatement, OnConflict, QualifiedName } from '../parse/index.
 import type { Expr } from '../plan/expr.js';
 import type { QueryResult } from '../result.js';
 import type { QType, QValue } from '../types/contract.js';
-import { bindReturning, exprEnv, refuseWith, returningRow, submitDml, type DmlDeps, type DmlOutcome, type DmlRun } from './common.js';
+import { bindReturning, exprEnv, notWritable, refuseWith, returningRow, submitDml, type DmlDeps, type DmlOutcome, type DmlRun } from './common.js';
 import { bindValues, insertRows, isPlainValues, valuesRows, type Cell } from './row-source.js';
 import { bindRowSetValue } from './row-set.js';
 import { bindArrayAssign } from './array-assign.js';
@@ -153,6 +153,7 @@ async function writeAll(
 
 function targetOf(run: DmlRun, name: QualifiedName): TableDef {
   const def = run.ctx.table(name.schema, name.name).def;
+  if (def.kind === 'materialized_view') throw notWritable(def);
   if (def.kind !== 'table') throw invalid(`cannot insert into view "${def.name}"`, { table: def.name });
   return def;
 }

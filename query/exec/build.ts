@@ -1,3 +1,5 @@
+import { isPopulated } from '../../core/catalog.js';
+import { SvcError } from '../../core/errors.js';
 import type { Plan, PlanKind, ScanNode } from '../plan/nodes.js';
 import { childContext, type Batch, type ExecContext, type NodeStats } from './context.js';
 import { filterOp, limitOp, oneRowOp, projectOp, valuesOp } from './ops/basic.js';
@@ -15,7 +17,7 @@ type Builder<K extends PlanKind> = (node: Extract<Plan, { kind: K }>, ctx: ExecC
 
 /** One builder per plan kind: a new kind without an operator is a compile error. */
 const BUILDERS: { [K in PlanKind]: Builder<K> } = {
-  scan: (node, ctx) => scanOp(node, ctx),
+  scan: (node, ctx) => (isPopulated(node.table) ? scanOp(node, ctx) : notPopulated(node.table.name)),
   values: (node, ctx) => valuesOp(ctx, node.rows),
   one_row: () => oneRowOp(),
   function_scan: (node, ctx) =>
@@ -33,6 +35,7 @@ const BUILDERS: { [K in PlanKind]: Builder<K> } = {
         ? hashJoinOp(run(node.left, ctx), run(node.right, ctx), ctx, node)
         : nestedLoopJoinOp(run(node.left, ctx), run(node.right, ctx), ctx, node),
   aggregate: (node, ctx) =>
+    (node.input.kind === 'scan' && !isPopulated(node.input.table) ? notPopulated(node.input.table.name) : null) ??
     aggregateScanOp(node, ctx, (lookup) => hashAggregateOp(scanOp(node.input as ScanNode, ctx, lookup), ctx, node.groupBy, node.aggs)) ??
     hashAggregateOp(run(node.input, ctx), ctx, node.groupBy, node.aggs),
   window: (node, ctx) => windowOp(run(node.input, ctx), ctx, node.calls),
@@ -43,6 +46,19 @@ const BUILDERS: { [K in PlanKind]: Builder<K> } = {
   recursive_union: (node, ctx) => recursiveUnionOp(node, ctx),
   worktable_scan: (node, ctx) => worktableScanOp(ctx, node.id),
 };
+
+/**
+ * PostgreSQL's 55000 for reading a materialized view made or refreshed WITH NO DATA: raised when its
+ * rows are read, not when a query naming it is bound (a view over it can be created; EXPLAIN works).
+ */
+// eslint-disable-next-line require-yield -- it only throws, when first read
+async function* notPopulated(name: string): AsyncIterable<Batch> {
+  throw new SvcError('INVALID_STATE', `materialized view "${name}" has not been populated`, {
+    table: name,
+    sqlstate: '55000',
+    hint: 'Use the REFRESH MATERIALIZED VIEW command.',
+  });
+}
 
 /** The operator tree of a plan (instrumented when EXPLAIN ANALYZE collects statistics). */
 export function run(plan: Plan, ctx: ExecContext): AsyncIterable<Batch> {

@@ -532,6 +532,16 @@ describe('DDL statements', () => {
     ['CREATE VIEW "As" WITH (security_barrier = true) AS (SELECT 1 AS "as")', { view: { name: 'As' }, columns: null, queryText: '(SELECT 1 AS "as")' }],
     ['CREATE TEMP VIEW v AS VALUES (1)', { temporary: true, query: { kind: 'values' }, queryText: 'VALUES (1)' }],
     [
+      'CREATE MATERIALIZED VIEW IF NOT EXISTS m (a) AS SELECT x FROM t WITH NO DATA;',
+      { kind: 'create_view', view: { name: 'm' }, columns: ['a'], queryText: 'SELECT x FROM t', materialized: true, ifNotExists: true, withData: false },
+    ],
+    ['CREATE MATERIALIZED VIEW m AS SELECT 1 with data', { materialized: true, ifNotExists: false, withData: true, queryText: 'SELECT 1', columns: null }],
+    [
+      'REFRESH MATERIALIZED VIEW CONCURRENTLY s.m WITH NO DATA',
+      { kind: 'refresh_matview', view: { schema: 's', name: 'm' }, concurrently: true, withData: false },
+    ],
+    ['REFRESH MATERIALIZED VIEW m', { kind: 'refresh_matview', view: { name: 'm' }, concurrently: false, withData: true }],
+    [
       'ALTER TABLE IF EXISTS t ADD COLUMN IF NOT EXISTS c int NOT NULL, DROP COLUMN d CASCADE, ADD CONSTRAINT k CHECK (c > 0), DROP CONSTRAINT IF EXISTS k2',
       {
         kind: 'alter_table',
@@ -632,8 +642,6 @@ describe('statements svcdb does not run', () => {
     ['COPY t FROM STDIN', 'COPY'],
     ['CREATE FUNCTION f() RETURNS int AS $$ SELECT 1 $$ LANGUAGE sql', 'CREATE FUNCTION'],
     ['CREATE PROCEDURE p() LANGUAGE sql AS $$ SELECT 1 $$', 'CREATE PROCEDURE'],
-    ['CREATE MATERIALIZED VIEW m AS SELECT 1', 'CREATE MATERIALIZED VIEW'],
-    ['REFRESH MATERIALIZED VIEW m', 'REFRESH MATERIALIZED VIEW'],
     ['CREATE SCHEMA s', 'CREATE SCHEMA'],
     ['CREATE SEQUENCE q', 'CREATE SEQUENCE'],
     ['CREATE EXTENSION vector', 'CREATE EXTENSION'],

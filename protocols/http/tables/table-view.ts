@@ -5,9 +5,9 @@ import { isoOfMicros } from './table-ref.js';
 
 /** How GET /tables and GET /tables/{name} render a table (docs/api.md, "Tables and rows"). */
 
-/** A view stores no rows: its counts are null (counting would run its query). */
+/** A view stores no rows: its counts are null (counting would run its query); a materialized view's are its stored rows. */
 function counts(entry: TableEntry): { row_count: number | null; size_bytes: number | null } {
-  if (entry.def.kind !== 'table') return { row_count: null, size_bytes: null };
+  if (entry.def.kind === 'view') return { row_count: null, size_bytes: null };
   return { row_count: entry.stats.rowCount, size_bytes: entry.stats.sizeBytes };
 }
 
@@ -40,7 +40,7 @@ function columnName(def: TableDef, id: number): string {
 export function tableDetail(entry: TableEntry, now: Date): Record<string, unknown> {
   const { def } = entry;
   const pk = new Set(def.primaryKey);
-  const isTable = def.kind === 'table';
+  const isTable = def.kind !== 'view';
   return {
     name: def.name,
     schema: def.schema,

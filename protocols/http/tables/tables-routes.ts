@@ -123,7 +123,7 @@ export function tablesRoutes(deps: TableRouteDeps): FastifyPluginAsync {
         const entry = catalog.tableByName(tenantOf(request), ref.schema, ref.name);
         if (!entry && ifExists) return { success: true, table: ref.name, dropped: false, dropped_at: null };
         if (!entry) findTable(catalog, tenantOf(request), ref);
-        const kind = entry!.def.kind === 'view' ? 'VIEW' : 'TABLE';
+        const kind = entry!.def.kind.replace('_', ' ').toUpperCase();
         await engine.execute(`DROP ${kind} ${ifExists ? 'IF EXISTS ' : ''}${qualified(ref)}${cascade ? ' CASCADE' : ''}`, options(request));
         return { success: true, table: ref.name, dropped: true, dropped_at: new Date().toISOString() };
       },

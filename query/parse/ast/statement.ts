@@ -101,6 +101,19 @@ export interface CreateViewStatement {
   readonly queryText: string;
   readonly materialized: boolean;
   readonly temporary: boolean;
+  /** CREATE MATERIALIZED VIEW IF NOT EXISTS. */
+  readonly ifNotExists: boolean;
+  /** CREATE MATERIALIZED VIEW ... WITH NO DATA: false. */
+  readonly withData: boolean;
+  readonly loc: number;
+}
+
+/** REFRESH MATERIALIZED VIEW [CONCURRENTLY] v [WITH [NO] DATA]. */
+export interface RefreshMatviewStatement {
+  readonly kind: 'refresh_matview';
+  readonly view: QualifiedName;
+  readonly concurrently: boolean;
+  readonly withData: boolean;
   readonly loc: number;
 }
 
@@ -182,7 +195,8 @@ export type CdcStatement =
   | { readonly kind: 'cdc_alter'; readonly name: string; readonly action: 'PAUSE' | 'RESUME' }
   | { readonly kind: 'cdc_drop'; readonly name: string; readonly ifExists: boolean };
 
-export type DdlStatement = CreateTableStatement | CreateIndexStatement | CreateViewStatement | AlterTableStatement | DropStatement | TruncateStatement;
+export type DdlStatement =
+  CreateTableStatement | CreateIndexStatement | CreateViewStatement | RefreshMatviewStatement | AlterTableStatement | DropStatement | TruncateStatement;
 
 /** One parsed statement's body. A query is `{ kind: 'query' }` around its QueryExpr. */
 export type StatementBody =

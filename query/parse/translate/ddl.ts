@@ -1,5 +1,16 @@
 /** PostgreSQL's raw CREATE TABLE / CREATE TABLE AS / CREATE INDEX / CREATE VIEW -> svcdb's DDL statements. */
-import type { ColumnDef as RawColumnDef, Constraint, CreateStmt, CreateTableAsStmt, DefElem, IndexElem, IndexStmt, Node, ViewStmt } from '@pgsql/types';
+import type {
+  ColumnDef as RawColumnDef,
+  Constraint,
+  CreateStmt,
+  CreateTableAsStmt,
+  DefElem,
+  IndexElem,
+  IndexStmt,
+  Node,
+  RefreshMatViewStmt,
+  ViewStmt,
+} from '@pgsql/types';
 import { scanSync } from 'libpg-query';
 import type {
   ColumnConstraint,
@@ -10,6 +21,7 @@ import type {
   ForeignKeyRef,
   IndexElement,
   ReferentialAction,
+  RefreshMatviewStatement,
   StatementBody,
   TableConstraint,
 } from '../ast/index.js';
@@ -48,9 +60,9 @@ export function translateCreateTable(s: CreateStmt): CreateTableStatement {
   };
 }
 
-/** CREATE TABLE t [(a, b)] AS query [WITH [NO] DATA]; CREATE MATERIALIZED VIEW is refused by name. */
-export function translateCreateTableAs(s: CreateTableAsStmt): StatementBody {
-  if (s.objtype === 'OBJECT_MATVIEW') return { kind: 'unsupported', name: 'CREATE MATERIALIZED VIEW', loc: 0 };
+/** CREATE TABLE t [(a, b)] AS query [WITH [NO] DATA]; CREATE MATERIALIZED VIEW likewise (`text`: the statement's text). */
+export function translateCreateTableAs(s: CreateTableAsStmt, text: string): StatementBody {
+  if (s.objtype === 'OBJECT_MATVIEW') return translateCreateMatview(s, text);
   const rel = s.into?.rel;
   if (rel === undefined) throw unsupportedNode('CREATE TABLE AS without a name', -1);
   const colNames = s.into?.colNames;
@@ -220,9 +232,42 @@ export function translateCreateView(s: ViewStmt, text: string): StatementBody {
     queryText: body,
     materialized: false,
     temporary: rel.relpersistence === 't',
+    ifNotExists: false,
+    withData: true,
     loc: locOf(rel),
   };
   return view;
+}
+
+/** CREATE MATERIALIZED VIEW [IF NOT EXISTS] v [(cols)] AS query [WITH [NO] DATA]: a create_view that is materialized. */
+function translateCreateMatview(s: CreateTableAsStmt, text: string): StatementBody {
+  const rel = s.into?.rel;
+  if (rel === undefined) throw unsupportedNode('CREATE MATERIALIZED VIEW without a name', -1);
+  const body = viewQueryText(text);
+  if (body === null) return { kind: 'unsupported', name: 'CREATE RECURSIVE VIEW', loc: 0 };
+  const colNames = s.into?.colNames;
+  const view: CreateViewStatement = {
+    kind: 'create_view',
+    view: relationName(rel),
+    orReplace: false,
+    columns: colNames === undefined ? null : names(colNames),
+    query: translateQuery(req(s.query, 'CREATE MATERIALIZED VIEW')),
+    // The trailing WITH [NO] DATA is the statement's, not the query's.
+    queryText: body.replace(/\s+WITH\s+(NO\s+)?DATA\s*$/i, ''),
+    materialized: true,
+    temporary: false,
+    ifNotExists: s.if_not_exists === true,
+    withData: s.into?.skipData !== true,
+    loc: locOf(rel),
+  };
+  return view;
+}
+
+/** REFRESH MATERIALIZED VIEW [CONCURRENTLY] v [WITH [NO] DATA]. */
+export function translateRefresh(s: RefreshMatViewStmt): RefreshMatviewStatement {
+  const rel = s.relation;
+  if (rel === undefined) throw unsupportedNode('REFRESH MATERIALIZED VIEW without a name', -1);
+  return { kind: 'refresh_matview', view: relationName(rel), concurrently: s.concurrent === true, withData: s.skipData !== true, loc: locOf(rel) };
 }
 
 /** The text after the first AS keyword outside parentheses; null for CREATE RECURSIVE VIEW (its query is synthesized). */

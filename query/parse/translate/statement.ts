@@ -11,6 +11,7 @@ import type {
   ExplainStmt,
   IndexStmt,
   Node,
+  RefreshMatViewStmt,
   RenameStmt,
   SelectStmt,
   TransactionStmt,
@@ -20,7 +21,7 @@ import type {
 import { SvcError } from '../../../core/errors.js';
 import type { ExplainOptions, StatementBody, TransactionStatement } from '../ast/index.js';
 import { objectWord, translateAlterTable, words, translateDrop, translateRename, translateTruncate } from './alter.js';
-import { defValue, translateCreateIndex, translateCreateTable, translateCreateTableAs, translateCreateView } from './ddl.js';
+import { defValue, translateCreateIndex, translateCreateTable, translateCreateTableAs, translateCreateView, translateRefresh } from './ddl.js';
 import { dmlOf } from './dml.js';
 import { tagOf } from './nodes.js';
 import { selectStmt } from './query.js';
@@ -43,11 +44,13 @@ export function translateStatement(raw: Node, text: string): StatementBody {
     case 'CreateStmt':
       return translateCreateTable(body as CreateStmt);
     case 'CreateTableAsStmt':
-      return translateCreateTableAs(body as CreateTableAsStmt);
+      return translateCreateTableAs(body as CreateTableAsStmt, text);
     case 'IndexStmt':
       return translateCreateIndex(body as IndexStmt);
     case 'ViewStmt':
       return translateCreateView(body as ViewStmt, text);
+    case 'RefreshMatViewStmt':
+      return translateRefresh(body as RefreshMatViewStmt);
     case 'AlterTableStmt':
       return translateAlterTable(body as AlterTableStmt);
     case 'RenameStmt':
