@@ -37,3 +37,11 @@ export interface HnswSearchResult {
 
 export type HnswResponse =
   { readonly id: number; readonly ok: true; readonly value: unknown } | { readonly id: number; readonly ok: false; readonly message: string };
+
+/**
+ * What crosses the thread boundary: requests in posting order, and the answers to one such message
+ * together. Searches issued while the event loop handles one round of I/O travel in one message
+ * (one wake-up of the worker and one of the main thread instead of one per search under load).
+ */
+export type HnswRequestMessage = readonly HnswRequest[];
+export type HnswResponseMessage = readonly HnswResponse[];
