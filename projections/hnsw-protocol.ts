@@ -30,9 +30,10 @@ export interface HnswRequest {
   readonly command: HnswCommand;
 }
 
+/** Typed arrays, moved (not copied) back to the main thread; hnswlib's float32 distances fit a Float64Array exactly. */
 export interface HnswSearchResult {
-  readonly labels: readonly number[];
-  readonly distances: readonly number[];
+  readonly labels: Float64Array;
+  readonly distances: Float64Array;
 }
 
 export type HnswResponse =
