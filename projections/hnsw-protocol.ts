@@ -30,10 +30,19 @@ export interface HnswRequest {
   readonly command: HnswCommand;
 }
 
+/** Typed arrays, moved (not copied) back to the main thread; hnswlib's float32 distances fit a Float64Array exactly. */
 export interface HnswSearchResult {
-  readonly labels: readonly number[];
-  readonly distances: readonly number[];
+  readonly labels: Float64Array;
+  readonly distances: Float64Array;
 }
 
 export type HnswResponse =
   { readonly id: number; readonly ok: true; readonly value: unknown } | { readonly id: number; readonly ok: false; readonly message: string };
+
+/**
+ * What crosses the thread boundary: requests in posting order, and the answers to one such message
+ * together. Searches issued while the event loop handles one round of I/O travel in one message
+ * (one wake-up of the worker and one of the main thread instead of one per search under load).
+ */
+export type HnswRequestMessage = readonly HnswRequest[];
+export type HnswResponseMessage = readonly HnswResponse[];

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { SvcError } from '../core/errors.js';
-import type { HnswCommand, HnswRequest, HnswResponse } from './hnsw-protocol.js';
+import type { HnswCommand, HnswRequest, HnswRequestMessage, HnswResponse, HnswResponseMessage } from './hnsw-protocol.js';
 
 const here = fileURLToPath(import.meta.url);
 /**
@@ -23,16 +23,24 @@ interface Pending {
  * The main thread's handle on the hnsw worker thread (hnsw-worker.ts). Commands run in the order
  * they are posted. `post` does not wait (a failure is reported by the next `call`); `call` resolves
  * with the command's answer. After the worker fails, every call fails: the projection stops.
+ * Calls wait in an outbox until the event loop's check phase (setImmediate), so the searches of all
+ * the requests read in one round of I/O cross to the worker in one message; `post` sends the
+ * outbox first, so the order of commands is the order of the calls.
  */
 export class HnswWorker {
   private readonly pending = new Map<number, Pending>();
   private nextId = 1;
   private failure: SvcError | null = null;
+  private outbox: HnswRequest[] = [];
+  private outboxTransfer: ArrayBuffer[] = [];
+  private flushScheduled = false;
 
   private constructor(private readonly worker: Worker) {
     // The worker keeps the process alive only while an answer is awaited.
     worker.unref();
-    worker.on('message', (response: HnswResponse) => this.settle(response));
+    worker.on('message', (responses: HnswResponseMessage) => {
+      for (const response of responses) this.settle(response);
+    });
     worker.on('error', (error) => this.fail(error));
     worker.on('exit', (code) => this.fail(new Error(`the hnsw worker exited with code ${code}`)));
   }
@@ -47,7 +55,9 @@ export class HnswWorker {
   /** Posts a command without waiting; typed arrays in `transfer` move to the worker. */
   post(command: HnswCommand, transfer: readonly ArrayBuffer[] = []): void {
     if (this.failure) throw this.failure;
-    this.worker.postMessage({ id: 0, command } satisfies HnswRequest, [...transfer]);
+    this.outbox.push({ id: 0, command });
+    this.outboxTransfer.push(...transfer);
+    this.flush();
   }
 
   /** Posts a command and resolves with its answer (or the first failure since the last answer). */
@@ -57,8 +67,24 @@ export class HnswWorker {
     if (this.pending.size === 0) this.worker.ref();
     return new Promise<T>((resolve, reject) => {
       this.pending.set(id, { resolve: resolve as (value: unknown) => void, reject });
-      this.worker.postMessage({ id, command } satisfies HnswRequest, [...transfer]);
+      this.outbox.push({ id, command });
+      this.outboxTransfer.push(...transfer);
+      if (!this.flushScheduled) {
+        this.flushScheduled = true;
+        setImmediate(() => this.flush());
+      }
     });
+  }
+
+  /** Sends the outbox as one message (after a failure, its calls were rejected by `fail`). */
+  private flush(): void {
+    this.flushScheduled = false;
+    if (this.outbox.length === 0 || this.failure) return;
+    const message: HnswRequestMessage = this.outbox;
+    const transfer = this.outboxTransfer;
+    this.outbox = [];
+    this.outboxTransfer = [];
+    this.worker.postMessage(message, transfer);
   }
 
   /** Ends the worker (after the commands posted so far: callers sync first). */
@@ -83,5 +109,7 @@ export class HnswWorker {
     this.failure ??= new SvcError('STORAGE_UNAVAILABLE', `the hnsw worker stopped: ${(cause as Error).message ?? String(cause)}`, {}, cause);
     for (const waiter of this.pending.values()) waiter.reject(this.failure);
     this.pending.clear();
+    this.outbox = [];
+    this.outboxTransfer = [];
   }
 }

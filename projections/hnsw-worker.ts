@@ -6,9 +6,20 @@
 import { parentPort } from 'node:worker_threads';
 import { assert } from '../core/errors.js';
 import { HnswIndex } from './hnsw-adapter.js';
-import { DELETE_OP, REUSE_OP, type HnswCommand, type HnswRequest, type HnswResponse } from './hnsw-protocol.js';
+import {
+  DELETE_OP,
+  REUSE_OP,
+  type HnswCommand,
+  type HnswRequest,
+  type HnswRequestMessage,
+  type HnswResponse,
+  type HnswResponseMessage,
+  type HnswSearchResult,
+} from './hnsw-protocol.js';
 
 const graphs = new Map<number, HnswIndex>();
+/** Buffers of the answers being gathered, moved with them to the main thread. */
+let transfers: ArrayBuffer[] = [];
 /** The first failure of a command nobody awaits, reported by the next answer. */
 let unreported: string | null = null;
 
@@ -52,7 +63,15 @@ async function run(command: HnswCommand): Promise<unknown> {
       return null;
     case 'search': {
       const hits = graphs.get(command.indexId)?.search({ vector: command.vector, k: command.k, ef: command.ef }) ?? [];
-      return { labels: hits.map((h) => h.label), distances: hits.map((h) => h.distance) };
+      const labels = new Float64Array(hits.length);
+      const distances = new Float64Array(hits.length);
+      hits.forEach((h, i) => {
+        labels[i] = h.label;
+        distances[i] = h.distance;
+      });
+      transfers.push(labels.buffer, distances.buffer);
+      const found: HnswSearchResult = { labels, distances };
+      return found;
     }
     case 'write': {
       const hnsw = graphs.get(command.indexId);
@@ -65,28 +84,41 @@ async function run(command: HnswCommand): Promise<unknown> {
   }
 }
 
+/** Runs one request; its answer, or null when none is wanted (id 0: a failure waits for the next answer). */
+async function answer(request: HnswRequest): Promise<HnswResponse | null> {
+  try {
+    const value = await run(request.command);
+    if (request.id === 0) return null;
+    return unreported !== null ? { id: request.id, ok: false, message: unreported } : { id: request.id, ok: true, value };
+  } catch (error) {
+    const message = (error as Error).message ?? String(error);
+    if (request.id === 0) {
+      unreported ??= message;
+      return null;
+    }
+    return { id: request.id, ok: false, message };
+  }
+}
+
 const port = parentPort;
 assert(port !== null, 'hnsw-worker.js runs as a worker thread');
-// One command at a time, in order: a write's await must not let a later add overtake it.
+// One command at a time, in order: a write's await must not let a later add overtake it. The
+// answers to one message go back in one message (one wake-up of the main thread per batch).
 let queue: Promise<void> = Promise.resolve();
-port.on('message', (request: HnswRequest) => {
+const send = (responses: HnswResponseMessage): void => {
+  const moved = transfers;
+  transfers = [];
+  port.postMessage(responses, moved);
+};
+port.on('message', (requests: HnswRequestMessage) => {
   queue = queue.then(async () => {
-    let response: HnswResponse;
-    try {
-      const value = await run(request.command);
-      if (unreported !== null && request.id !== 0) {
-        response = { id: request.id, ok: false, message: unreported };
-      } else {
-        response = { id: request.id, ok: true, value };
-      }
-    } catch (error) {
-      const message = (error as Error).message ?? String(error);
-      if (request.id === 0) {
-        unreported ??= message;
-        return;
-      }
-      response = { id: request.id, ok: false, message };
+    const responses: HnswResponse[] = [];
+    for (const request of requests) {
+      // A graph write takes a while: the answers before it do not wait for it.
+      if (request.command.kind === 'write' && responses.length > 0) send(responses.splice(0));
+      const response = await answer(request);
+      if (response !== null) responses.push(response);
     }
-    if (request.id !== 0) port.postMessage(response);
+    if (responses.length > 0) send(responses);
   });
 });

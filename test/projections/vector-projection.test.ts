@@ -96,6 +96,29 @@ describe('vector projection', () => {
     expect(await db.nearest('items_hnsw', [100, 2, 1], 1)).toEqual([pkOf(110)]);
   });
 
+  it('answers searches issued together (one message to the worker) each with its own nearest rows, in order with the writes', async () => {
+    const db = await openDb(await scratch());
+    cleanups.push(() => db.stack.close());
+    await seed(db);
+    const values = Array.from({ length: 200 }, (_v, i) => `(${i + 10}, '[${i},${i % 7},1]')`).join(', ');
+    await db.q(`INSERT INTO items VALUES ${values}`);
+    const queries = Array.from({ length: 50 }, (_v, i) => [i * 4, (i * 4) % 7, 1]);
+    const alone: string[][] = [];
+    for (const q of queries) alone.push(await db.nearest('items_hnsw', q, 3));
+    expect(alone[10]![0]).toBe(pkOf(50));
+    // All in the same tick: they share one message; each must get its own answer, not a neighbour's.
+    expect(await Promise.all(queries.map((q) => db.nearest('items_hnsw', q, 3)))).toEqual(alone);
+    // A write between searches of one batch: the search after it sees it, the one before does not.
+    const before = db.nearest('items_hnsw', [1000, 1000, 1000], 1);
+    const { vectors } = db.stack.projections;
+    const table = db.stack.projections.catalog.tableByName('default', 'public', 'items')!;
+    const index = table.def.indexes.find((i) => i.name === 'items_hnsw')!;
+    await db.q("INSERT INTO items VALUES (5000, '[1000,1000,1000]')");
+    const after = vectors.search(index.id, new Float32Array([1000, 1000, 1000]), 1, 100);
+    expect(await before).not.toEqual([pkOf(5000)]);
+    expect((await after)?.map((h) => Buffer.from(h.pk).toString('hex'))).toEqual([pkOf(5000)]);
+  });
+
   it('reloads from its checkpoint and catches up from the log after a restart', async () => {
     const dir = await scratch();
     let db = await openDb(dir, { vectorCheckpointRecordsMax: 2 });
