@@ -7,6 +7,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { apiCall, apiSql } from '../helpers/api-calls.js';
 import { runCli } from '../helpers/cli.js';
 import { startTestServer, type TestServer } from '../helpers/sql-server.js';
 import { startReceiver, type Receiver } from '../helpers/webhook-receiver.js';
@@ -15,20 +16,8 @@ let dataDir: string;
 let server: TestServer | null = null;
 let receiver: Receiver | null = null;
 
-async function call(method: string, route: string, body?: unknown): Promise<{ status: number; body: any }> {
-  const response = await fetch(`${server!.baseUrl}${route.startsWith('/graphql') ? '' : '/api/v1'}${route}`, {
-    method,
-    headers: { authorization: `Bearer ${server!.apiKey}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  return { status: response.status, body: await response.json() };
-}
-
-async function sql(text: string, params: unknown[] = []): Promise<any[]> {
-  const reply = await call('POST', '/query', { sql: text, params });
-  expect(reply.status, JSON.stringify(reply.body)).toBe(200);
-  return reply.body.data;
-}
+const call = (method: string, route: string, body?: unknown): Promise<{ status: number; body: any }> => apiCall(server!, method, route, body);
+const sql = (text: string, params: unknown[] = []): Promise<any[]> => apiSql(server!, text, params);
 
 const ROWS = [
   { id: 1, labels: ['a', 'b'], scores: [1, 2, 3], amounts: ['1.50', '2'], big: ['9007199254740993'], docs: [{ k: 1.5 }, [1, 2]] },
