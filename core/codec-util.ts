@@ -90,6 +90,34 @@ export function writeVarUint(buf: Uint8Array, pos: number, v: number): number {
   return pos;
 }
 
+/** Zigzag of a signed safe integer (0, -1, 1, -2 … -> 0, 1, 2, 3 …), as Avro and the row codec write longs. */
+export const zigzag = (n: number): number => (n >= 0 ? n * 2 : -n * 2 - 1);
+
+/** Zigzag of a signed 64-bit bigint (the caller checks the range). */
+const zigzagBig = (v: bigint): bigint => (v < 0n ? (-v << 1n) - 1n : v << 1n);
+
+/** Bytes the zigzag varint of a 64-bit bigint takes. */
+export function zigzagBigSize(v: bigint): number {
+  let z = zigzagBig(v);
+  let size = 1;
+  while (z >= 0x80n) {
+    z >>= 7n;
+    size += 1;
+  }
+  return size;
+}
+
+/** Writes the zigzag varint of a signed 64-bit bigint; returns the new position. */
+export function writeZigZagBig(buf: Uint8Array, pos: number, v: bigint): number {
+  let z = zigzagBig(v);
+  while (z >= 0x80n) {
+    buf[pos++] = Number(z & 0x7fn) | 0x80;
+    z >>= 7n;
+  }
+  buf[pos++] = Number(z);
+  return pos;
+}
+
 const HEX_OF_BYTE: readonly string[] = Array.from({ length: 256 }, (_, b) => b.toString(16).padStart(2, '0'));
 const NIBBLE_OF_CHAR = new Int8Array(128).fill(-1);
 for (let d = 0; d < 10; d++) NIBBLE_OF_CHAR[48 + d] = d;

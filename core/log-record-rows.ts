@@ -4,6 +4,7 @@
  * avsc type writes (a test compares them), without a wrapper object per op or a copy. Bulk
  * inserts log 10,000 row changes per record. Other records go through avsc.
  */
+import { varUintSize, writeVarUint, writeZigZagBig, zigzag, zigzagBigSize } from './codec-util.js';
 import { assert } from './errors.js';
 
 // The shapes of log-records.ts's RowChange, SequenceUpdate and TxnRecord, restated here: that
@@ -108,48 +109,11 @@ function validRow(op: RowChange): boolean {
   return opKnown && idOk && isBytes(op.key) && (op.before === null || isBytes(op.before)) && (op.after === null || isBytes(op.after));
 }
 
-/** Zigzag of a safe integer, as avsc's writeLong of a number. */
-const zigzag = (n: number): number => (n >= 0 ? n * 2 : -n * 2 - 1);
-
-function longSize(n: number): number {
-  let z = zigzag(n);
-  let size = 1;
-  while (z >= 0x80) {
-    z = Math.floor(z / 128);
-    size += 1;
-  }
-  return size;
-}
-
-function writeLong(out: Uint8Array, at: number, n: number): number {
-  let z = zigzag(n);
-  while (z >= 0x80) {
-    out[at++] = (z % 128) | 0x80;
-    z = Math.floor(z / 128);
-  }
-  out[at++] = z;
-  return at;
-}
-
-function bigLongSize(v: bigint): number {
-  let z = v < 0n ? (-v << 1n) - 1n : v << 1n;
-  let size = 1;
-  while (z >= 0x80n) {
-    z >>= 7n;
-    size += 1;
-  }
-  return size;
-}
-
-function writeBigLong(out: Uint8Array, at: number, v: bigint): number {
-  let z = v < 0n ? (-v << 1n) - 1n : v << 1n;
-  while (z >= 0x80n) {
-    out[at++] = Number(z & 0x7fn) | 0x80;
-    z >>= 7n;
-  }
-  out[at++] = Number(z);
-  return at;
-}
+/** avsc's long of a safe integer: its zigzag as a varint. */
+const longSize = (n: number): number => varUintSize(zigzag(n));
+const writeLong = (out: Uint8Array, at: number, n: number): number => writeVarUint(out, at, zigzag(n));
+const bigLongSize = zigzagBigSize;
+const writeBigLong = writeZigZagBig;
 
 function writeBytes(out: Uint8Array, at: number, bytes: Uint8Array): number {
   at = writeLong(out, at, bytes.length);

@@ -11,7 +11,7 @@
  * docs/encodings.md lists the tags and payloads.
  */
 import type { ColumnId } from './catalog.js';
-import { HOST_IS_LITTLE_ENDIAN, describeJsValue, varUintSize, writeUtf8, writeUuid, writeVarUint } from './codec-util.js';
+import { HOST_IS_LITTLE_ENDIAN, describeJsValue, varUintSize, writeUtf8, writeUuid, writeVarUint, writeZigZagBig, zigzag } from './codec-util.js';
 import { SvcError, assert } from './errors.js';
 import { isNumericText } from './numeric-text.js';
 import { ROW_IMAGE_VERSION, ROW_TAG } from './row-format.js';
@@ -208,16 +208,11 @@ function writeArray(type: SqlType, value: SqlValue, columnId: ColumnId | null, d
 function writeInt64(value: bigint): boolean {
   const n = Number(value);
   if (n >= -TWO_POW_52 && n < TWO_POW_52) {
-    pos = writeVarUint(buf, pos, n < 0 ? -2 * n - 1 : 2 * n);
+    pos = writeVarUint(buf, pos, zigzag(n));
     return true;
   }
   if (value < INT64_MIN || value > INT64_MAX) return false;
-  let z = value < 0n ? (-value << 1n) - 1n : value << 1n;
-  while (z >= 0x80n) {
-    buf[pos++] = Number(z & 0x7fn) | 0x80;
-    z >>= 7n;
-  }
-  buf[pos++] = Number(z);
+  pos = writeZigZagBig(buf, pos, value);
   return true;
 }
 
