@@ -122,6 +122,22 @@ describe('bulk INSERT is exact', () => {
     expect(await count('w')).toBe(500);
   });
 
+  it('JSON rows: columns named by any row count, an unknown name in a later row is refused, inherited properties are not columns', async () => {
+    const rows: Record<string, unknown>[] = Array.from({ length: 200 }, (_, i) => ({ id: 40_000 + i, name: 'j' }));
+    rows[150] = { id: 40_150, name: 'j', amount: 2.5 };
+    await json('b1', rows);
+    expect(await h.rows('SELECT count(*) AS n, sum(amount) AS s FROM b1 WHERE id >= 40000')).toEqual([{ n: 200, s: 2.5 }]);
+    const unknown = await caught(json('b1', [...rows.map((r) => ({ ...r, id: (r.id as number) + 1000 })), { id: 50_000, name: 'x', nope: 1 }]));
+    expect(unknown.code).toBe('COLUMN_NOT_FOUND');
+    expect(unknown.message).toContain('nope');
+    const inherited = Object.create({ nope: 1 }) as Record<string, unknown>;
+    inherited.id = 60_000;
+    inherited.name = 'own';
+    await json('b1', [inherited]);
+    expect(await h.rows('SELECT name FROM b1 WHERE id = 60000')).toEqual([{ name: 'own' }]);
+    expect(await count('b1')).toBe(201);
+  });
+
   it("in a transaction the bulk path sees the transaction's own earlier changes", async () => {
     const t = await openSql({
       transactions: { transactionTimeoutMsDefault: 10_000, transactionTimeoutMsMax: 10_000, transactionsOpenMax: 4, sqlDmlRowsMax: 1000 },
