@@ -62,26 +62,33 @@ export const tableStatsKey = (tableId: TableId): Uint8Array => prefixed(KeySpace
 
 /** Key of one row: table prefix + encoded primary key. */
 export const rowKey = (tableId: TableId, pk: Uint8Array): Uint8Array => prefixed(KeySpace.Row, tableId, pk);
+/** Bytes before the primary key in a row key: the key space and the table id. */
+export const ROW_KEY_PREFIX_BYTES = 5;
+
+/** Writes rowKey(tableId, pk) into `slab` at `at`; returns it as a view of the slab. */
+export function writeRowKey(slab: Uint8Array, at: number, tableId: TableId, pk: Uint8Array): Uint8Array {
+  slab[at] = KeySpace.Row;
+  slab[at + 1] = tableId >>> 24;
+  slab[at + 2] = (tableId >>> 16) & 0xff;
+  slab[at + 3] = (tableId >>> 8) & 0xff;
+  slab[at + 4] = tableId & 0xff;
+  slab.set(pk, at + ROW_KEY_PREFIX_BYTES);
+  return slab.subarray(at, at + ROW_KEY_PREFIX_BYTES + pk.length);
+}
+
 /**
  * rowKey of many primary keys, as views into one buffer: a bulk read hands thousands of keys to
  * LevelDB at once, and a small array of its own per key costs Node-API a backing store each.
  */
 export function rowKeys(tableId: TableId, pks: readonly Uint8Array[]): Uint8Array[] {
   let bytes = 0;
-  for (const pk of pks) bytes += 5 + pk.length;
+  for (const pk of pks) bytes += ROW_KEY_PREFIX_BYTES + pk.length;
   const slab = new Uint8Array(bytes);
   const out = new Array<Uint8Array>(pks.length);
   let at = 0;
   for (let i = 0; i < pks.length; i++) {
-    const pk = pks[i]!;
-    slab[at] = KeySpace.Row;
-    slab[at + 1] = tableId >>> 24;
-    slab[at + 2] = (tableId >>> 16) & 0xff;
-    slab[at + 3] = (tableId >>> 8) & 0xff;
-    slab[at + 4] = tableId & 0xff;
-    slab.set(pk, at + 5);
-    out[i] = slab.subarray(at, at + 5 + pk.length);
-    at += 5 + pk.length;
+    out[i] = writeRowKey(slab, at, tableId, pks[i]!);
+    at += out[i]!.length;
   }
   return out;
 }

@@ -81,6 +81,10 @@ export class TableWriter {
   private readonly uniques: UniqueIndex[];
   /** A primary key and no other unique index or foreign key: a prefetched key settles an insert's reads (insertMany). */
   private readonly pkOnly: boolean;
+  /** Positions of the NOT NULL columns (validate). */
+  private readonly notNull: number[];
+  /** The primary key's values of the row being keyed (keyOf): one array for every row, encodeKey keeps none. */
+  private readonly pkScratch: SqlValue[];
   /** pk keyText -> image (null: deleted) for rows changed by this statement. */
   readonly pending = new Map<string, Uint8Array | null>();
   private readonly pendingUnique = new Map<number, Map<string, string>>();
@@ -103,6 +107,8 @@ export class TableWriter {
         return { index, positions, types: positions.map((p) => def.columns[p]!.type) };
       });
     this.pkOnly = this.pkPositions !== null && this.uniques.length === 0 && !def.constraints.some((c) => c.references);
+    this.notNull = def.columns.flatMap((c, i) => (c.nullable ? [] : [i]));
+    this.pkScratch = new Array<SqlValue>(this.pkPositions?.length ?? 0);
   }
 
   get columns(): readonly ColumnDef[] {
@@ -110,10 +116,10 @@ export class TableWriter {
   }
 
   keyOf(values: readonly QValue[]): Uint8Array {
-    return encodeKey(
-      this.pkTypes,
-      this.pkPositions!.map((p) => values[p] as SqlValue),
-    );
+    const positions = this.pkPositions!;
+    const scratch = this.pkScratch;
+    for (let i = 0; i < positions.length; i++) scratch[i] = values[positions[i]!] as SqlValue;
+    return encodeKey(this.pkTypes, scratch);
   }
 
   /** Images read ahead by prefetch (null: no such row), keyed by keyText. */
@@ -254,9 +260,11 @@ export class TableWriter {
   }
 
   private validate(values: readonly QValue[]): void {
-    this.def.columns.forEach((c, i) => {
-      if (!c.nullable && values[i] === null) throw notNullViolation(this.def.name, c.name);
-    });
+    const notNull = this.notNull;
+    for (let i = 0; i < notNull.length; i++) {
+      const at = notNull[i]!;
+      if (values[at] === null) throw notNullViolation(this.def.name, this.def.columns[at]!.name);
+    }
     this.compiledChecks ??= this.checksOf();
     for (const check of this.compiledChecks) if (check.eval(values) === false) throw checkViolation(this.def.name, check.name);
   }
