@@ -10,6 +10,7 @@ import { LIMITS } from '../limits.js';
 import { limitExceededRows } from './limits.js';
 import { checkViolation, notNullViolation, uniqueViolation } from './errors.js';
 import { ForeignKeys } from './foreign-keys.js';
+import { ByteSlab } from './byte-slab.js';
 import { keyBytes, keyText } from './key-text.js';
 
 const { dmlPrefetchRowsMin, dmlPrefetchProbesInFlightMax } = LIMITS;
@@ -121,6 +122,9 @@ export class TableWriter {
     for (let i = 0; i < positions.length; i++) scratch[i] = values[positions[i]!] as SqlValue;
     return encodeKey(this.pkTypes, scratch);
   }
+
+  /** Where insertMany keeps its rows' keys and images (views of shared chunks: less for the GC to copy). */
+  private readonly slab = new ByteSlab();
 
   /** Images read ahead by prefetch (null: no such row), keyed by keyText. */
   private readonly known = new Map<string, Uint8Array | null>();
@@ -314,7 +318,7 @@ export class TableWriter {
     const keys = new Array<Uint8Array>(rows.length);
     const texts = new Array<string>(rows.length);
     try {
-      for (let i = 0; i < rows.length; i++) texts[i] = keyText((keys[i] = this.keyOf(rows[i]!)));
+      for (let i = 0; i < rows.length; i++) texts[i] = keyText((keys[i] = this.slab.copy(this.keyOf(rows[i]!))));
       return { keys, texts, images: await this.statement.view.getRows(this.def.id, keys) };
     } catch (error) {
       if (!isSvcError(error)) throw error;
@@ -331,7 +335,7 @@ export class TableWriter {
     const seen = own !== undefined ? own : stored;
     this.validate(values);
     if (seen !== null) throw uniqueViolation(this.def.name, this.pkName(), this.describeKey(this.pkPositions!, values));
-    const after = encodeRow(this.def.columns, values as SqlValue[]);
+    const after = this.slab.copy(encodeRow(this.def.columns, values as SqlValue[]));
     this.pending.set(k, after);
     this.statement.push({ kind: 'row', tableId: this.def.id, op: 'insert', key, before: null, after });
   }

@@ -1,0 +1,34 @@
+/**
+ * Copies many small byte arrays into shared chunks and hands back views of them. A bulk insert
+ * keeps every row's key and image until its record is applied: as arrays of their own (an
+ * ArrayBuffer and a backing store each) they were most of what each young-generation collection
+ * had to copy; as views of a few chunks they are one small object each.
+ */
+export class ByteSlab {
+  private chunk = new Uint8Array(0);
+  private at = 0;
+
+  constructor(
+    /** Bytes per chunk. */
+    private readonly chunkBytes = SLAB_CHUNK_BYTES_DEFAULT,
+  ) {}
+
+  /** `bytes` copied into the current chunk, as a view of it; arrays longer than a sixteenth of a chunk are returned as they are. */
+  copy(bytes: Uint8Array): Uint8Array {
+    const length = bytes.length;
+    if (length > this.chunkBytes >>> 4) return bytes;
+    if (this.at + length > this.chunk.length) {
+      this.chunk = new Uint8Array(this.chunkBytes);
+      this.at = 0;
+    }
+    const start = this.at;
+    const chunk = this.chunk;
+    if (length <= 32) for (let i = 0; i < length; i++) chunk[start + i] = bytes[i]!;
+    else chunk.set(bytes, start);
+    this.at = start + length;
+    return chunk.subarray(start, start + length);
+  }
+}
+
+/** 64 KiB: a few dozen chunks for a 10,000-row request, and what a view keeps alive stays small. */
+export const SLAB_CHUNK_BYTES_DEFAULT = 64 * 1024;
