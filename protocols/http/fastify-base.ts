@@ -224,9 +224,29 @@ function acceptEmptyJsonBodies(app: FastifyInstance): void {
       done(null, undefined);
       return;
     }
+    const text = body as string;
+    if (cannotPoison(text)) {
+      try {
+        done(null, JSON.parse(text));
+        return;
+      } catch {
+        // Malformed: the default parser answers with its own error.
+      }
+    }
     // The default parser is the callback form (typed as either form): it answers through done.
-    (parseJson as (request: FastifyRequest, body: string, onDone: typeof done) => void)(request, body as string, done);
+    (parseJson as (request: FastifyRequest, body: string, onDone: typeof done) => void)(request, text, done);
   });
+}
+
+/**
+ * True when a JSON text cannot hold a "__proto__" or "constructor" key, spelled plainly or with
+ * \u escapes, nor start with a byte-order mark: JSON.parse alone then gives what fastify's parser
+ * gives. That parser (secure-json-parse) runs two regular expressions over the whole text after
+ * JSON.parse: on a 10,000-row bulk insert (~0.5 MB) they cost about as much again as the parse;
+ * three substring searches cost ~1% of it.
+ */
+function cannotPoison(text: string): boolean {
+  return text.charCodeAt(0) !== 0xfeff && !text.includes('__proto__') && !text.includes('constructor') && !text.includes('\\u');
 }
 
 type FastifyOptions = FastifyHttpOptions<Server, FastifyBaseLogger>;
