@@ -9,10 +9,10 @@ export interface PendingEntry {
   readonly lsn: Lsn;
 }
 
-/** The effects of one pending record, sorted by key, one op per key (the last op on a key wins). */
+/** The effects of one pending record, sorted by key (the last op on a key wins). */
 interface PendingRecord {
   readonly lsn: Lsn;
-  readonly ops: readonly KvOp[];
+  readonly entries: readonly PendingEntry[];
 }
 
 /**
@@ -20,11 +20,9 @@ interface PendingRecord {
  * projection. The writer validates against "store + overlay", so a transaction sees every change
  * acknowledged before it even while group commit and apply are still running.
  *
- * Each record's effects are kept as one sorted array of its own ops: adding is a sort (none when
- * they come sorted, as a bulk insert of ascending keys does), lookups are binary searches over the
- * few records in flight (newest first), and releasing drops whole arrays. A PendingEntry is made
- * only for a key found. Entries disappear only after the store has them, so reading the overlay
- * before the store is safe.
+ * Each record's effects are kept as one sorted array: adding is a sort, lookups are binary
+ * searches over the few records in flight (newest first), and releasing drops whole arrays.
+ * Entries disappear only after the store has them, so reading the overlay before the store is safe.
  */
 export class PendingOverlay {
   /** In LSN order. */
@@ -37,8 +35,16 @@ export class PendingOverlay {
 
   add(lsn: Lsn, ops: readonly KvOp[]): void {
     if (ops.length === 0) return;
-    const unique = strictlyAscending(ops) ? ops.slice() : sortedLastPerKey(ops);
-    this.records.push({ lsn, ops: unique });
+    const entries: PendingEntry[] = ops.map((op) => ({ key: op.key, value: op.type === 'put' ? op.value : null, lsn }));
+    // Stable sort keeps op order among equal keys; then keep only the last op per key.
+    entries.sort((a, b) => compareKeys(a.key, b.key));
+    const unique: PendingEntry[] = [];
+    for (const entry of entries) {
+      const last = unique[unique.length - 1];
+      if (last !== undefined && compareKeys(last.key, entry.key) === 0) unique[unique.length - 1] = entry;
+      else unique.push(entry);
+    }
+    this.records.push({ lsn, entries: unique });
     this.entryCount += unique.length;
   }
 
@@ -46,15 +52,16 @@ export class PendingOverlay {
   release(applied: Lsn): void {
     if (this.records.length === 0 || this.records[0]!.lsn > applied) return;
     const kept = this.records.filter((record) => record.lsn > applied);
-    for (const record of this.records) if (record.lsn <= applied) this.entryCount -= record.ops.length;
+    for (const record of this.records) if (record.lsn <= applied) this.entryCount -= record.entries.length;
     this.records = kept;
   }
 
   get(key: Uint8Array): PendingEntry | undefined {
     for (let r = this.records.length - 1; r >= 0; r--) {
-      const { ops, lsn } = this.records[r]!;
-      const op = ops[lowerBound(ops, key)];
-      if (op !== undefined && compareKeys(op.key, key) === 0) return entryOf(op, lsn);
+      const entries = this.records[r]!.entries;
+      const at = lowerBound(entries, key);
+      const entry = entries[at];
+      if (entry !== undefined && compareKeys(entry.key, key) === 0) return entry;
     }
     return undefined;
   }
@@ -63,38 +70,18 @@ export class PendingOverlay {
   range(gte: Uint8Array, lt: Uint8Array): PendingEntry[] {
     if (this.records.length === 0) return [];
     const byKey = new Map<string, PendingEntry>();
-    for (const { ops, lsn } of this.records) {
-      for (let i = lowerBound(ops, gte); i < ops.length && compareKeys(ops[i]!.key, lt) < 0; i++) {
-        byKey.set(Buffer.from(ops[i]!.key).toString('latin1'), entryOf(ops[i]!, lsn));
+    for (const record of this.records) {
+      const { entries } = record;
+      for (let i = lowerBound(entries, gte); i < entries.length && compareKeys(entries[i]!.key, lt) < 0; i++) {
+        byKey.set(Buffer.from(entries[i]!.key).toString('latin1'), entries[i]!);
       }
     }
     return [...byKey.values()].sort((a, b) => compareKeys(a.key, b.key));
   }
 }
 
-const entryOf = (op: KvOp, lsn: Lsn): PendingEntry => ({ key: op.key, value: op.type === 'put' ? op.value : null, lsn });
-
-/** True when every op's key is above the one before it (no sort and no duplicate to drop). */
-function strictlyAscending(ops: readonly KvOp[]): boolean {
-  for (let i = 1; i < ops.length; i++) if (compareKeys(ops[i - 1]!.key, ops[i]!.key) >= 0) return false;
-  return true;
-}
-
-/** The ops sorted by key, keeping only the last op on each key. */
-function sortedLastPerKey(ops: readonly KvOp[]): KvOp[] {
-  // A stable sort keeps op order among equal keys.
-  const sorted = ops.slice().sort((a, b) => compareKeys(a.key, b.key));
-  const unique: KvOp[] = [];
-  for (const op of sorted) {
-    const last = unique[unique.length - 1];
-    if (last !== undefined && compareKeys(last.key, op.key) === 0) unique[unique.length - 1] = op;
-    else unique.push(op);
-  }
-  return unique;
-}
-
-/** Index of the first op whose key is >= key. */
-function lowerBound(entries: readonly KvOp[], key: Uint8Array): number {
+/** Index of the first entry whose key is >= key. */
+function lowerBound(entries: readonly PendingEntry[], key: Uint8Array): number {
   let low = 0;
   let high = entries.length;
   while (low < high) {
