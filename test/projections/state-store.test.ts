@@ -53,16 +53,6 @@ describe('state store writes (one chained LevelDB batch per write)', () => {
   });
 });
 
-describe('state store writes on a closed store', () => {
-  it('a write to a closed store is refused with STORAGE_UNAVAILABLE', async () => {
-    const { dir, remove } = await tempDir('svcdb-store-');
-    cleanups.push(remove);
-    const db = await openStateStore(dir);
-    await db.close();
-    await expect(db.write([{ type: 'put', key: key('a'), value: key('1') }])).rejects.toMatchObject({ code: 'STORAGE_UNAVAILABLE' });
-  });
-});
-
 describe('packed batches (replay)', () => {
   /** One put of `value` under a 6-byte key, packed as replay workers pack their effects. */
   function packedPut(i: number, value: Uint8Array): Uint8Array {
@@ -86,5 +76,15 @@ describe('packed batches (replay)', () => {
     // Unclosed, every batch's native WriteBatch stayed alive: ~650 MiB here; closed, ~100 MiB (LevelDB's memtables).
     expect(grownMiB).toBeLessThan(350);
     expect(Buffer.from((await db.get(Uint8Array.from([1, 0, 0, 0, 2, 87])))!).equals(Buffer.from(value))).toBe(true);
+  });
+});
+
+describe('state store writes on a closed store', () => {
+  it('a write to a closed store is refused with STORAGE_UNAVAILABLE', async () => {
+    const { dir, remove } = await tempDir('svcdb-store-');
+    cleanups.push(remove);
+    const db = await openStateStore(dir);
+    await db.close();
+    await expect(db.write([{ type: 'put', key: key('a'), value: key('1') }])).rejects.toMatchObject({ code: 'STORAGE_UNAVAILABLE' });
   });
 });
