@@ -10,6 +10,7 @@ import {
   encodeLogRecord,
   eventSequenceBase,
   nextSequenceAfter,
+  sequenceSpan,
   type LogRecord,
   type RowChange,
   type TxnOp,
@@ -355,6 +356,27 @@ describe('corrupt payloads are LOG_CORRUPT', () => {
         }
       }),
       { numRuns: 2000 },
+    );
+  });
+});
+
+describe('sequenceSpan', () => {
+  it('one per op, plus the rows each snapshot copies, for any mix', () => {
+    const putObject = (rows: bigint | null): TxnOp => ({
+      kind: 'put_object',
+      objectKind: 'cdc_stream',
+      tenant: 'default',
+      name: 's',
+      definition: '{}',
+      snapshot: rows === null ? null : { tableId: 1, rows },
+    });
+    const sequence: TxnOp = { kind: 'sequence', name: 'q', lastValue: 1n };
+    fc.assert(
+      fc.property(fc.array(fc.oneof(fc.constant(null), fc.bigInt({ min: 0n, max: 2n ** 40n })), { maxLength: 30 }), fc.nat(50), (snapshots, plain) => {
+        const ops: TxnOp[] = [...Array.from({ length: plain }, () => sequence), ...snapshots.map(putObject)];
+        const expected = ops.reduce((sum, op) => sum + 1n + (op.kind === 'put_object' && op.snapshot ? op.snapshot.rows : 0n), 0n);
+        expect(sequenceSpan({ type: 'txn', txnId: 't', tenant: 'default', timestampMicros: 0n, ops })).toBe(expected);
+      }),
     );
   });
 });
