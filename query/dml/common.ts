@@ -73,7 +73,7 @@ export async function submitDml(deps: DmlDeps, command: string, body: (run: DmlR
       return cachedExec;
     };
     const checksOf = (table: TableDef): CheckEval[] => compileChecks(table, ctx, exec());
-    const writer = new StatementWriter(view, deps.types, checksOf, deps.env.limits.dmlRowsMax);
+    const writer = new StatementWriter(view, deps.types, checksOf, deps.env.limits.dmlRowsMax, txn !== null);
     outcome = await body({ view, ctx, writer, binder: new QueryBinder(ctx), exec });
     if (writer.ops.length === 0) return null;
     if (txn) {

@@ -40,6 +40,8 @@ export class StatementWriter {
     private readonly checksOf: (table: TableDef) => CheckEval[],
     /** Rows this statement may change (SqlLimits.dmlRowsMax). */
     private readonly dmlRowsMax: number,
+    /** In a transaction: what the statement reads is tracked (a range read would be a conflict over the whole range). */
+    readonly inTransaction = false,
   ) {
     this.fks = new ForeignKeys(this);
   }
@@ -319,11 +321,29 @@ export class TableWriter {
     const texts = new Array<string>(rows.length);
     try {
       for (let i = 0; i < rows.length; i++) texts[i] = keyText((keys[i] = this.slab.copy(this.keyOf(rows[i]!))));
-      return { keys, texts, images: await this.statement.view.getRows(this.def.id, keys) };
+      // Not in a transaction: reading the last row there would track the table's whole range as read.
+      const skip = !this.statement.inTransaction && (await this.allAfterLastKey(keys));
+      const images = skip ? new Array<undefined>(keys.length) : await this.statement.view.getRows(this.def.id, keys);
+      return { keys, texts, images };
     } catch (error) {
       if (!isSvcError(error)) throw error;
       return null;
     }
+  }
+
+  /**
+   * True when every key sorts after the last key of the table as the view sees it (stored and
+   * pending records, a transaction's own changes): then none of them exists, and one read of the
+   * last row stands for a lookup per key (a bulk load of ascending ids: 10,000 LevelDB reads).
+   */
+  private async allAfterLastKey(keys: readonly Uint8Array[]): Promise<boolean> {
+    let least = keys[0]!;
+    for (let i = 1; i < keys.length; i++) if (compareKeys(keys[i]!, least) < 0) least = keys[i]!;
+    for await (const batch of this.statement.view.rows(this.def.id, { reverse: true })) {
+      const last = batch[0];
+      if (last !== undefined) return compareKeys(least, last[0]) > 0;
+    }
+    return true;
   }
 
   /**

@@ -439,4 +439,18 @@ describe('/api/v1/transactions', () => {
     expect((await committing).status).toBe(200);
     expect((await sql('SELECT count(*) AS n FROM bulk_t'))[0]!.n).toBe(50000);
   });
+
+  it.each(['read_committed', 'repeatable_read', 'serializable'])(
+    '%s: a multi-row insert of new keys reads only those keys (another commit to the same table is no conflict)',
+    async (level) => {
+      const table = `bulk_keys_${level}`;
+      await sql(`CREATE TABLE ${table} (id BIGINT PRIMARY KEY, v TEXT)`);
+      await sql(`INSERT INTO ${table} VALUES (1, 'stored')`);
+      const t = await begin({ isolation_level: level });
+      await ok(t, `INSERT INTO ${table} VALUES ${Array.from({ length: 300 }, (_, i) => `(${1000 + i}, 'mine')`).join(', ')}`);
+      await sql(`INSERT INTO ${table} VALUES (5, 'other')`);
+      expect((await commit(t)).status).toBe(200);
+      expect((await sql(`SELECT count(*) AS n FROM ${table}`))[0]!.n).toBe(302);
+    },
+  );
 });

@@ -138,6 +138,27 @@ describe('bulk INSERT is exact', () => {
     expect(await count('b1')).toBe(201);
   });
 
+  it('keys all above the stored ones skip the per-key reads; any key at or below the last stored one is checked', async () => {
+    await h.q('CREATE TABLE b2 (id BIGINT PRIMARY KEY, name TEXT)');
+    const ids = (from: number, to: number): Record<string, unknown>[] => Array.from({ length: to - from + 1 }, (_, i) => ({ id: from + i, name: 'r' }));
+    await json('b2', ids(1, 100));
+    const dup = await caught(json('b2', [...ids(101, 400), { id: 50, name: 'old' }]));
+    expect(dup.message).toBe('duplicate key value violates unique constraint "b2_pkey"');
+    expect(JSON.stringify(dup.details)).toContain('(id)=(50)');
+    // Descending, and one duplicate inside the request: still the row-by-row error.
+    const inside = await caught(json('b2', [...ids(101, 400).reverse(), { id: 250, name: 'again' }]));
+    expect(JSON.stringify(inside.details)).toContain('(id)=(250)');
+    await json('b2', ids(101, 400).reverse());
+    await json('b2', [...ids(500, 799), { id: -5, name: 'negative' }]);
+    expect(await count('b2')).toBe(701);
+    // The last row deleted: keys above the new last one are new again, the deleted ones too.
+    await h.q('DELETE FROM b2 WHERE id >= 700');
+    await json('b2', ids(700, 999));
+    const below = await caught(json('b2', [...ids(1000, 1299), { id: 699, name: 'x' }]));
+    expect(JSON.stringify(below.details)).toContain('(id)=(699)');
+    expect(await count('b2')).toBe(901);
+  });
+
   it("in a transaction the bulk path sees the transaction's own earlier changes", async () => {
     const t = await openSql({
       transactions: { transactionTimeoutMsDefault: 10_000, transactionTimeoutMsMax: 10_000, transactionsOpenMax: 4, sqlDmlRowsMax: 1000 },
