@@ -31,9 +31,9 @@ import kafkajs from 'kafkajs';
 import { startMockKafka } from '../test/helpers/kafka-mock.js';
 import { KAFKA_VERSION, realKafkaAvailable, startRealKafka } from '../test/helpers/kafka-real.js';
 import { kafkajsMockPreloadEnv, patchKafkajsForMockCluster } from '../test/helpers/kafkajs-mock-patch.js';
-import { cdcInProcess, perS } from './lib/cdc-in-process.js';
+import { cdcInProcess } from './lib/cdc-in-process.js';
 import { latencyFigures, TopicReader } from './lib/cdc-topic-reader.js';
-import { printBenchResult, progress, round2, type BenchResult } from './lib/print-result.js';
+import { perS, printBenchResult, progress, round2, type BenchResult } from './lib/print-result.js';
 import { runBenchScript, startSvcdbProcess, stopChildrenOnSignals, type SvcdbProcess } from './lib/processes.js';
 
 const { Kafka, logLevel } = kafkajs;

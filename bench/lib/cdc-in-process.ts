@@ -12,18 +12,13 @@ import { SqlEngine, typeSystem } from '../../query/index.js';
 import { changeEvents, projectionEventSource, startOf, type CaptureSpec } from '../../sinks/index.js';
 import { jsonEncoder, messageKey } from '../../sinks/cdc/destination.js';
 import { openStack, tempDir } from '../../test/helpers/stack.js';
-import { progress, round2, type BenchResult } from './print-result.js';
+import { median, perS, progress, round2, type BenchResult } from './print-result.js';
 
 const IN_PROCESS_CHANGES = Number(process.env.BENCH_CDC_CHANGES ?? 200_000);
 const IN_PROCESS_ROWS_PER_STATEMENT = 10_000;
 const IN_PROCESS_ROUNDS = 3;
 /** SVC_LOG_READ_BATCH_BYTES_MAX's default. */
 const READ_BATCH_BYTES = 4 * 1024 * 1024;
-
-/** Events per second. */
-export const perS = (count: number, ms: number): number => Math.round(count / (ms / 1000));
-
-const median = (values: readonly number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
 /** Change events from the log vs reading and decoding the same records, in CDC batches of `batchEventsMax` events. */
 export async function cdcInProcess(batchEventsMax: number): Promise<BenchResult> {
