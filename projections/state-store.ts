@@ -28,6 +28,10 @@ export interface RangeOptions {
   readonly snapshot?: StoreSnapshot;
 }
 
+export interface GetManyOptions {
+  readonly offThread?: boolean;
+}
+
 export interface StoreSnapshot {
   close(): Promise<void>;
 }
@@ -36,7 +40,8 @@ export interface StateStore {
   get(key: Uint8Array, snapshot?: StoreSnapshot): Promise<Uint8Array | undefined>;
   /** A point read of the current state, answered at once (absent: this store has no synchronous reads; use get). */
   readonly getSync?: (key: Uint8Array) => Uint8Array | undefined;
-  getMany(keys: readonly Uint8Array[], snapshot?: StoreSnapshot): Promise<(Uint8Array | undefined)[]>;
+  /** offThread: read in LevelDB's thread pool however few the keys (a caller whose event loop is the bottleneck). */
+  getMany(keys: readonly Uint8Array[], snapshot?: StoreSnapshot, options?: GetManyOptions): Promise<(Uint8Array | undefined)[]>;
   /** Key/value pairs in key order (or reverse), fetched in bounded steps. */
   entries(range: RangeOptions): AsyncIterable<[Uint8Array, Uint8Array][]>;
   write(ops: readonly KvOp[]): Promise<void>;
@@ -209,8 +214,8 @@ class ClassicLevelStore implements StateStore {
   /** The current value of one key, without a promise (query/fast-point.ts answers a point SELECT in one call). */
   readonly getSync = (key: Uint8Array): Uint8Array | undefined => this.db.getSync(key, {});
 
-  getMany(keys: readonly Uint8Array[], snapshot?: StoreSnapshot): Promise<(Uint8Array | undefined)[]> {
-    if (keys.length <= syncGetKeysMax) {
+  getMany(keys: readonly Uint8Array[], snapshot?: StoreSnapshot, options?: GetManyOptions): Promise<(Uint8Array | undefined)[]> {
+    if (keys.length <= syncGetKeysMax && options?.offThread !== true) {
       try {
         const options = snapshot ? { snapshot: snapshot as never } : {};
         return Promise.resolve(keys.map((key) => this.db.getSync(key, options)));

@@ -119,6 +119,29 @@ describe('vector projection', () => {
     expect((await after)?.map((h) => Buffer.from(h.pk).toString('hex'))).toEqual([pkOf(5000)]);
   });
 
+  it('answers every search of one message right when the worker sends the answers in several (a wide beam among narrow ones)', async () => {
+    const db = await openDb(await scratch());
+    cleanups.push(() => db.stack.close());
+    await seed(db);
+    const values = Array.from({ length: 3000 }, (_v, i) => `(${i + 10}, '[${i % 97},${i % 89},${i % 83}]')`).join(', ');
+    await db.q(`INSERT INTO items VALUES ${values}`);
+    const table = db.stack.projections.catalog.tableByName('default', 'public', 'items')!;
+    const index = table.def.indexes.find((i) => i.name === 'items_hnsw')!;
+    const { vectors } = db.stack.projections;
+    // Wide searches (ef 1000, k 200: well past the worker's hold time) between narrow ones (ef 10, k 1).
+    const asks = Array.from({ length: 40 }, (_v, i) => ({
+      vector: [i % 97, (i * 3) % 89, (i * 7) % 83],
+      k: i % 4 === 0 ? 200 : 1,
+      ef: i % 4 === 0 ? 1000 : 10,
+    }));
+    const ask = async (a: (typeof asks)[number]) =>
+      ((await vectors.search(index.id, new Float32Array(a.vector), a.k, a.ef)) ?? []).map((h) => `${Buffer.from(h.pk).toString('hex')}:${h.distance}`);
+    const alone: string[][] = [];
+    for (const a of asks) alone.push(await ask(a));
+    expect(alone[0]).toHaveLength(200);
+    expect(await Promise.all(asks.map(ask))).toEqual(alone);
+  });
+
   it('reloads from its checkpoint and catches up from the log after a restart', async () => {
     const dir = await scratch();
     let db = await openDb(dir, { vectorCheckpointRecordsMax: 2 });
