@@ -233,8 +233,17 @@ describe('fast VALUES scanner: the engine binds as for the general parse', () =>
   it('rows and errors are the same', async () => {
     const h = await openSql();
     try {
-      await h.q('CREATE TABLE f (id INT PRIMARY KEY, s SMALLINT, b BIGINT, n NUMERIC(6,2), d DOUBLE PRECISION, t TEXT, ok BOOLEAN)');
+      await h.q(
+        "CREATE TABLE f (id INT PRIMARY KEY, s SMALLINT, b BIGINT, n NUMERIC(6,2), d DOUBLE PRECISION, t TEXT, ok BOOLEAN, vc VARCHAR(3) DEFAULT 'd', a INT[], j JSONB)",
+      );
       const cases = [
+        "(20, '7', '8', '9.125', '1e3', 'x', 'yes', 'abc', '{1,2}', '{\"k\": [1]}'), (21, 1, 1, 1, 1, NULL, NULL, NULL, NULL, NULL)",
+        "(22, 1, 1, 1, 1, 'x', true, 'abcd')",
+        "(23, 1, 1, 1, 1, 'x', true, 'ab', '{1,x}')",
+        "(24, 1, 1, 1, 1, 'x', true, 'ab', '{}', '{bad')",
+        "(25, 1, 1, 1, 1, 'x', true, true)",
+        '(26, 1, 1, 1, 1, true, 1.5, DEFAULT)',
+        "(27, 'x', 1, 1, 1, 'x', true)",
         "(1, 1, 1, 1.5, 1.5, 'a', true), (2, -32768, 9223372036854775807, -9999.99, 1e300, 'it''s', FALSE)",
         "(3, NULL, NULL, NULL, NULL, NULL, NULL), (4, DEFAULT, -9223372036854775808, 0.005, -0, '', 't')",
         "(5, '1.5', 1, 1, 1, 'x', true)",
@@ -263,6 +272,14 @@ describe('fast VALUES scanner: the engine binds as for the general parse', () =>
       }
       const columnsMissing = await outcome(h.q('INSERT INTO f (id, nope) VALUES (1, 2), (3, 4)'));
       expect(columnsMissing).toMatchObject({ ok: false, code: 'COLUMN_NOT_FOUND' });
+      // A bulk text (longer than the parse cache keeps) is not kept as a prepared binding; a short one still is.
+      const binds = h.engine.insertCacheStats().binds;
+      const many = Array.from({ length: 400 }, (_, i) => `(${1000 + i}, 1, 2, 3.5, 4.5, 'name-${i}', true)`).join(', ');
+      expect((await h.q(`INSERT INTO f VALUES ${many}`)).affectedRows).toBe(400);
+      expect(h.engine.insertCacheStats().binds).toBe(binds);
+      expect(await h.rows('SELECT count(*)::int AS n, sum(b)::int AS b FROM f WHERE id >= 1000')).toEqual([{ n: 400, b: 800 }]);
+      await h.q("INSERT INTO f VALUES (1, 1, 1, 1, 1, 'x', true), (2, 1, 1, 1, 1, 'y', false)");
+      expect(h.engine.insertCacheStats().binds).toBe(binds + 1);
     } finally {
       await h.close();
     }
