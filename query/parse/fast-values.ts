@@ -271,6 +271,9 @@ function scanNumber(sql: string, state: ScanState, loc: number, negative: boolea
   }
   state.at = i;
   const written = sql.slice(from, i);
+  // Up to nine digits without a leading zero: an int4 whose text is already as PostgreSQL prints it.
+  // (-0 is 0: the general way below.)
+  if (integer && i - from <= 9 && sql.charCodeAt(from) !== 48) return { kind: 'number', text: negative ? '-' + written : written, loc };
   let text = written;
   if (integer) {
     const digits = written.replace(/^0+(?=.)/, '');
