@@ -16,6 +16,8 @@ import type { InsertStatement, ParsedStatement, SqlExpr, ValuesQuery } from './a
 
 /** Templates kept (distinct statement shapes around the rows); the map is emptied when it is full. */
 const TEMPLATE_COUNT_MAX = 256;
+/** Longest template kept (as the parse cache's texts): a longer one is parsed again each time, so the map stays small. */
+const TEMPLATE_TEXT_CHARS_MAX = 4096;
 /** Longest $n scanned here (PostgreSQL refuses numbers past int32; those go the general way). */
 const PARAM_DIGITS_MAX = 6;
 const INT4_MAX = 2147483647;
@@ -94,6 +96,7 @@ function templateOf(text: string, rowAt: number, general: (sql: string) => Parse
   } catch {
     template = null; // the general parse of the whole text reports the error, at its own position
   }
+  if (text.length > TEMPLATE_TEXT_CHARS_MAX) return template;
   if (templates.size >= TEMPLATE_COUNT_MAX) templates.clear();
   templates.set(text, template);
   return template;
