@@ -8,6 +8,7 @@ import { parseSync, type Node, type ParseResult } from './pg-module.js';
 import { SvcError } from '../../core/errors.js';
 import type { ExplainOptions, ParsedStatement, SqlExpr, StatementBody } from './ast/index.js';
 import { cdcStatement } from './cdc-statements.js';
+import { parseValuesInsert } from './fast-values.js';
 import { swapBack, swapOut } from './scanner-limits.js';
 import { lineColumn, splitStatements, syntaxError, type Token } from './tokens.js';
 import { translateExpr, translateStatement } from './translate/index.js';
@@ -16,6 +17,13 @@ type RawStatement = NonNullable<ParseResult['stmts']>[number];
 
 /** Parses a request of one or more statements separated by semicolons. Throws INVALID_QUERY. */
 export function parseSql(sql: string): ParsedStatement[] {
+  // An INSERT ... VALUES of simple literals is scanned by hand (fast-values.ts): the same statement, without libpg-query's parse of every row.
+  const values = parseValuesInsert(sql, parseGeneral);
+  return values === null ? parseGeneral(sql) : [values];
+}
+
+/** parseSql through libpg-query for every statement (fast-values.ts's template and its differential test use it). */
+export function parseGeneral(sql: string): ParsedStatement[] {
   const swapped = swapOut(sql);
   if (swapped) return swapBack(parseScanned(swapped.sql), swapped.swaps);
   return parseScanned(sql);
