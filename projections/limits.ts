@@ -23,8 +23,6 @@ export const PROJECTION_LIMITS = Object.freeze({
   vectorBackfillBatchRows: 1000,
   /** Rows decoded and queued between two turns of the event loop (a 50k-row record must not hold it). */
   vectorApplyRowsPerTurn: 4096,
-  /** How often a checkpoint without indexes (a manifest and two fsyncs) may be written. */
-  vectorEmptyCheckpointIntervalMs: 100,
   /** First capacity of a new hnsw index, in elements; it doubles as it fills. */
   vectorIndexElementCountInitial: 1024,
   /** Changes buffered before they are posted to the hnsw worker in one message. */

@@ -51,20 +51,25 @@ async function seed(db: Db): Promise<void> {
 }
 
 describe('vector projection', () => {
-  it('without an index, writes its checkpoint (a manifest) beside the apply loop, following the writes', async () => {
+  it('without an index, writes its checkpoint (a manifest) beside the apply loop when due, and at once when retention asks', async () => {
     const dir = await scratch();
-    const db = await openDb(dir);
+    const db = await openDb(dir, { vectorCheckpointRecordsMax: 2 });
     cleanups.push(() => db.stack.close());
     const { vectors, log } = db.stack.projections;
+    const manifest = (): { lsn: number; indexes: unknown[] } =>
+      JSON.parse(readFileSync(path.join(db.stack.layout.vectorDir, 'manifest.json'), 'utf8')) as { lsn: number; indexes: unknown[] };
     await db.q('CREATE TABLE plain (id INT PRIMARY KEY)');
-    for (let id = 1; id <= 3; id++) {
-      await db.q('INSERT INTO plain VALUES ($1)', [id]);
-      // Past the 100 ms interval of index-free checkpoints: the next apply starts one.
-      await new Promise((resolve) => setTimeout(resolve, 150));
-    }
+    // Four records: due after the second and the fourth (records max 2), written beside the apply loop.
+    for (let id = 1; id <= 3; id++) await db.q('INSERT INTO plain VALUES ($1)', [id]);
     await vi.waitFor(() => expect(vectors.durableOffset).toBe(log.headLsn), { timeout: 30_000, interval: 10 });
-    const manifest = JSON.parse(readFileSync(path.join(db.stack.layout.vectorDir, 'manifest.json'), 'utf8')) as { lsn: number; indexes: unknown[] };
-    expect(manifest).toMatchObject({ lsn: log.headLsn, indexes: [] });
+    expect(manifest()).toMatchObject({ lsn: log.headLsn, indexes: [] });
+    // One more: below the records max and the interval, so no checkpoint follows it on a timer...
+    await db.q('INSERT INTO plain VALUES (4)');
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    expect(vectors.durableOffset).toBe(log.headLsn - 1);
+    // ...but one asked for (log retention) is written and durable when the call resolves.
+    expect(await vectors.checkpointIfIndexFree()).toBe(log.headLsn);
+    expect(manifest()).toMatchObject({ lsn: log.headLsn, indexes: [] });
   });
 
   it('backfills an index created on a filled table, then follows inserts, updates and deletes', async () => {
@@ -147,7 +152,7 @@ describe('vector projection', () => {
     let db = await openDb(dir, { vectorCheckpointRecordsMax: 2 });
     await seed(db);
     // A known start: every record so far checkpointed (before the index existed, empty checkpoints
-    // come on a 100 ms timer, so how many records the seed left uncounted depends on the disk's pace).
+    // are written beside the apply loop, so how many records the seed left uncounted depends on the disk's pace).
     await db.stack.projections.vectors.checkpoint();
     expect(db.stack.projections.vectors.durableOffset).toBe(3);
     await db.q("INSERT INTO items VALUES (4, '[7,7,7]')");
