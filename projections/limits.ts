@@ -39,6 +39,11 @@ export const PROJECTION_LIMITS = Object.freeze({
   replayChunkRecordsFirst: 256,
   /** Most records in one prepared chunk (one tables-projection batch). */
   replayChunkRecordsMax: 65_536,
+  /**
+   * Bytes of bulk-loaded write-ahead files (replay-bulk.ts) after which LevelDB recovers them:
+   * recovery puts every table it writes in level 0, where more than 8 slow writes (and 12 stop them).
+   */
+  replayBulkPendingBytesMax: 128 * 1024 * 1024,
   /** Entries looked at by one walk of a data directory (a large one holds a few thousand). */
   dataDirWalkEntriesMax: 200_000,
   /** Directory levels below the root a walk descends (svcdb's own layout is two deep). */

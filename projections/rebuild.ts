@@ -8,7 +8,7 @@ import { sinkStateRange } from './keys.js';
 import { RecordHandoff } from './record-handoff.js';
 import { replayApply } from './replay-apply.js';
 import { InThreadPreparer, ReplayPool } from './replay-pool.js';
-import { openStateStore, type StateStore } from './state-store.js';
+import { openScratchStore, type StateStore } from './state-store.js';
 import { TablesProjection } from './tables-projection.js';
 import { VectorProjection } from './vector-projection.js';
 
@@ -42,7 +42,7 @@ export async function rebuildProjections(options: {
     );
   }
   await rm(layout.rebuildDir, { recursive: true, force: true });
-  const scratch = await openStateStore(layout.rebuildDir);
+  const scratch = await openScratchStore(layout.rebuildDir);
   const total = log.durableLsn;
   let replayed: { records: number; rows: number };
   try {
