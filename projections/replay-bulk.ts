@@ -18,6 +18,7 @@
 import { crc32c } from '@node-rs/crc32';
 import { readdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { SvcError } from '../core/errors.js';
 import { PACKED_PUT } from './state-store.js';
 
 /** LevelDB log format (db/log_format.h): 32 KiB blocks of fragments, each with a 7-byte header. */
@@ -48,6 +49,7 @@ export interface BulkHost {
   sequence: number;
   /** Closes and opens the database: LevelDB recovers the files written since. */
   reopen(): Promise<void>;
+  readonly getSync: (key: Uint8Array) => Uint8Array | undefined;
 }
 
 /** Writes packed ops as LevelDB write-ahead files and has LevelDB recover them (see the file's doc). */
@@ -55,6 +57,8 @@ export class BulkLoader {
   private nextFile = 0;
   private lastFile = 0;
   private pendingBytes = 0;
+  /** The last put of the last file: after an ingest LevelDB must hold it (it skips a record it cannot read). */
+  private probe: { key: Uint8Array; value: Uint8Array } | null = null;
 
   constructor(
     private readonly host: BulkHost,
@@ -71,12 +75,13 @@ export class BulkLoader {
     if (ops.length === 0) return;
     if (this.nextFile === 0) this.nextFile = (await this.highestFileNumber()) + FILE_NUMBER_GAP;
     const first = this.host.sequence + 1 + SEQUENCE_GAP;
-    const { rep, count } = writeBatchRep(ops, first);
+    const { rep, count, lastPut } = writeBatchRep(ops, first);
     this.host.sequence = first + count - 1;
     const image = logFileImage(rep);
     this.lastFile = this.nextFile++;
     await writeFile(path.join(this.host.location, `${String(this.lastFile).padStart(6, '0')}.log`), image);
     this.pendingBytes += image.length;
+    this.probe = lastPut < 0 ? null : packedPut(ops, lastPut);
     if (this.pendingBytes >= this.pendingBytesMax) await this.ingest();
   }
 
@@ -86,6 +91,14 @@ export class BulkLoader {
     await this.host.reopen();
     this.pendingBytes = 0;
     this.nextFile = 0;
+    const probe = this.probe;
+    this.probe = null;
+    const found = probe === null ? undefined : this.host.getSync(probe.key);
+    if (probe !== null && (found === undefined || Buffer.compare(found, probe.value) !== 0)) {
+      throw new SvcError('STORAGE_UNAVAILABLE', `LevelDB at ${this.host.location} did not recover a bulk-loaded batch of the replay`, {
+        location: this.host.location,
+      });
+    }
   }
 
   private async highestFileNumber(): Promise<number> {
@@ -99,14 +112,16 @@ export class BulkLoader {
 }
 
 /** Packed ops as a LevelDB WriteBatch (db/write_batch.cc rep) numbered from `sequence`, and its entry count. */
-export function writeBatchRep(ops: Uint8Array, sequence: number): { rep: Uint8Array; count: number } {
+export function writeBatchRep(ops: Uint8Array, sequence: number): { rep: Uint8Array; count: number; lastPut: number } {
   // Each packed op has 4-byte lengths where the batch has varints of at most 5 bytes: never longer.
   const rep = new Uint8Array(BATCH_HEADER_BYTES + ops.length);
   let at = BATCH_HEADER_BYTES;
   let count = 0;
   let from = 0;
+  let lastPut = -1;
   while (from < ops.length) {
     const put = ops[from] === PACKED_PUT;
+    if (put) lastPut = from;
     const keyLength = packedLength(ops, from + 1);
     rep[at++] = put ? TAG_PUT : TAG_DEL;
     at = copyWithVarint(rep, at, ops, from + 5, keyLength);
@@ -122,7 +137,14 @@ export function writeBatchRep(ops: Uint8Array, sequence: number): { rep: Uint8Ar
   view.setUint32(0, sequence % 2 ** 32, true);
   view.setUint32(4, Math.floor(sequence / 2 ** 32), true);
   view.setUint32(8, count, true);
-  return { rep: rep.subarray(0, at), count };
+  return { rep: rep.subarray(0, at), count, lastPut };
+}
+
+/** The key and value of the packed put at `at`, copied. */
+function packedPut(ops: Uint8Array, at: number): { key: Uint8Array; value: Uint8Array } {
+  const keyLength = packedLength(ops, at + 1);
+  const valueAt = at + 5 + keyLength;
+  return { key: ops.slice(at + 5, valueAt), value: ops.slice(valueAt + 4, valueAt + 4 + packedLength(ops, valueAt)) };
 }
 
 /** A varint32 length then the bytes ops[from, from + length), at `at` in out; returns the end. */
