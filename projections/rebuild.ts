@@ -33,6 +33,8 @@ export async function rebuildProjections(options: {
   readonly onProgress: (progress: RebuildProgress) => void;
   /** Threads decoding records: 0 the main thread alone; by default workers unless the log is small (tests choose). */
   readonly workerThreads?: number;
+  /** Chunks with fewer bytes of ops are not bulk-loaded (tests choose; PROJECTION_LIMITS.replayBulkChunkBytesMin). */
+  readonly bulkChunkBytesMin?: number;
 }): Promise<{ records: number; rows: number }> {
   const { log, layout } = options;
   if (log.firstLsn > 1) {
@@ -84,6 +86,7 @@ async function rebuildFromLog(
     readonly logger: Logger;
     readonly onProgress: (progress: RebuildProgress) => void;
     readonly workerThreads?: number;
+    readonly bulkChunkBytesMin?: number;
   },
   scratch: StateStore,
   total: Lsn,
@@ -110,6 +113,7 @@ async function rebuildFromLog(
       handoff,
       vectors,
       onApplied: (recordsDone, rowsDone) => options.onProgress({ recordsDone, recordsTotal: total, rowsDone }),
+      ...(options.bulkChunkBytesMin === undefined ? {} : { bulkChunkBytesMin: options.bulkChunkBytesMin }),
       ...(options.workerThreads === undefined
         ? {}
         : { preparer: options.workerThreads === 0 ? new InThreadPreparer() : ReplayPool.start(options.workerThreads) }),

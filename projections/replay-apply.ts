@@ -30,6 +30,8 @@ export interface ReplayApplyOptions {
   readonly onApplied: (recordsDone: number, rowsDone: number) => void;
   /** Who prepares records (tests choose); by default worker threads unless the log is small. */
   readonly preparer?: Preparer;
+  /** Chunks with fewer bytes of ops are written as ordinary batches (tests choose; PROJECTION_LIMITS.replayBulkChunkBytesMin). */
+  readonly bulkChunkBytesMin?: number;
 }
 
 /**
@@ -60,7 +62,7 @@ export async function replayApply(options: ReplayApplyOptions): Promise<{ record
       if (chunk === null) break;
       const prepared = await chunk.prepared;
       assert(chunk.epoch === work.epoch, 'a barrier drops every chunk prepared against the old catalog');
-      const write = chunkWrite(options.store, bulk, prepared);
+      const write = chunkWrite(options.store, bulk, prepared, options.bulkChunkBytesMin ?? PROJECTION_LIMITS.replayBulkChunkBytesMin);
       await applying;
       const step = applyChunk(options, bulk, chunk.entries, prepared, write).then((applied) => {
         done.records += applied;
@@ -144,13 +146,14 @@ class ChunkQueue {
 }
 
 /**
- * What writes a chunk's key/value ops: into a fresh store, bulk-loaded (replay-bulk.ts), unless the
- * vector projection will apply some of its records (it may read their rows: those must be in the
- * store first, so what was bulk-loaded is ingested, then the ops written as one batch).
+ * What writes a chunk's key/value ops: into a fresh store, a large chunk is bulk-loaded
+ * (replay-bulk.ts) unless the vector projection will apply some of its records (it may read their
+ * rows). Otherwise what was bulk-loaded is ingested first (a later write of a key must not be
+ * hidden by an earlier bulk-loaded one), then the ops are written as one batch.
  */
-function chunkWrite(store: StateStore, bulk: BulkLoader | null, prepared: PreparedChunk): () => Promise<void> {
+function chunkWrite(store: StateStore, bulk: BulkLoader | null, prepared: PreparedChunk, bulkBytesMin: number): () => Promise<void> {
   if (bulk === null) return packedBatch(store, prepared.ops);
-  if (!prepared.vectorFlags.includes(1)) return () => bulk.append(prepared.ops);
+  if (prepared.ops.length >= bulkBytesMin && !prepared.vectorFlags.includes(1)) return () => bulk.append(prepared.ops);
   return async () => {
     await bulk.ingest();
     await packedBatch(store, prepared.ops)();
