@@ -28,27 +28,17 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import kafkajs from 'kafkajs';
-import type { Consumer, Kafka as KafkaClient, KafkaMessage } from 'kafkajs';
-import { CDC_STREAM_OBJECT, decodeCdcStreamDef } from '../core/cdc-stream.js';
-import { decodeLogRecord } from '../core/log-records.js';
-import { silentLogger } from '../core/logger.js';
-import type { Lsn } from '../core/units.js';
-import { SqlEngine, typeSystem } from '../query/index.js';
-import { changeEvents, projectionEventSource, startOf, type CaptureSpec } from '../sinks/index.js';
-import { jsonEncoder, messageKey } from '../sinks/cdc/destination.js';
 import { startMockKafka } from '../test/helpers/kafka-mock.js';
 import { KAFKA_VERSION, realKafkaAvailable, startRealKafka } from '../test/helpers/kafka-real.js';
 import { kafkajsMockPreloadEnv, patchKafkajsForMockCluster } from '../test/helpers/kafkajs-mock-patch.js';
-import { openStack, tempDir } from '../test/helpers/stack.js';
-import { printBenchResult, progress, round2, type BenchResult } from './lib/print-result.js';
+import { cdcInProcess } from './lib/cdc-in-process.js';
+import { latencyFigures, TopicReader } from './lib/cdc-topic-reader.js';
+import { perS, printBenchResult, progress, round2, type BenchResult } from './lib/print-result.js';
 import { runBenchScript, startSvcdbProcess, stopChildrenOnSignals, type SvcdbProcess } from './lib/processes.js';
 
 const { Kafka, logLevel } = kafkajs;
 
 const PARTS = (process.env.BENCH_CDC_PARTS ?? 'in-process,kafka').split(',');
-const IN_PROCESS_CHANGES = Number(process.env.BENCH_CDC_CHANGES ?? 200_000);
-const IN_PROCESS_ROWS_PER_STATEMENT = 10_000;
-const IN_PROCESS_ROUNDS = 3;
 const KAFKA_CHANGES = Number(process.env.BENCH_CDC_KAFKA_CHANGES ?? 100_000);
 const SINGLE_CHANGES = Number(process.env.BENCH_CDC_SINGLE_CHANGES ?? 20_000);
 const BATCH_ROWS = 1000;
@@ -60,287 +50,12 @@ const SINGLE_WRITERS = 32;
  * stream fails on every attempt (RecordTooLarge). 1,000 fits.
  */
 const CDC_BATCH_EVENTS = Number(process.env.BENCH_CDC_BATCH_EVENTS ?? 1000);
-/** SVC_LOG_READ_BATCH_BYTES_MAX's default. */
-const READ_BATCH_BYTES = 4 * 1024 * 1024;
 /** Events sent before measuring, by svcdb (batched INSERTs; then 500 single-row) and by each baseline producer. */
 const WARMUP_EVENTS = 5000;
 const API_KEY = 'bench-key';
-const PHASE_TIMEOUT_MS = 10 * 60_000;
-
-const perS = (count: number, ms: number): number => Math.round(count / (ms / 1000));
-
-function percentile(sorted: readonly number[], p: number): number | null {
-  if (sorted.length === 0) return null;
-  return sorted[Math.min(sorted.length - 1, Math.ceil(p * sorted.length) - 1)]!;
-}
-
-const median = (values: readonly number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
-
-// ------------------------------------------------------------------------------------------------
-// (a) In process: change events from the log vs reading and decoding the same records.
-
-async function inProcess(): Promise<BenchResult> {
-  const { dir, remove } = await tempDir('svcdb-bench-cdc-');
-  try {
-    const stack = await openStack(dir, { segmentSizeBytesMax: 64 * 1024 * 1024, readBatchBytesMax: READ_BATCH_BYTES });
-    try {
-      const engine = new SqlEngine({ projections: stack.projections, types: typeSystem, logger: silentLogger });
-      const sql = async (text: string): Promise<void> => {
-        await engine.execute(text, { timeoutMs: 600_000, maxRows: 10, tenant: 'default' });
-      };
-      await sql('CREATE TABLE t (id INT PRIMARY KEY, v TEXT)');
-      // No CdcStreams runs here: the statement only records the capture (its LSN and sequence) in the log.
-      await sql("CREATE CHANGE DATA CAPTURE ON t TO KAFKA '127.0.0.1:9' TOPIC 'bench' AS bench");
-      const rows = Math.floor(IN_PROCESS_CHANGES / 2);
-      progress(`in process: ${rows} INSERTs then ${rows} UPDATEs, ${IN_PROCESS_ROWS_PER_STATEMENT} rows a statement`);
-      let t0 = performance.now();
-      for (let from = 1; from <= rows; from += IN_PROCESS_ROWS_PER_STATEMENT) {
-        const to = Math.min(rows, from + IN_PROCESS_ROWS_PER_STATEMENT - 1);
-        await sql(`INSERT INTO t SELECT g, 'value-' || g FROM generate_series(${from}, ${to}) g`);
-      }
-      for (let from = 1; from <= rows; from += IN_PROCESS_ROWS_PER_STATEMENT) {
-        const to = Math.min(rows, from + IN_PROCESS_ROWS_PER_STATEMENT - 1);
-        await sql(`UPDATE t SET v = v || '-updated' WHERE id BETWEEN ${from} AND ${to}`);
-      }
-      const loadMs = performance.now() - t0;
-      const projections = stack.projections;
-      const object = projections.catalog.object(CDC_STREAM_OBJECT, 'default', 'bench');
-      if (!object) throw new Error('the capture bench is not in the catalog');
-      const def = decodeCdcStreamDef(object.definition);
-      const spec: CaptureSpec = {
-        tenant: def.tenant,
-        tableIds: [def.tableId],
-        objectKind: CDC_STREAM_OBJECT,
-        objectName: def.name,
-        createdLsn: object.createdLsn,
-        createdSequence: object.createdSequence,
-        snapshotRows: object.snapshotRows,
-      };
-      const source = projectionEventSource(projections);
-      const options = { batchEventsMax: CDC_BATCH_EVENTS, batchBytesMax: READ_BATCH_BYTES, signal: new AbortController().signal, stopAtHead: true };
-
-      const events = async (encode: boolean): Promise<{ count: number; ms: number; bytes: number }> => {
-        const started = performance.now();
-        let count = 0;
-        let bytes = 0;
-        for await (const batch of changeEvents(source, spec, startOf(spec), options)) {
-          count += batch.length;
-          if (encode) for (const e of batch) bytes += jsonEncoder.encode(e).length + (messageKey(e)?.length ?? 0);
-        }
-        // bytes is returned so the encoding work is used (and cannot be optimized away).
-        return { count, ms: performance.now() - started, bytes };
-      };
-      const decodeOnly = async (): Promise<{ count: number; ms: number }> => {
-        const started = performance.now();
-        let count = 0;
-        for await (const entries of projections.log.read(spec.createdLsn as Lsn, { batchBytesMax: READ_BATCH_BYTES })) {
-          for (const entry of entries) {
-            const record = decodeLogRecord(entry.payload);
-            for (const op of record.ops) if (op.kind === 'row' && op.tableId === spec.tableIds[0]) count++;
-          }
-        }
-        return { count, ms: performance.now() - started };
-      };
-
-      const eventMs: number[] = [];
-      const encodedMs: number[] = [];
-      const baselineMs: number[] = [];
-      let eventCount = 0;
-      let baselineCount = 0;
-      for (let round = 0; round < IN_PROCESS_ROUNDS; round++) {
-        // Alternate which goes first, so a burst of load from elsewhere hits both alike.
-        const order = round % 2 === 0 ? ['events', 'baseline', 'encoded'] : ['baseline', 'encoded', 'events'];
-        for (const what of order) {
-          if (what === 'baseline') {
-            const r = await decodeOnly();
-            baselineMs.push(r.ms);
-            baselineCount = r.count;
-          } else {
-            const r = await events(what === 'encoded');
-            (what === 'encoded' ? encodedMs : eventMs).push(r.ms);
-            eventCount = r.count;
-          }
-        }
-        progress(
-          `in process round ${round + 1}: events ${Math.round(eventMs.at(-1)!)} ms, +JSON ${Math.round(encodedMs.at(-1)!)} ms, decode only ${Math.round(baselineMs.at(-1)!)} ms`,
-        );
-      }
-      if (eventCount !== baselineCount) throw new Error(`${eventCount} events but ${baselineCount} row changes in the log`);
-      t0 = median(eventMs);
-      const eventsPerS = perS(eventCount, t0);
-      const baselinePerS = perS(baselineCount, median(baselineMs));
-      return {
-        bench: 'cdc-in-process',
-        changes: eventCount,
-        rowsPerStatement: IN_PROCESS_ROWS_PER_STATEMENT,
-        loadChangesPerSec: perS(eventCount, loadMs),
-        rounds: IN_PROCESS_ROUNDS,
-        eventsPerSec: eventsPerS,
-        eventsWithJsonPerSec: perS(eventCount, median(encodedMs)),
-        baselineDecodePerSec: baselinePerS,
-        ratio: round2(eventsPerS / baselinePerS),
-        loadAverage1m: round2(os.loadavg()[0]!),
-        note: `median of ${IN_PROCESS_ROUNDS} alternating rounds; changeEvents with stopAtHead, batchEventsMax ${CDC_BATCH_EVENTS}, 4 MiB reads; baseline: log.read + decodeLogRecord of the same records`,
-      };
-    } finally {
-      await stack.close();
-    }
-  } finally {
-    await remove();
-  }
-}
-
-// ------------------------------------------------------------------------------------------------
-// (b) End to end through Kafka.
-
-interface Stored {
-  readonly k: string | null;
-  readonly v: string;
-  readonly h: Record<string, string>;
-}
-
-interface PhaseFigures {
-  readonly events: number;
-  readonly firstSendAt: number;
-  readonly lastReceivedAt: number;
-  readonly latencies: number[];
-  /** Receipt - the message's CreateTime (the producer's send). */
-  readonly sendLatencies: number[];
-  readonly transactions: number;
-}
-
-const TIMESTAMP_FIELD = Buffer.from('"timestamp":"');
-
-function headerText(message: KafkaMessage, name: string): string | null {
-  const value = message.headers?.[name];
-  if (value === undefined || value === null) return null;
-  return Buffer.isBuffer(value) ? value.toString() : Array.isArray(value) ? String(value[0]) : String(value);
-}
-
-/** A read_committed kafkajs consumer of one topic, counting what arrives and how late. */
-class TopicReader {
-  received = 0;
-  private consumer: Consumer | null = null;
-  private waiters: { count: number; resolve: () => void }[] = [];
-  private phase: { latencies: number[]; sendLatencies: number[]; transactions: Set<string>; firstSendAt: number; lastReceivedAt: number } = TopicReader.fresh();
-  readonly kept: Stored[] = [];
-  keep = false;
-
-  constructor(
-    private readonly kafka: KafkaClient,
-    private readonly topic: string,
-    /** 'commit': the event's timestamp field (svcdb); 'send': the message's CreateTime (baseline). */
-    private readonly latencyFrom: 'commit' | 'send',
-  ) {}
-
-  private static fresh(): TopicReader['phase'] {
-    return { latencies: [], sendLatencies: [], transactions: new Set(), firstSendAt: Number.POSITIVE_INFINITY, lastReceivedAt: 0 };
-  }
-
-  async start(): Promise<void> {
-    const consumer = this.kafka.consumer({
-      groupId: `bench-${this.topic}-${process.pid}-${Date.now()}`,
-      readUncommitted: false,
-      maxWaitTimeInMs: 100,
-      maxBytesPerPartition: 16 * 1024 * 1024,
-      maxBytes: 64 * 1024 * 1024,
-    });
-    this.consumer = consumer;
-    await consumer.connect();
-    const joined = new Promise<void>((resolve) => consumer.on(consumer.events.GROUP_JOIN, () => resolve()));
-    await consumer.subscribe({ topic: this.topic, fromBeginning: true });
-    await consumer.run({
-      eachBatch: async ({ batch }) => {
-        const now = Date.now();
-        const phase = this.phase;
-        for (const message of batch.messages) {
-          const sentAt = Number(message.timestamp);
-          if (sentAt < phase.firstSendAt) phase.firstSendAt = sentAt;
-          phase.sendLatencies.push(now - sentAt);
-          phase.latencies.push(this.latencyFrom === 'send' ? now - sentAt : now - commitTime(message.value!));
-          const txn = headerText(message, 'svc-batch-sequence');
-          if (txn !== null) phase.transactions.add(txn);
-          if (this.keep) {
-            const h: Record<string, string> = {};
-            for (const name of Object.keys(message.headers ?? {})) h[name] = headerText(message, name) ?? '';
-            this.kept.push({ k: message.key ? message.key.toString() : null, v: message.value!.toString(), h });
-          }
-        }
-        phase.lastReceivedAt = now;
-        this.received += batch.messages.length;
-        this.waiters = this.waiters.filter((w) => {
-          if (this.received < w.count) return true;
-          w.resolve();
-          return false;
-        });
-      },
-    });
-    await joined;
-  }
-
-  /** Starts counting a new phase; returns the phase's figures once `events` more have arrived. */
-  async measure(events: number, work: () => Promise<void>, check?: () => Promise<void>): Promise<PhaseFigures> {
-    this.phase = TopicReader.fresh();
-    const target = this.received + events;
-    let watchdog: NodeJS.Timeout | undefined;
-    const arrived = new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`${this.topic}: ${this.received} of ${target} messages after ${PHASE_TIMEOUT_MS} ms`)), PHASE_TIMEOUT_MS);
-      this.waiters.push({
-        count: target,
-        resolve: () => {
-          clearTimeout(timer);
-          clearInterval(watchdog);
-          resolve();
-        },
-      });
-      // A stream that fails (e.g. a batch over the broker's size limit) retries forever: give up instead.
-      if (check)
-        watchdog = setInterval(
-          () =>
-            void check().catch((error: unknown) => {
-              clearTimeout(timer);
-              clearInterval(watchdog);
-              reject(error);
-            }),
-          2000,
-        );
-    });
-    try {
-      await work();
-      await arrived;
-    } finally {
-      clearInterval(watchdog);
-    }
-    const phase = this.phase;
-    return {
-      events,
-      firstSendAt: phase.firstSendAt,
-      lastReceivedAt: phase.lastReceivedAt,
-      latencies: phase.latencies.sort((a, b) => a - b),
-      sendLatencies: phase.sendLatencies.sort((a, b) => a - b),
-      transactions: phase.transactions.size,
-    };
-  }
-
-  async stop(): Promise<void> {
-    await this.consumer?.disconnect().catch(() => undefined);
-  }
-}
-
-/** The commit time (ms) in an event's JSON, without parsing all of it. */
-function commitTime(value: Buffer): number {
-  const at = value.indexOf(TIMESTAMP_FIELD);
-  if (at < 0) throw new Error(`no timestamp in ${value.toString().slice(0, 200)}`);
-  const start = at + TIMESTAMP_FIELD.length;
-  return Date.parse(value.toString('latin1', start, value.indexOf(0x22, start)));
-}
 
 const pick = (from: Record<string, unknown>, prefix: string): Record<string, unknown> =>
   Object.fromEntries(Object.entries(from).filter(([k]) => k.startsWith(prefix)));
-
-function latencyFigures(prefix: string, sorted: readonly number[]): Record<string, number | null> {
-  return { [`${prefix}P50Ms`]: percentile(sorted, 0.5), [`${prefix}P99Ms`]: percentile(sorted, 0.99), [`${prefix}MaxMs`]: sorted.at(-1) ?? null };
-}
 
 async function query<T = { data: Record<string, unknown>[] }>(server: SvcdbProcess, text: string, params: unknown[] = []): Promise<T> {
   const response = await fetch(`${server.url}/api/v1/query`, {
@@ -390,7 +105,6 @@ function insertStatements(first: number, count: number): { sql: string }[] {
   }
   return out;
 }
-
 async function toKafka(): Promise<BenchResult> {
   const availability = realKafkaAvailable();
   let broker: { brokers: string; stop(): Promise<void> };
@@ -589,5 +303,5 @@ async function toKafka(): Promise<BenchResult> {
 
 stopChildrenOnSignals(progress);
 
-if (PARTS.includes('in-process')) printBenchResult(await inProcess());
+if (PARTS.includes('in-process')) printBenchResult(await cdcInProcess(CDC_BATCH_EVENTS));
 if (PARTS.includes('kafka')) printBenchResult(await toKafka());

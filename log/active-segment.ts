@@ -8,6 +8,14 @@ import { SparseIndex, writeIndexFile } from './sparse-index.js';
 /** The one segment being appended to: its file handle and how much of it is known durable. */
 export class ActiveSegment {
   private syncedSizeBytes: number;
+  /**
+   * A second descriptor of the file, for the fdatasync that overlaps another (group commit keeps
+   * up to two in flight, alternating). Linux reports a writeback error once per open file
+   * description: with one descriptor, the later of two overlapping syncs could take the error that
+   * belongs to the earlier one's data, and the earlier one would return success.
+   */
+  private overlapFh: FileHandle | null = null;
+  private syncCount = 0;
 
   private constructor(
     readonly segment: Segment,
@@ -41,12 +49,16 @@ export class ActiveSegment {
     this.segment.sizeBytes += sizeBytes;
   }
 
-  /** fdatasync when something is not yet durable; returns whether it synced. */
+  /**
+   * fdatasync when something is not yet durable; returns whether it synced. At most two may run at
+   * once (LOG_LIMITS.syncsInFlightMax): consecutive calls use the two descriptors in turn.
+   */
   async datasync(): Promise<boolean> {
     if (!this.hasUnsyncedBytes) return false;
     const target = this.segment.sizeBytes;
-    await this.fh.datasync();
-    this.syncedSizeBytes = target;
+    const fh = this.syncCount++ % 2 === 0 ? this.fh : (this.overlapFh ??= await open(this.segment.path, 'r'));
+    await fh.datasync();
+    if (target > this.syncedSizeBytes) this.syncedSizeBytes = target;
     return true;
   }
 
@@ -66,12 +78,14 @@ export class ActiveSegment {
         logger.warn({ segment: segment.fileName, err: error }, 'log: could not write a sparse index; it will be rebuilt');
       }
     }
+    await this.overlapFh?.close();
     await this.fh.close();
     return synced;
   }
 
-  /** After a failure: release the descriptor, and ignore what closing says (it already failed). */
+  /** After a failure: release the descriptors, and ignore what closing says (it already failed). */
   async closeAfterFailure(): Promise<void> {
+    await this.overlapFh?.close().catch(() => undefined);
     await this.fh.close().catch(() => undefined);
   }
 }

@@ -1,4 +1,4 @@
-import { crc32c } from '@node-rs/crc32';
+import { crc32cOf } from './crc32c.js';
 
 /**
  * One record on disk (all integers little-endian):
@@ -32,11 +32,6 @@ export function readU64(buf: Buffer, offset: number): number {
   return buf.readUInt32LE(offset) + buf.readUInt32LE(offset + 4) * TWO_POW_32;
 }
 
-/** A plain Uint8Array view for the CRC call: cheaper to make than a Buffer subarray, per record. */
-function view(buf: Buffer, start: number, end: number): Uint8Array {
-  return new Uint8Array(buf.buffer, buf.byteOffset + start, end - start);
-}
-
 /** Encodes one frame at offset (the caller made room); returns the offset after it. */
 export function encodeFrame(buf: Buffer, offset: number, lsn: number, payload: Uint8Array): number {
   const end = offset + FRAME_HEADER_BYTES + payload.length;
@@ -44,7 +39,7 @@ export function encodeFrame(buf: Buffer, offset: number, lsn: number, payload: U
   buf.writeUInt32LE(payload.length, offset + LENGTH_OFFSET);
   writeU64(buf, offset + LSN_OFFSET, lsn);
   buf.set(payload, offset + FRAME_HEADER_BYTES);
-  buf.writeUInt32LE(crc32c(view(buf, offset + LENGTH_OFFSET, end)) >>> 0, offset + CRC_OFFSET);
+  buf.writeUInt32LE(crc32cOf(buf, offset + LENGTH_OFFSET, end), offset + CRC_OFFSET);
   return end;
 }
 
@@ -56,7 +51,7 @@ export function checkFrame(buf: Buffer, offset: number, end: number, payloadByte
   if (length > payloadBytesMax) return 'bad-length';
   const frameEnd = offset + FRAME_HEADER_BYTES + length;
   if (frameEnd > end) return 'short';
-  const crc = crc32c(view(buf, offset + LENGTH_OFFSET, frameEnd)) >>> 0;
+  const crc = crc32cOf(buf, offset + LENGTH_OFFSET, frameEnd);
   return crc === buf.readUInt32LE(offset + CRC_OFFSET) ? 'ok' : 'bad-crc';
 }
 

@@ -17,6 +17,13 @@ interface Settle {
   readonly reject: (error: unknown) => void;
 }
 
+/** A written batch whose fdatasync runs; settled resolves when it ended (a failure fails the writer). */
+interface SyncEntry {
+  readonly batch: WriteBatch;
+  synced: boolean;
+  settled: Promise<void>;
+}
+
 export type WriterOptions = Pick<LogOptions, 'dir' | 'durability' | 'fsyncIntervalMs' | 'segmentSizeBytesMax' | 'indexIntervalBytes' | 'logger'>;
 
 /**
@@ -34,6 +41,11 @@ export class GroupCommitWriter {
   private running = false;
   private scheduled = false;
   private inFlight: WriteBatch | null = null;
+  /**
+   * Written batches whose fdatasync is in flight, oldest first (commit durability). A batch is
+   * acknowledged only once its own fdatasync and those of every batch before it succeeded.
+   */
+  private syncing: SyncEntry[] = [];
   private syncRequested = false;
   private readonly syncWaiters: Settle[] = [];
   private writableWaiters: Settle[] = [];
@@ -177,8 +189,15 @@ export class GroupCommitWriter {
   }
 
   private idle(): Promise<void> {
-    if (!this.running && !this.scheduled) return Promise.resolve();
+    if (!this.running && !this.scheduled && this.syncing.length === 0) return Promise.resolve();
     return new Promise((resolve) => this.idleWaiters.push(resolve));
+  }
+
+  private notifyIdle(): void {
+    if (this.running || this.scheduled || this.syncing.length > 0) return;
+    const idle = this.idleWaiters;
+    this.idleWaiters = [];
+    for (const resolve of idle) resolve();
   }
 
   private async run(): Promise<void> {
@@ -187,6 +206,7 @@ export class GroupCommitWriter {
     try {
       while (this.state === 'open' || this.state === 'closing') {
         if (this.syncRequested) {
+          await this.drainSyncs();
           await this.syncNow();
           continue;
         }
@@ -200,26 +220,62 @@ export class GroupCommitWriter {
       this.fail(cause);
     } finally {
       this.running = false;
-      const idle = this.idleWaiters;
-      this.idleWaiters = [];
-      for (const resolve of idle) resolve();
+      this.notifyIdle();
     }
   }
 
+  /**
+   * Writes a batch (writes stay one at a time, in LSN order) and starts its fdatasync without
+   * waiting for it: the next batch is written while it runs, and up to syncsInFlightMax
+   * fdatasyncs overlap, so a disk that serves concurrent flushes acknowledges sooner.
+   */
   private async flush(batch: WriteBatch): Promise<void> {
-    if (batch.startsSegment) await this.roll(batch.firstLsn);
+    if (batch.startsSegment) {
+      // Sealing closes the segment's descriptor: no fdatasync may still run on it.
+      await this.drainSyncs();
+      await this.roll(batch.firstLsn);
+    }
+    while (this.syncing.length >= LOG_LIMITS.syncsInFlightMax) await this.syncing[0]!.settled;
+    if (this.failure !== null) throw this.failure;
     await this.active.write(batch.buffers, batch.sizeBytes);
     const { segment } = this.active;
     segment.lastLsn = batch.lastLsn;
     const entries = batch.indexEntries;
     for (let i = 0; i < entries.length; i += 2) segment.index?.add(entries[i] as number, entries[i + 1] as number);
-    if (this.options.durability === 'commit' && (await this.active.datasync())) this.counters.fsyncCount++;
     this.counters.flushCount++;
     this.counters.bytesWritten += batch.sizeBytes;
     this.release(batch.sizeBytes);
+    if (this.options.durability !== 'commit') return this.acknowledge(batch);
+    const entry: SyncEntry = { batch, synced: false, settled: Promise.resolve() };
+    this.syncing.push(entry);
+    // After the write: this fdatasync covers the batch and every batch written before it.
+    entry.settled = this.active.datasync().then(
+      (synced) => {
+        if (synced) this.counters.fsyncCount++;
+        entry.synced = true;
+        this.acknowledgeSynced();
+      },
+      (cause: unknown) => this.fail(cause),
+    );
+  }
+
+  /** Acknowledges, in LSN order, the batches whose fdatasync and every earlier one succeeded. */
+  private acknowledgeSynced(): void {
+    while (this.syncing.length > 0 && this.syncing[0]!.synced) this.acknowledge(this.syncing.shift()!.batch);
+    this.notifyIdle();
+  }
+
+  private acknowledge(batch: WriteBatch): void {
     this.tail?.add(batch.firstLsn, batch.payloads);
     this.durableHead.advance(batch.lastLsn);
     batch.resolve();
+  }
+
+  /** Waits until no fdatasync of a written batch is in flight (before a roll, a forced sync or close). */
+  private async drainSyncs(): Promise<void> {
+    // The oldest: once it settles, every later one already synced is acknowledged with it.
+    while (this.syncing.length > 0) await this.syncing[0]!.settled;
+    if (this.failure !== null) throw this.failure;
   }
 
   /** Seal the full segment (fsync, index), create the next, fsync the directory so its name is durable. */
@@ -271,9 +327,11 @@ export class GroupCommitWriter {
     this.logger.error({ segment, err: cause }, 'log: write failed; appends refused until the log is reopened');
     this.inFlight?.reject(error);
     this.inFlight = null;
+    for (const entry of this.syncing.splice(0)) entry.batch.reject(error);
     for (let batch = this.queue.take(); batch !== null; batch = this.queue.take()) batch.reject(error);
     for (const waiter of this.syncWaiters.splice(0)) waiter.reject(error);
     for (const waiter of this.writableWaiters.splice(0)) waiter.reject(error);
     this.durableHead.end(error, false);
+    this.notifyIdle();
   }
 }

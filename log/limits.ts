@@ -15,6 +15,11 @@ export const LOG_LIMITS = Object.freeze({
   writeChunkFrameBytesMax: 256 * KIB,
   /** Most bytes written by one writev + fdatasync; appends beyond it wait for the next flush. */
   writeBatchBytesMax: 16 * MIB,
+  /**
+   * fdatasyncs of written batches in flight at once (group commit): the next batch is written and
+   * synced while the previous sync runs; each is acknowledged only after every earlier one.
+   */
+  syncsInFlightMax: 2,
   /** whenWritable() waits while this many appended bytes are not yet written. */
   appendQueueBytesMax: 64 * MIB,
   /**
@@ -39,6 +44,7 @@ export const LOG_LIMITS = Object.freeze({
 assert(LOG_LIMITS.writeChunkFrameBytesMax <= LOG_LIMITS.writeChunkBytes, 'a chunk holds a small frame');
 assert(LOG_LIMITS.writeBatchBytesMax >= LOG_LIMITS.writeChunkBytes, 'a batch holds a chunk');
 assert(LOG_LIMITS.readChunkBytesMin <= LOG_LIMITS.readChunkBytes, 'read chunk bounds are ordered');
+assert(LOG_LIMITS.syncsInFlightMax >= 1 && LOG_LIMITS.syncsInFlightMax <= 2, 'one sync descriptor per sync in flight');
 assert(LOG_LIMITS.appendQueueBytesMax >= LOG_LIMITS.writeBatchBytesMax, 'the queue holds a batch');
 assert(LOG_LIMITS.appendQueueBytesHardMax >= 2 * LOG_LIMITS.appendQueueBytesMax, 'room above the soft bound');
 assert(LOG_LIMITS.tailCacheBytesMax >= LOG_LIMITS.writeBatchBytesMax, 'the tail cache holds a whole write batch');

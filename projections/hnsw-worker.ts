@@ -102,8 +102,15 @@ async function answer(request: HnswRequest): Promise<HnswResponse | null> {
 
 const port = parentPort;
 assert(port !== null, 'hnsw-worker.js runs as a worker thread');
+/**
+ * Answers gathered longer than this go back at once: a batch of cheap searches shares one message
+ * (one wake-up of the main thread), but an expensive one (a wide beam) does not hold back the
+ * answers finished before it.
+ */
+const ANSWER_HOLD_MS = 0.2;
+
 // One command at a time, in order: a write's await must not let a later add overtake it. The
-// answers to one message go back in one message (one wake-up of the main thread per batch).
+// answers to one message go back together unless gathering them took longer than ANSWER_HOLD_MS.
 let queue: Promise<void> = Promise.resolve();
 const send = (responses: HnswResponseMessage): void => {
   const moved = transfers;
@@ -113,11 +120,18 @@ const send = (responses: HnswResponseMessage): void => {
 port.on('message', (requests: HnswRequestMessage) => {
   queue = queue.then(async () => {
     const responses: HnswResponse[] = [];
+    let since = performance.now();
     for (const request of requests) {
       // A graph write takes a while: the answers before it do not wait for it.
       if (request.command.kind === 'write' && responses.length > 0) send(responses.splice(0));
       const response = await answer(request);
-      if (response !== null) responses.push(response);
+      if (response === null) continue;
+      responses.push(response);
+      const now = performance.now();
+      if (now - since >= ANSWER_HOLD_MS) {
+        send(responses.splice(0));
+        since = now;
+      }
     }
     if (responses.length > 0) send(responses);
   });

@@ -23,8 +23,6 @@ export const PROJECTION_LIMITS = Object.freeze({
   vectorBackfillBatchRows: 1000,
   /** Rows decoded and queued between two turns of the event loop (a 50k-row record must not hold it). */
   vectorApplyRowsPerTurn: 4096,
-  /** How often a checkpoint without indexes (a manifest and two fsyncs) may be written. */
-  vectorEmptyCheckpointIntervalMs: 100,
   /** First capacity of a new hnsw index, in elements; it doubles as it fills. */
   vectorIndexElementCountInitial: 1024,
   /** Changes buffered before they are posted to the hnsw worker in one message. */
@@ -39,6 +37,16 @@ export const PROJECTION_LIMITS = Object.freeze({
   replayChunkRecordsFirst: 256,
   /** Most records in one prepared chunk (one tables-projection batch). */
   replayChunkRecordsMax: 65_536,
+  /**
+   * Bytes of bulk-loaded write-ahead files (replay-bulk.ts) after which LevelDB recovers them:
+   * recovery puts every table it writes in level 0, where more than 8 slow writes (and 12 stop them).
+   */
+  replayBulkPendingBytesMax: 128 * 1024 * 1024,
+  /**
+   * A chunk with fewer bytes of ops goes through an ordinary batch: making bulk-loaded ops visible
+   * reopens LevelDB (~10-40 ms), which a log with DDL between small chunks would pay at each barrier.
+   */
+  replayBulkChunkBytesMin: 1024 * 1024,
   /** Entries looked at by one walk of a data directory (a large one holds a few thousand). */
   dataDirWalkEntriesMax: 200_000,
   /** Directory levels below the root a walk descends (svcdb's own layout is two deep). */

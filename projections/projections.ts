@@ -180,13 +180,24 @@ export class Projections {
 
   private retaining = false;
 
+  /** The lowest offset of every consumer but the vector projection. */
+  private minOffsetBesideVectors(): number {
+    return Math.min(...this.consumers().flatMap((c) => (c.name === this.vectors.name ? [] : [c.offset])));
+  }
+
   private async retain(belowOrAt: Lsn): Promise<void> {
     if (this.retaining) return;
     this.retaining = true;
     try {
-      const min = Math.min(...this.consumers().map((c) => c.offset));
       const oldest = this.log.segments();
-      if (oldest.length < 2 || oldest[0]!.lastLsn >= min + 1) return; // nothing to delete yet
+      if (oldest.length < 2) return;
+      let min = Math.min(...this.consumers().map((c) => c.offset));
+      // An index-free vector checkpoint is only written when it holds back a segment the others no longer need.
+      if (oldest[0]!.lastLsn >= min + 1 && this.vectors.durableOffset === min && oldest[0]!.lastLsn < this.minOffsetBesideVectors() + 1) {
+        await this.vectors.checkpointIfIndexFree();
+        min = Math.min(...this.consumers().map((c) => c.offset));
+      }
+      if (oldest[0]!.lastLsn >= min + 1) return; // nothing to delete yet
       // The stored offsets are what a restart resumes from: durable (power loss, not just a
       // crash) before the segments they cover are deleted. Vector checkpoints are fsynced already.
       await this.store.sync();

@@ -8,7 +8,7 @@ import { sinkStateRange } from './keys.js';
 import { RecordHandoff } from './record-handoff.js';
 import { replayApply } from './replay-apply.js';
 import { InThreadPreparer, ReplayPool } from './replay-pool.js';
-import { openStateStore, type StateStore } from './state-store.js';
+import { openScratchStore, type StateStore } from './state-store.js';
 import { TablesProjection } from './tables-projection.js';
 import { VectorProjection } from './vector-projection.js';
 
@@ -33,6 +33,8 @@ export async function rebuildProjections(options: {
   readonly onProgress: (progress: RebuildProgress) => void;
   /** Threads decoding records: 0 the main thread alone; by default workers unless the log is small (tests choose). */
   readonly workerThreads?: number;
+  /** Chunks with fewer bytes of ops are not bulk-loaded (tests choose; PROJECTION_LIMITS.replayBulkChunkBytesMin). */
+  readonly bulkChunkBytesMin?: number;
 }): Promise<{ records: number; rows: number }> {
   const { log, layout } = options;
   if (log.firstLsn > 1) {
@@ -42,7 +44,7 @@ export async function rebuildProjections(options: {
     );
   }
   await rm(layout.rebuildDir, { recursive: true, force: true });
-  const scratch = await openStateStore(layout.rebuildDir);
+  const scratch = await openScratchStore(layout.rebuildDir);
   const total = log.durableLsn;
   let replayed: { records: number; rows: number };
   try {
@@ -84,6 +86,7 @@ async function rebuildFromLog(
     readonly logger: Logger;
     readonly onProgress: (progress: RebuildProgress) => void;
     readonly workerThreads?: number;
+    readonly bulkChunkBytesMin?: number;
   },
   scratch: StateStore,
   total: Lsn,
@@ -110,6 +113,7 @@ async function rebuildFromLog(
       handoff,
       vectors,
       onApplied: (recordsDone, rowsDone) => options.onProgress({ recordsDone, recordsTotal: total, rowsDone }),
+      ...(options.bulkChunkBytesMin === undefined ? {} : { bulkChunkBytesMin: options.bulkChunkBytesMin }),
       ...(options.workerThreads === undefined
         ? {}
         : { preparer: options.workerThreads === 0 ? new InThreadPreparer() : ReplayPool.start(options.workerThreads) }),

@@ -6,8 +6,9 @@ import { encodeTableDef } from './catalog-codec.js';
 import { PROJECTION_LIMITS } from './limits.js';
 import { RecordHandoff } from './record-handoff.js';
 import { chunkSummary, touchesVectors, type PreparedChunk } from './replay-chunk.js';
+import { BulkLoader } from './replay-bulk.js';
 import { startPreparer, type Preparer } from './replay-pool.js';
-import { packedBatch, type StateStore } from './state-store.js';
+import { bulkHostOf, packedBatch, type StateStore } from './state-store.js';
 import type { TablesProjection } from './tables-projection.js';
 import type { VectorProjection } from './vector-projection.js';
 
@@ -29,6 +30,8 @@ export interface ReplayApplyOptions {
   readonly onApplied: (recordsDone: number, rowsDone: number) => void;
   /** Who prepares records (tests choose); by default worker threads unless the log is small. */
   readonly preparer?: Preparer;
+  /** Chunks with fewer bytes of ops are written as ordinary batches (tests choose; PROJECTION_LIMITS.replayBulkChunkBytesMin). */
+  readonly bulkChunkBytesMin?: number;
 }
 
 /**
@@ -45,6 +48,8 @@ export async function replayApply(options: ReplayApplyOptions): Promise<{ record
   const reader = options.log.read(1 as Lsn, { batchBytesMax: options.batchBytesMax, toLsn: options.toLsn })[Symbol.asyncIterator]();
   const work = new ChunkQueue(pool, pool.size * PROJECTION_LIMITS.replayChunksAheadPerWorker);
   const done = { records: 0, rows: 0 };
+  const host = bulkHostOf(options.store);
+  const bulk = host === null ? null : new BulkLoader(host, PROJECTION_LIMITS.replayBulkPendingBytesMax);
   // The chunk being written: the next one is built into a native batch meanwhile (LevelDB writes on its own thread).
   let applying: Promise<void> = Promise.resolve();
   try {
@@ -57,9 +62,9 @@ export async function replayApply(options: ReplayApplyOptions): Promise<{ record
       if (chunk === null) break;
       const prepared = await chunk.prepared;
       assert(chunk.epoch === work.epoch, 'a barrier drops every chunk prepared against the old catalog');
-      const write = packedBatch(options.store, prepared.ops);
+      const write = chunkWrite(options.store, bulk, prepared, options.bulkChunkBytesMin ?? PROJECTION_LIMITS.replayBulkChunkBytesMin);
       await applying;
-      const step = applyChunk(options, chunk.entries, prepared, write).then((applied) => {
+      const step = applyChunk(options, bulk, chunk.entries, prepared, write).then((applied) => {
         done.records += applied;
         done.rows += prepared.rows + (applied > prepared.count ? rowsOf(chunk.entries[prepared.count]!) : 0);
         options.onApplied(done.records, done.rows);
@@ -79,6 +84,7 @@ export async function replayApply(options: ReplayApplyOptions): Promise<{ record
       }
     }
     await applying;
+    await bulk?.ingest();
     options.vectors.skipTo(options.toLsn);
     return done;
   } finally {
@@ -140,13 +146,36 @@ class ChunkQueue {
 }
 
 /**
+ * What writes a chunk's key/value ops: into a fresh store, a large chunk is bulk-loaded
+ * (replay-bulk.ts) unless the vector projection will apply some of its records (it may read their
+ * rows). Otherwise what was bulk-loaded is ingested first (a later write of a key must not be
+ * hidden by an earlier bulk-loaded one), then the ops are written as one batch.
+ */
+function chunkWrite(store: StateStore, bulk: BulkLoader | null, prepared: PreparedChunk, bulkBytesMin: number): () => Promise<void> {
+  if (bulk === null) return packedBatch(store, prepared.ops);
+  if (prepared.ops.length >= bulkBytesMin && !prepared.vectorFlags.includes(1)) return () => bulk.append(prepared.ops);
+  return async () => {
+    await bulk.ingest();
+    await packedBatch(store, prepared.ops)();
+  };
+}
+
+/**
  * Applies the prepared records of a chunk and the barrier record after them (if any); returns how
  * many of the chunk's records that is.
  */
-async function applyChunk(options: ReplayApplyOptions, entries: readonly LogEntry[], prepared: PreparedChunk, write: () => Promise<void>): Promise<number> {
+async function applyChunk(
+  options: ReplayApplyOptions,
+  bulk: BulkLoader | null,
+  entries: readonly LogEntry[],
+  prepared: PreparedChunk,
+  write: () => Promise<void>,
+): Promise<number> {
   // Rows and index entries first: the barrier record's own apply may read them (backfills, drops).
   await write();
   const count = Math.min(prepared.count + 1, entries.length);
+  // A barrier record is applied through the store (and may read it): bulk-loaded rows go in first.
+  if (count > prepared.count) await bulk?.ingest();
   // The prepared records count as one, at the LSN of the last (chunkSummary): the projection then
   // does per chunk, not per record, what it would do for each (statistics, sequences, offset).
   const first = prepared.count > 0 ? prepared.count - 1 : 0;

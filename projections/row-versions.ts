@@ -1,6 +1,6 @@
 import type { TableId } from '../core/catalog.js';
 import { KeySpace } from './keys.js';
-import type { KvOp, RangeOptions, StateStore, StoreSnapshot } from './state-store.js';
+import type { GetManyOptions, KvOp, RangeOptions, StateStore, StoreSnapshot } from './state-store.js';
 
 /**
  * A StateStore that counts writes to each table's rows, so the query layer can cache what a
@@ -37,8 +37,8 @@ export class RowVersionedStore implements StateStore {
     return this.inner.get(key, innerOf(snapshot));
   }
 
-  getMany(keys: readonly Uint8Array[], snapshot?: StoreSnapshot): Promise<(Uint8Array | undefined)[]> {
-    return this.inner.getMany(keys, innerOf(snapshot));
+  getMany(keys: readonly Uint8Array[], snapshot?: StoreSnapshot, options?: GetManyOptions): Promise<(Uint8Array | undefined)[]> {
+    return this.inner.getMany(keys, innerOf(snapshot), options);
   }
 
   entries(range: RangeOptions): AsyncIterable<[Uint8Array, Uint8Array][]> {

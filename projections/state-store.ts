@@ -28,6 +28,10 @@ export interface RangeOptions {
   readonly snapshot?: StoreSnapshot;
 }
 
+export interface GetManyOptions {
+  readonly offThread?: boolean;
+}
+
 export interface StoreSnapshot {
   close(): Promise<void>;
 }
@@ -36,7 +40,8 @@ export interface StateStore {
   get(key: Uint8Array, snapshot?: StoreSnapshot): Promise<Uint8Array | undefined>;
   /** A point read of the current state, answered at once (absent: this store has no synchronous reads; use get). */
   readonly getSync?: (key: Uint8Array) => Uint8Array | undefined;
-  getMany(keys: readonly Uint8Array[], snapshot?: StoreSnapshot): Promise<(Uint8Array | undefined)[]>;
+  /** offThread: read in LevelDB's thread pool however few the keys (a caller whose event loop is the bottleneck). */
+  getMany(keys: readonly Uint8Array[], snapshot?: StoreSnapshot, options?: GetManyOptions): Promise<(Uint8Array | undefined)[]>;
   /** Key/value pairs in key order (or reverse), fetched in bounded steps. */
   entries(range: RangeOptions): AsyncIterable<[Uint8Array, Uint8Array][]>;
   write(ops: readonly KvOp[]): Promise<void>;
@@ -79,7 +84,28 @@ export async function openStateStore(location: string): Promise<StateStore> {
   } catch (error) {
     throw wrapOpenError(location, error);
   }
-  return new ClassicLevelStore(db, location);
+  return new ClassicLevelStore(db, location, false);
+}
+
+/**
+ * Opens a NEW LevelDB (refused if one exists there) whose writes the store counts, so that replay
+ * may bulk-load it (replay-bulk.ts, through bulkHostOf).
+ */
+export async function openScratchStore(location: string): Promise<StateStore> {
+  const db: Db = new ClassicLevel<Uint8Array, Uint8Array>(location, { ...STORE_OPTIONS, errorIfExists: true });
+  try {
+    await db.open();
+  } catch (error) {
+    throw wrapOpenError(location, error);
+  }
+  return new ClassicLevelStore(db, location, true);
+}
+
+/** What replay-bulk.ts's BulkLoader needs of a store from openScratchStore (null for any other store). */
+export function bulkHostOf(
+  store: StateStore,
+): { readonly location: string; sequence: number; reopen(): Promise<void>; readonly getSync: (key: Uint8Array) => Uint8Array | undefined } | null {
+  return store instanceof ClassicLevelStore && store.fresh ? store : null;
 }
 
 /** fsync a file or directory by path; a file LevelDB deleted meanwhile (compacted) needs none. */
@@ -192,10 +218,27 @@ interface NativeBatch {
 }
 
 class ClassicLevelStore implements StateStore {
+  /**
+   * An upper bound of the highest sequence number LevelDB has given (each op written takes one; a
+   * fresh database starts at 0): known only when `fresh`, for the bulk loader.
+   */
+  sequence = 0;
+
   constructor(
     private readonly db: Db,
-    private readonly location: string,
+    readonly location: string,
+    readonly fresh: boolean,
   ) {}
+
+  /** Closes and opens the database again (LevelDB recovers every *.log file added to it since). */
+  async reopen(): Promise<void> {
+    await this.db.close();
+    try {
+      await this.db.open({ createIfMissing: false, errorIfExists: false });
+    } catch (error) {
+      throw wrapOpenError(this.location, error);
+    }
+  }
 
   get(key: Uint8Array, snapshot?: StoreSnapshot): Promise<Uint8Array | undefined> {
     // A point read: synchronous, as getMany's few keys are (PROJECTION_LIMITS.syncGetKeysMax says why).
@@ -209,8 +252,8 @@ class ClassicLevelStore implements StateStore {
   /** The current value of one key, without a promise (query/fast-point.ts answers a point SELECT in one call). */
   readonly getSync = (key: Uint8Array): Uint8Array | undefined => this.db.getSync(key, {});
 
-  getMany(keys: readonly Uint8Array[], snapshot?: StoreSnapshot): Promise<(Uint8Array | undefined)[]> {
-    if (keys.length <= syncGetKeysMax) {
+  getMany(keys: readonly Uint8Array[], snapshot?: StoreSnapshot, options?: GetManyOptions): Promise<(Uint8Array | undefined)[]> {
+    if (keys.length <= syncGetKeysMax && options?.offThread !== true) {
       try {
         const options = snapshot ? { snapshot: snapshot as never } : {};
         return Promise.resolve(keys.map((key) => this.db.getSync(key, options)));
@@ -242,6 +285,7 @@ class ClassicLevelStore implements StateStore {
 
   write(ops: readonly KvOp[]): Promise<void> {
     if (ops.length === 0) return Promise.resolve();
+    this.sequence += ops.length;
     // A chained batch: each op goes straight into the native batch. The array form clones every
     // op and resolves its encodings first, about twice the CPU per key (bulk inserts write 10k+).
     // Short keys and values go through reused views (viewOf): the native call copies them at once,
@@ -273,6 +317,7 @@ class ClassicLevelStore implements StateStore {
       const keyLength = packedLength(ops, at + 1);
       const key = viewOf(ops, at + 5, keyLength, reusedKeyViews);
       at += 5 + keyLength;
+      this.sequence += 1;
       if (type === PACKED_DEL) {
         batch._del(key);
         continue;

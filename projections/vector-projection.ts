@@ -32,7 +32,7 @@ export interface VectorProjectionOptions {
   readonly handoff?: RecordHandoff | null;
 }
 
-const { vectorBackfillBatchRows, vectorApplyRowsPerTurn, vectorEmptyCheckpointIntervalMs } = PROJECTION_LIMITS;
+const { vectorBackfillBatchRows, vectorApplyRowsPerTurn } = PROJECTION_LIMITS;
 
 /**
  * The vector projection: one hnsw index per hnsw IndexDef, fed by the log. The graphs live in a
@@ -128,10 +128,11 @@ export class VectorProjection implements Consumer {
       await this.worker.call({ kind: 'sync' });
     }
     this.recordsSinceCheckpoint += applied;
-    // Without indexes a checkpoint is a manifest alone: write it often, so retention is not held back.
+    // Without indexes a checkpoint is a manifest alone. It is not written on a short timer (its two
+    // fsyncs would compete with the log's own under a write load): retention asks for one when the
+    // manifest is what holds a segment back (checkpointIfIndexFree); else the usual limits apply.
     const empty = this.indexes.size === 0;
     const due =
-      (empty && this.recordsSinceCheckpoint > 0 && Date.now() - this.lastCheckpointMs >= vectorEmptyCheckpointIntervalMs) ||
       this.recordsSinceCheckpoint >= this.options.checkpointRecordsMax ||
       (this.recordsSinceCheckpoint > 0 && Date.now() - this.lastCheckpointMs >= this.options.checkpointIntervalMs);
     if (!due) return;
@@ -154,6 +155,20 @@ export class VectorProjection implements Consumer {
     const run = this.checkpointing.then(() => this.writeCheckpointNow(false));
     this.checkpointing = run.catch(() => undefined);
     return run;
+  }
+
+  /**
+   * On demand (log retention): while no index exists, writes the manifest of everything applied and
+   * resolves once it is durable; with indexes, or mid-record, writes nothing (the usual checkpoints
+   * cover those). Resolves to the durable offset either way.
+   */
+  async checkpointIfIndexFree(): Promise<Lsn> {
+    if (this.indexes.size === 0 && this.appliedOffset > this.checkpointLsn) {
+      const run = this.checkpointing.then(() => this.writeCheckpointNow(true));
+      this.checkpointing = run.catch(() => undefined);
+      await run;
+    }
+    return this.checkpointLsn;
   }
 
   /** Starts an index-free checkpoint without waiting for it (at most one waits to start). */

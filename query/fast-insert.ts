@@ -5,6 +5,7 @@ import type { QueryResult } from './result.js';
 import { submitDml, type DmlDeps } from './dml/common.js';
 import { bindAndInsert, runBoundValues, type BoundValuesInsert } from './dml/insert.js';
 import type { Cell } from './dml/row-source.js';
+import { PARSE_CACHE_TEXT_CHARS_MAX } from './parse-cache.js';
 
 /** A statement's binding, for the tenant it was bound in. */
 interface Entry {
@@ -41,7 +42,8 @@ export class InsertCache {
         return runBoundValues(run, entry.bound);
       }
       return bindAndInsert(ast, run, (bound) => {
-        if (!reusable(ast, bound)) return;
+        // A text the parse cache does not keep (a bulk VALUES list) never comes back as this statement: nothing to check or keep.
+        if (statement.text.length > PARSE_CACHE_TEXT_CHARS_MAX || !reusable(ast, bound)) return;
         this.counts.binds += 1;
         this.entries.set(statement, { tenant, bound });
       });

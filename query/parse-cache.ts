@@ -4,7 +4,7 @@ import { parseSql, type ParsedStatement } from './parse/index.js';
  * Longest text kept: statements sent again are short ones with parameters; a long text (a bulk
  * VALUES list) is rarely sent twice, and freezing and keeping its tree would cost more than it saves.
  */
-const PARSE_CACHE_TEXT_CHARS_MAX = 4096;
+export const PARSE_CACHE_TEXT_CHARS_MAX = 4096;
 
 /**
  * Parsed statements by their text (least recently used out first): a statement sent again (an

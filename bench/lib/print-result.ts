@@ -29,3 +29,9 @@ export function progress(message: string): void {
 export function round2(value: number): number {
   return Math.round(value * 100) / 100;
 }
+
+/** A count over a duration in ms, per second (rounded). */
+export const perS = (count: number, ms: number): number => Math.round(count / (ms / 1000));
+
+/** The middle value (the upper one of an even count). */
+export const median = (values: readonly number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;

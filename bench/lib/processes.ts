@@ -8,6 +8,8 @@ import { fileURLToPath } from 'node:url';
 const here = path.dirname(fileURLToPath(import.meta.url));
 /** dist/bin/svcdb.js, from dist/bench/lib/. */
 const SVCDB_BIN = path.join(here, '..', '..', 'bin', 'svcdb.js');
+/** The node options svcdb serve is started with everywhere else. */
+const SERVE_NODE_ARGS = ['--max-semi-space-size=64'];
 
 /** A free TCP port on 127.0.0.1 (bound and released: a child process then listens on it). */
 export async function freePort(): Promise<number> {
@@ -127,7 +129,8 @@ export async function startSvcdbProcess(apiKey: string, env: Record<string, stri
   const dataDir = options.dataDir ?? (await mkdtemp(path.join(os.tmpdir(), 'svcdb-bench-')));
   const keep = options.keepDataDir ?? options.dataDir !== undefined;
   const port = await freePort();
-  const child = spawnChild([...(options.nodeArgs ?? []), SVCDB_BIN, 'serve'], {
+  // As `npm start`, the Docker image and the executable's own line start it (docs/configuration.md, Node options).
+  const child = spawnChild([...SERVE_NODE_ARGS, ...(options.nodeArgs ?? []), SVCDB_BIN, 'serve'], {
     ...process.env,
     SVC_DATA_DIR: dataDir,
     SVC_HOST: '127.0.0.1',

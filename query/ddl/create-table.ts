@@ -6,12 +6,13 @@ import { emptyResult, type QueryResult } from '../result.js';
 import { alreadyExists, IdAllocator, namesInSchema, nowMicros, tableRef, catalogRecord } from './common.js';
 import { columnFromAst } from './columns.js';
 import { submitDdl, type DdlDeps } from './deps.js';
+import { createTableAs } from './create-table-as.js';
 import { ConstraintBuilder } from './table-builder.js';
 
 /** CREATE TABLE [IF NOT EXISTS]: one put_table record (plus sequence resets for SERIAL columns). */
 export async function createTable(ast: CreateTableStatement, deps: DdlDeps): Promise<QueryResult> {
   const { schema, name } = tableRef(ast.table);
-  if (ast.asQuery) throw invalid('CREATE TABLE ... AS is not supported; create the table, then INSERT ... SELECT', { reason: 'unsupported' });
+  if (ast.asQuery) return createTableAs(ast, ast.asQuery, deps);
   if (ast.temporary) throw invalid('temporary tables are not supported', { reason: 'unsupported' });
   const tenant = deps.env.tenant;
   await submitDdl(deps, async (view) => {

@@ -5,7 +5,7 @@ import type { TxnOp } from '../../core/log-records.js';
 import { encodeRow } from '../../core/row-codec.js';
 import type { SqlValue } from '../../core/values.js';
 import type { WriteView } from '../../projections/index.js';
-import { coerce, invalid, QueryBinder, relationLabel, Scope, uniqueNames, type BindContext } from '../bind/index.js';
+import { coerce, invalid, QueryBinder, relationLabel, Scope, type BindContext } from '../bind/index.js';
 import { compile, WriteViewSource } from '../exec/index.js';
 import { limitExceededRows } from '../dml/limits.js';
 import { optimize } from '../optimize/index.js';
@@ -33,10 +33,6 @@ export async function createMatview(ast: CreateViewStatement, deps: DdlDeps): Pr
       throw alreadyExists('relation', name);
     }
     const ctx = deps.bindContext(view.catalog);
-    const bound = new QueryBinder(ctx).bindQuery(ast.query, new Scope(null));
-    const explicit = ast.columns ?? [];
-    if (explicit.length > bound.names.length) throw invalid('too many column names were specified', { view: name });
-    const names = uniqueNames(bound.names.map((n, i) => explicit[i] ?? n));
     const now = nowMicros();
     const def: TableDef = {
       id: new IdAllocator(view.catalog).nextTable(),
@@ -44,7 +40,7 @@ export async function createMatview(ast: CreateViewStatement, deps: DdlDeps): Pr
       schema,
       name,
       kind: 'materialized_view',
-      columns: bound.plan.columns.map((c, i) => column(i, names[i]!, c.type.name === 'unknown' ? { name: 'text' } : c.type)),
+      columns: queryColumns(ctx, ast.query, ast.columns, name),
       primaryKey: [],
       indexes: [],
       constraints: [],
@@ -94,12 +90,27 @@ export function wrongKind(name: string, wanted: string): SvcError {
   return new SvcError('INVALID_QUERY', `"${name}" is not ${wanted}`, { name, sqlstate: '42809' });
 }
 
+/**
+ * The columns of a relation made from a query (CREATE MATERIALIZED VIEW, CREATE TABLE AS): the
+ * query's output types (an unknown literal becomes text, as in PostgreSQL), named by `explicit`
+ * first, then by the query's output names; a name given twice is PostgreSQL's error, not renamed.
+ */
+export function queryColumns(ctx: BindContext, query: QueryExpr, explicit: readonly string[] | null, relation: string): ColumnDef[] {
+  const bound = new QueryBinder(ctx).bindQuery(query, new Scope(null));
+  const given = explicit ?? [];
+  if (given.length > bound.names.length) throw invalid('too many column names were specified', { relation });
+  const names = bound.names.map((n, i) => given[i] ?? n);
+  const twice = names.find((n, i) => names.indexOf(n) !== i);
+  if (twice !== undefined) throw invalid(`column "${twice}" specified more than once`, { column: twice });
+  return bound.plan.columns.map((c, i) => column(i, names[i]!, c.type.name === 'unknown' ? { name: 'text' } : c.type));
+}
+
 function column(i: number, name: string, type: Parameters<typeof storableType>[0]): ColumnDef {
   return { id: i + 1, name, type: storableType(type, name), nullable: true, defaultExpr: null, missingValue: null, sequence: null };
 }
 
 /** The query's rows as inserts into `def` under hidden row ids 1, 2, ... (bounded like one DML statement). */
-async function rowOps(deps: DdlDeps, view: WriteView, ctx: BindContext, def: TableDef, query: QueryExpr): Promise<TxnOp[]> {
+export async function rowOps(deps: DdlDeps, view: WriteView, ctx: BindContext, def: TableDef, query: QueryExpr): Promise<TxnOp[]> {
   const bound = new QueryBinder(ctx).bindQuery(query, new Scope(null));
   const columns = bound.plan.columns;
   if (columns.length !== def.columns.length) throw invalid(`materialized view "${def.name}" no longer matches its query's columns`, { view: def.name });

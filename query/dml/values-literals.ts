@@ -1,5 +1,5 @@
 import type { SqlExpr } from '../parse/index.js';
-import { constant, INT4, INT8, type Expr } from '../plan/expr.js';
+import { BOOL, constant, INT4, INT8, type Expr } from '../plan/expr.js';
 import { isSvcError } from '../../core/errors.js';
 import type { BindContext } from '../bind/index.js';
 import type { CastFn, QType } from '../types/contract.js';
@@ -11,11 +11,13 @@ const DECIMAL_TEXT = /^[0-9]{1,15}\.[0-9]{1,15}$/;
 const INT4_MAX = 2147483647;
 
 /**
- * Binds the number literals of a VALUES list for one target column as bindExpr then coerce(...,
+ * Binds the literals of a VALUES list for one target column as bindExpr then coerce(...,
  * 'assignment') would, without their generic path per cell (a regular expression and a BigInt per
  * integer, a NUMERIC parse per decimal, a cast lookup per cell): a 1,000-row VALUES spent most of
- * its binding there. Returns null for anything else (the generic path then binds it), including a
- * literal whose cast fails, so every error stays exactly the generic one.
+ * its binding there. Strings and NULL go straight to the column type's input function, as coerce
+ * sends an untyped constant (the same function, so the same value or the same error). Returns null
+ * for anything else (the generic path then binds it), including a number whose cast fails, so
+ * every error stays exactly the generic one.
  */
 export class LiteralBinder {
   /** Cast from an int4 / int8 constant to the column type, resolved once (null: none). */
@@ -27,6 +29,11 @@ export class LiteralBinder {
   ) {}
 
   bind(node: SqlExpr): Expr | null {
+    // What coerce makes of an untyped constant ('text', NULL) in assignment: the column type's input function, once.
+    if (node.kind === 'string') return this.target.name === 'unknown' ? null : constant(this.target, this.ctx.types.parseText(this.target, node.value));
+    if (node.kind === 'null') return this.target.name === 'unknown' ? null : constant(this.target, null);
+    // A boolean constant into a boolean column is kept as it is (coerce's same-type case); other targets convert the generic way.
+    if (node.kind === 'bool') return this.target.name === 'bool' ? constant(BOOL, node.value) : null;
     if (node.kind !== 'number') return null;
     const text = node.text;
     if (INTEGER_TEXT.test(text)) {

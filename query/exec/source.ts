@@ -1,5 +1,13 @@
 import type { IndexId, TableId } from '../../core/catalog.js';
-import { keys, type RowVersionedStore, type RowWrite, type StoreSnapshot, type VectorHit, type WriteView } from '../../projections/index.js';
+import {
+  keys,
+  type GetManyOptions,
+  type RowVersionedStore,
+  type RowWrite,
+  type StoreSnapshot,
+  type VectorHit,
+  type WriteView,
+} from '../../projections/index.js';
 import { LIMITS } from '../limits.js';
 import type { RowWriteSignal } from './scan-cache.js';
 
@@ -19,7 +27,8 @@ export interface RowSource {
   rows(tableId: TableId, range: ByteRange): AsyncIterable<[Uint8Array, Uint8Array][]>;
   /** Index entries as bytes after the index id prefix: encoded index key, then encoded pk. */
   indexEntries(indexId: IndexId, range: ByteRange): AsyncIterable<Uint8Array[]>;
-  getRows(tableId: TableId, pks: readonly Uint8Array[]): Promise<(Uint8Array | undefined)[]>;
+  /** offThread: a hint that the reads may go to LevelDB's thread pool however few (the vector scan's candidates). */
+  getRows(tableId: TableId, pks: readonly Uint8Array[], options?: GetManyOptions): Promise<(Uint8Array | undefined)[]>;
   /** The version of a table's rows this source reads (row-versions.ts), or null: do not cache. */
   rowVersion(tableId: TableId): number | null;
   /** Where the store announces row writes, for the scan cache to follow (absent: a source that does not read the store directly). */
@@ -90,10 +99,11 @@ export class SnapshotSource implements RowSource {
     }
   }
 
-  getRows(tableId: TableId, pks: readonly Uint8Array[]): Promise<(Uint8Array | undefined)[]> {
+  getRows(tableId: TableId, pks: readonly Uint8Array[], options?: GetManyOptions): Promise<(Uint8Array | undefined)[]> {
     return this.store.getMany(
       pks.map((pk) => keys.rowKey(tableId, pk)),
       this.snapshot,
+      options,
     );
   }
 }

@@ -8,6 +8,7 @@ import { parseSync, type Node, type ParseResult } from './pg-module.js';
 import { SvcError } from '../../core/errors.js';
 import type { ExplainOptions, ParsedStatement, SqlExpr, StatementBody } from './ast/index.js';
 import { cdcStatement } from './cdc-statements.js';
+import { parseValuesInsert } from './fast-values.js';
 import { swapBack, swapOut } from './scanner-limits.js';
 import { lineColumn, splitStatements, syntaxError, type Token } from './tokens.js';
 import { translateExpr, translateStatement } from './translate/index.js';
@@ -16,6 +17,13 @@ type RawStatement = NonNullable<ParseResult['stmts']>[number];
 
 /** Parses a request of one or more statements separated by semicolons. Throws INVALID_QUERY. */
 export function parseSql(sql: string): ParsedStatement[] {
+  // An INSERT ... VALUES of simple literals is scanned by hand (fast-values.ts): the same statement, without libpg-query's parse of every row.
+  const values = parseValuesInsert(sql, parseGeneral);
+  return values === null ? parseGeneral(sql) : [values];
+}
+
+/** parseSql through libpg-query for every statement (fast-values.ts's template and its differential test use it). */
+export function parseGeneral(sql: string): ParsedStatement[] {
   const swapped = swapOut(sql);
   if (swapped) return swapBack(parseScanned(swapped.sql), swapped.swaps);
   return parseScanned(sql);
@@ -32,7 +40,8 @@ function parseScanned(sql: string): ParsedStatement[] {
     if (pieces.some((p) => isCdc(p.tokens))) return pieces.map((p) => parsePiece(sql, p));
     throw parseError(sql, 0, error);
   }
-  const statements = (result.stmts ?? []).map((raw) => fromRaw(sql, raw));
+  const charAt = charOffsets(sql);
+  const statements = (result.stmts ?? []).map((raw) => fromRaw(sql, raw, charAt));
   if (statements.length === 0) throw new SvcError('INVALID_QUERY', 'empty query: no SQL statement to run', { position: 1, line: 1, column: 1 });
   return statements;
 }
@@ -64,10 +73,11 @@ function parseScannedExpression(text: string): SqlExpr {
 }
 
 /** One statement of a successful parse of the whole request. */
-function fromRaw(sql: string, raw: RawStatement): ParsedStatement {
+function fromRaw(sql: string, raw: RawStatement, charAt: (byte: number) => number): ParsedStatement {
   const location = raw.stmt_location ?? 0;
-  const end = raw.stmt_len === undefined || raw.stmt_len === 0 ? sql.length : location + raw.stmt_len;
-  const { text, offset } = trimmed(sql, location, end);
+  const start = charAt(location);
+  const end = raw.stmt_len === undefined || raw.stmt_len === 0 ? sql.length : charAt(location + raw.stmt_len);
+  const { text, offset } = trimmed(sql, start, end);
   const stmt = raw.stmt as Node;
   const explain = (stmt as { ExplainStmt?: { query: Node; options?: Node[] } }).ExplainStmt;
   const inner = explain ? explain.query : stmt;
@@ -89,7 +99,31 @@ function parsePiece(sql: string, piece: { text: string; offset: number; tokens: 
   }
   const stmts = result.stmts ?? [];
   if (stmts.length !== 1) throw syntaxError(sql, piece.offset, 'expected one statement');
-  return { ...fromRaw(piece.text, stmts[0]!), offset: piece.offset };
+  return { ...fromRaw(piece.text, stmts[0]!, charOffsets(piece.text)), offset: piece.offset };
+}
+
+/**
+ * libpg-query gives a statement's place in UTF-8 bytes; a JavaScript string counts UTF-16 units.
+ * The function answers for byte offsets asked in increasing order (a statement after the last),
+ * walking the text once; ASCII text needs no walk. (Nodes' own positions stay bytes: see docs/sql.md.)
+ */
+function charOffsets(sql: string): (byte: number) => number {
+  // eslint-disable-next-line no-control-regex
+  if (!/[^\x00-\x7f]/.test(sql)) return (byte) => byte;
+  let bytes = 0;
+  let index = 0;
+  return (byte) => {
+    if (byte < bytes) {
+      bytes = 0;
+      index = 0;
+    }
+    while (index < sql.length && bytes < byte) {
+      const c = sql.codePointAt(index)!;
+      bytes += c < 0x80 ? 1 : c < 0x800 ? 2 : c < 0x10000 ? 3 : 4;
+      index += c >= 0x10000 ? 2 : 1;
+    }
+    return index;
+  };
 }
 
 function isCdc(tokens: readonly Token[]): boolean {

@@ -201,3 +201,16 @@ describe('output', () => {
     expect(plain).toEqual(['replay: 1/4 records (25%, 9 rows)\n']);
   });
 });
+
+describe('node options of svcdb serve', () => {
+  // A V8 heap size is fixed when node starts: every place that starts `svcdb serve` passes it (docs/configuration.md).
+  it('passes --max-semi-space-size=64 in the executable, npm start and the Docker image', async () => {
+    const { readFile } = await import('node:fs/promises');
+    const flag = '--max-semi-space-size=64';
+    const shebang = (await readFile('bin/svcdb.ts', 'utf8')).split('\n')[0];
+    expect(shebang).toBe(`#!/usr/bin/env -S node ${flag}`);
+    const pkg = JSON.parse(await readFile('package.json', 'utf8')) as { scripts: Record<string, string> };
+    expect(pkg.scripts['start']).toBe(`node ${flag} dist/bin/svcdb.js serve`);
+    expect(await readFile('Dockerfile', 'utf8')).toContain(`CMD ["node", "${flag}", "dist/bin/svcdb.js", "serve"]`);
+  });
+});

@@ -44,6 +44,31 @@ describe('group commit', () => {
     await log.close();
   });
 
+  it('with a batch written while the previous one syncs, acknowledges in LSN order and only what is durable', async () => {
+    const log = await openLog(logOptions(dir));
+    const acknowledged: number[] = [];
+    const early: string[] = [];
+    // 40 writers whose next appends are spread over event-loop turns: batches form while another one syncs.
+    const writers = Array.from({ length: 40 }, async (_, w) => {
+      for (let i = 0; i < 8; i++) {
+        const { lsn, durable } = log.append(payloadFor(w * 100 + i, 128));
+        await durable;
+        if (log.durableLsn < lsn) early.push(`lsn ${lsn} acknowledged at durable ${log.durableLsn}`);
+        acknowledged.push(lsn);
+        for (let turn = (w * 7 + i * 3) % 4; turn > 0; turn--) await new Promise((resolve) => setImmediate(resolve));
+      }
+    });
+    await Promise.all(writers);
+    expect(early).toEqual([]);
+    // Batches are acknowledged oldest first (in a batch, writers resume in append order): LSN order.
+    expect(acknowledged).toEqual(Array.from({ length: 320 }, (_, i) => i + 1));
+    await log.close();
+    const reopened = await openLog(logOptions(dir));
+    expect(reopened.headLsn).toBe(320);
+    expect((await readAll(reopened)).length).toBe(320);
+    await reopened.close();
+  });
+
   it('interval durability resolves after the write and fdatasyncs on the timer; sync() forces it', async () => {
     const log = await openLog(logOptions(dir, { durability: 'interval', fsyncIntervalMs: 20 }));
     const results = Array.from({ length: 50 }, (_, i) => log.append(payloadFor(i + 1, 64)));

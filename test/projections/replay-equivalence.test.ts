@@ -106,13 +106,25 @@ async function dumpState(dataDir: string): Promise<Map<string, string>> {
   }
 }
 
-/** rebuildProjections in this process, as `svcdb replay` runs it, with small batches (many chunks). */
-async function replayInProcess(dataDir: string, workerThreads: number): Promise<void> {
+/**
+ * rebuildProjections in this process, as `svcdb replay` runs it, with small batches (many chunks);
+ * bulkChunkBytesMin 0 bulk-loads every chunk (replay-bulk.ts), which only large ones are by default.
+ */
+async function replayInProcess(dataDir: string, workerThreads: number, bulkChunkBytesMin?: number): Promise<void> {
   const layout = await prepareDataDir(dataDir, { create: false });
   const liveStore = await openStateStore(layout.stateDir);
   const log = await openLogAt(layout.logDir);
   try {
-    await rebuildProjections({ log, layout, liveStore, batchBytesMax: 4096, logger: silentLogger, onProgress: () => {}, workerThreads });
+    await rebuildProjections({
+      log,
+      layout,
+      liveStore,
+      batchBytesMax: 4096,
+      logger: silentLogger,
+      onProgress: () => {},
+      workerThreads,
+      ...(bulkChunkBytesMin === undefined ? {} : { bulkChunkBytesMin }),
+    });
   } finally {
     await log.close();
   }
@@ -132,6 +144,11 @@ describe('replay equals live apply', () => {
     for (const workerThreads of [1, 2, 0]) {
       await replayInProcess(dataDir, workerThreads);
       expect(await dumpState(dataDir), `${workerThreads} worker threads`).toEqual(liveState);
+    }
+    // Every chunk bulk-loaded: barriers (DDL, drops, backfills) and vector chunks between them.
+    for (const workerThreads of [1, 0]) {
+      await replayInProcess(dataDir, workerThreads, 0);
+      expect(await dumpState(dataDir), `${workerThreads} worker threads, every chunk bulk-loaded`).toEqual(liveState);
     }
     const replayed = await runCli(['replay', '--data', dataDir]);
     expect(replayed.code, replayed.stderr).toBe(0);

@@ -53,6 +53,32 @@ describe('state store writes (one chained LevelDB batch per write)', () => {
   });
 });
 
+describe('getMany in the thread pool (offThread: the candidate rows of a vector scan)', () => {
+  it('answers as the synchronous reads do, missing keys included, and reads the snapshot it is given', async () => {
+    const db = await store();
+    await db.write([
+      { type: 'put', key: key('a'), value: key('1') },
+      { type: 'put', key: key('c'), value: key('3') },
+    ]);
+    const keys = [key('c'), key('b'), key('a')];
+    const text = (values: (Uint8Array | undefined)[]) => values.map((v) => (v === undefined ? null : Buffer.from(v).toString()));
+    expect(text(await db.getMany(keys, undefined, { offThread: true }))).toEqual(['3', null, '1']);
+    expect(text(await db.getMany(keys, undefined, { offThread: true }))).toEqual(text(await db.getMany(keys)));
+    const snapshot = db.snapshot();
+    try {
+      await db.write([
+        { type: 'put', key: key('b'), value: key('2') },
+        { type: 'del', key: key('a') },
+      ]);
+      expect(text(await db.getMany(keys, snapshot, { offThread: true }))).toEqual(['3', null, '1']);
+      expect(text(await db.getMany(keys, snapshot))).toEqual(['3', null, '1']);
+      expect(text(await db.getMany(keys, undefined, { offThread: true }))).toEqual(['3', '2', null]);
+    } finally {
+      await snapshot.close();
+    }
+  });
+});
+
 describe('packed batches (replay)', () => {
   /** One put of `value` under a 6-byte key, packed as replay workers pack their effects. */
   function packedPut(i: number, value: Uint8Array): Uint8Array {

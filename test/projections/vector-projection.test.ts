@@ -51,20 +51,25 @@ async function seed(db: Db): Promise<void> {
 }
 
 describe('vector projection', () => {
-  it('without an index, writes its checkpoint (a manifest) beside the apply loop, following the writes', async () => {
+  it('without an index, writes its checkpoint (a manifest) beside the apply loop when due, and at once when retention asks', async () => {
     const dir = await scratch();
-    const db = await openDb(dir);
+    const db = await openDb(dir, { vectorCheckpointRecordsMax: 2 });
     cleanups.push(() => db.stack.close());
     const { vectors, log } = db.stack.projections;
+    const manifest = (): { lsn: number; indexes: unknown[] } =>
+      JSON.parse(readFileSync(path.join(db.stack.layout.vectorDir, 'manifest.json'), 'utf8')) as { lsn: number; indexes: unknown[] };
     await db.q('CREATE TABLE plain (id INT PRIMARY KEY)');
-    for (let id = 1; id <= 3; id++) {
-      await db.q('INSERT INTO plain VALUES ($1)', [id]);
-      // Past the 100 ms interval of index-free checkpoints: the next apply starts one.
-      await new Promise((resolve) => setTimeout(resolve, 150));
-    }
+    // Four records: due after the second and the fourth (records max 2), written beside the apply loop.
+    for (let id = 1; id <= 3; id++) await db.q('INSERT INTO plain VALUES ($1)', [id]);
     await vi.waitFor(() => expect(vectors.durableOffset).toBe(log.headLsn), { timeout: 30_000, interval: 10 });
-    const manifest = JSON.parse(readFileSync(path.join(db.stack.layout.vectorDir, 'manifest.json'), 'utf8')) as { lsn: number; indexes: unknown[] };
-    expect(manifest).toMatchObject({ lsn: log.headLsn, indexes: [] });
+    expect(manifest()).toMatchObject({ lsn: log.headLsn, indexes: [] });
+    // One more: below the records max and the interval, so no checkpoint follows it on a timer...
+    await db.q('INSERT INTO plain VALUES (4)');
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    expect(vectors.durableOffset).toBe(log.headLsn - 1);
+    // ...but one asked for (log retention) is written and durable when the call resolves.
+    expect(await vectors.checkpointIfIndexFree()).toBe(log.headLsn);
+    expect(manifest()).toMatchObject({ lsn: log.headLsn, indexes: [] });
   });
 
   it('backfills an index created on a filled table, then follows inserts, updates and deletes', async () => {
@@ -119,12 +124,35 @@ describe('vector projection', () => {
     expect((await after)?.map((h) => Buffer.from(h.pk).toString('hex'))).toEqual([pkOf(5000)]);
   });
 
+  it('answers every search of one message right when the worker sends the answers in several (a wide beam among narrow ones)', async () => {
+    const db = await openDb(await scratch());
+    cleanups.push(() => db.stack.close());
+    await seed(db);
+    const values = Array.from({ length: 3000 }, (_v, i) => `(${i + 10}, '[${i % 97},${i % 89},${i % 83}]')`).join(', ');
+    await db.q(`INSERT INTO items VALUES ${values}`);
+    const table = db.stack.projections.catalog.tableByName('default', 'public', 'items')!;
+    const index = table.def.indexes.find((i) => i.name === 'items_hnsw')!;
+    const { vectors } = db.stack.projections;
+    // Wide searches (ef 1000, k 200: well past the worker's hold time) between narrow ones (ef 10, k 1).
+    const asks = Array.from({ length: 40 }, (_v, i) => ({
+      vector: [i % 97, (i * 3) % 89, (i * 7) % 83],
+      k: i % 4 === 0 ? 200 : 1,
+      ef: i % 4 === 0 ? 1000 : 10,
+    }));
+    const ask = async (a: (typeof asks)[number]) =>
+      ((await vectors.search(index.id, new Float32Array(a.vector), a.k, a.ef)) ?? []).map((h) => `${Buffer.from(h.pk).toString('hex')}:${h.distance}`);
+    const alone: string[][] = [];
+    for (const a of asks) alone.push(await ask(a));
+    expect(alone[0]).toHaveLength(200);
+    expect(await Promise.all(asks.map(ask))).toEqual(alone);
+  });
+
   it('reloads from its checkpoint and catches up from the log after a restart', async () => {
     const dir = await scratch();
     let db = await openDb(dir, { vectorCheckpointRecordsMax: 2 });
     await seed(db);
     // A known start: every record so far checkpointed (before the index existed, empty checkpoints
-    // come on a 100 ms timer, so how many records the seed left uncounted depends on the disk's pace).
+    // are written beside the apply loop, so how many records the seed left uncounted depends on the disk's pace).
     await db.stack.projections.vectors.checkpoint();
     expect(db.stack.projections.vectors.durableOffset).toBe(3);
     await db.q("INSERT INTO items VALUES (4, '[7,7,7]')");

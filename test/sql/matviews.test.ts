@@ -2,7 +2,8 @@
  * Materialized views end to end (issue 15): their rows come from the log records that CREATE and
  * REFRESH wrote, so a restart and `svcdb replay` give exactly the stored rows (not the query run
  * again); the populated flag survives too; REST lists them with their kind and row counts, and
- * GraphQL reads them. SQL semantics are in test/sql/matviews.slt.
+ * GraphQL reads them. SQL semantics are in test/sql/matviews.slt. CREATE TABLE ... AS writes its rows
+ * the same way and is checked beside them (SQL semantics in test/sql/create-table-as.slt).
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
@@ -29,6 +30,9 @@ beforeAll(async () => {
   await sql("INSERT INTO readings VALUES (4, 'c', 10)");
   await sql('REFRESH MATERIALIZED VIEW per_sensor');
   await sql("INSERT INTO readings VALUES (5, 'c', 20)");
+  // CREATE TABLE ... AS stores its rows the same way (one record), then takes writes like any table.
+  await sql('CREATE TABLE copied AS SELECT id, random() AS r FROM readings WHERE id <= 2');
+  await sql('INSERT INTO copied VALUES (10, 0.5)');
 });
 
 afterAll(async () => {
@@ -39,6 +43,7 @@ afterAll(async () => {
 const readAll = async () => ({
   snap: await sql('SELECT id, sensor, value, r FROM snap ORDER BY id'),
   perSensor: await sql('SELECT sensor, total FROM per_sensor ORDER BY sensor'),
+  copied: await sql('SELECT id, r FROM copied ORDER BY id'),
 });
 
 describe('materialized views over REST, GraphQL, restart and replay', () => {
@@ -85,6 +90,9 @@ describe('materialized views over REST, GraphQL, restart and replay', () => {
     const refused = await call('POST', '/query', { sql: 'SELECT * FROM empty_until_refresh' });
     expect(refused.body.error).toMatchObject({ code: 'INVALID_STATE', message: 'materialized view "empty_until_refresh" has not been populated' });
     expect(refused.body.error.details.sqlstate).toBe('55000');
+    expect(before.copied.map((r) => r.id)).toEqual([1, 2, 10]);
+    await sql('INSERT INTO copied VALUES (11, 0.25)');
+    expect((await sql('SELECT count(*)::int AS n FROM copied'))[0].n).toBe(4);
     await sql('REFRESH MATERIALIZED VIEW snap');
     expect((await sql('SELECT count(*)::int AS n FROM snap'))[0].n).toBe(5);
   });

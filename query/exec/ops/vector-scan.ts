@@ -10,6 +10,8 @@ import { andAll } from '../../plan/expr-util.js';
 /** Each round searches this many times more candidates than the last (pgvector #259: filters starve a fixed ef). */
 const GROWTH = 4;
 
+const OFF_THREAD = { offThread: true } as const;
+
 /** The scan operator (scan.ts), passed in: the exact fallback reads the rows as any scan of the range would. */
 type ScanOp = (node: ScanNode, ctx: ExecContext) => AsyncIterable<Batch>;
 
@@ -61,9 +63,12 @@ async function indexSearch(node: ScanNode, access: VectorAccess, ctx: ExecContex
     const searching = search(node.table.id, access.index.id, query, fetch, ef);
     if (searching === null) return null;
     const hits = await searching;
+    // In LevelDB's thread pool: under load the event loop is the bottleneck, and the candidates' reads
+    // (one native call instead of one per row) then run beside it.
     const images = await ctx.source.getRows(
       node.table.id,
       hits.map((h) => h.pk),
+      OFF_THREAD,
     );
     const candidates: Row[] = [];
     images.forEach((image, i) => {
