@@ -13,8 +13,8 @@ export interface PendingEntry {
 interface PendingRecord {
   readonly lsn: Lsn;
   readonly entries: readonly PendingEntry[];
-  /** Each entry's key as a latin1 string (the `newest` map's key), in the order of `entries`. */
-  readonly texts: readonly string[];
+  /** Each entry's key as a latin1 string (the `newest` map's key), in the order of `entries`; null: a large record, not in the map. */
+  readonly texts: readonly string[] | null;
 }
 
 /** A key as a string usable as a Map key (one char per byte). */
@@ -40,6 +40,16 @@ export class PendingOverlay {
    * lookup, not a binary search per record in flight (50 connections keep ~50 records in flight).
    */
   private readonly newest = new Map<string, PendingEntry>();
+  /** Large records in flight: binary-searched by get(), not in `newest`. */
+  private largeRecords = 0;
+
+  constructor(
+    /**
+     * Records with more entries than this stay out of `newest` (get() binary-searches them): a
+     * 10,000-row bulk insert would pay a key string and a map entry per row, added and deleted.
+     */
+    private readonly indexedEntriesMax = INDEXED_ENTRIES_MAX,
+  ) {}
 
   get size(): number {
     return this.entryCount;
@@ -48,16 +58,23 @@ export class PendingOverlay {
   add(lsn: Lsn, ops: readonly KvOp[]): void {
     if (ops.length === 0) return;
     const entries: PendingEntry[] = ops.map((op) => ({ key: op.key, value: op.type === 'put' ? op.value : null, lsn }));
-    // Stable sort keeps op order among equal keys; then keep only the last op per key.
-    entries.sort((a, b) => compareKeys(a.key, b.key));
+    // Stable sort keeps op order among equal keys; then keep only the last op per key. Ops that
+    // come sorted (a bulk insert of ascending keys into a table without indexes) need none.
+    if (!strictlyAscending(entries)) entries.sort((a, b) => compareKeys(a.key, b.key));
     const unique: PendingEntry[] = [];
     for (const entry of entries) {
       const last = unique[unique.length - 1];
       if (last !== undefined && compareKeys(last.key, entry.key) === 0) unique[unique.length - 1] = entry;
       else unique.push(entry);
     }
+    if (unique.length > this.indexedEntriesMax) {
+      this.largeRecords += 1;
+      this.records.push({ lsn, entries: unique, texts: null });
+      this.entryCount += unique.length;
+      return;
+    }
     const texts = unique.map((entry) => keyString(entry.key));
-    // Records are added in LSN order: this one's entries are the newest of their keys.
+    // Records are added in LSN order: this one's entries are the newest of their keys (among the indexed records).
     for (let i = 0; i < unique.length; i++) this.newest.set(texts[i]!, unique[i]!);
     this.records.push({ lsn, entries: unique, texts });
     this.entryCount += unique.length;
@@ -70,15 +87,30 @@ export class PendingOverlay {
     for (const record of this.records) {
       if (record.lsn > applied) continue;
       this.entryCount -= record.entries.length;
+      const texts = record.texts;
+      if (texts === null) {
+        this.largeRecords -= 1;
+        continue;
+      }
       // A later record's entry for the same key stays (it is not released yet).
-      for (let i = 0; i < record.texts.length; i++) if (this.newest.get(record.texts[i]!) === record.entries[i]) this.newest.delete(record.texts[i]!);
+      for (let i = 0; i < texts.length; i++) if (this.newest.get(texts[i]!) === record.entries[i]) this.newest.delete(texts[i]!);
     }
     this.records = kept;
   }
 
   get(key: Uint8Array): PendingEntry | undefined {
     if (this.records.length === 0) return undefined;
-    return this.newest.get(keyString(key));
+    const indexed = this.newest.size > 0 ? this.newest.get(keyString(key)) : undefined;
+    if (this.largeRecords === 0) return indexed;
+    // A large record newer than the indexed hit (newest first) holds the newer op of the key.
+    for (let r = this.records.length - 1; r >= 0; r--) {
+      const record = this.records[r]!;
+      if (indexed !== undefined && record.lsn <= indexed.lsn) break;
+      if (record.texts !== null) continue;
+      const entry = record.entries[lowerBound(record.entries, key)];
+      if (entry !== undefined && compareKeys(entry.key, key) === 0) return entry;
+    }
+    return indexed;
   }
 
   /** Pending entries with gte <= key < lt, newest per key, in key order (a copy: safe across awaits). */
@@ -93,6 +125,14 @@ export class PendingOverlay {
     }
     return [...byKey.values()].sort((a, b) => compareKeys(a.key, b.key));
   }
+}
+
+/** Records up to this many entries are indexed by key (PendingOverlay's `newest`). */
+const INDEXED_ENTRIES_MAX = 64;
+
+function strictlyAscending(entries: readonly PendingEntry[]): boolean {
+  for (let i = 1; i < entries.length; i++) if (compareKeys(entries[i - 1]!.key, entries[i]!.key) >= 0) return false;
+  return true;
 }
 
 /** Index of the first entry whose key is >= key. */

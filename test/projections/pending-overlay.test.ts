@@ -19,35 +19,39 @@ const stepArb = fc.oneof(
 const hex = (bytes: Uint8Array): string => Buffer.from(bytes).toString('hex');
 
 describe('PendingOverlay', () => {
-  it('get() answers the newest pending op of a key, as a scan of the unreleased records would, through adds and releases', () => {
-    fc.assert(
-      fc.property(fc.array(stepArb, { maxLength: 40 }), (steps) => {
-        const overlay = new PendingOverlay();
-        // The model: every record's ops in LSN order; released ones dropped.
-        let model: { lsn: number; ops: KvOp[] }[] = [];
-        let lsn = 0;
-        for (const step of steps) {
-          if (step.kind === 'add') {
-            lsn += 1;
-            overlay.add(lsn as Lsn, step.ops);
-            model.push({ lsn, ops: step.ops });
-          } else {
-            const applied = Math.max(0, lsn - step.back);
-            overlay.release(applied as Lsn);
-            model = model.filter((r) => r.lsn > applied);
+  // 64: every record indexed by key; 2 and 0: records over that many entries binary-searched (as a bulk insert's are).
+  it.each([64, 2, 0])(
+    'get() answers the newest pending op of a key, as a scan of the unreleased records would, through adds and releases (indexed up to %i entries)',
+    (indexedMax) => {
+      fc.assert(
+        fc.property(fc.array(stepArb, { maxLength: 40 }), (steps) => {
+          const overlay = new PendingOverlay(indexedMax);
+          // The model: every record's ops in LSN order; released ones dropped.
+          let model: { lsn: number; ops: KvOp[] }[] = [];
+          let lsn = 0;
+          for (const step of steps) {
+            if (step.kind === 'add') {
+              lsn += 1;
+              overlay.add(lsn as Lsn, step.ops);
+              model.push({ lsn, ops: step.ops });
+            } else {
+              const applied = Math.max(0, lsn - step.back);
+              overlay.release(applied as Lsn);
+              model = model.filter((r) => r.lsn > applied);
+            }
+            for (let n = 0; n < 8; n++) {
+              const key = Uint8Array.of(1, 0, n % 3, n);
+              let expected: { value: string | null; lsn: number } | undefined;
+              for (const record of model)
+                for (const op of record.ops) if (hex(op.key) === hex(key)) expected = { value: op.type === 'put' ? hex(op.value) : null, lsn: record.lsn };
+              const entry = overlay.get(key);
+              expect(entry && { value: entry.value === null ? null : hex(entry.value), lsn: entry.lsn }).toEqual(expected);
+            }
+            expect(overlay.size).toBe(model.reduce((sum, r) => sum + new Set(r.ops.map((op) => hex(op.key))).size, 0));
           }
-          for (let n = 0; n < 8; n++) {
-            const key = Uint8Array.of(1, 0, n % 3, n);
-            let expected: { value: string | null; lsn: number } | undefined;
-            for (const record of model)
-              for (const op of record.ops) if (hex(op.key) === hex(key)) expected = { value: op.type === 'put' ? hex(op.value) : null, lsn: record.lsn };
-            const entry = overlay.get(key);
-            expect(entry && { value: entry.value === null ? null : hex(entry.value), lsn: entry.lsn }).toEqual(expected);
-          }
-          expect(overlay.size).toBe(model.reduce((sum, r) => sum + new Set(r.ops.map((op) => hex(op.key))).size, 0));
-        }
-      }),
-      { numRuns: 300 },
-    );
-  });
+        }),
+        { numRuns: 300 },
+      );
+    },
+  );
 });
