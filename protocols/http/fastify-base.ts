@@ -8,6 +8,7 @@ import Fastify, {
   type FastifyInstance,
   type FastifyReply,
   type FastifyRequest,
+  type preSerializationHookHandler,
 } from 'fastify';
 import { newUlid } from '../../core/ids.js';
 import { stringifyJson } from '../../core/json-exact.js';
@@ -42,6 +43,8 @@ class SvcLogController extends LogController {
       reply.log.error({ err: error, statusCode: reply.statusCode }, 'response failed');
       return;
     }
+    // Asked first: the line's object (and the elapsed time read) would be built for nothing at info.
+    if ((reply.log as { isLevelEnabled?: (level: string) => boolean }).isLevelEnabled?.('debug') === false) return;
     reply.log.debug({ method: request.method, url: request.url, statusCode: reply.statusCode, responseTimeMs: reply.elapsedTime }, 'request completed');
   }
 
@@ -203,13 +206,21 @@ function awaitHandlersOnClose(app: FastifyInstance): void {
  * jsonb numbers keep their exact text on the wire (`{"a": 1.0}`, big integers whole), as PostgreSQL
  * sends them: replies without a response schema are written by stringifyJson, which is JSON.stringify
  * plus that. Routes with a schema keep their compiled serializer (fastify's reply serializer would replace it).
+ * Decided once per route when it is added (a hook of its own), not per reply: request.routeOptions
+ * builds a new object on every read. Replies of no route (404) are error envelopes, the same text either way.
  */
 function serializeJsonbExactly(app: FastifyInstance): void {
-  app.addHook('preSerialization', (request, reply, payload, done) => {
-    if (request.routeOptions.schema?.response === undefined) reply.serializer(stringifyJson);
-    done(null, payload);
+  app.addHook('onRoute', (route) => {
+    if (route.schema?.response !== undefined) return;
+    const own = route.preSerialization;
+    route.preSerialization = own === undefined ? [serializeExactly] : [serializeExactly, ...(Array.isArray(own) ? own : [own])];
   });
 }
+
+const serializeExactly: preSerializationHookHandler = (_request, reply, payload, done) => {
+  reply.serializer(stringifyJson);
+  done(null, payload);
+};
 
 /**
  * Many clients send `Content-Type: application/json` on every request, DELETE and bodiless POSTs
