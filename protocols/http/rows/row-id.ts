@@ -19,6 +19,8 @@ export function idParts(table: TableDef, rawUrl: string): string[] {
   const path = rawUrl.split('?')[0]!;
   const segment = path.slice(path.lastIndexOf('/') + 1);
   const parts = segment.split(',').map((part) => {
+    // Only an escape changes a part (a plain id is most ids: no decoding to pay for).
+    if (!part.includes('%')) return part;
     try {
       return decodeURIComponent(part);
     } catch (error) {

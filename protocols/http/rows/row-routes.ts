@@ -32,7 +32,9 @@ export function rowRoutes(deps: RowRouteDeps): FastifyPluginAsync {
         const parts = idParts(entry.def, request.raw.url ?? request.url);
         const columns = selectColumns(entry.def, request.query.select);
         // One store read, no SQL text or plan (query/point-read.ts); the SQL path answers what it cannot.
-        const direct = await engine.readByKey({ table: entry.def, key: parts, columns });
+        // Synchronous where the store reads synchronously: no promise to wait for then.
+        const read = engine.readByKey({ table: entry.def, key: parts, columns });
+        const direct = read instanceof Promise ? await read : read;
         if (direct === null) throw rowNotFound(entry.def, parts);
         // The answer's JSON written at once (json-reply.ts: the same text as serializing { data }).
         if (direct !== undefined) return sendJsonText(reply, `{"data":${rowJson(direct)}}`);
