@@ -10,6 +10,11 @@ import { requestTenant } from './tenancy.js';
 /** The presented credential: `Authorization: Bearer <key|JWT>` or `X-API-Key: <key>`; null when none. */
 export function presentedKey(request: FastifyRequest): string | null {
   const auth = request.headers.authorization;
+  // The common form, `Bearer <token>` with one space and no space around the token: what the
+  // regex and trims below give, without them (a header value is latin1: no other JS white space).
+  if (typeof auth === 'string' && auth.length > 7 && auth.startsWith('Bearer ') && !isSpace(auth.charCodeAt(7)) && !isSpace(auth.charCodeAt(auth.length - 1))) {
+    return auth.slice(7);
+  }
   if (typeof auth === 'string' && auth.trim() !== '') {
     const m = /^Bearer\s+(.+)$/i.exec(auth.trim());
     return m ? m[1]!.trim() : auth.trim();
@@ -18,6 +23,9 @@ export function presentedKey(request: FastifyRequest): string | null {
   if (typeof header === 'string' && header.trim() !== '') return header.trim();
   return null;
 }
+
+/** White space as String.prototype.trim and the regex's \s see it, within latin1. */
+const isSpace = (code: number): boolean => code === 32 || (code >= 9 && code <= 13) || code === 160;
 
 /** What the hook of every /api/v1 resource plugin shares: one authenticator, one rate limiter. */
 export interface AuthGate extends RateLimitGate {
