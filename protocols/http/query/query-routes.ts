@@ -24,10 +24,10 @@ function bodySchema(limits: QueryRouteLimits) {
 
 /**
  * A point SELECT answered at once (SqlEngine.pointSelect), reported to the metrics as measured()
- * would; undefined: the statement takes the general path. Nothing to cancel: it never waits.
+ * would (timed from `started`, the request's start); undefined: the statement takes the general
+ * path. Nothing to cancel: it never waits.
  */
-function pointSelect(options: { engine: SqlEngine; metrics?: QueryMetrics }, sql: string, run: ExecuteOptions): QueryResult | undefined {
-  const started = performance.now();
+function pointSelect(options: { engine: SqlEngine; metrics?: QueryMetrics }, sql: string, run: ExecuteOptions, started: number): QueryResult | undefined {
   let result: QueryResult | undefined;
   try {
     result = options.engine.pointSelect(sql, run);
@@ -48,7 +48,7 @@ export function queryRoutes(options: { engine: SqlEngine; limits: QueryRouteLimi
       const body = request.body;
       const run = { params: body.params ?? [], timeoutMs: body.timeout_ms, maxRows: body.max_rows, ...engineScope(request) };
       const result =
-        pointSelect(options, body.sql, run) ??
+        pointSelect(options, body.sql, run, started) ??
         (await measured(options.metrics, run.tenant, () => untilClientLeaves(reply, (signal) => options.engine.execute(body.sql, { ...run, signal }))));
       // Without metadata the answer's JSON is written at once (json-reply.ts: the same text as serializing the object).
       if (!body.include_metadata) return sendJsonText(reply.code(200), `{"success":true,"data":${rowsJson(result.rows)}}`);
