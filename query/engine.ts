@@ -13,8 +13,8 @@ import { parseSql, type CdcStatement, type ParsedStatement, type StatementBody }
 import { executeCdc } from './cdc/statements.js';
 import type { CdcRuntime } from './cdc/runtime.js';
 import { convertParams, newBindContext, PlanCache, prepareQuery, type PreparedQuery } from './prepare.js';
-import { emptyResult, RowConverter, type JsonRow, type QueryResult, type ResultColumn } from './result.js';
-import { PointReader, type KeyRead } from './point-read.js';
+import { emptyResult, RowConverter, type QueryResult, type ResultColumn } from './result.js';
+import { PointReader, type KeyRead, type KeyReadResult } from './point-read.js';
 import { PointSelects } from './fast-point.js';
 import { ParseCache } from './parse-cache.js';
 import { collectPlan, openSnapshot, planBatches, type ReadScope, type RunOptions } from './run-query.js';
@@ -120,8 +120,11 @@ export class SqlEngine {
 
   private pointReader: PointReader | null = null;
 
-  /** A row by primary key without SQL (point-read.ts): null when there is none, undefined when only execute() can answer. */
-  readByKey(read: KeyRead): Promise<JsonRow | null | undefined> {
+  /**
+   * A row by primary key without SQL (point-read.ts): null when there is none, undefined when only
+   * execute() can answer. Synchronous where the store reads synchronously (a promise otherwise).
+   */
+  readByKey(read: KeyRead): KeyReadResult | Promise<KeyReadResult> {
     this.pointReader ??= new PointReader(this.deps.projections.store, this.deps.types);
     return this.pointReader.read(read);
   }

@@ -1,7 +1,7 @@
 /** Public interface of query/: the SQL engine. */
 export { SqlEngine, type ExecuteOptions, type ReadOnlyReason, type StreamOptions, type TransactionRef } from './engine.js';
 export type { JsonRow, QueryResult, ResultColumn } from './result.js';
-export type { KeyRead } from './point-read.js';
+export type { KeyRead, KeyReadResult } from './point-read.js';
 export { collectRows, type ResultSummary, type RowStream } from './stream.js';
 export { asSvcError } from './failure.js';
 export type { SqlEngineDeps } from './statement.js';

@@ -48,7 +48,12 @@ interface TableReader {
   readonly keyTypes: readonly SqlType[];
   readonly descending: readonly boolean[];
   readonly projections: Map<string, Projection>;
+  /** The column list of the last read, by identity, and its projection. */
+  last: { readonly names: readonly string[]; readonly projection: Projection } | null;
 }
+
+/** A row by key: null when no row has it, undefined when only the SQL path answers exactly. */
+export type KeyReadResult = JsonRow | null | undefined;
 
 export class PointReader {
   /** Per table definition: an ALTER makes a new TableDef, so a stale reader is never found. */
@@ -59,17 +64,24 @@ export class PointReader {
     private readonly types: TypeSystem,
   ) {}
 
-  /** The row (null: no row has that key), or undefined when only the SQL path can answer exactly. */
-  async read(request: KeyRead): Promise<JsonRow | null | undefined> {
+  /**
+   * The row (null: no row has that key), or undefined when only the SQL path can answer exactly.
+   * Answered at once where the store reads synchronously (no promise, no turn of the event loop).
+   */
+  read(request: KeyRead): KeyReadResult | Promise<KeyReadResult> {
     const { table } = request;
     const reader = this.readerOf(table);
     if (reader === null || request.key.length !== reader.keyTypes.length) return undefined;
     const values = this.keyValues(reader, request.key);
     if (values === undefined) return undefined;
     const key = keys.rowKey(table.id, encodeKey(reader.keyTypes, values, reader.descending));
-    // The synchronous read where the store has one: no promise of its own to wait for.
-    const image = this.store.getSync ? this.store.getSync(key) : await this.store.get(key);
+    if (this.store.getSync) return this.shaped(reader, request, this.store.getSync(key));
+    return this.store.get(key).then((image) => this.shaped(reader, request, image));
+  }
+
+  private shaped(reader: TableReader, request: KeyRead, image: Uint8Array | undefined): KeyReadResult {
     if (image === undefined) return null;
+    const { table } = request;
     const projection = projectionOf(reader, table, request.columns, this.types);
     const row = decodeRowInto(image, projection.ids, projection.missing);
     const out: JsonRow = {};
@@ -110,10 +122,19 @@ function newReader(table: TableDef): TableReader | null {
   if (!keyTypes.every((t) => DIRECT_KEY_TYPES.has(t.name))) return null;
   const primary = table.indexes.find((i) => i.primary);
   const descending = primary?.descending ?? keyTypes.map(() => false);
-  return { keyTypes, descending, projections: new Map() };
+  return { keyTypes, descending, projections: new Map(), last: null };
 }
 
 function projectionOf(reader: TableReader, table: TableDef, names: readonly string[], types: TypeSystem): Projection {
+  // The same frozen list as the last read's (the REST route keeps one every-column list per table):
+  // no key to build. Only a frozen list: one its caller could change since must be read again.
+  if (reader.last !== null && reader.last.names === names) return reader.last.projection;
+  const projection = projectionByText(reader, table, names, types);
+  if (Object.isFrozen(names)) reader.last = { names, projection };
+  return projection;
+}
+
+function projectionByText(reader: TableReader, table: TableDef, names: readonly string[], types: TypeSystem): Projection {
   const cacheKey = names.join('\u0000');
   const known = reader.projections.get(cacheKey);
   if (known !== undefined) return known;

@@ -70,14 +70,26 @@ function statsMoved(planned: number, now: number): boolean {
   return Math.abs(now - planned) > 50 && (now > planned * 2 || now * 2 < planned);
 }
 
-/** A bounded LRU of prepared queries by tenant and statement text. */
+/** A cached plan, and whether it was used since it was put (or moved) at the back of the order. */
+interface PlanSlot {
+  readonly prepared: PreparedQuery;
+  used: boolean;
+}
+
+/**
+ * A bounded cache of prepared queries by tenant and statement text, evicting by second chance
+ * (CLOCK, an approximation of LRU): a hit only marks its entry, instead of moving it to the back
+ * of the Map on every read (a delete and a set per point SELECT); eviction looks at the oldest
+ * entries in order, sends a marked one to the back unmarked, and drops the first unmarked one.
+ */
 export class PlanCache {
-  private readonly entries = new Map<string, PreparedQuery>();
+  private readonly entries = new Map<string, PlanSlot>();
   constructor(private readonly capacity: number) {}
 
   get(key: string, catalog: CatalogState): PreparedQuery | undefined {
-    const found = this.entries.get(key);
-    if (!found) return undefined;
+    const slot = this.entries.get(key);
+    if (!slot) return undefined;
+    const found = slot.prepared;
     for (const [id, def] of found.tablesUsed) {
       const entry = catalog.table(id);
       if (entry?.def !== def || statsMoved(found.rowCounts.get(id) ?? 0, entry.stats.rowCount)) {
@@ -85,19 +97,33 @@ export class PlanCache {
         return undefined;
       }
     }
-    this.entries.delete(key);
-    this.entries.set(key, found);
+    slot.used = true;
     return found;
   }
 
   set(key: string, value: PreparedQuery): void {
     this.entries.delete(key);
-    this.entries.set(key, value);
-    while (this.entries.size > this.capacity) this.entries.delete(this.entries.keys().next().value as string);
+    this.entries.set(key, { prepared: value, used: false });
+    while (this.entries.size > this.capacity) this.evictOne();
   }
 
   get size(): number {
     return this.entries.size;
+  }
+
+  /** Whether `key` is held (without marking it used). */
+  has(key: string): boolean {
+    return this.entries.has(key);
+  }
+
+  /** Drops one entry: the oldest not used since it was last moved (each is moved at most once a round, so this ends). */
+  private evictOne(): void {
+    for (const [key, slot] of this.entries) {
+      this.entries.delete(key);
+      if (!slot.used) return;
+      slot.used = false;
+      this.entries.set(key, slot);
+    }
   }
 }
 

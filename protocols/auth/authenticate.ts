@@ -1,4 +1,5 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest, onRequestAsyncHookHandler, onRequestHookHandler } from 'fastify';
+import { DEFAULT_TENANT } from '../../core/catalog.js';
 import { SvcError } from '../../core/errors.js';
 import { principalFor, type Authenticator, type Credential } from './credential.js';
 import type { Principal } from './principal.js';
@@ -9,6 +10,11 @@ import { requestTenant } from './tenancy.js';
 /** The presented credential: `Authorization: Bearer <key|JWT>` or `X-API-Key: <key>`; null when none. */
 export function presentedKey(request: FastifyRequest): string | null {
   const auth = request.headers.authorization;
+  // The common form, `Bearer <token>` with one space and no space around the token: what the
+  // regex and trims below give, without them (a header value is latin1: no other JS white space).
+  if (typeof auth === 'string' && auth.length > 7 && auth.startsWith('Bearer ') && !isSpace(auth.charCodeAt(7)) && !isSpace(auth.charCodeAt(auth.length - 1))) {
+    return auth.slice(7);
+  }
   if (typeof auth === 'string' && auth.trim() !== '') {
     const m = /^Bearer\s+(.+)$/i.exec(auth.trim());
     return m ? m[1]!.trim() : auth.trim();
@@ -17,6 +23,9 @@ export function presentedKey(request: FastifyRequest): string | null {
   if (typeof header === 'string' && header.trim() !== '') return header.trim();
   return null;
 }
+
+/** White space as String.prototype.trim and the regex's \s see it, within latin1. */
+const isSpace = (code: number): boolean => code === 32 || (code >= 9 && code <= 13) || code === 160;
 
 /** What the hook of every /api/v1 resource plugin shares: one authenticator, one rate limiter. */
 export interface AuthGate extends RateLimitGate {
@@ -38,12 +47,33 @@ async function verify(gate: AuthGate, request: FastifyRequest, nowMs: number): P
   }
 }
 
+/** What every request of one credential shares: its rate-limit bucket and its principal in its home tenant. */
+interface CredentialMemo {
+  readonly bucket: string;
+  readonly home: Principal;
+}
+
+/**
+ * Made once per credential object, not per request: the authenticator hands out the same object
+ * for a remembered key (a JWT's credential is new each time, and so is its memo). Dropped with it.
+ */
+const memos = new WeakMap<Credential, CredentialMemo>();
+
+function memoOf(credential: Credential): CredentialMemo {
+  let memo = memos.get(credential);
+  if (memo === undefined) {
+    memo = { bucket: `${credential.kind}:${credential.subject}`, home: Object.freeze(principalFor(credential, credential.tenant ?? DEFAULT_TENANT)) };
+    memos.set(credential, memo);
+  }
+  return memo;
+}
+
 /**
  * Count the request against its credential's limit (or its client address when it has no valid
  * credential) and put the X-RateLimit-* headers on the reply, so every answer carries them.
  */
 function limit(gate: AuthGate, request: FastifyRequest, reply: FastifyReply, credential: Credential | null, nowMs: number): void {
-  const bucket = credential === null ? addressBucket(request.ip) : `${credential.kind}:${credential.subject}`;
+  const bucket = credential === null ? addressBucket(request.ip) : memoOf(credential).bucket;
   const decision = gate.limiter.hit(bucket, credential?.rateLimitRequestsMax ?? gate.rateLimitRequestsMax, nowMs);
   setRateLimitHeaders(reply, decision, nowMs);
   if (!decision.allowed) throw rateLimitExceeded(reply, decision, nowMs, gate.rateLimitWindowMs);
@@ -89,7 +119,9 @@ function admitted(gate: AuthGate, request: FastifyRequest, reply: FastifyReply, 
     // Every later line of this request names its caller (never the credential itself).
     // (fastify already made this request its own child logger: add to it rather than nest another.)
     (request.log as unknown as { setBindings(bindings: Record<string, unknown>): void }).setBindings({ subject: credential.subject });
-    const principal: Principal = principalFor(credential, requestTenant(request, credential));
+    const tenant = requestTenant(request, credential);
+    const home = memoOf(credential).home;
+    const principal: Principal = tenant === home.tenant ? home : principalFor(credential, tenant);
     request.principal = principal;
     guardReadOnly(request, principal);
     return undefined;

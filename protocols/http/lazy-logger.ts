@@ -34,13 +34,32 @@ export class LazyRequestLogger {
     this.resolve().level = level;
   }
 
-  readonly fatal: LogFn = (...args) => this.log('fatal', args);
-  readonly error: LogFn = (...args) => this.log('error', args);
-  readonly warn: LogFn = (...args) => this.log('warn', args);
-  readonly info: LogFn = (...args) => this.log('info', args);
-  readonly debug: LogFn = (...args) => this.log('debug', args);
-  readonly trace: LogFn = (...args) => this.log('trace', args);
-  readonly silent: LogFn = () => undefined;
+  // Methods on the prototype, not closures per instance: one logger is made for every request.
+  fatal(...args: unknown[]): void {
+    this.log('fatal', args);
+  }
+
+  error(...args: unknown[]): void {
+    this.log('error', args);
+  }
+
+  warn(...args: unknown[]): void {
+    this.log('warn', args);
+  }
+
+  info(...args: unknown[]): void {
+    this.log('info', args);
+  }
+
+  debug(...args: unknown[]): void {
+    this.log('debug', args);
+  }
+
+  trace(...args: unknown[]): void {
+    this.log('trace', args);
+  }
+
+  silent(): void {}
 
   isLevelEnabled(level: string): boolean {
     return (this.real ?? this.parent).isLevelEnabled(level);

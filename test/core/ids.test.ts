@@ -13,6 +13,20 @@ describe('newUlid', () => {
     expect(time).toBeLessThanOrEqual(Date.now());
   });
 
+  it('follows the clock from one millisecond to the next (the time part is cached per millisecond)', () => {
+    const started = Date.now();
+    let checked = 0;
+    while (Date.now() - started < 5 || checked < 1000) {
+      const before = Date.now();
+      const id = newUlid();
+      const after = Date.now();
+      const time = decodeTime(id);
+      expect(time).toBeGreaterThanOrEqual(before);
+      expect(time).toBeLessThanOrEqual(after);
+      checked += 1;
+    }
+  });
+
   it('uses all of the random alphabet (the pool is not stuck)', () => {
     const chars = new Set(Array.from({ length: 2000 }, () => newUlid().slice(10)).join(''));
     expect(chars.size).toBe(32);

@@ -18,7 +18,7 @@ describe('readByKey: the direct primary-key read', () => {
   const tableDef = (name: string) => stack.projections.catalog.tableByName(DEFAULT_TENANT, DEFAULT_SCHEMA, name)!.def;
   const read = (name: string, key: string[], columns?: string[]): Promise<JsonRow | null | undefined> => {
     const table = tableDef(name);
-    return engine.readByKey({ table, key, columns: columns ?? table.columns.map((c) => c.name) });
+    return Promise.resolve(engine.readByKey({ table, key, columns: columns ?? table.columns.map((c) => c.name) }));
   };
 
   beforeAll(async () => {
@@ -70,6 +70,28 @@ describe('readByKey: the direct primary-key read', () => {
       v: 7,
     });
     expect(await read('keys_mix', ['-5', 'é,x', '00000000-0000-0000-0000-000000000000'])).toBeNull();
+  });
+
+  it('answers at once (no promise) from a store that reads synchronously', () => {
+    const table = tableDef('every');
+    const answer = engine.readByKey({ table, key: ['1'], columns: ['id', 't'] });
+    expect(answer).not.toBeInstanceOf(Promise);
+    expect(answer).toEqual({ id: 1, t: 'x' });
+  });
+
+  it('a frozen column list reused from read to read, then another list, each gives its own columns', async () => {
+    const table = tableDef('every');
+    const all = Object.freeze(table.columns.map((c) => c.name));
+    const some = Object.freeze(['t', 'id']);
+    for (let i = 0; i < 3; i++) {
+      expect(Object.keys((await Promise.resolve(engine.readByKey({ table, key: ['1'], columns: all })))!)).toEqual([...all]);
+      expect(await Promise.resolve(engine.readByKey({ table, key: ['1'], columns: some }))).toEqual({ t: 'x', id: 1 });
+      // A list that is not frozen, changed between reads, is read again each time.
+      const mutable = ['id'];
+      expect(await Promise.resolve(engine.readByKey({ table, key: ['1'], columns: mutable }))).toEqual({ id: 1 });
+      mutable[0] = 'b';
+      expect(await Promise.resolve(engine.readByKey({ table, key: ['1'], columns: mutable }))).toEqual({ b: true });
+    }
   });
 
   it('follows ALTER TABLE: a new definition, a column added with a default', async () => {

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_SQL_LIMITS } from '../../query/index.js';
 import { ParseCache } from '../../query/parse-cache.js';
+import { PlanCache, type PreparedQuery } from '../../query/prepare.js';
+import type { CatalogState } from '../../projections/index.js';
 import { openSql } from './helpers.js';
 
 /**
@@ -18,6 +20,33 @@ describe('cache bounds', () => {
     expect(cache.size).toBe(8);
     const again = cache.parse('SELECT 42');
     expect(cache.parse('SELECT 42')).toBe(again);
+  });
+
+  it('the plan cache holds at most its capacity, evicting by second chance: an entry used since it was put survives one eviction', () => {
+    // Plans over no table: the catalog is never asked (a plain stand-in for the data the cache holds).
+    const plan = (): PreparedQuery => ({ tablesUsed: new Map(), rowCounts: new Map() }) as unknown as PreparedQuery;
+    const catalog = {} as CatalogState;
+    const cache = new PlanCache(3);
+    const a = plan();
+    for (const [key, value] of [
+      ['a', a],
+      ['b', plan()],
+      ['c', plan()],
+    ] as const)
+      cache.set(key, value);
+    expect(cache.get('a', catalog)).toBe(a);
+    cache.set('d', plan());
+    expect(['a', 'b', 'c', 'd'].filter((k) => cache.has(k))).toEqual(['a', 'c', 'd']);
+    expect(cache.get('c', catalog)).toBeDefined();
+    cache.set('e', plan());
+    expect(['a', 'c', 'd', 'e'].filter((k) => cache.has(k))).toEqual(['a', 'c', 'e']);
+    // Every entry used: eviction still ends, and the cache stays within its capacity.
+    for (let i = 0; i < 1000; i++) {
+      for (const k of ['a', 'c', 'e']) cache.get(k, catalog);
+      cache.set(`k${i}`, plan());
+      expect(cache.size).toBeLessThanOrEqual(3);
+    }
+    expect(cache.get('missing', catalog)).toBeUndefined();
   });
 
   it('the scan cache keeps a growing table within its row budget, previous state included, and drops it past the budget', async () => {

@@ -16,9 +16,14 @@ export function idParts(table: TableDef, rawUrl: string): string[] {
       { table: table.name, reason: 'no_primary_key' },
     );
   }
-  const path = rawUrl.split('?')[0]!;
+  const query = rawUrl.indexOf('?');
+  const path = query < 0 ? rawUrl : rawUrl.slice(0, query);
   const segment = path.slice(path.lastIndexOf('/') + 1);
+  // The common id: one key column, no comma and no escape in it: the segment is the id.
+  if (names.length === 1 && !segment.includes(',') && !segment.includes('%')) return [segment];
   const parts = segment.split(',').map((part) => {
+    // Only an escape changes a part (a plain id is most ids: no decoding to pay for).
+    if (!part.includes('%')) return part;
     try {
       return decodeURIComponent(part);
     } catch (error) {

@@ -2,6 +2,7 @@ import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import { SvcError } from '../../../core/errors.js';
 import type { TableDef } from '../../../core/catalog.js';
 import { untilClientLeaves } from '../client-abort.js';
+import { rowJson, sendJsonText } from '../json-reply.js';
 import { idParts } from './row-id.js';
 import { rowTarget, type RowRouteDeps } from './rows-routes.js';
 import { patchRowBody, rowParams, rowQuery } from './rows-schemas.js';
@@ -31,13 +32,16 @@ export function rowRoutes(deps: RowRouteDeps): FastifyPluginAsync {
         const parts = idParts(entry.def, request.raw.url ?? request.url);
         const columns = selectColumns(entry.def, request.query.select);
         // One store read, no SQL text or plan (query/point-read.ts); the SQL path answers what it cannot.
-        const direct = await engine.readByKey({ table: entry.def, key: parts, columns });
+        // Synchronous where the store reads synchronously: no promise to wait for then.
+        const read = engine.readByKey({ table: entry.def, key: parts, columns });
+        const direct = read instanceof Promise ? await read : read;
         if (direct === null) throw rowNotFound(entry.def, parts);
-        if (direct !== undefined) return { data: direct };
+        // The answer's JSON written at once (json-reply.ts: the same text as serializing { data }).
+        if (direct !== undefined) return sendJsonText(reply, `{"data":${rowJson(direct)}}`);
         const statement = selectByKeySql(ref, columns, keySql(entry.def, parts));
         const result = await untilClientLeaves(reply, (signal) => engine.execute(statement.sql, { ...options, params: statement.params, maxRows: 1, signal }));
         if (result.rows.length === 0) throw rowNotFound(entry.def, parts);
-        return { data: result.rows[0] };
+        return sendJsonText(reply, `{"data":${rowJson(result.rows[0]!)}}`);
       },
     );
 

@@ -25,11 +25,23 @@ function column(table: TableDef, name: string): string {
 }
 
 /** select= text (comma-separated names, * or absent for all) as the table's column names. */
-export function selectColumns(table: TableDef, select: string | undefined): string[] {
-  if (select === undefined || select.trim() === '*') return table.columns.map((c) => c.name);
+export function selectColumns(table: TableDef, select: string | undefined): readonly string[] {
+  if (select === undefined || select.trim() === '*') return columnNames(table);
   const names = select.split(',').map((s) => s.trim());
   if (names.some((n) => n === '')) throw new SvcError('INVALID_QUERY', 'select has an empty item: give column names separated by commas', { field: 'select' });
   return [...new Set(names.map((n) => (n === '*' ? null : column(table, n))).flatMap((n) => (n === null ? table.columns.map((c) => c.name) : [n])))];
+}
+
+/** Every column's name per table definition (an ALTER makes a new one): asked on every GET of a row. */
+const allColumns = new WeakMap<TableDef, readonly string[]>();
+
+function columnNames(table: TableDef): readonly string[] {
+  let names = allColumns.get(table);
+  if (names === undefined) {
+    names = Object.freeze(table.columns.map((c) => c.name));
+    allColumns.set(table, names);
+  }
+  return names;
 }
 
 /** RETURNING text of a returning list (column names, or ["*"]); empty when none is asked for. */

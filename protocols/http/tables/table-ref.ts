@@ -37,9 +37,17 @@ export function findTable(catalog: CatalogState, tenant: string, ref: TableRef):
   return entry;
 }
 
+/** Per table definition (an ALTER makes a new one): asked on every request for a row by id. */
+const keyNames = new WeakMap<TableDef, readonly string[]>();
+
 /** The column names of a table's primary key, in key order (empty: no primary key). */
-export function primaryKeyNames(table: TableDef): string[] {
-  return table.primaryKey.map((id) => table.columns.find((c) => c.id === id)!.name);
+export function primaryKeyNames(table: TableDef): readonly string[] {
+  let names = keyNames.get(table);
+  if (names === undefined) {
+    names = Object.freeze(table.primaryKey.map((id) => table.columns.find((c) => c.id === id)!.name));
+    keyNames.set(table, names);
+  }
+  return names;
 }
 
 /** ISO 8601 (UTC) of catalog microseconds. */
