@@ -12,28 +12,38 @@ export class ActiveSegment {
    * A second descriptor of the file, for the fdatasync that overlaps another (group commit keeps
    * up to two in flight, alternating). Linux reports a writeback error once per open file
    * description: with one descriptor, the later of two overlapping syncs could take the error that
-   * belongs to the earlier one's data, and the earlier one would return success.
+   * belongs to the earlier one's data, and the earlier one would return success. Opened with the
+   * first: a descriptor opened after a writeback error may never be told of it.
    */
-  private overlapFh: FileHandle | null = null;
   private syncCount = 0;
 
   private constructor(
     readonly segment: Segment,
     private readonly fh: FileHandle,
+    private readonly overlapFh: FileHandle,
   ) {
     this.syncedSizeBytes = segment.sizeBytes;
   }
 
   /** Reopens the recovered last segment (whose size recovery has verified and made durable). */
   static async open(segment: Segment): Promise<ActiveSegment> {
-    return new ActiveSegment(segment, await open(segment.path, 'r+'));
+    return ActiveSegment.withOverlap(segment, await open(segment.path, 'r+'));
   }
 
   /** Creates the next segment; 'wx' because a file of that name must not already exist. */
   static async create(dir: string, baseLsn: Lsn, indexIntervalBytes: number): Promise<ActiveSegment> {
     const segment = new Segment(dir, baseLsn, lsn(baseLsn - 1), 0);
     segment.index = new SparseIndex(indexIntervalBytes);
-    return new ActiveSegment(segment, await open(segment.path, 'wx+', DATA_FILE_CREATE_MODE));
+    return ActiveSegment.withOverlap(segment, await open(segment.path, 'wx+', DATA_FILE_CREATE_MODE));
+  }
+
+  private static async withOverlap(segment: Segment, fh: FileHandle): Promise<ActiveSegment> {
+    try {
+      return new ActiveSegment(segment, fh, await open(segment.path, 'r'));
+    } catch (error) {
+      await fh.close().catch(() => undefined);
+      throw error;
+    }
   }
 
   get hasUnsyncedBytes(): boolean {
@@ -56,7 +66,7 @@ export class ActiveSegment {
   async datasync(): Promise<boolean> {
     if (!this.hasUnsyncedBytes) return false;
     const target = this.segment.sizeBytes;
-    const fh = this.syncCount++ % 2 === 0 ? this.fh : (this.overlapFh ??= await open(this.segment.path, 'r'));
+    const fh = this.syncCount++ % 2 === 0 ? this.fh : this.overlapFh;
     await fh.datasync();
     if (target > this.syncedSizeBytes) this.syncedSizeBytes = target;
     return true;
@@ -78,14 +88,14 @@ export class ActiveSegment {
         logger.warn({ segment: segment.fileName, err: error }, 'log: could not write a sparse index; it will be rebuilt');
       }
     }
-    await this.overlapFh?.close();
+    await this.overlapFh.close();
     await this.fh.close();
     return synced;
   }
 
   /** After a failure: release the descriptors, and ignore what closing says (it already failed). */
   async closeAfterFailure(): Promise<void> {
-    await this.overlapFh?.close().catch(() => undefined);
+    await this.overlapFh.close().catch(() => undefined);
     await this.fh.close().catch(() => undefined);
   }
 }

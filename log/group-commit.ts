@@ -238,6 +238,8 @@ export class GroupCommitWriter {
     while (this.syncing.length >= LOG_LIMITS.syncsInFlightMax) await this.syncing[0]!.settled;
     if (this.failure !== null) throw this.failure;
     await this.active.write(batch.buffers, batch.sizeBytes);
+    // An earlier batch's fdatasync may have failed during the write: this one is not durable either.
+    this.throwIfFailed();
     const { segment } = this.active;
     segment.lastLsn = batch.lastLsn;
     const entries = batch.indexEntries;
@@ -252,11 +254,18 @@ export class GroupCommitWriter {
     entry.settled = this.active.datasync().then(
       (synced) => {
         if (synced) this.counters.fsyncCount++;
+        // The log failed meanwhile (an earlier batch's fdatasync): nothing after it is acknowledged.
+        if (this.failure !== null) return;
         entry.synced = true;
         this.acknowledgeSynced();
       },
       (cause: unknown) => this.fail(cause),
     );
+  }
+
+  /** Throws the log's failure, if it failed (a check after an await, where the compiler still assumes the one before it). */
+  private throwIfFailed(): void {
+    if (this.failure !== null) throw this.failure;
   }
 
   /** Acknowledges, in LSN order, the batches whose fdatasync and every earlier one succeeded. */

@@ -1,3 +1,5 @@
+import { open } from 'node:fs/promises';
+import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { openLog } from '../../log/index.js';
 import { logOptions, makeTempDir, payloadFor, readAll, removeTempDir } from './helpers.js';
@@ -67,6 +69,54 @@ describe('group commit', () => {
     expect(reopened.headLsn).toBe(320);
     expect((await readAll(reopened)).length).toBe(320);
     await reopened.close();
+  });
+
+  it('an fdatasync that fails while the next batch is written fails that batch too: nothing after it is durable', async () => {
+    // The disk's answers are injected at node:fs's FileHandle (the OS boundary), not in the log's own code.
+    const probe = await open(path.join(dir, 'probe'), 'w');
+    const handle = Object.getPrototypeOf(probe) as { writev: (...a: unknown[]) => Promise<unknown>; datasync: () => Promise<void> };
+    await probe.close();
+    const { writev, datasync } = handle;
+    let writes = 0;
+    let syncs = 0;
+    const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+    const log = await openLog(logOptions(dir));
+    const seen: number[] = [];
+    log.durableLsn$.subscribe((lsn) => seen.push(lsn));
+    try {
+      handle.writev = async function (this: unknown, ...args: unknown[]) {
+        // The second batch's write is slow: the first batch's fdatasync fails meanwhile.
+        if (++writes === 2) await sleep(100);
+        return writev.apply(this, args);
+      };
+      handle.datasync = async function (this: unknown) {
+        if (++syncs === 1) {
+          await sleep(30);
+          throw Object.assign(new Error('EIO: i/o error, fdatasync'), { code: 'EIO' });
+        }
+        // A later fdatasync succeeds, as one on another descriptor may after the error was reported once.
+        return datasync.apply(this);
+      };
+      const a = log.append(payloadFor(1, 64));
+      await sleep(5);
+      const b = log.append(payloadFor(2, 64));
+      const outcomes = await Promise.all(
+        [a.durable, b.durable].map((d) =>
+          d.then(
+            () => 'durable',
+            () => 'failed',
+          ),
+        ),
+      );
+      await sleep(150);
+      expect(outcomes).toEqual(['failed', 'failed']);
+      expect(log.durableLsn).toBe(0);
+      expect(seen.every((lsn) => lsn === 0)).toBe(true);
+    } finally {
+      handle.writev = writev;
+      handle.datasync = datasync;
+      await log.close().catch(() => undefined);
+    }
   });
 
   it('interval durability resolves after the write and fdatasyncs on the timer; sync() forces it', async () => {
