@@ -24,7 +24,7 @@ import type { CompileFilter } from './webhooks/registration.js';
 import { WebhookDeliveries } from './webhooks/webhooks.js';
 import { Semaphore } from './webhooks/lanes.js';
 
-export { CdcStreams, type CdcStreamMetrics } from './cdc/streams.js';
+export { CdcStreams, cdcCaptureSpec, type CdcStreamMetrics } from './cdc/streams.js';
 export { CHANGE_OPERATIONS, type ChangeEvent, type ChangeOperation, type SourcedEvent } from './events/change-event.js';
 export { changeEvents, startOf, type CaptureSpec, type EventSourceDeps, type SourcePosition } from './events/event-source.js';
 export { projectionEventSource } from './events/projection-source.js';

@@ -9,7 +9,7 @@ import { decodeLogRecord } from '../../core/log-records.js';
 import { silentLogger } from '../../core/logger.js';
 import type { Lsn } from '../../core/units.js';
 import { SqlEngine, typeSystem } from '../../query/index.js';
-import { changeEvents, projectionEventSource, startOf, type CaptureSpec } from '../../sinks/index.js';
+import { cdcCaptureSpec, changeEvents, projectionEventSource, startOf } from '../../sinks/index.js';
 import { jsonEncoder, messageKey } from '../../sinks/cdc/destination.js';
 import { openStack, tempDir } from '../../test/helpers/stack.js';
 import { median, perS, progress, round2, type BenchResult } from './print-result.js';
@@ -49,15 +49,7 @@ export async function cdcInProcess(batchEventsMax: number): Promise<BenchResult>
       const object = projections.catalog.object(CDC_STREAM_OBJECT, 'default', 'bench');
       if (!object) throw new Error('the capture bench is not in the catalog');
       const def = decodeCdcStreamDef(object.definition);
-      const spec: CaptureSpec = {
-        tenant: def.tenant,
-        tableIds: [def.tableId],
-        objectKind: CDC_STREAM_OBJECT,
-        objectName: def.name,
-        createdLsn: object.createdLsn,
-        createdSequence: object.createdSequence,
-        snapshotRows: object.snapshotRows,
-      };
+      const spec = cdcCaptureSpec(object, def);
       const source = projectionEventSource(projections);
       const options = { batchEventsMax, batchBytesMax: READ_BATCH_BYTES, signal: new AbortController().signal, stopAtHead: true };
 

@@ -159,15 +159,7 @@ export class CdcStreams implements CdcRuntime {
   }
 
   private add(key: string, object: CatalogObject, def: CdcStreamDef): void {
-    const capture: CaptureSpec = {
-      tenant: def.tenant,
-      tableIds: [def.tableId],
-      objectKind: CDC_STREAM_OBJECT,
-      objectName: def.name,
-      createdLsn: object.createdLsn,
-      createdSequence: object.createdSequence,
-      snapshotRows: object.snapshotRows,
-    };
+    const capture = cdcCaptureSpec(object, def);
     const runner = new StreamRunner(def, capture, this.deps.destinationFor(def), this.deps);
     this.runners.set(key, { runner, updatedLsn: object.updatedLsn });
     runner.start();
@@ -181,4 +173,17 @@ export class CdcStreams implements CdcRuntime {
     if (dropped) await this.deps.offsets.delete(runner.definition.id);
     this.deps.logger.info({ stream: runner.name }, 'cdc: stream stopped');
   }
+}
+
+/** What a CDC stream captures: its table's changes from the stream's creation in the log (and its snapshot). */
+export function cdcCaptureSpec(object: CatalogObject, def: CdcStreamDef): CaptureSpec {
+  return {
+    tenant: def.tenant,
+    tableIds: [def.tableId],
+    objectKind: CDC_STREAM_OBJECT,
+    objectName: def.name,
+    createdLsn: object.createdLsn,
+    createdSequence: object.createdSequence,
+    snapshotRows: object.snapshotRows,
+  };
 }
