@@ -1,8 +1,8 @@
-import { SvcError } from '../core/errors.js';
 import { encodeKey } from '../core/key-encoding.js';
 import type { SqlType, SqlValue } from '../core/values.js';
 import { keys, type StateStore } from '../projections/index.js';
 import type { Row } from './exec/context.js';
+import { missingParameter } from './exec/index.js';
 import { pkTypes } from './exec/ops/scan.js';
 import { rowDecoder } from './exec/ops/row-decoder.js';
 import type { Expr } from './plan/expr.js';
@@ -126,7 +126,7 @@ function keyValueOf(expr: Expr): ((params: readonly QValue[]) => QValue) | null 
     case 'param': {
       const index = expr.index;
       return (params) => {
-        if (index >= params.length) throw new SvcError('INVALID_QUERY', `there is no parameter $${index + 1}`, { parameter: index + 1 });
+        if (index >= params.length) throw missingParameter(index);
         return params[index]!;
       };
     }

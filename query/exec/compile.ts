@@ -12,6 +12,11 @@ export interface Compiled {
   readonly subqueries: readonly SubqueryExpr[];
 }
 
+/** The error of a statement that reads $n (index n - 1) when fewer parameters were given. */
+export function missingParameter(index: number): SvcError {
+  return new SvcError('INVALID_QUERY', `there is no parameter $${index + 1}`, { parameter: index + 1 });
+}
+
 /** Compiles an expression; subquery nodes are collected for the operator to prepare. */
 export function compile(expr: Expr, ctx: ExecContext): Compiled {
   const subqueries: SubqueryExpr[] = [];
@@ -34,7 +39,7 @@ function build(expr: Expr, ctx: ExecContext, subs: SubqueryExpr[]): Evaluator {
         return () => value;
       }
       return () => {
-        throw new SvcError('INVALID_QUERY', `there is no parameter $${index + 1}`, { parameter: index + 1 });
+        throw missingParameter(index);
       };
     }
     case 'column': {
