@@ -109,7 +109,7 @@ export function bulkHostOf(
 }
 
 /** fsync a file or directory by path; a file LevelDB deleted meanwhile (compacted) needs none. */
-async function fsyncPath(file: string): Promise<void> {
+export async function fsyncPath(file: string): Promise<void> {
   let handle;
   try {
     handle = await open(file, 'r');
