@@ -89,3 +89,44 @@ describe('insertMany: rows of a fresh bulk stay visible to the rest of the state
     expect(await h.rows('SELECT count(*) AS n FROM m')).toEqual([{ n: 100 }]);
   });
 });
+
+/**
+ * The sequencer keeps, per table, a key no row sorts after (projections/row-key-bounds.ts): a bulk
+ * insert whose keys all sort above it reads nothing. Every way a row can come to sort higher must
+ * raise it, or the duplicate would be written twice.
+ */
+describe('the row key bound follows every write', () => {
+  let h: SqlHarness;
+  const values = (from: number, to: number, extra: number[] = []): string =>
+    [...Array.from({ length: to - from + 1 }, (_, i) => from + i), ...extra].map((id) => `(${id}, 'r')`).join(', ');
+  const dupOf = async (sql: string): Promise<string> => JSON.stringify((await caught(h.q(sql))).details);
+
+  beforeAll(async () => {
+    h = await openSql({
+      transactions: { transactionTimeoutMsDefault: 10_000, transactionTimeoutMsMax: 10_000, transactionsOpenMax: 4, sqlDmlRowsMax: 100_000 },
+    });
+    await h.q('CREATE TABLE k (id BIGINT PRIMARY KEY, name TEXT)');
+  });
+  afterAll(async () => {
+    await h.close();
+  });
+
+  it('single-row inserts, updates of the key, transactions and a table made again all raise or reset it', async () => {
+    await h.q(`INSERT INTO k VALUES ${values(1, 100)}`); // the bound is learned (no rows), then raised to 100
+    await h.q("INSERT INTO k VALUES (5000, 'single')");
+    expect(await dupOf(`INSERT INTO k VALUES ${values(1000, 1299)}, (5000, 'again')`)).toContain('(id)=(5000)');
+    await h.q('UPDATE k SET id = 9000 WHERE id = 1');
+    expect(await dupOf(`INSERT INTO k VALUES ${values(6000, 6299)}, (9000, 'again')`)).toContain('(id)=(9000)');
+    await h.q("BEGIN; INSERT INTO k VALUES (12000, 'txn'); COMMIT");
+    expect(await dupOf(`INSERT INTO k VALUES ${values(10000, 10299)}, (12000, 'again')`)).toContain('(id)=(12000)');
+    // Keys above every row: no read, and they are written.
+    await h.q(`INSERT INTO k VALUES ${values(20000, 20299)}`);
+    expect(await h.rows('SELECT count(*) AS n, max(id) AS top FROM k')).toEqual([{ n: 402, top: 20299 }]);
+    // A table dropped and made again under the same name starts with no rows.
+    await h.q('DROP TABLE k');
+    await h.q('CREATE TABLE k (id BIGINT PRIMARY KEY, name TEXT)');
+    await h.q(`INSERT INTO k VALUES ${values(1, 300)}`);
+    expect(await dupOf(`INSERT INTO k VALUES ${values(301, 600, [300])}`)).toContain('(id)=(300)');
+    expect(await h.rows('SELECT count(*) AS n FROM k')).toEqual([{ n: 300 }]);
+  });
+});
