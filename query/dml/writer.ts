@@ -12,6 +12,7 @@ import { checkViolation, notNullViolation, uniqueViolation } from './errors.js';
 import { ForeignKeys } from './foreign-keys.js';
 import { ByteSlab } from './byte-slab.js';
 import { keyBytes, keyText } from './key-text.js';
+import { allAfterLastKey, ascending, scanIndex } from './read-ahead.js';
 
 const { dmlPrefetchRowsMin, dmlPrefetchProbesInFlightMax } = LIMITS;
 
@@ -218,7 +219,7 @@ export class TableWriter {
       if (ik && !known.has(keyText(ik))) fresh.set(keyText(ik), ik);
     }
     const found = new Map<string, Uint8Array[]>();
-    const todo = await this.scanIndex(u, [...fresh.values()].sort(compareKeys), found);
+    const todo = await scanIndex(this.statement.view, u.index.id, [...fresh.values()].sort(compareKeys), found);
     const probe = async (): Promise<void> => {
       for (let next = todo.pop(); next; next = todo.pop()) {
         const pks: Uint8Array[] = [];
@@ -228,51 +229,6 @@ export class TableWriter {
     };
     await Promise.all(Array.from({ length: Math.min(dmlPrefetchProbesInFlightMax, todo.length) }, probe));
     for (const [k, pks] of found) known.set(k, pks);
-  }
-
-  /**
-   * One sorted pass over the index entries under the wanted keys' common prefix, matching
-   * entries to wanted keys (index entry = index key + pk; encoded keys are prefix-free). Stops
-   * after a bounded number of entries; returns the keys it could not settle, for point probes.
-   */
-  private async scanIndex(u: UniqueIndex, wanted: readonly Uint8Array[], found: Map<string, Uint8Array[]>): Promise<[string, Uint8Array][]> {
-    if (wanted.length === 0) return [];
-    const first = wanted[0]!;
-    const last = wanted[wanted.length - 1]!;
-    let common = 0;
-    while (common < first.length && common < last.length && first[common] === last[common]) common += 1;
-    const prefix = first.subarray(0, common);
-    const budget = wanted.length * 8 + 4096;
-    let visited = 0;
-    let i = 0;
-    const hold = (at: number): Uint8Array[] => {
-      const k = keyText(wanted[at]!);
-      let pks = found.get(k);
-      if (!pks) found.set(k, (pks = []));
-      return pks;
-    };
-    const startsWith = (entry: Uint8Array, ik: Uint8Array): boolean => {
-      if (entry.length < ik.length) return false;
-      for (let j = common; j < ik.length; j++) if (entry[j] !== ik[j]) return false;
-      return true;
-    };
-    scan: for await (const batch of this.statement.view.indexEntries(u.index.id, prefix)) {
-      for (const rest of batch) {
-        const entry = new Uint8Array(common + rest.length);
-        entry.set(prefix, 0);
-        entry.set(rest, common);
-        while (i < wanted.length && !startsWith(entry, wanted[i]!) && compareKeys(wanted[i]!, entry) < 0) hold(i++);
-        if (i >= wanted.length) break scan;
-        if (startsWith(entry, wanted[i]!)) hold(i).push(entry.subarray(wanted[i]!.length));
-      }
-      visited += batch.length;
-      if (visited > budget) {
-        found.delete(keyText(wanted[i]!)); // possibly seen only in part
-        return wanted.slice(i).map((ik) => [keyText(ik), ik]);
-      }
-    }
-    while (i < wanted.length) hold(i++);
-    return [];
   }
 
   private async allocateRowId(): Promise<Uint8Array> {
@@ -351,34 +307,13 @@ export class TableWriter {
       for (let i = 0; i < rows.length; i++) keys[i] = this.slabKeyOf(rows[i]!);
       const texts = this.pendingMap.size === 0 && this.deferred.length === 0 && ascending(keys) ? null : keys.map(keyText);
       // Not in a transaction: reading the last row there would track the table's whole range as read.
-      const skip = !this.statement.inTransaction && (await this.allAfterLastKey(keys));
+      const skip = !this.statement.inTransaction && (await allAfterLastKey(this.statement.view, this.def.id, keys));
       const images = skip ? new Array<undefined>(keys.length) : await this.statement.view.getRows(this.def.id, keys);
       return { keys, texts, images };
     } catch (error) {
       if (!isSvcError(error)) throw error;
       return null;
     }
-  }
-
-  /**
-   * True when every key sorts after the last key of the table as the view sees it (stored and
-   * pending records, a transaction's own changes): then none of them exists, and one read of the
-   * last row stands for a lookup per key (a bulk load of ascending ids: 10,000 LevelDB reads).
-   * The sequencer's view keeps a bound above the last key instead of reading it every time.
-   */
-  private async allAfterLastKey(keys: readonly Uint8Array[]): Promise<boolean> {
-    let least = keys[0]!;
-    for (let i = 1; i < keys.length; i++) if (compareKeys(keys[i]!, least) < 0) least = keys[i]!;
-    const view = this.statement.view;
-    if (view.rowKeyBound) {
-      const bound = await view.rowKeyBound(this.def.id);
-      return bound === null || compareKeys(least, bound) > 0;
-    }
-    for await (const batch of view.rows(this.def.id, { reverse: true })) {
-      const last = batch[0];
-      if (last !== undefined) return compareKeys(least, last[0]) > 0;
-    }
-    return true;
   }
 
   /**
@@ -518,12 +453,6 @@ export class TableWriter {
       .join(', ');
     return `(${names})=(${shown})`;
   }
-}
-
-/** True when every key sorts after the one before it (so no two are equal). */
-function ascending(keys: readonly Uint8Array[]): boolean {
-  for (let i = 1; i < keys.length; i++) if (compareKeys(keys[i - 1]!, keys[i]!) >= 0) return false;
-  return true;
 }
 
 export function sameValue(a: QValue, b: QValue): boolean {
