@@ -38,8 +38,14 @@ export const PROJECTION_LIMITS = Object.freeze({
   /** Most records in one prepared chunk (one tables-projection batch). */
   replayChunkRecordsMax: 65_536,
   /**
-   * Bytes of bulk-loaded write-ahead files (replay-bulk.ts) after which LevelDB recovers them:
-   * recovery puts every table it writes in level 0, where more than 8 slow writes (and 12 stop them).
+   * Staged bytes of bulk-loaded batches (replay-bulk.ts) at which LevelDB starts recovering them in
+   * the background while later chunks decode: each ingest reopens the store (~10-40 ms) and leaves
+   * at least one table in level 0, so not much smaller.
+   */
+  replayBulkIngestBytesMin: 32 * 1024 * 1024,
+  /**
+   * Staged bytes at which replay waits for the running ingest: recovery puts every table it writes
+   * in level 0, where more than 8 slow writes (and 12 stop them).
    */
   replayBulkPendingBytesMax: 128 * 1024 * 1024,
   /**
@@ -57,4 +63,5 @@ export const PROJECTION_LIMITS = Object.freeze({
 
 // Relations between the limits, asserted once at load (TigerBeetle style).
 assert(PROJECTION_LIMITS.rangeBatchKeysFirst <= PROJECTION_LIMITS.rangeBatchKeysDefault, 'a range read starts small and grows');
+assert(PROJECTION_LIMITS.replayBulkIngestBytesMin <= PROJECTION_LIMITS.replayBulkPendingBytesMax, 'replay ingests in the background before it waits');
 assert(PROJECTION_LIMITS.rangeBatchKeysFirst >= 1 && PROJECTION_LIMITS.vectorApplyRowsPerTurn >= 1, 'reads and applies make progress');

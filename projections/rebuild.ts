@@ -35,6 +35,8 @@ export async function rebuildProjections(options: {
   readonly workerThreads?: number;
   /** Chunks with fewer bytes of ops are not bulk-loaded (tests choose; PROJECTION_LIMITS.replayBulkChunkBytesMin). */
   readonly bulkChunkBytesMin?: number;
+  /** Staged bytes at which a background ingest starts (tests choose; PROJECTION_LIMITS.replayBulkIngestBytesMin). */
+  readonly bulkIngestBytesMin?: number;
 }): Promise<{ records: number; rows: number }> {
   const { log, layout } = options;
   if (log.firstLsn > 1) {
@@ -87,6 +89,7 @@ async function rebuildFromLog(
     readonly onProgress: (progress: RebuildProgress) => void;
     readonly workerThreads?: number;
     readonly bulkChunkBytesMin?: number;
+    readonly bulkIngestBytesMin?: number;
   },
   scratch: StateStore,
   total: Lsn,
@@ -114,6 +117,7 @@ async function rebuildFromLog(
       vectors,
       onApplied: (recordsDone, rowsDone) => options.onProgress({ recordsDone, recordsTotal: total, rowsDone }),
       ...(options.bulkChunkBytesMin === undefined ? {} : { bulkChunkBytesMin: options.bulkChunkBytesMin }),
+      ...(options.bulkIngestBytesMin === undefined ? {} : { bulkIngestBytesMin: options.bulkIngestBytesMin }),
       ...(options.workerThreads === undefined
         ? {}
         : { preparer: options.workerThreads === 0 ? new InThreadPreparer() : ReplayPool.start(options.workerThreads) }),

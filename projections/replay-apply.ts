@@ -32,6 +32,8 @@ export interface ReplayApplyOptions {
   readonly preparer?: Preparer;
   /** Chunks with fewer bytes of ops are written as ordinary batches (tests choose; PROJECTION_LIMITS.replayBulkChunkBytesMin). */
   readonly bulkChunkBytesMin?: number;
+  /** Staged bytes at which a background ingest starts (tests choose; PROJECTION_LIMITS.replayBulkIngestBytesMin). */
+  readonly bulkIngestBytesMin?: number;
 }
 
 /**
@@ -49,7 +51,13 @@ export async function replayApply(options: ReplayApplyOptions): Promise<{ record
   const work = new ChunkQueue(pool, pool.size * PROJECTION_LIMITS.replayChunksAheadPerWorker);
   const done = { records: 0, rows: 0 };
   const host = bulkHostOf(options.store);
-  const bulk = host === null ? null : new BulkLoader(host, PROJECTION_LIMITS.replayBulkPendingBytesMax);
+  const bulk =
+    host === null
+      ? null
+      : new BulkLoader(host, {
+          ingestBytesMin: options.bulkIngestBytesMin ?? PROJECTION_LIMITS.replayBulkIngestBytesMin,
+          pendingBytesMax: PROJECTION_LIMITS.replayBulkPendingBytesMax,
+        });
   // The chunk being written: the next one is built into a native batch meanwhile (LevelDB writes on its own thread).
   let applying: Promise<void> = Promise.resolve();
   try {
@@ -84,7 +92,7 @@ export async function replayApply(options: ReplayApplyOptions): Promise<{ record
       }
     }
     await applying;
-    await bulk?.ingest();
+    await bulk?.finish();
     options.vectors.skipTo(options.toLsn);
     return done;
   } finally {
@@ -148,34 +156,55 @@ class ChunkQueue {
 /**
  * What writes a chunk's key/value ops: into a fresh store, a large chunk is bulk-loaded
  * (replay-bulk.ts) unless the vector projection will apply some of its records (it may read their
- * rows). Otherwise what was bulk-loaded is ingested first (a later write of a key must not be
- * hidden by an earlier bulk-loaded one), then the ops are written as one batch.
+ * rows); `bulked` says so. Otherwise what was bulk-loaded is ingested first (a later write of a key
+ * must not be hidden by an earlier bulk-loaded one), then the ops are written as one batch.
  */
-function chunkWrite(store: StateStore, bulk: BulkLoader | null, prepared: PreparedChunk, bulkBytesMin: number): () => Promise<void> {
-  if (bulk === null) return packedBatch(store, prepared.ops);
-  if (prepared.ops.length >= bulkBytesMin && !prepared.vectorFlags.includes(1)) return () => bulk.append(prepared.ops);
-  return async () => {
-    await bulk.ingest();
-    await packedBatch(store, prepared.ops)();
+function chunkWrite(
+  store: StateStore,
+  bulk: BulkLoader | null,
+  prepared: PreparedChunk,
+  bulkBytesMin: number,
+): { readonly write: () => Promise<void>; readonly bulked: boolean } {
+  if (bulk === null) return { write: packedBatch(store, prepared.ops), bulked: false };
+  if (prepared.ops.length >= bulkBytesMin && !prepared.vectorFlags.includes(1)) return { write: () => bulk.append(prepared.ops), bulked: true };
+  return {
+    write: async () => {
+      await bulk.ingest();
+      await packedBatch(store, prepared.ops)();
+    },
+    bulked: false,
   };
 }
 
 /**
  * Applies the prepared records of a chunk and the barrier record after them (if any); returns how
- * many of the chunk's records that is.
+ * many of the chunk's records that is. A bulk-loaded chunk without a barrier does not wait for the
+ * store: its summary is applied in the loader's queue, after the ingest running meanwhile (the
+ * store is closed while LevelDB recovers), and the next chunk is staged at once.
  */
 async function applyChunk(
   options: ReplayApplyOptions,
   bulk: BulkLoader | null,
   entries: readonly LogEntry[],
   prepared: PreparedChunk,
-  write: () => Promise<void>,
+  write: { readonly write: () => Promise<void>; readonly bulked: boolean },
 ): Promise<number> {
   // Rows and index entries first: the barrier record's own apply may read them (backfills, drops).
-  await write();
+  await write.write();
   const count = Math.min(prepared.count + 1, entries.length);
+  if (bulk !== null && write.bulked && count === prepared.count) {
+    // Failures stay in the loader: the next append() or ingest() throws them.
+    void bulk.run(() => applyRecords(options, entries, prepared, count)).catch(() => undefined);
+    return count;
+  }
   // A barrier record is applied through the store (and may read it): bulk-loaded rows go in first.
   if (count > prepared.count) await bulk?.ingest();
+  await applyRecords(options, entries, prepared, count);
+  return count;
+}
+
+/** The tables projection's part of a chunk (its summary, then the barrier record), then the vector projection's. */
+async function applyRecords(options: ReplayApplyOptions, entries: readonly LogEntry[], prepared: PreparedChunk, count: number): Promise<void> {
   // The prepared records count as one, at the LSN of the last (chunkSummary): the projection then
   // does per chunk, not per record, what it would do for each (statistics, sequences, offset).
   const first = prepared.count > 0 ? prepared.count - 1 : 0;
@@ -187,7 +216,6 @@ async function applyChunk(
   const forVectors: LogEntry[] = [];
   for (let i = 0; i < count; i++) if (i >= prepared.count || touchesVectors(prepared, i)) forVectors.push(entries[i]!);
   if (forVectors.length > 0) await options.vectors.applyBatch(forVectors);
-  return count;
 }
 
 /** Row changes of a record the main thread applied itself (rare: a catalog change), counted for progress. */

@@ -20,10 +20,11 @@
  * meta keys) is never in a bulk file; keep it so (the review of session 5 showed the loss).
  */
 import { crc32c } from '@node-rs/crc32';
-import { readdir, writeFile } from 'node:fs/promises';
+import { mkdir, open, readdir, rename, rm, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import { SvcError } from '../core/errors.js';
-import { PACKED_PUT } from './state-store.js';
+import { KeySpace } from './keys.js';
+import { PACKED_PUT, type KvOp } from './state-store.js';
 
 /** LevelDB log format (db/log_format.h): 32 KiB blocks of fragments, each with a 7-byte header. */
 const BLOCK_BYTES = 32 * 1024;
@@ -54,59 +55,143 @@ export interface BulkHost {
   /** Closes and opens the database: LevelDB recovers the files written since. */
   reopen(): Promise<void>;
   readonly getSync: (key: Uint8Array) => Uint8Array | undefined;
+  /** An ordinary write (the probes' deletes). */
+  write(ops: readonly KvOp[]): Promise<void>;
 }
 
-/** Writes packed ops as LevelDB write-ahead files and has LevelDB recover them (see the file's doc). */
+/** When the loader hands staged batches to LevelDB. */
+export interface BulkLoaderLimits {
+  /** Staged bytes at which an ingest starts in the background, when none is running. */
+  readonly ingestBytesMin: number;
+  /** Staged bytes at which append() waits for the running ingest and starts the next (bounds level 0 and the disk used). */
+  readonly pendingBytesMax: number;
+}
+
+/** Where batches wait, inside the scratch directory (LevelDB ignores names it does not know; a crash leaves it with the scratch). */
+export const STAGING_DIR = 'replay-staging';
+
+/** A write-ahead file being filled in the staging directory: the batches of the next ingest. */
+interface Staged {
+  readonly file: string;
+  readonly handle: FileHandle;
+  bytes: number;
+  /** The probe key of each batch: after the ingest LevelDB must hold every one (it skips a record it cannot read). */
+  readonly probes: Uint8Array[];
+}
+
+/**
+ * Writes packed ops as a LevelDB write-ahead file and has LevelDB recover it (see the file's doc).
+ * Batches are staged in ONE file outside LevelDB's sight; an ingest moves the file in (numbered
+ * past LevelDB's) and reopens the database, in the background: later batches are staged in a new
+ * file meanwhile, so LevelDB's recovery runs beside the decoding instead of after it. Everything
+ * else that uses the database (run()) waits its turn in one queue with the ingests, so nothing
+ * touches it while it is closed and reopened.
+ */
 export class BulkLoader {
-  private nextFile = 0;
-  private lastFile = 0;
-  private pendingBytes = 0;
-  /** The last put of the last file: after an ingest LevelDB must hold it (it skips a record it cannot read). */
-  private probe: { key: Uint8Array; value: Uint8Array } | null = null;
+  private staged: Staged | null = null;
+  private stagedCount = 0;
+  private probeCount = 0;
+  /** Ingests and run() tasks, one at a time in the order given. */
+  private queue: Promise<void> = Promise.resolve();
+  /** Ingests queued and not finished. */
+  private ingesting = 0;
+  private failure: Error | null = null;
 
   constructor(
     private readonly host: BulkHost,
-    private readonly pendingBytesMax: number,
+    private readonly limits: BulkLoaderLimits,
   ) {}
 
-  /** True when ops were written that LevelDB has not read yet. */
+  /** True when ops were appended that LevelDB has not read yet. */
   get pending(): boolean {
-    return this.pendingBytes > 0;
+    return this.staged !== null || this.ingesting > 0;
   }
 
   /** Adds packed ops (state-store.ts PACKED_PUT) as one atomic batch, visible after the next ingest(). */
   async append(ops: Uint8Array): Promise<void> {
+    if (this.failure !== null) throw this.failure;
     if (ops.length === 0) return;
-    if (this.nextFile === 0) this.nextFile = (await this.highestFileNumber()) + FILE_NUMBER_GAP;
     const first = this.host.sequence + 1 + SEQUENCE_GAP;
-    const { rep, count, lastPut } = writeBatchRep(ops, first);
+    // A key of its own in each batch, last (it sorts after every other): present after the ingest, the
+    // whole batch is (LevelDB applies a batch whole or skips it). Another batch's ops may overwrite any of its own.
+    const probe = probeKey(this.probeCount++);
+    const { rep, count } = writeBatchRep(ops, first, probe);
     this.host.sequence = first + count - 1;
-    const image = logFileImage(rep);
-    this.lastFile = this.nextFile++;
-    await writeFile(path.join(this.host.location, `${String(this.lastFile).padStart(6, '0')}.log`), image);
-    this.pendingBytes += image.length;
-    this.probe = lastPut < 0 ? null : packedPut(ops, lastPut);
-    if (this.pendingBytes >= this.pendingBytesMax) await this.ingest();
+    const staged = this.staged ?? (this.staged = await this.stage());
+    const image = logFileImage(rep, staged.bytes);
+    staged.bytes += image.length;
+    staged.probes.push(probe);
+    await staged.handle.write(image);
+    if (staged.bytes >= this.limits.pendingBytesMax && this.ingesting > 0) await this.settled();
+    if (staged.bytes >= this.limits.ingestBytesMin && this.ingesting === 0) this.startIngest();
   }
 
-  /** Makes every appended batch visible (LevelDB recovers them into its tables). */
+  /** Runs `task` once the database is open and every ingest and task queued before it is done (in order). */
+  run(task: () => Promise<void>): Promise<void> {
+    const next = this.queue.then(() => (this.failure === null ? task() : Promise.reject(this.failure)));
+    this.queue = next.catch((error: unknown) => {
+      this.failure ??= error instanceof Error ? error : new Error(String(error));
+    });
+    return next;
+  }
+
+  /** Makes every appended batch visible (LevelDB recovers them into its tables), after the tasks queued before. */
   async ingest(): Promise<void> {
-    if (this.pendingBytes === 0) return;
-    await this.host.reopen();
-    this.pendingBytes = 0;
-    this.nextFile = 0;
-    const probe = this.probe;
-    this.probe = null;
-    const found = probe === null ? undefined : this.host.getSync(probe.key);
-    if (probe !== null && (found === undefined || Buffer.compare(found, probe.value) !== 0)) {
-      throw new SvcError('STORAGE_UNAVAILABLE', `LevelDB at ${this.host.location} did not recover a bulk-loaded batch of the replay`, {
-        location: this.host.location,
-      });
+    if (this.staged !== null) this.startIngest();
+    await this.settled();
+  }
+
+  /** ingest(), then the staging directory goes (the scratch directory becomes the state as it is). */
+  async finish(): Promise<void> {
+    await this.ingest();
+    await rm(path.join(this.host.location, STAGING_DIR), { recursive: true, force: true });
+  }
+
+  /** Waits for everything queued; throws the first failure. */
+  private async settled(): Promise<void> {
+    await this.queue;
+    if (this.failure !== null) throw this.failure;
+  }
+
+  private async stage(): Promise<Staged> {
+    const dir = path.join(this.host.location, STAGING_DIR);
+    await mkdir(dir, { recursive: true });
+    const file = path.join(dir, `${this.stagedCount++}.log`);
+    return { file, handle: await open(file, 'w'), bytes: 0, probes: [] };
+  }
+
+  private startIngest(): void {
+    const staged = this.staged;
+    if (staged === null) return;
+    this.staged = null;
+    this.ingesting += 1;
+    void this.run(async () => {
+      try {
+        await staged.handle.close();
+        // Numbered past every file LevelDB has made (it never deletes a *.log at or above its current one).
+        await rename(staged.file, path.join(this.host.location, `${(await this.highestFileNumber()) + FILE_NUMBER_GAP}.log`));
+        await this.host.reopen();
+        this.checkProbes(staged.probes);
+        // Ordinary deletes, numbered below the batches staged since: no staged batch holds these keys.
+        await this.host.write(staged.probes.map((key) => ({ type: 'del' as const, key })));
+      } finally {
+        this.ingesting -= 1;
+      }
+    }).catch(() => undefined); // kept in this.failure: the next append() or ingest() throws it
+  }
+
+  private checkProbes(probes: readonly Uint8Array[]): void {
+    for (const probe of probes) {
+      if (this.host.getSync(probe) === undefined) {
+        throw new SvcError('STORAGE_UNAVAILABLE', `LevelDB at ${this.host.location} did not recover a bulk-loaded batch of the replay`, {
+          location: this.host.location,
+        });
+      }
     }
   }
 
   private async highestFileNumber(): Promise<number> {
-    let highest = this.lastFile;
+    let highest = 0;
     for (const name of await readdir(this.host.location)) {
       const match = /^(?:MANIFEST-)?(\d+)(?:\.\w+)?$/.exec(name);
       if (match) highest = Math.max(highest, Number(match[1]));
@@ -115,17 +200,23 @@ export class BulkLoader {
   }
 }
 
-/** Packed ops as a LevelDB WriteBatch (db/write_batch.cc rep) numbered from `sequence`, and its entry count. */
-export function writeBatchRep(ops: Uint8Array, sequence: number): { rep: Uint8Array; count: number; lastPut: number } {
+/** The probe key of batch `n` (KeySpace.ReplayProbe, u32 BE). */
+function probeKey(n: number): Uint8Array {
+  return Uint8Array.of(KeySpace.ReplayProbe, n >>> 24, (n >>> 16) & 0xff, (n >>> 8) & 0xff, n & 0xff);
+}
+
+/**
+ * Packed ops as a LevelDB WriteBatch (db/write_batch.cc rep) numbered from `sequence`, then a put
+ * of `probe` with an empty value when given; and the entry count.
+ */
+export function writeBatchRep(ops: Uint8Array, sequence: number, probe?: Uint8Array): { rep: Uint8Array; count: number } {
   // Each packed op has 4-byte lengths where the batch has varints of at most 5 bytes: never longer.
-  const rep = new Uint8Array(BATCH_HEADER_BYTES + ops.length);
+  const rep = new Uint8Array(BATCH_HEADER_BYTES + ops.length + (probe === undefined ? 0 : 7 + probe.length));
   let at = BATCH_HEADER_BYTES;
   let count = 0;
   let from = 0;
-  let lastPut = -1;
   while (from < ops.length) {
     const put = ops[from] === PACKED_PUT;
-    if (put) lastPut = from;
     const keyLength = packedLength(ops, from + 1);
     rep[at++] = put ? TAG_PUT : TAG_DEL;
     at = copyWithVarint(rep, at, ops, from + 5, keyLength);
@@ -137,18 +228,17 @@ export function writeBatchRep(ops: Uint8Array, sequence: number): { rep: Uint8Ar
     }
     count += 1;
   }
+  if (probe !== undefined) {
+    rep[at++] = TAG_PUT;
+    at = copyWithVarint(rep, at, probe, 0, probe.length);
+    rep[at++] = 0; // an empty value
+    count += 1;
+  }
   const view = new DataView(rep.buffer);
   view.setUint32(0, sequence % 2 ** 32, true);
   view.setUint32(4, Math.floor(sequence / 2 ** 32), true);
   view.setUint32(8, count, true);
-  return { rep: rep.subarray(0, at), count, lastPut };
-}
-
-/** The key and value of the packed put at `at`, copied. */
-function packedPut(ops: Uint8Array, at: number): { key: Uint8Array; value: Uint8Array } {
-  const keyLength = packedLength(ops, at + 1);
-  const valueAt = at + 5 + keyLength;
-  return { key: ops.slice(at + 5, valueAt), value: ops.slice(valueAt + 4, valueAt + 4 + packedLength(ops, valueAt)) };
+  return { rep: rep.subarray(0, at), count };
 }
 
 /** A varint32 length then the bytes ops[from, from + length), at `at` in out; returns the end. */
@@ -164,14 +254,17 @@ function copyWithVarint(out: Uint8Array, at: number, ops: Uint8Array, from: numb
   return at + length;
 }
 
-/** One record (a WriteBatch rep) as a whole LevelDB log file, split in fragments as db/log_writer.cc splits it. */
-export function logFileImage(record: Uint8Array): Uint8Array {
+/**
+ * One record (a WriteBatch rep) as LevelDB log file bytes, split in fragments as db/log_writer.cc
+ * splits it, for a file holding `fileBytes` bytes already (blocks are counted from the file's start).
+ */
+export function logFileImage(record: Uint8Array, fileBytes = 0): Uint8Array {
   // Room for every fragment's header and each block's padding (under a header's size).
   const out = new Uint8Array(record.length + 2 * HEADER_BYTES * (Math.ceil(record.length / (BLOCK_BYTES - 2 * HEADER_BYTES)) + 2));
   const view = new DataView(out.buffer);
   let at = 0;
   let from = 0;
-  let blockLeft = BLOCK_BYTES;
+  let blockLeft = BLOCK_BYTES - (fileBytes % BLOCK_BYTES);
   let first = true;
   for (;;) {
     // Fewer bytes than a header left in a block: zeros, and the next fragment starts a new block.

@@ -102,9 +102,13 @@ export async function openScratchStore(location: string): Promise<StateStore> {
 }
 
 /** What replay-bulk.ts's BulkLoader needs of a store from openScratchStore (null for any other store). */
-export function bulkHostOf(
-  store: StateStore,
-): { readonly location: string; sequence: number; reopen(): Promise<void>; readonly getSync: (key: Uint8Array) => Uint8Array | undefined } | null {
+export function bulkHostOf(store: StateStore): {
+  readonly location: string;
+  sequence: number;
+  reopen(): Promise<void>;
+  readonly getSync: (key: Uint8Array) => Uint8Array | undefined;
+  write(ops: readonly KvOp[]): Promise<void>;
+} | null {
   return store instanceof ClassicLevelStore && store.fresh ? store : null;
 }
 
