@@ -8,6 +8,7 @@ import { RecordHandoff } from './record-handoff.js';
 import { chunkSummary, touchesVectors, type PreparedChunk } from './replay-chunk.js';
 import { BulkLoader } from './replay-bulk.js';
 import { startPreparer, type Preparer } from './replay-pool.js';
+import { packedFromBatch } from './replay-sort.js';
 import { bulkHostOf, packedBatch, type StateStore } from './state-store.js';
 import type { TablesProjection } from './tables-projection.js';
 import type { VectorProjection } from './vector-projection.js';
@@ -165,12 +166,12 @@ function chunkWrite(
   prepared: PreparedChunk,
   bulkBytesMin: number,
 ): { readonly write: () => Promise<void>; readonly bulked: boolean } {
-  if (bulk === null) return { write: packedBatch(store, prepared.ops), bulked: false };
-  if (prepared.ops.length >= bulkBytesMin && !prepared.vectorFlags.includes(1)) return { write: () => bulk.append(prepared.ops), bulked: true };
+  if (bulk === null) return { write: packedBatch(store, packedFromBatch(prepared.batch)), bulked: false };
+  if (prepared.batch.end >= bulkBytesMin && !prepared.vectorFlags.includes(1)) return { write: () => bulk.append(prepared.batch), bulked: true };
   return {
     write: async () => {
       await bulk.ingest();
-      await packedBatch(store, prepared.ops)();
+      await packedBatch(store, packedFromBatch(prepared.batch))();
     },
     bulked: false,
   };

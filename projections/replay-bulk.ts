@@ -22,9 +22,10 @@
 import { crc32c } from '@node-rs/crc32';
 import { mkdir, open, readdir, rename, rm, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
-import { SvcError } from '../core/errors.js';
+import { assert, SvcError } from '../core/errors.js';
 import { KeySpace } from './keys.js';
-import { PACKED_PUT, type KvOp } from './state-store.js';
+import { BATCH_TAIL_BYTES, copyWithVarint, TAG_PUT, type SortedBatch } from './replay-sort.js';
+import type { KvOp } from './state-store.js';
 
 /** LevelDB log format (db/log_format.h): 32 KiB blocks of fragments, each with a 7-byte header. */
 const BLOCK_BYTES = 32 * 1024;
@@ -33,19 +34,12 @@ const FULL = 1;
 const FIRST = 2;
 const MIDDLE = 3;
 const LAST = 4;
-/** WriteBatch entry tags (db/dbformat.h kTypeDeletion, kTypeValue). */
-const TAG_DEL = 0;
-const TAG_PUT = 1;
-/** WriteBatch header: fixed64 sequence, fixed32 count. */
-const BATCH_HEADER_BYTES = 12;
 /** Above the highest file number in the directory: more files than LevelDB creates between two reopens. */
 const FILE_NUMBER_GAP = 1_000_000;
 /** Between the counted sequence and a bulk batch's: a margin, the count being an upper bound already. */
 const SEQUENCE_GAP = 1024;
 const MASK_DELTA = 0xa282ead8;
 const TYPE_CRCS = [0, FULL, FIRST, MIDDLE, LAST].map((type) => crc32c(Uint8Array.of(type)));
-
-const packedLength = (ops: Uint8Array, at: number): number => ((ops[at]! << 24) | (ops[at + 1]! << 16) | (ops[at + 2]! << 8) | ops[at + 3]!) >>> 0;
 
 /** What the bulk loader needs from the store it loads. */
 export interface BulkHost {
@@ -107,16 +101,19 @@ export class BulkLoader {
     return this.staged !== null || this.ingesting > 0;
   }
 
-  /** Adds packed ops (state-store.ts PACKED_PUT) as one atomic batch, visible after the next ingest(). */
-  async append(ops: Uint8Array): Promise<void> {
+  /**
+   * Adds a worker's batch (replay-sort.ts sortedBatch; its bytes are numbered and completed here) as
+   * one atomic batch, visible after the next ingest().
+   */
+  async append(batch: SortedBatch): Promise<void> {
     if (this.failure !== null) throw this.failure;
-    if (ops.length === 0) return;
+    if (batch.count === 0) return;
     const first = this.host.sequence + 1 + SEQUENCE_GAP;
     // A key of its own in each batch, last (it sorts after every other): present after the ingest, the
     // whole batch is (LevelDB applies a batch whole or skips it). Another batch's ops may overwrite any of its own.
     const probe = probeKey(this.probeCount++);
-    const { rep, count } = writeBatchRep(ops, first, probe);
-    this.host.sequence = first + count - 1;
+    const rep = numberedBatch(batch, first, probe);
+    this.host.sequence = first + batch.count;
     const staged = this.staged ?? (this.staged = await this.stage());
     const image = logFileImage(rep, staged.bytes);
     staged.bytes += image.length;
@@ -205,53 +202,19 @@ function probeKey(n: number): Uint8Array {
   return Uint8Array.of(KeySpace.ReplayProbe, n >>> 24, (n >>> 16) & 0xff, (n >>> 8) & 0xff, n & 0xff);
 }
 
-/**
- * Packed ops as a LevelDB WriteBatch (db/write_batch.cc rep) numbered from `sequence`, then a put
- * of `probe` with an empty value when given; and the entry count.
- */
-export function writeBatchRep(ops: Uint8Array, sequence: number, probe?: Uint8Array): { rep: Uint8Array; count: number } {
-  // Each packed op has 4-byte lengths where the batch has varints of at most 5 bytes: never longer.
-  const rep = new Uint8Array(BATCH_HEADER_BYTES + ops.length + (probe === undefined ? 0 : 7 + probe.length));
-  let at = BATCH_HEADER_BYTES;
-  let count = 0;
-  let from = 0;
-  while (from < ops.length) {
-    const put = ops[from] === PACKED_PUT;
-    const keyLength = packedLength(ops, from + 1);
-    rep[at++] = put ? TAG_PUT : TAG_DEL;
-    at = copyWithVarint(rep, at, ops, from + 5, keyLength);
-    from += 5 + keyLength;
-    if (put) {
-      const valueLength = packedLength(ops, from);
-      at = copyWithVarint(rep, at, ops, from + 4, valueLength);
-      from += 4 + valueLength;
-    }
-    count += 1;
-  }
-  if (probe !== undefined) {
-    rep[at++] = TAG_PUT;
-    at = copyWithVarint(rep, at, probe, 0, probe.length);
-    rep[at++] = 0; // an empty value
-    count += 1;
-  }
-  const view = new DataView(rep.buffer);
+/** The batch's rep with its sequence and `probe` (a put, empty value) added after its entries; in place. */
+function numberedBatch(batch: SortedBatch, sequence: number, probe: Uint8Array): Uint8Array {
+  assert(probe.length + 3 <= BATCH_TAIL_BYTES, 'the probe fits the room a worker leaves');
+  const { rep } = batch;
+  let at = batch.end;
+  rep[at++] = TAG_PUT;
+  at = copyWithVarint(rep, at, probe, 0, probe.length);
+  rep[at++] = 0; // an empty value
+  const view = new DataView(rep.buffer, rep.byteOffset);
   view.setUint32(0, sequence % 2 ** 32, true);
   view.setUint32(4, Math.floor(sequence / 2 ** 32), true);
-  view.setUint32(8, count, true);
-  return { rep: rep.subarray(0, at), count };
-}
-
-/** A varint32 length then the bytes ops[from, from + length), at `at` in out; returns the end. */
-function copyWithVarint(out: Uint8Array, at: number, ops: Uint8Array, from: number, length: number): number {
-  let n = length;
-  while (n >= 0x80) {
-    out[at++] = (n & 0x7f) | 0x80;
-    n >>>= 7;
-  }
-  out[at++] = n;
-  if (length <= 32) for (let i = 0; i < length; i++) out[at + i] = ops[from + i]!;
-  else out.set(ops.subarray(from, from + length), at);
-  return at + length;
+  view.setUint32(8, batch.count + 1, true);
+  return rep.subarray(0, at);
 }
 
 /**

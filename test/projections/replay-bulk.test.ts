@@ -3,6 +3,7 @@ import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type KvOp, openStateStore, type StateStore } from '../../projections/index.js';
 import { BulkLoader, STAGING_DIR } from '../../projections/replay-bulk.js';
+import { sortedBatch } from '../../projections/replay-sort.js';
 import { bulkHostOf, openScratchStore, PACKED_DEL, PACKED_PUT, packedBatch } from '../../projections/state-store.js';
 import { tempDir } from '../helpers/stack.js';
 
@@ -76,7 +77,7 @@ describe('replay bulk load (LevelDB write-ahead files recovered at reopen)', () 
           // An ordinary batch (a barrier record's apply, a vector chunk): what was bulk-loaded goes in first.
           await loader.ingest();
           await packedBatch(bulked, pack(ops))();
-        } else await loader.append(pack(ops));
+        } else await loader.append(sortedBatch(pack(ops)));
       }
       await loader.ingest();
       expect(await contents(bulked)).toEqual(await contents(reference));
@@ -90,7 +91,7 @@ describe('replay bulk load (LevelDB write-ahead files recovered at reopen)', () 
     const store = await opened(openScratchStore);
     const loader = new BulkLoader(bulkHostOf(store)!, NEVER);
     await store.write([{ type: 'put', key: Buffer.from('meta'), value: Buffer.from('1') }]);
-    await loader.append(pack([{ type: 'put', key: Buffer.from('row'), value: Buffer.from('r') }]));
+    await loader.append(sortedBatch(pack([{ type: 'put', key: Buffer.from('row'), value: Buffer.from('r') }])));
     await store.write([{ type: 'put', key: Buffer.from('meta'), value: Buffer.from('2') }]);
     expect(loader.pending).toBe(true);
     expect(await store.get(Buffer.from('row'))).toBeUndefined();
@@ -106,7 +107,7 @@ describe('replay bulk load (LevelDB write-ahead files recovered at reopen)', () 
       const store = await opened(openScratchStore);
       const host = bulkHostOf(store)!;
       const loader = new BulkLoader(host, NEVER);
-      for (let i = 0; i < 3; i++) await loader.append(pack([{ type: 'put', key: Buffer.from(`row${i}`), value: Buffer.alloc(1000, i) }]));
+      for (let i = 0; i < 3; i++) await loader.append(sortedBatch(pack([{ type: 'put', key: Buffer.from(`row${i}`), value: Buffer.alloc(1000, i) }])));
       const staging = `${host.location}/${STAGING_DIR}`;
       const names = (await readdir(staging)).filter((name) => name.endsWith('.log'));
       expect(names).toHaveLength(1);
@@ -130,7 +131,7 @@ describe('replay bulk load (LevelDB write-ahead files recovered at reopen)', () 
       let n = 0;
       for (const ops of batches(seed)) {
         await packedBatch(reference, pack(ops))();
-        await loader.append(pack(ops));
+        await loader.append(sortedBatch(pack(ops)));
         // What replay defers (a chunk's summary): meta keys, never in a bulk file, written when the store is open.
         const meta = [{ type: 'put' as const, key: Buffer.from(`meta${n % 3}`), value: Buffer.from(String(n)) }];
         await reference.write(meta);
