@@ -49,6 +49,12 @@ export const PROJECTION_LIMITS = Object.freeze({
    */
   replayBulkPendingBytesMax: 128 * 1024 * 1024,
   /**
+   * Level-0 tables a replay may leave behind; with more it compacts the store before the swap.
+   * LevelDB slows every write once 8 are there and stops writes at 12: below 8 the server's own
+   * background compaction catches up without holding a write.
+   */
+  replayLevelZeroFilesMax: 7,
+  /**
    * A chunk with fewer bytes of ops goes through an ordinary batch: making bulk-loaded ops visible
    * reopens LevelDB (~10-40 ms), which a log with DDL between small chunks would pay at each barrier.
    */

@@ -20,6 +20,13 @@ interface Chunk {
   readonly prepared: Promise<PreparedChunk>;
 }
 
+/** What a replay applied, and the level-0 tables it left (null: nothing was bulk-loaded). */
+export interface ReplayCounts {
+  readonly records: number;
+  readonly rows: number;
+  readonly levelZeroFiles: number | null;
+}
+
 export interface ReplayApplyOptions {
   readonly log: Log;
   readonly toLsn: Lsn;
@@ -46,7 +53,7 @@ export interface ReplayApplyOptions {
  * against the old one is prepared again. The vector projection sees only the records that can
  * change it (catalog changes, rows of tables with hnsw indexes).
  */
-export async function replayApply(options: ReplayApplyOptions): Promise<{ records: number; rows: number }> {
+export async function replayApply(options: ReplayApplyOptions): Promise<ReplayCounts> {
   const pool = options.preparer ?? startPreparer(options.toLsn);
   const reader = options.log.read(1 as Lsn, { batchBytesMax: options.batchBytesMax, toLsn: options.toLsn })[Symbol.asyncIterator]();
   const work = new ChunkQueue(pool, pool.size * PROJECTION_LIMITS.replayChunksAheadPerWorker);
@@ -58,6 +65,7 @@ export async function replayApply(options: ReplayApplyOptions): Promise<{ record
       : new BulkLoader(host, {
           ingestBytesMin: options.bulkIngestBytesMin ?? PROJECTION_LIMITS.replayBulkIngestBytesMin,
           pendingBytesMax: PROJECTION_LIMITS.replayBulkPendingBytesMax,
+          levelZeroFilesMax: PROJECTION_LIMITS.replayLevelZeroFilesMax,
         });
   // The chunk being written: the next one is built into a native batch meanwhile (LevelDB writes on its own thread).
   let applying: Promise<void> = Promise.resolve();
@@ -93,9 +101,9 @@ export async function replayApply(options: ReplayApplyOptions): Promise<{ record
       }
     }
     await applying;
-    await bulk?.finish();
+    const levelZeroFiles = (await bulk?.finish()) ?? null;
     options.vectors.skipTo(options.toLsn);
-    return done;
+    return { ...done, levelZeroFiles };
   } finally {
     await reader.return?.();
     await pool.close();

@@ -4,11 +4,11 @@
  * million rows with one index: the largest cost left in replay). LevelDB's own recovery does the
  * same inserts in C++: at open it reads every write-ahead file (*.log) numbered at or above the
  * current one and applies the WriteBatch records in it (the file format is LevelDB's documented
- * doc/log_format.md, unchanged since 2011). So replay writes each chunk as such a file beside the
- * open database and reopens it when the rows must become visible: before a record the main thread
- * applies itself (a catalog change may read them), before an ordinary batch, past a size bound
- * (LevelDB puts every table recovery writes in level 0: the bound keeps that pile small), and at
- * the end. Two invariants make the files safe to add while the database is open:
+ * doc/log_format.md, unchanged since 2011). So replay writes each chunk as such a file, moves the
+ * files into the open database's directory and reopens it: in the background once enough are
+ * staged (BulkLoader), and before a record the main thread applies itself (a catalog change may
+ * read the rows), before an ordinary batch and at the end. Two invariants make the files safe to
+ * add while the database is open:
  *  - file numbers far above any LevelDB has given out (it never deletes a *.log numbered at or
  *    above its current one, and marks ours used when it recovers them);
  *  - sequence numbers above every one LevelDB has used: the store counts the ops it has written
@@ -17,10 +17,11 @@
  * The other side of the second: an ordinary write made between append() and ingest() takes a
  * sequence number BELOW the pending files' and loses to them at the ingest, for any key they hold.
  * replay-apply.ts ingests before every ordinary chunk, and what it writes in between (the handoff's
- * meta keys) is never in a bulk file; keep it so (the review of session 5 showed the loss).
+ * meta keys, the probes' deletes) is never in a bulk file; keep it so (the review of session 5
+ * showed the loss).
  */
 import { crc32c } from '@node-rs/crc32';
-import { mkdir, open, readdir, rename, rm, type FileHandle } from 'node:fs/promises';
+import { mkdir, readdir, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { assert, SvcError } from '../core/errors.js';
 import { KeySpace } from './keys.js';
@@ -51,6 +52,10 @@ export interface BulkHost {
   readonly getSync: (key: Uint8Array) => Uint8Array | undefined;
   /** An ordinary write (the probes' deletes). */
   write(ops: readonly KvOp[]): Promise<void>;
+  /** Tables in LevelDB's level 0. */
+  levelZeroFiles(): number;
+  /** Compacts the whole store. */
+  compact(): Promise<void>;
 }
 
 /** When the loader hands staged batches to LevelDB. */
@@ -59,15 +64,16 @@ export interface BulkLoaderLimits {
   readonly ingestBytesMin: number;
   /** Staged bytes at which append() waits for the running ingest and starts the next (bounds level 0 and the disk used). */
   readonly pendingBytesMax: number;
+  /** Level-0 tables left at finish() past which the store is compacted first (LevelDB slows writes past 8). */
+  readonly levelZeroFilesMax: number;
 }
 
 /** Where batches wait, inside the scratch directory (LevelDB ignores names it does not know; a crash leaves it with the scratch). */
 export const STAGING_DIR = 'replay-staging';
 
-/** A write-ahead file being filled in the staging directory: the batches of the next ingest. */
+/** The batches of the next ingest: one write-ahead file each in the staging directory. */
 interface Staged {
-  readonly file: string;
-  readonly handle: FileHandle;
+  readonly files: string[];
   bytes: number;
   /** The probe key of each batch: after the ingest LevelDB must hold every one (it skips a record it cannot read). */
   readonly probes: Uint8Array[];
@@ -75,9 +81,12 @@ interface Staged {
 
 /**
  * Writes packed ops as a LevelDB write-ahead file and has LevelDB recover it (see the file's doc).
- * Batches are staged in ONE file outside LevelDB's sight; an ingest moves the file in (numbered
- * past LevelDB's) and reopens the database, in the background: later batches are staged in a new
- * file meanwhile, so LevelDB's recovery runs beside the decoding instead of after it. Everything
+ * Batches are staged outside LevelDB's sight; an ingest moves their files in (numbered past
+ * LevelDB's) and reopens the database, in the background: later batches are staged meanwhile, so
+ * LevelDB's recovery runs beside the decoding instead of after it. One file per batch: recovery
+ * fills a new memtable for each file, and a batch's sorted keys go into an empty one in order
+ * (several batches in one file made the inserts walk a large skip list: 3-5 times slower); the
+ * price is one level-0 table per batch, compacted at the end past a bound (finish()). Everything
  * else that uses the database (run()) waits its turn in one queue with the ingests, so nothing
  * touches it while it is closed and reopened.
  */
@@ -114,11 +123,14 @@ export class BulkLoader {
     const probe = probeKey(this.probeCount++);
     const rep = numberedBatch(batch, first, probe);
     this.host.sequence = first + batch.count;
-    const staged = this.staged ?? (this.staged = await this.stage());
-    const image = logFileImage(rep, staged.bytes);
+    const staged = this.staged ?? (this.staged = { files: [], bytes: 0, probes: [] });
+    const image = logFileImage(rep);
+    if (this.stagedCount === 0) await mkdir(path.join(this.host.location, STAGING_DIR), { recursive: true });
+    const file = path.join(this.host.location, STAGING_DIR, `${this.stagedCount++}.log`);
+    await writeFile(file, image);
+    staged.files.push(file);
     staged.bytes += image.length;
     staged.probes.push(probe);
-    await staged.handle.write(image);
     if (staged.bytes >= this.limits.pendingBytesMax && this.ingesting > 0) await this.settled();
     if (staged.bytes >= this.limits.ingestBytesMin && this.ingesting === 0) this.startIngest();
   }
@@ -138,23 +150,25 @@ export class BulkLoader {
     await this.settled();
   }
 
-  /** ingest(), then the staging directory goes (the scratch directory becomes the state as it is). */
-  async finish(): Promise<void> {
+  /**
+   * ingest(), then the staging directory goes (the scratch directory becomes the state as it is).
+   * Recovery puts every table it writes in level 0, and the compactions LevelDB starts after each
+   * reopen are cut short by the next: past `levelZeroFilesMax` tables the store is compacted here,
+   * else the first writes after the swap would wait for it (a server's first inserts stalled).
+   * Returns the level-0 tables left.
+   */
+  async finish(): Promise<number> {
     await this.ingest();
     await rm(path.join(this.host.location, STAGING_DIR), { recursive: true, force: true });
+    // Once, at the end: compacting after each ingest rewrote level 1 again each time (more CPU in all).
+    if (this.host.levelZeroFiles() > this.limits.levelZeroFilesMax) await this.host.compact();
+    return this.host.levelZeroFiles();
   }
 
   /** Waits for everything queued; throws the first failure. */
   private async settled(): Promise<void> {
     await this.queue;
     if (this.failure !== null) throw this.failure;
-  }
-
-  private async stage(): Promise<Staged> {
-    const dir = path.join(this.host.location, STAGING_DIR);
-    await mkdir(dir, { recursive: true });
-    const file = path.join(dir, `${this.stagedCount++}.log`);
-    return { file, handle: await open(file, 'w'), bytes: 0, probes: [] };
   }
 
   private startIngest(): void {
@@ -164,9 +178,9 @@ export class BulkLoader {
     this.ingesting += 1;
     void this.run(async () => {
       try {
-        await staged.handle.close();
-        // Numbered past every file LevelDB has made (it never deletes a *.log at or above its current one).
-        await rename(staged.file, path.join(this.host.location, `${(await this.highestFileNumber()) + FILE_NUMBER_GAP}.log`));
+        // Numbered past every file LevelDB has made (it never deletes a *.log at or above its current one), in order.
+        const base = (await this.highestFileNumber()) + FILE_NUMBER_GAP;
+        for (let i = 0; i < staged.files.length; i++) await rename(staged.files[i]!, path.join(this.host.location, `${base + i}.log`));
         await this.host.reopen();
         this.checkProbes(staged.probes);
         // Ordinary deletes, numbered below the batches staged since: no staged batch holds these keys.
@@ -217,17 +231,14 @@ function numberedBatch(batch: SortedBatch, sequence: number, probe: Uint8Array):
   return rep.subarray(0, at);
 }
 
-/**
- * One record (a WriteBatch rep) as LevelDB log file bytes, split in fragments as db/log_writer.cc
- * splits it, for a file holding `fileBytes` bytes already (blocks are counted from the file's start).
- */
-export function logFileImage(record: Uint8Array, fileBytes = 0): Uint8Array {
+/** One record (a WriteBatch rep) as a whole LevelDB log file, split in fragments as db/log_writer.cc splits it. */
+export function logFileImage(record: Uint8Array): Uint8Array {
   // Room for every fragment's header and each block's padding (under a header's size).
   const out = new Uint8Array(record.length + 2 * HEADER_BYTES * (Math.ceil(record.length / (BLOCK_BYTES - 2 * HEADER_BYTES)) + 2));
   const view = new DataView(out.buffer);
   let at = 0;
   let from = 0;
-  let blockLeft = BLOCK_BYTES - (fileBytes % BLOCK_BYTES);
+  let blockLeft = BLOCK_BYTES;
   let first = true;
   for (;;) {
     // Fewer bytes than a header left in a block: zeros, and the next fragment starts a new block.
