@@ -31,6 +31,8 @@ export const enum KeySpace {
   SinkState = 0x20,
   /** First key space after the sinks' ones (0x20..0x2f). */
   SinkStateEnd = 0x30,
+  /** Replay's bulk-load probes (replay-bulk.ts): one per staged batch, deleted once LevelDB has read it. */
+  ReplayProbe = 0xf0,
 }
 
 const utf8 = new TextEncoder();

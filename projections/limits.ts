@@ -38,10 +38,22 @@ export const PROJECTION_LIMITS = Object.freeze({
   /** Most records in one prepared chunk (one tables-projection batch). */
   replayChunkRecordsMax: 65_536,
   /**
-   * Bytes of bulk-loaded write-ahead files (replay-bulk.ts) after which LevelDB recovers them:
-   * recovery puts every table it writes in level 0, where more than 8 slow writes (and 12 stop them).
+   * Staged bytes of bulk-loaded batches (replay-bulk.ts) at which LevelDB starts recovering them in
+   * the background while later chunks decode: each ingest reopens the store (~10-40 ms) and leaves
+   * at least one table in level 0, so not much smaller.
+   */
+  replayBulkIngestBytesMin: 32 * 1024 * 1024,
+  /**
+   * Staged bytes at which replay waits for the running ingest: recovery puts every table it writes
+   * in level 0, where more than 8 slow writes (and 12 stop them).
    */
   replayBulkPendingBytesMax: 128 * 1024 * 1024,
+  /**
+   * Level-0 tables a replay may leave behind; with more it compacts the store before the swap.
+   * LevelDB slows every write once 8 are there and stops writes at 12: below 8 the server's own
+   * background compaction catches up without holding a write.
+   */
+  replayLevelZeroFilesMax: 7,
   /**
    * A chunk with fewer bytes of ops goes through an ordinary batch: making bulk-loaded ops visible
    * reopens LevelDB (~10-40 ms), which a log with DDL between small chunks would pay at each barrier.
@@ -57,4 +69,5 @@ export const PROJECTION_LIMITS = Object.freeze({
 
 // Relations between the limits, asserted once at load (TigerBeetle style).
 assert(PROJECTION_LIMITS.rangeBatchKeysFirst <= PROJECTION_LIMITS.rangeBatchKeysDefault, 'a range read starts small and grows');
+assert(PROJECTION_LIMITS.replayBulkIngestBytesMin <= PROJECTION_LIMITS.replayBulkPendingBytesMax, 'replay ingests in the background before it waits');
 assert(PROJECTION_LIMITS.rangeBatchKeysFirst >= 1 && PROJECTION_LIMITS.vectorApplyRowsPerTurn >= 1, 'reads and applies make progress');

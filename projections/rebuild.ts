@@ -6,7 +6,7 @@ import type { Log } from '../log/index.js';
 import type { DataDirLayout } from './data-dir.js';
 import { sinkStateRange } from './keys.js';
 import { RecordHandoff } from './record-handoff.js';
-import { replayApply } from './replay-apply.js';
+import { replayApply, type ReplayCounts } from './replay-apply.js';
 import { InThreadPreparer, ReplayPool } from './replay-pool.js';
 import { fsyncPath, openScratchStore, type StateStore } from './state-store.js';
 import { TablesProjection } from './tables-projection.js';
@@ -35,7 +35,9 @@ export async function rebuildProjections(options: {
   readonly workerThreads?: number;
   /** Chunks with fewer bytes of ops are not bulk-loaded (tests choose; PROJECTION_LIMITS.replayBulkChunkBytesMin). */
   readonly bulkChunkBytesMin?: number;
-}): Promise<{ records: number; rows: number }> {
+  /** Staged bytes at which a background ingest starts (tests choose; PROJECTION_LIMITS.replayBulkIngestBytesMin). */
+  readonly bulkIngestBytesMin?: number;
+}): Promise<ReplayCounts> {
   const { log, layout } = options;
   if (log.firstLsn > 1) {
     throw new SvcError(
@@ -46,7 +48,7 @@ export async function rebuildProjections(options: {
   await rm(layout.rebuildDir, { recursive: true, force: true });
   const scratch = await openScratchStore(layout.rebuildDir);
   const total = log.durableLsn;
-  let replayed: { records: number; rows: number };
+  let replayed: ReplayCounts;
   try {
     replayed = await rebuildFromLog(options, scratch, total);
     await carrySinkState(options.liveStore, scratch);
@@ -92,10 +94,11 @@ async function rebuildFromLog(
     readonly onProgress: (progress: RebuildProgress) => void;
     readonly workerThreads?: number;
     readonly bulkChunkBytesMin?: number;
+    readonly bulkIngestBytesMin?: number;
   },
   scratch: StateStore,
   total: Lsn,
-): Promise<{ records: number; rows: number }> {
+): Promise<ReplayCounts> {
   await rm(options.layout.vectorRebuildDir, { recursive: true, force: true });
   const handoff = new RecordHandoff();
   const tables = await TablesProjection.load(scratch, options.logger, handoff);
@@ -119,6 +122,7 @@ async function rebuildFromLog(
       vectors,
       onApplied: (recordsDone, rowsDone) => options.onProgress({ recordsDone, recordsTotal: total, rowsDone }),
       ...(options.bulkChunkBytesMin === undefined ? {} : { bulkChunkBytesMin: options.bulkChunkBytesMin }),
+      ...(options.bulkIngestBytesMin === undefined ? {} : { bulkIngestBytesMin: options.bulkIngestBytesMin }),
       ...(options.workerThreads === undefined
         ? {}
         : { preparer: options.workerThreads === 0 ? new InThreadPreparer() : ReplayPool.start(options.workerThreads) }),

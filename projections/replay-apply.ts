@@ -8,6 +8,7 @@ import { RecordHandoff } from './record-handoff.js';
 import { chunkSummary, touchesVectors, type PreparedChunk } from './replay-chunk.js';
 import { BulkLoader } from './replay-bulk.js';
 import { startPreparer, type Preparer } from './replay-pool.js';
+import { packedFromBatch } from './replay-sort.js';
 import { bulkHostOf, packedBatch, type StateStore } from './state-store.js';
 import type { TablesProjection } from './tables-projection.js';
 import type { VectorProjection } from './vector-projection.js';
@@ -17,6 +18,13 @@ interface Chunk {
   readonly entries: readonly LogEntry[];
   readonly epoch: number;
   readonly prepared: Promise<PreparedChunk>;
+}
+
+/** What a replay applied, and the level-0 tables it left (null: nothing was bulk-loaded). */
+export interface ReplayCounts {
+  readonly records: number;
+  readonly rows: number;
+  readonly levelZeroFiles: number | null;
 }
 
 export interface ReplayApplyOptions {
@@ -32,6 +40,8 @@ export interface ReplayApplyOptions {
   readonly preparer?: Preparer;
   /** Chunks with fewer bytes of ops are written as ordinary batches (tests choose; PROJECTION_LIMITS.replayBulkChunkBytesMin). */
   readonly bulkChunkBytesMin?: number;
+  /** Staged bytes at which a background ingest starts (tests choose; PROJECTION_LIMITS.replayBulkIngestBytesMin). */
+  readonly bulkIngestBytesMin?: number;
 }
 
 /**
@@ -43,13 +53,20 @@ export interface ReplayApplyOptions {
  * against the old one is prepared again. The vector projection sees only the records that can
  * change it (catalog changes, rows of tables with hnsw indexes).
  */
-export async function replayApply(options: ReplayApplyOptions): Promise<{ records: number; rows: number }> {
+export async function replayApply(options: ReplayApplyOptions): Promise<ReplayCounts> {
   const pool = options.preparer ?? startPreparer(options.toLsn);
   const reader = options.log.read(1 as Lsn, { batchBytesMax: options.batchBytesMax, toLsn: options.toLsn })[Symbol.asyncIterator]();
   const work = new ChunkQueue(pool, pool.size * PROJECTION_LIMITS.replayChunksAheadPerWorker);
   const done = { records: 0, rows: 0 };
   const host = bulkHostOf(options.store);
-  const bulk = host === null ? null : new BulkLoader(host, PROJECTION_LIMITS.replayBulkPendingBytesMax);
+  const bulk =
+    host === null
+      ? null
+      : new BulkLoader(host, {
+          ingestBytesMin: options.bulkIngestBytesMin ?? PROJECTION_LIMITS.replayBulkIngestBytesMin,
+          pendingBytesMax: PROJECTION_LIMITS.replayBulkPendingBytesMax,
+          levelZeroFilesMax: PROJECTION_LIMITS.replayLevelZeroFilesMax,
+        });
   // The chunk being written: the next one is built into a native batch meanwhile (LevelDB writes on its own thread).
   let applying: Promise<void> = Promise.resolve();
   try {
@@ -84,9 +101,9 @@ export async function replayApply(options: ReplayApplyOptions): Promise<{ record
       }
     }
     await applying;
-    await bulk?.ingest();
+    const levelZeroFiles = (await bulk?.finish()) ?? null;
     options.vectors.skipTo(options.toLsn);
-    return done;
+    return { ...done, levelZeroFiles };
   } finally {
     await reader.return?.();
     await pool.close();
@@ -148,34 +165,55 @@ class ChunkQueue {
 /**
  * What writes a chunk's key/value ops: into a fresh store, a large chunk is bulk-loaded
  * (replay-bulk.ts) unless the vector projection will apply some of its records (it may read their
- * rows). Otherwise what was bulk-loaded is ingested first (a later write of a key must not be
- * hidden by an earlier bulk-loaded one), then the ops are written as one batch.
+ * rows); `bulked` says so. Otherwise what was bulk-loaded is ingested first (a later write of a key
+ * must not be hidden by an earlier bulk-loaded one), then the ops are written as one batch.
  */
-function chunkWrite(store: StateStore, bulk: BulkLoader | null, prepared: PreparedChunk, bulkBytesMin: number): () => Promise<void> {
-  if (bulk === null) return packedBatch(store, prepared.ops);
-  if (prepared.ops.length >= bulkBytesMin && !prepared.vectorFlags.includes(1)) return () => bulk.append(prepared.ops);
-  return async () => {
-    await bulk.ingest();
-    await packedBatch(store, prepared.ops)();
+function chunkWrite(
+  store: StateStore,
+  bulk: BulkLoader | null,
+  prepared: PreparedChunk,
+  bulkBytesMin: number,
+): { readonly write: () => Promise<void>; readonly bulked: boolean } {
+  if (bulk === null) return { write: packedBatch(store, packedFromBatch(prepared.batch)), bulked: false };
+  if (prepared.batch.end >= bulkBytesMin && !prepared.vectorFlags.includes(1)) return { write: () => bulk.append(prepared.batch), bulked: true };
+  return {
+    write: async () => {
+      await bulk.ingest();
+      await packedBatch(store, packedFromBatch(prepared.batch))();
+    },
+    bulked: false,
   };
 }
 
 /**
  * Applies the prepared records of a chunk and the barrier record after them (if any); returns how
- * many of the chunk's records that is.
+ * many of the chunk's records that is. A bulk-loaded chunk without a barrier does not wait for the
+ * store: its summary is applied in the loader's queue, after the ingest running meanwhile (the
+ * store is closed while LevelDB recovers), and the next chunk is staged at once.
  */
 async function applyChunk(
   options: ReplayApplyOptions,
   bulk: BulkLoader | null,
   entries: readonly LogEntry[],
   prepared: PreparedChunk,
-  write: () => Promise<void>,
+  write: { readonly write: () => Promise<void>; readonly bulked: boolean },
 ): Promise<number> {
   // Rows and index entries first: the barrier record's own apply may read them (backfills, drops).
-  await write();
+  await write.write();
   const count = Math.min(prepared.count + 1, entries.length);
+  if (bulk !== null && write.bulked && count === prepared.count) {
+    // Failures stay in the loader: the next append() or ingest() throws them.
+    void bulk.run(() => applyRecords(options, entries, prepared, count)).catch(() => undefined);
+    return count;
+  }
   // A barrier record is applied through the store (and may read it): bulk-loaded rows go in first.
   if (count > prepared.count) await bulk?.ingest();
+  await applyRecords(options, entries, prepared, count);
+  return count;
+}
+
+/** The tables projection's part of a chunk (its summary, then the barrier record), then the vector projection's. */
+async function applyRecords(options: ReplayApplyOptions, entries: readonly LogEntry[], prepared: PreparedChunk, count: number): Promise<void> {
   // The prepared records count as one, at the LSN of the last (chunkSummary): the projection then
   // does per chunk, not per record, what it would do for each (statistics, sequences, offset).
   const first = prepared.count > 0 ? prepared.count - 1 : 0;
@@ -187,7 +225,6 @@ async function applyChunk(
   const forVectors: LogEntry[] = [];
   for (let i = 0; i < count; i++) if (i >= prepared.count || touchesVectors(prepared, i)) forVectors.push(entries[i]!);
   if (forVectors.length > 0) await options.vectors.applyBatch(forVectors);
-  return count;
 }
 
 /** Row changes of a record the main thread applied itself (rare: a catalog change), counted for progress. */

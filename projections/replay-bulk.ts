@@ -4,11 +4,11 @@
  * million rows with one index: the largest cost left in replay). LevelDB's own recovery does the
  * same inserts in C++: at open it reads every write-ahead file (*.log) numbered at or above the
  * current one and applies the WriteBatch records in it (the file format is LevelDB's documented
- * doc/log_format.md, unchanged since 2011). So replay writes each chunk as such a file beside the
- * open database and reopens it when the rows must become visible: before a record the main thread
- * applies itself (a catalog change may read them), before an ordinary batch, past a size bound
- * (LevelDB puts every table recovery writes in level 0: the bound keeps that pile small), and at
- * the end. Two invariants make the files safe to add while the database is open:
+ * doc/log_format.md, unchanged since 2011). So replay writes each chunk as such a file, moves the
+ * files into the open database's directory and reopens it: in the background once enough are
+ * staged (BulkLoader), and before a record the main thread applies itself (a catalog change may
+ * read the rows), before an ordinary batch and at the end. Two invariants make the files safe to
+ * add while the database is open:
  *  - file numbers far above any LevelDB has given out (it never deletes a *.log numbered at or
  *    above its current one, and marks ours used when it recovers them);
  *  - sequence numbers above every one LevelDB has used: the store counts the ops it has written
@@ -17,13 +17,16 @@
  * The other side of the second: an ordinary write made between append() and ingest() takes a
  * sequence number BELOW the pending files' and loses to them at the ingest, for any key they hold.
  * replay-apply.ts ingests before every ordinary chunk, and what it writes in between (the handoff's
- * meta keys) is never in a bulk file; keep it so (the review of session 5 showed the loss).
+ * meta keys, the probes' deletes) is never in a bulk file; keep it so (the review of session 5
+ * showed the loss).
  */
 import { crc32c } from '@node-rs/crc32';
-import { readdir, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { SvcError } from '../core/errors.js';
-import { PACKED_PUT } from './state-store.js';
+import { assert, SvcError } from '../core/errors.js';
+import { KeySpace } from './keys.js';
+import { BATCH_TAIL_BYTES, copyWithVarint, TAG_PUT, type SortedBatch } from './replay-sort.js';
+import type { KvOp } from './state-store.js';
 
 /** LevelDB log format (db/log_format.h): 32 KiB blocks of fragments, each with a 7-byte header. */
 const BLOCK_BYTES = 32 * 1024;
@@ -32,19 +35,12 @@ const FULL = 1;
 const FIRST = 2;
 const MIDDLE = 3;
 const LAST = 4;
-/** WriteBatch entry tags (db/dbformat.h kTypeDeletion, kTypeValue). */
-const TAG_DEL = 0;
-const TAG_PUT = 1;
-/** WriteBatch header: fixed64 sequence, fixed32 count. */
-const BATCH_HEADER_BYTES = 12;
 /** Above the highest file number in the directory: more files than LevelDB creates between two reopens. */
 const FILE_NUMBER_GAP = 1_000_000;
 /** Between the counted sequence and a bulk batch's: a margin, the count being an upper bound already. */
 const SEQUENCE_GAP = 1024;
 const MASK_DELTA = 0xa282ead8;
 const TYPE_CRCS = [0, FULL, FIRST, MIDDLE, LAST].map((type) => crc32c(Uint8Array.of(type)));
-
-const packedLength = (ops: Uint8Array, at: number): number => ((ops[at]! << 24) | (ops[at + 1]! << 16) | (ops[at + 2]! << 8) | ops[at + 3]!) >>> 0;
 
 /** What the bulk loader needs from the store it loads. */
 export interface BulkHost {
@@ -54,59 +50,159 @@ export interface BulkHost {
   /** Closes and opens the database: LevelDB recovers the files written since. */
   reopen(): Promise<void>;
   readonly getSync: (key: Uint8Array) => Uint8Array | undefined;
+  /** An ordinary write (the probes' deletes). */
+  write(ops: readonly KvOp[]): Promise<void>;
+  /** Tables in LevelDB's level 0. */
+  levelZeroFiles(): number;
+  /** Compacts the whole store. */
+  compact(): Promise<void>;
 }
 
-/** Writes packed ops as LevelDB write-ahead files and has LevelDB recover them (see the file's doc). */
+/** When the loader hands staged batches to LevelDB. */
+export interface BulkLoaderLimits {
+  /** Staged bytes at which an ingest starts in the background, when none is running. */
+  readonly ingestBytesMin: number;
+  /** Staged bytes at which append() waits for the running ingest and starts the next (bounds level 0 and the disk used). */
+  readonly pendingBytesMax: number;
+  /** Level-0 tables left at finish() past which the store is compacted first (LevelDB slows writes past 8). */
+  readonly levelZeroFilesMax: number;
+}
+
+/** Where batches wait, inside the scratch directory (LevelDB ignores names it does not know; a crash leaves it with the scratch). */
+export const STAGING_DIR = 'replay-staging';
+
+/** The batches of the next ingest: one write-ahead file each in the staging directory. */
+interface Staged {
+  readonly files: string[];
+  bytes: number;
+  /** The probe key of each batch: after the ingest LevelDB must hold every one (it skips a record it cannot read). */
+  readonly probes: Uint8Array[];
+}
+
+/**
+ * Writes packed ops as a LevelDB write-ahead file and has LevelDB recover it (see the file's doc).
+ * Batches are staged outside LevelDB's sight; an ingest moves their files in (numbered past
+ * LevelDB's) and reopens the database, in the background: later batches are staged meanwhile, so
+ * LevelDB's recovery runs beside the decoding instead of after it. One file per batch: recovery
+ * fills a new memtable for each file, and a batch's sorted keys go into an empty one in order
+ * (several batches in one file made the inserts walk a large skip list: 3-5 times slower); the
+ * price is one level-0 table per batch, compacted at the end past a bound (finish()). Everything
+ * else that uses the database (run()) waits its turn in one queue with the ingests, so nothing
+ * touches it while it is closed and reopened.
+ */
 export class BulkLoader {
-  private nextFile = 0;
-  private lastFile = 0;
-  private pendingBytes = 0;
-  /** The last put of the last file: after an ingest LevelDB must hold it (it skips a record it cannot read). */
-  private probe: { key: Uint8Array; value: Uint8Array } | null = null;
+  private staged: Staged | null = null;
+  private stagedCount = 0;
+  private probeCount = 0;
+  /** Ingests and run() tasks, one at a time in the order given. */
+  private queue: Promise<void> = Promise.resolve();
+  /** Ingests queued and not finished. */
+  private ingesting = 0;
+  private failure: Error | null = null;
 
   constructor(
     private readonly host: BulkHost,
-    private readonly pendingBytesMax: number,
+    private readonly limits: BulkLoaderLimits,
   ) {}
 
-  /** True when ops were written that LevelDB has not read yet. */
+  /** True when ops were appended that LevelDB has not read yet. */
   get pending(): boolean {
-    return this.pendingBytes > 0;
+    return this.staged !== null || this.ingesting > 0;
   }
 
-  /** Adds packed ops (state-store.ts PACKED_PUT) as one atomic batch, visible after the next ingest(). */
-  async append(ops: Uint8Array): Promise<void> {
-    if (ops.length === 0) return;
-    if (this.nextFile === 0) this.nextFile = (await this.highestFileNumber()) + FILE_NUMBER_GAP;
+  /**
+   * Adds a worker's batch (replay-sort.ts sortedBatch; its bytes are numbered and completed here) as
+   * one atomic batch, visible after the next ingest().
+   */
+  async append(batch: SortedBatch): Promise<void> {
+    if (this.failure !== null) throw this.failure;
+    if (batch.count === 0) return;
     const first = this.host.sequence + 1 + SEQUENCE_GAP;
-    const { rep, count, lastPut } = writeBatchRep(ops, first);
-    this.host.sequence = first + count - 1;
+    // A key of its own in each batch, last (it sorts after every other): present after the ingest, the
+    // whole batch is (LevelDB applies a batch whole or skips it). Another batch's ops may overwrite any of its own.
+    const probe = probeKey(this.probeCount++);
+    const rep = numberedBatch(batch, first, probe);
+    this.host.sequence = first + batch.count;
+    const staged = this.staged ?? (this.staged = { files: [], bytes: 0, probes: [] });
     const image = logFileImage(rep);
-    this.lastFile = this.nextFile++;
-    await writeFile(path.join(this.host.location, `${String(this.lastFile).padStart(6, '0')}.log`), image);
-    this.pendingBytes += image.length;
-    this.probe = lastPut < 0 ? null : packedPut(ops, lastPut);
-    if (this.pendingBytes >= this.pendingBytesMax) await this.ingest();
+    if (this.stagedCount === 0) await mkdir(path.join(this.host.location, STAGING_DIR), { recursive: true });
+    const file = path.join(this.host.location, STAGING_DIR, `${this.stagedCount++}.log`);
+    await writeFile(file, image);
+    staged.files.push(file);
+    staged.bytes += image.length;
+    staged.probes.push(probe);
+    if (staged.bytes >= this.limits.pendingBytesMax && this.ingesting > 0) await this.settled();
+    if (staged.bytes >= this.limits.ingestBytesMin && this.ingesting === 0) this.startIngest();
   }
 
-  /** Makes every appended batch visible (LevelDB recovers them into its tables). */
+  /** Runs `task` once the database is open and every ingest and task queued before it is done (in order). */
+  run(task: () => Promise<void>): Promise<void> {
+    const next = this.queue.then(() => (this.failure === null ? task() : Promise.reject(this.failure)));
+    this.queue = next.catch((error: unknown) => {
+      this.failure ??= error instanceof Error ? error : new Error(String(error));
+    });
+    return next;
+  }
+
+  /** Makes every appended batch visible (LevelDB recovers them into its tables), after the tasks queued before. */
   async ingest(): Promise<void> {
-    if (this.pendingBytes === 0) return;
-    await this.host.reopen();
-    this.pendingBytes = 0;
-    this.nextFile = 0;
-    const probe = this.probe;
-    this.probe = null;
-    const found = probe === null ? undefined : this.host.getSync(probe.key);
-    if (probe !== null && (found === undefined || Buffer.compare(found, probe.value) !== 0)) {
-      throw new SvcError('STORAGE_UNAVAILABLE', `LevelDB at ${this.host.location} did not recover a bulk-loaded batch of the replay`, {
-        location: this.host.location,
-      });
+    if (this.staged !== null) this.startIngest();
+    await this.settled();
+  }
+
+  /**
+   * ingest(), then the staging directory goes (the scratch directory becomes the state as it is).
+   * Recovery puts every table it writes in level 0, and the compactions LevelDB starts after each
+   * reopen are cut short by the next: past `levelZeroFilesMax` tables the store is compacted here,
+   * else the first writes after the swap would wait for it (a server's first inserts stalled).
+   * Returns the level-0 tables left.
+   */
+  async finish(): Promise<number> {
+    await this.ingest();
+    await rm(path.join(this.host.location, STAGING_DIR), { recursive: true, force: true });
+    // Once, at the end: compacting after each ingest rewrote level 1 again each time (more CPU in all).
+    if (this.host.levelZeroFiles() > this.limits.levelZeroFilesMax) await this.host.compact();
+    return this.host.levelZeroFiles();
+  }
+
+  /** Waits for everything queued; throws the first failure. */
+  private async settled(): Promise<void> {
+    await this.queue;
+    if (this.failure !== null) throw this.failure;
+  }
+
+  private startIngest(): void {
+    const staged = this.staged;
+    if (staged === null) return;
+    this.staged = null;
+    this.ingesting += 1;
+    void this.run(async () => {
+      try {
+        // Numbered past every file LevelDB has made (it never deletes a *.log at or above its current one), in order.
+        const base = (await this.highestFileNumber()) + FILE_NUMBER_GAP;
+        for (let i = 0; i < staged.files.length; i++) await rename(staged.files[i]!, path.join(this.host.location, `${base + i}.log`));
+        await this.host.reopen();
+        this.checkProbes(staged.probes);
+        // Ordinary deletes, numbered below the batches staged since: no staged batch holds these keys.
+        await this.host.write(staged.probes.map((key) => ({ type: 'del' as const, key })));
+      } finally {
+        this.ingesting -= 1;
+      }
+    }).catch(() => undefined); // kept in this.failure: the next append() or ingest() throws it
+  }
+
+  private checkProbes(probes: readonly Uint8Array[]): void {
+    for (const probe of probes) {
+      if (this.host.getSync(probe) === undefined) {
+        throw new SvcError('STORAGE_UNAVAILABLE', `LevelDB at ${this.host.location} did not recover a bulk-loaded batch of the replay`, {
+          location: this.host.location,
+        });
+      }
     }
   }
 
   private async highestFileNumber(): Promise<number> {
-    let highest = this.lastFile;
+    let highest = 0;
     for (const name of await readdir(this.host.location)) {
       const match = /^(?:MANIFEST-)?(\d+)(?:\.\w+)?$/.exec(name);
       if (match) highest = Math.max(highest, Number(match[1]));
@@ -115,53 +211,24 @@ export class BulkLoader {
   }
 }
 
-/** Packed ops as a LevelDB WriteBatch (db/write_batch.cc rep) numbered from `sequence`, and its entry count. */
-export function writeBatchRep(ops: Uint8Array, sequence: number): { rep: Uint8Array; count: number; lastPut: number } {
-  // Each packed op has 4-byte lengths where the batch has varints of at most 5 bytes: never longer.
-  const rep = new Uint8Array(BATCH_HEADER_BYTES + ops.length);
-  let at = BATCH_HEADER_BYTES;
-  let count = 0;
-  let from = 0;
-  let lastPut = -1;
-  while (from < ops.length) {
-    const put = ops[from] === PACKED_PUT;
-    if (put) lastPut = from;
-    const keyLength = packedLength(ops, from + 1);
-    rep[at++] = put ? TAG_PUT : TAG_DEL;
-    at = copyWithVarint(rep, at, ops, from + 5, keyLength);
-    from += 5 + keyLength;
-    if (put) {
-      const valueLength = packedLength(ops, from);
-      at = copyWithVarint(rep, at, ops, from + 4, valueLength);
-      from += 4 + valueLength;
-    }
-    count += 1;
-  }
-  const view = new DataView(rep.buffer);
+/** The probe key of batch `n` (KeySpace.ReplayProbe, u32 BE). */
+function probeKey(n: number): Uint8Array {
+  return Uint8Array.of(KeySpace.ReplayProbe, n >>> 24, (n >>> 16) & 0xff, (n >>> 8) & 0xff, n & 0xff);
+}
+
+/** The batch's rep with its sequence and `probe` (a put, empty value) added after its entries; in place. */
+function numberedBatch(batch: SortedBatch, sequence: number, probe: Uint8Array): Uint8Array {
+  assert(probe.length + 3 <= BATCH_TAIL_BYTES, 'the probe fits the room a worker leaves');
+  const { rep } = batch;
+  let at = batch.end;
+  rep[at++] = TAG_PUT;
+  at = copyWithVarint(rep, at, probe, 0, probe.length);
+  rep[at++] = 0; // an empty value
+  const view = new DataView(rep.buffer, rep.byteOffset);
   view.setUint32(0, sequence % 2 ** 32, true);
   view.setUint32(4, Math.floor(sequence / 2 ** 32), true);
-  view.setUint32(8, count, true);
-  return { rep: rep.subarray(0, at), count, lastPut };
-}
-
-/** The key and value of the packed put at `at`, copied. */
-function packedPut(ops: Uint8Array, at: number): { key: Uint8Array; value: Uint8Array } {
-  const keyLength = packedLength(ops, at + 1);
-  const valueAt = at + 5 + keyLength;
-  return { key: ops.slice(at + 5, valueAt), value: ops.slice(valueAt + 4, valueAt + 4 + packedLength(ops, valueAt)) };
-}
-
-/** A varint32 length then the bytes ops[from, from + length), at `at` in out; returns the end. */
-function copyWithVarint(out: Uint8Array, at: number, ops: Uint8Array, from: number, length: number): number {
-  let n = length;
-  while (n >= 0x80) {
-    out[at++] = (n & 0x7f) | 0x80;
-    n >>>= 7;
-  }
-  out[at++] = n;
-  if (length <= 32) for (let i = 0; i < length; i++) out[at + i] = ops[from + i]!;
-  else out.set(ops.subarray(from, from + length), at);
-  return at + length;
+  view.setUint32(8, batch.count + 1, true);
+  return rep.subarray(0, at);
 }
 
 /** One record (a WriteBatch rep) as a whole LevelDB log file, split in fragments as db/log_writer.cc splits it. */

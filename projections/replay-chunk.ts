@@ -6,7 +6,7 @@ import { CatalogState } from './catalog-state.js';
 import type { KeySpace } from './keys.js';
 import type { PreparedRecord } from './record-handoff.js';
 import { fastRowRecord, type EffectsSink, type FastRecord } from './replay-decode.js';
-import { sortPackedOps } from './replay-sort.js';
+import { sortedBatch, type SortedBatch } from './replay-sort.js';
 import { rowRecordEffects, type RowRecordEffects, type StatsDelta } from './row-ops.js';
 import { PACKED_DEL, PACKED_PUT } from './state-store.js';
 import { hnswSpecs } from './vector-index.js';
@@ -23,8 +23,8 @@ export interface PreparedChunk {
   readonly count: number;
   /** Row changes in the prepared records (progress reports rows/s). */
   readonly rows: number;
-  /** Key/value ops of every prepared record, packed (state-store.ts packedBatch), sorted by key, the last op of each key only (replay-sort.ts). */
-  readonly ops: Uint8Array;
+  /** Key/value ops of every prepared record as one LevelDB WriteBatch, sorted by key, the last op of each key only (replay-sort.ts). */
+  readonly batch: SortedBatch;
   /** Per prepared record, 1 when it changes rows of a table with an hnsw index (the vector projection must see it). */
   readonly vectorFlags: Uint8Array;
   /** The event sequence after the last prepared record (what the tables projection stores beside its offset). */
@@ -189,7 +189,7 @@ class ChunkWriter implements EffectsSink {
   }
 
   finish(count: number): { chunk: PreparedChunk; transfer: ArrayBuffer[] } {
-    const ops = sortPackedOps(this.ops.subarray(0, this.opsEnd));
+    const batch = sortedBatch(this.ops.subarray(0, this.opsEnd));
     const vectorFlags = Uint8Array.from(this.vectorFlags);
     const deltas = new Float64Array(this.deltas.size * DELTA_FIELDS);
     let i = 0;
@@ -197,8 +197,8 @@ class ChunkWriter implements EffectsSink {
       deltas.set([tableId, delta.rowCount, delta.sizeBytes, delta.indexSizeBytes], i);
       i += DELTA_FIELDS;
     }
-    const chunk: PreparedChunk = { count, rows: this.rows, ops, vectorFlags, nextSequence: this.nextSequence(), deltas, sequences: this.sequences };
-    return { chunk, transfer: [ops.buffer as ArrayBuffer, vectorFlags.buffer, deltas.buffer] };
+    const chunk: PreparedChunk = { count, rows: this.rows, batch, vectorFlags, nextSequence: this.nextSequence(), deltas, sequences: this.sequences };
+    return { chunk, transfer: [batch.rep.buffer as ArrayBuffer, vectorFlags.buffer, deltas.buffer] };
   }
 
   private nextSequence(): bigint {

@@ -108,9 +108,10 @@ async function dumpState(dataDir: string): Promise<Map<string, string>> {
 
 /**
  * rebuildProjections in this process, as `svcdb replay` runs it, with small batches (many chunks);
- * bulkChunkBytesMin 0 bulk-loads every chunk (replay-bulk.ts), which only large ones are by default.
+ * bulkChunkBytesMin 0 bulk-loads every chunk (replay-bulk.ts), which only large ones are by default;
+ * bulkIngestBytesMin 0 starts a background ingest behind every one (chunk summaries wait for it).
  */
-async function replayInProcess(dataDir: string, workerThreads: number, bulkChunkBytesMin?: number): Promise<void> {
+async function replayInProcess(dataDir: string, workerThreads: number, bulkChunkBytesMin?: number, bulkIngestBytesMin?: number): Promise<void> {
   const layout = await prepareDataDir(dataDir, { create: false });
   const liveStore = await openStateStore(layout.stateDir);
   const log = await openLogAt(layout.logDir);
@@ -124,6 +125,7 @@ async function replayInProcess(dataDir: string, workerThreads: number, bulkChunk
       onProgress: () => {},
       workerThreads,
       ...(bulkChunkBytesMin === undefined ? {} : { bulkChunkBytesMin }),
+      ...(bulkIngestBytesMin === undefined ? {} : { bulkIngestBytesMin }),
     });
   } finally {
     await log.close();
@@ -150,6 +152,8 @@ describe('replay equals live apply', () => {
       await replayInProcess(dataDir, workerThreads, 0);
       expect(await dumpState(dataDir), `${workerThreads} worker threads, every chunk bulk-loaded`).toEqual(liveState);
     }
+    await replayInProcess(dataDir, 1, 0, 0);
+    expect(await dumpState(dataDir), 'every chunk bulk-loaded and ingested in the background').toEqual(liveState);
     const replayed = await runCli(['replay', '--data', dataDir]);
     expect(replayed.code, replayed.stderr).toBe(0);
     expect(await dumpState(dataDir)).toEqual(liveState);

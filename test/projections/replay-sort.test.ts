@@ -5,7 +5,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { sortPackedOps } from '../../projections/replay-sort.js';
+import { BATCH_TAIL_BYTES, packedFromBatch, sortedBatch, sortPackedOps } from '../../projections/replay-sort.js';
 import { forEachPackedOp, PACKED_DEL, PACKED_PUT } from '../../projections/state-store.js';
 
 function pack(ops: readonly { key: Uint8Array; value: Uint8Array | null }[]): Uint8Array {
@@ -60,6 +60,24 @@ describe('sortPackedOps', () => {
         expect(after.keys.length).toBe(before.state.size);
       }),
       { numRuns: 500 },
+    );
+  });
+
+  it('sortedBatch writes the same ops as a LevelDB WriteBatch (tags, varint lengths, the count)', () => {
+    // Values past 127 and 16,383 bytes: one-, two- and three-byte varint lengths.
+    const sizedOpArb = fc.record({ key: keyArb, value: fc.option(fc.uint8Array({ maxLength: 20_000 }), { nil: null }) });
+    fc.assert(
+      fc.property(fc.array(fc.oneof(opArb, sizedOpArb), { maxLength: 60 }), (ops) => {
+        const packed = pack(ops);
+        const batch = sortedBatch(packed);
+        expect(Buffer.from(packedFromBatch(batch)).equals(Buffer.from(sortPackedOps(packed)))).toBe(true);
+        const view = new DataView(batch.rep.buffer, batch.rep.byteOffset);
+        expect(view.getUint32(8, true)).toBe(batch.count);
+        expect(batch.count).toBe(applied(sortPackedOps(packed)).keys.length);
+        // Room for the bulk loader's probe after the entries.
+        expect(batch.rep.length - batch.end).toBeGreaterThanOrEqual(BATCH_TAIL_BYTES);
+      }),
+      { numRuns: 200 },
     );
   });
 });
