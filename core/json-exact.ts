@@ -204,8 +204,7 @@ class ExactParser {
       this.skip();
       if (this.text[this.pos++] !== ':') this.fail();
       const v = this.value();
-      if (key === '__proto__') Object.defineProperty(out, key, { value: v, enumerable: true, writable: true, configurable: true });
-      else out[key] = v;
+      setOwn(out, key, v);
       this.skip();
       const c = this.text[this.pos++];
       if (c === '}') return out;
@@ -219,3 +218,13 @@ const LITERALS: readonly (readonly [string, Json])[] = [
   ['false', false],
   ['null', null],
 ];
+
+/**
+ * Sets `key` as an own, enumerable property, also when it is `__proto__`: a plain assignment of
+ * that name would set the object's prototype instead (the value vanishes from JSON, or an object
+ * value becomes the prototype). A column or JSON key may be named so.
+ */
+export function setOwn(o: object, key: string, value: unknown): void {
+  if (key === '__proto__') Object.defineProperty(o, key, { value, enumerable: true, writable: true, configurable: true });
+  else (o as Record<string, unknown>)[key] = value;
+}

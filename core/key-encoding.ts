@@ -39,6 +39,21 @@ function ensure(extra: number): void {
  * value of the wrong JS type and for types that are not orderable keys (jsonb, vector).
  */
 export function encodeKey(types: readonly SqlType[], values: readonly SqlValue[], descending?: readonly boolean[]): Uint8Array {
+  return encodeKeyWith(types, values, copyOut, descending);
+}
+
+const copyOut = (scratch: Uint8Array, length: number): Uint8Array => scratch.slice(0, length);
+
+/**
+ * encodeKey, handing the key to `take` as the first `length` bytes of a scratch buffer that is
+ * valid only during the call (a bulk insert copies its keys into shared chunks: no array per key).
+ */
+export function encodeKeyWith<T>(
+  types: readonly SqlType[],
+  values: readonly SqlValue[],
+  take: (scratch: Uint8Array, length: number) => T,
+  descending?: readonly boolean[],
+): T {
   assert(values.length <= types.length, `encodeKey: ${values.length} values for ${types.length} types`);
   pos = 0;
   try {
@@ -49,7 +64,7 @@ export function encodeKey(types: readonly SqlType[], values: readonly SqlValue[]
         for (let j = start; j < pos; j++) buf[j] = ~buf[j]! & 0xff;
       }
     }
-    return buf.slice(0, pos);
+    return take(buf, pos);
   } finally {
     if (buf.length > BUFFER_BYTES_RETAINED_MAX) {
       buf = new Uint8Array(BUFFER_BYTES_INITIAL);

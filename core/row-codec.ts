@@ -61,23 +61,45 @@ function releaseLargeBuffer(): void {
  * column id) when a value's JS type does not match its column's SQL type.
  */
 export function encodeRow(columns: readonly { readonly id: ColumnId; readonly type: SqlType }[], values: readonly SqlValue[]): Uint8Array {
-  assert(columns.length === values.length, `encodeRow: ${values.length} values for ${columns.length} columns`);
-  pos = 0;
   try {
-    ensure(11);
-    buf[pos++] = ROW_IMAGE_VERSION;
-    pos = writeVarUint(buf, pos, columns.length);
-    for (let i = 0; i < columns.length; i++) {
-      const column = columns[i]!;
-      assert(Number.isSafeInteger(column.id) && column.id >= 0, `encodeRow: bad column id ${column.id}`);
-      ensure(32);
-      pos = writeVarUint(buf, pos, column.id);
-      writeValue(column.type, values[i]!, column.id);
-    }
+    writeRow(columns, values);
     return finish();
   } catch (err) {
     releaseLargeBuffer();
     throw err;
+  }
+}
+
+/**
+ * encodeRow, handing the image to `take` as the first `length` bytes of a scratch buffer that is
+ * valid only during the call: a caller that copies the image somewhere (a bulk insert's shared
+ * chunks) skips the array of its own that encodeRow would allocate per row.
+ */
+export function encodeRowWith<T>(
+  columns: readonly { readonly id: ColumnId; readonly type: SqlType }[],
+  values: readonly SqlValue[],
+  take: (scratch: Uint8Array, length: number) => T,
+): T {
+  try {
+    writeRow(columns, values);
+    return take(buf, pos);
+  } finally {
+    releaseLargeBuffer();
+  }
+}
+
+function writeRow(columns: readonly { readonly id: ColumnId; readonly type: SqlType }[], values: readonly SqlValue[]): void {
+  assert(columns.length === values.length, `encodeRow: ${values.length} values for ${columns.length} columns`);
+  pos = 0;
+  ensure(11);
+  buf[pos++] = ROW_IMAGE_VERSION;
+  pos = writeVarUint(buf, pos, columns.length);
+  for (let i = 0; i < columns.length; i++) {
+    const column = columns[i]!;
+    assert(Number.isSafeInteger(column.id) && column.id >= 0, `encodeRow: bad column id ${column.id}`);
+    ensure(32);
+    pos = writeVarUint(buf, pos, column.id);
+    writeValue(column.type, values[i]!, column.id);
   }
 }
 

@@ -12,7 +12,12 @@ export interface PendingEntry {
 /** The effects of one pending record, sorted by key (the last op on a key wins). */
 interface PendingRecord {
   readonly lsn: Lsn;
-  readonly entries: readonly PendingEntry[];
+  /**
+   * One entry per key, in key order: PendingEntry objects, or for a large record whose ops came
+   * with strictly ascending keys the ops themselves (entryOf makes an entry of a hit), so a
+   * 10,000-row bulk insert adds no object per row here.
+   */
+  readonly entries: readonly PendingEntry[] | readonly KvOp[];
   /** Each entry's key as a latin1 string (the `newest` map's key), in the order of `entries`; null: a large record, not in the map. */
   readonly texts: readonly string[] | null;
 }
@@ -57,6 +62,12 @@ export class PendingOverlay {
 
   add(lsn: Lsn, ops: readonly KvOp[]): void {
     if (ops.length === 0) return;
+    if (ops.length > this.indexedEntriesMax && strictlyAscending(ops)) {
+      this.largeRecords += 1;
+      this.records.push({ lsn, entries: ops, texts: null });
+      this.entryCount += ops.length;
+      return;
+    }
     const entries: PendingEntry[] = ops.map((op) => ({ key: op.key, value: op.type === 'put' ? op.value : null, lsn }));
     // Stable sort keeps op order among equal keys; then keep only the last op per key. Ops that
     // come sorted (a bulk insert of ascending keys into a table without indexes) need none.
@@ -107,8 +118,8 @@ export class PendingOverlay {
       const record = this.records[r]!;
       if (indexed !== undefined && record.lsn <= indexed.lsn) break;
       if (record.texts !== null) continue;
-      const entry = record.entries[lowerBound(record.entries, key)];
-      if (entry !== undefined && compareKeys(entry.key, key) === 0) return entry;
+      const at = lowerBound(record.entries, key);
+      if (at < record.entries.length && compareKeys(record.entries[at]!.key, key) === 0) return entryOf(record, at);
     }
     return indexed;
   }
@@ -120,7 +131,7 @@ export class PendingOverlay {
     for (const record of this.records) {
       const { entries } = record;
       for (let i = lowerBound(entries, gte); i < entries.length && compareKeys(entries[i]!.key, lt) < 0; i++) {
-        byKey.set(Buffer.from(entries[i]!.key).toString('latin1'), entries[i]!);
+        byKey.set(Buffer.from(entries[i]!.key).toString('latin1'), entryOf(record, i));
       }
     }
     return [...byKey.values()].sort((a, b) => compareKeys(a.key, b.key));
@@ -130,13 +141,20 @@ export class PendingOverlay {
 /** Records up to this many entries are indexed by key (PendingOverlay's `newest`). */
 const INDEXED_ENTRIES_MAX = 64;
 
-function strictlyAscending(entries: readonly PendingEntry[]): boolean {
+/** The entry at `at` of a record, made from its op when the record keeps ops. */
+function entryOf(record: PendingRecord, at: number): PendingEntry {
+  const entry = record.entries[at]!;
+  if ('lsn' in entry) return entry;
+  return { key: entry.key, value: entry.type === 'put' ? entry.value : null, lsn: record.lsn };
+}
+
+function strictlyAscending(entries: readonly { readonly key: Uint8Array }[]): boolean {
   for (let i = 1; i < entries.length; i++) if (compareKeys(entries[i - 1]!.key, entries[i]!.key) >= 0) return false;
   return true;
 }
 
 /** Index of the first entry whose key is >= key. */
-function lowerBound(entries: readonly PendingEntry[], key: Uint8Array): number {
+function lowerBound(entries: readonly { readonly key: Uint8Array }[], key: Uint8Array): number {
   let low = 0;
   let high = entries.length;
   while (low < high) {

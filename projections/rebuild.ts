@@ -8,7 +8,7 @@ import { sinkStateRange } from './keys.js';
 import { RecordHandoff } from './record-handoff.js';
 import { replayApply } from './replay-apply.js';
 import { InThreadPreparer, ReplayPool } from './replay-pool.js';
-import { openScratchStore, type StateStore } from './state-store.js';
+import { fsyncPath, openScratchStore, type StateStore } from './state-store.js';
 import { TablesProjection } from './tables-projection.js';
 import { VectorProjection } from './vector-projection.js';
 
@@ -50,6 +50,9 @@ export async function rebuildProjections(options: {
   try {
     replayed = await rebuildFromLog(options, scratch, total);
     await carrySinkState(options.liveStore, scratch);
+    // The old state is deleted below, so the new one must be on disk first: the sinks' state
+    // (CDC positions, the webhook ledger) cannot be rebuilt from the log.
+    await scratch.sync();
   } finally {
     await scratch.close();
   }
@@ -60,10 +63,12 @@ export async function rebuildProjections(options: {
     if (error.code !== 'ENOENT') throw error;
   });
   await rename(layout.rebuildDir, layout.stateDir);
+  await fsyncPath(layout.root); // the renames reach the disk before the old state is removed
   await rm(old, { recursive: true, force: true });
   // A crash between the two swaps is harmless: either vector checkpoint is a valid cache of the log.
   await rm(layout.vectorDir, { recursive: true, force: true });
   await rename(layout.vectorRebuildDir, layout.vectorDir);
+  await fsyncPath(layout.root);
   return replayed;
 }
 

@@ -10,6 +10,7 @@ import { PROJECTION_LIMITS } from './limits.js';
 import { mergedRange, type KeyRange } from './merged-range.js';
 import { PendingOverlay } from './pending-overlay.js';
 import { rowRecordEffects } from './row-ops.js';
+import { RowKeyBounds } from './row-key-bounds.js';
 import type { RecordHandoff } from './record-handoff.js';
 import type { StateStore } from './state-store.js';
 import { prefixUpperBound } from '../core/key-encoding.js';
@@ -38,6 +39,11 @@ export interface WriteView {
   indexRange(indexId: IndexId, bounds?: { gte?: Uint8Array; lt?: Uint8Array; reverse?: boolean }): AsyncIterable<Uint8Array[]>;
   /** Last value of a sequence including pending records. */
   sequence(name: string): bigint | undefined;
+  /**
+   * A primary key no row of the table (stored or pending) sorts after, null when it has none: the
+   * last key or above it. Absent from a transaction's view (its own changes are not in it).
+   */
+  rowKeyBound?(tableId: TableId): Promise<Uint8Array | null>;
 }
 
 /**
@@ -71,6 +77,7 @@ export class Sequencer {
   /** Sequence values handed out by open transactions, not yet in any record (like PostgreSQL, never given twice). */
   private readonly reservedSequences = new Map<string, bigint>();
   private readonly observers = new Set<AppendObserver>();
+  private readonly rowKeyBounds = new RowKeyBounds();
   /** A builder runs (the write lock is held); the next ones wait in `lockWaiters`, first come first served. */
   private locked = false;
   private readonly lockWaiters: (() => void)[] = [];
@@ -116,6 +123,8 @@ export class Sequencer {
         this.deps.handoff.put(append.lsn, { record, effects });
       }
       this.trackSequences(record, append.lsn);
+      if (effects) this.rowKeyBounds.appended(record.ops);
+      else this.rowKeyBounds.forget();
       for (const observer of this.observers) observer(append.lsn, effects ? effects.ops.map((op) => op.key) : null);
       // A catalog change alters how later records are validated: hold the lock until it is applied.
       if (drain) await this.settle(append);
@@ -179,7 +188,7 @@ export class Sequencer {
   private view(): WriteView {
     const { store, catalog } = this.deps;
     const overlay = this.overlay;
-    return {
+    const view: WriteView = {
       catalog,
       async getRow(tableId, pk) {
         const key = rowKey(tableId, pk);
@@ -222,12 +231,24 @@ export class Sequencer {
           yield batch.map(([key]) => key.subarray(ID_PREFIX_BYTES));
         }
       },
+      rowKeyBound: async (tableId) => {
+        const known = this.rowKeyBounds.get(tableId);
+        if (known !== undefined) return known;
+        let last: Uint8Array | null = null;
+        for await (const batch of view.rows(tableId, { reverse: true })) {
+          last = batch[0]?.[0] ?? null;
+          break;
+        }
+        this.rowKeyBounds.learn(tableId, last);
+        return last;
+      },
       sequence: (name) => {
         const current = this.pendingSequences.get(name)?.value ?? catalog.sequence(name);
         const reserved = this.reservedSequences.get(name);
         return current !== undefined && reserved !== undefined && reserved > current ? reserved : current;
       },
     };
+    return view;
   }
 
   /** Hands the write lock to the next waiting builder (it stays held), or frees it. */

@@ -109,7 +109,7 @@ export function bulkHostOf(
 }
 
 /** fsync a file or directory by path; a file LevelDB deleted meanwhile (compacted) needs none. */
-async function fsyncPath(file: string): Promise<void> {
+export async function fsyncPath(file: string): Promise<void> {
   let handle;
   try {
     handle = await open(file, 'r');
@@ -208,6 +208,19 @@ function viewOf(ops: Uint8Array, from: number, length: number, reused: (Uint8Arr
   return view;
 }
 
+/**
+ * `bytes` for one native call: as it is when it is a view into a larger buffer or longer than V8
+ * keeps typed arrays on its heap (a bulk insert's keys and images are views of shared chunks:
+ * copying them byte by byte was most of write()'s own time), else copied as viewOf does (a small
+ * array on V8's heap would get a backing store of its own when native code reads it).
+ */
+function nativeView(bytes: Uint8Array, reused: (Uint8Array | undefined)[]): Uint8Array {
+  return bytes.byteOffset !== 0 || bytes.length > ON_HEAP_TYPED_ARRAY_BYTES_MAX ? bytes : viewOf(bytes, 0, bytes.length, reused);
+}
+
+/** V8's typed_array_max_size_in_heap: arrays up to this long may live on the JS heap. */
+const ON_HEAP_TYPED_ARRAY_BYTES_MAX = 64;
+
 /** The parts of classic-level's chained batch used by packedBatch (implementor methods: no per-op checks or events). */
 interface NativeBatch {
   _put(key: Uint8Array, value: Uint8Array): void;
@@ -295,8 +308,8 @@ class ClassicLevelStore implements StateStore {
     const batch = (this.db as unknown as { _chainedBatch(): NativeBatch })._chainedBatch();
     try {
       for (const op of ops) {
-        if (op.type === 'put') batch._put(viewOf(op.key, 0, op.key.length, reusedKeyViews), viewOf(op.value, 0, op.value.length, reusedValueViews));
-        else batch._del(viewOf(op.key, 0, op.key.length, reusedKeyViews));
+        if (op.type === 'put') batch._put(nativeView(op.key, reusedKeyViews), nativeView(op.value, reusedValueViews));
+        else batch._del(nativeView(op.key, reusedKeyViews));
       }
     } catch (error) {
       return batch.close().then(() => Promise.reject(error));

@@ -139,7 +139,8 @@ export class VectorIndex {
     this.buffer(reuse ? REUSE_OP : ADD_OP, label, vector);
     if (reuse) this.deletedSlots -= 1;
     this.labelOfPk.set(hex(pk), label);
-    this.pkOfLabel.set(label, pk);
+    // A copy: the key may be a view of its whole decoded log record, which it would keep alive.
+    this.pkOfLabel.set(label, new Uint8Array(pk));
   }
 
   remove(pk: Uint8Array): void {

@@ -1,6 +1,7 @@
 import type { ColumnId, TableDef } from '../core/catalog.js';
 import { assert, SvcError } from '../core/errors.js';
 import { encodeKey } from '../core/key-encoding.js';
+import { setOwn } from '../core/json-exact.js';
 import { decodeRowInto } from '../core/row-codec.js';
 import type { SqlType, SqlTypeName, SqlValue } from '../core/values.js';
 import { keys, type StateStore } from '../projections/index.js';
@@ -85,7 +86,7 @@ export class PointReader {
     const projection = projectionOf(reader, table, request.columns, this.types);
     const row = decodeRowInto(image, projection.ids, projection.missing);
     const out: JsonRow = {};
-    for (let i = 0; i < projection.names.length; i++) out[projection.names[i]!] = projection.toJson[i]!(row[i] ?? null);
+    for (let i = 0; i < projection.names.length; i++) setOwn(out, projection.names[i]!, projection.toJson[i]!(row[i] ?? null));
     return out;
   }
 

@@ -1,3 +1,4 @@
+import { setOwn } from '../core/json-exact.js';
 import type { QType, QValue, TypeSystem } from './types/contract.js';
 
 /** Column metadata of a result. */
@@ -27,6 +28,8 @@ export interface QueryResult {
 /** Converts rows of values to JSON objects (unique names, types.toJson per column). */
 export class RowConverter {
   private readonly toJson: ((v: QValue) => unknown)[];
+  /** A column is named `__proto__` (PostgreSQL allows it): its value needs setOwn. */
+  private readonly protoNamed: boolean;
 
   constructor(
     types: TypeSystem,
@@ -34,11 +37,13 @@ export class RowConverter {
     columnTypes: readonly QType[],
   ) {
     this.toJson = columnTypes.map((t) => (v: QValue) => (v === null ? null : types.toJson(t, v)));
+    this.protoNamed = names.includes('__proto__');
   }
 
   convert(row: readonly QValue[]): JsonRow {
     const out: JsonRow = {};
-    for (let i = 0; i < this.names.length; i++) out[this.names[i]!] = this.toJson[i]!(row[i] ?? null);
+    if (this.protoNamed) for (let i = 0; i < this.names.length; i++) setOwn(out, this.names[i]!, this.toJson[i]!(row[i] ?? null));
+    else for (let i = 0; i < this.names.length; i++) out[this.names[i]!] = this.toJson[i]!(row[i] ?? null);
     return out;
   }
 }

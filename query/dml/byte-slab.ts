@@ -15,19 +15,26 @@ export class ByteSlab {
 
   /** `bytes` copied into the current chunk, as a view of it; arrays longer than a sixteenth of a chunk are returned as they are. */
   copy(bytes: Uint8Array): Uint8Array {
-    const length = bytes.length;
-    if (length > this.chunkBytes >>> 4) return bytes;
+    return bytes.length > this.chunkBytes >>> 4 ? bytes : this.copyPrefix(bytes, bytes.length);
+  }
+
+  /**
+   * The first `length` bytes of `source` (an encoder's scratch buffer) copied into the current
+   * chunk, as a view of it; past a sixteenth of a chunk, into an array of their own.
+   */
+  readonly copyPrefix = (source: Uint8Array, length: number): Uint8Array => {
+    if (length > this.chunkBytes >>> 4) return source.slice(0, length);
     if (this.at + length > this.chunk.length) {
       this.chunk = new Uint8Array(this.chunkBytes);
       this.at = 0;
     }
     const start = this.at;
     const chunk = this.chunk;
-    if (length <= 32) for (let i = 0; i < length; i++) chunk[start + i] = bytes[i]!;
-    else chunk.set(bytes, start);
+    if (length <= 32) for (let i = 0; i < length; i++) chunk[start + i] = source[i]!;
+    else chunk.set(source.subarray(0, length), start);
     this.at = start + length;
     return chunk.subarray(start, start + length);
-  }
+  };
 }
 
 /** 64 KiB: a few dozen chunks for a 10,000-row request, and what a view keeps alive stays small. */

@@ -1,8 +1,8 @@
 import type { ColumnDef, IndexDef, TableDef, TableId } from '../../core/catalog.js';
 import { isSvcError } from '../../core/errors.js';
-import { compareKeys, decodeKey, encodeKey } from '../../core/key-encoding.js';
+import { compareKeys, decodeKey, encodeKey, encodeKeyWith } from '../../core/key-encoding.js';
 import type { RowChange, SequenceUpdate, TxnOp } from '../../core/log-records.js';
-import { encodeRow } from '../../core/row-codec.js';
+import { encodeRow, encodeRowWith } from '../../core/row-codec.js';
 import type { SqlType, SqlValue } from '../../core/values.js';
 import type { CatalogState, WriteView } from '../../projections/index.js';
 import type { QValue, TypeSystem } from '../types/contract.js';
@@ -13,6 +13,7 @@ import { ForeignKeys } from './foreign-keys.js';
 import { ByteSlab } from './byte-slab.js';
 import { keyBytes, keyText } from './key-text.js';
 import { shapeOf, type UniqueIndex } from './table-shape.js';
+import { allAfterLastKey, ascending, scanIndex } from './read-ahead.js';
 
 const { dmlPrefetchRowsMin, dmlPrefetchProbesInFlightMax } = LIMITS;
 
@@ -85,8 +86,14 @@ export class TableWriter {
   private readonly hasForeignKeys: boolean;
   /** The primary key's values of the row being keyed (keyOf): one array for every row, encodeKey keeps none. */
   private readonly pkScratch: SqlValue[];
-  /** pk keyText -> image (null: deleted) for rows changed by this statement. */
-  readonly pending = new Map<string, Uint8Array | null>();
+  /** pk keyText -> image (null: deleted) for rows changed by this statement; read through `pending`. */
+  private readonly pendingMap = new Map<string, Uint8Array | null>();
+  /**
+   * Rows inserted by insertMany that are not in pendingMap yet: keys that were all new, distinct
+   * and first in this statement, so no check needed them by text. A bulk insert pays no key
+   * string and no map entry per row unless something later in the statement asks.
+   */
+  private deferred: { readonly keys: readonly Uint8Array[]; readonly images: Uint8Array[] }[] = [];
   private readonly pendingUnique = new Map<number, Map<string, string>>();
   private nextRowId: bigint | null = null;
 
@@ -108,6 +115,16 @@ export class TableWriter {
     this.pkScratch = new Array<SqlValue>(this.pkPositions?.length ?? 0);
   }
 
+  /** pk keyText -> image (null: deleted) for rows changed by this statement. */
+  get pending(): Map<string, Uint8Array | null> {
+    if (this.deferred.length > 0) {
+      const runs = this.deferred;
+      this.deferred = [];
+      for (const { keys, images } of runs) for (let i = 0; i < images.length; i++) this.pendingMap.set(keyText(keys[i]!), images[i]!);
+    }
+    return this.pendingMap;
+  }
+
   get columns(): readonly ColumnDef[] {
     return this.def.columns;
   }
@@ -117,6 +134,14 @@ export class TableWriter {
     const scratch = this.pkScratch;
     for (let i = 0; i < positions.length; i++) scratch[i] = values[positions[i]!] as SqlValue;
     return encodeKey(this.pkTypes, scratch);
+  }
+
+  /** keyOf, the key copied into the slab (no array of its own per key). */
+  private slabKeyOf(values: readonly QValue[]): Uint8Array {
+    const positions = this.pkPositions!;
+    const scratch = this.pkScratch;
+    for (let i = 0; i < positions.length; i++) scratch[i] = values[positions[i]!] as SqlValue;
+    return encodeKeyWith(this.pkTypes, scratch, this.slab.copyPrefix);
   }
 
   /** Where insertMany keeps its rows' keys and images (views of shared chunks: less for the GC to copy). */
@@ -188,7 +213,7 @@ export class TableWriter {
       if (ik && !known.has(keyText(ik))) fresh.set(keyText(ik), ik);
     }
     const found = new Map<string, Uint8Array[]>();
-    const todo = await this.scanIndex(u, [...fresh.values()].sort(compareKeys), found);
+    const todo = await scanIndex(this.statement.view, u.index.id, [...fresh.values()].sort(compareKeys), found);
     const probe = async (): Promise<void> => {
       for (let next = todo.pop(); next; next = todo.pop()) {
         const pks: Uint8Array[] = [];
@@ -198,51 +223,6 @@ export class TableWriter {
     };
     await Promise.all(Array.from({ length: Math.min(dmlPrefetchProbesInFlightMax, todo.length) }, probe));
     for (const [k, pks] of found) known.set(k, pks);
-  }
-
-  /**
-   * One sorted pass over the index entries under the wanted keys' common prefix, matching
-   * entries to wanted keys (index entry = index key + pk; encoded keys are prefix-free). Stops
-   * after a bounded number of entries; returns the keys it could not settle, for point probes.
-   */
-  private async scanIndex(u: UniqueIndex, wanted: readonly Uint8Array[], found: Map<string, Uint8Array[]>): Promise<[string, Uint8Array][]> {
-    if (wanted.length === 0) return [];
-    const first = wanted[0]!;
-    const last = wanted[wanted.length - 1]!;
-    let common = 0;
-    while (common < first.length && common < last.length && first[common] === last[common]) common += 1;
-    const prefix = first.subarray(0, common);
-    const budget = wanted.length * 8 + 4096;
-    let visited = 0;
-    let i = 0;
-    const hold = (at: number): Uint8Array[] => {
-      const k = keyText(wanted[at]!);
-      let pks = found.get(k);
-      if (!pks) found.set(k, (pks = []));
-      return pks;
-    };
-    const startsWith = (entry: Uint8Array, ik: Uint8Array): boolean => {
-      if (entry.length < ik.length) return false;
-      for (let j = common; j < ik.length; j++) if (entry[j] !== ik[j]) return false;
-      return true;
-    };
-    scan: for await (const batch of this.statement.view.indexEntries(u.index.id, prefix)) {
-      for (const rest of batch) {
-        const entry = new Uint8Array(common + rest.length);
-        entry.set(prefix, 0);
-        entry.set(rest, common);
-        while (i < wanted.length && !startsWith(entry, wanted[i]!) && compareKeys(wanted[i]!, entry) < 0) hold(i++);
-        if (i >= wanted.length) break scan;
-        if (startsWith(entry, wanted[i]!)) hold(i).push(entry.subarray(wanted[i]!.length));
-      }
-      visited += batch.length;
-      if (visited > budget) {
-        found.delete(keyText(wanted[i]!)); // possibly seen only in part
-        return wanted.slice(i).map((ik) => [keyText(ik), ik]);
-      }
-    }
-    while (i < wanted.length) hold(i++);
-    return [];
   }
 
   private async allocateRowId(): Promise<Uint8Array> {
@@ -296,48 +276,38 @@ export class TableWriter {
   async insertMany(rows: readonly QValue[][], inserted?: (values: QValue[]) => void): Promise<void> {
     const read = this.pkOnly && rows.length >= dmlPrefetchRowsMin ? await this.readPrimaryKeys(rows) : null;
     if (read === null) await this.prefetch(rows);
+    const fresh = read !== null && read.texts === null ? { keys: read.keys, images: [] as Uint8Array[] } : null;
+    if (fresh) this.deferred.push(fresh);
     for (let i = 0; i < rows.length; i++) {
       const values = rows[i]!;
       if (read === null) await this.insert(values);
-      else this.insertRead(values, read.keys[i]!, read.texts[i]!, read.images[i] ?? null);
+      else if (fresh) fresh.images.push(this.insertNew(values, read.keys[i]!, read.images[i] ?? null));
+      else this.insertRead(values, read.keys[i]!, read.texts![i]!, read.images[i] ?? null);
       if (inserted) inserted(values);
     }
   }
 
   /**
-   * The rows' primary keys, their keyText and their stored images (undefined: none), read in one
-   * getMany; null when they could not be read (the per-row reads then stand in).
+   * The rows' primary keys and their stored images (undefined: none), read in one getMany, and
+   * their keyText — null when the keys ascend strictly and this statement has changed no row of
+   * the table yet: then no key can meet another, and no check needs a text. Null when the keys
+   * could not be read (the per-row reads then stand in).
    */
   private async readPrimaryKeys(
     rows: readonly (readonly QValue[])[],
-  ): Promise<{ keys: Uint8Array[]; texts: string[]; images: (Uint8Array | undefined)[] } | null> {
+  ): Promise<{ keys: Uint8Array[]; texts: string[] | null; images: (Uint8Array | undefined)[] } | null> {
     const keys = new Array<Uint8Array>(rows.length);
-    const texts = new Array<string>(rows.length);
     try {
-      for (let i = 0; i < rows.length; i++) texts[i] = keyText((keys[i] = this.slab.copy(this.keyOf(rows[i]!))));
+      for (let i = 0; i < rows.length; i++) keys[i] = this.slabKeyOf(rows[i]!);
+      const texts = this.pendingMap.size === 0 && this.deferred.length === 0 && ascending(keys) ? null : keys.map(keyText);
       // Not in a transaction: reading the last row there would track the table's whole range as read.
-      const skip = !this.statement.inTransaction && (await this.allAfterLastKey(keys));
+      const skip = !this.statement.inTransaction && (await allAfterLastKey(this.statement.view, this.def.id, keys));
       const images = skip ? new Array<undefined>(keys.length) : await this.statement.view.getRows(this.def.id, keys);
       return { keys, texts, images };
     } catch (error) {
       if (!isSvcError(error)) throw error;
       return null;
     }
-  }
-
-  /**
-   * True when every key sorts after the last key of the table as the view sees it (stored and
-   * pending records, a transaction's own changes): then none of them exists, and one read of the
-   * last row stands for a lookup per key (a bulk load of ascending ids: 10,000 LevelDB reads).
-   */
-  private async allAfterLastKey(keys: readonly Uint8Array[]): Promise<boolean> {
-    let least = keys[0]!;
-    for (let i = 1; i < keys.length; i++) if (compareKeys(keys[i]!, least) < 0) least = keys[i]!;
-    for await (const batch of this.statement.view.rows(this.def.id, { reverse: true })) {
-      const last = batch[0];
-      if (last !== undefined) return compareKeys(least, last[0]) > 0;
-    }
-    return true;
   }
 
   /**
@@ -349,9 +319,18 @@ export class TableWriter {
     const seen = own !== undefined ? own : stored;
     this.validate(values);
     if (seen !== null) throw uniqueViolation(this.def.name, this.pkName(), this.describeKey(this.pkPositions!, values));
-    const after = this.slab.copy(encodeRow(this.def.columns, values as SqlValue[]));
+    const after = encodeRowWith(this.def.columns, values as SqlValue[], this.slab.copyPrefix);
     this.pending.set(k, after);
     this.statement.push({ kind: 'row', tableId: this.def.id, op: 'insert', key, before: null, after });
+  }
+
+  /** insertRead of a row whose key is new to this statement and distinct from the others of its insertMany: returns its image. */
+  private insertNew(values: QValue[], key: Uint8Array, stored: Uint8Array | null): Uint8Array {
+    this.validate(values);
+    if (stored !== null) throw uniqueViolation(this.def.name, this.pkName(), this.describeKey(this.pkPositions!, values));
+    const after = encodeRowWith(this.def.columns, values as SqlValue[], this.slab.copyPrefix);
+    this.statement.push({ kind: 'row', tableId: this.def.id, op: 'insert', key, before: null, after });
+    return after;
   }
 
   async update(key: Uint8Array, before: Uint8Array, oldValues: readonly QValue[], values: QValue[]): Promise<void> {

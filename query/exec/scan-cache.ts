@@ -203,7 +203,9 @@ export class ScanCache implements RowWriteListener {
     entry.writeOps -= write.ops.length;
     const decode = this.decoderOf(entry.def);
     const changes: RowPatch[] = [];
-    for (const [pk, op] of netOps(write.ops)) changes.push({ pk, row: op.type === 'put' ? decode(op.value) : null });
+    // A kept row's key is copied: the op's key may be a view of its record's buffer of all row keys,
+    // which one surviving row of a large insert would otherwise keep alive.
+    for (const [pk, op] of netOps(write.ops)) changes.push(op.type === 'put' ? { pk: new Uint8Array(pk), row: decode(op.value) } : { pk, row: null });
     const current = entry.current!;
     const next: State = { version: write.from + 2, rows: current.rows.patched(changes) };
     this.rowsHeld += next.rows.count - (entry.previous?.rows.count ?? 0);

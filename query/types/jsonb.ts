@@ -4,7 +4,7 @@
  * text output with its spacing ('{"a": 1, "b": [1, 2]}') and key order (shorter keys first, then
  * bytewise), the jsonb btree order (numbers numerically: 1.0 = 1), containment (@>) and existence (?).
  */
-import { JSON_NULL, JsonNull, JsonNumber, formatJsonNumber, isJsonNull, parseJsonExact } from '../../core/json-exact.js';
+import { JSON_NULL, JsonNull, JsonNumber, formatJsonNumber, isJsonNull, parseJsonExact, setOwn } from '../../core/json-exact.js';
 import type { JsonValue } from '../../core/values.js';
 import { dataError } from './errors.js';
 import { numericCompare, numericHashKey } from './numeric.js';
@@ -56,10 +56,9 @@ function compareKeys(a: string, b: string): number {
   return compareText(a, b);
 }
 
-/** Sets `key` as an own property even when it is '__proto__'. */
+/** Sets `key` as an own property even when it is '__proto__' (core's setOwn, typed for JSON). */
 export function setKey(o: JsonObject, key: string, value: JsonValue): void {
-  if (key === '__proto__') Object.defineProperty(o, key, { value, enumerable: true, writable: true, configurable: true });
-  else o[key] = value;
+  setOwn(o, key, value);
 }
 
 /** jsonb_in: strict JSON; PostgreSQL's message on failure. */

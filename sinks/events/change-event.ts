@@ -5,7 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { ColumnDef, TableDef } from '../../core/catalog.js';
-import { JSON_NULL } from '../../core/json-exact.js';
+import { JSON_NULL, setOwn } from '../../core/json-exact.js';
 import { decodeRowInto } from '../../core/row-codec.js';
 import { sqlTypeText, type SqlValue } from '../../core/values.js';
 import { typeSystem } from '../../query/index.js';
@@ -147,10 +147,10 @@ export class RowJson {
     const values = decodeRowInto(image, this.columnIds, this.missing);
     const row: JsonObject = {};
     const columns = this.table.columns;
-    for (let i = 0; i < columns.length; i++) row[columns[i]!.name] = jsonOf(columns[i]!, values[i] ?? null);
+    for (let i = 0; i < columns.length; i++) setOwn(row, columns[i]!.name, jsonOf(columns[i]!, values[i] ?? null));
     if (this.keyColumns.length === 0) return { row, key: null };
     const key: JsonObject = {};
-    for (const i of this.keyColumns) key[columns[i]!.name] = row[columns[i]!.name];
+    for (const i of this.keyColumns) setOwn(key, columns[i]!.name, row[columns[i]!.name]);
     return { row, key };
   }
 }

@@ -47,6 +47,14 @@ describe('PendingOverlay', () => {
               const entry = overlay.get(key);
               expect(entry && { value: entry.value === null ? null : hex(entry.value), lsn: entry.lsn }).toEqual(expected);
             }
+            // range(): the newest op of every key in [gte, lt), in key order (a record that came sorted keeps its ops).
+            const gte = Uint8Array.of(1, 0, 1);
+            const lt = Uint8Array.of(1, 0, 2, 5);
+            const newest = new Map<string, { key: string; value: string | null; lsn: number }>();
+            for (const record of model)
+              for (const op of record.ops) newest.set(hex(op.key), { key: hex(op.key), value: op.type === 'put' ? hex(op.value) : null, lsn: record.lsn });
+            const inRange = [...newest.values()].filter((e) => e.key >= hex(gte) && e.key < hex(lt)).sort((a, b) => (a.key < b.key ? -1 : 1));
+            expect(overlay.range(gte, lt).map((e) => ({ key: hex(e.key), value: e.value === null ? null : hex(e.value), lsn: e.lsn }))).toEqual(inRange);
             expect(overlay.size).toBe(model.reduce((sum, r) => sum + new Set(r.ops.map((op) => hex(op.key))).size, 0));
           }
         }),

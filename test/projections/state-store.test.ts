@@ -40,6 +40,29 @@ describe('state store writes (one chained LevelDB batch per write)', () => {
     ]);
   });
 
+  it('keys and values of every shape reach the store as their own bytes: views into shared buffers, small arrays, long ones', async () => {
+    const db = await store();
+    const shared = new Uint8Array(4096);
+    for (let i = 0; i < shared.length; i++) shared[i] = (i * 7) & 0xff;
+    const keys = new Uint8Array(256);
+    const ops: { type: 'put'; key: Uint8Array; value: Uint8Array }[] = [];
+    for (let i = 0; i < 40; i++) {
+      keys.set([9, i], 2 * i);
+      // Keys: small arrays of their own (on V8's heap) and views at an offset (a bulk insert's slab).
+      const k = i % 2 === 0 ? Uint8Array.of(9, i) : keys.subarray(2 * i, 2 * i + 2);
+      // Values: views at offset 0 of a bigger buffer, long views, short views, small arrays of their own.
+      const value = [shared.subarray(0, 5 + i), shared.subarray(i * 30, i * 30 + 70 + i), shared.subarray(i, i + 3), Uint8Array.of(i, i, i)][i % 4]!;
+      ops.push({ type: 'put', key: k, value });
+    }
+    const expected = ops.map((op) => [[...op.key], [...op.value]]);
+    await db.write(ops);
+    shared.fill(0); // the store copied every op when it was written
+    keys.fill(0);
+    const entries: number[][][] = [];
+    for await (const batch of db.entries({})) for (const [k, v] of batch) entries.push([[...k], [...v]]);
+    expect(entries).toEqual(expected);
+  });
+
   it('a write with an invalid op changes nothing and the store stays usable', async () => {
     const db = await store();
     const bad = [

@@ -25,4 +25,20 @@ describe('ByteSlab (bulk insert keys and images as views of shared chunks)', () 
     const long = new Uint8Array(5).fill(7); // over 64 / 16 bytes
     expect(slab.copy(long)).toBe(long);
   });
+
+  it('copyPrefix copies only the first `length` bytes of a scratch buffer the encoder reuses, also when they are long', () => {
+    fc.assert(
+      fc.property(fc.array(fc.uint8Array({ maxLength: 120 }), { maxLength: 100 }), (arrays) => {
+        const slab = new ByteSlab(1024); // up to 64 bytes into chunks, longer ones into arrays of their own
+        const scratch = new Uint8Array(256);
+        const views = arrays.map((bytes) => {
+          scratch.fill(0xaa);
+          scratch.set(bytes);
+          return slab.copyPrefix(scratch, bytes.length);
+        });
+        scratch.fill(0xee);
+        views.forEach((view, i) => expect([...view]).toEqual([...arrays[i]!]));
+      }),
+    );
+  });
 });

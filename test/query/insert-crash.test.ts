@@ -9,6 +9,9 @@ import { openStack, tempDir } from '../helpers/stack.js';
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const writer = path.join(root, 'dist/test/fixtures/insert-crash-writer.js');
 const ROUNDS = 8;
+// Each round is killed only after this many acknowledged inserts (and its random delay), so a
+// loaded machine cannot turn the test into kills of an idle writer.
+const ACKS_PER_ROUND_MIN = 20;
 
 // Single-row INSERTs answered by the prepared INSERT (query/fast-insert.ts) and by JSON rows must
 // be durable when answered: after any SIGKILL every acknowledged row is there, whole.
@@ -18,7 +21,7 @@ describe('single-row inserts across SIGKILL', () => {
     const acknowledged: bigint[] = [];
     try {
       for (let round = 1; round <= ROUNDS; round++) {
-        const acked = await runUntilKilled(writer, [dir, String(round * 1_000_000)], 100 + Math.floor(Math.random() * 400));
+        const acked = await runUntilKilled(writer, [dir, String(round * 1_000_000)], 100 + Math.floor(Math.random() * 400), ACKS_PER_ROUND_MIN);
         acknowledged.push(...acked.map(BigInt));
         const stack = await openStack(dir);
         try {
@@ -38,7 +41,7 @@ describe('single-row inserts across SIGKILL', () => {
           await stack.close();
         }
       }
-      expect(acknowledged.length).toBeGreaterThan(ROUNDS * 10);
+      expect(acknowledged.length).toBeGreaterThanOrEqual(ROUNDS * ACKS_PER_ROUND_MIN);
     } finally {
       await remove();
     }
