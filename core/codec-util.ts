@@ -50,6 +50,22 @@ export function writeUtf8(buf: Uint8Array, pos: number, s: string): number {
   return pos;
 }
 
+/** Bytes writeUtf8 (and TextEncoder) writes for `s`: a lone surrogate is U+FFFD, 3 bytes. */
+export function utf8Length(s: string): number {
+  const n = s.length;
+  let bytes = n;
+  for (let i = 0; i < n; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 0x80) continue;
+    if (c < 0x800) bytes += 1;
+    else if (c >= 0xd800 && c < 0xdc00 && i + 1 < n && s.charCodeAt(i + 1) >= 0xdc00 && s.charCodeAt(i + 1) < 0xe000) {
+      bytes += 2; // a pair: 4 bytes for its 2 units
+      i++;
+    } else bytes += 2;
+  }
+  return bytes;
+}
+
 /** Decodes UTF-8 bytes `buf[start, end)`; short ASCII runs skip the native decoder. */
 export function readUtf8(buf: Uint8Array, start: number, end: number): string {
   if (end - start > SHORT_STRING_UNITS_MAX) return decoder.decode(buf.subarray(start, end));
@@ -96,8 +112,16 @@ export const zigzag = (n: number): number => (n >= 0 ? n * 2 : -n * 2 - 1);
 /** Zigzag of a signed 64-bit bigint (the caller checks the range). */
 const zigzagBig = (v: bigint): bigint => (v < 0n ? (-v << 1n) - 1n : v << 1n);
 
+/**
+ * Below this magnitude a bigint's zigzag is a safe integer: it is written by the number path, the
+ * same bytes without a bigint allocated per step (a timestamp in microseconds is ~2^51).
+ */
+const SAFE_ZIGZAG_MAX = 2n ** 52n - 1n;
+const fitsSafeZigzag = (v: bigint): boolean => v <= SAFE_ZIGZAG_MAX && v >= -SAFE_ZIGZAG_MAX;
+
 /** Bytes the zigzag varint of a 64-bit bigint takes. */
 export function zigzagBigSize(v: bigint): number {
+  if (fitsSafeZigzag(v)) return varUintSize(zigzag(Number(v)));
   let z = zigzagBig(v);
   let size = 1;
   while (z >= 0x80n) {
@@ -109,6 +133,7 @@ export function zigzagBigSize(v: bigint): number {
 
 /** Writes the zigzag varint of a signed 64-bit bigint; returns the new position. */
 export function writeZigZagBig(buf: Uint8Array, pos: number, v: bigint): number {
+  if (fitsSafeZigzag(v)) return writeVarUint(buf, pos, zigzag(Number(v)));
   let z = zigzagBig(v);
   while (z >= 0x80n) {
     buf[pos++] = Number(z & 0x7fn) | 0x80;

@@ -4,7 +4,7 @@
  * avsc type writes (a test compares them), without a wrapper object per op or a copy. Bulk
  * inserts log 10,000 row changes per record. Other records go through avsc.
  */
-import { varUintSize, writeVarUint, writeZigZagBig, zigzag, zigzagBigSize } from './codec-util.js';
+import { utf8Length, varUintSize, writeUtf8, writeVarUint, writeZigZagBig, zigzag, zigzagBigSize } from './codec-util.js';
 import { assert } from './errors.js';
 
 // The shapes of log-records.ts's RowChange, SequenceUpdate and TxnRecord, restated here: that
@@ -42,12 +42,22 @@ const utf8 = new TextEncoder();
 /** `version` byte, then the record as LOG_RECORD_SCHEMA_V2 and V3 encode it (V3 changed only catalog ops); null when an op is neither a row change nor a sequence update. */
 export function encodeRowRecord(record: TxnRecord, version: number): Uint8Array | null {
   const ops = record.ops;
-  const txnId = utf8.encode(record.txnId);
-  const tenant = utf8.encode(record.tenant);
   const firstSequence = record.firstSequence ?? -1n;
   // Anything avsc would refuse goes to avsc, which reports it (INTERNAL_ERROR).
   if (!inInt64(record.timestampMicros) || !inInt64(firstSequence) || typeof record.txnId !== 'string' || typeof record.tenant !== 'string') return null;
-  let bytes = 2 + bytesSize(txnId) + bytesSize(tenant) + bigLongSize(record.timestampMicros) + longSize(ops.length) + 1 + bigLongSize(firstSequence);
+  // The two strings are written in place (no TextEncoder array each): their UTF-8 lengths first.
+  const txnIdBytes = utf8Length(record.txnId);
+  const tenantBytes = utf8Length(record.tenant);
+  let bytes =
+    2 +
+    longSize(txnIdBytes) +
+    txnIdBytes +
+    longSize(tenantBytes) +
+    tenantBytes +
+    bigLongSize(record.timestampMicros) +
+    longSize(ops.length) +
+    1 +
+    bigLongSize(firstSequence);
   for (let i = 0; i < ops.length; i++) {
     const op = ops[i]!;
     if (op.kind === 'row' && validRow(op as RowChange)) bytes += rowSize(op as RowChange);
@@ -60,8 +70,8 @@ export function encodeRowRecord(record: TxnRecord, version: number): Uint8Array 
   let at = 0;
   out[at++] = version;
   out[at++] = 0; // LogRecord union: branch 0, TxnRecord
-  at = writeBytes(out, at, txnId);
-  at = writeBytes(out, at, tenant);
+  at = writeString(out, at, record.txnId, txnIdBytes);
+  at = writeString(out, at, record.tenant, tenantBytes);
   at = writeBigLong(out, at, record.timestampMicros);
   if (ops.length > 0) {
     at = writeLong(out, at, ops.length);
@@ -120,6 +130,14 @@ function writeBytes(out: Uint8Array, at: number, bytes: Uint8Array): number {
   if (bytes.length <= 64) for (let i = 0; i < bytes.length; i++) out[at + i] = bytes[i]!;
   else out.set(bytes, at);
   return at + bytes.length;
+}
+
+/** An Avro string: its UTF-8 length (known: `utf8Bytes`), then its UTF-8. */
+function writeString(out: Uint8Array, at: number, text: string, utf8Bytes: number): number {
+  at = writeLong(out, at, utf8Bytes);
+  const end = writeUtf8(out, at, text);
+  assert(end === at + utf8Bytes, `encodeRowRecord: a string of ${utf8Bytes} UTF-8 bytes took ${end - at}`);
+  return end;
 }
 
 function writeNullableBytes(out: Uint8Array, at: number, bytes: Uint8Array | null): number {

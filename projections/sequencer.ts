@@ -78,12 +78,17 @@ export class Sequencer {
   private readonly reservedSequences = new Map<string, bigint>();
   private readonly observers = new Set<AppendObserver>();
   private readonly rowKeyBounds = new RowKeyBounds();
-  private lock: Promise<void> = Promise.resolve();
+  /** A builder runs (the write lock is held); the next ones wait in `lockWaiters`, first come first served. */
+  private locked = false;
+  private readonly lockWaiters: (() => void)[] = [];
   private closed = false;
   private nextSequence: bigint;
+  /** What builders validate against: one object for every submit (it holds no state of its own). */
+  private readonly writeView: WriteView;
 
   constructor(private readonly deps: SequencerDeps) {
     this.nextSequence = deps.nextSequence;
+    this.writeView = this.view();
   }
 
   /** Number of row/index keys appended but not yet applied (for tests and metrics). */
@@ -92,7 +97,9 @@ export class Sequencer {
   }
 
   async submit<T>(build: TxnBuilder<T>): Promise<{ lsn: Lsn | null; result: T | null }> {
-    const release = await this.acquire();
+    // The lock taken without a promise when free (most submits under load find it so).
+    if (this.locked) await new Promise<void>((resolve) => this.lockWaiters.push(resolve));
+    else this.locked = true;
     let appended: { lsn: Lsn; durable: Promise<void> } | null = null;
     let result: T | null = null;
     let drain = false;
@@ -100,7 +107,7 @@ export class Sequencer {
       this.assertWritable();
       // Backpressure: while the log has too much unwritten, writers queue here (bounded memory).
       await this.deps.log.whenWritable();
-      const built = await build(this.view());
+      const built = await build(this.writeView);
       if (!built) return { lsn: null, result: null };
       result = built.result;
       // Stamped here, in append order: change-event sequences follow commit order.
@@ -122,7 +129,7 @@ export class Sequencer {
       // A catalog change alters how later records are validated: hold the lock until it is applied.
       if (drain) await this.settle(append);
     } finally {
-      release();
+      this.release();
     }
     const done = appended as { lsn: Lsn; durable: Promise<void> };
     if (!drain) await this.settle(done);
@@ -244,13 +251,11 @@ export class Sequencer {
     return view;
   }
 
-  private async acquire(): Promise<() => void> {
-    let release!: () => void;
-    const next = new Promise<void>((resolve) => (release = resolve));
-    const previous = this.lock;
-    this.lock = previous.then(() => next);
-    await previous;
-    return release;
+  /** Hands the write lock to the next waiting builder (it stays held), or frees it. */
+  private release(): void {
+    const next = this.lockWaiters.shift();
+    if (next) next();
+    else this.locked = false;
   }
 }
 

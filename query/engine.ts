@@ -146,6 +146,19 @@ export class SqlEngine {
     return { command: 'SELECT', columns: [...columns], rows, rowCount: rows.length, affectedRows: null, truncated };
   }
 
+  /**
+   * True when running `sql` never reads options.signal (an INSERT ... VALUES of parameters and
+   * literals whose binding is kept, outside a transaction): a caller need not make a signal for it.
+   * Only a text run before answers true; anything else is false (the general path honours the signal).
+   */
+  ignoresCancel(sql: string, options: ExecuteOptions): boolean {
+    if (options.transaction !== undefined) return false;
+    const statements = this.parses.peek(sql);
+    if (statements === undefined || statements.length !== 1) return false;
+    const only = statements[0]!;
+    return only.body.kind === 'insert' && !only.explain && this.inserts.holds(only);
+  }
+
   /** Runs one or more statements separated by semicolons; the result is the last one's. */
   async execute(sql: string, options: ExecuteOptions): Promise<QueryResult> {
     return this.scoped(sql, options, (env) => this.run(sql, env));

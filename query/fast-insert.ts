@@ -28,6 +28,15 @@ export class InsertCache {
   /** Runs served from a cached binding, and bindings kept (for tests and metrics). */
   readonly counts = { hits: 0, binds: 0 };
 
+  /**
+   * True when the statement has a kept binding: its cells are parameters, literals, casts of those or
+   * DEFAULT, so running it evaluates no subquery and never looks at a cancel signal (a DEFAULT or a
+   * CHECK holds none, as in PostgreSQL); once appended, a write is not cancelled either.
+   */
+  holds(statement: ParsedStatement): boolean {
+    return this.entries.has(statement);
+  }
+
   /** Runs an INSERT statement: from its cached binding when current, else bound now (and kept when it may be). */
   run(statement: ParsedStatement, ast: InsertStatement, deps: DmlDeps): Promise<QueryResult> {
     return submitDml(deps, 'INSERT', (run) => {

@@ -34,6 +34,11 @@ export class ParseCache {
     return parsed;
   }
 
+  /** The statements of a text parsed before, without parsing or touching its place in the cache; undefined: not cached. */
+  peek(sql: string): readonly ParsedStatement[] | undefined {
+    return this.entries.get(sql);
+  }
+
   get size(): number {
     return this.entries.size;
   }

@@ -1,10 +1,11 @@
 import { registerCdcMetrics, type CdcMetricRow } from './cdc-metrics.js';
 import type { WebhookMetricRow } from '../../core/webhook-api.js';
 import { registerWebhookMetrics, type WebhookMetrics } from './webhook-metrics.js';
-import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Gauge, Registry, collectDefaultMetrics } from 'prom-client';
 import { DEFAULT_TENANT } from '../../core/catalog.js';
 import type { ConnectionGauge } from '../http/connections.js';
 import type { QueryMetrics, QuerySample } from './query-metrics.js';
+import { QueryCounts, QueryDurations, registerSeries } from './query-series.js';
 
 /**
  * Distinct `database` label values kept; queries of further tenants count under OTHER_DATABASE.
@@ -66,8 +67,9 @@ function processMetrics(): Registry {
 export class ServiceMetrics implements QueryMetrics, MetricsSource {
   private readonly registry = new Registry();
   private readonly databases = new Set<string>();
-  private readonly queries: Counter<'status' | 'database'>;
-  private readonly duration: Histogram<'database'>;
+  /** Kept by hand (query-series.ts): observed on every query and row request, written as prom-client writes its own. */
+  private readonly queries: QueryCounts;
+  private readonly duration: QueryDurations;
 
   /** Adds the CDC streams' and webhooks' metrics (called once by the composition root). */
   registerEvents(streams: () => readonly CdcMetricRow[], webhooks: () => readonly WebhookMetricRow[]): WebhookMetrics {
@@ -77,19 +79,14 @@ export class ServiceMetrics implements QueryMetrics, MetricsSource {
 
   constructor(deps: ServiceMetricsDeps) {
     const registers = [this.registry];
-    this.queries = new Counter({
-      name: 'svc_queries_total',
-      help: 'Queries run (POST /query, /query/stream, /query/explain, async), by outcome and database (tenant)',
-      labelNames: ['status', 'database'],
-      registers,
-    });
-    this.duration = new Histogram({
-      name: 'svc_query_duration_seconds',
-      help: 'Time from the start of a query to its result or error, by database (tenant)',
-      labelNames: ['database'],
-      buckets: QUERY_DURATION_BUCKETS_SECONDS,
-      registers,
-    });
+    this.queries = new QueryCounts('svc_queries_total', 'Queries run (POST /query, /query/stream, /query/explain, async), by outcome and database (tenant)');
+    registerSeries(this.registry, this.queries);
+    this.duration = new QueryDurations(
+      'svc_query_duration_seconds',
+      'Time from the start of a query to its result or error, by database (tenant)',
+      QUERY_DURATION_BUCKETS_SECONDS,
+    );
+    registerSeries(this.registry, this.duration);
     const connections = async function (this: Gauge): Promise<void> {
       this.set(await deps.connections.count());
     };
@@ -126,15 +123,15 @@ export class ServiceMetrics implements QueryMetrics, MetricsSource {
       },
     });
     // Series exist from the start (a rate over a counter that appears late misses its first step).
-    for (const status of ['success', 'error']) this.queries.inc({ status, database: DEFAULT_TENANT }, 0);
-    this.duration.zero({ database: DEFAULT_TENANT });
+    for (const status of ['success', 'error'] as const) this.queries.add(status, DEFAULT_TENANT, 0);
+    this.duration.zero(DEFAULT_TENANT);
     this.databases.add(DEFAULT_TENANT);
   }
 
   observe(sample: QuerySample): void {
     const database = this.databaseLabel(sample.database);
-    this.queries.inc({ status: sample.ok ? 'success' : 'error', database });
-    this.duration.observe({ database }, sample.durationSeconds);
+    this.queries.add(sample.ok ? 'success' : 'error', database);
+    this.duration.observe(database, sample.durationSeconds);
   }
 
   async render(): Promise<MetricsText> {

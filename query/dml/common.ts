@@ -72,7 +72,7 @@ export async function submitDml(deps: DmlDeps, command: string, body: (run: DmlR
       });
       return cachedExec;
     };
-    const checksOf = (table: TableDef): CheckEval[] => compileChecks(table, ctx, exec());
+    const checksOf = (table: TableDef): CheckEval[] => compileChecks(table, ctx, exec);
     const writer = new StatementWriter(view, deps.types, checksOf, deps.env.limits.dmlRowsMax, txn !== null);
     outcome = await body({ view, ctx, writer, binder: new QueryBinder(ctx), exec });
     if (writer.ops.length === 0) return null;
@@ -108,14 +108,16 @@ export async function submitDml(deps: DmlDeps, command: string, body: (run: DmlR
  */
 const boundChecks = new WeakMap<TableDef, readonly { name: string; expr: Expr }[]>();
 
-function compileChecks(table: TableDef, ctx: BindContext, exec: ExecContext): CheckEval[] {
+function compileChecks(table: TableDef, ctx: BindContext, exec: () => ExecContext): CheckEval[] {
   let checks = boundChecks.get(table);
   if (!checks) {
     checks = table.constraints.filter((c) => c.kind === 'check').map((c) => ({ name: c.name, expr: bindCheck(ctx, table, parseExpression(c.definition)) }));
     if (!checks.some((c) => holdsMomentConstant(c.expr))) boundChecks.set(table, checks);
   }
+  // No CHECK: no execution context is made for it (a single-row insert of given values needs none).
+  if (checks.length === 0) return [];
   return checks.map(({ name, expr }) => {
-    const compiled = compile(expr, exec);
+    const compiled = compile(expr, exec());
     return { name, eval: (row: readonly QValue[]) => compiled.eval(row as QValue[]) };
   });
 }

@@ -90,7 +90,6 @@ function givenColumns(table: TableDef, rows: JsonInsert['rows']): number[] {
 }
 
 function proposedRows(run: DmlRun, table: TableDef, rows: JsonInsert['rows']): QValue[][] {
-  const exec = run.exec();
   const defaults = defaultsOf(run, table);
   const { types } = run.ctx;
   const columns = table.columns;
@@ -102,7 +101,8 @@ function proposedRows(run: DmlRun, table: TableDef, rows: JsonInsert['rows']): Q
     const values = new Array<QValue>(width);
     for (let i = 0; i < width; i++) {
       const column = columns[i]!;
-      values[i] = Object.hasOwn(row, column.name) ? cellFromJson(types, column, row[column.name], rowIndex) : defaults[i]!(exec);
+      // The execution context only when a default is evaluated (run.exec() makes it once).
+      values[i] = Object.hasOwn(row, column.name) ? cellFromJson(types, column, row[column.name], rowIndex) : defaults[i]!(run.exec());
     }
     out[rowIndex] = values;
   }

@@ -144,8 +144,11 @@ export async function valuesRows(
     for (let i = 0; i < cells.length; i++) {
       const c = cells[i]!;
       if (c === 'default') continue;
-      // Literals arrive folded to constants (bulk loads are all literals): no compile per cell.
+      // Literals arrive folded to constants (bulk loads are all literals): no compile per cell. A
+      // parameter given is its converted value, as its compiled form would read it (a prepared
+      // INSERT ... VALUES ($1, $2, $3) compiles nothing); a missing one fails as compiled, in order.
       if (c.kind === 'const') values[targets[i]!] = c.value;
+      else if (c.kind === 'param' && c.index < exec.params.length) values[targets[i]!] = exec.params[c.index]!;
       else (computed ??= []).push({ target: targets[i]!, expr: c });
     }
     if (computed !== null) {

@@ -12,6 +12,7 @@ import { checkViolation, notNullViolation, uniqueViolation } from './errors.js';
 import { ForeignKeys } from './foreign-keys.js';
 import { ByteSlab } from './byte-slab.js';
 import { keyBytes, keyText } from './key-text.js';
+import { shapeOf, type UniqueIndex } from './table-shape.js';
 import { allAfterLastKey, ascending, scanIndex } from './read-ahead.js';
 
 const { dmlPrefetchRowsMin, dmlPrefetchProbesInFlightMax } = LIMITS;
@@ -19,12 +20,6 @@ const { dmlPrefetchRowsMin, dmlPrefetchProbesInFlightMax } = LIMITS;
 export interface CheckEval {
   readonly name: string;
   readonly eval: (row: readonly QValue[]) => QValue;
-}
-
-interface UniqueIndex {
-  readonly index: IndexDef;
-  readonly positions: number[];
-  readonly types: SqlType[];
 }
 
 /** All changes of one DML statement: per-table writers, the row ops in order, sequence values. */
@@ -87,6 +82,8 @@ export class TableWriter {
   private readonly pkOnly: boolean;
   /** Positions of the NOT NULL columns (validate). */
   private readonly notNull: number[];
+  /** Some constraint references a parent table (insert checks the parent). */
+  private readonly hasForeignKeys: boolean;
   /** The primary key's values of the row being keyed (keyOf): one array for every row, encodeKey keeps none. */
   private readonly pkScratch: SqlValue[];
   /** pk keyText -> image (null: deleted) for rows changed by this statement; read through `pending`. */
@@ -107,17 +104,14 @@ export class TableWriter {
     private readonly statement: StatementWriter,
     private readonly checksOf: () => CheckEval[],
   ) {
-    const position = (id: number): number => def.columns.findIndex((c) => c.id === id);
-    this.pkPositions = def.primaryKey.length > 0 ? def.primaryKey.map(position) : null;
-    this.pkTypes = this.pkPositions ? this.pkPositions.map((p) => def.columns[p]!.type) : [{ name: 'int8' }];
-    this.uniques = def.indexes
-      .filter((i) => i.unique && !i.primary && i.kind === 'btree')
-      .map((index) => {
-        const positions = index.columnIds.map(position);
-        return { index, positions, types: positions.map((p) => def.columns[p]!.type) };
-      });
-    this.pkOnly = this.pkPositions !== null && this.uniques.length === 0 && !def.constraints.some((c) => c.references);
-    this.notNull = def.columns.flatMap((c, i) => (c.nullable ? [] : [i]));
+    // Shared by every statement's writer of this definition: read, never changed.
+    const shape = shapeOf(def);
+    this.pkPositions = shape.pkPositions;
+    this.pkTypes = shape.pkTypes;
+    this.uniques = shape.uniques;
+    this.pkOnly = shape.pkOnly;
+    this.notNull = shape.notNull;
+    this.hasForeignKeys = shape.hasForeignKeys;
     this.pkScratch = new Array<SqlValue>(this.pkPositions?.length ?? 0);
   }
 
@@ -266,7 +260,7 @@ export class TableWriter {
       if (exists) throw uniqueViolation(this.def.name, this.pkName(), this.describeKey(this.pkPositions, values));
     }
     if (this.uniques.length > 0) await this.checkUniques(values, key, null);
-    await this.statement.fks.checkChild(this.def, values);
+    if (this.hasForeignKeys) await this.statement.fks.checkChild(this.def, values);
     const after = encodeRow(this.def.columns, values as SqlValue[]);
     this.record(key, null, after, values, k);
     this.statement.push({ kind: 'row', tableId: this.def.id, op: 'insert', key, before: null, after });

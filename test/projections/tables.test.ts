@@ -70,6 +70,39 @@ describe('tables projection', () => {
     expect(stack.projections.sequencer.pendingKeys).toBe(0);
   });
 
+  it('runs builders one at a time in submit order; one that fails or appends nothing hands the lock on', async () => {
+    const stack = await freshStack();
+    const table = itemsTable(1);
+    await stack.projections.sequencer.submit(async () => ({ record: txn([{ kind: 'put_table', table }]), result: null }));
+    const order: number[] = [];
+    let running = 0;
+    const submit = (n: number, outcome: 'insert' | 'fail' | 'nothing') =>
+      stack.projections.sequencer.submit(async () => {
+        running += 1;
+        expect(running).toBe(1);
+        order.push(n);
+        await new Promise((resolve) => setImmediate(resolve));
+        running -= 1;
+        if (outcome === 'fail') throw new Error(`builder ${n} failed`);
+        if (outcome === 'nothing') return null;
+        return { record: txn([rowChange(table, 'insert', null, { id: BigInt(n), name: `n${n}`, score: n })]), result: n };
+      });
+    const outcomes = await Promise.allSettled([
+      submit(1, 'insert'),
+      submit(2, 'fail'),
+      submit(3, 'nothing'),
+      submit(4, 'insert'),
+      submit(5, 'fail'),
+      submit(6, 'insert'),
+    ]);
+    expect(order).toEqual([1, 2, 3, 4, 5, 6]);
+    expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'rejected', 'fulfilled', 'fulfilled', 'rejected', 'fulfilled']);
+    expect(outcomes.map((o) => (o.status === 'fulfilled' ? o.value.result : null))).toEqual([1, null, null, 4, null, 6]);
+    // The lock is free again: a later submit runs at once.
+    expect((await submit(7, 'insert')).result).toBe(7);
+    expect(stack.projections.catalog.table(1)!.stats.rowCount).toBe(4);
+  });
+
   it('backfills an index added to a table with rows, and drops it again', async () => {
     const stack = await freshStack();
     const table = itemsTable(1);

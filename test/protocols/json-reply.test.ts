@@ -120,6 +120,33 @@ describe('read answers over HTTP carry the same row text as the serialized route
     }
   });
 
+  it('POST /rows answers with the text serializing its envelope gave, RETURNING rows of every type included', async () => {
+    const create = await sql(
+      `CREATE TABLE wide_copy (id BIGINT PRIMARY KEY, t TEXT, f DOUBLE PRECISION, r REAL, n NUMERIC(20,4), b BOOLEAN, j JSONB,
+       a INTEGER[], ts TIMESTAMPTZ, d DATE, u UUID, big BIGINT, s SMALLINT)`,
+    );
+    expect(create.status, create.text).toBe(200);
+    const listed = JSON.parse((await raw('GET', '/tables/wide/rows?order_by=id')).text) as { data: Record<string, unknown>[] };
+    // The rows as the list route sends them (every column type), written back through POST /rows.
+    const posted = await raw('POST', '/tables/wide_copy/rows', { rows: listed.data, returning: ['*'] });
+    expect(posted.status, posted.text).toBe(201);
+    expect(posted.type).toBe('application/json; charset=utf-8');
+    const copied = await raw('GET', '/tables/wide_copy/rows?order_by=id');
+    // The list route serializes its object: its rows' text is what serializing { success, inserted_count, data } wrote.
+    expect(copied.text.startsWith('{"data":[')).toBe(true);
+    const rowsText = copied.text.slice('{"data":'.length, copied.text.lastIndexOf(',"pagination":'));
+    expect(JSON.parse(rowsText)).toHaveLength(4);
+    expect(posted.text).toBe(`{"success":true,"inserted_count":4,"data":${rowsText}}`);
+    const bare = await raw('POST', '/tables/wide_copy/rows', { id: 5 });
+    expect(bare.status, bare.text).toBe(201);
+    expect(bare.text).toBe(stringifyJson({ success: true, inserted_count: 1, data: [] }));
+    const some = await raw('POST', '/tables/wide_copy/rows', { row: { id: 6, j: { a: [1, 'x"y'] } }, returning: ['id', 'j'] });
+    expect(some.text).toBe('{"success":true,"inserted_count":1,"data":[{"id":6,"j":{"a":[1,"x\\"y"]}}]}');
+    const none = await raw('POST', '/tables/wide_copy/rows', { row: { id: 6 }, on_conflict: { action: 'nothing' }, returning: ['*'] });
+    expect(none.status, none.text).toBe(201);
+    expect(none.text).toBe('{"success":true,"inserted_count":0,"data":[]}');
+  });
+
   it('an empty result and a missing row keep their answers', async () => {
     expect((await sql('SELECT * FROM wide WHERE id = $1', [99])).text).toBe('{"success":true,"data":[]}');
     const missing = await raw('GET', '/tables/wide/rows/99');

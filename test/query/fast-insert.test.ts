@@ -95,6 +95,24 @@ describe('a cached INSERT binding answers as binding it again would', () => {
     expect(cached.engine.insertCacheStats().hits - hitsBefore).toBeGreaterThanOrEqual(8);
   });
 
+  it('parameter cells take their own values: in any order, given twice, beside expressions and literals; a missing one fails', async () => {
+    await both('CREATE TABLE pv (id BIGINT PRIMARY KEY, a TEXT, b TEXT, c TEXT, n DOUBLE PRECISION)');
+    const insert = "INSERT INTO pv (c, id, a, b, n) VALUES ($2, $3, $1, $2 || 'x', $4) RETURNING *";
+    for (let run = 0; run < 2; run++) {
+      const rows = [{ id: 10 + run, a: `a${run}`, b: `c${run}x`, c: `c${run}`, n: run + 0.5 }];
+      expect(await both(insert, [`a${run}`, `c${run}`, 10 + run, run + 0.5])).toEqual({ ok: true, command: 'INSERT', affected: 1, rows });
+    }
+    expect(await both('INSERT INTO pv VALUES ($1, $2, NULL, $2, 1.5) RETURNING *', ['20', 'same'])).toEqual({
+      ok: true,
+      command: 'INSERT',
+      affected: 1,
+      rows: [{ id: 20, a: 'same', b: null, c: 'same', n: 1.5 }],
+    });
+    const missing = await both('INSERT INTO pv (id, a, b) VALUES ($1, $2, $3)', [30, 'x']);
+    expect(missing).toMatchObject({ ok: false, code: 'INVALID_QUERY', message: 'there is no parameter $3: the query uses 3 parameter(s) and 2 were given' });
+    await sameState('pv');
+  });
+
   it('follows ALTER TABLE ADD COLUMN, DROP COLUMN, a new CHECK and DROP TABLE between two identical INSERTs', async () => {
     await both('CREATE TABLE d (id INTEGER PRIMARY KEY, v TEXT, w INTEGER)');
     const insert = 'INSERT INTO d VALUES ($1, $2, $3) RETURNING *';

@@ -49,7 +49,12 @@ export function queryRoutes(options: { engine: SqlEngine; limits: QueryRouteLimi
       const run = { params: body.params ?? [], timeoutMs: body.timeout_ms, maxRows: body.max_rows, ...engineScope(request) };
       const result =
         pointSelect(options, body.sql, run, started) ??
-        (await measured(options.metrics, run.tenant, () => untilClientLeaves(reply, (signal) => options.engine.execute(body.sql, { ...run, signal }))));
+        (await measured(options.metrics, run.tenant, () =>
+          // A statement that never reads a signal (a prepared INSERT) is not given one: no AbortController per request.
+          options.engine.ignoresCancel(body.sql, run)
+            ? options.engine.execute(body.sql, run)
+            : untilClientLeaves(reply, (signal) => options.engine.execute(body.sql, { ...run, signal })),
+        ));
       // Without metadata the answer's JSON is written at once (json-reply.ts: the same text as serializing the object).
       if (!body.include_metadata) return sendJsonText(reply.code(200), `{"success":true,"data":${rowsJson(result.rows)}}`);
       const metadata = resultMetadataView(result, { elapsedMs: performance.now() - started, queryId: newUlid() });

@@ -1,0 +1,47 @@
+import type { IndexDef, TableDef } from '../../core/catalog.js';
+import type { SqlType } from '../../core/values.js';
+
+/** A unique secondary index of a table: its column positions and their types (key encoding). */
+export interface UniqueIndex {
+  readonly index: IndexDef;
+  readonly positions: number[];
+  readonly types: SqlType[];
+}
+
+/** What a TableWriter derives from its table's definition alone: worked out once per definition (DDL makes a new one). */
+export interface TableShape {
+  readonly pkTypes: SqlType[];
+  readonly pkPositions: number[] | null;
+  readonly uniques: UniqueIndex[];
+  readonly pkOnly: boolean;
+  readonly notNull: number[];
+  readonly hasForeignKeys: boolean;
+}
+
+/** Keyed by the definition object: a definition never changes, and a dropped one lets its shape go. */
+const tableShapes = new WeakMap<TableDef, TableShape>();
+
+/** The shape of a table definition, worked out on its first statement. */
+export function shapeOf(def: TableDef): TableShape {
+  let shape = tableShapes.get(def);
+  if (shape) return shape;
+  const position = (id: number): number => def.columns.findIndex((c) => c.id === id);
+  const pkPositions = def.primaryKey.length > 0 ? def.primaryKey.map(position) : null;
+  const uniques = def.indexes
+    .filter((i) => i.unique && !i.primary && i.kind === 'btree')
+    .map((index) => {
+      const positions = index.columnIds.map(position);
+      return { index, positions, types: positions.map((p) => def.columns[p]!.type) };
+    });
+  const hasForeignKeys = def.constraints.some((c) => c.references);
+  shape = {
+    pkPositions,
+    pkTypes: pkPositions ? pkPositions.map((p) => def.columns[p]!.type) : [{ name: 'int8' }],
+    uniques,
+    pkOnly: pkPositions !== null && uniques.length === 0 && !hasForeignKeys,
+    notNull: def.columns.flatMap((c, i) => (c.nullable ? [] : [i])),
+    hasForeignKeys,
+  };
+  tableShapes.set(def, shape);
+  return shape;
+}
