@@ -1,0 +1,227 @@
+import { keys, type RowVersionedStore } from '../projections/index.js';
+import { checkContinue, compile, type ExecContext, type Row, type RowSource } from './exec/index.js';
+import { execContext } from './run-query.js';
+import { rankFinite } from './exec/ops/vector-scan.js';
+import { rowDecoder } from './exec/ops/row-decoder.js';
+import type { VectorSearcher } from './exec/source.js';
+import type { Expr, VectorAccess } from './plan/ir.js';
+import type { Plan, ScanNode } from './plan/nodes.js';
+import { convertParams, type PreparedQuery } from './prepare.js';
+import type { JsonRow } from './result.js';
+import type { TypeSystem } from './types/contract.js';
+import type { CollectedRows } from './fast-point.js';
+
+/**
+ * A prepared SELECT that is an hnsw top-k (LIMIT k, no OFFSET, over a project of a vector index
+ * scan: the REST /vectors/search and the vector protocol's /query), answered without the
+ * executor: one graph search, the candidates' rows read by one getMany shared with the other
+ * searches answered in the same turn, then the first round of exec/ops/vector-scan.ts's
+ * indexSearch (decode, the scan's filter, rank by exact distance), the project and the converter.
+ *
+ * Why the answer is the same: that first round is what the general path computes when it finds k
+ * rows, with the plan's own expressions, decoder and ranking (rankFinite). Whenever it finds fewer
+ * (rows deleted or changed since the index saw them, k past the index's size, a filter that keeps
+ * few), rows() answers null and the caller runs the general path, which grows the search or scans
+ * exactly. Snapshot: the candidates are read as of the shared getMany (LevelDB's implicit snapshot
+ * of that call), after the request started; every write acknowledged before it was applied to the
+ * store and the graphs (read-your-writes), so the search sees it, as a snapshot taken at the start would.
+ */
+interface VectorPlan {
+  readonly scan: ScanNode;
+  readonly access: VectorAccess;
+  readonly limit: Expr;
+  readonly exprs: readonly Expr[];
+  readonly decode: (pk: Uint8Array, image: Uint8Array) => Row;
+}
+
+/** What a direct search needs of its statement (execute()'s env). */
+export interface VectorSelectEnv {
+  readonly params: readonly unknown[];
+  readonly deadlineMs: number;
+  readonly signal: AbortSignal | undefined;
+  readonly efSearch: number;
+  readonly maxRows: number;
+  readonly materializedRowsMax: number;
+}
+
+/**
+ * Compiled expressions of the direct path read parameters, constants and the row only: the source
+ * (subqueries' rows) is never asked (plans with subqueries are not taken).
+ */
+const NO_SOURCE: RowSource = {
+  rows: () => noSource(),
+  indexEntries: () => noSource(),
+  getRows: () => noSource(),
+  rowVersion: () => null,
+};
+
+function noSource(): never {
+  throw new Error('the direct vector search reads no rows through a source');
+}
+
+export class VectorSelects {
+  private readonly plans = new WeakMap<PreparedQuery, VectorPlan | null>();
+  private readonly reads: CandidateReads;
+
+  constructor(
+    store: RowVersionedStore,
+    private readonly vectors: VectorSearcher | null,
+    private readonly types: TypeSystem,
+  ) {
+    this.reads = new CandidateReads(store);
+  }
+
+  /** Whether `prepared` may be answered by rows() (decided on the first call, then remembered). */
+  handles(prepared: PreparedQuery): boolean {
+    return this.vectors !== null && this.planOf(prepared) !== null;
+  }
+
+  /**
+   * The rows of a prepared hnsw top-k (handles() said so), converted by `convert`, cut at
+   * env.maxRows as collectPlan cuts; null: only the general path answers (nothing was returned yet).
+   */
+  async rows(prepared: PreparedQuery, env: VectorSelectEnv, convert: (row: Row) => JsonRow): Promise<CollectedRows | null> {
+    const plan = this.planOf(prepared)!;
+    const params = convertParams(this.types, prepared.paramTypes, env.params);
+    const ctx = execContext({
+      types: this.types,
+      source: NO_SOURCE,
+      params,
+      deadlineMs: env.deadlineMs,
+      signal: env.signal,
+      stats: null,
+      materializedRowsMax: env.materializedRowsMax,
+      efSearch: env.efSearch,
+    });
+    const k = countOf(compile(plan.limit, ctx).eval([]));
+    const query = compile(plan.access.query, ctx).eval([]);
+    if (k === null || !(query instanceof Float32Array)) return null;
+    checkContinue(ctx);
+    const searching = this.vectors!.search(plan.access.index.id, query, k, Math.max(ctx.efSearch, k));
+    if (searching === null) return null;
+    const hits = await searching;
+    const images = await this.reads.read(
+      plan.scan.table.id,
+      hits.map((h) => h.pk),
+    );
+    const ranked = rankedRound(plan, ctx, hits, images);
+    if (ranked.length < k) return null;
+    checkContinue(ctx);
+    return project(plan, ctx, ranked.slice(0, k), convert, env.maxRows);
+  }
+
+  private planOf(prepared: PreparedQuery): VectorPlan | null {
+    let plan = this.plans.get(prepared);
+    if (plan === undefined) {
+      plan = vectorPlanOf(prepared.plan);
+      this.plans.set(prepared, plan);
+    }
+    return plan;
+  }
+}
+
+/** indexSearch's first round: the candidates read, filtered by the scan's filter, ranked exactly (NULL vectors dropped). */
+function rankedRound(plan: VectorPlan, ctx: ExecContext, hits: readonly { pk: Uint8Array }[], images: readonly (Uint8Array | undefined)[]): Row[] {
+  const filter = plan.scan.filter === null ? null : compile(plan.scan.filter, ctx).eval;
+  const candidates: Row[] = [];
+  images.forEach((image, i) => {
+    if (!image) return;
+    const row = plan.decode(hits[i]!.pk, image);
+    if (filter === null || filter(row) === true) candidates.push(row);
+  });
+  return rankFinite(candidates, compile(plan.access.distance, ctx).eval).map((r) => r.row);
+}
+
+/** The project's expressions over the ranked rows, converted; cut at rowsMax. */
+function project(plan: VectorPlan, ctx: ExecContext, rows: readonly Row[], convert: (row: Row) => JsonRow, rowsMax: number): CollectedRows {
+  const evals = plan.exprs.map((e) => compile(e, ctx).eval);
+  const out: JsonRow[] = [];
+  for (const row of rows) {
+    if (out.length >= rowsMax) return { rows: out, truncated: true };
+    out.push(convert(evals.map((value) => value(row))));
+  }
+  return { rows: out, truncated: false };
+}
+
+/** LIMIT's row count when it is a positive safe integer; null: anything else (the general path refuses or empties it). */
+function countOf(value: unknown): number | null {
+  if (typeof value !== 'number' && typeof value !== 'bigint') return null;
+  const n = Number(value);
+  return Number.isSafeInteger(n) && n > 0 ? n : null;
+}
+
+/** limit(k, no offset) over project over a vector index scan, each expression free of subqueries; else null. */
+function vectorPlanOf(plan: Plan): VectorPlan | null {
+  if (plan.kind !== 'limit' || plan.limit === null || plan.offset !== null || !simple(plan.limit)) return null;
+  const projected = plan.input;
+  if (projected.kind !== 'project' || !projected.exprs.every(simple)) return null;
+  const scan = projected.input;
+  if (scan.kind !== 'scan' || scan.withKey || scan.table.kind !== 'table' || scan.access.kind !== 'vector') return null;
+  const access = scan.access;
+  if (access.topN.offset !== null || access.topN.limit !== plan.limit || !simple(access.query) || !simple(access.distance)) return null;
+  if (scan.filter !== null && !simple(scan.filter)) return null;
+  return { scan, access, limit: plan.limit, exprs: projected.exprs, decode: rowDecoder(scan) };
+}
+
+/** Expressions of constants, parameters, the row's columns and calls, casts and tests of them (no subquery, no outer row). */
+function simple(expr: Expr): boolean {
+  switch (expr.kind) {
+    case 'const':
+    case 'param':
+    case 'column':
+      return true;
+    case 'call':
+    case 'and':
+    case 'or':
+      return expr.args.every(simple);
+    case 'cast':
+    case 'not':
+    case 'is_null':
+      return simple(expr.arg);
+    default:
+      return false;
+  }
+}
+
+interface PendingRead {
+  readonly keys: readonly Uint8Array[];
+  resolve(images: (Uint8Array | undefined)[]): void;
+  reject(error: unknown): void;
+}
+
+/**
+ * The candidates of every direct search answered in one turn (the hnsw worker answers a batch in
+ * one message), read by ONE getMany in LevelDB's thread pool: one hop off the event loop per
+ * batch instead of one per search. Sent at the check phase, once the answers' continuations ran.
+ */
+class CandidateReads {
+  private pending: PendingRead[] = [];
+
+  constructor(private readonly store: RowVersionedStore) {}
+
+  read(tableId: number, pks: readonly Uint8Array[]): Promise<(Uint8Array | undefined)[]> {
+    if (pks.length === 0) return Promise.resolve([]);
+    return new Promise((resolve, reject) => {
+      if (this.pending.length === 0) setImmediate(() => this.flush());
+      this.pending.push({ keys: pks.map((pk) => keys.rowKey(tableId, pk)), resolve, reject });
+    });
+  }
+
+  private flush(): void {
+    const batch = this.pending;
+    this.pending = [];
+    const all = batch.length === 1 ? batch[0]!.keys : batch.flatMap((p) => p.keys);
+    this.store.getMany(all, undefined, { offThread: true }).then(
+      (images) => {
+        let at = 0;
+        for (const p of batch) {
+          p.resolve(images.slice(at, at + p.keys.length));
+          at += p.keys.length;
+        }
+      },
+      (error: unknown) => {
+        for (const p of batch) p.reject(error);
+      },
+    );
+  }
+}
