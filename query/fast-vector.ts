@@ -62,6 +62,8 @@ function noSource(): never {
 export class VectorSelects {
   private readonly plans = new WeakMap<PreparedQuery, VectorPlan | null>();
   private readonly reads: CandidateReads;
+  /** Searches answered here, and those handed to the general path (fewer than k rows in the first round). */
+  readonly counts = { direct: 0, general: 0 };
 
   constructor(
     store: RowVersionedStore,
@@ -95,18 +97,24 @@ export class VectorSelects {
     });
     const k = countOf(compile(plan.limit, ctx).eval([]));
     const query = compile(plan.access.query, ctx).eval([]);
-    if (k === null || !(query instanceof Float32Array)) return null;
     checkContinue(ctx);
-    const searching = this.vectors!.search(plan.access.index.id, query, k, Math.max(ctx.efSearch, k));
-    if (searching === null) return null;
+    const searching = k === null || !(query instanceof Float32Array) ? null : this.vectors!.search(plan.access.index.id, query, k, Math.max(ctx.efSearch, k));
+    if (searching === null || k === null) {
+      this.counts.general += 1;
+      return null;
+    }
     const hits = await searching;
     const images = await this.reads.read(
       plan.scan.table.id,
       hits.map((h) => h.pk),
     );
     const ranked = rankedRound(plan, ctx, hits, images);
-    if (ranked.length < k) return null;
+    if (ranked.length < k) {
+      this.counts.general += 1;
+      return null;
+    }
     checkContinue(ctx);
+    this.counts.direct += 1;
     return project(plan, ctx, ranked.slice(0, k), convert, env.maxRows);
   }
 
