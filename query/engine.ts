@@ -163,6 +163,11 @@ export class SqlEngine {
     return this.vectorResult(known, sql, options);
   }
 
+  /** How many searches vectorSelect answered directly, and how many it handed to execute() (fast-vector.ts). */
+  vectorSelectStats(): { readonly direct: number; readonly general: number } {
+    return { ...this.vectorSelects.counts };
+  }
+
   private async vectorResult(prepared: PreparedQuery, sql: string, options: ExecuteOptions): Promise<QueryResult> {
     const env = this.envOf(sql, options);
     const { converter, columns } = this.outputOf(prepared);
