@@ -1,14 +1,14 @@
 import { keys, type RowVersionedStore } from '../projections/index.js';
 import { checkContinue, compile, type ExecContext, type Row, type RowSource } from './exec/index.js';
 import { execContext } from './run-query.js';
-import { rankFinite } from './exec/ops/vector-scan.js';
+import { rankFinite, type Ranked } from './exec/ops/vector-scan.js';
 import { rowDecoder } from './exec/ops/row-decoder.js';
 import type { VectorSearcher } from './exec/source.js';
 import type { Expr, VectorAccess } from './plan/ir.js';
 import type { Plan, ScanNode } from './plan/nodes.js';
 import { convertParams, type PreparedQuery } from './prepare.js';
 import type { JsonRow } from './result.js';
-import type { TypeSystem } from './types/contract.js';
+import type { QType, ResolvedFunction, TypeSystem } from './types/contract.js';
 import type { CollectedRows } from './fast-point.js';
 
 /**
@@ -31,6 +31,8 @@ interface VectorPlan {
   readonly access: VectorAccess;
   readonly limit: Expr;
   readonly exprs: readonly Expr[];
+  /** Per project expression: true when it is the ORDER BY distance itself (the rank computed it: not again). */
+  readonly isDistance: readonly boolean[];
   readonly decode: (pk: Uint8Array, image: Uint8Array) => Row;
 }
 
@@ -129,7 +131,7 @@ export class VectorSelects {
 }
 
 /** indexSearch's first round: the candidates read, filtered by the scan's filter, ranked exactly (NULL vectors dropped). */
-function rankedRound(plan: VectorPlan, ctx: ExecContext, hits: readonly { pk: Uint8Array }[], images: readonly (Uint8Array | undefined)[]): Row[] {
+function rankedRound(plan: VectorPlan, ctx: ExecContext, hits: readonly { pk: Uint8Array }[], images: readonly (Uint8Array | undefined)[]): Ranked[] {
   const filter = plan.scan.filter === null ? null : compile(plan.scan.filter, ctx).eval;
   const candidates: Row[] = [];
   images.forEach((image, i) => {
@@ -137,16 +139,19 @@ function rankedRound(plan: VectorPlan, ctx: ExecContext, hits: readonly { pk: Ui
     const row = plan.decode(hits[i]!.pk, image);
     if (filter === null || filter(row) === true) candidates.push(row);
   });
-  return rankFinite(candidates, compile(plan.access.distance, ctx).eval).map((r) => r.row);
+  return rankFinite(candidates, compile(plan.access.distance, ctx).eval);
 }
 
-/** The project's expressions over the ranked rows, converted; cut at rowsMax. */
-function project(plan: VectorPlan, ctx: ExecContext, rows: readonly Row[], convert: (row: Row) => JsonRow, rowsMax: number): CollectedRows {
-  const evals = plan.exprs.map((e) => compile(e, ctx).eval);
+/**
+ * The project's expressions over the ranked rows, converted; cut at rowsMax. The distance column
+ * takes the rank's value: the same function of the same row (a finite number: others were dropped).
+ */
+function project(plan: VectorPlan, ctx: ExecContext, ranked: readonly Ranked[], convert: (row: Row) => JsonRow, rowsMax: number): CollectedRows {
+  const evals = plan.exprs.map((e, i) => (plan.isDistance[i] ? null : compile(e, ctx).eval));
   const out: JsonRow[] = [];
-  for (const row of rows) {
+  for (const { row, distance } of ranked) {
     if (out.length >= rowsMax) return { rows: out, truncated: true };
-    out.push(convert(evals.map((value) => value(row))));
+    out.push(convert(evals.map((value) => (value === null ? distance : value(row)))));
   }
   return { rows: out, truncated: false };
 }
@@ -168,7 +173,32 @@ function vectorPlanOf(plan: Plan): VectorPlan | null {
   const access = scan.access;
   if (access.topN.offset !== null || access.topN.limit !== plan.limit || !simple(access.query) || !simple(access.distance)) return null;
   if (scan.filter !== null && !simple(scan.filter)) return null;
-  return { scan, access, limit: plan.limit, exprs: projected.exprs, decode: rowDecoder(scan) };
+  const isDistance = projected.exprs.map((e) => sameExpr(e, access.distance));
+  return { scan, access, limit: plan.limit, exprs: projected.exprs, isDistance, decode: rowDecoder(scan) };
+}
+
+/** The same computation: one function of the same columns and parameters (conservative: other kinds are never the same). */
+function sameExpr(a: Expr, b: Expr): boolean {
+  if (a === b) return true;
+  if (a.kind === 'column' && b.kind === 'column') return a.index === b.index;
+  if (a.kind === 'param' && b.kind === 'param') return a.index === b.index && a.type.name === b.type.name;
+  if (a.kind === 'cast' && b.kind === 'cast') return a.cast === b.cast && sameExpr(a.arg, b.arg);
+  if (a.kind === 'call' && b.kind === 'call')
+    return sameFunction(a.fn, b.fn) && a.args.length === b.args.length && a.args.every((x, i) => sameExpr(x, b.args[i]!));
+  return false;
+}
+
+/** One function resolved twice (each resolution makes its own impl): same name and types, never a volatile one. */
+function sameFunction(a: ResolvedFunction, b: ResolvedFunction): boolean {
+  const typeText = (types: readonly QType[]): string => JSON.stringify(types);
+  return (
+    a.name === b.name &&
+    a.immutable &&
+    b.immutable &&
+    a.strict === b.strict &&
+    typeText(a.argTypes) === typeText(b.argTypes) &&
+    typeText([a.returnType]) === typeText([b.returnType])
+  );
 }
 
 /** Expressions of constants, parameters, the row's columns and calls, casts and tests of them (no subquery, no outer row). */

@@ -80,6 +80,14 @@ describe('direct hnsw top-k (engine.vectorSelect)', () => {
     expect(after.direct - before.direct).toBeGreaterThan(60);
   });
 
+  it('computes other expressions of the row per row: another metric than the ORDER BY, the distance plus a constant', async () => {
+    const sql = `SELECT id, embedding <-> $1 AS l2, (embedding <=> $1) + 1 AS shifted, embedding <=> $1 AS d, n * 2 AS twice FROM items WHERE n % 2 = 0 ORDER BY embedding <=> $1 LIMIT $2`;
+    for (let i = 0; i < 10; i++) {
+      const result = await same(sql, [lit(vector()), 1 + (i % 5)]);
+      for (const row of result.rows) expect(row['l2']).not.toBe(row['d']);
+    }
+  });
+
   it('answers ties as the general path does (the same vector under many ids)', async () => {
     const [first] = await h.rows(`SELECT embedding FROM items WHERE id = 'r0'`);
     const tie = first!['embedding'] as number[];
