@@ -14,15 +14,14 @@ import type { CollectedRows } from './fast-point.js';
 /**
  * A prepared SELECT that is an hnsw top-k (LIMIT k, no OFFSET, over a project of a vector index
  * scan: the REST /vectors/search and the vector protocol's /query), answered without the
- * executor: one graph search, the candidates' rows read by one getMany shared with the other
- * searches answered in the same turn, then the first round of exec/ops/vector-scan.ts's
+ * executor: one graph search, the candidates' rows read by one getMany, then the first round of exec/ops/vector-scan.ts's
  * indexSearch (decode, the scan's filter, rank by exact distance), the project and the converter.
  *
  * Why the answer is the same: that first round is what the general path computes when it finds k
  * rows, with the plan's own expressions, decoder and ranking (rankFinite). Whenever it finds fewer
  * (rows deleted or changed since the index saw them, k past the index's size, a filter that keeps
  * few), rows() answers null and the caller runs the general path, which grows the search or scans
- * exactly. Snapshot: the candidates are read as of the shared getMany (LevelDB's implicit snapshot
+ * exactly. Snapshot: the candidates are read as of their getMany (LevelDB's implicit snapshot
  * of that call), after the request started; every write acknowledged before it was applied to the
  * store and the graphs (read-your-writes), so the search sees it, as a snapshot taken at the start would.
  */
@@ -50,6 +49,8 @@ export interface VectorSelectEnv {
  * Compiled expressions of the direct path read parameters, constants and the row only: the source
  * (subqueries' rows) is never asked (plans with subqueries are not taken).
  */
+const OFF_THREAD = { offThread: true } as const;
+
 const NO_SOURCE: RowSource = {
   rows: () => noSource(),
   indexEntries: () => noSource(),
@@ -63,17 +64,14 @@ function noSource(): never {
 
 export class VectorSelects {
   private readonly plans = new WeakMap<PreparedQuery, VectorPlan | null>();
-  private readonly reads: CandidateReads;
   /** Searches answered here, and those handed to the general path (fewer than k rows in the first round). */
   readonly counts = { direct: 0, general: 0 };
 
   constructor(
-    store: RowVersionedStore,
+    private readonly store: RowVersionedStore,
     private readonly vectors: VectorSearcher | null,
     private readonly types: TypeSystem,
-  ) {
-    this.reads = new CandidateReads(store);
-  }
+  ) {}
 
   /** Whether `prepared` may be answered by rows() (decided on the first call, then remembered). */
   handles(prepared: PreparedQuery): boolean {
@@ -106,10 +104,16 @@ export class VectorSelects {
       return null;
     }
     const hits = await searching;
-    const images = await this.reads.read(
-      plan.scan.table.id,
-      hits.map((h) => h.pk),
-    );
+    // In LevelDB's thread pool, as the executor reads them (vector-scan.ts), as of this call (LevelDB's implicit snapshot of a getMany).
+    const tableId = plan.scan.table.id;
+    const images =
+      hits.length === 0
+        ? []
+        : await this.store.getMany(
+            hits.map((h) => keys.rowKey(tableId, h.pk)),
+            undefined,
+            OFF_THREAD,
+          );
     const ranked = rankedRound(plan, ctx, hits, images);
     if (ranked.length < k) {
       this.counts.general += 1;
@@ -218,48 +222,5 @@ function simple(expr: Expr): boolean {
       return simple(expr.arg);
     default:
       return false;
-  }
-}
-
-interface PendingRead {
-  readonly keys: readonly Uint8Array[];
-  resolve(images: (Uint8Array | undefined)[]): void;
-  reject(error: unknown): void;
-}
-
-/**
- * The candidates of every direct search answered in one turn (the hnsw worker answers a batch in
- * one message), read by ONE getMany in LevelDB's thread pool: one hop off the event loop per
- * batch instead of one per search. Sent at the check phase, once the answers' continuations ran.
- */
-class CandidateReads {
-  private pending: PendingRead[] = [];
-
-  constructor(private readonly store: RowVersionedStore) {}
-
-  read(tableId: number, pks: readonly Uint8Array[]): Promise<(Uint8Array | undefined)[]> {
-    if (pks.length === 0) return Promise.resolve([]);
-    return new Promise((resolve, reject) => {
-      if (this.pending.length === 0) setImmediate(() => this.flush());
-      this.pending.push({ keys: pks.map((pk) => keys.rowKey(tableId, pk)), resolve, reject });
-    });
-  }
-
-  private flush(): void {
-    const batch = this.pending;
-    this.pending = [];
-    const all = batch.length === 1 ? batch[0]!.keys : batch.flatMap((p) => p.keys);
-    this.store.getMany(all, undefined, { offThread: true }).then(
-      (images) => {
-        let at = 0;
-        for (const p of batch) {
-          p.resolve(images.slice(at, at + p.keys.length));
-          at += p.keys.length;
-        }
-      },
-      (error: unknown) => {
-        for (const p of batch) p.reject(error);
-      },
-    );
   }
 }
