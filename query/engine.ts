@@ -16,6 +16,7 @@ import { convertParams, newBindContext, PlanCache, prepareQuery, type PreparedQu
 import { emptyResult, RowConverter, type QueryResult, type ResultColumn } from './result.js';
 import { PointReader, type KeyRead, type KeyReadResult } from './point-read.js';
 import { PointSelects } from './fast-point.js';
+import { VectorSelects } from './fast-vector.js';
 import { ParseCache } from './parse-cache.js';
 import { collectPlan, openSnapshot, planBatches, type ReadScope, type RunOptions } from './run-query.js';
 import { ScanCache } from './exec/scan-cache.js';
@@ -90,9 +91,12 @@ export class SqlEngine {
   private cdcRuntime: CdcRuntime | null = null;
   /** SELECTs by whole primary key, answered with one synchronous store read (fast-point.ts). */
   private readonly points: PointSelects;
+  /** hnsw top-k SELECTs, answered without the executor (fast-vector.ts). */
+  private readonly vectorSelects: VectorSelects;
 
   constructor(private readonly deps: SqlEngineDeps) {
     this.points = new PointSelects(deps.projections.store, deps.types);
+    this.vectorSelects = new VectorSelects(deps.projections.store, deps.projections.vectors, deps.types);
     this.limits = deps.limits ?? DEFAULT_SQL_LIMITS;
     this.cache = new PlanCache(this.limits.planCacheEntriesMax);
     this.parses = new ParseCache(this.limits.planCacheEntriesMax);
@@ -157,6 +161,32 @@ export class SqlEngine {
     if (statements === undefined || statements.length !== 1) return false;
     const only = statements[0]!;
     return only.body.kind === 'insert' && !only.explain && this.inserts.holds(only);
+  }
+
+  /**
+   * A statement whose cached plan is an hnsw top-k (fast-vector.ts), answered without the
+   * executor; undefined: only execute() answers (not cached yet, another statement, a
+   * transaction). Same result and errors as execute(), which it runs itself when the direct
+   * search finds fewer than k rows.
+   */
+  vectorSelect(sql: string, options: ExecuteOptions): Promise<QueryResult> | undefined {
+    if (options.transaction !== undefined || options.signal?.aborted) return undefined;
+    const known = this.cache.get(plainSelectKey(options.tenant, sql), this.deps.projections.catalog);
+    if (!known || !this.vectorSelects.handles(known)) return undefined;
+    return this.vectorResult(known, sql, options);
+  }
+
+  /** How many searches vectorSelect answered directly, and how many it handed to execute() (fast-vector.ts). */
+  vectorSelectStats(): { readonly direct: number; readonly general: number } {
+    return { ...this.vectorSelects.counts };
+  }
+
+  private async vectorResult(prepared: PreparedQuery, sql: string, options: ExecuteOptions): Promise<QueryResult> {
+    const env = this.envOf(sql, options);
+    const { converter, columns } = this.outputOf(prepared);
+    const found = await this.vectorSelects.rows(prepared, { ...env, materializedRowsMax: env.limits.materializedRowsMax }, (row) => converter.convert(row));
+    if (found === null) return this.execute(sql, options);
+    return { command: 'SELECT', columns: [...columns], rows: found.rows, rowCount: found.rows.length, affectedRows: null, truncated: found.truncated };
   }
 
   /** Runs one or more statements separated by semicolons; the result is the last one's. */

@@ -26,8 +26,16 @@ export interface SparseValues {
 export type Run = (sql: string, params: unknown[], maxRows?: number) => Promise<{ rows: Record<string, unknown>[]; affectedRows: number | null }>;
 
 /** The index of a data-plane route (/indexes/:index_name/...) and the engine bound to the caller's scope. */
-export function indexRequest(deps: DataPlaneDeps, request: FastifyRequest<{ Params: { index_name: string } }>): { index: VectorIndex; run: Run } {
-  return scopedIndex(deps, request, request.params.index_name);
+export function indexRequest(deps: DataPlaneDeps, request: FastifyRequest<{ Params: { index_name: string } }>): { index: VectorIndex; run: Run; search: Run } {
+  const scoped = scopedIndex(deps, request, request.params.index_name);
+  const scope = engineScope(request);
+  const timeoutMs = vectorTimeoutMs(deps.limits);
+  // A plain top-k goes straight to the index (query/fast-vector.ts); anything else through the executor.
+  const search: Run = (sql, params, maxRows = deps.limits.resultRowsMax) => {
+    const options = { params, timeoutMs, maxRows, ...scope };
+    return deps.engine.vectorSelect(sql, options) ?? deps.engine.execute(sql, options);
+  };
+  return { ...scoped, search };
 }
 
 /**

@@ -122,7 +122,7 @@ async function queryVector(index: VectorIndex, run: Run, body: QueryBody, namesp
 /** How many nearest rows a hybrid query rescores (dense order first, then dense + sparse exactly). */
 const hybridCandidates = (topK: number, max: number): number => Math.min(max, Math.max(topK * 10, 100));
 
-async function runQuery(deps: DataPlaneDeps, index: VectorIndex, run: Run, body: QueryBody): Promise<Record<string, unknown>[]> {
+async function runQuery(deps: DataPlaneDeps, index: VectorIndex, run: Run, search: Run, body: QueryBody): Promise<Record<string, unknown>[]> {
   const namespace = namespaceOf(body.namespace);
   const vector = await queryVector(index, run, body, namespace);
   if (vector === null) return [];
@@ -148,7 +148,7 @@ async function runQuery(deps: DataPlaneDeps, index: VectorIndex, run: Run, body:
     ...(body.includeMetadata === true ? ['metadata'] : []),
   ];
   const sql = `SELECT ${columns.join(', ')} FROM ${index.sql} WHERE ${where.join(' AND ')} ORDER BY ${distance} LIMIT ${limit}`;
-  const { rows } = await run(sql, params, limit);
+  const { rows } = await search(sql, params, limit);
   const scored = rows.map((row) => ({ row, score: pineconeScore(index.metric, Number(row['__distance'])) }));
   const ranked = hybrid ? hybridRerank(scored, body.sparseVector!).slice(0, body.topK) : scored;
   return ranked.map(({ row, score }) => ({ ...recordOf(row, body.includeValues === true, body.includeMetadata === true), score }));
@@ -159,9 +159,9 @@ export function dataReadRoutes(deps: DataPlaneDeps): FastifyPluginAsync {
   const schema = schemas(deps);
   return async (app) => {
     app.post<{ Params: Params; Body: RawQueryBody }>('/indexes/:index_name/query', { schema: { params: indexParams, body: schema.query } }, async (request) => {
-      const { index, run } = indexRequest(deps, request);
+      const { index, run, search } = indexRequest(deps, request);
       const body = queryBody(request.body ?? {});
-      const matches = await runQuery(deps, index, run, body);
+      const matches = await runQuery(deps, index, run, search, body);
       return { matches, namespace: body.namespace ?? '', usage: USAGE };
     });
 

@@ -184,12 +184,15 @@ export function vectorRoutes(deps: VectorRouteDeps): FastifyPluginAsync {
       const filter = body.filter ? conditionOf(body.filter, limits) : null;
       // The index's own metric unless the request names another (which then runs as an exact scan).
       const metric = body.metric ?? target.indexMetric ?? 'cosine';
-      const result = await engine.execute(searchSql(target, body, metric, filter), {
+      const sql = searchSql(target, body, metric, filter);
+      const options = {
         params: [body.vector, body.top_k],
         maxRows: body.top_k,
         ...scope(request, limits),
         ...(body.ef_search === undefined ? {} : { efSearch: body.ef_search }),
-      });
+      };
+      // A plain top-k goes straight to the index (query/fast-vector.ts); anything else through the executor.
+      const result = await (engine.vectorSelect(sql, options) ?? engine.execute(sql, options));
       const results = result.rows.map((row) => searchResult(row, target, body, metric));
       return { results, query_time_ms: Math.round(performance.now() - started) };
     });

@@ -15,7 +15,7 @@ const OFF_THREAD = { offThread: true } as const;
 /** The scan operator (scan.ts), passed in: the exact fallback reads the rows as any scan of the range would. */
 type ScanOp = (node: ScanNode, ctx: ExecContext) => AsyncIterable<Batch>;
 
-interface Ranked {
+export interface Ranked {
   readonly row: Row;
   readonly distance: number;
 }
@@ -75,8 +75,7 @@ async function indexSearch(node: ScanNode, access: VectorAccess, ctx: ExecContex
       if (image) candidates.push(decode(hits[i]!.pk, image));
     });
     const matched = node.filter ? await collect(filterOp(once(candidates), ctx, node.filter)) : candidates;
-    // A row whose vector became NULL since the index saw it sorts last: only the exact scan may place it.
-    const ranked = rank(matched, distance).filter((r) => r.distance !== Number.POSITIVE_INFINITY);
+    const ranked = rankFinite(matched, distance);
     if (ranked.length >= k) return ranked.slice(0, k);
     // Fewer hits than asked: the whole index was searched, and rows outside it (NULL vectors) may follow.
     if (hits.length < fetch) return null;
@@ -108,8 +107,13 @@ async function exactSearch(filtered: AsyncIterable<Batch>, access: VectorAccess,
   return sortRanked(kept).slice(0, k);
 }
 
-function rank(rows: readonly Row[], distance: (row: Row) => QValue): Ranked[] {
-  return sortRanked(rows.map((row) => ({ row, distance: numeric(distance(row)) })));
+/**
+ * One round's candidates ranked by exact distance, nearest first (ties keep the index's order); a
+ * row whose vector became NULL since the index saw it sorts last: only the exact scan may place it,
+ * so it is dropped. Shared with the direct path (query/fast-vector.ts), so both rank alike.
+ */
+export function rankFinite(rows: readonly Row[], distance: (row: Row) => QValue): Ranked[] {
+  return sortRanked(rows.map((row) => ({ row, distance: numeric(distance(row)) }))).filter((r) => r.distance !== Number.POSITIVE_INFINITY);
 }
 
 /** NULL (and NaN) distances sort last, as ORDER BY ... ASC NULLS LAST puts them. */

@@ -1,0 +1,226 @@
+import { keys, type RowVersionedStore } from '../projections/index.js';
+import { checkContinue, compile, type ExecContext, type Row, type RowSource } from './exec/index.js';
+import { execContext } from './run-query.js';
+import { rankFinite, type Ranked } from './exec/ops/vector-scan.js';
+import { rowDecoder } from './exec/ops/row-decoder.js';
+import type { VectorSearcher } from './exec/source.js';
+import type { Expr, VectorAccess } from './plan/ir.js';
+import type { Plan, ScanNode } from './plan/nodes.js';
+import { convertParams, type PreparedQuery } from './prepare.js';
+import type { JsonRow } from './result.js';
+import type { QType, ResolvedFunction, TypeSystem } from './types/contract.js';
+import type { CollectedRows } from './fast-point.js';
+
+/**
+ * A prepared SELECT that is an hnsw top-k (LIMIT k, no OFFSET, over a project of a vector index
+ * scan: the REST /vectors/search and the vector protocol's /query), answered without the
+ * executor: one graph search, the candidates' rows read by one getMany, then the first round of exec/ops/vector-scan.ts's
+ * indexSearch (decode, the scan's filter, rank by exact distance), the project and the converter.
+ *
+ * Why the answer is the same: that first round is what the general path computes when it finds k
+ * rows, with the plan's own expressions, decoder and ranking (rankFinite). Whenever it finds fewer
+ * (rows deleted or changed since the index saw them, k past the index's size, a filter that keeps
+ * few), rows() answers null and the caller runs the general path, which grows the search or scans
+ * exactly. Snapshot: the candidates are read as of their getMany (LevelDB's implicit snapshot
+ * of that call), after the request started; every write acknowledged before it was applied to the
+ * store and the graphs (read-your-writes), so the search sees it, as a snapshot taken at the start would.
+ */
+interface VectorPlan {
+  readonly scan: ScanNode;
+  readonly access: VectorAccess;
+  readonly limit: Expr;
+  readonly exprs: readonly Expr[];
+  /** Per project expression: true when it is the ORDER BY distance itself (the rank computed it: not again). */
+  readonly isDistance: readonly boolean[];
+  readonly decode: (pk: Uint8Array, image: Uint8Array) => Row;
+}
+
+/** What a direct search needs of its statement (execute()'s env). */
+export interface VectorSelectEnv {
+  readonly params: readonly unknown[];
+  readonly deadlineMs: number;
+  readonly signal: AbortSignal | undefined;
+  readonly efSearch: number;
+  readonly maxRows: number;
+  readonly materializedRowsMax: number;
+}
+
+/**
+ * Compiled expressions of the direct path read parameters, constants and the row only: the source
+ * (subqueries' rows) is never asked (plans with subqueries are not taken).
+ */
+const OFF_THREAD = { offThread: true } as const;
+
+const NO_SOURCE: RowSource = {
+  rows: () => noSource(),
+  indexEntries: () => noSource(),
+  getRows: () => noSource(),
+  rowVersion: () => null,
+};
+
+function noSource(): never {
+  throw new Error('the direct vector search reads no rows through a source');
+}
+
+export class VectorSelects {
+  private readonly plans = new WeakMap<PreparedQuery, VectorPlan | null>();
+  /** Searches answered here, and those handed to the general path (fewer than k rows in the first round). */
+  readonly counts = { direct: 0, general: 0 };
+
+  constructor(
+    private readonly store: RowVersionedStore,
+    private readonly vectors: VectorSearcher | null,
+    private readonly types: TypeSystem,
+  ) {}
+
+  /** Whether `prepared` may be answered by rows() (decided on the first call, then remembered). */
+  handles(prepared: PreparedQuery): boolean {
+    return this.vectors !== null && this.planOf(prepared) !== null;
+  }
+
+  /**
+   * The rows of a prepared hnsw top-k (handles() said so), converted by `convert`, cut at
+   * env.maxRows as collectPlan cuts; null: only the general path answers (nothing was returned yet).
+   */
+  async rows(prepared: PreparedQuery, env: VectorSelectEnv, convert: (row: Row) => JsonRow): Promise<CollectedRows | null> {
+    const plan = this.planOf(prepared)!;
+    const params = convertParams(this.types, prepared.paramTypes, env.params);
+    const ctx = execContext({
+      types: this.types,
+      source: NO_SOURCE,
+      params,
+      deadlineMs: env.deadlineMs,
+      signal: env.signal,
+      stats: null,
+      materializedRowsMax: env.materializedRowsMax,
+      efSearch: env.efSearch,
+    });
+    const k = countOf(compile(plan.limit, ctx).eval([]));
+    const query = compile(plan.access.query, ctx).eval([]);
+    checkContinue(ctx);
+    const searching = k === null || !(query instanceof Float32Array) ? null : this.vectors!.search(plan.access.index.id, query, k, Math.max(ctx.efSearch, k));
+    if (searching === null || k === null) {
+      this.counts.general += 1;
+      return null;
+    }
+    const hits = await searching;
+    // In LevelDB's thread pool, as the executor reads them (vector-scan.ts), as of this call (LevelDB's implicit snapshot of a getMany).
+    const tableId = plan.scan.table.id;
+    const images =
+      hits.length === 0
+        ? []
+        : await this.store.getMany(
+            hits.map((h) => keys.rowKey(tableId, h.pk)),
+            undefined,
+            OFF_THREAD,
+          );
+    const ranked = rankedRound(plan, ctx, hits, images);
+    if (ranked.length < k) {
+      this.counts.general += 1;
+      return null;
+    }
+    checkContinue(ctx);
+    this.counts.direct += 1;
+    return project(plan, ctx, ranked.slice(0, k), convert, env.maxRows);
+  }
+
+  private planOf(prepared: PreparedQuery): VectorPlan | null {
+    let plan = this.plans.get(prepared);
+    if (plan === undefined) {
+      plan = vectorPlanOf(prepared.plan);
+      this.plans.set(prepared, plan);
+    }
+    return plan;
+  }
+}
+
+/** indexSearch's first round: the candidates read, filtered by the scan's filter, ranked exactly (NULL vectors dropped). */
+function rankedRound(plan: VectorPlan, ctx: ExecContext, hits: readonly { pk: Uint8Array }[], images: readonly (Uint8Array | undefined)[]): Ranked[] {
+  const filter = plan.scan.filter === null ? null : compile(plan.scan.filter, ctx).eval;
+  const candidates: Row[] = [];
+  images.forEach((image, i) => {
+    if (!image) return;
+    const row = plan.decode(hits[i]!.pk, image);
+    if (filter === null || filter(row) === true) candidates.push(row);
+  });
+  return rankFinite(candidates, compile(plan.access.distance, ctx).eval);
+}
+
+/**
+ * The project's expressions over the ranked rows, converted; cut at rowsMax. The distance column
+ * takes the rank's value: the same function of the same row (a finite number: others were dropped).
+ */
+function project(plan: VectorPlan, ctx: ExecContext, ranked: readonly Ranked[], convert: (row: Row) => JsonRow, rowsMax: number): CollectedRows {
+  const evals = plan.exprs.map((e, i) => (plan.isDistance[i] ? null : compile(e, ctx).eval));
+  const out: JsonRow[] = [];
+  for (const { row, distance } of ranked) {
+    if (out.length >= rowsMax) return { rows: out, truncated: true };
+    out.push(convert(evals.map((value) => (value === null ? distance : value(row)))));
+  }
+  return { rows: out, truncated: false };
+}
+
+/** LIMIT's row count when it is a positive safe integer; null: anything else (the general path refuses or empties it). */
+function countOf(value: unknown): number | null {
+  if (typeof value !== 'number' && typeof value !== 'bigint') return null;
+  const n = Number(value);
+  return Number.isSafeInteger(n) && n > 0 ? n : null;
+}
+
+/** limit(k, no offset) over project over a vector index scan, each expression free of subqueries; else null. */
+function vectorPlanOf(plan: Plan): VectorPlan | null {
+  if (plan.kind !== 'limit' || plan.limit === null || plan.offset !== null || !simple(plan.limit)) return null;
+  const projected = plan.input;
+  if (projected.kind !== 'project' || !projected.exprs.every(simple)) return null;
+  const scan = projected.input;
+  if (scan.kind !== 'scan' || scan.withKey || scan.table.kind !== 'table' || scan.access.kind !== 'vector') return null;
+  const access = scan.access;
+  if (access.topN.offset !== null || access.topN.limit !== plan.limit || !simple(access.query) || !simple(access.distance)) return null;
+  if (scan.filter !== null && !simple(scan.filter)) return null;
+  const isDistance = projected.exprs.map((e) => sameExpr(e, access.distance));
+  return { scan, access, limit: plan.limit, exprs: projected.exprs, isDistance, decode: rowDecoder(scan) };
+}
+
+/** The same computation: one function of the same columns and parameters (conservative: other kinds are never the same). */
+function sameExpr(a: Expr, b: Expr): boolean {
+  if (a === b) return true;
+  if (a.kind === 'column' && b.kind === 'column') return a.index === b.index;
+  if (a.kind === 'param' && b.kind === 'param') return a.index === b.index && a.type.name === b.type.name;
+  if (a.kind === 'cast' && b.kind === 'cast') return a.cast === b.cast && sameExpr(a.arg, b.arg);
+  if (a.kind === 'call' && b.kind === 'call')
+    return sameFunction(a.fn, b.fn) && a.args.length === b.args.length && a.args.every((x, i) => sameExpr(x, b.args[i]!));
+  return false;
+}
+
+/** One function resolved twice (each resolution makes its own impl): same name and types, never a volatile one. */
+function sameFunction(a: ResolvedFunction, b: ResolvedFunction): boolean {
+  const typeText = (types: readonly QType[]): string => JSON.stringify(types);
+  return (
+    a.name === b.name &&
+    a.immutable &&
+    b.immutable &&
+    a.strict === b.strict &&
+    typeText(a.argTypes) === typeText(b.argTypes) &&
+    typeText([a.returnType]) === typeText([b.returnType])
+  );
+}
+
+/** Expressions of constants, parameters, the row's columns and calls, casts and tests of them (no subquery, no outer row). */
+function simple(expr: Expr): boolean {
+  switch (expr.kind) {
+    case 'const':
+    case 'param':
+    case 'column':
+      return true;
+    case 'call':
+    case 'and':
+    case 'or':
+      return expr.args.every(simple);
+    case 'cast':
+    case 'not':
+    case 'is_null':
+      return simple(expr.arg);
+    default:
+      return false;
+  }
+}
