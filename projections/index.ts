@@ -12,7 +12,7 @@ export { overlaid, type KeyRange, type OverlayEntry } from './merged-range.js';
 export { PendingOverlay, type PendingEntry } from './pending-overlay.js';
 export { rowRecordEffects } from './row-ops.js';
 export { Sequencer, type AppendObserver, type TxnBuilder, type WriteView } from './sequencer.js';
-export { openStateStore, STORE_OPTIONS, type GetManyOptions, type KvOp, type RangeOptions, type StateStore, type StoreSnapshot } from './state-store.js';
+export { openStateStore, STORE_OPTIONS, type GetManyOptions, type KvOp, type PointReadStore, type RangeOptions, type StateStore, type StoreSnapshot } from './state-store.js';
 export { TablesProjection, TABLES_CONSUMER } from './tables-projection.js';
 export { VectorProjection, VECTORS_CONSUMER } from './vector-projection.js';
 export { hnswSpecs, metricOf, type VectorHit, type VectorIndexSpec, type VectorMetric } from './vector-index.js';

@@ -1,6 +1,7 @@
 import { open, readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { ClassicLevel } from 'classic-level';
+import type { TableId } from '../core/catalog.js';
 import { SvcError } from '../core/errors.js';
 import { PROJECTION_LIMITS } from './limits.js';
 
@@ -26,6 +27,11 @@ export interface RangeOptions {
    */
   readonly batchSize?: number;
   readonly snapshot?: StoreSnapshot;
+}
+
+/** A store with, maybe, a cached point read of row keys (RowVersionedStore.getRowSync): what point reads use. */
+export interface PointReadStore extends StateStore {
+  readonly getRowSync?: (tableId: TableId, key: Uint8Array) => Uint8Array | undefined;
 }
 
 export interface GetManyOptions {

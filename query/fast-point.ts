@@ -1,6 +1,6 @@
 import { encodeKey } from '../core/key-encoding.js';
 import type { SqlType, SqlValue } from '../core/values.js';
-import { keys, type StateStore } from '../projections/index.js';
+import { keys, type PointReadStore } from '../projections/index.js';
 import type { Row } from './exec/context.js';
 import { missingParameter } from './exec/index.js';
 import { pkTypes } from './exec/ops/scan.js';
@@ -45,7 +45,7 @@ export class PointSelects {
   private readonly plans = new WeakMap<PreparedQuery, PointPlan | null>();
 
   constructor(
-    private readonly store: StateStore,
+    private readonly store: PointReadStore,
     private readonly types: TypeSystem,
   ) {}
 
@@ -70,7 +70,9 @@ export class PointSelects {
       values.push(v as SqlValue);
     }
     const pk = encodeKey(plan.keyTypes, values, plan.descending);
-    const image = this.store.getSync!(keys.rowKey(plan.scan.table.id, pk));
+    const tableId = plan.scan.table.id;
+    const key = keys.rowKey(tableId, pk);
+    const image = this.store.getRowSync ? this.store.getRowSync(tableId, key) : this.store.getSync!(key);
     if (image === undefined) return { rows: [], truncated: false };
     if (rowsMax < 1) return { rows: [], truncated: true };
     const row = plan.decode(pk, image);

@@ -3,7 +3,7 @@ import { assert, SvcError } from '../core/errors.js';
 import { encodeKey } from '../core/key-encoding.js';
 import { decodeRowInto } from '../core/row-codec.js';
 import type { SqlType, SqlTypeName, SqlValue } from '../core/values.js';
-import { keys, type StateStore } from '../projections/index.js';
+import { keys, type PointReadStore } from '../projections/index.js';
 import type { JsonRow } from './result.js';
 import type { TypeSystem } from './types/contract.js';
 
@@ -60,7 +60,7 @@ export class PointReader {
   private readonly readers = new WeakMap<TableDef, TableReader | null>();
 
   constructor(
-    private readonly store: StateStore,
+    private readonly store: PointReadStore,
     private readonly types: TypeSystem,
   ) {}
 
@@ -75,6 +75,7 @@ export class PointReader {
     const values = this.keyValues(reader, request.key);
     if (values === undefined) return undefined;
     const key = keys.rowKey(table.id, encodeKey(reader.keyTypes, values, reader.descending));
+    if (this.store.getRowSync) return this.shaped(reader, request, this.store.getRowSync(table.id, key));
     if (this.store.getSync) return this.shaped(reader, request, this.store.getSync(key));
     return this.store.get(key).then((image) => this.shaped(reader, request, image));
   }
