@@ -131,18 +131,20 @@ export class SqlEngine {
 
   /**
    * A statement whose cached plan is a point SELECT (fast-point.ts), answered now; undefined: only
-   * execute() answers (not cached yet, another statement, a transaction). Same result and errors as execute().
+   * execute() answers (not cached yet, another statement, a transaction). Same result and errors as execute(),
+   * but its row is frozen and may be shared with other answers of the same stored row: read it, never change it.
    */
   pointSelect(sql: string, options: ExecuteOptions): QueryResult | undefined {
     if (options.transaction !== undefined || options.efSearch !== undefined || options.signal?.aborted) return undefined;
     const known = this.cache.get(plainSelectKey(options.tenant, sql), this.deps.projections.catalog);
     if (!known || !this.points.handles(known)) return undefined;
-    return this.pointResult(known, options.params ?? [], Math.min(options.maxRows, this.limits.resultRowsMax));
+    return this.pointResult(known, options.params ?? [], Math.min(options.maxRows, this.limits.resultRowsMax), true);
   }
 
-  private pointResult(prepared: PreparedQuery, params: readonly unknown[], rowsMax: number): QueryResult {
+  /** `shared`: the row may be a frozen one answered before for the same stored row (pointSelect's callers only read it). */
+  private pointResult(prepared: PreparedQuery, params: readonly unknown[], rowsMax: number, shared = false): QueryResult {
     const { converter, columns } = this.outputOf(prepared);
-    const { rows, truncated } = this.points.rows(prepared, params, (row) => converter.convert(row), rowsMax);
+    const { rows, truncated } = this.points.rows(prepared, params, (row) => converter.convert(row), rowsMax, shared);
     return { command: 'SELECT', columns: [...columns], rows, rowCount: rows.length, affectedRows: null, truncated };
   }
 

@@ -32,6 +32,8 @@ interface PointPlan {
   readonly decode: (pk: Uint8Array, image: Uint8Array) => Row;
   /** Scan columns the output takes, in order (null: the scan's row is the output). */
   readonly pick: readonly number[] | null;
+  /** Output rows by stored image, for rows(..., shared): the point-read cache hands out one image per key until it is written. */
+  readonly sharedRows: WeakMap<Uint8Array, JsonRow>;
 }
 
 /** Rows of a SELECT as execute() collects them. */
@@ -57,9 +59,10 @@ export class PointSelects {
   /**
    * The rows of a prepared point SELECT (handles() said so), read now: at most one, converted by
    * `convert`, cut at `rowsMax` as collectPlan cuts. Parameters are converted as the general path
-   * converts them, so a wrong one fails with the same error.
+   * converts them, so a wrong one fails with the same error. `shared`: the row may be one handed out
+   * before for the same stored image (frozen; `convert` must then be the plan's own, the same each call).
    */
-  rows(prepared: PreparedQuery, rawParams: readonly unknown[], convert: (row: Row) => JsonRow, rowsMax: number): CollectedRows {
+  rows(prepared: PreparedQuery, rawParams: readonly unknown[], convert: (row: Row) => JsonRow, rowsMax: number, shared = false): CollectedRows {
     const plan = this.planOf(prepared)!;
     const params = convertParams(this.types, prepared.paramTypes, rawParams);
     const values: SqlValue[] = [];
@@ -75,8 +78,20 @@ export class PointSelects {
     const image = this.store.getRowSync ? this.store.getRowSync(tableId, key) : this.store.getSync!(key);
     if (image === undefined) return { rows: [], truncated: false };
     if (rowsMax < 1) return { rows: [], truncated: true };
+    if (shared) {
+      let out = plan.sharedRows.get(image);
+      if (out === undefined) {
+        out = Object.freeze(this.converted(plan, pk, image, convert));
+        plan.sharedRows.set(image, out);
+      }
+      return { rows: [out], truncated: false };
+    }
+    return { rows: [this.converted(plan, pk, image, convert)], truncated: false };
+  }
+
+  private converted(plan: PointPlan, pk: Uint8Array, image: Uint8Array, convert: (row: Row) => JsonRow): JsonRow {
     const row = plan.decode(pk, image);
-    return { rows: [convert(plan.pick === null ? row : plan.pick.map((i) => row[i]!))], truncated: false };
+    return convert(plan.pick === null ? row : plan.pick.map((i) => row[i]!));
   }
 
   private planOf(prepared: PreparedQuery): PointPlan | null {
@@ -112,7 +127,7 @@ function pointPlanOf(plan: Plan): PointPlan | null {
     if (value === null) return null;
     key.push(value);
   }
-  return { scan, keyTypes, descending: access.index.descending, key, decode: rowDecoder(scan), pick };
+  return { scan, keyTypes, descending: access.index.descending, key, decode: rowDecoder(scan), pick, sharedRows: new WeakMap() };
 }
 
 /**

@@ -42,6 +42,8 @@ interface Projection {
   readonly missing: readonly SqlValue[];
   readonly names: readonly string[];
   readonly toJson: readonly ((value: SqlValue) => unknown)[];
+  /** The row shaped from a stored image, by the image object: the point-read cache hands out the same image until its key is written. */
+  readonly shapedRows: WeakMap<Uint8Array, JsonRow>;
 }
 
 interface TableReader {
@@ -52,7 +54,10 @@ interface TableReader {
   last: { readonly names: readonly string[]; readonly projection: Projection } | null;
 }
 
-/** A row by key: null when no row has it, undefined when only the SQL path answers exactly. */
+/**
+ * A row by key: null when no row has it, undefined when only the SQL path answers exactly. The row
+ * is frozen and shared: reads of the same stored image (the point-read cache's) get the same object.
+ */
 export type KeyReadResult = JsonRow | null | undefined;
 
 export class PointReader {
@@ -84,9 +89,14 @@ export class PointReader {
     if (image === undefined) return null;
     const { table } = request;
     const projection = projectionOf(reader, table, request.columns, this.types);
+    const known = projection.shapedRows.get(image);
+    if (known !== undefined) return known;
     const row = decodeRowInto(image, projection.ids, projection.missing);
     const out: JsonRow = {};
     for (let i = 0; i < projection.names.length; i++) out[projection.names[i]!] = projection.toJson[i]!(row[i] ?? null);
+    // Frozen: the same object answers every read of this image (a caller's change would show in the next answer).
+    Object.freeze(out);
+    projection.shapedRows.set(image, out);
     return out;
   }
 
@@ -149,6 +159,7 @@ function projectionByText(reader: TableReader, table: TableDef, names: readonly 
     missing: columns.map((c) => c.missingValue),
     names: [...names],
     toJson: columns.map((c) => (value: SqlValue) => (value === null ? null : types.toJson(c.type, value))),
+    shapedRows: new WeakMap(),
   };
   if (reader.projections.size < PROJECTIONS_PER_TABLE_MAX) reader.projections.set(cacheKey, projection);
   return projection;

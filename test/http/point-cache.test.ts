@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { TableId } from '../../core/catalog.js';
+import { DEFAULT_TENANT, type TableId } from '../../core/catalog.js';
 import { keys, openStateStore, RowVersionedStore } from '../../projections/index.js';
 import { bearer } from '../helpers/auth.js';
 import { runCli } from '../helpers/cli.js';
@@ -164,6 +164,28 @@ describe('point reads over HTTP never answer a stale row', () => {
     expect(await row(1)).toBeNull();
     await sql("INSERT INTO p VALUES (1, 'again', 1)");
     expect(await row(1)).toEqual({ id: 1, v: 'again', n: 1 });
+  });
+
+  it('the point SELECT shares one frozen row per stored row, and a new one once it is written', async () => {
+    await sql("INSERT INTO p VALUES (20, 'shared', 0)");
+    const select = (): unknown => {
+      const result = server!.sql.pointSelect('SELECT * FROM p WHERE id = $1', { tenant: DEFAULT_TENANT, params: [20], timeoutMs: 10_000, maxRows: 10 });
+      expect(result).toBeDefined(); // the statement is cached: the fast path answers
+      return result!.rows[0];
+    };
+    await sql('SELECT * FROM p WHERE id = $1', [20]);
+    const first = select();
+    expect(Object.isFrozen(first)).toBe(true);
+    expect(select()).toBe(first);
+    await sql("UPDATE p SET v = 'changed' WHERE id = 20");
+    expect(select()).toEqual({ id: 20, v: 'changed', n: 0 });
+    expect(first).toEqual({ id: 20, v: 'shared', n: 0 });
+    // The same statement through execute() (its own fast path included) never hands out a shared row.
+    expect(
+      Object.isFrozen(
+        (await server!.sql.execute('SELECT * FROM p WHERE id = $1', { tenant: DEFAULT_TENANT, params: [20], timeoutMs: 10_000, maxRows: 10 })).rows[0],
+      ),
+    ).toBe(false);
   });
 
   it('a transaction: its writes unseen outside until commit, seen inside, and after commit everywhere', async () => {

@@ -94,6 +94,21 @@ describe('readByKey: the direct primary-key read', () => {
     }
   });
 
+  it('hands out one frozen row per stored image, and a new one once the row is written', async () => {
+    await sql('CREATE TABLE shared_rows (id INTEGER PRIMARY KEY, a TEXT)');
+    await sql("INSERT INTO shared_rows VALUES (1, 'one')");
+    const first = await read('shared_rows', ['1']);
+    expect(Object.isFrozen(first)).toBe(true);
+    expect(await read('shared_rows', ['1'])).toBe(first);
+    await sql("UPDATE shared_rows SET a = 'uno' WHERE id = 1");
+    const second = await read('shared_rows', ['1']);
+    expect(second).not.toBe(first);
+    expect(second).toEqual({ id: 1, a: 'uno' });
+    expect(first).toEqual({ id: 1, a: 'one' });
+    // Another column list is another shape of the same image.
+    expect(await read('shared_rows', ['1'], ['a'])).toEqual({ a: 'uno' });
+  });
+
   it('follows ALTER TABLE: a new definition, a column added with a default', async () => {
     await sql('CREATE TABLE altered (id INTEGER PRIMARY KEY, a TEXT)');
     await sql("INSERT INTO altered VALUES (1, 'one')");

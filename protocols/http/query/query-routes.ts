@@ -4,7 +4,7 @@ import type { ExecuteOptions, QueryResult, SqlEngine } from '../../../query/inde
 import { engineScope } from '../../auth/principal.js';
 import { measured, type QueryMetrics } from '../../metrics/query-metrics.js';
 import { untilClientLeaves } from '../client-abort.js';
-import { rowsJson, sendJsonText } from '../json-reply.js';
+import { rowsJson, sendJsonText, sharedRowJson } from '../json-reply.js';
 import { resultMetadataView } from './result-view.js';
 import { maxRowsProperty, sqlBodySchema, type QueryRouteLimits } from './sql-body-schema.js';
 
@@ -51,7 +51,11 @@ export function queryRoutes(options: { engine: SqlEngine; limits: QueryRouteLimi
         pointSelect(options, body.sql, run, started) ??
         (await measured(options.metrics, run.tenant, () => untilClientLeaves(reply, (signal) => options.engine.execute(body.sql, { ...run, signal }))));
       // Without metadata the answer's JSON is written at once (json-reply.ts: the same text as serializing the object).
-      if (!body.include_metadata) return sendJsonText(reply.code(200), `{"success":true,"data":${rowsJson(result.rows)}}`);
+      // One row (a point SELECT's, frozen and shared) has its text remembered with it (sharedRowJson).
+      if (!body.include_metadata) {
+        const data = result.rows.length === 1 ? `[${sharedRowJson(result.rows[0]!)}]` : rowsJson(result.rows);
+        return sendJsonText(reply.code(200), `{"success":true,"data":${data}}`);
+      }
       const metadata = resultMetadataView(result, { elapsedMs: performance.now() - started, queryId: newUlid() });
       return reply.code(200).send({ success: true, data: result.rows, metadata });
     });

@@ -2,7 +2,7 @@ import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import { SvcError } from '../../../core/errors.js';
 import type { TableDef } from '../../../core/catalog.js';
 import { untilClientLeaves } from '../client-abort.js';
-import { rowJson, sendJsonText } from '../json-reply.js';
+import { rowJson, sendJsonText, sharedRowJson } from '../json-reply.js';
 import { idParts } from './row-id.js';
 import { rowTarget, type RowRouteDeps } from './rows-routes.js';
 import { patchRowBody, rowParams, rowQuery } from './rows-schemas.js';
@@ -37,7 +37,8 @@ export function rowRoutes(deps: RowRouteDeps): FastifyPluginAsync {
         const direct = read instanceof Promise ? await read : read;
         if (direct === null) throw rowNotFound(entry.def, parts);
         // The answer's JSON written at once (json-reply.ts: the same text as serializing { data }).
-        if (direct !== undefined) return sendJsonText(reply, `{"data":${rowJson(direct)}}`);
+        // The row's text is remembered with the (frozen, shared) row: a row read again costs no JSON writing.
+        if (direct !== undefined) return sendJsonText(reply, `{"data":${sharedRowJson(direct)}}`);
         const statement = selectByKeySql(ref, columns, keySql(entry.def, parts));
         const result = await untilClientLeaves(reply, (signal) => engine.execute(statement.sql, { ...options, params: statement.params, maxRows: 1, signal }));
         if (result.rows.length === 0) throw rowNotFound(entry.def, parts);
