@@ -299,11 +299,16 @@ const ROW_CACHE_ENTRY_OVERHEAD_BYTES = 160;
 
 const entryBytes = (keyBytes: number, image: Uint8Array | undefined): number => keyBytes + (image?.length ?? 0) + ROW_CACHE_ENTRY_OVERHEAD_BYTES;
 
-/** A key's bytes as a string of the same length (one char per byte): a Map key that compares as the bytes do. */
+/** Keys up to this long become text in one String.fromCharCode call (its arguments are bounded); longer ones through a Buffer. */
+const SHORT_KEY_BYTES = 1024;
+
+/**
+ * A key's bytes as a string of the same length (one char per byte): a Map key that compares as the
+ * bytes do. One call builds it flat (a loop of += builds a rope that the Map lookup flattens: ~2x slower).
+ */
 function latin1(key: Uint8Array): string {
-  let text = '';
-  for (let i = 0; i < key.length; i++) text += String.fromCharCode(key[i]!);
-  return text;
+  if (key.length <= SHORT_KEY_BYTES) return String.fromCharCode.apply(null, key as unknown as number[]);
+  return Buffer.from(key.buffer, key.byteOffset, key.byteLength).toString('latin1');
 }
 
 /**

@@ -44,6 +44,19 @@ describe('RowVersionedStore.getRowSync: the point-read cache over a real LevelDB
       await store.write([{ type: 'put', key: key(T1, 3), value: value('three') }]);
       expect(read(T1, 2)).toBeUndefined();
       expect(read(T1, 3)).toBe('three');
+      // Long keys (a long text primary key) and keys differing only in their last byte.
+      const long = (last: number): Uint8Array =>
+        keys.rowKey(
+          T1,
+          Uint8Array.from({ length: 3000 }, (_, i) => (i === 2999 ? last : (i * 7) % 256)),
+        );
+      expect(text(store.getRowSync!(T1, long(1)))).toBeUndefined();
+      await store.write([{ type: 'put', key: long(1), value: value('long one') }]);
+      expect(text(store.getRowSync!(T1, long(1)))).toBe('long one');
+      expect(text(store.getRowSync!(T1, long(2)))).toBeUndefined();
+      await store.write([{ type: 'put', key: long(2), value: value('long two') }]);
+      expect(text(store.getRowSync!(T1, long(2)))).toBe('long two');
+      expect(text(store.getRowSync!(T1, long(1)))).toBe('long one');
     } finally {
       await store.close();
       await remove();
