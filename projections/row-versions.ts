@@ -29,8 +29,8 @@ export class RowVersionedStore implements StateStore {
 
   /** The inner store's synchronous point read (a read of the current state: versions play no part). */
   readonly getSync?: (key: Uint8Array) => Uint8Array | undefined;
-  /** Row images read by getRowSync, per table, by row key (as latin1 text); null: no row has the key. */
-  private readonly rowCache = new Map<TableId, Map<string, Uint8Array | null>>();
+  /** Rows read by getRowSync, per table, by row key (as latin1 text). */
+  private readonly rowCache = new Map<TableId, Map<string, CachedRow>>();
   private rowCacheBytes = 0;
 
   constructor(
@@ -48,28 +48,30 @@ export class RowVersionedStore implements StateStore {
    * changes that key: a point read by primary key then costs one Map lookup instead of a LevelDB read.
    * Never stale: a write's keys leave the cache when the write starts (start()), and while a write
    * to the table is in flight nothing is read from or added to its cache (the store is changing).
-   * The image is shared by every caller that reads the key: read it, never change it. Absent where getSync is.
+   * The entry is shared by every caller that reads the key: read its image, never change it; its
+   * memo slot keeps what one reader made of the image (CachedRow). Absent where getSync is.
    */
-  readonly getRowSync?: (tableId: TableId, key: Uint8Array) => Uint8Array | undefined;
+  readonly getRowSync?: (tableId: TableId, key: Uint8Array) => CachedRow;
 
-  private cachedRow(tableId: TableId, key: Uint8Array): Uint8Array | undefined {
+  private cachedRow(tableId: TableId, key: Uint8Array): CachedRow {
     const getSync = this.getSync!;
-    if (this.writesInFlight.has(tableId)) return getSync(key);
+    // A row read while the table changes is not kept (its memo slot dies with it).
+    if (this.writesInFlight.has(tableId)) return new CachedRow(getSync(key));
     const name = latin1(key);
     let table = this.rowCache.get(tableId);
     const known = table?.get(name);
-    if (known !== undefined) return known ?? undefined;
-    const image = getSync(key);
-    const bytes = entryBytes(key.length, image);
+    if (known !== undefined) return known;
+    const entry = new CachedRow(getSync(key));
+    const bytes = entryBytes(key.length, entry.image);
     if (this.rowCacheBytes + bytes > this.rowCacheBytesMax) {
       this.rowCache.clear();
       this.rowCacheBytes = 0;
       table = undefined;
     }
     if (table === undefined) this.rowCache.set(tableId, (table = new Map()));
-    table.set(name, image ?? null);
+    table.set(name, entry);
     this.rowCacheBytes += bytes;
-    return image;
+    return entry;
   }
 
   /** Entries and bytes the point-read cache holds (tests, stats). */
@@ -84,15 +86,15 @@ export class RowVersionedStore implements StateStore {
     const table = this.rowCache.get(tableId);
     if (table === undefined) return;
     if (ops === null) {
-      for (const [name, image] of table) this.rowCacheBytes -= entryBytes(name.length, image ?? undefined);
+      for (const [name, entry] of table) this.rowCacheBytes -= entryBytes(name.length, entry.image);
       this.rowCache.delete(tableId);
       return;
     }
     for (const op of ops) {
       const name = latin1(op.key);
-      const image = table.get(name);
-      if (image === undefined) continue;
-      this.rowCacheBytes -= entryBytes(name.length, image ?? undefined);
+      const entry = table.get(name);
+      if (entry === undefined) continue;
+      this.rowCacheBytes -= entryBytes(name.length, entry.image);
       table.delete(name);
     }
   }
@@ -292,6 +294,21 @@ function isVersioned(snapshot: StoreSnapshot): snapshot is LazySnapshot {
 
 function innerOf(snapshot: StoreSnapshot | undefined): StoreSnapshot | undefined {
   return snapshot && isVersioned(snapshot) ? snapshot.inner : snapshot;
+}
+
+/**
+ * A row key's image as the point-read cache keeps it (undefined: no row has the key), with one memo
+ * slot: a reader that turns the image into something (a shaped row, its JSON text) keeps that here,
+ * under an owner object of its own (its projection or plan), and finds it again on the next read of
+ * the key, until a write of the key drops the entry. A slot, not a WeakMap by image: a WeakMap entry
+ * per cached row cost more at each fill (ephemeron bookkeeping in every GC) than it saved per hit.
+ */
+export class CachedRow {
+  /** Who made `memo` (compared by identity); null: nothing memoized. */
+  memoOwner: object | null = null;
+  memo: unknown = undefined;
+
+  constructor(readonly image: Uint8Array | undefined) {}
 }
 
 /** What one cached row image counts against the cache's bound (Map entry, key text and the image object). */

@@ -2,6 +2,7 @@ import { open, readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { ClassicLevel } from 'classic-level';
 import type { TableId } from '../core/catalog.js';
+import type { CachedRow } from './row-versions.js';
 import { SvcError } from '../core/errors.js';
 import { PROJECTION_LIMITS } from './limits.js';
 
@@ -31,7 +32,7 @@ export interface RangeOptions {
 
 /** A store with, maybe, a cached point read of row keys (RowVersionedStore.getRowSync): what point reads use. */
 export interface PointReadStore extends StateStore {
-  readonly getRowSync?: (tableId: TableId, key: Uint8Array) => Uint8Array | undefined;
+  readonly getRowSync?: (tableId: TableId, key: Uint8Array) => CachedRow;
 }
 
 export interface GetManyOptions {

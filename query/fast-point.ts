@@ -32,14 +32,21 @@ interface PointPlan {
   readonly decode: (pk: Uint8Array, image: Uint8Array) => Row;
   /** Scan columns the output takes, in order (null: the scan's row is the output). */
   readonly pick: readonly number[] | null;
-  /** Output rows by stored image, for rows(..., shared): the point-read cache hands out one image per key until it is written. */
-  readonly sharedRows: WeakMap<Uint8Array, JsonRow>;
+}
+
+/** What rows(..., toText) keeps in a cached row's memo slot (its owner is the plan). */
+interface RowMemo {
+  readonly toText: (row: JsonRow) => string;
+  readonly row: JsonRow;
+  readonly text: string;
 }
 
 /** Rows of a SELECT as execute() collects them. */
 export interface CollectedRows {
   readonly rows: JsonRow[];
   readonly truncated: boolean;
+  /** With rows(..., toText): the rows as a JSON array written by toText (each row frozen, shared with other answers). */
+  readonly rowsText?: string;
 }
 
 export class PointSelects {
@@ -59,34 +66,45 @@ export class PointSelects {
   /**
    * The rows of a prepared point SELECT (handles() said so), read now: at most one, converted by
    * `convert`, cut at `rowsMax` as collectPlan cuts. Parameters are converted as the general path
-   * converts them, so a wrong one fails with the same error. `shared`: the row may be one handed out
-   * before for the same stored image (frozen; `convert` must then be the plan's own, the same each call).
+   * converts them, so a wrong one fails with the same error. With `toText` (which must write the same
+   * text for the same row every time) the answer also has the rows' JSON text, and the row is frozen
+   * and shared: both are kept with the point-read cache's entry (its memo slot) for the next read.
    */
-  rows(prepared: PreparedQuery, rawParams: readonly unknown[], convert: (row: Row) => JsonRow, rowsMax: number, shared = false): CollectedRows {
+  rows(
+    prepared: PreparedQuery,
+    rawParams: readonly unknown[],
+    convert: (row: Row) => JsonRow,
+    rowsMax: number,
+    toText?: (row: JsonRow) => string,
+  ): CollectedRows {
     const plan = this.planOf(prepared)!;
     const params = convertParams(this.types, prepared.paramTypes, rawParams);
     const values: SqlValue[] = [];
     for (const value of plan.key) {
       const v = value(params);
       // `col = NULL` matches nothing (scan.ts keyRange).
-      if (v === null) return { rows: [], truncated: false };
+      if (v === null) return none(toText);
       values.push(v as SqlValue);
     }
     const pk = encodeKey(plan.keyTypes, values, plan.descending);
     const tableId = plan.scan.table.id;
     const key = keys.rowKey(tableId, pk);
-    const image = this.store.getRowSync ? this.store.getRowSync(tableId, key) : this.store.getSync!(key);
-    if (image === undefined) return { rows: [], truncated: false };
-    if (rowsMax < 1) return { rows: [], truncated: true };
-    if (shared) {
-      let out = plan.sharedRows.get(image);
-      if (out === undefined) {
-        out = Object.freeze(this.converted(plan, pk, image, convert));
-        plan.sharedRows.set(image, out);
-      }
-      return { rows: [out], truncated: false };
+    const entry = this.store.getRowSync ? this.store.getRowSync(tableId, key) : null;
+    const image = entry === null ? this.store.getSync!(key) : entry.image;
+    if (image === undefined) return none(toText);
+    if (rowsMax < 1) return { rows: [], truncated: true, ...(toText ? { rowsText: '[]' } : {}) };
+    if (toText === undefined || entry === null) {
+      const row = this.converted(plan, pk, image, convert);
+      return { rows: [row], truncated: false, ...(toText ? { rowsText: `[${toText(row)}]` } : {}) };
     }
-    return { rows: [this.converted(plan, pk, image, convert)], truncated: false };
+    let memo = entry.memo as RowMemo | undefined;
+    if (entry.memoOwner !== plan || memo?.toText !== toText) {
+      const row = Object.freeze(this.converted(plan, pk, image, convert));
+      memo = { toText, row, text: `[${toText(row)}]` };
+      entry.memoOwner = plan;
+      entry.memo = memo;
+    }
+    return { rows: [memo!.row], truncated: false, rowsText: memo!.text };
   }
 
   private converted(plan: PointPlan, pk: Uint8Array, image: Uint8Array, convert: (row: Row) => JsonRow): JsonRow {
@@ -103,6 +121,10 @@ export class PointSelects {
     return plan;
   }
 }
+
+/** No row: as collectPlan gives it, with the empty array's text when asked for. */
+const none = (toText: ((row: JsonRow) => string) | undefined): CollectedRows =>
+  toText ? { rows: [], truncated: false, rowsText: '[]' } : { rows: [], truncated: false };
 
 /** The point read a plan amounts to, or null when it is anything more than project(scan by whole primary key). */
 function pointPlanOf(plan: Plan): PointPlan | null {
@@ -127,7 +149,7 @@ function pointPlanOf(plan: Plan): PointPlan | null {
     if (value === null) return null;
     key.push(value);
   }
-  return { scan, keyTypes, descending: access.index.descending, key, decode: rowDecoder(scan), pick, sharedRows: new WeakMap() };
+  return { scan, keyTypes, descending: access.index.descending, key, decode: rowDecoder(scan), pick };
 }
 
 /**

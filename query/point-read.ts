@@ -42,8 +42,12 @@ interface Projection {
   readonly missing: readonly SqlValue[];
   readonly names: readonly string[];
   readonly toJson: readonly ((value: SqlValue) => unknown)[];
-  /** The row shaped from a stored image, by the image object: the point-read cache hands out the same image until its key is written. */
-  readonly shapedRows: WeakMap<Uint8Array, JsonRow>;
+}
+
+/** What readText keeps in a cached row's memo slot (its owner is the projection). */
+interface TextMemo {
+  readonly toText: (row: JsonRow) => string;
+  readonly text: string;
 }
 
 interface TableReader {
@@ -54,10 +58,7 @@ interface TableReader {
   last: { readonly names: readonly string[]; readonly projection: Projection } | null;
 }
 
-/**
- * A row by key: null when no row has it, undefined when only the SQL path answers exactly. The row
- * is frozen and shared: reads of the same stored image (the point-read cache's) get the same object.
- */
+/** A row by key: null when no row has it, undefined when only the SQL path answers exactly. */
 export type KeyReadResult = JsonRow | null | undefined;
 
 export class PointReader {
@@ -74,29 +75,55 @@ export class PointReader {
    * Answered at once where the store reads synchronously (no promise, no turn of the event loop).
    */
   read(request: KeyRead): KeyReadResult | Promise<KeyReadResult> {
+    const found = this.located(request);
+    if (found === undefined) return undefined;
+    const { reader, key } = found;
+    if (this.store.getRowSync) return this.shaped(reader, request, this.store.getRowSync(request.table.id, key).image);
+    if (this.store.getSync) return this.shaped(reader, request, this.store.getSync(key));
+    return this.store.get(key).then((image) => this.shaped(reader, request, image));
+  }
+
+  /**
+   * read()'s row as JSON text written by `toText` (null: no row, undefined: only SQL answers). The
+   * text is kept with the point-read cache's entry (its memo slot), so a row read again is not
+   * decoded, shaped nor written again: `toText` must give the same text for the same row every time.
+   */
+  readText(request: KeyRead, toText: (row: JsonRow) => string): string | null | undefined | Promise<string | null | undefined> {
+    const getRowSync = this.store.getRowSync;
+    const found = getRowSync === undefined ? undefined : this.located(request);
+    if (getRowSync === undefined || found === undefined) {
+      const read = this.read(request);
+      const text = (row: KeyReadResult): string | null | undefined => (row === null || row === undefined ? row : toText(row));
+      return read instanceof Promise ? read.then(text) : text(read);
+    }
+    const entry = getRowSync(request.table.id, found.key);
+    if (entry.image === undefined) return null;
+    const projection = projectionOf(found.reader, request.table, request.columns, this.types);
+    const memo = entry.memo as TextMemo | undefined;
+    if (entry.memoOwner === projection && memo?.toText === toText) return memo.text;
+    const text = toText(this.shaped(found.reader, request, entry.image)!);
+    entry.memoOwner = projection;
+    entry.memo = { toText, text } satisfies TextMemo;
+    return text;
+  }
+
+  /** The table's reader and the row key of the request; undefined when only SQL answers exactly. */
+  private located(request: KeyRead): { reader: TableReader; key: Uint8Array } | undefined {
     const { table } = request;
     const reader = this.readerOf(table);
     if (reader === null || request.key.length !== reader.keyTypes.length) return undefined;
     const values = this.keyValues(reader, request.key);
     if (values === undefined) return undefined;
-    const key = keys.rowKey(table.id, encodeKey(reader.keyTypes, values, reader.descending));
-    if (this.store.getRowSync) return this.shaped(reader, request, this.store.getRowSync(table.id, key));
-    if (this.store.getSync) return this.shaped(reader, request, this.store.getSync(key));
-    return this.store.get(key).then((image) => this.shaped(reader, request, image));
+    return { reader, key: keys.rowKey(table.id, encodeKey(reader.keyTypes, values, reader.descending)) };
   }
 
   private shaped(reader: TableReader, request: KeyRead, image: Uint8Array | undefined): KeyReadResult {
     if (image === undefined) return null;
     const { table } = request;
     const projection = projectionOf(reader, table, request.columns, this.types);
-    const known = projection.shapedRows.get(image);
-    if (known !== undefined) return known;
     const row = decodeRowInto(image, projection.ids, projection.missing);
     const out: JsonRow = {};
     for (let i = 0; i < projection.names.length; i++) out[projection.names[i]!] = projection.toJson[i]!(row[i] ?? null);
-    // Frozen: the same object answers every read of this image (a caller's change would show in the next answer).
-    Object.freeze(out);
-    projection.shapedRows.set(image, out);
     return out;
   }
 
@@ -159,7 +186,6 @@ function projectionByText(reader: TableReader, table: TableDef, names: readonly 
     missing: columns.map((c) => c.missingValue),
     names: [...names],
     toJson: columns.map((c) => (value: SqlValue) => (value === null ? null : types.toJson(c.type, value))),
-    shapedRows: new WeakMap(),
   };
   if (reader.projections.size < PROJECTIONS_PER_TABLE_MAX) reader.projections.set(cacheKey, projection);
   return projection;

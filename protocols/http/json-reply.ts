@@ -60,23 +60,6 @@ export function rowJson(row: Readonly<Record<string, unknown>>): string {
   return `${text}}`;
 }
 
-/** rowJson of rows shared from answer to answer (point reads: SqlEngine.readByKey's frozen rows), by the row object. */
-const sharedRowTexts = new WeakMap<object, string>();
-
-/**
- * rowJson(row), remembered for that row object: only for frozen rows handed out again and again
- * (a changed row would keep its old text). Anything else is written as rowJson writes it.
- */
-export function sharedRowJson(row: Readonly<Record<string, unknown>>): string {
-  if (!Object.isFrozen(row)) return rowJson(row);
-  let text = sharedRowTexts.get(row);
-  if (text === undefined) {
-    text = rowJson(row);
-    sharedRowTexts.set(row, text);
-  }
-  return text;
-}
-
 /** An array of rows as stringifyJson writes it. */
 export function rowsJson(rows: readonly Readonly<Record<string, unknown>>[]): string {
   let text = '[';

@@ -17,12 +17,13 @@ describe('RowVersionedStore.getRowSync: the point-read cache over a real LevelDB
   const key = (table: TableId, n: number): Uint8Array => keys.rowKey(table, Uint8Array.of(n));
   const value = (text: string): Uint8Array => new TextEncoder().encode(text);
   const text = (image: Uint8Array | undefined): string | undefined => (image === undefined ? undefined : new TextDecoder().decode(image));
+  const rowOf = (store: RowVersionedStore, table: TableId, rowKey: Uint8Array): Uint8Array | undefined => store.getRowSync!(table, rowKey).image;
 
   it('follows every write of a key: put, put again, delete, put after a cached miss', async () => {
     const { dir, remove } = await tempDir('svcdb-point-cache-');
     const store = new RowVersionedStore(await openStateStore(dir));
     try {
-      const read = (table: TableId, n: number) => text(store.getRowSync!(table, key(table, n)));
+      const read = (table: TableId, n: number) => text(rowOf(store, table, key(table, n)));
       expect(read(T1, 1)).toBeUndefined(); // a miss is cached too
       expect(store.rowCacheSize().rows).toBe(1);
       await store.write([{ type: 'put', key: key(T1, 1), value: value('one') }]);
@@ -50,13 +51,13 @@ describe('RowVersionedStore.getRowSync: the point-read cache over a real LevelDB
           T1,
           Uint8Array.from({ length: 3000 }, (_, i) => (i === 2999 ? last : (i * 7) % 256)),
         );
-      expect(text(store.getRowSync!(T1, long(1)))).toBeUndefined();
+      expect(text(rowOf(store, T1, long(1)))).toBeUndefined();
       await store.write([{ type: 'put', key: long(1), value: value('long one') }]);
-      expect(text(store.getRowSync!(T1, long(1)))).toBe('long one');
-      expect(text(store.getRowSync!(T1, long(2)))).toBeUndefined();
+      expect(text(rowOf(store, T1, long(1)))).toBe('long one');
+      expect(text(rowOf(store, T1, long(2)))).toBeUndefined();
       await store.write([{ type: 'put', key: long(2), value: value('long two') }]);
-      expect(text(store.getRowSync!(T1, long(2)))).toBe('long two');
-      expect(text(store.getRowSync!(T1, long(1)))).toBe('long one');
+      expect(text(rowOf(store, T1, long(2)))).toBe('long two');
+      expect(text(rowOf(store, T1, long(1)))).toBe('long one');
     } finally {
       await store.close();
       await remove();
@@ -68,19 +69,19 @@ describe('RowVersionedStore.getRowSync: the point-read cache over a real LevelDB
     const store = new RowVersionedStore(await openStateStore(dir));
     try {
       await store.write([{ type: 'put', key: key(T1, 1), value: value('before') }]);
-      expect(text(store.getRowSync!(T1, key(T1, 1)))).toBe('before');
+      expect(text(rowOf(store, T1, key(T1, 1)))).toBe('before');
       const writing = store.write([{ type: 'put', key: key(T1, 1), value: value('after') }]);
       const rowsBefore = store.rowCacheSize().rows;
       expect(rowsBefore).toBe(0); // the write's key left the cache as the write started
-      store.getRowSync!(T1, key(T1, 1));
-      store.getRowSync!(T1, key(T1, 2));
+      rowOf(store, T1, key(T1, 1));
+      rowOf(store, T1, key(T1, 2));
       expect(store.rowCacheSize().rows).toBe(0);
       // Another table is not written: its reads are cached as usual.
-      store.getRowSync!(T2, key(T2, 1));
+      rowOf(store, T2, key(T2, 1));
       expect(store.rowCacheSize().rows).toBe(1);
       await writing;
-      expect(text(store.getRowSync!(T1, key(T1, 1)))).toBe('after');
-      expect(text(store.getRowSync!(T1, key(T1, 1)))).toBe('after');
+      expect(text(rowOf(store, T1, key(T1, 1)))).toBe('after');
+      expect(text(rowOf(store, T1, key(T1, 1)))).toBe('after');
     } finally {
       await store.close();
       await remove();
@@ -95,13 +96,13 @@ describe('RowVersionedStore.getRowSync: the point-read cache over a real LevelDB
       await store.write(Array.from({ length: 200 }, (_, n) => ({ type: 'put' as const, key: key(T1, n), value: value(`row ${n}`) })));
       for (let round = 0; round < 2; round++) {
         for (let n = 0; n < 200; n++) {
-          expect(text(store.getRowSync!(T1, key(T1, n)))).toBe(`row ${n}`);
+          expect(text(rowOf(store, T1, key(T1, n)))).toBe(`row ${n}`);
           expect(store.rowCacheSize().bytes).toBeLessThanOrEqual(bytesMax);
         }
       }
       expect(store.rowCacheSize().rows).toBeGreaterThan(0);
       await store.write([{ type: 'put', key: key(T1, 199), value: value('new') }]);
-      expect(text(store.getRowSync!(T1, key(T1, 199)))).toBe('new');
+      expect(text(rowOf(store, T1, key(T1, 199)))).toBe('new');
     } finally {
       await store.close();
       await remove();
@@ -179,26 +180,32 @@ describe('point reads over HTTP never answer a stale row', () => {
     expect(await row(1)).toEqual({ id: 1, v: 'again', n: 1 });
   });
 
-  it('the point SELECT shares one frozen row per stored row, and a new one once it is written', async () => {
+  it('the point SELECT with a text writer: one frozen row and its text per stored row, new ones once it is written', async () => {
     await sql("INSERT INTO p VALUES (20, 'shared', 0)");
-    const select = (): unknown => {
-      const result = server!.sql.pointSelect('SELECT * FROM p WHERE id = $1', { tenant: DEFAULT_TENANT, params: [20], timeoutMs: 10_000, maxRows: 10 });
+    const toText = (row: Record<string, unknown>): string => JSON.stringify(row);
+    const options = { tenant: DEFAULT_TENANT, params: [20], timeoutMs: 10_000, maxRows: 10 };
+    const select = () => {
+      const result = server!.sql.pointSelect('SELECT * FROM p WHERE id = $1', options, toText);
       expect(result).toBeDefined(); // the statement is cached: the fast path answers
-      return result!.rows[0];
+      return result!;
     };
     await sql('SELECT * FROM p WHERE id = $1', [20]);
     const first = select();
-    expect(Object.isFrozen(first)).toBe(true);
-    expect(select()).toBe(first);
+    expect(first.rowsText).toBe('[{"id":20,"v":"shared","n":0}]');
+    expect(Object.isFrozen(first.rows[0])).toBe(true);
+    expect(select().rows[0]).toBe(first.rows[0]);
     await sql("UPDATE p SET v = 'changed' WHERE id = 20");
-    expect(select()).toEqual({ id: 20, v: 'changed', n: 0 });
-    expect(first).toEqual({ id: 20, v: 'shared', n: 0 });
-    // The same statement through execute() (its own fast path included) never hands out a shared row.
-    expect(
-      Object.isFrozen(
-        (await server!.sql.execute('SELECT * FROM p WHERE id = $1', { tenant: DEFAULT_TENANT, params: [20], timeoutMs: 10_000, maxRows: 10 })).rows[0],
-      ),
-    ).toBe(false);
+    const second = select();
+    expect(second.rows[0]).toEqual({ id: 20, v: 'changed', n: 0 });
+    expect(second.rowsText).toBe('[{"id":20,"v":"changed","n":0}]');
+    expect(first.rows[0]).toEqual({ id: 20, v: 'shared', n: 0 });
+    // Another writer gets its own text; without one, rows are the caller's own (not frozen, no text).
+    expect(server!.sql.pointSelect('SELECT * FROM p WHERE id = $1', options, (row) => `<${String(row['v'])}>`)!.rowsText).toBe('[<changed>]');
+    const plain = server!.sql.pointSelect('SELECT * FROM p WHERE id = $1', options)!;
+    expect(plain.rowsText).toBeUndefined();
+    expect(Object.isFrozen(plain.rows[0])).toBe(false);
+    expect(server!.sql.pointSelect('SELECT * FROM p WHERE id = $1', { ...options, params: [999] }, toText)!.rowsText).toBe('[]');
+    expect(Object.isFrozen((await server!.sql.execute('SELECT * FROM p WHERE id = $1', options)).rows[0])).toBe(false);
   });
 
   it('a transaction: its writes unseen outside until commit, seen inside, and after commit everywhere', async () => {

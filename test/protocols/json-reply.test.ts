@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { JSON_NULL, jsonNumber, stringifyJson } from '../../core/json-exact.js';
-import { rowJson, rowsJson, sharedRowJson } from '../../protocols/http/json-reply.js';
+import { rowJson, rowsJson } from '../../protocols/http/json-reply.js';
 import { startTestServer, type TestServer } from '../helpers/sql-server.js';
 
 /** Values a result row can hold (what types.toJson gives), and the odd ones JSON.stringify treats specially. */
@@ -53,21 +53,6 @@ describe('rowJson / rowsJson write what stringifyJson writes', () => {
     expect(`{"data":${rowJson(r)}}`).toBe(stringifyJson({ data: r }));
     expect(`{"success":true,"data":${rowsJson([r, r])}}`).toBe(stringifyJson({ success: true, data: [r, r] }));
     expect(`{"success":true,"data":${rowsJson([])}}`).toBe(stringifyJson({ success: true, data: [] }));
-  });
-
-  it('sharedRowJson: rowJson of a frozen row, remembered; a row that is not frozen is written each time', () => {
-    fc.assert(
-      fc.property(row, (r) => {
-        expect(sharedRowJson(Object.freeze({ ...r }))).toBe(stringifyJson({ ...r }));
-      }),
-    );
-    const frozen = Object.freeze({ id: 1, v: 'a' });
-    expect(sharedRowJson(frozen)).toBe('{"id":1,"v":"a"}');
-    expect(sharedRowJson(frozen)).toBe('{"id":1,"v":"a"}');
-    const open: Record<string, unknown> = { id: 1, v: 'a' };
-    expect(sharedRowJson(open)).toBe('{"id":1,"v":"a"}');
-    open['v'] = 'b';
-    expect(sharedRowJson(open)).toBe('{"id":1,"v":"b"}');
   });
 
   it('throws on a bigint as JSON.stringify does', () => {

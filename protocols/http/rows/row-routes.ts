@@ -2,7 +2,7 @@ import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import { SvcError } from '../../../core/errors.js';
 import type { TableDef } from '../../../core/catalog.js';
 import { untilClientLeaves } from '../client-abort.js';
-import { rowJson, sendJsonText, sharedRowJson } from '../json-reply.js';
+import { rowJson, sendJsonText } from '../json-reply.js';
 import { idParts } from './row-id.js';
 import { rowTarget, type RowRouteDeps } from './rows-routes.js';
 import { patchRowBody, rowParams, rowQuery } from './rows-schemas.js';
@@ -33,12 +33,12 @@ export function rowRoutes(deps: RowRouteDeps): FastifyPluginAsync {
         const columns = selectColumns(entry.def, request.query.select);
         // One store read, no SQL text or plan (query/point-read.ts); the SQL path answers what it cannot.
         // Synchronous where the store reads synchronously: no promise to wait for then.
-        const read = engine.readByKey({ table: entry.def, key: parts, columns });
+        // The row's JSON text (json-reply.ts rowJson: the same text as serializing { data }) comes kept
+        // with the cached row: a row read again is not decoded nor written again.
+        const read = engine.readTextByKey({ table: entry.def, key: parts, columns }, rowJson);
         const direct = read instanceof Promise ? await read : read;
         if (direct === null) throw rowNotFound(entry.def, parts);
-        // The answer's JSON written at once (json-reply.ts: the same text as serializing { data }).
-        // The row's text is remembered with the (frozen, shared) row: a row read again costs no JSON writing.
-        if (direct !== undefined) return sendJsonText(reply, `{"data":${sharedRowJson(direct)}}`);
+        if (direct !== undefined) return sendJsonText(reply, `{"data":${direct}}`);
         const statement = selectByKeySql(ref, columns, keySql(entry.def, parts));
         const result = await untilClientLeaves(reply, (signal) => engine.execute(statement.sql, { ...options, params: statement.params, maxRows: 1, signal }));
         if (result.rows.length === 0) throw rowNotFound(entry.def, parts);
