@@ -1,4 +1,5 @@
 import type { TableId } from '../core/catalog.js';
+import { CachedRow } from './cached-row.js';
 import { KeySpace } from './keys.js';
 import { PROJECTION_LIMITS } from './limits.js';
 import type { GetManyOptions, KvOp, RangeOptions, StateStore, StoreSnapshot } from './state-store.js';
@@ -294,21 +295,6 @@ function isVersioned(snapshot: StoreSnapshot): snapshot is LazySnapshot {
 
 function innerOf(snapshot: StoreSnapshot | undefined): StoreSnapshot | undefined {
   return snapshot && isVersioned(snapshot) ? snapshot.inner : snapshot;
-}
-
-/**
- * A row key's image as the point-read cache keeps it (undefined: no row has the key), with one memo
- * slot: a reader that turns the image into something (a shaped row, its JSON text) keeps that here,
- * under an owner object of its own (its projection or plan), and finds it again on the next read of
- * the key, until a write of the key drops the entry. A slot, not a WeakMap by image: a WeakMap entry
- * per cached row cost more at each fill (ephemeron bookkeeping in every GC) than it saved per hit.
- */
-export class CachedRow {
-  /** Who made `memo` (compared by identity); null: nothing memoized. */
-  memoOwner: object | null = null;
-  memo: unknown = undefined;
-
-  constructor(readonly image: Uint8Array | undefined) {}
 }
 
 /** What one cached row image counts against the cache's bound (Map entry, key text and the image object). */

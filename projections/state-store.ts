@@ -2,7 +2,7 @@ import { open, readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { ClassicLevel } from 'classic-level';
 import type { TableId } from '../core/catalog.js';
-import type { CachedRow } from './row-versions.js';
+import type { CachedRow } from './cached-row.js';
 import { SvcError } from '../core/errors.js';
 import { PROJECTION_LIMITS } from './limits.js';
 
