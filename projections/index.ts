@@ -6,13 +6,23 @@ export { dataDirLayout, prepareDataDir, type DataDirLayout, type PrepareDataDirO
 export { scanDataDirModes, type ModeEntry, type ModeScan } from './data-dir-modes.js';
 export * as keys from './keys.js';
 export { Projections, VECTOR_CHECKPOINT_DEFAULTS, type ConsumerOffset, type ProjectionOptions } from './projections.js';
+export { CachedRow } from './cached-row.js';
 export { RowVersionedStore, type RowWrite, type RowWriteListener } from './row-versions.js';
 export { rebuildProjections, type RebuildProgress } from './rebuild.js';
 export { overlaid, type KeyRange, type OverlayEntry } from './merged-range.js';
 export { PendingOverlay, type PendingEntry } from './pending-overlay.js';
 export { rowRecordEffects } from './row-ops.js';
 export { Sequencer, type AppendObserver, type TxnBuilder, type WriteView } from './sequencer.js';
-export { openStateStore, STORE_OPTIONS, type GetManyOptions, type KvOp, type RangeOptions, type StateStore, type StoreSnapshot } from './state-store.js';
+export {
+  openStateStore,
+  STORE_OPTIONS,
+  type GetManyOptions,
+  type KvOp,
+  type PointReadStore,
+  type RangeOptions,
+  type StateStore,
+  type StoreSnapshot,
+} from './state-store.js';
 export { TablesProjection, TABLES_CONSUMER } from './tables-projection.js';
 export { VectorProjection, VECTORS_CONSUMER } from './vector-projection.js';
 export { hnswSpecs, metricOf, type VectorHit, type VectorIndexSpec, type VectorMetric } from './vector-index.js';

@@ -15,6 +15,12 @@ export const PROJECTION_LIMITS = Object.freeze({
    * of an async get (which was the largest single cost of a primary-key query over HTTP).
    */
   syncGetKeysMax: 16,
+  /**
+   * Bytes of memory the point-read cache may hold (row-versions.ts getRowSync), counted as key +
+   * value + ROW_CACHE_ENTRY_OVERHEAD_BYTES each (~100,000 small rows): past it the cache starts over empty. A table's
+   * entries go when a write to its rows starts, so the bound is the memory, not the staleness.
+   */
+  pointCacheBytesMax: 64 * 1024 * 1024,
   /** Rows per batch of the writer's view scans (sequencer.ts). */
   writerScanBatchRows: 1024,
   /** Deletes and backfills run in chunks of this many keys (each chunk one LevelDB batch). */

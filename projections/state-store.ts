@@ -1,6 +1,8 @@
 import { open, readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { ClassicLevel } from 'classic-level';
+import type { TableId } from '../core/catalog.js';
+import type { CachedRow } from './cached-row.js';
 import { SvcError } from '../core/errors.js';
 import { PROJECTION_LIMITS } from './limits.js';
 
@@ -26,6 +28,11 @@ export interface RangeOptions {
    */
   readonly batchSize?: number;
   readonly snapshot?: StoreSnapshot;
+}
+
+/** A store with, maybe, a cached point read of row keys (RowVersionedStore.getRowSync): what point reads use. */
+export interface PointReadStore extends StateStore {
+  readonly getRowSync?: (tableId: TableId, key: Uint8Array) => CachedRow;
 }
 
 export interface GetManyOptions {

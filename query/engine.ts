@@ -13,7 +13,7 @@ import { parseSql, type CdcStatement, type ParsedStatement, type StatementBody }
 import { executeCdc } from './cdc/statements.js';
 import type { CdcRuntime } from './cdc/runtime.js';
 import { convertParams, newBindContext, PlanCache, prepareQuery, type PreparedQuery } from './prepare.js';
-import { emptyResult, RowConverter, type QueryResult, type ResultColumn } from './result.js';
+import { emptyResult, RowConverter, type JsonRow, type QueryResult, type ResultColumn } from './result.js';
 import { PointReader, type KeyRead, type KeyReadResult } from './point-read.js';
 import { PointSelects } from './fast-point.js';
 import { VectorSelects } from './fast-vector.js';
@@ -134,20 +134,37 @@ export class SqlEngine {
   }
 
   /**
+   * readByKey's row as the JSON text `toText` writes (the same text for the same row, every time):
+   * kept with the point-read cache's entry, so a row read again is not decoded nor written again.
+   */
+  readTextByKey(read: KeyRead, toText: (row: JsonRow) => string): string | null | undefined | Promise<string | null | undefined> {
+    this.pointReader ??= new PointReader(this.deps.projections.store, this.deps.types);
+    return this.pointReader.readText(read, toText);
+  }
+
+  /**
    * A statement whose cached plan is a point SELECT (fast-point.ts), answered now; undefined: only
    * execute() answers (not cached yet, another statement, a transaction). Same result and errors as execute().
+   * With `toText` (the same text for the same row, every time) the result has `rowsText`, its rows as
+   * a JSON array, and its row is frozen and shared with other answers of the same stored row.
    */
-  pointSelect(sql: string, options: ExecuteOptions): QueryResult | undefined {
+  pointSelect(sql: string, options: ExecuteOptions, toText?: (row: JsonRow) => string): (QueryResult & { readonly rowsText?: string }) | undefined {
     if (options.transaction !== undefined || options.efSearch !== undefined || options.signal?.aborted) return undefined;
     const known = this.cache.get(plainSelectKey(options.tenant, sql), this.deps.projections.catalog);
     if (!known || !this.points.handles(known)) return undefined;
-    return this.pointResult(known, options.params ?? [], Math.min(options.maxRows, this.limits.resultRowsMax));
+    return this.pointResult(known, options.params ?? [], Math.min(options.maxRows, this.limits.resultRowsMax), toText);
   }
 
-  private pointResult(prepared: PreparedQuery, params: readonly unknown[], rowsMax: number): QueryResult {
+  private pointResult(
+    prepared: PreparedQuery,
+    params: readonly unknown[],
+    rowsMax: number,
+    toText?: (row: JsonRow) => string,
+  ): QueryResult & { readonly rowsText?: string } {
     const { converter, columns } = this.outputOf(prepared);
-    const { rows, truncated } = this.points.rows(prepared, params, (row) => converter.convert(row), rowsMax);
-    return { command: 'SELECT', columns: [...columns], rows, rowCount: rows.length, affectedRows: null, truncated };
+    const { rows, truncated, rowsText } = this.points.rows(prepared, params, (row) => converter.convert(row), rowsMax, toText);
+    if (rowsText === undefined) return { command: 'SELECT', columns: [...columns], rows, rowCount: rows.length, affectedRows: null, truncated };
+    return { command: 'SELECT', columns: [...columns], rows, rowCount: rows.length, affectedRows: null, truncated, rowsText };
   }
 
   /**

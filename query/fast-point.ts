@@ -1,6 +1,6 @@
 import { encodeKey } from '../core/key-encoding.js';
 import type { SqlType, SqlValue } from '../core/values.js';
-import { keys, type StateStore } from '../projections/index.js';
+import { keys, type PointReadStore } from '../projections/index.js';
 import type { Row } from './exec/context.js';
 import { missingParameter } from './exec/index.js';
 import { pkTypes } from './exec/ops/scan.js';
@@ -34,10 +34,19 @@ interface PointPlan {
   readonly pick: readonly number[] | null;
 }
 
+/** What rows(..., toText) keeps in a cached row's memo slot (its owner is the plan). */
+interface RowMemo {
+  readonly toText: (row: JsonRow) => string;
+  readonly row: JsonRow;
+  readonly text: string;
+}
+
 /** Rows of a SELECT as execute() collects them. */
 export interface CollectedRows {
   readonly rows: JsonRow[];
   readonly truncated: boolean;
+  /** With rows(..., toText): the rows as a JSON array written by toText (each row frozen, shared with other answers). */
+  readonly rowsText?: string;
 }
 
 export class PointSelects {
@@ -45,7 +54,7 @@ export class PointSelects {
   private readonly plans = new WeakMap<PreparedQuery, PointPlan | null>();
 
   constructor(
-    private readonly store: StateStore,
+    private readonly store: PointReadStore,
     private readonly types: TypeSystem,
   ) {}
 
@@ -57,24 +66,50 @@ export class PointSelects {
   /**
    * The rows of a prepared point SELECT (handles() said so), read now: at most one, converted by
    * `convert`, cut at `rowsMax` as collectPlan cuts. Parameters are converted as the general path
-   * converts them, so a wrong one fails with the same error.
+   * converts them, so a wrong one fails with the same error. With `toText` (which must write the same
+   * text for the same row every time) the answer also has the rows' JSON text, and the row is frozen
+   * and shared: both are kept with the point-read cache's entry (its memo slot) for the next read.
    */
-  rows(prepared: PreparedQuery, rawParams: readonly unknown[], convert: (row: Row) => JsonRow, rowsMax: number): CollectedRows {
+  rows(
+    prepared: PreparedQuery,
+    rawParams: readonly unknown[],
+    convert: (row: Row) => JsonRow,
+    rowsMax: number,
+    toText?: (row: JsonRow) => string,
+  ): CollectedRows {
     const plan = this.planOf(prepared)!;
     const params = convertParams(this.types, prepared.paramTypes, rawParams);
     const values: SqlValue[] = [];
     for (const value of plan.key) {
       const v = value(params);
       // `col = NULL` matches nothing (scan.ts keyRange).
-      if (v === null) return { rows: [], truncated: false };
+      if (v === null) return none(toText);
       values.push(v as SqlValue);
     }
     const pk = encodeKey(plan.keyTypes, values, plan.descending);
-    const image = this.store.getSync!(keys.rowKey(plan.scan.table.id, pk));
-    if (image === undefined) return { rows: [], truncated: false };
-    if (rowsMax < 1) return { rows: [], truncated: true };
+    const tableId = plan.scan.table.id;
+    const key = keys.rowKey(tableId, pk);
+    const entry = this.store.getRowSync ? this.store.getRowSync(tableId, key) : null;
+    const image = entry === null ? this.store.getSync!(key) : entry.image;
+    if (image === undefined) return none(toText);
+    if (rowsMax < 1) return { rows: [], truncated: true, ...(toText ? { rowsText: '[]' } : {}) };
+    if (toText === undefined || entry === null) {
+      const row = this.converted(plan, pk, image, convert);
+      return { rows: [row], truncated: false, ...(toText ? { rowsText: `[${toText(row)}]` } : {}) };
+    }
+    let memo = entry.memo as RowMemo | undefined;
+    if (entry.memoOwner !== plan || memo?.toText !== toText) {
+      const row = Object.freeze(this.converted(plan, pk, image, convert));
+      memo = { toText, row, text: `[${toText(row)}]` };
+      entry.memoOwner = plan;
+      entry.memo = memo;
+    }
+    return { rows: [memo!.row], truncated: false, rowsText: memo!.text };
+  }
+
+  private converted(plan: PointPlan, pk: Uint8Array, image: Uint8Array, convert: (row: Row) => JsonRow): JsonRow {
     const row = plan.decode(pk, image);
-    return { rows: [convert(plan.pick === null ? row : plan.pick.map((i) => row[i]!))], truncated: false };
+    return convert(plan.pick === null ? row : plan.pick.map((i) => row[i]!));
   }
 
   private planOf(prepared: PreparedQuery): PointPlan | null {
@@ -86,6 +121,10 @@ export class PointSelects {
     return plan;
   }
 }
+
+/** No row: as collectPlan gives it, with the empty array's text when asked for. */
+const none = (toText: ((row: JsonRow) => string) | undefined): CollectedRows =>
+  toText ? { rows: [], truncated: false, rowsText: '[]' } : { rows: [], truncated: false };
 
 /** The point read a plan amounts to, or null when it is anything more than project(scan by whole primary key). */
 function pointPlanOf(plan: Plan): PointPlan | null {

@@ -4,7 +4,7 @@ import { encodeKey } from '../core/key-encoding.js';
 import { setOwn } from '../core/json-exact.js';
 import { decodeRowInto } from '../core/row-codec.js';
 import type { SqlType, SqlTypeName, SqlValue } from '../core/values.js';
-import { keys, type StateStore } from '../projections/index.js';
+import { keys, type PointReadStore } from '../projections/index.js';
 import type { JsonRow } from './result.js';
 import type { TypeSystem } from './types/contract.js';
 
@@ -45,6 +45,12 @@ interface Projection {
   readonly toJson: readonly ((value: SqlValue) => unknown)[];
 }
 
+/** What readText keeps in a cached row's memo slot (its owner is the projection). */
+interface TextMemo {
+  readonly toText: (row: JsonRow) => string;
+  readonly text: string;
+}
+
 interface TableReader {
   readonly keyTypes: readonly SqlType[];
   readonly descending: readonly boolean[];
@@ -61,7 +67,7 @@ export class PointReader {
   private readonly readers = new WeakMap<TableDef, TableReader | null>();
 
   constructor(
-    private readonly store: StateStore,
+    private readonly store: PointReadStore,
     private readonly types: TypeSystem,
   ) {}
 
@@ -70,14 +76,46 @@ export class PointReader {
    * Answered at once where the store reads synchronously (no promise, no turn of the event loop).
    */
   read(request: KeyRead): KeyReadResult | Promise<KeyReadResult> {
+    const found = this.located(request);
+    if (found === undefined) return undefined;
+    const { reader, key } = found;
+    if (this.store.getRowSync) return this.shaped(reader, request, this.store.getRowSync(request.table.id, key).image);
+    if (this.store.getSync) return this.shaped(reader, request, this.store.getSync(key));
+    return this.store.get(key).then((image) => this.shaped(reader, request, image));
+  }
+
+  /**
+   * read()'s row as JSON text written by `toText` (null: no row, undefined: only SQL answers). The
+   * text is kept with the point-read cache's entry (its memo slot), so a row read again is not
+   * decoded, shaped nor written again: `toText` must give the same text for the same row every time.
+   */
+  readText(request: KeyRead, toText: (row: JsonRow) => string): string | null | undefined | Promise<string | null | undefined> {
+    const getRowSync = this.store.getRowSync;
+    const found = getRowSync === undefined ? undefined : this.located(request);
+    if (getRowSync === undefined || found === undefined) {
+      const read = this.read(request);
+      const text = (row: KeyReadResult): string | null | undefined => (row === null || row === undefined ? row : toText(row));
+      return read instanceof Promise ? read.then(text) : text(read);
+    }
+    const entry = getRowSync(request.table.id, found.key);
+    if (entry.image === undefined) return null;
+    const projection = projectionOf(found.reader, request.table, request.columns, this.types);
+    const memo = entry.memo as TextMemo | undefined;
+    if (entry.memoOwner === projection && memo?.toText === toText) return memo.text;
+    const text = toText(this.shaped(found.reader, request, entry.image)!);
+    entry.memoOwner = projection;
+    entry.memo = { toText, text } satisfies TextMemo;
+    return text;
+  }
+
+  /** The table's reader and the row key of the request; undefined when only SQL answers exactly. */
+  private located(request: KeyRead): { reader: TableReader; key: Uint8Array } | undefined {
     const { table } = request;
     const reader = this.readerOf(table);
     if (reader === null || request.key.length !== reader.keyTypes.length) return undefined;
     const values = this.keyValues(reader, request.key);
     if (values === undefined) return undefined;
-    const key = keys.rowKey(table.id, encodeKey(reader.keyTypes, values, reader.descending));
-    if (this.store.getSync) return this.shaped(reader, request, this.store.getSync(key));
-    return this.store.get(key).then((image) => this.shaped(reader, request, image));
+    return { reader, key: keys.rowKey(table.id, encodeKey(reader.keyTypes, values, reader.descending)) };
   }
 
   private shaped(reader: TableReader, request: KeyRead, image: Uint8Array | undefined): KeyReadResult {

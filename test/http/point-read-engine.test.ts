@@ -94,6 +94,36 @@ describe('readByKey: the direct primary-key read', () => {
     }
   });
 
+  it('readTextByKey: the row as its writer writes it, kept with the cached row until the row is written', async () => {
+    await sql('CREATE TABLE shared_rows (id INTEGER PRIMARY KEY, a TEXT)');
+    await sql("INSERT INTO shared_rows VALUES (1, 'one')");
+    const table = tableDef('shared_rows');
+    const all = Object.freeze(table.columns.map((c) => c.name));
+    let written = 0;
+    const toText = (row: JsonRow): string => {
+      written += 1;
+      return JSON.stringify(row);
+    };
+    const text = (key: string, columns: readonly string[] = all, writer = toText) =>
+      Promise.resolve(engine.readTextByKey({ table, key: [key], columns }, writer));
+    expect(await text('1')).toBe('{"id":1,"a":"one"}');
+    expect(await text('1')).toBe('{"id":1,"a":"one"}');
+    expect(written).toBe(1);
+    expect(await text('2')).toBeNull();
+    expect(await text('x')).toBeUndefined();
+    await sql("UPDATE shared_rows SET a = 'uno' WHERE id = 1");
+    expect(await text('1')).toBe('{"id":1,"a":"uno"}');
+    expect(written).toBe(2);
+    // Another column list, another writer: each its own text.
+    expect(await text('1', Object.freeze(['a']))).toBe('{"a":"uno"}');
+    expect(await text('1', all, (row) => `<${String(row['a'])}>`)).toBe('<uno>');
+    expect(await text('1')).toBe('{"id":1,"a":"uno"}');
+    await sql("INSERT INTO shared_rows VALUES (2, 'two')");
+    expect(await text('2')).toBe('{"id":2,"a":"two"}');
+    await sql('DELETE FROM shared_rows WHERE id = 1');
+    expect(await text('1')).toBeNull();
+  });
+
   it('follows ALTER TABLE: a new definition, a column added with a default', async () => {
     await sql('CREATE TABLE altered (id INTEGER PRIMARY KEY, a TEXT)');
     await sql("INSERT INTO altered VALUES (1, 'one')");

@@ -4,7 +4,7 @@ import type { ExecuteOptions, QueryResult, SqlEngine } from '../../../query/inde
 import { engineScope } from '../../auth/principal.js';
 import { measured, type QueryMetrics } from '../../metrics/query-metrics.js';
 import { untilClientLeaves } from '../client-abort.js';
-import { rowsJson, sendJsonText } from '../json-reply.js';
+import { rowJson, rowsJson, sendJsonText } from '../json-reply.js';
 import { resultMetadataView } from './result-view.js';
 import { maxRowsProperty, sqlBodySchema, type QueryRouteLimits } from './sql-body-schema.js';
 
@@ -30,7 +30,7 @@ function bodySchema(limits: QueryRouteLimits) {
 function pointSelect(options: { engine: SqlEngine; metrics?: QueryMetrics }, sql: string, run: ExecuteOptions, started: number): QueryResult | undefined {
   let result: QueryResult | undefined;
   try {
-    result = options.engine.pointSelect(sql, run);
+    result = options.engine.pointSelect(sql, run, rowJson);
   } catch (error) {
     options.metrics?.observe({ database: run.tenant, durationSeconds: (performance.now() - started) / 1000, ok: false });
     throw error;
@@ -56,7 +56,11 @@ export function queryRoutes(options: { engine: SqlEngine; limits: QueryRouteLimi
             : untilClientLeaves(reply, (signal) => options.engine.execute(body.sql, { ...run, signal })),
         ));
       // Without metadata the answer's JSON is written at once (json-reply.ts: the same text as serializing the object).
-      if (!body.include_metadata) return sendJsonText(reply.code(200), `{"success":true,"data":${rowsJson(result.rows)}}`);
+      // A point SELECT's rows come with their text (kept with the cached row: rowJson's text of them).
+      if (!body.include_metadata) {
+        const data = (result as { rowsText?: string }).rowsText ?? rowsJson(result.rows);
+        return sendJsonText(reply.code(200), `{"success":true,"data":${data}}`);
+      }
       const metadata = resultMetadataView(result, { elapsedMs: performance.now() - started, queryId: newUlid() });
       return reply.code(200).send({ success: true, data: result.rows, metadata });
     });

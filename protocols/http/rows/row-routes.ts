@@ -4,7 +4,7 @@ import type { TableDef } from '../../../core/catalog.js';
 import { untilClientLeaves } from '../client-abort.js';
 import { rowJson, sendJsonText } from '../json-reply.js';
 import { idParts } from './row-id.js';
-import { rowTarget, type RowRouteDeps } from './rows-routes.js';
+import { rowOptions, rowTable, rowTarget, type RowRouteDeps } from './rows-routes.js';
 import { patchRowBody, rowParams, rowQuery } from './rows-schemas.js';
 import { deleteSql, keySql, selectByKeySql, selectColumns, updateSql, type Statement } from './rows-sql.js';
 
@@ -28,17 +28,20 @@ export function rowRoutes(deps: RowRouteDeps): FastifyPluginAsync {
       '/tables/:table_name/rows/:id',
       { schema: { params: rowParams, querystring: rowQuery } },
       async (request, reply) => {
-        const { ref, entry, options } = rowTarget(deps, request);
+        // The engine options only where SQL runs: the direct read needs the table alone.
+        const { ref, entry } = rowTable(deps, request);
         const parts = idParts(entry.def, request.raw.url ?? request.url);
         const columns = selectColumns(entry.def, request.query.select);
         // One store read, no SQL text or plan (query/point-read.ts); the SQL path answers what it cannot.
         // Synchronous where the store reads synchronously: no promise to wait for then.
-        const read = engine.readByKey({ table: entry.def, key: parts, columns });
+        // The row's JSON text (json-reply.ts rowJson: the same text as serializing { data }) comes kept
+        // with the cached row: a row read again is not decoded nor written again.
+        const read = engine.readTextByKey({ table: entry.def, key: parts, columns }, rowJson);
         const direct = read instanceof Promise ? await read : read;
         if (direct === null) throw rowNotFound(entry.def, parts);
-        // The answer's JSON written at once (json-reply.ts: the same text as serializing { data }).
-        if (direct !== undefined) return sendJsonText(reply, `{"data":${rowJson(direct)}}`);
+        if (direct !== undefined) return sendJsonText(reply, `{"data":${direct}}`);
         const statement = selectByKeySql(ref, columns, keySql(entry.def, parts));
+        const options = rowOptions(deps, request);
         const result = await untilClientLeaves(reply, (signal) => engine.execute(statement.sql, { ...options, params: statement.params, maxRows: 1, signal }));
         if (result.rows.length === 0) throw rowNotFound(entry.def, parts);
         return sendJsonText(reply, `{"data":${rowJson(result.rows[0]!)}}`);

@@ -24,15 +24,24 @@ export interface RowRouteDeps {
   readonly limits: RowRouteLimits;
 }
 
+type TableRequest = FastifyRequest<{ Params: { table_name: string } }>;
+
 /** The table of a row request (404 when the caller's tenant has none) and the engine options of the caller. */
-export function rowTarget(
-  deps: RowRouteDeps,
-  request: FastifyRequest<{ Params: { table_name: string } }>,
-): { ref: TableRef; entry: TableEntry; options: ExecuteOptions } {
+export function rowTarget(deps: RowRouteDeps, request: TableRequest): { ref: TableRef; entry: TableEntry; options: ExecuteOptions } {
+  const { ref, entry } = rowTable(deps, request);
+  return { ref, entry, options: rowOptions(deps, request) };
+}
+
+/** The table of a row request (404 when the caller's tenant has none). */
+export function rowTable(deps: RowRouteDeps, request: TableRequest): { ref: TableRef; entry: TableEntry } {
   const ref = tableRefOf(request.params.table_name);
-  const entry = findTable(deps.catalog, principalOf(request).tenant, ref);
+  return { ref, entry: findTable(deps.catalog, principalOf(request).tenant, ref) };
+}
+
+/** The engine options of a row request's caller (built only by a request that runs SQL). */
+export function rowOptions(deps: RowRouteDeps, request: FastifyRequest): ExecuteOptions {
   const timeoutMs = Math.min(TIMEOUT_MS_DEFAULT, deps.limits.queryTimeoutMsMax);
-  return { ref, entry, options: { timeoutMs, maxRows: deps.limits.resultRowsMax, ...engineScope(request) } };
+  return { timeoutMs, maxRows: deps.limits.resultRowsMax, ...engineScope(request) };
 }
 
 interface Envelope {

@@ -1,0 +1,249 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEFAULT_TENANT, type TableId } from '../../core/catalog.js';
+import { keys, openStateStore, RowVersionedStore } from '../../projections/index.js';
+import { bearer } from '../helpers/auth.js';
+import { runCli } from '../helpers/cli.js';
+import { startTestServer, type TestServer } from '../helpers/sql-server.js';
+import { tempDir } from '../helpers/stack.js';
+
+/**
+ * The point-read cache (RowVersionedStore.getRowSync): GET /tables/{t}/rows/{id} and POST /query's
+ * point SELECT read a row image from memory once it was read, until a write changes that key. It
+ * must never serve a stale row: every read below follows a write of the key it reads.
+ */
+describe('RowVersionedStore.getRowSync: the point-read cache over a real LevelDB', () => {
+  const T1 = 7 as TableId;
+  const T2 = 8 as TableId;
+  const key = (table: TableId, n: number): Uint8Array => keys.rowKey(table, Uint8Array.of(n));
+  const value = (text: string): Uint8Array => new TextEncoder().encode(text);
+  const text = (image: Uint8Array | undefined): string | undefined => (image === undefined ? undefined : new TextDecoder().decode(image));
+  const rowOf = (store: RowVersionedStore, table: TableId, rowKey: Uint8Array): Uint8Array | undefined => store.getRowSync!(table, rowKey).image;
+
+  it('follows every write of a key: put, put again, delete, put after a cached miss', async () => {
+    const { dir, remove } = await tempDir('svcdb-point-cache-');
+    const store = new RowVersionedStore(await openStateStore(dir));
+    try {
+      const read = (table: TableId, n: number) => text(rowOf(store, table, key(table, n)));
+      expect(read(T1, 1)).toBeUndefined(); // a miss is cached too
+      expect(store.rowCacheSize().rows).toBe(1);
+      await store.write([{ type: 'put', key: key(T1, 1), value: value('one') }]);
+      expect(read(T1, 1)).toBe('one');
+      expect(read(T1, 1)).toBe('one');
+      await store.write([{ type: 'put', key: key(T1, 1), value: value('uno') }]);
+      expect(read(T1, 1)).toBe('uno');
+      await store.write([{ type: 'put', key: key(T2, 1), value: value('other table') }]);
+      expect(read(T1, 1)).toBe('uno');
+      expect(read(T2, 1)).toBe('other table');
+      await store.write([
+        { type: 'del', key: key(T1, 1) },
+        { type: 'put', key: key(T2, 1), value: value('changed') },
+      ]);
+      expect(read(T1, 1)).toBeUndefined();
+      expect(read(T2, 1)).toBe('changed');
+      // A write to other keys of the table leaves a cached key as it was (and right).
+      expect(read(T1, 2)).toBeUndefined();
+      await store.write([{ type: 'put', key: key(T1, 3), value: value('three') }]);
+      expect(read(T1, 2)).toBeUndefined();
+      expect(read(T1, 3)).toBe('three');
+      // Long keys (a long text primary key) and keys differing only in their last byte.
+      const long = (last: number): Uint8Array =>
+        keys.rowKey(
+          T1,
+          Uint8Array.from({ length: 3000 }, (_, i) => (i === 2999 ? last : (i * 7) % 256)),
+        );
+      expect(text(rowOf(store, T1, long(1)))).toBeUndefined();
+      await store.write([{ type: 'put', key: long(1), value: value('long one') }]);
+      expect(text(rowOf(store, T1, long(1)))).toBe('long one');
+      expect(text(rowOf(store, T1, long(2)))).toBeUndefined();
+      await store.write([{ type: 'put', key: long(2), value: value('long two') }]);
+      expect(text(rowOf(store, T1, long(2)))).toBe('long two');
+      expect(text(rowOf(store, T1, long(1)))).toBe('long one');
+    } finally {
+      await store.close();
+      await remove();
+    }
+  });
+
+  it('while a write to the table is in flight reads the store and caches nothing; after it, the new value', async () => {
+    const { dir, remove } = await tempDir('svcdb-point-cache-');
+    const store = new RowVersionedStore(await openStateStore(dir));
+    try {
+      await store.write([{ type: 'put', key: key(T1, 1), value: value('before') }]);
+      expect(text(rowOf(store, T1, key(T1, 1)))).toBe('before');
+      const writing = store.write([{ type: 'put', key: key(T1, 1), value: value('after') }]);
+      const rowsBefore = store.rowCacheSize().rows;
+      expect(rowsBefore).toBe(0); // the write's key left the cache as the write started
+      rowOf(store, T1, key(T1, 1));
+      rowOf(store, T1, key(T1, 2));
+      expect(store.rowCacheSize().rows).toBe(0);
+      // Another table is not written: its reads are cached as usual.
+      rowOf(store, T2, key(T2, 1));
+      expect(store.rowCacheSize().rows).toBe(1);
+      await writing;
+      expect(text(rowOf(store, T1, key(T1, 1)))).toBe('after');
+      expect(text(rowOf(store, T1, key(T1, 1)))).toBe('after');
+    } finally {
+      await store.close();
+      await remove();
+    }
+  });
+
+  it('stays within its byte bound, and still answers right once it started over', async () => {
+    const { dir, remove } = await tempDir('svcdb-point-cache-');
+    const bytesMax = 4096;
+    const store = new RowVersionedStore(await openStateStore(dir), bytesMax);
+    try {
+      await store.write(Array.from({ length: 200 }, (_, n) => ({ type: 'put' as const, key: key(T1, n), value: value(`row ${n}`) })));
+      for (let round = 0; round < 2; round++) {
+        for (let n = 0; n < 200; n++) {
+          expect(text(rowOf(store, T1, key(T1, n)))).toBe(`row ${n}`);
+          expect(store.rowCacheSize().bytes).toBeLessThanOrEqual(bytesMax);
+        }
+      }
+      expect(store.rowCacheSize().rows).toBeGreaterThan(0);
+      await store.write([{ type: 'put', key: key(T1, 199), value: value('new') }]);
+      expect(text(rowOf(store, T1, key(T1, 199)))).toBe('new');
+    } finally {
+      await store.close();
+      await remove();
+    }
+  });
+});
+
+describe('point reads over HTTP never answer a stale row', () => {
+  let server: TestServer | null = null;
+  let dataDir: { dir: string; remove: () => Promise<void> };
+  let auth: Record<string, string>;
+
+  const call = async (method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> => {
+    const response = await fetch(`${server!.baseUrl}/api/v1${path}`, {
+      method,
+      headers: { ...auth, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    return { status: response.status, body: await response.json() };
+  };
+  const sql = async (text: string, params: unknown[] = []): Promise<any[]> => {
+    const result = await call('POST', '/query', { sql: text, params });
+    expect(result.status, JSON.stringify(result.body)).toBe(200);
+    return result.body.data;
+  };
+  /** The row by GET and by point SELECT (both read twice: the second read is the cached one); null when none. */
+  const row = async (id: number): Promise<unknown> => {
+    const answers: unknown[] = [];
+    for (let i = 0; i < 2; i++) {
+      const got = await call('GET', `/tables/p/rows/${id}`);
+      answers.push(got.status === 404 ? null : got.body.data);
+      const selected = await sql('SELECT * FROM p WHERE id = $1', [id]);
+      answers.push(selected[0] ?? null);
+    }
+    for (const answer of answers) expect(answer).toEqual(answers[0]);
+    return answers[0];
+  };
+
+  beforeAll(async () => {
+    dataDir = await tempDir('svcdb-point-cache-http-');
+    server = await startTestServer({ dataDir: dataDir.dir });
+    auth = bearer(server.apiKey);
+    await sql('CREATE TABLE p (id BIGINT PRIMARY KEY, v TEXT, n INTEGER)');
+  });
+  afterAll(async () => {
+    await server?.close();
+    await dataDir?.remove();
+  });
+
+  it('sees each write of every kind between reads', async () => {
+    expect(await row(1)).toBeNull();
+    await sql("INSERT INTO p VALUES (1, 'a', 1), (2, 'b', 2)");
+    expect(await row(1)).toEqual({ id: 1, v: 'a', n: 1 });
+    await sql('UPDATE p SET n = n + 10 WHERE id = $1', [1]);
+    expect(await row(1)).toEqual({ id: 1, v: 'a', n: 11 });
+    expect((await call('PATCH', '/tables/p/rows/1', { updates: { v: 'patched' } })).status).toBe(200);
+    expect(await row(1)).toEqual({ id: 1, v: 'patched', n: 11 });
+    expect((await call('POST', '/tables/p/rows', { id: 3, v: 'c', n: 3 })).status).toBe(201);
+    expect(await row(3)).toEqual({ id: 3, v: 'c', n: 3 });
+    expect((await call('PUT', '/tables/p/rows', { filter: 'id >= 2', updates: { v: 'put' } })).status).toBe(200);
+    expect(await row(2)).toEqual({ id: 2, v: 'put', n: 2 });
+    expect(await row(3)).toEqual({ id: 3, v: 'put', n: 3 });
+    await sql("INSERT INTO p VALUES (3, 'x', 0) ON CONFLICT (id) DO UPDATE SET v = 'upserted'");
+    expect(await row(3)).toEqual({ id: 3, v: 'upserted', n: 3 });
+    expect((await call('DELETE', '/tables/p/rows/2')).status).toBe(200);
+    expect(await row(2)).toBeNull();
+    await sql('DELETE FROM p WHERE id = 3');
+    expect(await row(3)).toBeNull();
+    await sql("INSERT INTO p SELECT g, 'gen', g FROM generate_series(2, 5) g");
+    expect(await row(2)).toEqual({ id: 2, v: 'gen', n: 2 });
+    expect(await row(5)).toEqual({ id: 5, v: 'gen', n: 5 });
+    await sql('TRUNCATE p');
+    expect(await row(1)).toBeNull();
+    await sql("INSERT INTO p VALUES (1, 'again', 1)");
+    expect(await row(1)).toEqual({ id: 1, v: 'again', n: 1 });
+  });
+
+  it('the point SELECT with a text writer: one frozen row and its text per stored row, new ones once it is written', async () => {
+    await sql("INSERT INTO p VALUES (20, 'shared', 0)");
+    const toText = (row: Record<string, unknown>): string => JSON.stringify(row);
+    const options = { tenant: DEFAULT_TENANT, params: [20], timeoutMs: 10_000, maxRows: 10 };
+    const select = () => {
+      const result = server!.sql.pointSelect('SELECT * FROM p WHERE id = $1', options, toText);
+      expect(result).toBeDefined(); // the statement is cached: the fast path answers
+      return result!;
+    };
+    await sql('SELECT * FROM p WHERE id = $1', [20]);
+    const first = select();
+    expect(first.rowsText).toBe('[{"id":20,"v":"shared","n":0}]');
+    expect(Object.isFrozen(first.rows[0])).toBe(true);
+    expect(select().rows[0]).toBe(first.rows[0]);
+    await sql("UPDATE p SET v = 'changed' WHERE id = 20");
+    const second = select();
+    expect(second.rows[0]).toEqual({ id: 20, v: 'changed', n: 0 });
+    expect(second.rowsText).toBe('[{"id":20,"v":"changed","n":0}]');
+    expect(first.rows[0]).toEqual({ id: 20, v: 'shared', n: 0 });
+    // Another writer gets its own text; without one, rows are the caller's own (not frozen, no text).
+    expect(server!.sql.pointSelect('SELECT * FROM p WHERE id = $1', options, (row) => `<${String(row['v'])}>`)!.rowsText).toBe('[<changed>]');
+    const plain = server!.sql.pointSelect('SELECT * FROM p WHERE id = $1', options)!;
+    expect(plain.rowsText).toBeUndefined();
+    expect(Object.isFrozen(plain.rows[0])).toBe(false);
+    expect(server!.sql.pointSelect('SELECT * FROM p WHERE id = $1', { ...options, params: [999] }, toText)!.rowsText).toBe('[]');
+    expect(Object.isFrozen((await server!.sql.execute('SELECT * FROM p WHERE id = $1', options)).rows[0])).toBe(false);
+  });
+
+  it('a transaction: its writes unseen outside until commit, seen inside, and after commit everywhere', async () => {
+    await sql("INSERT INTO p VALUES (10, 'before', 0)");
+    expect(await row(10)).toEqual({ id: 10, v: 'before', n: 0 });
+    const txn = await call('POST', '/transactions', {});
+    expect(txn.status).toBe(201);
+    const id = txn.body.transaction_id as string;
+    const inTxn = async (text: string): Promise<any[]> => {
+      const result = await call('POST', `/transactions/${id}/query`, { sql: text });
+      expect(result.status, JSON.stringify(result.body)).toBe(200);
+      return result.body.data;
+    };
+    await inTxn("UPDATE p SET v = 'in txn' WHERE id = 10");
+    expect(await inTxn('SELECT * FROM p WHERE id = 10')).toEqual([{ id: 10, v: 'in txn', n: 0 }]);
+    expect(await row(10)).toEqual({ id: 10, v: 'before', n: 0 });
+    expect((await call('POST', `/transactions/${id}/commit`, {})).status).toBe(200);
+    expect(await row(10)).toEqual({ id: 10, v: 'in txn', n: 0 });
+    const rolled = (await call('POST', '/transactions', {})).body.transaction_id as string;
+    await call('POST', `/transactions/${rolled}/query`, { sql: 'DELETE FROM p WHERE id = 10' });
+    expect((await call('POST', `/transactions/${rolled}/rollback`, {})).status).toBe(200);
+    expect(await row(10)).toEqual({ id: 10, v: 'in txn', n: 0 });
+  });
+
+  it('after a restart and after svcdb replay, then a write', async () => {
+    await sql("UPDATE p SET v = 'last' WHERE id = 1");
+    expect(await row(1)).toEqual({ id: 1, v: 'last', n: 1 });
+    await server!.close();
+    server = await startTestServer({ dataDir: dataDir.dir });
+    expect(await row(1)).toEqual({ id: 1, v: 'last', n: 1 });
+    await server.close();
+    server = null;
+    const replayed = await runCli(['replay', '--data', dataDir.dir]);
+    expect(replayed.code, replayed.stderr).toBe(0);
+    server = await startTestServer({ dataDir: dataDir.dir });
+    expect(await row(1)).toEqual({ id: 1, v: 'last', n: 1 });
+    expect(await row(10)).toEqual({ id: 10, v: 'in txn', n: 0 });
+    await sql("UPDATE p SET v = 'after replay' WHERE id = 1");
+    expect(await row(1)).toEqual({ id: 1, v: 'after replay', n: 1 });
+  });
+});
