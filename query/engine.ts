@@ -9,7 +9,9 @@ import { atStatement, isBatchable, runDdlBatch } from './ddl/batch.js';
 import { remove, update } from './dml/update-delete.js';
 import { explainStatement, explainQuery, type ExplainOptionsInput, type ExplainResult } from './explain/index.js';
 import { DEFAULT_SQL_LIMITS, LIMITS, type SqlLimits } from './limits.js';
-import { parseSql, type CdcStatement, type ParsedStatement, type StatementBody } from './parse/index.js';
+import { parseSql, type ParsedStatement } from './parse/index.js';
+import { efSearchOf, type ExecuteOptions, type StreamOptions } from './engine-options.js';
+import { ddlInTransaction, isCdcStatement, refuseInTransaction, refuseWrite, transactionControl } from './statement-guards.js';
 import { executeCdc } from './cdc/statements.js';
 import type { CdcRuntime } from './cdc/runtime.js';
 import { convertParams, newBindContext, PlanCache, prepareQuery, type PreparedQuery } from './prepare.js';
@@ -26,52 +28,7 @@ import type { TxnContext } from './txn/context.js';
 import { atomicBatch } from './txn/batch.js';
 import type { TxnScope } from './txn/scope.js';
 
-export interface ExecuteOptions {
-  readonly params?: readonly unknown[];
-  readonly timeoutMs: number;
-  readonly maxRows: number;
-  readonly signal?: AbortSignal;
-  readonly tenant: string;
-  /**
-   * Run inside this open transaction of the tenant (TxnManager.begin): reads see its changes,
-   * writes are staged in it, and a failing statement aborts it.
-   */
-  readonly transaction?: TransactionRef;
-  /** Refuse anything but reads: 'role' for a read_only credential (403), 'transaction' for a read-only transaction. */
-  readonly readOnly?: ReadOnlyReason;
-  /** hnsw search beam of vector index scans (pgvector's hnsw.ef_search; default limits.efSearchDefault, at most 1000). */
-  readonly efSearch?: number;
-}
-
-/** ExecuteOptions.efSearch checked: an integer in 1..1000 (pgvector's range), the server's default when absent. */
-function efSearchOf(value: number | undefined, defaultEf: number): number {
-  if (value === undefined) return defaultEf;
-  if (!Number.isInteger(value) || value < 1 || value > LIMITS.efSearchCandidatesMax)
-    throw new SvcError('INVALID_QUERY', `ef_search must be an integer from 1 to ${LIMITS.efSearchCandidatesMax}`, { ef_search: value });
-  return value;
-}
-
-/** Why writes are refused (ExecuteOptions.readOnly). */
-export type ReadOnlyReason = 'role' | 'transaction';
-
-/** An open transaction and the credential using it (only its owner, or an admin of the tenant, may). */
-export interface TransactionRef {
-  readonly id: string;
-  /** undefined: an in-process caller. */
-  readonly credential?: string;
-  readonly admin?: boolean;
-}
-
-export interface StreamOptions {
-  readonly params?: readonly unknown[];
-  readonly timeoutMs: number;
-  readonly signal?: AbortSignal;
-  readonly tenant: string;
-  readonly readOnly?: ReadOnlyReason;
-  readonly efSearch?: number;
-  /** Rows per batch the stream hands out (the last batch may be smaller). */
-  readonly batchRows: number;
-}
+export type { ExecuteOptions, ReadOnlyReason, StreamOptions, TransactionRef } from './engine-options.js';
 
 /**
  * The SQL engine: parse -> bind -> plan -> optimize -> execute over the projections, writes
@@ -496,58 +453,6 @@ export class SqlEngine {
 interface SelectOutput {
   readonly converter: RowConverter;
   readonly columns: readonly ResultColumn[];
-}
-
-/** Reads (SELECT, EXPLAIN of one, transaction control) pass; anything else is refused with the reason's code. */
-function refuseWrite(statement: ParsedStatement, reason: ReadOnlyReason): void {
-  const kind = statement.body.kind;
-  // EXPLAIN takes only a SELECT (explain/), so an EXPLAIN passes with the SELECT it wraps.
-  if (kind === 'query' || kind === 'transaction' || kind === 'cdc_show' || kind === 'cdc_status') return;
-  const what = kind.startsWith('cdc_') ? 'this statement' : statementName(statement.body);
-  if (reason === 'role') {
-    throw new SvcError('AUTHORIZATION_DENIED', `the read_only role may not run ${what}; use a read_write or admin credential`, { role: 'read_only' });
-  }
-  throw new SvcError('INVALID_STATE', `cannot execute ${what} in a read-only transaction`, { read_only: true });
-}
-
-/** Statements an open transaction cannot hold: its own control (commit and rollback do that) and DDL (not transactional here). */
-function refuseInTransaction(statement: ParsedStatement): void {
-  const kind = statement.body.kind;
-  if (kind === 'transaction') {
-    throw new SvcError('INVALID_QUERY', 'BEGIN, COMMIT and ROLLBACK are not statements of an open transaction: commit or roll it back instead', {
-      reason: 'transaction_control',
-    });
-  }
-  if (statement.explain || kind === 'query' || kind === 'insert' || kind === 'update' || kind === 'delete' || kind === 'cdc_show' || kind === 'cdc_status')
-    return;
-  throw ddlInTransaction();
-}
-
-function ddlInTransaction(): SvcError {
-  return new SvcError(
-    'INVALID_QUERY',
-    'DDL cannot run inside a transaction (catalog changes are not transactional here); run it on its own, outside the transaction',
-    { reason: 'ddl_in_transaction' },
-  );
-}
-
-function isCdcStatement(body: StatementBody): body is CdcStatement {
-  return body.kind.startsWith('cdc_');
-}
-
-/** BEGIN/COMMIT/ROLLBACK outside a transaction of the API: accepted and empty, as before (SAVEPOINT and RELEASE have nothing to act on). */
-function transactionControl(command: string): QueryResult {
-  if (command === 'SAVEPOINT' || command === 'RELEASE' || command === 'ROLLBACK TO') {
-    throw new SvcError('INVALID_QUERY', `${command} is not supported`, { statement: command, reason: 'unsupported' });
-  }
-  return emptyResult(command);
-}
-
-/** The statement's SQL name for messages: "INSERT", "CREATE TABLE", ... */
-export function statementName(body: StatementBody): string {
-  if (body.kind === 'unsupported') return body.name;
-  if (body.kind === 'query') return 'SELECT';
-  return body.kind.replaceAll('_', ' ').toUpperCase();
 }
 
 /** The query of a SELECT statement (the engine checked its kind). */
