@@ -9,6 +9,36 @@ export class CachedRow {
   /** Who made `memo` (compared by identity); null: nothing memoized. */
   memoOwner: object | null = null;
   memo: unknown = undefined;
+  /** What `memo` holds, as its maker estimated it: counted against the cache's bound. */
+  memoBytes = 0;
 
-  constructor(readonly image: Uint8Array | undefined) {}
+  /**
+   * @param account where memo bytes are counted (the cache holding this entry); null for an entry
+   * the cache does not keep, or no longer keeps (dropped by a write or when the cache started over).
+   */
+  constructor(
+    readonly image: Uint8Array | undefined,
+    public account: MemoAccount | null = null,
+  ) {}
+
+  /**
+   * Keeps `memo`, made by `owner`, in the slot; `bytes` estimates what it holds (its text's length,
+   * an object's worth): the cache counts it against its bound, so a wide row's JSON cannot grow
+   * memory past it (the cache may start over at once, dropping this entry too).
+   */
+  remember(owner: object, memo: unknown, bytes: number): void {
+    const delta = bytes - this.memoBytes;
+    this.memoOwner = owner;
+    this.memo = memo;
+    this.memoBytes = bytes;
+    this.account?.memoChanged(delta);
+  }
+}
+
+/** What a memo's objects hold besides the bytes its maker counts (its object, the strings' headers). */
+export const MEMO_OVERHEAD_BYTES = 64;
+
+/** The cache's side of CachedRow.remember. */
+export interface MemoAccount {
+  memoChanged(deltaBytes: number): void;
 }

@@ -1,5 +1,5 @@
 import type { TableId } from '../core/catalog.js';
-import { CachedRow } from './cached-row.js';
+import { CachedRow, type MemoAccount } from './cached-row.js';
 import { KeySpace } from './keys.js';
 import { PROJECTION_LIMITS } from './limits.js';
 import type { GetManyOptions, KvOp, RangeOptions, StateStore, StoreSnapshot } from './state-store.js';
@@ -62,17 +62,31 @@ export class RowVersionedStore implements StateStore {
     let table = this.rowCache.get(tableId);
     const known = table?.get(name);
     if (known !== undefined) return known;
-    const entry = new CachedRow(getSync(key));
+    const entry = new CachedRow(getSync(key), this.memoAccount);
     const bytes = entryBytes(key.length, entry.image);
     if (this.rowCacheBytes + bytes > this.rowCacheBytesMax) {
-      this.rowCache.clear();
-      this.rowCacheBytes = 0;
+      this.startOver();
       table = undefined;
     }
     if (table === undefined) this.rowCache.set(tableId, (table = new Map()));
     table.set(name, entry);
     this.rowCacheBytes += bytes;
     return entry;
+  }
+
+  /** Memos count against the bound as they are made (CachedRow.remember): past it, the cache starts over. */
+  private readonly memoAccount: MemoAccount = {
+    memoChanged: (deltaBytes) => {
+      this.rowCacheBytes += deltaBytes;
+      if (this.rowCacheBytes > this.rowCacheBytesMax) this.startOver();
+    },
+  };
+
+  /** Drops every cached row (their memos are no longer counted: a reader may still hold one). */
+  private startOver(): void {
+    for (const table of this.rowCache.values()) for (const entry of table.values()) entry.account = null;
+    this.rowCache.clear();
+    this.rowCacheBytes = 0;
   }
 
   /** Entries and bytes the point-read cache holds (tests, stats). */
@@ -87,7 +101,7 @@ export class RowVersionedStore implements StateStore {
     const table = this.rowCache.get(tableId);
     if (table === undefined) return;
     if (ops === null) {
-      for (const [name, entry] of table) this.rowCacheBytes -= entryBytes(name.length, entry.image);
+      for (const [name, entry] of table) this.dropped(name, entry);
       this.rowCache.delete(tableId);
       return;
     }
@@ -95,9 +109,15 @@ export class RowVersionedStore implements StateStore {
       const name = latin1(op.key);
       const entry = table.get(name);
       if (entry === undefined) continue;
-      this.rowCacheBytes -= entryBytes(name.length, entry.image);
+      this.dropped(name, entry);
       table.delete(name);
     }
+  }
+
+  /** An entry leaves the cache: its bytes and its memo's are no longer counted. */
+  private dropped(name: string, entry: CachedRow): void {
+    this.rowCacheBytes -= entryBytes(name.length, entry.image) + entry.memoBytes;
+    entry.account = null;
   }
 
   get(key: Uint8Array, snapshot?: StoreSnapshot): Promise<Uint8Array | undefined> {
@@ -181,8 +201,7 @@ export class RowVersionedStore implements StateStore {
 
   close(): Promise<void> {
     this.unopened.clear();
-    this.rowCache.clear();
-    this.rowCacheBytes = 0;
+    this.startOver();
     return this.inner.close();
   }
 
@@ -298,10 +317,10 @@ function innerOf(snapshot: StoreSnapshot | undefined): StoreSnapshot | undefined
 }
 
 /**
- * What one cached row counts against the cache's bound besides its key and image bytes: the Map entry,
- * the key text, the CachedRow, the image's Buffer (its own backing store) and a memo (the row's JSON
- * text). Measured: 100,000 rows of (bigint, text, double) read by GET added 677 bytes each to the heap
- * and external memory, 59 of them key and image.
+ * What one cached row counts against the cache's bound besides its key and image bytes and its memo
+ * (counted as made: CachedRow.remember): the Map entry, the key text, the CachedRow and the image's
+ * Buffer (its own backing store). Measured: 100,000 rows of (bigint, text, double) read by GET added
+ * 677 bytes each to the heap and external memory, 59 of them key and image (a memo of ~60 bytes).
  */
 const ROW_CACHE_ENTRY_OVERHEAD_BYTES = 600;
 

@@ -1,6 +1,6 @@
 import { encodeKey } from '../core/key-encoding.js';
 import type { SqlType, SqlValue } from '../core/values.js';
-import { keys, type PointReadStore } from '../projections/index.js';
+import { keys, MEMO_OVERHEAD_BYTES, type PointReadStore } from '../projections/index.js';
 import type { Row } from './exec/context.js';
 import { missingParameter } from './exec/index.js';
 import { pkTypes } from './exec/ops/scan.js';
@@ -101,8 +101,8 @@ export class PointSelects {
     if (entry.memoOwner !== plan || memo?.toText !== toText) {
       const row = Object.freeze(this.converted(plan, pk, image, convert));
       memo = { toText, row, text: `[${toText(row)}]` };
-      entry.memoOwner = plan;
-      entry.memo = memo;
+      // The frozen row holds about what its text says again.
+      entry.remember(plan, memo, 2 * memo.text.length + MEMO_OVERHEAD_BYTES);
     }
     return { rows: [memo!.row], truncated: false, rowsText: memo!.text };
   }

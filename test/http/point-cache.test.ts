@@ -108,6 +108,39 @@ describe('RowVersionedStore.getRowSync: the point-read cache over a real LevelDB
       await remove();
     }
   });
+
+  it('counts what readers keep with a row (its JSON text) against the bound, and stops counting it once the row leaves', async () => {
+    const { dir, remove } = await tempDir('svcdb-point-cache-');
+    const bytesMax = 64 * 1024;
+    const store = new RowVersionedStore(await openStateStore(dir), bytesMax);
+    try {
+      await store.write([1, 2, 3].map((n) => ({ type: 'put' as const, key: key(T1, n), value: value(`row ${n}`) })));
+      const owner = {};
+      const one = store.getRowSync!(T1, key(T1, 1));
+      const base = store.rowCacheSize().bytes;
+      one.remember(owner, 'a'.repeat(10_000), 10_000);
+      expect(store.rowCacheSize().bytes).toBe(base + 10_000);
+      one.remember(owner, 'b'.repeat(4_000), 4_000); // a new memo replaces the old one's count
+      expect(store.rowCacheSize().bytes).toBe(base + 4_000);
+      // A write of the key drops the entry with its memo; a late remember on it counts nothing.
+      await store.write([{ type: 'put', key: key(T1, 1), value: value('one again') }]);
+      expect(store.rowCacheSize()).toEqual({ rows: 0, bytes: 0 });
+      one.remember(owner, 'c'.repeat(50_000), 50_000);
+      expect(store.rowCacheSize().bytes).toBe(0);
+      // Memos past the bound start the cache over, as rows past it do.
+      const two = store.getRowSync!(T1, key(T1, 2));
+      two.remember(owner, 'd'.repeat(40_000), 40_000);
+      expect(store.rowCacheSize().rows).toBe(1);
+      const three = store.getRowSync!(T1, key(T1, 3));
+      three.remember(owner, 'e'.repeat(40_000), 40_000);
+      expect(store.rowCacheSize()).toEqual({ rows: 0, bytes: 0 });
+      expect(text(rowOf(store, T1, key(T1, 3)))).toBe('row 3');
+      expect(text(rowOf(store, T1, key(T1, 1)))).toBe('one again');
+    } finally {
+      await store.close();
+      await remove();
+    }
+  });
 });
 
 describe('point reads over HTTP never answer a stale row', () => {
