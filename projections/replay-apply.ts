@@ -105,6 +105,10 @@ export async function replayApply(options: ReplayApplyOptions): Promise<ReplayCo
     options.vectors.skipTo(options.toLsn);
     return { ...done, levelZeroFiles };
   } finally {
+    // On failure, nothing may still use the store when the caller closes it: the chunk being
+    // written, then the bulk loader's ingests (which reopen it in the background).
+    await applying.catch(() => undefined);
+    await bulk?.idle();
     await reader.return?.();
     await pool.close();
   }

@@ -165,6 +165,18 @@ export class BulkLoader {
     return this.host.levelZeroFiles();
   }
 
+  /**
+   * Waits until no ingest or task runs, ignoring their failures: a replay that fails must not close
+   * the scratch store while a background ingest reopens it (the store would stay open and locked).
+   */
+  async idle(): Promise<void> {
+    let seen: Promise<void>;
+    do {
+      seen = this.queue;
+      await seen;
+    } while (seen !== this.queue);
+  }
+
   /** Waits for everything queued; throws the first failure. */
   private async settled(): Promise<void> {
     await this.queue;

@@ -239,6 +239,8 @@ export class Sequencer {
           last = batch[0]?.[0] ?? null;
           break;
         }
+        // A copy: the key may be a view of a pending record's buffer of all its row keys.
+        if (last !== null) last = new Uint8Array(last);
         this.rowKeyBounds.learn(tableId, last);
         return last;
       },
