@@ -26,7 +26,7 @@ import path from 'node:path';
 import { assert, SvcError } from '../core/errors.js';
 import { KeySpace } from './keys.js';
 import { BATCH_TAIL_BYTES, copyWithVarint, TAG_PUT, type SortedBatch } from './replay-sort.js';
-import type { KvOp } from './state-store.js';
+import type { BulkHost } from './state-store.js';
 
 /** LevelDB log format (db/log_format.h): 32 KiB blocks of fragments, each with a 7-byte header. */
 const BLOCK_BYTES = 32 * 1024;
@@ -41,22 +41,6 @@ const FILE_NUMBER_GAP = 1_000_000;
 const SEQUENCE_GAP = 1024;
 const MASK_DELTA = 0xa282ead8;
 const TYPE_CRCS = [0, FULL, FIRST, MIDDLE, LAST].map((type) => crc32c(Uint8Array.of(type)));
-
-/** What the bulk loader needs from the store it loads. */
-export interface BulkHost {
-  readonly location: string;
-  /** An upper bound of the highest sequence number LevelDB has used. */
-  sequence: number;
-  /** Closes and opens the database: LevelDB recovers the files written since. */
-  reopen(): Promise<void>;
-  readonly getSync: (key: Uint8Array) => Uint8Array | undefined;
-  /** An ordinary write (the probes' deletes). */
-  write(ops: readonly KvOp[]): Promise<void>;
-  /** Tables in LevelDB's level 0. */
-  levelZeroFiles(): number;
-  /** Compacts the whole store. */
-  compact(): Promise<void>;
-}
 
 /** When the loader hands staged batches to LevelDB. */
 export interface BulkLoaderLimits {

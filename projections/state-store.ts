@@ -108,16 +108,24 @@ export async function openScratchStore(location: string): Promise<StateStore> {
   return new ClassicLevelStore(db, location, true);
 }
 
-/** What replay-bulk.ts's BulkLoader needs of a store from openScratchStore (null for any other store). */
-export function bulkHostOf(store: StateStore): {
+/** What replay-bulk.ts's BulkLoader needs from the store it loads (a fresh scratch store). */
+export interface BulkHost {
   readonly location: string;
+  /** An upper bound of the highest sequence number LevelDB has used. */
   sequence: number;
+  /** Closes and opens the database: LevelDB recovers the files written since. */
   reopen(): Promise<void>;
   readonly getSync: (key: Uint8Array) => Uint8Array | undefined;
+  /** An ordinary write (the probes' deletes). */
   write(ops: readonly KvOp[]): Promise<void>;
+  /** Tables in LevelDB's level 0. */
   levelZeroFiles(): number;
+  /** Compacts the whole store. */
   compact(): Promise<void>;
-} | null {
+}
+
+/** The store as a BulkHost when it is one from openScratchStore (null for any other store). */
+export function bulkHostOf(store: StateStore): BulkHost | null {
   return store instanceof ClassicLevelStore && store.fresh ? store : null;
 }
 
