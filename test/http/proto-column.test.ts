@@ -49,6 +49,26 @@ describe('a column named "__proto__"', () => {
     expect(list.text).toContain('{"id":2,"__proto__":3,"constructor":null}');
   });
 
+  it('is a member of a vector search result\'s metadata, as any column whose name starts with "__"', async () => {
+    for (const sql of [
+      'CREATE TABLE vp (id BIGINT PRIMARY KEY, "__proto__" JSONB, "__tag" TEXT, name TEXT, emb VECTOR(3))',
+      'CREATE INDEX vp_emb ON vp USING hnsw (emb)',
+      `INSERT INTO vp VALUES (1, '{"polluted": true}', 't', 'one', '[1,0,0]')`,
+    ]) {
+      const result = await query(server.baseUrl, admin, sql);
+      expect(result.status, JSON.stringify(result.body)).toBe(200);
+    }
+    for (let round = 0; round < 2; round++) {
+      const reply = await text('/vectors/search', {
+        method: 'POST',
+        body: JSON.stringify({ index: 'vp_emb', vector: [1, 0, 0], top_k: 1, include_metadata: true }),
+      });
+      expect(reply.status, reply.text).toBe(200);
+      expect(JSON.parse(reply.text).results[0].metadata).toEqual(JSON.parse('{"__proto__":{"polluted":true},"__tag":"t","name":"one"}'));
+      expect(reply.text).toContain('"metadata":{"__proto__":{"polluted":true},"__tag":"t","name":"one"}');
+    }
+  });
+
   it("is a member of a change event's row and key (CDC, webhooks)", () => {
     // A table whose primary key column is named "__proto__".
     const base = itemsTable(7);

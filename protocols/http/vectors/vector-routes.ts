@@ -127,7 +127,8 @@ function searchResult(row: Record<string, unknown>, target: VectorTable, body: S
   if (body.include_metadata) {
     // A JSON null document (JSON_NULL in engine rows) reads as no metadata, as SQL NULL does.
     if (target.metadata !== null) result.metadata = isJsonNull(row['__metadata'] ?? null) ? {} : row['__metadata'];
-    else result.metadata = Object.fromEntries(Object.entries(row).filter(([k]) => !k.startsWith('__')));
+    // The table's other columns by name (a user column may itself start with "__", as the aliases above do).
+    else result.metadata = Object.fromEntries(target.def.columns.filter((c) => c !== target.id && c !== target.vector).map((c) => [c.name, row[c.name]]));
   }
   if (body.include_vectors) result[VECTOR_FIELD] = row['__vector'];
   return result;
