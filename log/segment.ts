@@ -1,5 +1,6 @@
-import { open, readdir, unlink } from 'node:fs/promises';
+import { readdir, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
+import { fsyncPath } from '../core/fsync.js';
 import { lsn, type Lsn } from '../core/units.js';
 import type { SparseIndex } from './sparse-index.js';
 import type { SegmentInfo } from './types.js';
@@ -74,13 +75,8 @@ export async function listSegmentFiles(dir: string): Promise<{ segments: Segment
 }
 
 /** fsync of the directory: makes a created, renamed or deleted file name durable. */
-export async function fsyncDirectory(dir: string): Promise<void> {
-  const fh = await open(dir, 'r');
-  try {
-    await fh.sync();
-  } finally {
-    await fh.close();
-  }
+export function fsyncDirectory(dir: string): Promise<void> {
+  return fsyncPath(dir);
 }
 
 /** unlink that treats "already gone" as done (retention and repair may be re-run after a crash). */

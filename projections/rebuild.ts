@@ -1,5 +1,6 @@
 import { rename, rm } from 'node:fs/promises';
 import { SvcError } from '../core/errors.js';
+import { fsyncPath } from '../core/fsync.js';
 import type { Logger } from '../core/logger.js';
 import type { Lsn } from '../core/units.js';
 import type { Log } from '../log/index.js';
@@ -8,7 +9,7 @@ import { sinkStateRange } from './keys.js';
 import { RecordHandoff } from './record-handoff.js';
 import { replayApply, type ReplayCounts } from './replay-apply.js';
 import { InThreadPreparer, ReplayPool } from './replay-pool.js';
-import { fsyncPath, openScratchStore, type StateStore } from './state-store.js';
+import { openScratchStore, type StateStore } from './state-store.js';
 import { TablesProjection } from './tables-projection.js';
 import { VectorProjection } from './vector-projection.js';
 

@@ -1,9 +1,10 @@
-import { open, readdir } from 'node:fs/promises';
+import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { ClassicLevel } from 'classic-level';
 import type { TableId } from '../core/catalog.js';
 import type { CachedRow } from './cached-row.js';
 import { SvcError } from '../core/errors.js';
+import { fsyncIfPresent } from '../core/fsync.js';
 import { PROJECTION_LIMITS } from './limits.js';
 
 /**
@@ -127,22 +128,6 @@ export interface BulkHost {
 /** The store as a BulkHost when it is one from openScratchStore (null for any other store). */
 export function bulkHostOf(store: StateStore): BulkHost | null {
   return store instanceof ClassicLevelStore && store.fresh ? store : null;
-}
-
-/** fsync a file or directory by path; a file LevelDB deleted meanwhile (compacted) needs none. */
-export async function fsyncPath(file: string): Promise<void> {
-  let handle;
-  try {
-    handle = await open(file, 'r');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
-    throw error;
-  }
-  try {
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
 }
 
 function wrapOpenError(location: string, error: unknown): SvcError {
@@ -388,8 +373,8 @@ class ClassicLevelStore implements StateStore {
 
   async sync(): Promise<void> {
     const names = await readdir(this.location);
-    for (const name of names) if (name.endsWith('.log')) await fsyncPath(path.join(this.location, name));
-    await fsyncPath(this.location);
+    for (const name of names) if (name.endsWith('.log')) await fsyncIfPresent(path.join(this.location, name));
+    await fsyncIfPresent(this.location);
   }
 
   snapshot(): StoreSnapshot {
