@@ -45,12 +45,13 @@ export interface VectorSelectEnv {
   readonly materializedRowsMax: number;
 }
 
+/** Candidate rows are read in LevelDB's thread pool, as the executor reads them. */
+const OFF_THREAD = { offThread: true } as const;
+
 /**
  * Compiled expressions of the direct path read parameters, constants and the row only: the source
  * (subqueries' rows) is never asked (plans with subqueries are not taken).
  */
-const OFF_THREAD = { offThread: true } as const;
-
 const NO_SOURCE: RowSource = {
   rows: () => noSource(),
   indexEntries: () => noSource(),
