@@ -79,6 +79,17 @@ function toFloat4(v: number): number {
   return r;
 }
 
+/**
+ * numeric → float4/float8 as PostgreSQL does it (float4in/float8in of the numeric's text): a finite value that
+ * overflows to an infinity or a non-zero one that underflows to 0 is out of range, not Infinity or 0.
+ */
+function numericToFloatIn(text: string, type: 'real' | 'double precision', round: (x: number) => number): number {
+  const r = round(numericToFloat(text));
+  const overflow = !Number.isFinite(r) && !Number.isNaN(r) && !text.endsWith('Infinity');
+  if (overflow || (r === 0 && /[1-9]/.test(text))) throw outOfRange(`"${text}" is out of range for type ${type}`);
+  return r;
+}
+
 function jsonbTo(target: string, want: 'number' | 'boolean', then: Conv): Conv {
   return (v) => {
     const j = v as JsonValue;
@@ -158,9 +169,9 @@ function builtinCast(from: QType, to: QType): { ctx: Ctx; conv: Conv } | null {
     case 'numeric>int8':
       return { ctx: 'a', conv: numericToInt(int8Check) };
     case 'numeric>float4':
-      return { ctx: 'i', conv: (v) => toFloat4(numericToFloat(v as string)) };
+      return { ctx: 'i', conv: (v) => numericToFloatIn(v as string, 'real', Math.fround) };
     case 'numeric>float8':
-      return { ctx: 'i', conv: (v) => numericToFloat(v as string) };
+      return { ctx: 'i', conv: (v) => numericToFloatIn(v as string, 'double precision', (x) => x) };
     case 'bool>int4':
       return { ctx: 'e', conv: (v) => (v ? 1 : 0) };
     case 'int4>bool':
