@@ -1,7 +1,9 @@
+import { writevSync } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
 import { DATA_FILE_CREATE_MODE } from '../core/file-modes.js';
 import type { Logger } from '../core/logger.js';
 import { lsn, type Lsn } from '../core/units.js';
+import { LOG_LIMITS } from './limits.js';
 import { Segment } from './segment.js';
 import { SparseIndex, writeIndexFile } from './sparse-index.js';
 
@@ -50,11 +52,17 @@ export class ActiveSegment {
     return this.syncedSizeBytes < this.segment.sizeBytes;
   }
 
-  /** One writev at the end of the segment; a short write is a failure (we cannot know what landed). */
+  /**
+   * One writev at the end of the segment; a short write is a failure (we cannot know what landed).
+   * A small batch (single-row inserts) is written on the calling thread: copying a few KiB into the
+   * page cache costs less than handing it to the thread pool and back (two context switches and a
+   * wake-up each way), and its fdatasync starts sooner; a big one goes to the thread pool.
+   */
   async write(buffers: Buffer[], sizeBytes: number): Promise<void> {
-    const { bytesWritten } = await this.fh.writev(buffers, this.segment.sizeBytes);
+    const at = this.segment.sizeBytes;
+    const bytesWritten = sizeBytes <= LOG_LIMITS.inlineWriteBytesMax ? writevSync(this.fh.fd, buffers, at) : (await this.fh.writev(buffers, at)).bytesWritten;
     if (bytesWritten !== sizeBytes) {
-      throw new Error(`short write: ${bytesWritten} of ${sizeBytes} bytes at offset ${this.segment.sizeBytes}`);
+      throw new Error(`short write: ${bytesWritten} of ${sizeBytes} bytes at offset ${at}`);
     }
     this.segment.sizeBytes += sizeBytes;
   }

@@ -13,6 +13,11 @@ export const LOG_LIMITS = Object.freeze({
   writeChunkBytes: 1 * MIB,
   /** A frame bigger than this gets its own buffer instead of a slot in a chunk. */
   writeChunkFrameBytesMax: 256 * KIB,
+  /**
+   * A batch up to this size is written by the event loop's thread itself (writevSync), a bigger one
+   * in the thread pool: a small write costs less than the hop (measured: ~5 against ~30 us of CPU).
+   */
+  inlineWriteBytesMax: 256 * KIB,
   /** Most bytes written by one writev + fdatasync; appends beyond it wait for the next flush. */
   writeBatchBytesMax: 16 * MIB,
   /**
@@ -43,6 +48,7 @@ export const LOG_LIMITS = Object.freeze({
 // Relations between the limits, asserted once at load (TigerBeetle style).
 assert(LOG_LIMITS.writeChunkFrameBytesMax <= LOG_LIMITS.writeChunkBytes, 'a chunk holds a small frame');
 assert(LOG_LIMITS.writeBatchBytesMax >= LOG_LIMITS.writeChunkBytes, 'a batch holds a chunk');
+assert(LOG_LIMITS.inlineWriteBytesMax <= LOG_LIMITS.writeChunkBytes, 'an inline write is small');
 assert(LOG_LIMITS.readChunkBytesMin <= LOG_LIMITS.readChunkBytes, 'read chunk bounds are ordered');
 assert(LOG_LIMITS.syncsInFlightMax >= 1 && LOG_LIMITS.syncsInFlightMax <= 2, 'one sync descriptor per sync in flight');
 assert(LOG_LIMITS.appendQueueBytesMax >= LOG_LIMITS.writeBatchBytesMax, 'the queue holds a batch');

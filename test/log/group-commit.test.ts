@@ -2,6 +2,7 @@ import { open } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { openLog } from '../../log/index.js';
+import { LOG_LIMITS } from '../../log/limits.js';
 import { logOptions, makeTempDir, payloadFor, readAll, removeTempDir } from './helpers.js';
 
 describe('group commit', () => {
@@ -117,6 +118,60 @@ describe('group commit', () => {
       handle.datasync = datasync;
       await log.close().catch(() => undefined);
     }
+  });
+
+  it('a batch above inlineWriteBytesMax is written in the thread pool (small ones inline); a failed fdatasync meanwhile fails it too', async () => {
+    const probe = await open(path.join(dir, 'probe'), 'w');
+    const handle = Object.getPrototypeOf(probe) as { writev: (...a: unknown[]) => Promise<unknown>; datasync: () => Promise<void> };
+    await probe.close();
+    const { writev, datasync } = handle;
+    let threadPoolWrites = 0;
+    let syncs = 0;
+    const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+    // Segments big enough for both batches: no roll between them (a roll waits for the earlier fdatasync).
+    const big = { segmentSizeBytesMax: 4 * LOG_LIMITS.inlineWriteBytesMax };
+    const log = await openLog(logOptions(dir, big));
+    try {
+      handle.writev = async function (this: unknown, ...args: unknown[]) {
+        // Only the big batch comes here: slow, while the first batch's fdatasync fails.
+        threadPoolWrites += 1;
+        await sleep(100);
+        return writev.apply(this, args);
+      };
+      handle.datasync = async function (this: unknown) {
+        if (++syncs === 1) {
+          await sleep(30);
+          throw Object.assign(new Error('EIO: i/o error, fdatasync'), { code: 'EIO' });
+        }
+        return datasync.apply(this);
+      };
+      const a = log.append(payloadFor(1, 64));
+      await sleep(5);
+      const b = log.append(payloadFor(2, LOG_LIMITS.inlineWriteBytesMax + 1024));
+      const outcomes = await Promise.all(
+        [a.durable, b.durable].map((d) =>
+          d.then(
+            () => 'durable',
+            () => 'failed',
+          ),
+        ),
+      );
+      expect(outcomes).toEqual(['failed', 'failed']);
+      expect(threadPoolWrites).toBe(1);
+      expect(log.durableLsn).toBe(0);
+    } finally {
+      handle.writev = writev;
+      handle.datasync = datasync;
+      await log.close().catch(() => undefined);
+    }
+    // Small and big batches alike land whole: reopened, the log reads back what was appended.
+    const reopened = await openLog(logOptions(dir, big));
+    const payloads = [payloadFor(3, 64), payloadFor(4, LOG_LIMITS.inlineWriteBytesMax + 1), payloadFor(5, 200)];
+    const appended = payloads.map((payload) => reopened.append(payload));
+    await Promise.all(appended.map((x) => x.durable));
+    const read = await readAll(reopened, appended[0]!.lsn);
+    expect(read.map((entry) => Buffer.from(entry.payload))).toEqual(payloads);
+    await reopened.close();
   });
 
   it('interval durability resolves after the write and fdatasyncs on the timer; sync() forces it', async () => {
