@@ -9,7 +9,7 @@ import { ID_PREFIX_BYTES, idRange, indexPrefix, KeySpace, pkOfRowKey, rowKey, ro
 import { PROJECTION_LIMITS } from './limits.js';
 import { mergedRange, type KeyRange } from './merged-range.js';
 import { PendingOverlay } from './pending-overlay.js';
-import { rowRecordEffects } from './row-ops.js';
+import { rowRecordEffects, type RowRecordEffects } from './row-ops.js';
 import { RowKeyBounds } from './row-key-bounds.js';
 import type { RecordHandoff } from './record-handoff.js';
 import type { StateStore } from './state-store.js';
@@ -47,11 +47,13 @@ export interface WriteView {
 }
 
 /**
- * Told of every record as it is appended (inside the write lock, in LSN order): the keys its row
- * changes touch (rows and index entries), or null for a record that changes the catalog.
- * Optimistic transactions (query/txn) check their reads against these.
+ * Told of every record as it is appended (inside the write lock, in LSN order): `keys()` gives the
+ * keys its row changes touch (rows and index entries), or null for a record that changes the
+ * catalog. Optimistic transactions (query/txn) check their reads against these. The keys are
+ * listed only when an observer asks (a bulk insert's 10,000 keys are needed only while a
+ * transaction is open); valid to call during the notification only.
  */
-export type AppendObserver = (lsn: Lsn, keys: readonly Uint8Array[] | null) => void;
+export type AppendObserver = (lsn: Lsn, keys: () => readonly Uint8Array[] | null) => void;
 
 /** A builder returns the record to append (and its result), or null to append nothing. */
 export type TxnBuilder<T> = (view: WriteView) => Promise<{ record: TxnRecord; result: T } | null>;
@@ -125,7 +127,7 @@ export class Sequencer {
       this.trackSequences(record, append.lsn);
       if (effects) this.rowKeyBounds.appended(record.ops);
       else this.rowKeyBounds.forget();
-      for (const observer of this.observers) observer(append.lsn, effects ? effects.ops.map((op) => op.key) : null);
+      if (this.observers.size > 0) this.notify(append.lsn, effects);
       // A catalog change alters how later records are validated: hold the lock until it is applied.
       if (drain) await this.settle(append);
     } finally {
@@ -138,6 +140,16 @@ export class Sequencer {
 
   close(): void {
     this.closed = true;
+  }
+
+  /** Tells the append observers of a record; its keys are listed once, for the first observer that asks. */
+  private notify(lsn: Lsn, effects: RowRecordEffects | null): void {
+    let listed: readonly Uint8Array[] | null | undefined;
+    const keys = (): readonly Uint8Array[] | null => {
+      if (listed === undefined) listed = effects ? effects.ops.map((op) => op.key) : null;
+      return listed;
+    };
+    for (const observer of this.observers) observer(lsn, keys);
   }
 
   /** The LSN of the last record appended (durable or not). */
