@@ -6,8 +6,8 @@ import type { CastFn, QType, QValue } from '../types/contract.js';
 
 /** Unsigned decimal integers this short are exact as a JS number (an int4 or an int8 constant). */
 const INTEGER_TEXT = /^[0-9]{1,15}$/;
-/** Unsigned decimals this short read exactly as PostgreSQL's numeric then float8 gives (both round the same decimal once). */
-const DECIMAL_TEXT = /^[0-9]{1,15}\.[0-9]{1,15}$/;
+// Unsigned decimals of 1-15 digits, a point and 1-15 digits read exactly as PostgreSQL's numeric then float8 gives
+// (both round the same decimal once): number() takes those into a float8 column.
 const INT4_MAX = 2147483647;
 
 /** LiteralBinder.value's answer for a cell it does not bind (the generic path binds it). */
@@ -49,14 +49,26 @@ export class LiteralBinder {
     // A boolean constant into a boolean column is kept as it is (coerce's same-type case); other targets convert the generic way.
     if (node.kind === 'bool') return this.target.name === 'bool' ? node.value : NOT_BOUND;
     if (node.kind !== 'number') return NOT_BOUND;
-    const text = node.text;
-    if (INTEGER_TEXT.test(text)) {
+    return this.number(node.text);
+  }
+
+  /** A number literal's value: 1-15 digits as an int4 or int8 constant coerced to the target, a decimal (above) into float8; one pass, no regular expression. */
+  private number(text: string): QValue | typeof NOT_BOUND {
+    const length = text.length;
+    let dot = -1;
+    for (let i = 0; i < length; i++) {
+      const c = text.charCodeAt(i);
+      if (c === 46 && dot < 0) dot = i;
+      else if (c < 48 || c > 57) return NOT_BOUND;
+    }
+    if (dot < 0) {
+      if (length === 0 || length > 15) return NOT_BOUND;
       const n = Number(text);
       return n <= INT4_MAX ? this.coerced(INT4, n) : this.coerced(INT8, BigInt(n));
     }
     // numeric -> float8 is Number() of the numeric's text: the same value as Number() of the literal.
-    if (this.target.name === 'float8' && DECIMAL_TEXT.test(text)) return Number(text);
-    return NOT_BOUND;
+    const fraction = length - dot - 1;
+    return this.target.name === 'float8' && dot >= 1 && dot <= 15 && fraction >= 1 && fraction <= 15 ? Number(text) : NOT_BOUND;
   }
 
   /** The type of bind(node)'s constant: an integer of the target's own type stays the int4 / int8 it was read as; the rest take the target's. */
