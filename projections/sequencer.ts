@@ -1,6 +1,6 @@
 import type { IndexId, TableId } from '../core/catalog.js';
 import { shuttingDown } from '../core/errors.js';
-import { encodeLogRecord, sequenceSpan, type TxnRecord } from '../core/log-records.js';
+import { encodeLogRecord, sequenceSpan, type TxnOp, type TxnRecord } from '../core/log-records.js';
 import type { Lsn } from '../core/units.js';
 import type { Log } from '../log/index.js';
 import type { AppliedTracker } from './applied-tracker.js';
@@ -117,14 +117,15 @@ export class Sequencer {
       const effects = rowRecordEffects(record.ops, (id) => this.deps.catalog.table(id));
       drain = effects === null;
       const append = this.deps.log.append(encodeLogRecord(record));
-      this.nextSequence += sequenceSpan(record);
+      // A row-only record's ops take one sequence each (RowRecordEffects.sequences).
+      this.nextSequence += effects ? BigInt(record.ops.length) : sequenceSpan(record);
       appended = append;
       if (effects) {
         this.overlay.add(append.lsn, effects.ops);
         // The projection applies these very effects instead of decoding and recomputing them.
         this.deps.handoff.put(append.lsn, { record, effects });
       }
-      this.trackSequences(record, append.lsn);
+      this.trackSequences(effects ? effects.sequences : record.ops, append.lsn);
       if (effects) this.rowKeyBounds.appended(record.ops);
       else this.rowKeyBounds.forget();
       if (this.observers.size > 0) this.notify(append.lsn, effects);
@@ -191,8 +192,8 @@ export class Sequencer {
     if (this.deps.applied.failed) throw this.deps.applied.failed;
   }
 
-  private trackSequences(record: TxnRecord, lsn: Lsn): void {
-    for (const op of record.ops) {
+  private trackSequences(ops: readonly TxnOp[], lsn: Lsn): void {
+    for (const op of ops) {
       if (op.kind === 'sequence') this.pendingSequences.set(op.name, { value: op.lastValue, lsn });
     }
   }
