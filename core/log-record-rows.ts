@@ -39,7 +39,28 @@ const INT64_MIN = -(2n ** 63n);
 const INT64_MAX = 2n ** 63n - 1n;
 const utf8 = new TextEncoder();
 
-/** `version` byte, then the record as LOG_RECORD_SCHEMA_V2 and V3 encode it (V3 changed only catalog ops); null when an op is neither a row change nor a sequence update. */
+/** First size of the scratch buffer encodeRowRecord writes into; it doubles as a record needs. */
+const SCRATCH_BYTES_INITIAL = 64 * 1024;
+/** A scratch buffer grown past this (a bulk record) is given back after the record, not kept. */
+const SCRATCH_BYTES_RETAINED_MAX = 4 * 1024 * 1024;
+let scratch = new Uint8Array(SCRATCH_BYTES_INITIAL);
+
+/** Makes the scratch buffer hold `more` bytes past `at`, keeping its first `at` bytes. */
+function room(at: number, more: number): void {
+  if (at + more <= scratch.length) return;
+  let size = scratch.length * 2;
+  while (size < at + more) size *= 2;
+  const grown = new Uint8Array(size);
+  grown.set(scratch.subarray(0, at));
+  scratch = grown;
+}
+
+/**
+ * `version` byte, then the record as LOG_RECORD_SCHEMA_V2 and V3 encode it (V3 changed only catalog ops); null when an op is neither a row change nor a sequence update.
+ * One pass over the ops into a reused scratch buffer, then the exact bytes copied out: a pass to
+ * size the record first touched every row change of a bulk record (10,000 objects and their
+ * arrays) a second time, which cost more than copying its bytes.
+ */
 export function encodeRowRecord(record: TxnRecord, version: number): Uint8Array | null {
   const ops = record.ops;
   const firstSequence = record.firstSequence ?? -1n;
@@ -48,44 +69,39 @@ export function encodeRowRecord(record: TxnRecord, version: number): Uint8Array 
   // The two strings are written in place (no TextEncoder array each): their UTF-8 lengths first.
   const txnIdBytes = utf8Length(record.txnId);
   const tenantBytes = utf8Length(record.tenant);
-  let bytes =
-    2 +
-    longSize(txnIdBytes) +
-    txnIdBytes +
-    longSize(tenantBytes) +
-    tenantBytes +
-    bigLongSize(record.timestampMicros) +
-    longSize(ops.length) +
-    1 +
-    bigLongSize(firstSequence);
-  for (let i = 0; i < ops.length; i++) {
-    const op = ops[i]!;
-    if (op.kind === 'row' && validRow(op as RowChange)) bytes += rowSize(op as RowChange);
-    else if (op.kind === 'sequence' && validSequence(op as SequenceUpdate))
-      bytes += 1 + bytesSize(utf8.encode((op as SequenceUpdate).name)) + bigLongSize((op as SequenceUpdate).lastValue);
-    else return null;
+  try {
+    room(0, 2 + longSize(txnIdBytes) + txnIdBytes + longSize(tenantBytes) + tenantBytes + bigLongSize(record.timestampMicros) + longSize(ops.length));
+    let at = 0;
+    scratch[at++] = version;
+    scratch[at++] = 0; // LogRecord union: branch 0, TxnRecord
+    at = writeString(scratch, at, record.txnId, txnIdBytes);
+    at = writeString(scratch, at, record.tenant, tenantBytes);
+    at = writeBigLong(scratch, at, record.timestampMicros);
+    if (ops.length > 0) at = writeLong(scratch, at, ops.length);
+    for (let i = 0; i < ops.length; i++) {
+      const op = ops[i]!;
+      if (op.kind === 'row' && validRow(op as RowChange)) {
+        room(at, rowSize(op as RowChange));
+        at = writeOp(scratch, at, op as RowChange);
+      } else if (op.kind === 'sequence' && validSequence(op as SequenceUpdate)) {
+        const name = utf8.encode((op as SequenceUpdate).name);
+        room(at, 1 + bytesSize(name) + bigLongSize((op as SequenceUpdate).lastValue));
+        at = writeSequence(scratch, at, name, (op as SequenceUpdate).lastValue);
+      } else return null;
+      // A size that fell short would have lost bytes past the end (typed arrays drop them): never hand those out.
+      assert(at <= scratch.length, `encodeRowRecord: op ${i} wrote past its room`);
+    }
+    room(at, 1 + bigLongSize(firstSequence));
+    scratch[at++] = 0; // end of the ops array
+    at = writeBigLong(scratch, at, firstSequence);
+    assert(at <= scratch.length, 'encodeRowRecord: the record wrote past its room');
+    return scratch.slice(0, at);
+  } finally {
+    if (scratch.length > SCRATCH_BYTES_RETAINED_MAX) scratch = new Uint8Array(SCRATCH_BYTES_INITIAL);
   }
-  if (ops.length === 0) bytes -= longSize(0); // an empty array is its end marker alone
-  const out = new Uint8Array(bytes);
-  let at = 0;
-  out[at++] = version;
-  out[at++] = 0; // LogRecord union: branch 0, TxnRecord
-  at = writeString(out, at, record.txnId, txnIdBytes);
-  at = writeString(out, at, record.tenant, tenantBytes);
-  at = writeBigLong(out, at, record.timestampMicros);
-  if (ops.length > 0) {
-    at = writeLong(out, at, ops.length);
-    for (let i = 0; i < ops.length; i++) at = writeOp(out, at, ops[i]!);
-  }
-  out[at++] = 0; // end of the ops array
-  at = writeBigLong(out, at, firstSequence);
-  assert(at === bytes, `encodeRowRecord: wrote ${at} of ${bytes} bytes`);
-  return out;
 }
 
-function writeOp(out: Uint8Array, at: number, op: TxnOp): number {
-  if (op.kind === 'sequence') return writeSequence(out, at, op as SequenceUpdate);
-  const row = op as RowChange;
+function writeOp(out: Uint8Array, at: number, row: RowChange): number {
   out[at++] = BRANCH_ROW;
   at = writeLong(out, at, row.tableId);
   out[at++] = ROW_OP_INDEX[row.op]! * 2;
@@ -94,10 +110,10 @@ function writeOp(out: Uint8Array, at: number, op: TxnOp): number {
   return writeNullableBytes(out, at, row.after);
 }
 
-function writeSequence(out: Uint8Array, at: number, op: SequenceUpdate): number {
+function writeSequence(out: Uint8Array, at: number, name: Uint8Array, lastValue: bigint): number {
   out[at++] = BRANCH_SEQUENCE * 2;
-  at = writeBytes(out, at, utf8.encode(op.name));
-  return writeBigLong(out, at, op.lastValue);
+  at = writeBytes(out, at, name);
+  return writeBigLong(out, at, lastValue);
 }
 
 function rowSize(op: RowChange): number {

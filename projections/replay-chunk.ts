@@ -271,5 +271,5 @@ export function chunkSummary(chunk: PreparedChunk): PreparedRecord {
     ops: chunk.sequences,
     firstSequence: chunk.nextSequence - BigInt(chunk.sequences.length),
   };
-  return { record, effects: { ops: [], deltas } };
+  return { record, effects: { ops: [], deltas, sequences: chunk.sequences } };
 }

@@ -1,6 +1,6 @@
 import type { IndexId, TableId } from '../core/catalog.js';
 import { shuttingDown } from '../core/errors.js';
-import { encodeLogRecord, sequenceSpan, type TxnRecord } from '../core/log-records.js';
+import { encodeLogRecord, sequenceSpan, type TxnOp, type TxnRecord } from '../core/log-records.js';
 import type { Lsn } from '../core/units.js';
 import type { Log } from '../log/index.js';
 import type { AppliedTracker } from './applied-tracker.js';
@@ -9,7 +9,7 @@ import { ID_PREFIX_BYTES, idRange, indexPrefix, KeySpace, pkOfRowKey, rowKey, ro
 import { PROJECTION_LIMITS } from './limits.js';
 import { mergedRange, type KeyRange } from './merged-range.js';
 import { PendingOverlay } from './pending-overlay.js';
-import { rowRecordEffects } from './row-ops.js';
+import { rowRecordEffects, type RowRecordEffects } from './row-ops.js';
 import { RowKeyBounds } from './row-key-bounds.js';
 import type { RecordHandoff } from './record-handoff.js';
 import type { StateStore } from './state-store.js';
@@ -47,11 +47,13 @@ export interface WriteView {
 }
 
 /**
- * Told of every record as it is appended (inside the write lock, in LSN order): the keys its row
- * changes touch (rows and index entries), or null for a record that changes the catalog.
- * Optimistic transactions (query/txn) check their reads against these.
+ * Told of every record as it is appended (inside the write lock, in LSN order): `keys()` gives the
+ * keys its row changes touch (rows and index entries), or null for a record that changes the
+ * catalog. Optimistic transactions (query/txn) check their reads against these. The keys are
+ * listed only when an observer asks (a bulk insert's 10,000 keys are needed only while a
+ * transaction is open); valid to call during the notification only.
  */
-export type AppendObserver = (lsn: Lsn, keys: readonly Uint8Array[] | null) => void;
+export type AppendObserver = (lsn: Lsn, keys: () => readonly Uint8Array[] | null) => void;
 
 /** A builder returns the record to append (and its result), or null to append nothing. */
 export type TxnBuilder<T> = (view: WriteView) => Promise<{ record: TxnRecord; result: T } | null>;
@@ -115,17 +117,18 @@ export class Sequencer {
       const effects = rowRecordEffects(record.ops, (id) => this.deps.catalog.table(id));
       drain = effects === null;
       const append = this.deps.log.append(encodeLogRecord(record));
-      this.nextSequence += sequenceSpan(record);
+      // A row-only record's ops take one sequence each (RowRecordEffects.sequences).
+      this.nextSequence += effects ? BigInt(record.ops.length) : sequenceSpan(record);
       appended = append;
       if (effects) {
         this.overlay.add(append.lsn, effects.ops);
         // The projection applies these very effects instead of decoding and recomputing them.
         this.deps.handoff.put(append.lsn, { record, effects });
       }
-      this.trackSequences(record, append.lsn);
+      this.trackSequences(effects ? effects.sequences : record.ops, append.lsn);
       if (effects) this.rowKeyBounds.appended(record.ops);
       else this.rowKeyBounds.forget();
-      for (const observer of this.observers) observer(append.lsn, effects ? effects.ops.map((op) => op.key) : null);
+      if (this.observers.size > 0) this.notify(append.lsn, effects);
       // A catalog change alters how later records are validated: hold the lock until it is applied.
       if (drain) await this.settle(append);
     } finally {
@@ -138,6 +141,16 @@ export class Sequencer {
 
   close(): void {
     this.closed = true;
+  }
+
+  /** Tells the append observers of a record; its keys are listed once, for the first observer that asks. */
+  private notify(lsn: Lsn, effects: RowRecordEffects | null): void {
+    let listed: readonly Uint8Array[] | null | undefined;
+    const keys = (): readonly Uint8Array[] | null => {
+      if (listed === undefined) listed = effects ? effects.ops.map((op) => op.key) : null;
+      return listed;
+    };
+    for (const observer of this.observers) observer(lsn, keys);
   }
 
   /** The LSN of the last record appended (durable or not). */
@@ -179,8 +192,8 @@ export class Sequencer {
     if (this.deps.applied.failed) throw this.deps.applied.failed;
   }
 
-  private trackSequences(record: TxnRecord, lsn: Lsn): void {
-    for (const op of record.ops) {
+  private trackSequences(ops: readonly TxnOp[], lsn: Lsn): void {
+    for (const op of ops) {
       if (op.kind === 'sequence') this.pendingSequences.set(op.name, { value: op.lastValue, lsn });
     }
   }

@@ -119,7 +119,9 @@ export class TablesProjection implements Consumer {
       let snapshot = false;
       if (prepared) {
         this.applyPrepared(prepared);
-        this.nextSequenceAfterOffset = nextSequenceAfter(prepared.record, entry.lsn);
+        // Stamped by the sequencer, row changes and sequence updates only: one sequence per op (RowRecordEffects.sequences).
+        const { firstSequence, ops } = prepared.record;
+        this.nextSequenceAfterOffset = firstSequence === undefined ? nextSequenceAfter(prepared.record, entry.lsn) : firstSequence + BigInt(ops.length);
       } else {
         const record = decodeLogRecord(entry.payload);
         let sequence = eventSequenceBase(record, entry.lsn);
@@ -143,7 +145,7 @@ export class TablesProjection implements Consumer {
     return this.nextSequenceAfterOffset;
   }
 
-  private applyPrepared({ record, effects }: PreparedRecord): void {
+  private applyPrepared({ effects }: PreparedRecord): void {
     for (const op of effects.ops) this.dataOps.push(op);
     for (const [tableId, delta] of effects.deltas) {
       const table = this.catalog.table(tableId);
@@ -151,7 +153,7 @@ export class TablesProjection implements Consumer {
       addStats(table, delta);
       this.touched.add(table);
     }
-    for (const op of record.ops) if (op.kind === 'sequence') this.applySequence(op);
+    for (const op of effects.sequences) this.applySequence(op);
   }
 
   private applySequence(op: SequenceUpdate): void {

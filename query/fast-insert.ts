@@ -50,9 +50,10 @@ export class InsertCache {
         paramTypes.length = entry.bound.paramTypes.length;
         return runBoundValues(run, entry.bound);
       }
+      // A text the parse cache does not keep (a bulk VALUES list) never comes back as this statement: nothing to keep (bound straight into rows).
+      if (statement.text.length > PARSE_CACHE_TEXT_CHARS_MAX) return bindAndInsert(ast, run);
       return bindAndInsert(ast, run, (bound) => {
-        // A text the parse cache does not keep (a bulk VALUES list) never comes back as this statement: nothing to check or keep.
-        if (statement.text.length > PARSE_CACHE_TEXT_CHARS_MAX || !reusable(ast, bound)) return;
+        if (!reusable(ast, bound)) return;
         this.counts.binds += 1;
         this.entries.set(statement, { tenant, bound });
       });

@@ -8,7 +8,7 @@ import type { Expr } from '../plan/expr.js';
 import type { QueryResult } from '../result.js';
 import type { QType, QValue } from '../types/contract.js';
 import { bindReturning, exprEnv, notWritable, refuseWith, returningRow, submitDml, type DmlDeps, type DmlOutcome, type DmlRun } from './common.js';
-import { bindValues, insertRows, isPlainValues, valuesRows, type Cell } from './row-source.js';
+import { bindValues, boundValuesRows, insertRows, isPlainValues, valuesRows, type Cell } from './row-source.js';
 import { bindRowSetValue } from './row-set.js';
 import { bindArrayAssign } from './array-assign.js';
 
@@ -38,7 +38,10 @@ export interface BoundValuesInsert {
   readonly paramTypes: readonly (QType | undefined)[];
 }
 
-/** Binds and runs one INSERT; `onBound` sees the binding of a VALUES insert before it runs. */
+/**
+ * Binds and runs one INSERT; `onBound` sees the binding of a VALUES insert before it runs. Without
+ * it nobody keeps the binding: a VALUES list is bound straight into its rows (boundValuesRows).
+ */
 export async function bindAndInsert(ast: InsertStatement, run: DmlRun, onBound?: (bound: BoundValuesInsert) => void): Promise<DmlOutcome> {
   refuseWith(ast.with);
   if (ast.overriding) throw invalid('OVERRIDING ... VALUE is not supported (svcdb has no identity columns)', { reason: 'unsupported' });
@@ -48,6 +51,8 @@ export async function bindAndInsert(ast: InsertStatement, run: DmlRun, onBound?:
   const conflict = ast.onConflict ? bindConflict(run, table, alias, ast.onConflict) : null;
   const returning = bindReturning(run, table, alias, ast.returning);
   if (ast.source !== null && isPlainValues(ast.source)) {
+    if (onBound === undefined)
+      return writeProposed(run, table, await boundValuesRows(run, table, targets, ast.source, ast.columns !== null), conflict, returning);
     const rows = bindValues(run, table, targets, ast.source, ast.columns !== null);
     const bound = { table, targets, rows, conflict, returning, paramTypes: [...run.ctx.paramTypes] };
     onBound?.(bound);

@@ -62,9 +62,10 @@ export async function scanIndex(
  * last row stands for a lookup per key (a bulk load of ascending ids: 10,000 LevelDB reads).
  * The sequencer's view keeps a bound above the last key instead of reading it every time.
  */
-export async function allAfterLastKey(view: WriteView, tableId: TableId, keys: readonly Uint8Array[]): Promise<boolean> {
+export async function allAfterLastKey(view: WriteView, tableId: TableId, keys: readonly Uint8Array[], sorted = false): Promise<boolean> {
+  // Keys known to ascend (`sorted`: checked by the caller) start with the least one.
   let least = keys[0]!;
-  for (let i = 1; i < keys.length; i++) if (compareKeys(keys[i]!, least) < 0) least = keys[i]!;
+  if (!sorted) for (let i = 1; i < keys.length; i++) if (compareKeys(keys[i]!, least) < 0) least = keys[i]!;
   if (view.rowKeyBound) {
     const bound = await view.rowKeyBound(tableId);
     return bound === null || compareKeys(least, bound) > 0;

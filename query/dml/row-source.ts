@@ -11,7 +11,7 @@ import { holdsMomentConstant } from '../plan/expr-util.js';
 import { pullRows } from '../run-query.js';
 import type { QValue } from '../types/contract.js';
 import { exprEnv, type DmlRun } from './common.js';
-import { LiteralBinder } from './values-literals.js';
+import { LiteralBinder, NOT_BOUND } from './values-literals.js';
 
 /**
  * Bound DEFAULT expressions by table definition (null: a sequence or no DEFAULT). A definition is
@@ -110,6 +110,9 @@ export async function insertRows(
   }
 }
 
+/** Marks a column no cell of a VALUES row gave (its default fills it). */
+const UNSET: unique symbol = Symbol('unset');
+
 /** The cells of a plain VALUES list bound and coerced to their target columns (row by row, DEFAULT allowed). */
 export function bindValues(run: DmlRun, table: TableDef, targets: readonly number[], source: ValuesSource, explicitColumns: boolean): Cell[][] {
   const env = exprEnv(run, new Scope(null), 'VALUES');
@@ -123,9 +126,6 @@ export function bindValues(run: DmlRun, table: TableDef, targets: readonly numbe
     );
   });
 }
-
-/** Marks a column no cell of a VALUES row gave (its default fills it). */
-const UNSET: unique symbol = Symbol('unset');
 
 /** Evaluates bound VALUES cells (bindValues) into full rows, defaults in column order (as fullRow): the same for a fresh and a cached INSERT. */
 export async function valuesRows(
@@ -160,6 +160,79 @@ export async function valuesRows(
     const pending = onRow(values as QValue[]);
     if (pending) await pending;
   }
+}
+
+/** A cell of a VALUES row bound for one run that binding did not settle to a value: evaluated when the rows are (a parameter, an expression). */
+interface OpenCell {
+  readonly target: number;
+  readonly expr: Expr;
+}
+
+/**
+ * bindValues then valuesRows for a statement whose binding is not kept (a long VALUES list, which
+ * the parse cache does not keep either): every row bound first, then evaluated, in the same order
+ * with the same errors, but a literal goes straight into its row's values (LiteralBinder.value)
+ * instead of a constant cell per value and a second array per row.
+ */
+export async function boundValuesRows(
+  run: DmlRun,
+  table: TableDef,
+  targets: readonly number[],
+  source: ValuesSource,
+  explicitColumns: boolean,
+): Promise<QValue[][]> {
+  const env = exprEnv(run, new Scope(null), 'VALUES');
+  const literals = targets.map((t) => new LiteralBinder(run.ctx, table.columns[t]!.type));
+  const width = table.columns.length;
+  const rows = new Array<(QValue | typeof UNSET)[]>(source.rows.length);
+  let open: Map<number, OpenCell[]> | null = null;
+  for (let r = 0; r < rows.length; r++) {
+    const items = source.rows[r]!;
+    if (items.length > targets.length) throw invalid('INSERT has more expressions than target columns');
+    if (explicitColumns && items.length < targets.length) throw invalid('INSERT has more target columns than expressions');
+    const values = new Array<QValue | typeof UNSET>(width).fill(UNSET);
+    for (let i = 0; i < items.length; i++) {
+      const item = items[i]!;
+      if (item.kind === 'default') continue;
+      const value = literals[i]!.value(item);
+      if (value !== NOT_BOUND) {
+        values[targets[i]!] = value;
+        continue;
+      }
+      const cell = coerce(run.ctx, bindExpr(item, env), table.columns[targets[i]!]!.type, 'assignment');
+      // A constant is read as valuesRows reads it; the rest is evaluated with the row, in cell order.
+      if (cell.kind === 'const') values[targets[i]!] = cell.value;
+      else {
+        open ??= new Map();
+        let cells = open.get(r);
+        if (!cells) open.set(r, (cells = []));
+        cells.push({ target: targets[i]!, expr: cell });
+      }
+    }
+    rows[r] = values;
+  }
+  const defaults = defaultsOf(run, table);
+  const exec = run.exec();
+  for (let r = 0; r < rows.length; r++) {
+    const values = rows[r]!;
+    const cells = open?.get(r);
+    if (cells) await evaluateCells(cells, values, exec);
+    for (let i = 0; i < width; i++) if (values[i] === UNSET) values[i] = defaults[i]!(exec);
+  }
+  return rows as QValue[][];
+}
+
+/** The open cells of one row, as valuesRows evaluates them: a given parameter read as it is, the rest compiled and run together. */
+async function evaluateCells(cells: readonly OpenCell[], values: (QValue | typeof UNSET)[], exec: ExecContext): Promise<void> {
+  let computed: OpenCell[] | null = null;
+  for (const c of cells) {
+    if (c.expr.kind === 'param' && c.expr.index < exec.params.length) values[c.target] = exec.params[c.expr.index]!;
+    else (computed ??= []).push(c);
+  }
+  if (computed === null) return;
+  const compiled = computed.map((x) => compile(x.expr, exec));
+  await prepare(compiled, [], exec);
+  compiled.forEach((c, k) => (values[computed[k]!.target] = c.eval([])));
 }
 
 function fullRow(table: TableDef, given: Map<number, QValue>, defaults: ((exec: ExecContext) => QValue)[], exec: ExecContext): QValue[] {

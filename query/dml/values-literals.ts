@@ -2,13 +2,16 @@ import type { SqlExpr } from '../parse/index.js';
 import { BOOL, constant, INT4, INT8, type Expr } from '../plan/expr.js';
 import { isSvcError } from '../../core/errors.js';
 import type { BindContext } from '../bind/index.js';
-import type { CastFn, QType } from '../types/contract.js';
+import type { CastFn, QType, QValue } from '../types/contract.js';
 
 /** Unsigned decimal integers this short are exact as a JS number (an int4 or an int8 constant). */
 const INTEGER_TEXT = /^[0-9]{1,15}$/;
-/** Unsigned decimals this short read exactly as PostgreSQL's numeric then float8 gives (both round the same decimal once). */
-const DECIMAL_TEXT = /^[0-9]{1,15}\.[0-9]{1,15}$/;
+// Unsigned decimals of 1-15 digits, a point and 1-15 digits read exactly as PostgreSQL's numeric then float8 gives
+// (both round the same decimal once): number() takes those into a float8 column.
 const INT4_MAX = 2147483647;
+
+/** LiteralBinder.value's answer for a cell it does not bind (the generic path binds it). */
+export const NOT_BOUND: unique symbol = Symbol('not bound');
 
 /**
  * Binds the literals of a VALUES list for one target column as bindExpr then coerce(...,
@@ -29,33 +32,66 @@ export class LiteralBinder {
   ) {}
 
   bind(node: SqlExpr): Expr | null {
+    const value = this.value(node);
+    if (value === NOT_BOUND) return null;
+    // coerce keeps a constant of the target's own type as it is, and a boolean into a boolean column; the rest is converted to the target.
+    return constant(this.constantType(node), value);
+  }
+
+  /**
+   * The value bind(node)'s constant holds, without the constant (a VALUES list bound for one run
+   * only keeps no cell: its values go straight into the row), or NOT_BOUND where bind gives null.
+   */
+  value(node: SqlExpr): QValue | typeof NOT_BOUND {
     // What coerce makes of an untyped constant ('text', NULL) in assignment: the column type's input function, once.
-    if (node.kind === 'string') return this.target.name === 'unknown' ? null : constant(this.target, this.ctx.types.parseText(this.target, node.value));
-    if (node.kind === 'null') return this.target.name === 'unknown' ? null : constant(this.target, null);
+    if (node.kind === 'string') return this.target.name === 'unknown' ? NOT_BOUND : this.ctx.types.parseText(this.target, node.value);
+    if (node.kind === 'null') return this.target.name === 'unknown' ? NOT_BOUND : null;
     // A boolean constant into a boolean column is kept as it is (coerce's same-type case); other targets convert the generic way.
-    if (node.kind === 'bool') return this.target.name === 'bool' ? constant(BOOL, node.value) : null;
-    if (node.kind !== 'number') return null;
-    const text = node.text;
-    if (INTEGER_TEXT.test(text)) {
+    if (node.kind === 'bool') return this.target.name === 'bool' ? node.value : NOT_BOUND;
+    if (node.kind !== 'number') return NOT_BOUND;
+    return this.number(node.text);
+  }
+
+  /** A number literal's value: 1-15 digits as an int4 or int8 constant coerced to the target, a decimal (above) into float8; one pass, no regular expression. */
+  private number(text: string): QValue | typeof NOT_BOUND {
+    const length = text.length;
+    let dot = -1;
+    for (let i = 0; i < length; i++) {
+      const c = text.charCodeAt(i);
+      if (c === 46 && dot < 0) dot = i;
+      else if (c < 48 || c > 57) return NOT_BOUND;
+    }
+    if (dot < 0) {
+      if (length === 0 || length > 15) return NOT_BOUND;
       const n = Number(text);
       return n <= INT4_MAX ? this.coerced(INT4, n) : this.coerced(INT8, BigInt(n));
     }
     // numeric -> float8 is Number() of the numeric's text: the same value as Number() of the literal.
-    if (this.target.name === 'float8' && DECIMAL_TEXT.test(text)) return constant(this.target, Number(text));
-    return null;
+    const fraction = length - dot - 1;
+    return this.target.name === 'float8' && dot >= 1 && dot <= 15 && fraction >= 1 && fraction <= 15 ? Number(text) : NOT_BOUND;
   }
 
-  private coerced(from: QType, value: number | bigint): Expr | null {
+  /** The type of bind(node)'s constant: an integer of the target's own type stays the int4 / int8 it was read as; the rest take the target's. */
+  private constantType(node: SqlExpr): QType {
+    if (node.kind === 'bool') return BOOL;
+    if (node.kind === 'number' && INTEGER_TEXT.test(node.text)) {
+      const from = Number(node.text) <= INT4_MAX ? INT4 : INT8;
+      if (from.name === this.target.name) return from;
+    }
+    return this.target;
+  }
+
+  private coerced(from: QType, value: number | bigint): QValue | typeof NOT_BOUND {
     // coerce keeps a constant of the target's own type as it is (int2..int8 take no type modifier).
-    if (from.name === this.target.name) return constant(from, value);
+    if (from.name === this.target.name) return value;
     let cast = this.casts.get(from.name);
     if (cast === undefined) this.casts.set(from.name, (cast = this.ctx.types.resolveCast(from, this.target, 'assignment')));
-    if (cast === null) return null;
+    if (cast === null) return NOT_BOUND;
     try {
-      return constant(this.target, cast(value));
+      return cast(value);
     } catch (error) {
       // As coerce's fold: a failing cast is left to the generic path (it binds a cast that fails when run).
-      if (isSvcError(error)) return null;
+      if (isSvcError(error)) return NOT_BOUND;
       throw error;
     }
   }

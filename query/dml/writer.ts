@@ -314,9 +314,10 @@ export class TableWriter {
     const keys = new Array<Uint8Array>(rows.length);
     try {
       for (let i = 0; i < rows.length; i++) keys[i] = this.slabKeyOf(rows[i]!);
-      const texts = this.pendingMap.size === 0 && this.deferred.length === 0 && ascending(keys) ? null : keys.map(keyText);
+      const sorted = ascending(keys);
+      const texts = this.pendingMap.size === 0 && this.deferred.length === 0 && sorted ? null : keys.map(keyText);
       // Not in a transaction: reading the last row there would track the table's whole range as read.
-      const skip = !this.statement.inTransaction && (await allAfterLastKey(this.statement.view, this.def.id, keys));
+      const skip = !this.statement.inTransaction && (await allAfterLastKey(this.statement.view, this.def.id, keys, sorted));
       const images = skip ? new Array<undefined>(keys.length) : await this.statement.view.getRows(this.def.id, keys);
       return { keys, texts, images };
     } catch (error) {

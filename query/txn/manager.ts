@@ -64,7 +64,7 @@ export class TxnManager implements TxnScope {
     this.now = deps.now ?? Date.now;
     this.unobserve = deps.projections.sequencer.observeAppends((lsn, keys) => {
       if (this.open.size === 0 && this.pendingFloors.size === 0) return;
-      this.recent.add(lsn, keys);
+      this.recent.add(lsn, keys());
       if (this.recent.size.keys > txnRecentWriteKeysMax) this.shedRecentWrites();
     });
   }

@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { decodeLogRecord, nextSequenceAfter } from '../../core/log-records.js';
+import { openStack } from '../helpers/stack.js';
 import type { QueryResult } from '../../query/index.js';
 import { caught, openSql, type SqlHarness } from './helpers.js';
 
@@ -176,6 +178,40 @@ describe('bulk INSERT is exact', () => {
         { name: 'bulk', n: 300 },
         { name: 'stored', n: 5 },
       ]);
+    } finally {
+      await t.close();
+    }
+  });
+
+  it('change-event sequences and sequence values after multi-row records follow the log, live and after a restart', async () => {
+    const t = await openSql();
+    try {
+      await t.q('CREATE TABLE sq (id BIGSERIAL PRIMARY KEY, k INTEGER NOT NULL)');
+      await t.q(`INSERT INTO sq (k) VALUES ${values(Array.from({ length: 700 }, (_, i) => String(i)))}`);
+      const options = { params: [], timeoutMs: 30_000, maxRows: 10_000, tenant: 'default' };
+      const rows = Array.from({ length: 300 }, (_, i) => ({ k: i }));
+      await t.engine.insertJson({ schema: null, table: 'sq', rows, returning: [], onConflict: null }, options);
+      await t.q('INSERT INTO sq (k) VALUES (1), (2)');
+      // What the log says: the record after the last one starts at its first sequence plus one per op.
+      let last: { payload: Uint8Array; lsn: number } | undefined;
+      for await (const batch of t.stack.log.read(t.stack.log.headLsn)) last = batch[batch.length - 1] ?? last;
+      const record = decodeLogRecord(last!.payload);
+      expect(record.type === 'txn' && record.ops.map((op) => op.kind)).toEqual(['row', 'row', 'sequence']);
+      const live = t.stack.projections.tables.nextSequence;
+      expect(live).toBe(nextSequenceAfter(record, last!.lsn));
+      const op = record.type === 'txn' ? record.ops[2] : undefined;
+      const name = op?.kind === 'sequence' ? op.name : '';
+      const sequence = t.stack.projections.catalog.sequence(name);
+      expect(sequence).toBe(1002n);
+      // Reopened, the tables projection has what it stored; records applied again are decoded (no handoff): the same.
+      await t.stack.close();
+      const reopened = await openStack(t.stack.layout.root);
+      try {
+        expect(reopened.projections.tables.nextSequence).toBe(live);
+        expect(reopened.projections.catalog.sequence(name)).toBe(sequence);
+      } finally {
+        await reopened.close();
+      }
     } finally {
       await t.close();
     }

@@ -65,6 +65,22 @@ describe('statements in a transaction scope', () => {
     expect((await manager.rollback(txn.transactionId, { tenant: 'default' })).status).toBe('rolled_back');
   });
 
+  it('a multi-row insert committed after a transaction read the rows it adds is a conflict; with no transaction open its keys are not kept', async () => {
+    await h.q('CREATE TABLE many (id INT PRIMARY KEY, v INT NOT NULL)');
+    const values = (from: number) => Array.from({ length: 200 }, (_, i) => `(${from + i}, ${i})`).join(', ');
+    // No transaction open: the sequencer's observer is told of the record but nothing lists its keys.
+    await h.q(`INSERT INTO many VALUES ${values(1)}`);
+    expect(manager.stats()).toMatchObject({ open: 0, recentKeys: 0 });
+    const txn = await manager.begin({ tenant: 'default', isolation: 'serializable', readOnly: false });
+    expect((await inTxn(txn.transactionId, 'SELECT count(*) AS n FROM many WHERE id > 300')).rows).toEqual([{ n: 0 }]);
+    await inTxn(txn.transactionId, 'INSERT INTO acct VALUES (40, 1)');
+    // Outside: 200 rows in one record, one of them inside the range the transaction read.
+    await h.q(`INSERT INTO many VALUES ${values(301)}`);
+    expect(manager.stats().recentKeys).toBeGreaterThanOrEqual(200);
+    expect(await caught(manager.commit(txn.transactionId, { tenant: 'default' }))).toMatchObject({ code: 'TRANSACTION_CONFLICT' });
+    expect(await h.rows('SELECT count(*) AS n FROM acct WHERE id = 40')).toEqual([{ n: 0 }]);
+  });
+
   it('another tenant, or another credential, is told the transaction does not exist', async () => {
     const owned = await manager.begin({ tenant: 'default', owner: 'key-a', isolation: 'read_committed', readOnly: false });
     expect((await caught(h.engine.execute('SELECT 1', { ...base, tenant: 'other', transaction: { id: owned.transactionId } }))).code).toBe('NOT_FOUND');
