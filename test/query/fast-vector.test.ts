@@ -111,6 +111,19 @@ describe('direct hnsw top-k (engine.vectorSelect)', () => {
     expect(h.engine.vectorSelect(exact, options([lit(vector())]))).toBeUndefined();
   });
 
+  it('hands over to the general path within the same deadline (one timeout_ms, not one per path)', async () => {
+    const sql = `SELECT "id" AS "__id", "embedding" <=> CAST($1 AS vector) AS "__distance" FROM "items" WHERE "embedding" IS NOT NULL ORDER BY "embedding" <=> CAST($1 AS vector) LIMIT $2`;
+    await h.engine.execute(sql, options([vector(), 3]));
+    const before = h.engine.vectorSelectStats();
+    // k past the table: the direct round finds too few rows and hands over, after the deadline passed meanwhile.
+    const searching = h.engine.vectorSelect(sql, { ...options([vector(), 1000]), timeoutMs: 300 })!.catch((e: unknown) => e);
+    const until = Date.now() + 400;
+    while (Date.now() < until); // the event loop held past the 300 ms deadline while the graph search is in flight
+    const answer = await searching;
+    expect(h.engine.vectorSelectStats().general).toBe(before.general + 1);
+    expect((answer as { code?: string }).code).toBe('QUERY_TIMEOUT');
+  });
+
   it('sees deleted rows, updated vectors and NULLed vectors as the general path does', async () => {
     const sql = `SELECT "id" AS "__id", "embedding" <=> CAST($1 AS vector) AS "__distance", "metadata" AS "__metadata" FROM "items" WHERE "embedding" IS NOT NULL ORDER BY "embedding" <=> CAST($1 AS vector) LIMIT $2`;
     for (let round = 0; round < 6; round++) {
