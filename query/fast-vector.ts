@@ -1,3 +1,4 @@
+import type { TableId } from '../core/catalog.js';
 import { keys, type RowVersionedStore } from '../projections/index.js';
 import { checkContinue, compile, type ExecContext, type Row, type RowSource } from './exec/index.js';
 import { execContext } from './run-query.js';
@@ -14,15 +15,15 @@ import type { CollectedRows } from './fast-point.js';
 /**
  * A prepared SELECT that is an hnsw top-k (LIMIT k, no OFFSET, over a project of a vector index
  * scan: the REST /vectors/search and the vector protocol's /query), answered without the
- * executor: one graph search, the candidates' rows read by one getMany, then the first round of exec/ops/vector-scan.ts's
+ * executor: one graph search, the candidates' rows read (candidates()), then the first round of exec/ops/vector-scan.ts's
  * indexSearch (decode, the scan's filter, rank by exact distance), the project and the converter.
  *
  * Why the answer is the same: that first round is what the general path computes when it finds k
  * rows, with the plan's own expressions, decoder and ranking (rankFinite). Whenever it finds fewer
  * (rows deleted or changed since the index saw them, k past the index's size, a filter that keeps
  * few), rows() answers null and the caller runs the general path, which grows the search or scans
- * exactly. Snapshot: the candidates are read as of their getMany (LevelDB's implicit snapshot
- * of that call), after the request started; every write acknowledged before it was applied to the
+ * exactly. Snapshot: the candidates are read together as of one moment after the request started
+ * (synchronously, or by one getMany: LevelDB's implicit snapshot of that call); every write acknowledged before it was applied to the
  * store and the graphs (read-your-writes), so the search sees it, as a snapshot taken at the start would.
  */
 interface VectorPlan {
@@ -105,16 +106,7 @@ export class VectorSelects {
       return null;
     }
     const hits = await searching;
-    // In LevelDB's thread pool, as the executor reads them (vector-scan.ts), as of this call (LevelDB's implicit snapshot of a getMany).
-    const tableId = plan.scan.table.id;
-    const images =
-      hits.length === 0
-        ? []
-        : await this.store.getMany(
-            hits.map((h) => keys.rowKey(tableId, h.pk)),
-            undefined,
-            OFF_THREAD,
-          );
+    const images = hits.length === 0 ? [] : await this.candidates(plan.scan.table.id, hits);
     const ranked = rankedRound(plan, ctx, hits, images);
     if (ranked.length < k) {
       this.counts.general += 1;
@@ -123,6 +115,24 @@ export class VectorSelects {
     checkContinue(ctx);
     this.counts.direct += 1;
     return project(plan, ctx, ranked.slice(0, k), convert, env.maxRows);
+  }
+
+  /**
+   * The candidates' row images as of now. While no write to the table's rows is in flight, through
+   * the point-read cache (row-versions.ts getRowSync; synchronous, so no write starts between two
+   * of the reads: one state of the table, as one getMany's implicit snapshot): a row read again
+   * costs a Map lookup, one not cached a getSync, where the thread pool's getMany cost the event loop
+   * about as much as ten getSync and a pool thread as much again. While a write is in flight, one
+   * getMany in LevelDB's thread pool as the executor reads them (vector-scan.ts), as of that call.
+   */
+  private candidates(tableId: TableId, hits: readonly { pk: Uint8Array }[]): (Uint8Array | undefined)[] | Promise<(Uint8Array | undefined)[]> {
+    const getRowSync = this.store.getRowSync;
+    if (getRowSync !== undefined && !this.store.rowWritesInFlight(tableId)) return hits.map((h) => getRowSync(tableId, keys.rowKey(tableId, h.pk)).image);
+    return this.store.getMany(
+      hits.map((h) => keys.rowKey(tableId, h.pk)),
+      undefined,
+      OFF_THREAD,
+    );
   }
 
   private planOf(prepared: PreparedQuery): VectorPlan | null {

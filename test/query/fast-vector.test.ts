@@ -124,6 +124,21 @@ describe('direct hnsw top-k (engine.vectorSelect)', () => {
     expect((answer as { code?: string }).code).toBe('QUERY_TIMEOUT');
   });
 
+  it('reads a row searched again as it is now: its metadata changed, its vector (and graph label) not', async () => {
+    const sql = `SELECT "id" AS "__id", "embedding" <=> CAST($1 AS vector) AS "__distance", "metadata" AS "__metadata", "n" FROM "items" WHERE "embedding" IS NOT NULL ORDER BY "embedding" <=> CAST($1 AS vector) LIMIT $2`;
+    const q = vector();
+    await same(sql, [q, 4]);
+    for (let round = 0; round < 4; round++) {
+      // The same search twice: its candidates are read again (cached since the first time).
+      const first = h.engine.vectorSelect(sql, options([q, 4]));
+      expect(first).toBeDefined();
+      const [nearest] = (await first!).rows;
+      await h.q(`UPDATE items SET metadata = $1, n = n + 1 WHERE id = $2`, [{ round }, nearest!['__id']]);
+      const again = await same(sql, [q, 4]);
+      expect(again.rows[0]).toEqual({ ...nearest, __metadata: { round }, n: (nearest!['n'] as number) + 1 });
+    }
+  });
+
   it('sees deleted rows, updated vectors and NULLed vectors as the general path does', async () => {
     const sql = `SELECT "id" AS "__id", "embedding" <=> CAST($1 AS vector) AS "__distance", "metadata" AS "__metadata" FROM "items" WHERE "embedding" IS NOT NULL ORDER BY "embedding" <=> CAST($1 AS vector) LIMIT $2`;
     for (let round = 0; round < 6; round++) {
