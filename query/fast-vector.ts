@@ -1,5 +1,5 @@
 import { keys, MEMO_OVERHEAD_BYTES, type CachedRow, type RowVersionedStore } from '../projections/index.js';
-import { checkContinue, compile, type ExecContext, type Row, type RowSource } from './exec/index.js';
+import { checkContinue, compile, type Evaluator, type ExecContext, type Row, type RowSource } from './exec/index.js';
 import { execContext } from './run-query.js';
 import { rankFinite, type Ranked } from './exec/ops/vector-scan.js';
 import { rowDecoder } from './exec/ops/row-decoder.js';
@@ -33,6 +33,8 @@ interface VectorPlan {
   /** Per project expression: true when it is the ORDER BY distance itself (the rank computed it: not again). */
   readonly isDistance: readonly boolean[];
   readonly decode: (pk: Uint8Array, image: Uint8Array) => Row;
+  /** Per expression: its evaluator when it reads no parameter (compiled once), null when it does (compiled per search). */
+  readonly compiled: Map<Expr, Evaluator | null>;
 }
 
 /** What a direct search needs of its statement (execute()'s env). */
@@ -96,8 +98,8 @@ export class VectorSelects {
       materializedRowsMax: env.materializedRowsMax,
       efSearch: env.efSearch,
     });
-    const k = countOf(compile(plan.limit, ctx).eval([]));
-    const query = compile(plan.access.query, ctx).eval([]);
+    const k = countOf(evaluator(plan, plan.limit, ctx)([]));
+    const query = evaluator(plan, plan.access.query, ctx)([]);
     checkContinue(ctx);
     const searching = k === null || !(query instanceof Float32Array) ? null : this.vectors!.search(plan.access.index.id, query, k, Math.max(ctx.efSearch, k));
     if (searching === null || k === null) {
@@ -177,10 +179,10 @@ const ROW_MEMO_OVERHEAD_OBJECTS = 4;
 
 /** indexSearch's first round: the candidates, filtered by the scan's filter, ranked exactly (NULL vectors dropped). */
 function rankedRound(plan: VectorPlan, ctx: ExecContext, rows: readonly (Row | undefined)[]): Ranked[] {
-  const filter = plan.scan.filter === null ? null : compile(plan.scan.filter, ctx).eval;
+  const filter = plan.scan.filter === null ? null : evaluator(plan, plan.scan.filter, ctx);
   const candidates: Row[] = [];
   for (const row of rows) if (row !== undefined && (filter === null || filter(row) === true)) candidates.push(row);
-  return rankFinite(candidates, compile(plan.access.distance, ctx).eval);
+  return rankFinite(candidates, evaluator(plan, plan.access.distance, ctx));
 }
 
 /**
@@ -188,7 +190,7 @@ function rankedRound(plan: VectorPlan, ctx: ExecContext, rows: readonly (Row | u
  * takes the rank's value: the same function of the same row (a finite number: others were dropped).
  */
 function project(plan: VectorPlan, ctx: ExecContext, ranked: readonly Ranked[], convert: (row: Row) => JsonRow, rowsMax: number): CollectedRows {
-  const evals = plan.exprs.map((e, i) => (plan.isDistance[i] ? null : compile(e, ctx).eval));
+  const evals = plan.exprs.map((e, i) => (plan.isDistance[i] ? null : evaluator(plan, e, ctx)));
   const out: JsonRow[] = [];
   for (const { row, distance } of ranked) {
     if (out.length >= rowsMax) return { rows: out, truncated: true };
@@ -215,7 +217,40 @@ function vectorPlanOf(plan: Plan): VectorPlan | null {
   if (access.topN.offset !== null || access.topN.limit !== plan.limit || !simple(access.query) || !simple(access.distance)) return null;
   if (scan.filter !== null && !simple(scan.filter)) return null;
   const isDistance = projected.exprs.map((e) => sameExpr(e, access.distance));
-  return { scan, access, limit: plan.limit, exprs: projected.exprs, isDistance, decode: rowDecoder(scan) };
+  return { scan, access, limit: plan.limit, exprs: projected.exprs, isDistance, decode: rowDecoder(scan), compiled: new Map() };
+}
+
+/**
+ * `expr`'s evaluator for this search. One that reads no parameter is compiled once per plan and
+ * reused: compiled, a simple() expression keeps nothing of its ExecContext but the parameters (no
+ * subquery, no outer row). One that reads parameters is compiled per search (compile reads them once).
+ */
+function evaluator(plan: VectorPlan, expr: Expr, ctx: ExecContext): Evaluator {
+  let known = plan.compiled.get(expr);
+  if (known === undefined) {
+    known = readsParams(expr) ? null : compile(expr, ctx).eval;
+    plan.compiled.set(expr, known);
+  }
+  return known ?? compile(expr, ctx).eval;
+}
+
+/** Whether a simple() expression reads a parameter (conservative: kinds simple() refuses count as reading). */
+function readsParams(expr: Expr): boolean {
+  switch (expr.kind) {
+    case 'const':
+    case 'column':
+      return false;
+    case 'call':
+    case 'and':
+    case 'or':
+      return expr.args.some(readsParams);
+    case 'cast':
+    case 'not':
+    case 'is_null':
+      return readsParams(expr.arg);
+    default:
+      return true;
+  }
 }
 
 /** The same computation: one function of the same columns and parameters (conservative: other kinds are never the same). */

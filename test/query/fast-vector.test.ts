@@ -88,6 +88,22 @@ describe('direct hnsw top-k (engine.vectorSelect)', () => {
     }
   });
 
+  it('evaluates expressions with and without parameters anew for each search (kept compiled or not)', async () => {
+    const fixed = lit(vector());
+    const sql = `SELECT id, n, n * 2 + 1 AS odd, embedding <-> '${fixed}' AS to_fixed, n > $3 AS above, embedding <=> $1 AS d FROM items WHERE n % 3 <> 1 AND n > $3 - 100 ORDER BY embedding <=> $1 LIMIT $2`;
+    const before = h.engine.vectorSelectStats();
+    for (let i = 0; i < 12; i++) {
+      const floor = 100 + 20 * i;
+      const result = await same(sql, [lit(vector()), 1 + (i % 4), floor]);
+      for (const row of result.rows) {
+        expect(row['odd']).toBe((row['n'] as number) * 2 + 1);
+        expect(row['above']).toBe((row['n'] as number) > floor);
+        expect((row['n'] as number) % 3).not.toBe(1);
+      }
+    }
+    expect(h.engine.vectorSelectStats().direct).toBeGreaterThan(before.direct);
+  });
+
   it('answers ties as the general path does (the same vector under many ids)', async () => {
     const [first] = await h.rows(`SELECT embedding FROM items WHERE id = 'r0'`);
     const tie = first!['embedding'] as number[];
