@@ -1,4 +1,6 @@
+import { pbkdf2 } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { keys } from '../../projections/index.js';
 import type { QueryResult } from '../../query/index.js';
 import { seededRandom } from '../helpers/random.js';
 import { openSql, type SqlHarness } from './helpers.js';
@@ -153,6 +155,24 @@ describe('direct hnsw top-k (engine.vectorSelect)', () => {
       const again = await same(sql, [q, 4]);
       expect(again.rows[0]).toEqual({ ...nearest, __metadata: { round }, n: (nearest!['n'] as number) + 1 });
     }
+  });
+
+  it('reads its candidates by one getMany while a write to the table is in flight, with the same answer', async () => {
+    const sql = `SELECT "id" AS "__id", "embedding" <=> CAST($1 AS vector) AS "__distance", "metadata" AS "__metadata" FROM "items" WHERE "embedding" IS NOT NULL ORDER BY "embedding" <=> CAST($1 AS vector) LIMIT $2`;
+    const q = vector();
+    const [general] = await both(sql, [q, 5]);
+    const store = h.stack.projections.store;
+    const tableId = h.stack.projections.catalog.tableByName('default', 'public', 'items')!.def.id;
+    let row: [Uint8Array, Uint8Array] | undefined;
+    for await (const batch of store.entries({ ...keys.idRange(keys.KeySpace.Row, tableId), limit: 1 })) row ??= batch[0];
+    // The thread pool kept busy, so a write of a row (its own image again: nothing changes) stays in flight meanwhile.
+    const busy = Array.from({ length: 8 }, () => new Promise((resolve) => pbkdf2('x', 'y', 200_000, 32, 'sha256', resolve)));
+    const writing = store.write([{ type: 'put', key: row![0], value: row![1] }]);
+    expect(store.rowWritesInFlight(tableId)).toBe(true);
+    const direct = h.engine.vectorSelect(sql, options([q, 5]));
+    expect(direct).toBeDefined();
+    expect(await direct!).toEqual(general);
+    await Promise.all([writing, ...busy]);
   });
 
   it('sees deleted rows, updated vectors and NULLed vectors as the general path does', async () => {
