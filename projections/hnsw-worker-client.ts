@@ -25,7 +25,11 @@ interface Pending {
  * with the command's answer. After the worker fails, every call fails: the projection stops.
  * Calls wait in an outbox until the event loop's check phase (setImmediate), so the searches of all
  * the requests read in one round of I/O cross to the worker in one message; `post` sends the
- * outbox first, so the order of commands is the order of the calls.
+ * outbox first, so the order of commands is the order of the calls. While calls sent earlier are
+ * still unanswered (the worker is busy with them), new calls wait in the outbox until the last of
+ * those answers comes back, then go in one message: under load one message (one wake-up of each
+ * thread) carries several searches instead of one per round of I/O. They would have waited for the
+ * worker anyway: it runs commands one at a time, in order.
  */
 export class HnswWorker {
   private readonly pending = new Map<number, Pending>();
@@ -34,12 +38,16 @@ export class HnswWorker {
   private outbox: HnswRequest[] = [];
   private outboxTransfer: ArrayBuffer[] = [];
   private flushScheduled = false;
+  /** Calls sent to the worker and not answered yet. */
+  private unanswered = 0;
 
   private constructor(private readonly worker: Worker) {
     // The worker keeps the process alive only while an answer is awaited.
     worker.unref();
     worker.on('message', (responses: HnswResponseMessage) => {
       for (const response of responses) this.settle(response);
+      // The worker is done with what it was sent: the calls held meanwhile go now, together.
+      if (this.unanswered === 0 && !this.flushScheduled) this.flush();
     });
     worker.on('error', (error) => this.fail(error));
     worker.on('exit', (code) => this.fail(new Error(`the hnsw worker exited with code ${code}`)));
@@ -69,7 +77,7 @@ export class HnswWorker {
       this.pending.set(id, { resolve: resolve as (value: unknown) => void, reject });
       this.outbox.push({ id, command });
       this.outboxTransfer.push(...transfer);
-      if (!this.flushScheduled) {
+      if (!this.flushScheduled && this.unanswered === 0) {
         this.flushScheduled = true;
         setImmediate(() => this.flush());
       }
@@ -84,6 +92,7 @@ export class HnswWorker {
     const transfer = this.outboxTransfer;
     this.outbox = [];
     this.outboxTransfer = [];
+    for (const request of message) if (request.id !== 0) this.unanswered += 1;
     this.worker.postMessage(message, transfer);
   }
 
@@ -100,6 +109,7 @@ export class HnswWorker {
     const waiter = this.pending.get(response.id);
     if (!waiter) return;
     this.pending.delete(response.id);
+    this.unanswered -= 1;
     if (this.pending.size === 0) this.worker.unref();
     if (response.ok) waiter.resolve(response.value);
     else waiter.reject(new SvcError('STORAGE_UNAVAILABLE', `hnsw index: ${response.message}`, {}));
@@ -109,6 +119,7 @@ export class HnswWorker {
     this.failure ??= new SvcError('STORAGE_UNAVAILABLE', `the hnsw worker stopped: ${(cause as Error).message ?? String(cause)}`, {}, cause);
     for (const waiter of this.pending.values()) waiter.reject(this.failure);
     this.pending.clear();
+    this.unanswered = 0;
     this.outbox = [];
     this.outboxTransfer = [];
   }

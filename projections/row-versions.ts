@@ -163,6 +163,11 @@ export class RowVersionedStore implements StateStore {
     return snapshot.inFlight.get(tableId) ?? null;
   }
 
+  /** Whether a write to the table's rows is in flight (getRowSync then reads the changing store, uncached). */
+  rowWritesInFlight(tableId: TableId): boolean {
+    return this.writesInFlight.has(tableId);
+  }
+
   sync(): Promise<void> {
     return this.inner.sync();
   }

@@ -159,7 +159,8 @@ export class SqlEngine {
     const env = this.envOf(sql, options);
     const { converter, columns } = this.outputOf(prepared);
     const found = await this.vectorSelects.rows(prepared, { ...env, materializedRowsMax: env.limits.materializedRowsMax }, (row) => converter.convert(row));
-    if (found === null) return this.execute(sql, options);
+    // The general path answers within the same deadline (its own env would restart the timeout: up to twice timeout_ms).
+    if (found === null) return this.run(sql, env);
     return { command: 'SELECT', columns: [...columns], rows: found.rows, rowCount: found.rows.length, affectedRows: null, truncated: found.truncated };
   }
 

@@ -147,6 +147,41 @@ describe('vector projection', () => {
     expect(await Promise.all(asks.map(ask))).toEqual(alone);
   });
 
+  it('holds searches issued while the worker is busy, then sends them together: each its own answer, in order with writes', async () => {
+    const db = await openDb(await scratch());
+    cleanups.push(() => db.stack.close());
+    await seed(db);
+    const values = Array.from({ length: 3000 }, (_v, i) => `(${i + 10}, '[${i % 97},${i % 89},${i % 83}]')`).join(', ');
+    await db.q(`INSERT INTO items VALUES ${values}`);
+    const table = db.stack.projections.catalog.tableByName('default', 'public', 'items')!;
+    const index = table.def.indexes.find((i) => i.name === 'items_hnsw')!;
+    const { vectors } = db.stack.projections;
+    const ask = async (vector: number[], k: number, ef: number) =>
+      ((await vectors.search(index.id, new Float32Array(vector), k, ef)) ?? []).map((h) => `${Buffer.from(h.pk).toString('hex')}:${h.distance}`);
+    const narrow = Array.from({ length: 30 }, (_v, i) => [(i * 5) % 97, (i * 3) % 89, (i * 7) % 83]);
+    const alone: string[][] = [];
+    for (const q of narrow) alone.push(await ask(q, 2, 10));
+    for (let round = 0; round < 3; round++) {
+      // A wide search goes first (sent at the end of this turn); the narrow ones come in the next turns, while it runs.
+      const wide = ask([1, 2, 3], 300, 1000);
+      await new Promise((resolve) => setImmediate(resolve));
+      const held = narrow.slice(0, 15).map((q) => ask(q, 2, 10));
+      await new Promise((resolve) => setImmediate(resolve));
+      const more = narrow.slice(15).map((q) => ask(q, 2, 10));
+      expect(await wide).toHaveLength(300);
+      expect([...(await Promise.all(held)), ...(await Promise.all(more))]).toEqual(alone);
+    }
+    // A write while searches are held: those issued before it do not see it, one issued after it does.
+    const busy = ask([1, 2, 3], 300, 1000);
+    await new Promise((resolve) => setImmediate(resolve));
+    const before = ask([1000, 1000, 1000], 1, 10);
+    await db.q("INSERT INTO items VALUES (5000, '[1000,1000,1000]')");
+    const after = ask([1000, 1000, 1000], 1, 10);
+    await busy;
+    expect((await before)[0]).not.toMatch(new RegExp(`^${pkOf(5000)}:`));
+    expect((await after)[0]).toMatch(new RegExp(`^${pkOf(5000)}:`));
+  });
+
   it('reloads from its checkpoint and catches up from the log after a restart', async () => {
     const dir = await scratch();
     let db = await openDb(dir, { vectorCheckpointRecordsMax: 2 });

@@ -1,4 +1,6 @@
+import { pbkdf2 } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { keys } from '../../projections/index.js';
 import type { QueryResult } from '../../query/index.js';
 import { seededRandom } from '../helpers/random.js';
 import { openSql, type SqlHarness } from './helpers.js';
@@ -88,6 +90,22 @@ describe('direct hnsw top-k (engine.vectorSelect)', () => {
     }
   });
 
+  it('evaluates expressions with and without parameters anew for each search (kept compiled or not)', async () => {
+    const fixed = lit(vector());
+    const sql = `SELECT id, n, n * 2 + 1 AS odd, embedding <-> '${fixed}' AS to_fixed, n > $3 AS above, embedding <=> $1 AS d FROM items WHERE n % 3 <> 1 AND n > $3 - 100 ORDER BY embedding <=> $1 LIMIT $2`;
+    const before = h.engine.vectorSelectStats();
+    for (let i = 0; i < 12; i++) {
+      const floor = 100 + 20 * i;
+      const result = await same(sql, [lit(vector()), 1 + (i % 4), floor]);
+      for (const row of result.rows) {
+        expect(row['odd']).toBe((row['n'] as number) * 2 + 1);
+        expect(row['above']).toBe((row['n'] as number) > floor);
+        expect((row['n'] as number) % 3).not.toBe(1);
+      }
+    }
+    expect(h.engine.vectorSelectStats().direct).toBeGreaterThan(before.direct);
+  });
+
   it('answers ties as the general path does (the same vector under many ids)', async () => {
     const [first] = await h.rows(`SELECT embedding FROM items WHERE id = 'r0'`);
     const tie = first!['embedding'] as number[];
@@ -109,6 +127,52 @@ describe('direct hnsw top-k (engine.vectorSelect)', () => {
     const exact = `SELECT id FROM items ORDER BY (embedding <=> $1) + 0 LIMIT 3`;
     await h.engine.execute(exact, options([lit(vector())]));
     expect(h.engine.vectorSelect(exact, options([lit(vector())]))).toBeUndefined();
+  });
+
+  it('hands over to the general path within the same deadline (one timeout_ms, not one per path)', async () => {
+    const sql = `SELECT "id" AS "__id", "embedding" <=> CAST($1 AS vector) AS "__distance" FROM "items" WHERE "embedding" IS NOT NULL ORDER BY "embedding" <=> CAST($1 AS vector) LIMIT $2`;
+    await h.engine.execute(sql, options([vector(), 3]));
+    const before = h.engine.vectorSelectStats();
+    // k past the table: the direct round finds too few rows and hands over, after the deadline passed meanwhile.
+    const searching = h.engine.vectorSelect(sql, { ...options([vector(), 1000]), timeoutMs: 300 })!.catch((e: unknown) => e);
+    const until = Date.now() + 400;
+    while (Date.now() < until); // the event loop held past the 300 ms deadline while the graph search is in flight
+    const answer = await searching;
+    expect(h.engine.vectorSelectStats().general).toBe(before.general + 1);
+    expect((answer as { code?: string }).code).toBe('QUERY_TIMEOUT');
+  });
+
+  it('reads a row searched again as it is now: its metadata changed, its vector (and graph label) not', async () => {
+    const sql = `SELECT "id" AS "__id", "embedding" <=> CAST($1 AS vector) AS "__distance", "metadata" AS "__metadata", "n" FROM "items" WHERE "embedding" IS NOT NULL ORDER BY "embedding" <=> CAST($1 AS vector) LIMIT $2`;
+    const q = vector();
+    await same(sql, [q, 4]);
+    for (let round = 0; round < 4; round++) {
+      // The same search twice: its candidates are read again (cached since the first time).
+      const first = h.engine.vectorSelect(sql, options([q, 4]));
+      expect(first).toBeDefined();
+      const [nearest] = (await first!).rows;
+      await h.q(`UPDATE items SET metadata = $1, n = n + 1 WHERE id = $2`, [{ round }, nearest!['__id']]);
+      const again = await same(sql, [q, 4]);
+      expect(again.rows[0]).toEqual({ ...nearest, __metadata: { round }, n: (nearest!['n'] as number) + 1 });
+    }
+  });
+
+  it('reads its candidates by one getMany while a write to the table is in flight, with the same answer', async () => {
+    const sql = `SELECT "id" AS "__id", "embedding" <=> CAST($1 AS vector) AS "__distance", "metadata" AS "__metadata" FROM "items" WHERE "embedding" IS NOT NULL ORDER BY "embedding" <=> CAST($1 AS vector) LIMIT $2`;
+    const q = vector();
+    const [general] = await both(sql, [q, 5]);
+    const store = h.stack.projections.store;
+    const tableId = h.stack.projections.catalog.tableByName('default', 'public', 'items')!.def.id;
+    let row: [Uint8Array, Uint8Array] | undefined;
+    for await (const batch of store.entries({ ...keys.idRange(keys.KeySpace.Row, tableId), limit: 1 })) row ??= batch[0];
+    // The thread pool kept busy, so a write of a row (its own image again: nothing changes) stays in flight meanwhile.
+    const busy = Array.from({ length: 8 }, () => new Promise((resolve) => pbkdf2('x', 'y', 200_000, 32, 'sha256', resolve)));
+    const writing = store.write([{ type: 'put', key: row![0], value: row![1] }]);
+    expect(store.rowWritesInFlight(tableId)).toBe(true);
+    const direct = h.engine.vectorSelect(sql, options([q, 5]));
+    expect(direct).toBeDefined();
+    expect(await direct!).toEqual(general);
+    await Promise.all([writing, ...busy]);
   });
 
   it('sees deleted rows, updated vectors and NULLed vectors as the general path does', async () => {
