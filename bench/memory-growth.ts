@@ -90,7 +90,8 @@ async function main(): Promise<void> {
     };
     await Promise.all(Array.from({ length: CONNS }, (_, c) => client(c)));
     const seconds = (performance.now() - started) / 1000;
-    if (pausing) await pausing;
+    const last = pausing as Promise<void> | null; // a sample the last insert started
+    if (last) await last;
     sample();
     const half = samples.filter(([rows]) => rows >= INSERTS / 2);
     const [r0, h0] = half[0]!;
