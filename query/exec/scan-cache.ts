@@ -95,8 +95,12 @@ export class ScanCache implements RowWriteListener {
     if (!entry || entry.def !== def || entry.current === null) return null;
     const state = this.stateAt(entry, version);
     if (!state) return null;
-    this.entries.delete(def.id);
-    this.entries.set(def.id, entry);
+    // Applying the writes may have dropped the entry (past a bound): its state is still this
+    // version's rows for this reader, but the entry must not come back uncounted.
+    if (this.entries.get(def.id) === entry) {
+      this.entries.delete(def.id);
+      this.entries.set(def.id, entry);
+    }
     this.counts.hits += 1;
     return state.rows;
   }
