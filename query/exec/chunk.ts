@@ -11,7 +11,7 @@ type Row = QValue[];
 export type Column =
   | { readonly kind: 'f64'; readonly values: Float64Array; readonly nulls: Uint8Array | null }
   | { readonly kind: 'i64'; readonly values: BigInt64Array; readonly nulls: Uint8Array | null }
-  | { readonly kind: 'any'; readonly values: readonly QValue[] };
+  | { readonly kind: 'any'; readonly values: readonly QValue[]; /** valueBytes of the values, summed. */ readonly valueBytes: number };
 
 /** Part of a chunk being built: rows from..to of an existing chunk, or one new row. */
 export type Piece = { readonly chunk: Chunk; readonly from: number; readonly to: number } | { readonly pk: Uint8Array; readonly row: Row };
@@ -217,14 +217,22 @@ function buildColumn(pieces: readonly Piece[], c: number, count: number): Column
   if (kind === 'any') {
     const values: QValue[] = new Array<QValue>(count);
     let k = 0;
+    let bytes = 0;
     for (const p of pieces) {
-      if ('row' in p) values[k++] = p.row[c] ?? null;
-      else {
-        const column = p.chunk.columnsOf()[c];
-        for (let i = p.from; i < p.to; i++) values[k++] = column === undefined ? null : valueAt(column, i);
+      if ('row' in p) {
+        const v = p.row[c] ?? null;
+        values[k++] = v;
+        bytes += valueBytes(v);
+        continue;
       }
+      const column = p.chunk.columnsOf()[c];
+      for (let i = p.from; i < p.to; i++) values[k++] = column === undefined ? null : valueAt(column, i);
+      // A run of an 'any' column: its share of the column's bytes (a write does not walk every
+      // document of the chunk it copies); of a typed one, numbers and bigints as they become.
+      if (column?.kind === 'any') bytes += Math.round((column.valueBytes * (p.to - p.from)) / column.values.length);
+      else for (let i = p.from; i < p.to; i++) bytes += valueBytes(values[k - p.to + i]);
     }
-    return { kind, values };
+    return { kind, values, valueBytes: bytes };
   }
   const values = kind === 'f64' ? new Float64Array(count) : new BigInt64Array(count);
   let nulls: Uint8Array | null = null;
@@ -255,9 +263,7 @@ function buildColumn(pieces: readonly Piece[], c: number, count: number): Column
 
 function columnBytes(column: Column): number {
   if (column.kind !== 'any') return column.values.byteLength + (column.nulls?.byteLength ?? 0);
-  let bytes = 8 * column.values.length;
-  for (const v of column.values) bytes += valueBytes(v);
-  return bytes;
+  return 8 * column.values.length + column.valueBytes;
 }
 
 /**

@@ -100,6 +100,32 @@ describe('packed chunks', () => {
   });
 });
 
+describe('packed chunks count their bytes', () => {
+  it('after many writes, about what the same rows count built afresh (a write estimates the runs it copies)', () => {
+    const text = (id: number): string => 'x'.repeat(id % 97) + String(id);
+    let rows = TableRows.fromSorted(
+      Array.from({ length: 3000 }, (_, i) => pkOf(i * 2)),
+      Array.from({ length: 3000 }, (_, i) => [BigInt(i * 2), text(i * 2)]),
+    );
+    const model = new Map(Array.from({ length: 3000 }, (_, i) => [i * 2, text(i * 2)]));
+    for (let w = 0; w < 2000; w++) {
+      const id = (w * 7919) % 6000;
+      const row = w % 5 === 0 ? null : [BigInt(id), text(id + w)];
+      rows = rows.patched([{ pk: pkOf(id), row }]);
+      if (row === null) model.delete(id);
+      else model.set(id, row[1] as string);
+    }
+    const sorted = [...model].sort((a, b) => a[0] - b[0]);
+    const fresh = TableRows.fromSorted(
+      sorted.map(([id]) => pkOf(id)),
+      sorted.map(([id, t]) => [BigInt(id), t]),
+    );
+    expect([...rows.batches({ reverse: false }, 1000)].flat()).toEqual([...fresh.batches({ reverse: false }, 1000)].flat());
+    expect(rows.bytes / fresh.bytes).toBeGreaterThan(0.8);
+    expect(rows.bytes / fresh.bytes).toBeLessThan(1.25);
+  });
+});
+
 /** An engine over the same store that never caches: the reference read. */
 function referenceEngine(sql: SqlHarness): SqlEngine {
   return new SqlEngine({ projections: sql.stack.projections, types: typeSystem, logger: silentLogger, limits: { ...DEFAULT_SQL_LIMITS, scanCacheRowsMax: 0 } });
