@@ -357,6 +357,7 @@ function sqlLimitsOf(config: Config): SqlLimits {
     dmlRowsMax: config.sqlDmlRowsMax,
     planCacheEntriesMax: config.sqlPlanCacheEntriesMax,
     scanCacheRowsMax: config.sqlScanCacheRowsMax,
+    scanCacheBytesMax: config.sqlScanCacheBytesMax,
     efSearchDefault: config.vectorEfSearchDefault,
   };
 }

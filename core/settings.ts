@@ -197,7 +197,17 @@ export const SETTINGS = [
     defaultValue: 2_000_000,
     min: 0,
     max: 1_000_000_000,
-    doc: 'Decoded rows of whole tables kept in memory for later scans, kept current by writes (about 100-300 bytes per row; 0 = off)',
+    doc: 'Decoded rows of whole tables kept in memory for later scans, kept current by writes (0 = off)',
+  },
+  {
+    key: 'sqlScanCacheBytesMax',
+    env: 'SVC_SQL_SCAN_CACHE_BYTES_MAX',
+    flag: 'sql-scan-cache-bytes-max',
+    type: 'int',
+    defaultValue: 128 * 1024 * 1024,
+    min: 0,
+    max: 1024 * 1024 * 1024 * 1024,
+    doc: "Bytes the scan cache's rows may hold (keys and columns packed: about 25-40 bytes per row of a few number columns; 0 = off); a table past it is scanned from LevelDB",
   },
   {
     key: 'asyncQueriesMax',

@@ -89,7 +89,7 @@ export class GroupCommitWriter {
     return this.state === 'open';
   }
 
-  stats(): Omit<LogStats, 'segmentCount' | 'recordsReadFromMemory' | 'recordsReadFromFiles'> {
+  stats(): Omit<LogStats, 'segmentCount' | 'recordsReadFromMemory' | 'recordsReadFromFiles' | 'tailCacheRecords' | 'tailCacheFirstLsn' | 'tailCacheBytes'> {
     return { ...this.counters, pendingBytes: this.pendingBytes };
   }
 

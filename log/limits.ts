@@ -37,10 +37,12 @@ export const LOG_LIMITS = Object.freeze({
   /** Smallest such read: a reader asking for small batches (a point read) does not read 1 MiB. */
   readChunkBytesMin: 64 * KIB,
   /**
-   * Payload bytes of the newest written records kept in memory (log/tail-cache.ts): consumers
-   * following the head read them without touching the segment file.
+   * Bytes of the newest written records kept in memory (log/tail-cache.ts): consumers following the
+   * head read them without touching the segment file. Counted as the write chunks they lie in (what
+   * holding them keeps alive): ~150,000 single-row inserts, ~5 minutes of the mixed load, after
+   * which the memory curve levels off.
    */
-  tailCacheBytesMax: 32 * MIB,
+  tailCacheBytesMax: 16 * MIB,
   /** Sealed segments whose sparse index stays in memory (least recently used are dropped). */
   sparseIndexCacheCountMax: 16,
 });
@@ -53,5 +55,5 @@ assert(LOG_LIMITS.readChunkBytesMin <= LOG_LIMITS.readChunkBytes, 'read chunk bo
 assert(LOG_LIMITS.syncsInFlightMax >= 1 && LOG_LIMITS.syncsInFlightMax <= 2, 'one sync descriptor per sync in flight');
 assert(LOG_LIMITS.appendQueueBytesMax >= LOG_LIMITS.writeBatchBytesMax, 'the queue holds a batch');
 assert(LOG_LIMITS.appendQueueBytesHardMax >= 2 * LOG_LIMITS.appendQueueBytesMax, 'room above the soft bound');
-assert(LOG_LIMITS.tailCacheBytesMax >= LOG_LIMITS.writeBatchBytesMax, 'the tail cache holds a whole write batch');
+assert(LOG_LIMITS.tailCacheBytesMax >= LOG_LIMITS.writeBatchBytesMax, 'the tail cache holds a write batch');
 assert(LOG_LIMITS.recordPayloadBytesMax < 2 ** 32 - 64, 'payload length fits the u32 frame field');

@@ -127,7 +127,13 @@ class FileLog implements Log, ReadSource {
 
   stats(): LogStats {
     const reads = { recordsReadFromMemory: this.readCounts.memory, recordsReadFromFiles: this.readCounts.files };
-    return { ...this.writer.stats(), segmentCount: this.segmentList.length, ...reads };
+    const tail = this.tail;
+    const tailCache = {
+      tailCacheRecords: tail.first === null ? 0 : tail.last! - tail.first + 1,
+      tailCacheFirstLsn: tail.first ?? 0,
+      tailCacheBytes: tail.bytesHeld,
+    };
+    return { ...this.writer.stats(), segmentCount: this.segmentList.length, ...reads, ...tailCache };
   }
 
   async close(): Promise<void> {

@@ -106,6 +106,10 @@ export interface LogStats {
   /** Records read() served from the tail cache (memory) and from the segment files. */
   readonly recordsReadFromMemory: number;
   readonly recordsReadFromFiles: number;
+  /** The tail cache: records held, their first LSN (0: none) and the bytes of the write chunks they keep alive. */
+  readonly tailCacheRecords: number;
+  readonly tailCacheFirstLsn: number;
+  readonly tailCacheBytes: number;
 }
 
 /** What `svcdb repair` did (repairLog). */

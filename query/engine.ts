@@ -57,7 +57,8 @@ export class SqlEngine {
     this.limits = deps.limits ?? DEFAULT_SQL_LIMITS;
     this.cache = new PlanCache(this.limits.planCacheEntriesMax);
     this.parses = new ParseCache(this.limits.planCacheEntriesMax);
-    this.scanCache = this.limits.scanCacheRowsMax > 0 ? new ScanCache(this.limits.scanCacheRowsMax) : null;
+    const { scanCacheRowsMax, scanCacheBytesMax } = this.limits;
+    this.scanCache = scanCacheRowsMax > 0 && scanCacheBytesMax > 0 ? new ScanCache(scanCacheRowsMax, scanCacheBytesMax) : null;
     this.transactions = deps.transactions ?? null;
   }
 
@@ -69,8 +70,9 @@ export class SqlEngine {
     readonly aggregates: number;
     readonly tables: number;
     readonly rows: number;
+    readonly bytes: number;
   } {
-    if (!this.scanCache) return { hits: 0, fills: 0, patches: 0, aggregates: 0, tables: 0, rows: 0 };
+    if (!this.scanCache) return { hits: 0, fills: 0, patches: 0, aggregates: 0, tables: 0, rows: 0, bytes: 0 };
     return { ...this.scanCache.counts, ...this.scanCache.size };
   }
 

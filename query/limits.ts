@@ -56,6 +56,8 @@ export interface SqlLimits {
   readonly planCacheEntriesMax: number;
   /** Decoded rows of whole tables kept for the next full scan (exec/scan-cache.ts); 0: none. */
   readonly scanCacheRowsMax: number;
+  /** Bytes the scan cache's rows may keep alive (exec/chunk.ts Chunk.bytes); 0: none. */
+  readonly scanCacheBytesMax: number;
   /** hnsw search beam of a vector index scan whose query names none (pgvector's hnsw.ef_search). */
   readonly efSearchDefault: number;
 }
@@ -68,5 +70,6 @@ export const DEFAULT_SQL_LIMITS: SqlLimits = Object.freeze({
   dmlRowsMax: 1_000_000,
   planCacheEntriesMax: 512,
   scanCacheRowsMax: 2_000_000,
+  scanCacheBytesMax: 128 * 1024 * 1024, // PostgreSQL's shared_buffers default
   efSearchDefault: 40, // pgvector's hnsw.ef_search
 });

@@ -56,12 +56,15 @@ interface Entry {
  * read of the whole table. A write that cannot be followed (overlapping another, failed, too many
  * rows) drops the entry; the next full scan fills it again. Rows are shared by every query that
  * reads the entry: operators never change a row in place. Bounded by a total row count
- * (sqlScanCacheRowsMax, the state before the last write counted in full), least recently used out first.
+ * (sqlScanCacheRowsMax) and by the bytes the chunks keep alive (sqlScanCacheBytesMax, Chunk.bytes),
+ * the state before the last write counted in full, least recently used out first. A table past
+ * either bound is not kept: its scans read LevelDB.
  */
 export class ScanCache implements RowWriteListener {
   private readonly entries = new Map<TableId, Entry>();
   private readonly decoders = new WeakMap<TableDef, (image: Uint8Array) => Row>();
   private rowsHeld = 0;
+  private bytesHeld = 0;
   private signal: RowWriteSignal | null = null;
   /**
    * Scans served from memory, tables cached, writes applied to cached tables, and aggregates
@@ -69,11 +72,14 @@ export class ScanCache implements RowWriteListener {
    */
   readonly counts = { hits: 0, fills: 0, patches: 0, aggregates: 0 };
 
-  constructor(readonly rowsMax: number) {}
+  constructor(
+    readonly rowsMax: number,
+    readonly bytesMax = Number.POSITIVE_INFINITY,
+  ) {}
 
-  /** Tables and rows held now. */
-  get size(): { readonly tables: number; readonly rows: number } {
-    return { tables: this.entries.size, rows: this.rowsHeld };
+  /** Tables, rows and bytes held now (a state shared with the one before it counted in both). */
+  get size(): { readonly tables: number; readonly rows: number; readonly bytes: number } {
+    return { tables: this.entries.size, rows: this.rowsHeld, bytes: this.bytesHeld };
   }
 
   /** Follows the writes `signal` announces (once; the engine has one store). Until then nothing is kept. */
@@ -89,8 +95,12 @@ export class ScanCache implements RowWriteListener {
     if (!entry || entry.def !== def || entry.current === null) return null;
     const state = this.stateAt(entry, version);
     if (!state) return null;
-    this.entries.delete(def.id);
-    this.entries.set(def.id, entry);
+    // Applying the writes may have dropped the entry (past a bound): its state is still this
+    // version's rows for this reader, but the entry must not come back uncounted.
+    if (this.entries.get(def.id) === entry) {
+      this.entries.delete(def.id);
+      this.entries.set(def.id, entry);
+    }
     this.counts.hits += 1;
     return state.rows;
   }
@@ -132,8 +142,11 @@ export class ScanCache implements RowWriteListener {
     const entry = fill as Entry;
     if (this.entries.get(entry.def.id) !== entry || entry.current !== null) return; // dropped meanwhile
     if (rows.length > this.rowsMax) return this.drop(entry.def.id);
-    entry.current = { version: entry.version, rows: TableRows.fromSorted(pks, rows) };
-    this.rowsHeld += rows.length;
+    const table = TableRows.fromSorted(pks, rows);
+    if (table.bytes > this.bytesMax) return this.drop(entry.def.id);
+    entry.current = { version: entry.version, rows: table };
+    this.rowsHeld += table.count;
+    this.bytesHeld += table.bytes;
     this.counts.fills += 1;
     settle(entry);
     this.evictFor(entry);
@@ -203,12 +216,13 @@ export class ScanCache implements RowWriteListener {
     entry.writeOps -= write.ops.length;
     const decode = this.decoderOf(entry.def);
     const changes: RowPatch[] = [];
-    // A kept row's key is copied: the op's key may be a view of its record's buffer of all row keys,
-    // which one surviving row of a large insert would otherwise keep alive.
-    for (const [pk, op] of netOps(write.ops)) changes.push(op.type === 'put' ? { pk: new Uint8Array(pk), row: decode(op.value) } : { pk, row: null });
+    // The op's key may be a view of its record's buffer of all row keys: the chunks keep copies of
+    // the bytes (chunk.ts), never the view, which would keep that buffer alive.
+    for (const [pk, op] of netOps(write.ops)) changes.push({ pk, row: op.type === 'put' ? decode(op.value) : null });
     const current = entry.current!;
     const next: State = { version: write.from + 2, rows: current.rows.patched(changes) };
     this.rowsHeld += next.rows.count - (entry.previous?.rows.count ?? 0);
+    this.bytesHeld += next.rows.bytes - (entry.previous?.rows.bytes ?? 0);
     entry.previous = current;
     entry.current = next;
     entry.version = next.version;
@@ -229,16 +243,21 @@ export class ScanCache implements RowWriteListener {
 
   /** Makes room for `keep`'s rows: older states first, then least recently used tables. */
   private evictFor(keep: Entry): void {
-    if (this.rowsHeld <= this.rowsMax) return;
+    if (this.within()) return;
     if (keep.previous) {
       this.rowsHeld -= keep.previous.rows.count;
+      this.bytesHeld -= keep.previous.rows.bytes;
       keep.previous = null;
     }
     for (const [tableId, entry] of this.entries) {
-      if (this.rowsHeld <= this.rowsMax) return;
+      if (this.within()) return;
       if (entry !== keep) this.drop(tableId);
     }
-    if (this.rowsHeld > this.rowsMax) this.drop(keep.def.id);
+    if (!this.within()) this.drop(keep.def.id);
+  }
+
+  private within(): boolean {
+    return this.rowsHeld <= this.rowsMax && this.bytesHeld <= this.bytesMax;
   }
 
   private drop(tableId: TableId): void {
@@ -247,6 +266,7 @@ export class ScanCache implements RowWriteListener {
     settle(entry);
     this.entries.delete(tableId);
     this.rowsHeld -= (entry.current?.rows.count ?? 0) + (entry.previous?.rows.count ?? 0);
+    this.bytesHeld -= (entry.current?.rows.bytes ?? 0) + (entry.previous?.rows.bytes ?? 0);
   }
 }
 

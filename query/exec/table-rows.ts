@@ -1,40 +1,10 @@
 import type { QValue } from '../types/contract.js';
+import { Chunk, type Piece } from './chunk.js';
+
+export { Chunk } from './chunk.js';
 
 /** A decoded row (the executor's Row). */
 type Row = QValue[];
-
-/**
- * A run of rows in primary-key order with their encoded keys; never changed once built. Column
- * values an aggregate reads are laid out once per chunk (numbers()), kept with it: a write copies
- * only the chunk it changes, so every other chunk keeps its columns.
- */
-export class Chunk {
-  /** numbers() by column position; filled on first use. */
-  private readonly columns: (Float64Array | undefined)[] = [];
-
-  constructor(
-    readonly pks: readonly Uint8Array[],
-    readonly rows: readonly Row[],
-  ) {}
-
-  /**
-   * Column `c` of every row as doubles, NaN for NULL: for columns whose values are JS numbers that
-   * are never NaN (int2, int4, date), so a comparison with NaN is false as one with NULL is not true.
-   */
-  numbers(c: number): Float64Array {
-    let out = this.columns[c];
-    if (out === undefined) {
-      const rows = this.rows;
-      out = new Float64Array(rows.length);
-      for (let i = 0; i < rows.length; i++) {
-        const v = rows[i]![c];
-        out[i] = v === null || v === undefined ? NaN : (v as number);
-      }
-      this.columns[c] = out;
-    }
-    return out;
-  }
-}
 
 /** The row at `pk` becomes `row`, or is deleted (null). */
 export interface RowPatch {
@@ -45,40 +15,40 @@ export interface RowPatch {
 /**
  * Rows a chunk is built with; one is split past twice this, merged into its neighbour below a
  * quarter. A patch copies the chunks it changes (and the list of chunks), so a write costs about
- * CHUNK_ROWS + rows / CHUNK_ROWS pointer copies, whatever the table's size.
+ * CHUNK_ROWS + rows / CHUNK_ROWS copies, whatever the table's size.
  */
 export const CHUNK_ROWS = 512;
 
-/** First index whose key is >= `key` (keys sorted as bytes). */
-export function lowerBound(keys: readonly Uint8Array[], key: Uint8Array): number {
-  let lo = 0;
-  let hi = keys.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (Buffer.compare(keys[mid]!, key) < 0) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
-}
-
 /**
- * A table's decoded rows in primary-key order, immutable: patched() returns a new TableRows that
- * shares every chunk the patch did not touch, so a reader iterating an older one is never
- * disturbed and the versions kept side by side cost little more than one.
+ * A table's rows in primary-key order, immutable: patched() returns a new TableRows that shares
+ * every chunk the patch did not touch, so a reader iterating an older one is never disturbed and
+ * the versions kept side by side cost little more than one. Chunks hold the rows compactly
+ * (chunk.ts); a row is made when read.
  */
 export class TableRows {
+  /** What the chunks keep alive, in bytes (Chunk.bytes summed). */
+  readonly bytes: number;
+
   private constructor(
     private readonly chunks: readonly Chunk[],
     /** Rows held. */
     readonly count: number,
-  ) {}
+  ) {
+    let bytes = 0;
+    for (const chunk of chunks) bytes += chunk.bytes;
+    this.bytes = bytes;
+  }
 
   static readonly empty = new TableRows([], 0);
 
-  /** From rows already sorted by (unique) key. */
+  /** From rows already sorted by (unique) key; keeps copies of the keys, and of the rows' values as the chunks lay them out. */
   static fromSorted(pks: readonly Uint8Array[], rows: readonly Row[]): TableRows {
     const chunks: Chunk[] = [];
-    for (let i = 0; i < pks.length; i += CHUNK_ROWS) chunks.push(new Chunk(pks.slice(i, i + CHUNK_ROWS), rows.slice(i, i + CHUNK_ROWS)));
+    for (let i = 0; i < pks.length; i += CHUNK_ROWS) {
+      const pieces: Piece[] = [];
+      for (let j = i; j < Math.min(pks.length, i + CHUNK_ROWS); j++) pieces.push({ pk: pks[j]!, row: rows[j]! });
+      chunks.push(Chunk.build(pieces));
+    }
     return new TableRows(chunks, pks.length);
   }
 
@@ -87,13 +57,13 @@ export class TableRows {
     return this.chunks;
   }
 
-  /** The row with key `pk`, or null. */
+  /** The row with key `pk` (made now), or null. */
   get(pk: Uint8Array): Row | null {
     const c = this.chunkOf(pk);
     if (c === this.chunks.length) return null;
-    const { pks, rows } = this.chunks[c]!;
-    const i = lowerBound(pks, pk);
-    return i < pks.length && Buffer.compare(pks[i]!, pk) === 0 ? rows[i]! : null;
+    const chunk = this.chunks[c]!;
+    const i = chunk.lowerBound(pk);
+    return i < chunk.count && chunk.compareKey(i, pk) === 0 ? chunk.row(i) : null;
   }
 
   /** This table with `changes` (sorted by key, one per key) applied; this one stays as it is. */
@@ -107,37 +77,37 @@ export class TableRows {
       // The chunk the next change falls in: the first whose last key is >= it, else the last one.
       const c = Math.max(next, Math.min(this.chunkOf(changes[i]!.pk), this.chunks.length - 1));
       for (; next < c; next++) out.push(this.chunks[next]!);
-      const chunk = this.chunks[c] ?? EMPTY_CHUNK;
+      const chunk = this.chunks[c] ?? Chunk.empty;
       const isLast = c >= this.chunks.length - 1;
-      const last = chunk.pks[chunk.pks.length - 1];
-      const pks = chunk.pks.slice();
-      const rows = chunk.rows.slice();
-      for (; i < changes.length && (isLast || Buffer.compare(changes[i]!.pk, last!) <= 0); i++) {
+      const pieces: Piece[] = [];
+      let from = 0; // the chunk's first row not yet in `pieces`
+      for (; i < changes.length && (isLast || chunk.compareKey(chunk.count - 1, changes[i]!.pk) >= 0); i++) {
         const { pk, row } = changes[i]!;
-        const at = lowerBound(pks, pk);
-        const found = at < pks.length && Buffer.compare(pks[at]!, pk) === 0;
+        const at = chunk.lowerBound(pk);
+        const found = at < chunk.count && chunk.compareKey(at, pk) === 0;
+        if (at > from) pieces.push({ chunk, from, to: at });
+        from = Math.max(from, at);
         if (row === null) {
           if (!found) continue;
-          pks.splice(at, 1);
-          rows.splice(at, 1);
+          from = at + 1;
           count -= 1;
-        } else if (found) rows[at] = row;
-        else {
-          pks.splice(at, 0, pk);
-          rows.splice(at, 0, row);
-          count += 1;
+        } else {
+          pieces.push({ pk, row });
+          if (found) from = at + 1;
+          else count += 1;
         }
       }
+      if (from < chunk.count) pieces.push({ chunk, from, to: chunk.count });
       next = c + 1;
-      pushChunk(out, pks, rows);
+      pushChunk(out, pieces);
     }
     for (; next < this.chunks.length; next++) out.push(this.chunks[next]!);
     return new TableRows(out, count);
   }
 
   /**
-   * Copies of the rows with gte <= key < lt, in key order (or reversed), at most `batchRows` per
-   * batch: callers own what they get.
+   * The rows with gte <= key < lt, in key order (or reversed), at most `batchRows` per batch, made
+   * now: callers own what they get.
    */
   *batches(range: { readonly gte?: Uint8Array; readonly lt?: Uint8Array; readonly reverse: boolean }, batchRows: number): Generator<Row[]> {
     const [fromChunk, fromRow] = range.gte ? this.position(range.gte) : [0, 0];
@@ -146,14 +116,14 @@ export class TableRows {
     for (let c = fromChunk; c <= toChunk && c < this.chunks.length; c++) {
       const chunk = this.chunks[c]!;
       const start = c === fromChunk ? fromRow : 0;
-      const end = c === toChunk ? toRow : chunk.rows.length;
+      const end = c === toChunk ? toRow : chunk.count;
       if (end > start) spans.push([chunk, start, end]);
     }
     if (range.reverse) spans.reverse();
     for (const [chunk, start, end] of spans) {
       for (let s = start; s < end; s += batchRows) {
-        if (!range.reverse) yield chunk.rows.slice(s, Math.min(end, s + batchRows));
-        else yield chunk.rows.slice(Math.max(start, end - (s - start) - batchRows), end - (s - start)).reverse();
+        if (!range.reverse) yield chunk.rows(s, Math.min(end, s + batchRows));
+        else yield chunk.rows(Math.max(start, end - (s - start) - batchRows), end - (s - start)).reverse();
       }
     }
   }
@@ -164,8 +134,8 @@ export class TableRows {
     let hi = this.chunks.length;
     while (lo < hi) {
       const mid = (lo + hi) >>> 1;
-      const pks = this.chunks[mid]!.pks;
-      if (Buffer.compare(pks[pks.length - 1]!, key) < 0) lo = mid + 1;
+      const chunk = this.chunks[mid]!;
+      if (chunk.compareKey(chunk.count - 1, key) < 0) lo = mid + 1;
       else hi = mid;
     }
     return lo;
@@ -174,32 +144,48 @@ export class TableRows {
   /** [chunk, row] of the first row whose key is >= `key` ([chunks.length, 0]: past the end). */
   private position(key: Uint8Array): [number, number] {
     const c = this.chunkOf(key);
-    return c === this.chunks.length ? [c, 0] : [c, lowerBound(this.chunks[c]!.pks, key)];
+    return c === this.chunks.length ? [c, 0] : [c, this.chunks[c]!.lowerBound(key)];
   }
 }
 
-const EMPTY_CHUNK = new Chunk([], []);
+function rowsOf(pieces: readonly Piece[]): number {
+  let n = 0;
+  for (const p of pieces) n += 'row' in p ? 1 : p.to - p.from;
+  return n;
+}
+
+/** Rows from..to - 1 of what `pieces` hold in order, as pieces. */
+function slicePieces(pieces: readonly Piece[], from: number, to: number): Piece[] {
+  const out: Piece[] = [];
+  let at = 0; // position of the current piece's first row
+  for (const p of pieces) {
+    const n = 'row' in p ? 1 : p.to - p.from;
+    const lo = Math.max(from, at);
+    const hi = Math.min(to, at + n);
+    if (lo < hi) out.push('row' in p ? p : { chunk: p.chunk, from: p.from + lo - at, to: p.from + hi - at });
+    at += n;
+    if (at >= to) break;
+  }
+  return out;
+}
 
 /**
  * Adds a changed chunk to `out`: dropped when empty, merged into the one before when small, split
  * when large. A split makes chunks of equal size (never a small remainder, which the next write
  * would merge into its neighbour): a run of appends changes one chunk per write.
  */
-function pushChunk(out: Chunk[], pks: Uint8Array[], rows: Row[]): void {
-  if (pks.length === 0) return;
+function pushChunk(out: Chunk[], pieces: Piece[]): void {
+  const n = rowsOf(pieces);
+  if (n === 0) return;
   const before = out[out.length - 1];
-  if (before && pks.length < CHUNK_ROWS / 4 && before.pks.length + pks.length <= CHUNK_ROWS * 2) {
-    out[out.length - 1] = new Chunk([...before.pks, ...pks], [...before.rows, ...rows]);
+  if (before && n < CHUNK_ROWS / 4 && before.count + n <= CHUNK_ROWS * 2) {
+    out[out.length - 1] = Chunk.build([{ chunk: before, from: 0, to: before.count }, ...pieces]);
     return;
   }
-  if (pks.length <= CHUNK_ROWS * 2) {
-    out.push(new Chunk(pks, rows));
+  if (n <= CHUNK_ROWS * 2) {
+    out.push(Chunk.build(pieces));
     return;
   }
-  const parts = Math.round(pks.length / CHUNK_ROWS);
-  for (let p = 0; p < parts; p++) {
-    const from = Math.floor((p * pks.length) / parts);
-    const to = Math.floor(((p + 1) * pks.length) / parts);
-    out.push(new Chunk(pks.slice(from, to), rows.slice(from, to)));
-  }
+  const parts = Math.round(n / CHUNK_ROWS);
+  for (let p = 0; p < parts; p++) out.push(Chunk.build(slicePieces(pieces, Math.floor((p * n) / parts), Math.floor(((p + 1) * n) / parts))));
 }

@@ -88,3 +88,58 @@ describe('log reads from the tail cache', () => {
     expect(bytes(again)).toEqual(bytes(seen));
   });
 });
+
+describe('TailCache counts what it keeps alive', () => {
+  it('a small payload in a large buffer counts the whole buffer, released with its last record', () => {
+    const chunkBytes = 1000;
+    const cache = new TailCache(2 * chunkBytes);
+    const chunks = [1, 2, 3].map((fill) => Buffer.alloc(chunkBytes, fill));
+    // Ten 10-byte payloads per chunk: 300 payload bytes in all, but three 1,000-byte chunks held.
+    let next = 1;
+    for (const chunk of chunks) {
+      cache.add(
+        lsn(next),
+        Array.from({ length: 10 }, (_, i) => chunk.subarray(i * 10, i * 10 + 10)),
+      );
+      next += 10;
+    }
+    expect(cache.bytesHeld).toBe(2 * chunkBytes);
+    expect([cache.first, cache.last]).toEqual([11, 30]); // the first chunk's records went with it
+    expect(cache.get(10)).toBeUndefined();
+    expect([...cache.get(11)!]).toEqual(Array.from({ length: 10 }, () => 2));
+    expect([...cache.get(30)!]).toEqual(Array.from({ length: 10 }, () => 3));
+    // Records of one chunk straddling two adds still count it once.
+    cache.add(lsn(31), [chunks[2]!.subarray(100, 110)]);
+    expect(cache.bytesHeld).toBe(2 * chunkBytes);
+    expect(cache.last).toBe(31);
+  });
+
+  it('the log keeps its newest records within the bound counted as its write chunks', async () => {
+    const dir = await makeTempDir();
+    const log = await openLog(logOptions(dir, { segmentSizeBytesMax: 256 * 1024 * 1024 }));
+    try {
+      // 100-byte records: ~120 bytes of chunk each, so the bound is reached after ~210,000 of them.
+      const payload = Buffer.alloc(100, 7);
+      const records = Math.ceil((LOG_LIMITS.tailCacheBytesMax / 120) * 1.3);
+      for (let n = 1; n <= records; n++) {
+        const { durable } = log.append(payload);
+        if (n % 20_000 === 0 || n === records) await durable;
+      }
+      const stats = log.stats();
+      expect(stats.tailCacheBytes).toBeLessThanOrEqual(LOG_LIMITS.tailCacheBytesMax);
+      expect(stats.tailCacheBytes).toBeGreaterThan(LOG_LIMITS.tailCacheBytesMax - 2 * LOG_LIMITS.writeChunkBytes);
+      expect(stats.tailCacheFirstLsn).toBeGreaterThan(1);
+      expect(stats.tailCacheFirstLsn + stats.tailCacheRecords - 1).toBe(records);
+      const held = stats.tailCacheRecords;
+      // The payloads held are well under the bound: the chunks' frame headers and the rest count too.
+      expect(held * payload.length).toBeLessThan(LOG_LIMITS.tailCacheBytesMax);
+      const newest = await readAll(log, records, records);
+      expect(newest.map((e) => e.lsn)).toEqual([records]);
+      expect(Buffer.from(newest[0]!.payload).equals(payload)).toBe(true);
+      expect(log.stats().recordsReadFromFiles).toBe(0);
+    } finally {
+      await log.close();
+      await removeTempDir(dir);
+    }
+  }, 60_000);
+});

@@ -148,20 +148,22 @@ class AggregateRun {
   }
 
   add(chunk: Chunk): void {
-    if (chunk.rows.length === 0) return;
+    if (chunk.count === 0) return;
     if (this.tests === null && this.shape.tests !== null) this.evaluateTests(this.shape.tests);
     if (!this.anyRow) return;
     if (this.range !== null) return this.addRange(chunk, this.range);
-    const n = this.select(chunk);
+    // The chunk's rows, made once here when the WHERE or an aggregate reads them as rows.
+    const rows = this.predicate !== null || this.args.some((x) => x !== null) ? chunk.rows() : null;
+    const n = this.select(chunk, rows);
     if (n === 0) return;
     // Every row kept: `selected` is 0..n-1, so loops read positions directly.
-    const all = n === chunk.rows.length;
+    const all = n === chunk.count;
     for (let a = 0; a < this.calls.length; a++) {
       const column = this.shape.columnOf[a]!;
       if (this.calls[a]!.star) this.counts[a]! += n;
       else if (column >= 0) this.numberAggregate(a, chunk.numbers(column), n, all);
     }
-    this.stepRows(chunk.rows, n, all);
+    if (rows !== null) this.stepRows(rows, n, all);
   }
 
   private evaluateTests(tests: readonly ColumnTest[]): void {
@@ -187,15 +189,15 @@ class AggregateRun {
     }
   }
 
-  /** Row positions of the chunk the WHERE keeps, into this.selected; returns how many. */
-  private select(chunk: Chunk): number {
-    const length = chunk.rows.length;
+  /** Row positions of the chunk the WHERE keeps, into this.selected; returns how many. `rows`: the chunk's rows when the WHERE is a predicate. */
+  private select(chunk: Chunk, rows: readonly Row[] | null): number {
+    const length = chunk.count;
     if (this.selected.length < length) this.selected = new Uint32Array(Math.max(length, this.selected.length * 2));
     const sel = this.selected;
     if (this.predicate !== null) {
       const test = this.predicate;
       let n = 0;
-      for (let i = 0; i < length; i++) if (test(chunk.rows[i]!) === true) sel[n++] = i;
+      for (let i = 0; i < length; i++) if (test(rows![i]!) === true) sel[n++] = i;
       return n;
     }
     const tests = this.tests!;
