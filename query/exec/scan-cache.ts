@@ -37,6 +37,8 @@ interface Entry {
   /** Writes since `version`, each taking the table two versions on; applied when a reader asks. */
   readonly writes: RowWrite[];
   writeOps: number;
+  /** The key and image bytes of `writes`, counted in the cache's bytes until applied or dropped. */
+  writeBytes: number;
   /**
    * While the entry fills: settles when the fill ends (filled, abandoned or dropped), set only when
    * the filling scan's consumer reads every row without waiting on anything else, so that others
@@ -106,8 +108,8 @@ export class ScanCache implements RowWriteListener {
   }
 
   /** Whether a table of about `rowCount` rows is worth collecting while scanning. */
-  admits(rowCount: number): boolean {
-    return this.signal !== null && rowCount <= this.rowsMax;
+  admits(rowCount: number, imageBytes = 0): boolean {
+    return this.signal !== null && rowCount <= this.rowsMax && imageBytes <= this.bytesMax;
   }
 
   /**
@@ -119,7 +121,7 @@ export class ScanCache implements RowWriteListener {
     const entry = this.entries.get(def.id);
     if (entry && entry.def === def && (entry.current === null || entry.version >= version)) return null;
     if (entry) this.drop(def.id);
-    const fresh: Entry = { def, current: null, version, previous: null, writes: [], writeOps: 0, filling: steady ? settler() : null };
+    const fresh: Entry = { def, current: null, version, previous: null, writes: [], writeOps: 0, writeBytes: 0, filling: steady ? settler() : null };
     this.entries.set(def.id, fresh);
     return fresh;
   }
@@ -196,6 +198,10 @@ export class ScanCache implements RowWriteListener {
     if (write === null || write.from !== end || entry.writeOps + write.ops.length > budget) return this.drop(tableId);
     entry.writes.push(write);
     entry.writeOps += write.ops.length;
+    const bytes = opsBytes(write.ops);
+    entry.writeBytes += bytes;
+    this.bytesHeld += bytes;
+    this.evictFor(entry);
   }
 
   finished(tableId: TableId, _write: RowWrite | null, ok: boolean): void {
@@ -205,7 +211,9 @@ export class ScanCache implements RowWriteListener {
   /** The state at `version` (applying kept writes up to it), or null. */
   private stateAt(entry: Entry, version: number): State | null {
     if (entry.current === null) return null;
-    while (entry.version < version && entry.writes.length > 0) this.applyNext(entry);
+    // A write applied here may take the cache past a bound and drop this entry (evictFor): the
+    // writes after it must not be applied, as the counters no longer include the entry.
+    while (entry.version < version && entry.writes.length > 0 && this.entries.get(entry.def.id) === entry) this.applyNext(entry);
     if (entry.current.version === version) return entry.current;
     if (entry.previous?.version === version) return entry.previous;
     return null;
@@ -214,6 +222,9 @@ export class ScanCache implements RowWriteListener {
   private applyNext(entry: Entry): void {
     const write = entry.writes.shift()!;
     entry.writeOps -= write.ops.length;
+    const bytes = opsBytes(write.ops);
+    entry.writeBytes -= bytes;
+    this.bytesHeld -= bytes;
     const decode = this.decoderOf(entry.def);
     const changes: RowPatch[] = [];
     // The op's key may be a view of its record's buffer of all row keys: the chunks keep copies of
@@ -266,7 +277,7 @@ export class ScanCache implements RowWriteListener {
     settle(entry);
     this.entries.delete(tableId);
     this.rowsHeld -= (entry.current?.rows.count ?? 0) + (entry.previous?.rows.count ?? 0);
-    this.bytesHeld -= (entry.current?.rows.bytes ?? 0) + (entry.previous?.rows.bytes ?? 0);
+    this.bytesHeld -= (entry.current?.rows.bytes ?? 0) + (entry.previous?.rows.bytes ?? 0) + entry.writeBytes;
   }
 }
 
@@ -280,6 +291,13 @@ function settler(): { readonly done: Promise<void>; readonly settle: () => void 
 function settle(entry: Entry): void {
   entry.filling?.settle();
   entry.filling = null;
+}
+
+/** The bytes of a write's keys and images (what its ops keep alive while they wait, at the least). */
+function opsBytes(ops: readonly KvOp[]): number {
+  let bytes = 0;
+  for (const op of ops) bytes += op.key.length + (op.type === 'put' ? op.value.length : 0);
+  return bytes;
 }
 
 /** Keys one resolution of a write in flight may read before giving up (see versionSeen). */

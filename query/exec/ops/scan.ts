@@ -120,6 +120,9 @@ async function* collectingScan(node: ScanNode, ctx: ExecContext, cache: ScanCach
   const reverse = node.access.reverse;
   const fill = begun !== undefined ? begun : cache.admits(node.est?.rows ?? 0) ? cache.beginFill(node.table, version) : null;
   let kept: { pks: Uint8Array[]; rows: Row[] } | null = fill ? { pks: [], rows: [] } : null;
+  // The stored bytes read so far: the packed chunks hold at least as much, so past the cache's byte
+  // bound the table will not be kept and collecting it further is wasted.
+  let imageBytes = 0;
   const decode = rowDecoder(node, kept !== null);
   try {
     for await (const batch of ctx.source.rows(node.table.id, { reverse })) {
@@ -129,8 +132,9 @@ async function* collectingScan(node: ScanNode, ctx: ExecContext, cache: ScanCach
         for (let i = 0; i < rows.length; i++) {
           kept.pks.push(batch[i]![0]);
           kept.rows.push(rows[i]!);
+          imageBytes += batch[i]![0].length + batch[i]![1].length;
         }
-        if (!cache.admits(kept.rows.length)) kept = null;
+        if (!cache.admits(kept.rows.length, imageBytes)) kept = null;
       }
       yield rows;
     }
