@@ -265,7 +265,13 @@ type Listeners = { http: FastifyInstance; https: FastifyInstance | null; ops: Fa
 function createListeners(deps: ListenerDeps): Listeners {
   const { config, rootLogger: logger, status, plugins, connections, metrics, tls, rateLimit } = deps;
   const own = config.vectorPort !== undefined && config.vectorPort !== config.httpPort;
-  const rootPlugins = own ? [deps.collections, deps.graphqlWs, deps.graphql] : [deps.collections, deps.vectors, deps.graphqlWs, deps.graphql];
+  // The WebSocket plugin and the GraphQL routes in a context of their own: @fastify/websocket's hooks
+  // and handler wrapper then run on /graphql's routes only, not on every request of the listener.
+  const graphql: FastifyPluginAsync = async (app) => {
+    await app.register(deps.graphqlWs);
+    await app.register(deps.graphql);
+  };
+  const rootPlugins = own ? [deps.collections, graphql] : [deps.collections, deps.vectors, graphql];
   const http = createHttpServer({ config, logger, status, plugins, connections, rootPlugins, rateLimit });
   const https = tls === null ? null : createHttpServer({ config, logger, status, plugins, connections, tls, rootPlugins, rateLimit });
   const ops = config.opsPort === 0 ? null : createOpsServer({ config, logger, status, connections, metrics, rateLimit });

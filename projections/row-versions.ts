@@ -40,7 +40,8 @@ export class RowVersionedStore implements StateStore {
   ) {
     if (inner.getSync) {
       this.getSync = inner.getSync;
-      this.getRowSync = (tableId, key) => this.cachedRow(tableId, key);
+      this.getRowSync = (tableId, key) => this.cachedRow(tableId, key, latin1(key));
+      this.getRowSyncByName = (tableId, name) => this.cachedRowByName(tableId, name);
     }
   }
 
@@ -54,11 +55,21 @@ export class RowVersionedStore implements StateStore {
    */
   readonly getRowSync?: (tableId: TableId, key: Uint8Array) => CachedRow;
 
-  private cachedRow(tableId: TableId, key: Uint8Array): CachedRow {
+  /**
+   * getRowSync of the row key whose latin1 text (the cache's own key for it) is `name`: a caller
+   * that kept that text skips making it; the key's bytes are made only when the store is read.
+   */
+  readonly getRowSyncByName?: (tableId: TableId, name: string) => CachedRow;
+
+  private cachedRowByName(tableId: TableId, name: string): CachedRow {
+    const known = this.writesInFlight.has(tableId) ? undefined : this.rowCache.get(tableId)?.get(name);
+    return known ?? this.cachedRow(tableId, Buffer.from(name, 'latin1'), name);
+  }
+
+  private cachedRow(tableId: TableId, key: Uint8Array, name: string): CachedRow {
     const getSync = this.getSync!;
     // A row read while the table changes is not kept (its memo slot dies with it).
     if (this.writesInFlight.has(tableId)) return new CachedRow(getSync(key));
-    const name = latin1(key);
     let table = this.rowCache.get(tableId);
     const known = table?.get(name);
     if (known !== undefined) return known;
@@ -336,9 +347,10 @@ const SHORT_KEY_BYTES = 1024;
 
 /**
  * A key's bytes as a string of the same length (one char per byte): a Map key that compares as the
- * bytes do. One call builds it flat (a loop of += builds a rope that the Map lookup flattens: ~2x slower).
+ * bytes do (the point-read cache's key: getRowSyncByName takes it). One call builds it flat (a loop
+ * of += builds a rope that the Map lookup flattens: ~2x slower).
  */
-function latin1(key: Uint8Array): string {
+export function latin1(key: Uint8Array): string {
   if (key.length <= SHORT_KEY_BYTES) return String.fromCharCode.apply(null, key as unknown as number[]);
   return Buffer.from(key.buffer, key.byteOffset, key.byteLength).toString('latin1');
 }

@@ -1,6 +1,6 @@
 import { encodeKey } from '../core/key-encoding.js';
 import type { SqlType, SqlValue } from '../core/values.js';
-import { keys, MEMO_OVERHEAD_BYTES, type PointReadStore } from '../projections/index.js';
+import { keys, MEMO_OVERHEAD_BYTES, rowCacheName, type PointReadStore } from '../projections/index.js';
 import type { Row } from './exec/context.js';
 import { missingParameter } from './exec/index.js';
 import { pkTypes } from './exec/ops/scan.js';
@@ -49,9 +49,25 @@ export interface CollectedRows {
   readonly rowsText?: string;
 }
 
+/**
+ * Row keys remembered by the statement's one parameter, per plan (all plans together): a value read
+ * again skips its conversion, key encoding and latin1 text. Only an integer (not -0) or a string of
+ * up to 12 characters: a Map compares those exactly as the conversion would tell them apart. As
+ * point-read.ts's remembered ids: ~86 bytes each, at most ~11 MiB, then they all start over.
+ */
+const KEY_NAMES_MAX = 131_072;
+const PARAM_TEXT_CHARS_MAX = 12;
+
+const rememberable = (value: unknown): value is number | string =>
+  (typeof value === 'number' && Number.isInteger(value) && !Object.is(value, -0)) || (typeof value === 'string' && value.length <= PARAM_TEXT_CHARS_MAX);
+
 export class PointSelects {
   /** The decision per prepared plan (null: not a point select): made once, on its first run. */
   private readonly plans = new WeakMap<PreparedQuery, PointPlan | null>();
+  /** The point-read cache's name of a row key (rowCacheName), by the parameter it was read with, per plan. */
+  private readonly keyNames = new WeakMap<PointPlan, Map<number | string, string>>();
+  private readonly keyNameMaps = new Set<Map<number | string, string>>();
+  private keyNamesHeld = 0;
 
   constructor(
     private readonly store: PointReadStore,
@@ -78,6 +94,11 @@ export class PointSelects {
     toText?: (row: JsonRow) => string,
   ): CollectedRows {
     const plan = this.planOf(prepared)!;
+    const only = rawParams.length === 1 ? rawParams[0] : undefined;
+    if (toText !== undefined && rowsMax >= 1 && rememberable(only)) {
+      const known = this.known(plan, only, toText);
+      if (known !== undefined) return known;
+    }
     const params = convertParams(this.types, prepared.paramTypes, rawParams);
     const values: SqlValue[] = [];
     for (const value of plan.key) {
@@ -89,6 +110,7 @@ export class PointSelects {
     const pk = encodeKey(plan.keyTypes, values, plan.descending);
     const tableId = plan.scan.table.id;
     const key = keys.rowKey(tableId, pk);
+    if (rememberable(only) && this.keyNames.get(plan)?.has(only) !== true) this.rememberName(plan, only, rowCacheName(key));
     const entry = this.store.getRowSync ? this.store.getRowSync(tableId, key) : null;
     const image = entry === null ? this.store.getSync!(key) : entry.image;
     if (image === undefined) return none(toText);
@@ -105,6 +127,34 @@ export class PointSelects {
       entry.remember(plan, memo, 2 * memo.text.length + MEMO_OVERHEAD_BYTES);
     }
     return { rows: [memo!.row], truncated: false, rowsText: memo!.text };
+  }
+
+  /**
+   * rows()'s answer for a parameter read before, when the point-read cache has its row's answer
+   * kept (or knows there is no row); undefined: rows() reads it the whole way.
+   */
+  private known(plan: PointPlan, only: number | string, toText: (row: JsonRow) => string): CollectedRows | undefined {
+    const byName = this.store.getRowSyncByName;
+    const name = byName === undefined ? undefined : this.keyNames.get(plan)?.get(only);
+    if (name === undefined) return undefined;
+    const entry = byName!(plan.scan.table.id, name);
+    if (entry.image === undefined) return none(toText);
+    const memo = entry.memo as RowMemo | undefined;
+    if (entry.memoOwner !== plan || memo?.toText !== toText) return undefined;
+    return { rows: [memo.row], truncated: false, rowsText: memo.text };
+  }
+
+  private rememberName(plan: PointPlan, only: number | string, name: string): void {
+    if (this.keyNamesHeld >= KEY_NAMES_MAX) {
+      for (const names of this.keyNameMaps) names.clear();
+      this.keyNameMaps.clear();
+      this.keyNamesHeld = 0;
+    }
+    let names = this.keyNames.get(plan);
+    if (names === undefined) this.keyNames.set(plan, (names = new Map()));
+    names.set(only, name);
+    this.keyNameMaps.add(names);
+    this.keyNamesHeld += 1;
   }
 
   private converted(plan: PointPlan, pk: Uint8Array, image: Uint8Array, convert: (row: Row) => JsonRow): JsonRow {

@@ -4,7 +4,7 @@ import { encodeKey } from '../core/key-encoding.js';
 import { setOwn } from '../core/json-exact.js';
 import { decodeRowInto } from '../core/row-codec.js';
 import type { SqlType, SqlTypeName, SqlValue } from '../core/values.js';
-import { keys, MEMO_OVERHEAD_BYTES, type PointReadStore } from '../projections/index.js';
+import { keys, MEMO_OVERHEAD_BYTES, rowCacheName, type PointReadStore } from '../projections/index.js';
 import type { JsonRow } from './result.js';
 import type { TypeSystem } from './types/contract.js';
 
@@ -35,6 +35,16 @@ export interface KeyRead {
  */
 const DIRECT_KEY_TYPES: ReadonlySet<SqlTypeName> = new Set<SqlTypeName>(['int2', 'int4', 'int8', 'text', 'varchar', 'uuid']);
 
+/**
+ * Row keys remembered by their id text (all tables together): an id read again skips its parse and
+ * key encoding. Each costs its two short strings and a Map entry (measured: 86 bytes for a 6-digit
+ * int8 id, so at most ~11 MiB); past the bound they all start over. Only one-column ids of up to
+ * ID_TEXT_CHARS_MAX characters: such a substring of the URL is its own copy in V8, never a view
+ * that would keep the whole URL.
+ */
+const KEY_NAMES_MAX = 131_072;
+const ID_TEXT_CHARS_MAX = 12;
+
 /** Distinct column lists remembered per table (select= variants); others are built per request. */
 const PROJECTIONS_PER_TABLE_MAX = 16;
 
@@ -55,6 +65,8 @@ interface TableReader {
   readonly keyTypes: readonly SqlType[];
   readonly descending: readonly boolean[];
   readonly projections: Map<string, Projection>;
+  /** The point-read cache's name of a row key (rowCacheName), by the id text of a one-column key. */
+  readonly keyNames: Map<string, string>;
   /** The column list of the last read, by identity, and its projection. */
   last: { readonly names: readonly string[]; readonly projection: Projection } | null;
 }
@@ -65,6 +77,9 @@ export type KeyReadResult = JsonRow | null | undefined;
 export class PointReader {
   /** Per table definition: an ALTER makes a new TableDef, so a stale reader is never found. */
   private readonly readers = new WeakMap<TableDef, TableReader | null>();
+  /** The readers' keyNames holding entries, and how many they hold together (KEY_NAMES_MAX). */
+  private readonly keyNameMaps = new Set<Map<string, string>>();
+  private keyNamesHeld = 0;
 
   constructor(
     private readonly store: PointReadStore,
@@ -90,14 +105,14 @@ export class PointReader {
    * decoded, shaped nor written again: `toText` must give the same text for the same row every time.
    */
   readText(request: KeyRead, toText: (row: JsonRow) => string): string | null | undefined | Promise<string | null | undefined> {
-    const getRowSync = this.store.getRowSync;
-    const found = getRowSync === undefined ? undefined : this.located(request);
-    if (getRowSync === undefined || found === undefined) {
+    const byName = this.store.getRowSyncByName;
+    const found = byName === undefined ? undefined : this.locatedByName(request);
+    if (byName === undefined || found === undefined) {
       const read = this.read(request);
       const text = (row: KeyReadResult): string | null | undefined => (row === null || row === undefined ? row : toText(row));
       return read instanceof Promise ? read.then(text) : text(read);
     }
-    const entry = getRowSync(request.table.id, found.key);
+    const entry = byName(request.table.id, found.name);
     if (entry.image === undefined) return null;
     const projection = projectionOf(found.reader, request.table, request.columns, this.types);
     const memo = entry.memo as TextMemo | undefined;
@@ -105,6 +120,33 @@ export class PointReader {
     const text = toText(this.shaped(found.reader, request, entry.image)!);
     entry.remember(projection, { toText, text } satisfies TextMemo, text.length + MEMO_OVERHEAD_BYTES);
     return text;
+  }
+
+  /**
+   * located()'s reader and the row key as the point-read cache names it (rowCacheName): taken from
+   * keyNames for an id read before (the same text always gives the same key: no parse, no encoding).
+   */
+  private locatedByName(request: KeyRead): { reader: TableReader; name: string } | undefined {
+    const reader = this.readerOf(request.table);
+    const text = request.key.length === 1 ? request.key[0]! : undefined;
+    const known = reader === null || text === undefined ? undefined : reader.keyNames.get(text);
+    if (known !== undefined) return { reader: reader!, name: known };
+    const found = this.located(request);
+    if (found === undefined) return undefined;
+    const name = rowCacheName(found.key);
+    if (text !== undefined && text.length <= ID_TEXT_CHARS_MAX) this.rememberName(found.reader, text, name);
+    return { reader: found.reader, name };
+  }
+
+  private rememberName(reader: TableReader, text: string, name: string): void {
+    if (this.keyNamesHeld >= KEY_NAMES_MAX) {
+      for (const names of this.keyNameMaps) names.clear();
+      this.keyNameMaps.clear();
+      this.keyNamesHeld = 0;
+    }
+    reader.keyNames.set(text, name);
+    this.keyNameMaps.add(reader.keyNames);
+    this.keyNamesHeld += 1;
   }
 
   /** The table's reader and the row key of the request; undefined when only SQL answers exactly. */
@@ -160,7 +202,7 @@ function newReader(table: TableDef): TableReader | null {
   if (!keyTypes.every((t) => DIRECT_KEY_TYPES.has(t.name))) return null;
   const primary = table.indexes.find((i) => i.primary);
   const descending = primary?.descending ?? keyTypes.map(() => false);
-  return { keyTypes, descending, projections: new Map(), last: null };
+  return { keyTypes, descending, projections: new Map(), keyNames: new Map(), last: null };
 }
 
 function projectionOf(reader: TableReader, table: TableDef, names: readonly string[], types: TypeSystem): Projection {

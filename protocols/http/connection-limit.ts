@@ -1,5 +1,5 @@
 import type { Server, Socket } from 'node:net';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { SvcError } from '../../core/errors.js';
 import type { ConnectionGauge } from './connections.js';
 import { closeAfterResponse } from './fastify-base.js';
@@ -71,22 +71,26 @@ export class ConnectionLimiter implements ConnectionGauge {
 }
 
 /**
- * Counts the listener's connections against `limiter` and answers a request on a connection past
- * the limit with 503 TOO_MANY_CONNECTIONS (and `Retry-After: 1`), closing the connection after it.
+ * Counts the listener's connections against `limiter`. A request on a connection past the limit is
+ * answered by connectionRefusal's error (the listener's own onRequest hook asks it, fastify-base.ts).
  */
 export function installConnectionLimit(app: FastifyInstance, limiter: ConnectionLimiter, options: { tls: boolean }): void {
   limiter.attach(app.server, options.tls ? 'secureConnection' : 'connection');
-  // A callback hook, not an async one: it runs on every request and must cost no promise.
-  app.addHook('onRequest', (request, reply, done) => {
-    if (!limiter.isRefused(request)) return done();
+}
+
+/**
+ * The check of a request against `limiter`: on a connection past the limit, 503 TOO_MANY_CONNECTIONS
+ * (and `Retry-After: 1`), the connection closed after the answer; else undefined.
+ */
+export function connectionRefusal(limiter: ConnectionLimiter): (request: FastifyRequest, reply: FastifyReply) => Error | undefined {
+  return (request, reply) => {
+    if (!limiter.isRefused(request)) return undefined;
     closeAfterResponse(request, reply);
     reply.header('retry-after', '1');
-    done(
-      new SvcError(
-        'TOO_MANY_CONNECTIONS',
-        `the server already has ${limiter.connectionsMax} connections open (SVC_MAX_CONNECTIONS); this connection is closed; retry shortly`,
-        { limit: limiter.connectionsMax },
-      ),
+    return new SvcError(
+      'TOO_MANY_CONNECTIONS',
+      `the server already has ${limiter.connectionsMax} connections open (SVC_MAX_CONNECTIONS); this connection is closed; retry shortly`,
+      { limit: limiter.connectionsMax },
     );
-  });
+  };
 }

@@ -1,5 +1,5 @@
 import { encode } from '@msgpack/msgpack';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { NDJSON } from './query/stream-routes.js';
 
 /** How a JSON response of /api/v1 can be sent (docs/api.md, "Response formats"). */
@@ -108,27 +108,13 @@ function addVaryAccept(reply: FastifyReply): void {
 }
 
 /**
- * Re-encodes JSON responses in the format the client's Accept asks for: MessagePack or NDJSON,
- * from the JSON fastify serialized (so every format carries exactly the same values). Error
- * envelopes stay JSON whatever Accept says, as PostgREST's do: an error must be readable by
- * anything, curl included.
+ * A JSON response in the format the client's Accept asks for: MessagePack or NDJSON, from the
+ * JSON fastify serialized (so every format carries exactly the same values); the payload itself
+ * when that is JSON or it is not JSON. Error envelopes stay JSON whatever Accept says, as
+ * PostgREST's do: an error must be readable by anything, curl included. Called by the API
+ * listeners' onSend hook (fastify-base.ts).
  */
-export function installContentNegotiation(app: FastifyInstance): void {
-  // A callback hook, not an async one: it runs on every response and must cost no promise.
-  app.addHook('onSend', (request, reply, payload, done) => {
-    let encoded: unknown;
-    try {
-      encoded = reencoded(request, reply, payload);
-    } catch (error) {
-      done(error as Error);
-      return;
-    }
-    done(null, encoded);
-  });
-}
-
-/** The payload in the negotiated format (the payload itself when that is JSON or it is not JSON). */
-function reencoded(request: FastifyRequest, reply: FastifyReply, payload: unknown): unknown {
+export function reencoded(request: FastifyRequest, reply: FastifyReply, payload: unknown): unknown {
   const contentType = reply.getHeader('content-type');
   if (typeof payload !== 'string' || typeof contentType !== 'string' || !contentType.startsWith(JSON_TYPE)) return payload;
   addVaryAccept(reply);

@@ -17,7 +17,7 @@ import { errorEnvelopeSchema, installErrorHandlers, sendError, type ErrorContext
 import type { RateLimitGate } from '../auth/rate-limit.js';
 import { answerClientError } from './client-errors.js';
 import { lazyChildLogger } from './lazy-logger.js';
-import { installRateLimitHeaders } from './rate-limit-headers.js';
+import { countUnmatched, showLimit } from './rate-limit-headers.js';
 
 export const REQUEST_ID_HEADER = 'x-request-id';
 
@@ -68,6 +68,10 @@ export interface BaseServerOptions {
   readonly rateLimit?: RateLimitGate;
   /** Set: an HTTPS listener speaking HTTP/2, and HTTP/1.1 to clients that do not offer h2 (ALPN). */
   readonly tls?: TlsMaterial;
+  /** Asked of every request after its id is set (e.g. the connection limit): the error to answer with, or undefined. */
+  readonly admit?: (request: FastifyRequest, reply: FastifyReply) => Error | undefined;
+  /** Every payload sent passes through it (e.g. content negotiation): what to send instead, or the payload itself. */
+  readonly reencode?: (request: FastifyRequest, reply: FastifyReply, payload: unknown) => unknown;
 }
 
 /** Idle keep-alive connections and HTTP/2 sessions are closed after this long (as nginx's 75 s). */
@@ -138,7 +142,6 @@ export function createBaseServer(options: BaseServerOptions): FastifyInstance {
     },
   });
   app.addSchema(errorEnvelopeSchema);
-  if (options.rateLimit) installRateLimitHeaders(app, options.rateLimit);
   acceptEmptyJsonBodies(app);
   serializeJsonbExactly(app);
   awaitHandlersOnClose(app);
@@ -147,17 +150,11 @@ export function createBaseServer(options: BaseServerOptions): FastifyInstance {
   app.addHook('preClose', async () => {
     closing = true;
   });
-  // Callback hooks, not async ones, on every request: each async hook costs a promise and a tick.
-  app.addHook('onRequest', (request, reply, done) => {
-    reply.header(REQUEST_ID_HEADER, request.id);
-    if (!closing) return done();
-    closeAfterResponse(request, reply);
-    done(shuttingDown());
-  });
+  installRequestHooks(app, options, () => closing);
   // close() closes only the connections idle at that moment: one that was busy becomes idle once
   // its response is sent, and kept alive it would hold close() for 72 s. Close such connections as
   // they go idle (a connection with a pipelined request waiting is not idle: that one is answered
-  // SHUTTING_DOWN above, with Connection: close). HTTP/2 sessions end with GOAWAY instead.
+  // SHUTTING_DOWN by installRequestHooks, with Connection: close). HTTP/2 sessions end with GOAWAY instead.
   // (A callback hook, not an async one: it runs on every response and must cost no promise.)
   app.addHook('onResponse', (_request, _reply, done) => {
     if (closing) {
@@ -168,6 +165,43 @@ export function createBaseServer(options: BaseServerOptions): FastifyInstance {
   });
   installErrorHandlers(app, context);
   return app;
+}
+
+/**
+ * The listener's own onRequest and onSend hooks: one of each per request, whatever the listener
+ * has (every hook fastify runs costs a call and a step of its hook runner on every request).
+ * onRequest, in this order: a path no route matches counts against the client's address (429 past
+ * the limit, rate-limit-headers.ts), the request id goes on the reply, SHUTTING_DOWN once close()
+ * has begun, then `admit` (the connection limit). onSend: X-RateLimit-* on an answer without them,
+ * then `reencode` (content negotiation). Callback hooks, not async ones: no promise per request.
+ */
+function installRequestHooks(app: FastifyInstance, options: BaseServerOptions, closing: () => boolean): void {
+  const { rateLimit, admit, reencode } = options;
+  app.addHook('onRequest', (request, reply, done) => {
+    if (rateLimit !== undefined && request.is404) {
+      const refused = countUnmatched(rateLimit, request, reply);
+      if (refused !== undefined) return done(refused);
+    }
+    reply.header(REQUEST_ID_HEADER, request.id);
+    if (closing()) {
+      closeAfterResponse(request, reply);
+      return done(shuttingDown());
+    }
+    const refused = admit?.(request, reply);
+    return refused === undefined ? done() : done(refused);
+  });
+  if (rateLimit === undefined && reencode === undefined) return;
+  app.addHook('onSend', (request, reply, payload, done) => {
+    if (rateLimit !== undefined) showLimit(rateLimit, request, reply);
+    if (reencode === undefined) return done(null, payload);
+    let encoded: unknown;
+    try {
+      encoded = reencode(request, reply, payload);
+    } catch (error) {
+      return done(error as Error);
+    }
+    return done(null, encoded);
+  });
 }
 
 const isThenable = (value: unknown): value is PromiseLike<unknown> =>
@@ -189,22 +223,23 @@ function awaitHandlersOnClose(app: FastifyInstance): void {
     if (running === 0) onIdle?.();
   };
   app.addHook('onRoute', (route) => {
-    const handler = route.handler as (this: unknown, ...args: unknown[]) => unknown;
+    const handler = route.handler as (this: unknown, request: FastifyRequest, reply: FastifyReply) => unknown;
     // Not an async function: a handler's promise is followed by one then(), not wrapped in a
-    // promise of its own and awaited (one promise and one turn less per request). The answer is
-    // still a promise whatever the handler returns, as an async wrapper's was.
-    route.handler = function tracked(this: unknown, ...args: unknown[]): Promise<unknown> {
+    // promise of its own and awaited (one promise and one turn less per request). A handler that
+    // has answered by the time it returns (nothing returned, the reply sent: a cached point read)
+    // leaves nothing to wait for; anything else becomes a promise, as an async wrapper's answer was.
+    route.handler = function tracked(this: unknown, request: FastifyRequest, reply: FastifyReply): Promise<unknown> | undefined {
       running += 1;
       let result: unknown;
       try {
-        result = handler.apply(this, args);
+        result = handler.call(this, request, reply);
       } catch (error) {
         finished();
         return Promise.reject(error as Error);
       }
       if (!isThenable(result)) {
         finished();
-        return Promise.resolve(result);
+        return result === undefined && reply.sent ? undefined : Promise.resolve(result);
       }
       // A native promise is itself here (Promise.resolve returns it); another thenable is followed.
       return Promise.resolve(result).then(

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { adminRoutes } from './admin/admin-routes.js';
-import { ConnectionLimiter, installConnectionLimit } from './connection-limit.js';
-import { installContentNegotiation } from './content-negotiation.js';
+import { ConnectionLimiter, connectionRefusal, installConnectionLimit } from './connection-limit.js';
+import { reencoded } from './content-negotiation.js';
 import { createBaseServer } from './fastify-base.js';
 import { installOpenApi } from './openapi/openapi.js';
 import type { HttpServerDeps } from './types.js';
@@ -15,6 +15,7 @@ export const API_PREFIX = '/api/v1';
  */
 export function createHttpServer(deps: HttpServerDeps): FastifyInstance {
   const tls = deps.tls !== undefined;
+  const connections = deps.connections ?? new ConnectionLimiter(deps.config.connectionsMax);
   const app = createBaseServer({
     logger: deps.logger.child({ component: tls ? 'https' : 'http' }),
     bodyLimitBytes: deps.config.bodyLimitBytes,
@@ -22,10 +23,11 @@ export function createHttpServer(deps: HttpServerDeps): FastifyInstance {
     requestTimeoutMs: deps.config.requestTimeoutMs,
     ...(deps.tls ? { tls: deps.tls } : {}),
     ...(deps.rateLimit ? { rateLimit: deps.rateLimit } : {}),
+    // The connection limit and content negotiation run inside the base server's own hooks.
+    admit: connectionRefusal(connections),
+    reencode: reencoded,
   });
-  const connections = deps.connections ?? new ConnectionLimiter(deps.config.connectionsMax);
   installConnectionLimit(app, connections, { tls });
-  installContentNegotiation(app);
   if ((deps.plugins ?? []).length > 0) installOpenApi(app, { swaggerUi: deps.config.swaggerUiEnabled });
   app.register(adminRoutes, { prefix: API_PREFIX, status: deps.status, connections });
   for (const plugin of deps.plugins ?? []) app.register(plugin, { prefix: API_PREFIX });

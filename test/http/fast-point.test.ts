@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_TENANT } from '../../core/catalog.js';
+import type { JsonRow } from '../../query/index.js';
 import { api, bearer, eventually, newKey, query } from '../helpers/auth.js';
 import { startTestServer, type TestServer } from '../helpers/sql-server.js';
 
@@ -86,6 +87,51 @@ describe('POST /query point SELECT: the fast path answers as the general path', 
     await same('SELECT * FROM every AS e WHERE e.id = $1', [1]);
     await same('select * from every where id = $1', [1]);
   });
+
+  it('remembers row keys by parameter: each value reads what its own conversion reads, through writes and past the bound', async () => {
+    await exec('CREATE TABLE pk_int (id BIGINT PRIMARY KEY, a TEXT)');
+    await exec('CREATE TABLE pk_text (k TEXT PRIMARY KEY, a TEXT)');
+    await exec('CREATE TABLE pk_float (f DOUBLE PRECISION PRIMARY KEY, a TEXT)');
+    await exec("INSERT INTO pk_int VALUES (0, 'zero'), (1, 'one'), (10, 'ten')");
+    await exec("INSERT INTO pk_text VALUES ('a', 'lower'), ('A', 'upper'), ('1', 'one')");
+    await exec("INSERT INTO pk_float VALUES (0, 'zero'), (1.5, 'x')");
+    const options = (params: unknown[]) => ({ tenant: DEFAULT_TENANT, params, timeoutMs: 10_000, maxRows: 10 });
+    const toText = (row: JsonRow): string => JSON.stringify(row);
+    const answer = async (run: () => Promise<{ rows: unknown[]; rowsText?: string } | undefined>): Promise<string> => {
+      try {
+        const result = await run();
+        return result === undefined ? 'not answered' : (result.rowsText ?? JSON.stringify(result.rows));
+      } catch (error) {
+        return `error ${(error as { code?: string }).code}: ${(error as Error).message}`;
+      }
+    };
+    const cases: [string, unknown[]][] = [
+      ['SELECT * FROM pk_int WHERE id = $1', [0, 1, '1', '01', ' 1', 10, '10', 2, '02', -0, 1.5, '1.5', 'x', 99999999999999, '']],
+      ['SELECT * FROM pk_text WHERE k = $1', ['a', 'A', '1', 1, ' a', 'b', '']],
+      ['SELECT * FROM pk_float WHERE f = $1', [0, -0, '0', '-0', 1.5, '1.5', 2]],
+    ];
+    const check = async (): Promise<void> => {
+      for (const [sql, values] of cases) {
+        for (const value of values) {
+          const oracle = await answer(() => server.sql.execute(sql + ORACLE, options([value])));
+          await answer(() => server.sql.execute(sql, options([value]))); // plans the statement
+          for (const round of [1, 2]) {
+            const direct = await answer(async () => server.sql.pointSelect(sql, options([value]), toText));
+            expect(direct, `${sql} ${JSON.stringify(value)} ${Object.is(value, -0) ? '(-0)' : ''} round ${round}`).toBe(oracle);
+          }
+        }
+      }
+    };
+    await check();
+    await exec("UPDATE pk_int SET a = 'uno' WHERE id = 1");
+    await exec("INSERT INTO pk_int VALUES (2, 'two')");
+    await exec("DELETE FROM pk_text WHERE k = 'A'");
+    await exec("UPDATE pk_float SET a = 'cero' WHERE f = 0");
+    await check();
+    // More values than the remembered keys' bound (131,072): they start over, and read the same.
+    for (let id = 0; id < 140_000; id++) server.sql.pointSelect('SELECT * FROM pk_int WHERE id = $1', options([id]), toText);
+    await check();
+  }, 120_000);
 
   it('a wrong or missing parameter fails with the general path error', async () => {
     for (const params of [['abc'], [1.5], [{ x: 1 }], [[1]], ['99999999999999999999'], [true]]) {

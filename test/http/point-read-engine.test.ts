@@ -124,6 +124,43 @@ describe('readByKey: the direct primary-key read', () => {
     expect(await text('1')).toBeNull();
   });
 
+  it('readTextByKey remembers row keys by id text: each text reads what its own parse reads, through writes and past the bound', async () => {
+    await sql('CREATE TABLE by_text (id BIGINT PRIMARY KEY, a TEXT)');
+    await sql('CREATE TABLE by_name (k TEXT PRIMARY KEY, a TEXT)');
+    await sql("INSERT INTO by_text VALUES (1, 'one'), (10, 'ten')");
+    await sql("INSERT INTO by_name VALUES ('a', 'lower'), ('A', 'upper'), ('a ', 'spaced')");
+    const tables = { by_text: tableDef('by_text'), by_name: tableDef('by_name') };
+    const columns = { by_text: Object.freeze(['id', 'a']), by_name: Object.freeze(['k', 'a']) };
+    const ids = {
+      by_text: ['1', '01', '001', '+1', ' 1', '1 ', '10', '010', '2', '02', '-0', '0', '1.0', 'x', '', '99999999999999999999', '12345678901234'],
+      by_name: ['a', 'A', 'a ', ' a', 'b', ''],
+    };
+    // The reference: readByKey parses and encodes every time (no remembered key).
+    const check = async (): Promise<void> => {
+      for (const name of ['by_text', 'by_name'] as const) {
+        for (const id of ids[name]) {
+          const read = { table: tables[name], key: [id], columns: columns[name] };
+          const row = await Promise.resolve(engine.readByKey(read));
+          const expected = row === null || row === undefined ? row : JSON.stringify(row);
+          expect(await Promise.resolve(engine.readTextByKey(read, (r) => JSON.stringify(r))), `${name} ${JSON.stringify(id)}`).toBe(expected);
+        }
+      }
+    };
+    await check();
+    await check();
+    await sql("UPDATE by_text SET a = 'uno' WHERE id = 1");
+    await sql("INSERT INTO by_text VALUES (2, 'two')");
+    await sql("DELETE FROM by_name WHERE k = 'A'");
+    await check();
+    expect(await Promise.resolve(engine.readTextByKey({ table: tables.by_text, key: ['02'], columns: columns.by_text }, (r) => JSON.stringify(r)))).toBe(
+      '{"id":2,"a":"two"}',
+    );
+    // More ids than the remembered keys' bound (131,072): they start over, and read the same.
+    for (let id = 0; id < 140_000; id++)
+      void engine.readTextByKey({ table: tables.by_text, key: [String(id)], columns: columns.by_text }, (r) => JSON.stringify(r));
+    await check();
+  }, 60_000);
+
   it('follows ALTER TABLE: a new definition, a column added with a default', async () => {
     await sql('CREATE TABLE altered (id INTEGER PRIMARY KEY, a TEXT)');
     await sql("INSERT INTO altered VALUES (1, 'one')");

@@ -5,6 +5,10 @@
  * the bytes waiting for a slow client. At shutdown every connection is closed with 1001 and its
  * operations end.
  */
+import type { EventEmitter } from 'node:events';
+import { ServerResponse, type IncomingMessage } from 'node:http';
+import type { Socket } from 'node:net';
+import type { Duplex } from 'node:stream';
 import websocket from '@fastify/websocket';
 import type { FastifyInstance, FastifyPluginAsync, FastifyRequest } from 'fastify';
 import { GRAPHQL_TRANSPORT_WS_PROTOCOL } from 'graphql-ws';
@@ -107,6 +111,7 @@ export function graphqlWebSocket(deps: GraphqlWsDeps): GraphqlWs {
         await shutdown(this);
       },
     });
+    upgradesOnlyAt(app, path);
     if (deps.route !== 'attach') {
       app.route({
         method: 'GET',
@@ -168,6 +173,37 @@ function connectionHandler(parts: HandlerParts): (raw: unknown, request: Fastify
         .finally(() => connections.delete(connection));
     });
   };
+}
+
+type UpgradeListener = (request: IncomingMessage, socket: Duplex, head: Buffer) => void;
+
+/**
+ * @fastify/websocket takes every upgrade request of the listener and routes it through fastify,
+ * counting on its hooks to run on every route. Registered inside its own context (bin/app.ts: with
+ * the GraphQL routes only, so requests to other routes do not run its two hooks and handler
+ * wrapper), it would hand an upgrade to another path to a route that does not expect one. So only
+ * upgrades to `path` reach it; any other is answered as the plain HTTP request it also is (404 for
+ * an unknown path, 401 without a credential, the route's answer otherwise: RFC 6455 §4.1, a reply
+ * other than 101 refuses the upgrade), and its connection is closed after that answer.
+ */
+function upgradesOnlyAt(app: FastifyInstance, path: string): void {
+  const server = app.server as unknown as EventEmitter;
+  const listeners = server.listeners('upgrade');
+  const upgrade = listeners[listeners.length - 1] as UpgradeListener | undefined;
+  if (upgrade === undefined) return;
+  server.removeListener('upgrade', upgrade);
+  server.on('upgrade', (request: IncomingMessage, socket: Duplex, head: Buffer) => {
+    const url = request.url ?? '/';
+    const query = url.indexOf('?');
+    if ((query < 0 ? url : url.slice(0, query)) === path) return upgrade(request, socket, head);
+    // Node removes its own error listener from an upgraded socket.
+    socket.on('error', () => socket.destroy());
+    const response = new ServerResponse(request);
+    response.shouldKeepAlive = false;
+    response.assignSocket(socket as Socket);
+    response.once('finish', () => socket.end());
+    app.routing(request, response);
+  });
 }
 
 /** The upgrade is refused (503) past the connection limit, before the WebSocket handshake. */

@@ -1,4 +1,4 @@
-import type { FastifyPluginAsync } from 'fastify';
+import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 import { newUlid } from '../../../core/ids.js';
 import type { ExecuteOptions, QueryResult, SqlEngine } from '../../../query/index.js';
 import { engineScope } from '../../auth/principal.js';
@@ -39,30 +39,42 @@ function pointSelect(options: { engine: SqlEngine; metrics?: QueryMetrics }, sql
   return result;
 }
 
+/** Sends a result in the spec's shape: the rows' JSON written at once unless metadata is asked for. */
+function answer(reply: FastifyReply, body: QueryBody, result: QueryResult, started: number): void {
+  // Without metadata the answer's JSON is written at once (json-reply.ts: the same text as serializing the object).
+  // A point SELECT's rows come with their text (kept with the cached row: rowJson's text of them).
+  if (!body.include_metadata) {
+    const data = (result as { rowsText?: string }).rowsText ?? rowsJson(result.rows);
+    sendJsonText(reply.code(200), `{"success":true,"data":${data}}`);
+    return;
+  }
+  const metadata = resultMetadataView(result, { elapsedMs: performance.now() - started, queryId: newUlid() });
+  reply.code(200).send({ success: true, data: result.rows, metadata });
+}
+
 /** POST /query (under /api/v1): runs SQL synchronously in the spec's result shape. */
 export function queryRoutes(options: { engine: SqlEngine; limits: QueryRouteLimits; metrics?: QueryMetrics }): FastifyPluginAsync {
   const schema = { body: bodySchema(options.limits) };
+  const general = async (reply: FastifyReply, body: QueryBody, run: ExecuteOptions, started: number): Promise<void> => {
+    const result = await measured(options.metrics, run.tenant, () =>
+      // A statement that never reads a signal (a prepared INSERT) is not given one: no AbortController per request.
+      options.engine.ignoresCancel(body.sql, run)
+        ? options.engine.execute(body.sql, run)
+        : untilClientLeaves(reply, (signal) => options.engine.execute(body.sql, { ...run, signal })),
+    );
+    answer(reply, body, result, started);
+  };
   return async (app) => {
-    app.post<{ Body: QueryBody }>('/query', { schema }, async (request, reply) => {
+    // Not an async handler: a point SELECT answered from the store is sent before the handler
+    // returns (no promise, no turn of the event loop); every other statement returns its promise.
+    app.post<{ Body: QueryBody }>('/query', { schema }, (request, reply) => {
       const started = performance.now();
       const body = request.body;
       const run = { params: body.params ?? [], timeoutMs: body.timeout_ms, maxRows: body.max_rows, ...engineScope(request) };
-      const result =
-        pointSelect(options, body.sql, run, started) ??
-        (await measured(options.metrics, run.tenant, () =>
-          // A statement that never reads a signal (a prepared INSERT) is not given one: no AbortController per request.
-          options.engine.ignoresCancel(body.sql, run)
-            ? options.engine.execute(body.sql, run)
-            : untilClientLeaves(reply, (signal) => options.engine.execute(body.sql, { ...run, signal })),
-        ));
-      // Without metadata the answer's JSON is written at once (json-reply.ts: the same text as serializing the object).
-      // A point SELECT's rows come with their text (kept with the cached row: rowJson's text of them).
-      if (!body.include_metadata) {
-        const data = (result as { rowsText?: string }).rowsText ?? rowsJson(result.rows);
-        return sendJsonText(reply.code(200), `{"success":true,"data":${data}}`);
-      }
-      const metadata = resultMetadataView(result, { elapsedMs: performance.now() - started, queryId: newUlid() });
-      return reply.code(200).send({ success: true, data: result.rows, metadata });
+      const point = pointSelect(options, body.sql, run, started);
+      if (point === undefined) return general(reply, body, run, started);
+      answer(reply, body, point, started);
+      return undefined;
     });
   };
 }

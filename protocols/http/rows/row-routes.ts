@@ -1,8 +1,9 @@
-import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { SvcError } from '../../../core/errors.js';
 import type { TableDef } from '../../../core/catalog.js';
 import { untilClientLeaves } from '../client-abort.js';
 import { rowJson, sendJsonText } from '../json-reply.js';
+import type { TableRef } from '../tables/table-ref.js';
 import { idParts } from './row-id.js';
 import { rowOptions, rowTable, rowTarget, type RowRouteDeps } from './rows-routes.js';
 import { patchRowBody, rowParams, rowQuery } from './rows-schemas.js';
@@ -20,6 +21,40 @@ function rowNotFound(table: TableDef, parts: readonly string[]): SvcError {
   return new SvcError('NOT_FOUND', `no row of "${table.name}" has id ${parts.join(',')}`, { table: table.name, id: parts });
 }
 
+/** What a GET of one row asked for: the SQL path needs it when the direct read cannot answer. */
+interface RowAsked {
+  readonly ref: TableRef;
+  readonly def: TableDef;
+  readonly parts: string[];
+  readonly columns: readonly string[];
+}
+
+/**
+ * Sends the direct read's row text (then returns undefined: answered, nothing to wait for) or
+ * 404; where only SQL answers exactly, runs it (the promise settles once it has answered).
+ */
+function answerRow(
+  deps: RowRouteDeps,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  asked: RowAsked,
+  direct: string | null | undefined,
+): Promise<void> | undefined {
+  if (direct === null) throw rowNotFound(asked.def, asked.parts);
+  if (direct === undefined) return rowBySql(deps, request, reply, asked);
+  sendJsonText(reply, `{"data":${direct}}`);
+  return undefined;
+}
+
+async function rowBySql(deps: RowRouteDeps, request: FastifyRequest, reply: FastifyReply, asked: RowAsked): Promise<void> {
+  const { ref, def, parts, columns } = asked;
+  const statement = selectByKeySql(ref, columns, keySql(def, parts));
+  const options = rowOptions(deps, request);
+  const result = await untilClientLeaves(reply, (signal) => deps.engine.execute(statement.sql, { ...options, params: statement.params, maxRows: 1, signal }));
+  if (result.rows.length === 0) throw rowNotFound(def, parts);
+  sendJsonText(reply, `{"data":${rowJson(result.rows[0]!)}}`);
+}
+
 /** GET, PATCH and DELETE /tables/{table_name}/rows/{id} (under /api/v1): one row by primary key. */
 export function rowRoutes(deps: RowRouteDeps): FastifyPluginAsync {
   const { engine } = deps;
@@ -27,24 +62,20 @@ export function rowRoutes(deps: RowRouteDeps): FastifyPluginAsync {
     app.get<RowRequest & { Querystring: { select?: string } }>(
       '/tables/:table_name/rows/:id',
       { schema: { params: rowParams, querystring: rowQuery } },
-      async (request, reply) => {
+      (request, reply) => {
         // The engine options only where SQL runs: the direct read needs the table alone.
         const { ref, entry } = rowTable(deps, request);
         const parts = idParts(entry.def, request.raw.url ?? request.url);
         const columns = selectColumns(entry.def, request.query.select);
         // One store read, no SQL text or plan (query/point-read.ts); the SQL path answers what it cannot.
-        // Synchronous where the store reads synchronously: no promise to wait for then.
         // The row's JSON text (json-reply.ts rowJson: the same text as serializing { data }) comes kept
         // with the cached row: a row read again is not decoded nor written again.
         const read = engine.readTextByKey({ table: entry.def, key: parts, columns }, rowJson);
-        const direct = read instanceof Promise ? await read : read;
-        if (direct === null) throw rowNotFound(entry.def, parts);
-        if (direct !== undefined) return sendJsonText(reply, `{"data":${direct}}`);
-        const statement = selectByKeySql(ref, columns, keySql(entry.def, parts));
-        const options = rowOptions(deps, request);
-        const result = await untilClientLeaves(reply, (signal) => engine.execute(statement.sql, { ...options, params: statement.params, maxRows: 1, signal }));
-        if (result.rows.length === 0) throw rowNotFound(entry.def, parts);
-        return sendJsonText(reply, `{"data":${rowJson(result.rows[0]!)}}`);
+        const asked: RowAsked = { ref, def: entry.def, parts, columns };
+        // Not an async handler: where the store reads synchronously the answer is sent before the
+        // handler returns, and nothing is left to wait for (no promise, no turn of the event loop).
+        if (read instanceof Promise) return read.then((direct) => answerRow(deps, request, reply, asked, direct));
+        return answerRow(deps, request, reply, asked, read);
       },
     );
 
