@@ -236,21 +236,7 @@ function evaluator(plan: VectorPlan, expr: Expr, ctx: ExecContext): Evaluator {
 
 /** Whether a simple() expression reads a parameter (conservative: kinds simple() refuses count as reading). */
 function readsParams(expr: Expr): boolean {
-  switch (expr.kind) {
-    case 'const':
-    case 'column':
-      return false;
-    case 'call':
-    case 'and':
-    case 'or':
-      return expr.args.some(readsParams);
-    case 'cast':
-    case 'not':
-    case 'is_null':
-      return readsParams(expr.arg);
-    default:
-      return true;
-  }
+  return !everyLeaf(expr, (leaf) => leaf.kind !== 'param');
 }
 
 /** The same computation: one function of the same columns and parameters (conservative: other kinds are never the same). */
@@ -279,19 +265,24 @@ function sameFunction(a: ResolvedFunction, b: ResolvedFunction): boolean {
 
 /** Expressions of constants, parameters, the row's columns and calls, casts and tests of them (no subquery, no outer row). */
 function simple(expr: Expr): boolean {
+  return everyLeaf(expr, () => true);
+}
+
+/** Whether `expr` is simple()'s shape and each of its leaves (constants, parameters, columns) passes `ok`. */
+function everyLeaf(expr: Expr, ok: (leaf: Expr) => boolean): boolean {
   switch (expr.kind) {
     case 'const':
     case 'param':
     case 'column':
-      return true;
+      return ok(expr);
     case 'call':
     case 'and':
     case 'or':
-      return expr.args.every(simple);
+      return expr.args.every((arg) => everyLeaf(arg, ok));
     case 'cast':
     case 'not':
     case 'is_null':
-      return simple(expr.arg);
+      return everyLeaf(expr.arg, ok);
     default:
       return false;
   }
