@@ -11,7 +11,14 @@ type Row = QValue[];
 export type Column =
   | { readonly kind: 'f64'; readonly values: Float64Array; readonly nulls: Uint8Array | null }
   | { readonly kind: 'i64'; readonly values: BigInt64Array; readonly nulls: Uint8Array | null }
-  | { readonly kind: 'any'; readonly values: readonly QValue[]; /** valueBytes of the values, summed. */ readonly valueBytes: number };
+  | {
+      readonly kind: 'any';
+      readonly values: readonly QValue[];
+      /** valueBytes of each value, kept so that a copied run is counted exactly without walking its documents again. */
+      readonly sizes: Uint32Array;
+      /** The sizes, summed. */
+      readonly valueBytes: number;
+    };
 
 /** Part of a chunk being built: rows from..to of an existing chunk, or one new row. */
 export type Piece = { readonly chunk: Chunk; readonly from: number; readonly to: number } | { readonly pk: Uint8Array; readonly row: Row };
@@ -216,23 +223,27 @@ function buildColumn(pieces: readonly Piece[], c: number, count: number): Column
   const kind = kindOf(pieces, c);
   if (kind === 'any') {
     const values: QValue[] = new Array<QValue>(count);
+    const sizes = new Uint32Array(count);
     let k = 0;
-    let bytes = 0;
     for (const p of pieces) {
       if ('row' in p) {
         const v = p.row[c] ?? null;
+        sizes[k] = valueBytes(v);
         values[k++] = v;
-        bytes += valueBytes(v);
         continue;
       }
       const column = p.chunk.columnsOf()[c];
-      for (let i = p.from; i < p.to; i++) values[k++] = column === undefined ? null : valueAt(column, i);
-      // A run of an 'any' column: its share of the column's bytes (a write does not walk every
-      // document of the chunk it copies); of a typed one, numbers and bigints as they become.
-      if (column?.kind === 'any') bytes += Math.round((column.valueBytes * (p.to - p.from)) / column.values.length);
-      else for (let i = p.from; i < p.to; i++) bytes += valueBytes(values[k - p.to + i]);
+      // A run of an 'any' column keeps its values' sizes (a write does not walk the documents it
+      // copies); of a typed one, numbers and bigints as they become.
+      if (column?.kind === 'any') sizes.set(column.sizes.subarray(p.from, p.to), k);
+      for (let i = p.from; i < p.to; i++, k++) {
+        values[k] = column === undefined ? null : valueAt(column, i);
+        if (column?.kind !== 'any') sizes[k] = valueBytes(values[k]);
+      }
     }
-    return { kind, values, valueBytes: bytes };
+    let bytes = 0;
+    for (let i = 0; i < count; i++) bytes += sizes[i]!;
+    return { kind, values, sizes, valueBytes: bytes };
   }
   const values = kind === 'f64' ? new Float64Array(count) : new BigInt64Array(count);
   let nulls: Uint8Array | null = null;
@@ -263,7 +274,7 @@ function buildColumn(pieces: readonly Piece[], c: number, count: number): Column
 
 function columnBytes(column: Column): number {
   if (column.kind !== 'any') return column.values.byteLength + (column.nulls?.byteLength ?? 0);
-  return 8 * column.values.length + column.valueBytes;
+  return 8 * column.values.length + column.sizes.byteLength + column.valueBytes;
 }
 
 /**

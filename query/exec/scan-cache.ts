@@ -107,9 +107,12 @@ export class ScanCache implements RowWriteListener {
     return state.rows;
   }
 
-  /** Whether a table of about `rowCount` rows is worth collecting while scanning. */
+  /**
+   * Whether a table of about `rowCount` rows, of which `imageBytes` stored bytes were read so far, is
+   * worth collecting while scanning (endFill checks the packed bytes exactly).
+   */
   admits(rowCount: number, imageBytes = 0): boolean {
-    return this.signal !== null && rowCount <= this.rowsMax && imageBytes <= this.bytesMax;
+    return this.signal !== null && rowCount <= this.rowsMax && imageBytes <= 2 * this.bytesMax;
   }
 
   /**

@@ -120,8 +120,9 @@ async function* collectingScan(node: ScanNode, ctx: ExecContext, cache: ScanCach
   const reverse = node.access.reverse;
   const fill = begun !== undefined ? begun : cache.admits(node.est?.rows ?? 0) ? cache.beginFill(node.table, version) : null;
   let kept: { pks: Uint8Array[]; rows: Row[] } | null = fill ? { pks: [], rows: [] } : null;
-  // The stored bytes read so far: the packed chunks hold at least as much, so past the cache's byte
-  // bound the table will not be kept and collecting it further is wasted.
+  // The stored bytes read so far. The packed chunks hold about as much or more (a float8 is ~10 bytes
+  // stored and 8 packed; texts, documents and numbers in rows of any kind more), so past twice the
+  // cache's byte bound the table will not be kept and collecting it further is wasted.
   let imageBytes = 0;
   const decode = rowDecoder(node, kept !== null);
   try {
