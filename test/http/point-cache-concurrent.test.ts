@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bearer } from '../helpers/auth.js';
+import { apiCall } from '../helpers/api-calls.js';
 import { startTestServer, type TestServer } from '../helpers/sql-server.js';
 import { tempDir } from '../helpers/stack.js';
 
@@ -8,24 +8,15 @@ import { tempDir } from '../helpers/stack.js';
 describe('point-read cache: concurrent writers, each reads its own writes', () => {
   let server: TestServer;
   let dataDir: { dir: string; remove: () => Promise<void> };
-  let auth: Record<string, string>;
   beforeAll(async () => {
     dataDir = await tempDir('svcdb-point-cache-conc-');
     server = await startTestServer({ dataDir: dataDir.dir });
-    auth = bearer(server.apiKey);
   });
   afterAll(async () => {
     await server?.close();
     await dataDir?.remove();
   });
-  const call = async (method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> => {
-    const response = await fetch(`${server.baseUrl}/api/v1${path}`, {
-      method,
-      headers: { ...auth, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    return { status: response.status, body: await response.json() };
-  };
+  const call = (method: string, path: string, body?: unknown) => apiCall(server, method, path, body);
   const sql = async (text: string, params: unknown[] = []) => (await call('POST', '/query', { sql: text, params })).body.data as any[];
 
   it('never reads an older value after its own write was acknowledged', async () => {
