@@ -7,6 +7,7 @@ import { pkTypes } from './exec/ops/scan.js';
 import { rowDecoder } from './exec/ops/row-decoder.js';
 import type { Expr } from './plan/expr.js';
 import type { Plan, ScanNode } from './plan/nodes.js';
+import { RememberedKeyNames } from './key-names.js';
 import { convertParams, type PreparedQuery } from './prepare.js';
 import type { JsonRow } from './result.js';
 import type { QValue, TypeSystem } from './types/contract.js';
@@ -50,12 +51,10 @@ export interface CollectedRows {
 }
 
 /**
- * Row keys remembered by the statement's one parameter, per plan (all plans together): a value read
- * again skips its conversion, key encoding and latin1 text. Only an integer (not -0) or a string of
- * up to 12 characters: a Map compares those exactly as the conversion would tell them apart. As
- * point-read.ts's remembered ids: ~86 bytes each, at most ~11 MiB, then they all start over.
+ * Row keys are remembered by the statement's one parameter, per plan (key-names.ts), only for an
+ * integer (not -0) or a string of up to this many characters: a Map compares those exactly as the
+ * conversion would tell them apart.
  */
-const KEY_NAMES_MAX = 131_072;
 const PARAM_TEXT_CHARS_MAX = 12;
 
 const rememberable = (value: unknown): value is number | string =>
@@ -66,8 +65,7 @@ export class PointSelects {
   private readonly plans = new WeakMap<PreparedQuery, PointPlan | null>();
   /** The point-read cache's name of a row key (rowCacheName), by the parameter it was read with, per plan. */
   private readonly keyNames = new WeakMap<PointPlan, Map<number | string, string>>();
-  private readonly keyNameMaps = new Set<Map<number | string, string>>();
-  private keyNamesHeld = 0;
+  private readonly keyNamesBound = new RememberedKeyNames<number | string>();
 
   constructor(
     private readonly store: PointReadStore,
@@ -145,16 +143,9 @@ export class PointSelects {
   }
 
   private rememberName(plan: PointPlan, only: number | string, name: string): void {
-    if (this.keyNamesHeld >= KEY_NAMES_MAX) {
-      for (const names of this.keyNameMaps) names.clear();
-      this.keyNameMaps.clear();
-      this.keyNamesHeld = 0;
-    }
     let names = this.keyNames.get(plan);
     if (names === undefined) this.keyNames.set(plan, (names = new Map()));
-    names.set(only, name);
-    this.keyNameMaps.add(names);
-    this.keyNamesHeld += 1;
+    this.keyNamesBound.remember(names, only, name);
   }
 
   private converted(plan: PointPlan, pk: Uint8Array, image: Uint8Array, convert: (row: Row) => JsonRow): JsonRow {

@@ -5,6 +5,7 @@ import { setOwn } from '../core/json-exact.js';
 import { decodeRowInto } from '../core/row-codec.js';
 import type { SqlType, SqlTypeName, SqlValue } from '../core/values.js';
 import { keys, MEMO_OVERHEAD_BYTES, rowCacheName, type PointReadStore } from '../projections/index.js';
+import { RememberedKeyNames } from './key-names.js';
 import type { JsonRow } from './result.js';
 import type { TypeSystem } from './types/contract.js';
 
@@ -36,13 +37,9 @@ export interface KeyRead {
 const DIRECT_KEY_TYPES: ReadonlySet<SqlTypeName> = new Set<SqlTypeName>(['int2', 'int4', 'int8', 'text', 'varchar', 'uuid']);
 
 /**
- * Row keys remembered by their id text (all tables together): an id read again skips its parse and
- * key encoding. Each costs its two short strings and a Map entry (measured: 86 bytes for a 6-digit
- * int8 id, so at most ~11 MiB); past the bound they all start over. Only one-column ids of up to
- * ID_TEXT_CHARS_MAX characters: such a substring of the URL is its own copy in V8, never a view
- * that would keep the whole URL.
+ * Row keys are remembered by their id text (key-names.ts) only for one-column ids of up to this many
+ * characters: such a substring of the URL is its own copy in V8, never a view that would keep the whole URL.
  */
-const KEY_NAMES_MAX = 131_072;
 const ID_TEXT_CHARS_MAX = 12;
 
 /** Distinct column lists remembered per table (select= variants); others are built per request. */
@@ -77,9 +74,8 @@ export type KeyReadResult = JsonRow | null | undefined;
 export class PointReader {
   /** Per table definition: an ALTER makes a new TableDef, so a stale reader is never found. */
   private readonly readers = new WeakMap<TableDef, TableReader | null>();
-  /** The readers' keyNames holding entries, and how many they hold together (KEY_NAMES_MAX). */
-  private readonly keyNameMaps = new Set<Map<string, string>>();
-  private keyNamesHeld = 0;
+  /** The bound of the readers' keyNames together. */
+  private readonly keyNames = new RememberedKeyNames<string>();
 
   constructor(
     private readonly store: PointReadStore,
@@ -134,19 +130,8 @@ export class PointReader {
     const found = this.located(request);
     if (found === undefined) return undefined;
     const name = rowCacheName(found.key);
-    if (text !== undefined && text.length <= ID_TEXT_CHARS_MAX) this.rememberName(found.reader, text, name);
+    if (text !== undefined && text.length <= ID_TEXT_CHARS_MAX) this.keyNames.remember(found.reader.keyNames, text, name);
     return { reader: found.reader, name };
-  }
-
-  private rememberName(reader: TableReader, text: string, name: string): void {
-    if (this.keyNamesHeld >= KEY_NAMES_MAX) {
-      for (const names of this.keyNameMaps) names.clear();
-      this.keyNameMaps.clear();
-      this.keyNamesHeld = 0;
-    }
-    reader.keyNames.set(text, name);
-    this.keyNameMaps.add(reader.keyNames);
-    this.keyNamesHeld += 1;
   }
 
   /** The table's reader and the row key of the request; undefined when only SQL answers exactly. */
