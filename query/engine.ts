@@ -140,6 +140,22 @@ export class SqlEngine {
   }
 
   /**
+   * A prepared INSERT ... VALUES (ignoresCancel's statements) run straight to its insert: what
+   * execute() does for it (the text's limit, the parse cache's use, a read-only refusal, the insert),
+   * without the layers only other statements need. undefined: execute() runs it. May throw at once.
+   */
+  preparedInsert(sql: string, options: ExecuteOptions): Promise<QueryResult> | undefined {
+    if (!this.ignoresCancel(sql, options)) return undefined;
+    const env = this.envOf(sql, options);
+    const statement = this.parses.parse(sql)[0]!;
+    const body = statement.body;
+    if (body.kind !== 'insert') return undefined;
+    if (env.readOnly) refuseWrite(statement, env.readOnly);
+    const deps = { projections: this.deps.projections, types: this.deps.types, env, statement, bindContext: this.bindContext(env, statement) };
+    return this.inserts.run(statement, body, deps);
+  }
+
+  /**
    * A statement whose cached plan is an hnsw top-k (fast-vector.ts), answered without the
    * executor; undefined: only execute() answers (not cached yet, another statement, a
    * transaction). Same result and errors as execute(), which it runs itself when the direct

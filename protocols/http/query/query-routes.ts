@@ -39,6 +39,38 @@ function pointSelect(options: { engine: SqlEngine; metrics?: QueryMetrics }, sql
   return result;
 }
 
+/**
+ * A prepared INSERT (SqlEngine.preparedInsert) run and answered, reported to the metrics as
+ * measured() would; undefined: the statement takes the general path. Not an async function: one
+ * promise per insert (the engine's), not one per layer.
+ */
+function preparedInsert(
+  options: { engine: SqlEngine; metrics?: QueryMetrics },
+  reply: FastifyReply,
+  body: QueryBody,
+  run: ExecuteOptions,
+  started: number,
+): Promise<void> | undefined {
+  const observe = (ok: boolean): void => options.metrics?.observe({ database: run.tenant, durationSeconds: (performance.now() - started) / 1000, ok });
+  let pending: Promise<QueryResult> | undefined;
+  try {
+    pending = options.engine.preparedInsert(body.sql, run);
+  } catch (error) {
+    observe(false);
+    return Promise.reject(error as Error);
+  }
+  return pending?.then(
+    (result) => {
+      observe(true);
+      answer(reply, body, result, started);
+    },
+    (error: unknown) => {
+      observe(false);
+      throw error;
+    },
+  );
+}
+
 /** Sends a result in the spec's shape: the rows' JSON written at once unless metadata is asked for. */
 function answer(reply: FastifyReply, body: QueryBody, result: QueryResult, started: number): void {
   // Without metadata the answer's JSON is written at once (json-reply.ts: the same text as serializing the object).
@@ -56,11 +88,9 @@ function answer(reply: FastifyReply, body: QueryBody, result: QueryResult, start
 export function queryRoutes(options: { engine: SqlEngine; limits: QueryRouteLimits; metrics?: QueryMetrics }): FastifyPluginAsync {
   const schema = { body: bodySchema(options.limits) };
   const general = async (reply: FastifyReply, body: QueryBody, run: ExecuteOptions, started: number): Promise<void> => {
+    // A statement that never reads a signal (a prepared INSERT) went to preparedInsert: no AbortController per request.
     const result = await measured(options.metrics, run.tenant, () =>
-      // A statement that never reads a signal (a prepared INSERT) is not given one: no AbortController per request.
-      options.engine.ignoresCancel(body.sql, run)
-        ? options.engine.execute(body.sql, run)
-        : untilClientLeaves(reply, (signal) => options.engine.execute(body.sql, { ...run, signal })),
+      untilClientLeaves(reply, (signal) => options.engine.execute(body.sql, { ...run, signal })),
     );
     answer(reply, body, result, started);
   };
@@ -72,7 +102,7 @@ export function queryRoutes(options: { engine: SqlEngine; limits: QueryRouteLimi
       const body = request.body;
       const run = { params: body.params ?? [], timeoutMs: body.timeout_ms, maxRows: body.max_rows, ...engineScope(request) };
       const point = pointSelect(options, body.sql, run, started);
-      if (point === undefined) return general(reply, body, run, started);
+      if (point === undefined) return preparedInsert(options, reply, body, run, started) ?? general(reply, body, run, started);
       answer(reply, body, point, started);
       return undefined;
     });
