@@ -62,6 +62,21 @@ export class SqlEngine {
     this.transactions = deps.transactions ?? null;
   }
 
+  /**
+   * The last plain-SELECT key made, with its tenant and text: a text sent again and again (a point
+   * SELECT under load) finds its key by one comparison instead of a new string hashed on every lookup.
+   */
+  private lastPlainKey = { tenant: '', sql: '', key: plainSelectKey('', '') };
+
+  private plainKey(tenant: string, sql: string): string {
+    const last = this.lastPlainKey;
+    if (last.sql === sql && last.tenant === tenant) return last.key;
+    const key = plainSelectKey(tenant, sql);
+    // Only a text the plan cache may hold is kept (one string, however long the last text was, would be kept otherwise).
+    if (sql.length <= LIMITS.planCacheTextBytesMax) this.lastPlainKey = { tenant, sql, key };
+    return key;
+  }
+
   /** What the scan cache holds and how often it served a scan (exec/scan-cache.ts). */
   scanCacheStats(): {
     readonly hits: number;
@@ -109,7 +124,7 @@ export class SqlEngine {
    */
   pointSelect(sql: string, options: ExecuteOptions, toText?: (row: JsonRow) => string): (QueryResult & { readonly rowsText?: string }) | undefined {
     if (options.transaction !== undefined || options.efSearch !== undefined || options.signal?.aborted) return undefined;
-    const known = this.cache.get(plainSelectKey(options.tenant, sql), this.deps.projections.catalog);
+    const known = this.cache.get(this.plainKey(options.tenant, sql), this.deps.projections.catalog);
     if (!known || !this.points.handles(known)) return undefined;
     return this.pointResult(known, options.params ?? [], Math.min(options.maxRows, this.limits.resultRowsMax), toText);
   }
@@ -163,7 +178,7 @@ export class SqlEngine {
    */
   vectorSelect(sql: string, options: ExecuteOptions): Promise<QueryResult> | undefined {
     if (options.transaction !== undefined || options.signal?.aborted) return undefined;
-    const known = this.cache.get(plainSelectKey(options.tenant, sql), this.deps.projections.catalog);
+    const known = this.cache.get(this.plainKey(options.tenant, sql), this.deps.projections.catalog);
     if (!known || !this.vectorSelects.handles(known)) return undefined;
     return this.vectorResult(known, sql, options);
   }
@@ -208,7 +223,7 @@ export class SqlEngine {
 
   private async run(sql: string, env: StatementEnv): Promise<QueryResult> {
     // A SELECT sent again with other parameters skips parsing: its plan is cached under its text.
-    const known = this.cache.get(plainSelectKey(env.tenant, sql), this.deps.projections.catalog);
+    const known = this.cache.get(this.plainKey(env.tenant, sql), this.deps.projections.catalog);
     if (known) return this.select(known, env);
     const statements = this.parses.parse(sql);
     const only = statements.length === 1 ? statements[0]! : null;

@@ -73,7 +73,16 @@ function statsMoved(planned: number, now: number): boolean {
 /** A cached plan, and whether it was used since it was put (or moved) at the back of the order. */
 interface PlanSlot {
   readonly prepared: PreparedQuery;
+  /** tablesUsed with the row counts planned for, as an array: a lookup walks it without an iterator or an entry array per table. */
+  readonly checks: readonly TableCheck[];
   used: boolean;
+}
+
+/** A table a cached plan read: valid while the catalog holds this very definition and its row count has not moved. */
+interface TableCheck {
+  readonly id: number;
+  readonly def: TableDef;
+  readonly plannedRows: number;
 }
 
 /**
@@ -89,21 +98,23 @@ export class PlanCache {
   get(key: string, catalog: CatalogState): PreparedQuery | undefined {
     const slot = this.entries.get(key);
     if (!slot) return undefined;
-    const found = slot.prepared;
-    for (const [id, def] of found.tablesUsed) {
-      const entry = catalog.table(id);
-      if (entry?.def !== def || statsMoved(found.rowCounts.get(id) ?? 0, entry.stats.rowCount)) {
+    const checks = slot.checks;
+    for (let i = 0; i < checks.length; i++) {
+      const check = checks[i]!;
+      const entry = catalog.table(check.id);
+      if (entry?.def !== check.def || statsMoved(check.plannedRows, entry.stats.rowCount)) {
         this.entries.delete(key);
         return undefined;
       }
     }
     slot.used = true;
-    return found;
+    return slot.prepared;
   }
 
   set(key: string, value: PreparedQuery): void {
     this.entries.delete(key);
-    this.entries.set(key, { prepared: value, used: false });
+    const checks = [...value.tablesUsed].map(([id, def]) => ({ id, def, plannedRows: value.rowCounts.get(id) ?? 0 }));
+    this.entries.set(key, { prepared: value, checks, used: false });
     while (this.entries.size > this.capacity) this.evictOne();
   }
 
