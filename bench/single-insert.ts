@@ -5,7 +5,7 @@
  * (insertJson) and as a prepared `INSERT ... VALUES ($1, $2, $3)` (execute). Prints inserts/s, the
  * process's CPU per insert (every thread: the fdatasyncs and LevelDB's writes are in the thread
  * pool) and records per fdatasync: CPU per insert is the steady figure on a shared machine.
- * BENCH_SINGLE_CASES=row,sql picks the cases.
+ * BENCH_SINGLE_CASES=row,sql,direct picks the cases (direct: the INSERT as POST /query runs it, SqlEngine.preparedInsert).
  */
 import { silentLogger } from '../core/logger.js';
 import { DEFAULT_SQL_LIMITS, SqlEngine, typeSystem } from '../query/index.js';
@@ -15,7 +15,7 @@ import { printBenchResult, progress, round2 } from './lib/print-result.js';
 const WRITERS = Number(process.env.BENCH_SINGLE_WRITERS ?? 14);
 const SECONDS = Number(process.env.BENCH_SINGLE_S ?? 5);
 const WARMUP_S = Number(process.env.BENCH_SINGLE_WARMUP_S ?? 3);
-const CASES = (process.env.BENCH_SINGLE_CASES ?? 'row,sql').split(',');
+const CASES = (process.env.BENCH_SINGLE_CASES ?? 'row,sql,direct').split(',');
 const OPTIONS = { timeoutMs: 60_000, maxRows: 100_000, tenant: 'default' };
 
 interface Figures {
@@ -69,7 +69,10 @@ async function main(): Promise<void> {
             }
           : () => {
               const id = nextId++;
-              return engine.execute('INSERT INTO ins (id, name, amount) VALUES ($1, $2, $3)', { ...OPTIONS, params: [id, `name-${id}`, id * 1.5] });
+              const sql = 'INSERT INTO ins (id, name, amount) VALUES ($1, $2, $3)';
+              const options = { ...OPTIONS, params: [id, `name-${id}`, id * 1.5] };
+              // 'direct': as POST /query runs it (the prepared INSERT straight to its insert once bound).
+              return (name === 'direct' ? engine.preparedInsert(sql, options) : undefined) ?? engine.execute(sql, options);
             };
       await load(stack, insert, WARMUP_S);
       const figures = await load(stack, insert, SECONDS);
