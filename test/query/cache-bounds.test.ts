@@ -22,6 +22,28 @@ describe('cache bounds', () => {
     expect(cache.parse('SELECT 42')).toBe(again);
   });
 
+  it('the parse cache evicts by second chance: a text used since it was put survives one eviction, and the same statements come back', () => {
+    const cache = new ParseCache(3);
+    const a = cache.parse('SELECT 1');
+    cache.parse('SELECT 2');
+    cache.parse('SELECT 3');
+    expect(cache.parse('SELECT 1')).toBe(a);
+    cache.parse('SELECT 4');
+    expect(['SELECT 1', 'SELECT 2', 'SELECT 3', 'SELECT 4'].filter((t) => cache.peek(t) !== undefined)).toEqual(['SELECT 1', 'SELECT 3', 'SELECT 4']);
+    // peek does not count as a use: SELECT 3 goes next, the used SELECT 1 would have survived again.
+    expect(cache.peek('SELECT 3')).toBeDefined();
+    cache.parse('SELECT 5');
+    expect(['SELECT 1', 'SELECT 3', 'SELECT 4', 'SELECT 5'].filter((t) => cache.peek(t) !== undefined)).toEqual(['SELECT 1', 'SELECT 4', 'SELECT 5']);
+    // Every entry used on every round: eviction still ends, within the capacity, and a hot text keeps its statements.
+    for (let i = 0; i < 1000; i++) {
+      expect(cache.parse('SELECT 1')).toBe(a);
+      cache.parse('SELECT 4');
+      cache.parse(`SELECT ${100 + i}`);
+      expect(cache.size).toBeLessThanOrEqual(3);
+    }
+    expect(cache.parse('SELECT 1')).toBe(a);
+  });
+
   it('the plan cache holds at most its capacity, evicting by second chance: an entry used since it was put survives one eviction', () => {
     // Plans over no table: the catalog is never asked (a plain stand-in for the data the cache holds).
     const plan = (): PreparedQuery => ({ tablesUsed: new Map(), rowCounts: new Map() }) as unknown as PreparedQuery;
