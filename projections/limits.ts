@@ -22,6 +22,13 @@ export const PROJECTION_LIMITS = Object.freeze({
    * entries go when a write to its rows starts, so the bound is the memory, not the staleness.
    */
   pointCacheBytesMax: 64 * 1024 * 1024,
+  /**
+   * Ops of a row-only record from which the sequencer builds its effects (and the store's batch)
+   * while the log writes it, a turn of the event loop after the append (sequencer.ts
+   * appendedRows). Smaller records build them before: a 1,000-row VALUES insert spends ~1 ms there,
+   * and single-row writes would pay the turn for nothing.
+   */
+  deferredEffectsOpsMin: 4096,
   /** Rows per batch of the writer's view scans (sequencer.ts). */
   writerScanBatchRows: 1024,
   /** Deletes and backfills run in chunks of this many keys (each chunk one LevelDB batch). */

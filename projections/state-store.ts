@@ -3,7 +3,7 @@ import path from 'node:path';
 import { ClassicLevel } from 'classic-level';
 import type { TableId } from '../core/catalog.js';
 import type { CachedRow } from './cached-row.js';
-import { SvcError } from '../core/errors.js';
+import { assert, SvcError } from '../core/errors.js';
 import { fsyncIfPresent } from '../core/fsync.js';
 import { PROJECTION_LIMITS } from './limits.js';
 
@@ -54,7 +54,14 @@ export interface StateStore {
   getMany(keys: readonly Uint8Array[], snapshot?: StoreSnapshot, options?: GetManyOptions): Promise<(Uint8Array | undefined)[]>;
   /** Key/value pairs in key order (or reverse), fetched in bounded steps. */
   entries(range: RangeOptions): AsyncIterable<[Uint8Array, Uint8Array][]>;
-  write(ops: readonly KvOp[]): Promise<void>;
+  /** Writes `ops` atomically; with `prepared` (from prepare(), given its ops first), only the ops after them still go into the batch. */
+  write(ops: readonly KvOp[], prepared?: PreparedWrite): Promise<void>;
+  /**
+   * A batch holding `ops` already, for a write() to come whose ops start with them: the per-op work
+   * (one native call each, ~0.5 us) is done now, while the caller waits anyway (the log's fdatasync
+   * of the record). Absent: the store has no such batches.
+   */
+  prepare?(ops: readonly KvOp[]): PreparedWrite;
   /**
    * Makes every write resolved so far durable across a power loss (not just a process crash):
    * called before the log deletes segments that the stored offsets say are applied.
@@ -64,6 +71,14 @@ export interface StateStore {
   isOpen(): boolean;
   snapshot(): StoreSnapshot;
   close(): Promise<void>;
+}
+
+/** A batch from StateStore.prepare: written by one write() whose ops start with its `count` ops, or discarded. */
+export interface PreparedWrite {
+  /** How many ops it holds (the first ones of the write it is given to). */
+  readonly count: number;
+  /** Frees it unwritten (idempotent; a batch already written stays written). */
+  discard(): void;
 }
 
 const { rangeBatchKeysDefault, rangeBatchKeysFirst, syncGetKeysMax } = PROJECTION_LIMITS;
@@ -229,6 +244,41 @@ function nativeView(bytes: Uint8Array, reused: (Uint8Array | undefined)[]): Uint
 /** V8's typed_array_max_size_in_heap: arrays up to this long may live on the JS heap. */
 const ON_HEAP_TYPED_ARRAY_BYTES_MAX = 64;
 
+/**
+ * ops[from..] into a native batch. Short keys and values go through reused views (viewOf): the
+ * native call copies them at once, and a fresh small array handed to it costs a backing store of
+ * its own (bulk inserts: GC).
+ */
+function putOps(batch: NativeBatch, ops: readonly KvOp[], from: number): void {
+  for (let i = from; i < ops.length; i++) {
+    const op = ops[i]!;
+    if (op.type === 'put') batch._put(nativeView(op.key, reusedKeyViews), nativeView(op.value, reusedValueViews));
+    else batch._del(nativeView(op.key, reusedKeyViews));
+  }
+}
+
+/** ClassicLevelStore's prepared write: a native batch holding the first `count` ops of a write to come. */
+class LevelPreparedWrite implements PreparedWrite {
+  constructor(
+    readonly store: ClassicLevelStore,
+    private batch: NativeBatch | null,
+    readonly count: number,
+  ) {}
+
+  /** The batch, once (null: taken, discarded, or prepared while the store was closed). */
+  take(): NativeBatch | null {
+    const batch = this.batch;
+    this.batch = null;
+    return batch;
+  }
+
+  discard(): void {
+    void this.take()
+      ?.close()
+      .catch(() => undefined);
+  }
+}
+
 /** The parts of classic-level's chained batch used by packedBatch (implementor methods: no per-op checks or events). */
 interface NativeBatch {
   _put(key: Uint8Array, value: Uint8Array): void;
@@ -314,26 +364,44 @@ class ClassicLevelStore implements StateStore {
     }
   }
 
-  write(ops: readonly KvOp[]): Promise<void> {
-    if (ops.length === 0) return Promise.resolve();
+  write(ops: readonly KvOp[], prepared?: PreparedWrite): Promise<void> {
+    const own = prepared instanceof LevelPreparedWrite && prepared.store === this ? prepared.take() : null;
+    if (prepared && own === null) prepared.discard(); // not one of ours, or used: its ops go in again below
+    if (ops.length === 0 && own === null) return Promise.resolve();
     this.sequence += ops.length;
     // A chained batch: each op goes straight into the native batch. The array form clones every
     // op and resolves its encodings first, about twice the CPU per key (bulk inserts write 10k+).
-    // Short keys and values go through reused views (viewOf): the native call copies them at once,
-    // and a fresh small array handed to it costs a backing store of its own (bulk inserts: GC).
     // The implementor methods, as packedBatch: the public put() builds an op object per call.
-    if (this.db.status !== 'open') return Promise.reject(new SvcError('STORAGE_UNAVAILABLE', `the projection store is ${this.db.status}`, {}));
-    const batch = (this.db as unknown as { _chainedBatch(): NativeBatch })._chainedBatch();
+    if (this.db.status !== 'open') {
+      own?.close().catch(() => undefined);
+      return Promise.reject(new SvcError('STORAGE_UNAVAILABLE', `the projection store is ${this.db.status}`, {}));
+    }
+    const batch = own ?? this.nativeBatch();
     try {
-      for (const op of ops) {
-        if (op.type === 'put') batch._put(nativeView(op.key, reusedKeyViews), nativeView(op.value, reusedValueViews));
-        else batch._del(nativeView(op.key, reusedKeyViews));
-      }
+      assert(own === null || ops.length >= (prepared as LevelPreparedWrite).count, 'a prepared write is given with the ops it holds first');
+      putOps(batch, ops, own === null ? 0 : (prepared as LevelPreparedWrite).count);
     } catch (error) {
       return batch.close().then(() => Promise.reject(error));
     }
     // _write() leaves the batch attached to the database (see packedBatch): closed once written.
     return batch._write({}).finally(() => void batch.close().catch(() => undefined));
+  }
+
+  prepare(ops: readonly KvOp[]): PreparedWrite {
+    // A closed store: an empty prepared write, and write() reports the status as it would.
+    if (this.db.status !== 'open') return new LevelPreparedWrite(this, null, 0);
+    const batch = this.nativeBatch();
+    try {
+      putOps(batch, ops, 0);
+    } catch (error) {
+      void batch.close().catch(() => undefined);
+      throw error;
+    }
+    return new LevelPreparedWrite(this, batch, ops.length);
+  }
+
+  private nativeBatch(): NativeBatch {
+    return (this.db as unknown as { _chainedBatch(): NativeBatch })._chainedBatch();
   }
 
   packedBatch(ops: Uint8Array): () => Promise<void> {
