@@ -147,8 +147,8 @@ export class Sequencer {
    * What a row-only record's append leaves for the next builder (pending overlay, row-key bounds,
    * observers) and for the projection (its effects, through the handoff). A large record's effects
    * and store batch are built once the log has written it and started its fdatasync: they take a
-   * bulk insert ~10 ms of CPU, which then runs beside the fdatasync instead of after it (the answer
-   * waits for both). The write lock is held until they are in the overlay.
+   * 10,000-row bulk insert ~10 ms of CPU, which then runs beside the fdatasync instead of after it
+   * (the answer waits for both). The write lock is held until they are in the overlay.
    */
   private async appendedRows(lsn: Lsn, record: TxnRecord, shape: RowRecordShape): Promise<void> {
     if (record.ops.length < PROJECTION_LIMITS.deferredEffectsOpsMin) {
