@@ -49,6 +49,9 @@ export class GroupCommitWriter {
   private syncRequested = false;
   private readonly syncWaiters: Settle[] = [];
   private writableWaiters: Settle[] = [];
+  /** The last LSN written to its segment (its fdatasync started), and who waits for a later one (whenWritten). */
+  private writtenLsn: Lsn;
+  private writtenWaiters: { readonly lsn: Lsn; readonly resolve: () => void }[] = [];
   private idleWaiters: (() => void)[] = [];
   private pendingBytes = 0;
   private closing: Promise<void> | null = null;
@@ -67,6 +70,7 @@ export class GroupCommitWriter {
   ) {
     const { segment } = active;
     this.head = segment.lastLsn;
+    this.writtenLsn = segment.lastLsn;
     this.logger = options.logger;
     const lastIndexed = segment.index?.positions.at(-1);
     this.queue = new WriteQueue({
@@ -140,6 +144,22 @@ export class GroupCommitWriter {
     });
   }
 
+  /** Resolves once `recordLsn` is written and its fdatasync started; at once when the log failed or is closing. */
+  whenWritten(recordLsn: Lsn): Promise<void> {
+    if (recordLsn <= this.writtenLsn || this.state !== 'open') return Promise.resolve();
+    return new Promise((resolve) => this.writtenWaiters.push({ lsn: recordLsn, resolve }));
+  }
+
+  /** Tells whenWritten's waiters up to `lastLsn` (all of them with null: the log failed or closed). */
+  private wroteThrough(lastLsn: Lsn | null): void {
+    if (lastLsn !== null) this.writtenLsn = lastLsn;
+    if (this.writtenWaiters.length === 0) return;
+    const done = lastLsn === null ? this.writtenWaiters : this.writtenWaiters.filter((w) => w.lsn <= lastLsn);
+    if (done.length === 0) return;
+    this.writtenWaiters = lastLsn === null ? [] : this.writtenWaiters.filter((w) => w.lsn > lastLsn);
+    for (const waiter of done) waiter.resolve();
+  }
+
   /** Everything appended so far is durable (in interval mode: fdatasynced) when this resolves. */
   async sync(): Promise<void> {
     if (this.failure !== null) throw this.failure;
@@ -175,6 +195,7 @@ export class GroupCommitWriter {
     if (this.state === 'failed') await this.active.closeAfterFailure();
     const failure = this.failure;
     this.state = 'closed';
+    this.wroteThrough(null);
     this.durableHead.end(shuttingDown(), true);
     // An earlier failure was already reported to the appends it hit; report only what close hit.
     if (failure !== null && !failedBefore) throw failure;
@@ -247,7 +268,10 @@ export class GroupCommitWriter {
     this.counters.flushCount++;
     this.counters.bytesWritten += batch.sizeBytes;
     this.release(batch.sizeBytes);
-    if (this.options.durability !== 'commit') return this.acknowledge(batch);
+    if (this.options.durability !== 'commit') {
+      this.wroteThrough(batch.lastLsn);
+      return this.acknowledge(batch);
+    }
     const entry: SyncEntry = { batch, synced: false, settled: Promise.resolve() };
     this.syncing.push(entry);
     // After the write: this fdatasync covers the batch and every batch written before it.
@@ -261,6 +285,8 @@ export class GroupCommitWriter {
       },
       (cause: unknown) => this.fail(cause),
     );
+    // The fdatasync runs in the thread pool now: whoever waits for it may work meanwhile.
+    this.wroteThrough(batch.lastLsn);
   }
 
   /** Throws the log's failure, if it failed (a check after an await, where the compiler still assumes the one before it). */
@@ -340,6 +366,7 @@ export class GroupCommitWriter {
     for (let batch = this.queue.take(); batch !== null; batch = this.queue.take()) batch.reject(error);
     for (const waiter of this.syncWaiters.splice(0)) waiter.reject(error);
     for (const waiter of this.writableWaiters.splice(0)) waiter.reject(error);
+    this.wroteThrough(null);
     this.durableHead.end(error, false);
     this.notifyIdle();
   }

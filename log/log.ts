@@ -86,6 +86,10 @@ class FileLog implements Log, ReadSource {
     return this.writer.whenWritable(signal);
   }
 
+  whenWritten(recordLsn: Lsn): Promise<void> {
+    return this.writer.whenWritten(recordLsn);
+  }
+
   read(fromLsn: Lsn, options: ReadOptions = {}): AsyncIterable<LogEntry[]> {
     return readLog(this, fromLsn, {
       batchBytesMax: options.batchBytesMax ?? this.options.readBatchBytesMax,

@@ -69,6 +69,12 @@ export interface Log {
   /** Emits the durable head each time it advances (a signal: consumers then pull with read()). */
   readonly durableLsn$: Observable<Lsn>;
   append(payload: Uint8Array): AppendResult;
+  /**
+   * Resolves once the record at `recordLsn` is written to its segment and its fdatasync has started
+   * (at once when the log failed or closed: `durable` then says so). A caller that waits for the
+   * fdatasync anyway can do its own work meanwhile (the sequencer builds a bulk record's effects).
+   */
+  whenWritten?(recordLsn: Lsn): Promise<void>;
   /** Records with lsn >= fromLsn, in batches bounded by bytes, up to the durable head; then ends. */
   read(fromLsn: Lsn, options?: ReadOptions): AsyncIterable<LogEntry[]>;
   /** Resolves once durableLsn >= lsn. */

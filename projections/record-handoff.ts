@@ -1,10 +1,16 @@
 import type { TxnRecord } from '../core/log-records.js';
 import type { Lsn } from '../core/units.js';
 import type { RowRecordEffects } from './row-ops.js';
+import type { PreparedWrite } from './state-store.js';
 
 export interface PreparedRecord {
   readonly record: TxnRecord;
   readonly effects: RowRecordEffects;
+  /**
+   * A store batch holding effects.ops already (StateStore.prepare), if one was made; given once:
+   * to the write that applies the record, or discarded with a record that will not be.
+   */
+  takeWrite?(): PreparedWrite | undefined;
 }
 
 /**

@@ -68,11 +68,19 @@ export interface RowRecordEffects {
   readonly sequences: readonly SequenceUpdate[];
 }
 
+/** What the first pass over a row-only record finds: the bytes of its row keys and its sequence updates. */
+export interface RowRecordShape {
+  readonly keyBytes: number;
+  readonly sequences: readonly SequenceUpdate[];
+}
+
 /**
- * The effects of every row change of a record, with statistics per table; null when the record
- * changes the catalog (its effects depend on reading the store, so only the projection applies it).
+ * The first pass of rowRecordEffects: null when the record changes the catalog; throws when a row
+ * change names a table that does not exist. What the second pass (rowRecordOps) needs to know
+ * before any op is built: the sequencer checks a record this way before appending it and may build
+ * its ops while the log writes it.
  */
-export function rowRecordEffects(ops: readonly TxnOp[], tableOf: (tableId: number) => TableEntry | undefined): RowRecordEffects | null {
+export function rowRecordShape(ops: readonly TxnOp[], tableOf: (tableId: number) => TableEntry | undefined): RowRecordShape | null {
   let keyBytes = 0;
   const sequences: SequenceUpdate[] = [];
   for (const op of ops) {
@@ -84,9 +92,23 @@ export function rowRecordEffects(ops: readonly TxnOp[], tableOf: (tableId: numbe
     if (!tableOf(op.tableId)) throw new SvcError('TABLE_NOT_FOUND', `table id ${op.tableId} does not exist`, { tableId: op.tableId });
     keyBytes += ROW_KEY_PREFIX_BYTES + op.key.length;
   }
+  return { keyBytes, sequences };
+}
+
+/**
+ * The effects of every row change of a record, with statistics per table; null when the record
+ * changes the catalog (its effects depend on reading the store, so only the projection applies it).
+ */
+export function rowRecordEffects(ops: readonly TxnOp[], tableOf: (tableId: number) => TableEntry | undefined): RowRecordEffects | null {
+  const shape = rowRecordShape(ops, tableOf);
+  return shape && rowRecordOps(ops, tableOf, shape);
+}
+
+/** The second pass of rowRecordEffects, over a record whose shape rowRecordShape found (its tables exist). */
+export function rowRecordOps(ops: readonly TxnOp[], tableOf: (tableId: number) => TableEntry | undefined, shape: RowRecordShape): RowRecordEffects {
   // Every row key of the record is a view into one buffer (as keys.ts rowKeys): a bulk insert's
   // 10,000 small arrays of their own were a visible share of its garbage collection.
-  const slab = new Uint8Array(keyBytes);
+  const slab = new Uint8Array(shape.keyBytes);
   let at = 0;
   const out: KvOp[] = [];
   const deltas = new Map<number, StatsDelta>();
@@ -95,7 +117,9 @@ export function rowRecordEffects(ops: readonly TxnOp[], tableOf: (tableId: numbe
   for (const op of ops) {
     if (op.kind !== 'row') continue;
     if (table?.def.id !== op.tableId || delta === undefined) {
-      table = tableOf(op.tableId)!;
+      table = tableOf(op.tableId);
+      // Dropped since the shape was taken (the ops are built after the append): as rowRecordShape would say.
+      if (!table) throw new SvcError('TABLE_NOT_FOUND', `table id ${op.tableId} does not exist`, { tableId: op.tableId });
       delta = deltas.get(op.tableId);
       if (!delta) deltas.set(op.tableId, (delta = { rowCount: 0, sizeBytes: 0, indexSizeBytes: 0 }));
     }
@@ -103,5 +127,5 @@ export function rowRecordEffects(ops: readonly TxnOp[], tableOf: (tableId: numbe
     at += key.length;
     rowChangeOps(table, op, out, delta, key);
   }
-  return { ops: out, deltas, sequences };
+  return { ops: out, deltas, sequences: shape.sequences };
 }

@@ -2,7 +2,7 @@ import type { TableId } from '../core/catalog.js';
 import { CachedRow, type MemoAccount } from './cached-row.js';
 import { KeySpace } from './keys.js';
 import { PROJECTION_LIMITS } from './limits.js';
-import type { GetManyOptions, KvOp, RangeOptions, StateStore, StoreSnapshot } from './state-store.js';
+import type { GetManyOptions, KvOp, PreparedWrite, RangeOptions, StateStore, StoreSnapshot } from './state-store.js';
 
 /**
  * A StateStore that counts writes to each table's rows, so the query layer can cache what a
@@ -38,6 +38,7 @@ export class RowVersionedStore implements StateStore {
     private readonly inner: StateStore,
     private readonly rowCacheBytesMax: number = PROJECTION_LIMITS.pointCacheBytesMax,
   ) {
+    if (inner.prepare) this.prepare = (ops) => inner.prepare!(ops);
     if (inner.getSync) {
       this.getSync = inner.getSync;
       this.getRowSync = (tableId, key) => this.cachedRow(tableId, key, latin1(key));
@@ -145,19 +146,22 @@ export class RowVersionedStore implements StateStore {
     return this.inner.entries(inner ? { ...rest, snapshot: inner } : rest);
   }
 
-  async write(ops: readonly KvOp[]): Promise<void> {
+  async write(ops: readonly KvOp[], prepared?: PreparedWrite): Promise<void> {
     this.openPending();
     const tables = rowOpsByTable(ops, this.listeners.size > 0 || this.rowCache.size > 0);
-    if (tables.size === 0) return this.inner.write(ops);
+    if (tables.size === 0) return this.inner.write(ops, prepared);
     const writes = this.start(tables);
     let ok = false;
     try {
-      await this.inner.write(ops);
+      await this.inner.write(ops, prepared);
       ok = true;
     } finally {
       this.finish(writes, ok);
     }
   }
+
+  /** The inner store's prepare (absent when it has none). */
+  readonly prepare?: (ops: readonly KvOp[]) => PreparedWrite;
 
   /** Calls `listener` for every write to rows from now on; returns the function that stops it. */
   watchRows(listener: RowWriteListener): () => void {

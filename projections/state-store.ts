@@ -3,9 +3,10 @@ import path from 'node:path';
 import { ClassicLevel } from 'classic-level';
 import type { TableId } from '../core/catalog.js';
 import type { CachedRow } from './cached-row.js';
-import { SvcError } from '../core/errors.js';
+import { assert, SvcError } from '../core/errors.js';
 import { fsyncIfPresent } from '../core/fsync.js';
 import { PROJECTION_LIMITS } from './limits.js';
+import { LevelPreparedWrite, putOps, reusedKeyViews, reusedValueViews, viewOf, type KvOp, type NativeBatch, type PreparedWrite } from './native-batch.js';
 
 /**
  * The one adapter over classic-level. Keys and values are bytes; the layout lives in keys.ts.
@@ -13,7 +14,7 @@ import { PROJECTION_LIMITS } from './limits.js';
  * covers, so a batch lost in a crash is simply re-applied from the log. Before the log deletes
  * records an offset covers (retention), sync() makes the offsets durable.
  */
-export type KvOp = { readonly type: 'put'; readonly key: Uint8Array; readonly value: Uint8Array } | { readonly type: 'del'; readonly key: Uint8Array };
+export type { KvOp, PreparedWrite } from './native-batch.js';
 
 export interface RangeOptions {
   readonly gte?: Uint8Array;
@@ -54,7 +55,14 @@ export interface StateStore {
   getMany(keys: readonly Uint8Array[], snapshot?: StoreSnapshot, options?: GetManyOptions): Promise<(Uint8Array | undefined)[]>;
   /** Key/value pairs in key order (or reverse), fetched in bounded steps. */
   entries(range: RangeOptions): AsyncIterable<[Uint8Array, Uint8Array][]>;
-  write(ops: readonly KvOp[]): Promise<void>;
+  /** Writes `ops` atomically; with `prepared` (from prepare(), given its ops first), only the ops after them still go into the batch. */
+  write(ops: readonly KvOp[], prepared?: PreparedWrite): Promise<void>;
+  /**
+   * A batch holding `ops` already, for a write() to come whose ops start with them: the per-op work
+   * (one native call each, ~0.5 us) is done now, while the caller waits anyway (the log's fdatasync
+   * of the record). Absent: the store has no such batches.
+   */
+  prepare?(ops: readonly KvOp[]): PreparedWrite;
   /**
    * Makes every write resolved so far durable across a power loss (not just a process crash):
    * called before the log deletes segments that the stored offsets say are applied.
@@ -197,47 +205,6 @@ export function packedBatch(store: StateStore, ops: Uint8Array): () => Promise<v
   return () => store.write(list);
 }
 
-/** Keys and values up to this long are handed to the native batch through reused views (see viewOf). */
-const REUSED_VIEW_BYTES_MAX = 256;
-const reusedKeyViews: (Uint8Array | undefined)[] = [];
-const reusedValueViews: (Uint8Array | undefined)[] = [];
-
-/**
- * The bytes at [from, from + length) as a Uint8Array for one native call, which copies them at
- * once: a short one is copied into a view of that length kept for reuse, because a new view per
- * key and per value (a million per 50,000 replayed records) made the garbage collector the
- * largest cost of replay's main thread.
- */
-function viewOf(ops: Uint8Array, from: number, length: number, reused: (Uint8Array | undefined)[]): Uint8Array {
-  if (length > REUSED_VIEW_BYTES_MAX) return ops.subarray(from, from + length);
-  let view = reused[length];
-  if (view === undefined) reused[length] = view = new Uint8Array(length);
-  for (let i = 0; i < length; i++) view[i] = ops[from + i]!;
-  return view;
-}
-
-/**
- * `bytes` for one native call: as it is when it is a view into a larger buffer or longer than V8
- * keeps typed arrays on its heap (a bulk insert's keys and images are views of shared chunks:
- * copying them byte by byte was most of write()'s own time), else copied as viewOf does (a small
- * array on V8's heap would get a backing store of its own when native code reads it).
- */
-function nativeView(bytes: Uint8Array, reused: (Uint8Array | undefined)[]): Uint8Array {
-  return bytes.byteOffset !== 0 || bytes.length > ON_HEAP_TYPED_ARRAY_BYTES_MAX ? bytes : viewOf(bytes, 0, bytes.length, reused);
-}
-
-/** V8's typed_array_max_size_in_heap: arrays up to this long may live on the JS heap. */
-const ON_HEAP_TYPED_ARRAY_BYTES_MAX = 64;
-
-/** The parts of classic-level's chained batch used by packedBatch (implementor methods: no per-op checks or events). */
-interface NativeBatch {
-  _put(key: Uint8Array, value: Uint8Array): void;
-  _del(key: Uint8Array): void;
-  _write(options: object): Promise<void>;
-  /** The public close: frees the native batch and detaches it from the database (which holds every open batch). */
-  close(): Promise<void>;
-}
-
 class ClassicLevelStore implements StateStore {
   /**
    * An upper bound of the highest sequence number LevelDB has given (each op written takes one; a
@@ -314,26 +281,44 @@ class ClassicLevelStore implements StateStore {
     }
   }
 
-  write(ops: readonly KvOp[]): Promise<void> {
-    if (ops.length === 0) return Promise.resolve();
+  write(ops: readonly KvOp[], prepared?: PreparedWrite): Promise<void> {
+    const own = prepared instanceof LevelPreparedWrite && prepared.owner === this ? prepared.take() : null;
+    if (prepared && own === null) prepared.discard(); // not one of ours, or used: its ops go in again below
+    if (ops.length === 0 && own === null) return Promise.resolve();
     this.sequence += ops.length;
     // A chained batch: each op goes straight into the native batch. The array form clones every
     // op and resolves its encodings first, about twice the CPU per key (bulk inserts write 10k+).
-    // Short keys and values go through reused views (viewOf): the native call copies them at once,
-    // and a fresh small array handed to it costs a backing store of its own (bulk inserts: GC).
     // The implementor methods, as packedBatch: the public put() builds an op object per call.
-    if (this.db.status !== 'open') return Promise.reject(new SvcError('STORAGE_UNAVAILABLE', `the projection store is ${this.db.status}`, {}));
-    const batch = (this.db as unknown as { _chainedBatch(): NativeBatch })._chainedBatch();
+    if (this.db.status !== 'open') {
+      own?.close().catch(() => undefined);
+      return Promise.reject(new SvcError('STORAGE_UNAVAILABLE', `the projection store is ${this.db.status}`, {}));
+    }
+    const batch = own ?? this.nativeBatch();
     try {
-      for (const op of ops) {
-        if (op.type === 'put') batch._put(nativeView(op.key, reusedKeyViews), nativeView(op.value, reusedValueViews));
-        else batch._del(nativeView(op.key, reusedKeyViews));
-      }
+      assert(own === null || ops.length >= (prepared as LevelPreparedWrite).count, 'a prepared write is given with the ops it holds first');
+      putOps(batch, ops, own === null ? 0 : (prepared as LevelPreparedWrite).count);
     } catch (error) {
       return batch.close().then(() => Promise.reject(error));
     }
     // _write() leaves the batch attached to the database (see packedBatch): closed once written.
     return batch._write({}).finally(() => void batch.close().catch(() => undefined));
+  }
+
+  prepare(ops: readonly KvOp[]): PreparedWrite {
+    // A closed store: an empty prepared write, and write() reports the status as it would.
+    if (this.db.status !== 'open') return new LevelPreparedWrite(this, null, 0);
+    const batch = this.nativeBatch();
+    try {
+      putOps(batch, ops, 0);
+    } catch (error) {
+      void batch.close().catch(() => undefined);
+      throw error;
+    }
+    return new LevelPreparedWrite(this, batch, ops.length);
+  }
+
+  private nativeBatch(): NativeBatch {
+    return (this.db as unknown as { _chainedBatch(): NativeBatch })._chainedBatch();
   }
 
   packedBatch(ops: Uint8Array): () => Promise<void> {

@@ -40,7 +40,7 @@ import {
 import type { PreparedRecord, RecordHandoff } from './record-handoff.js';
 import { rowChangeOps, type StatsDelta } from './row-ops.js';
 import { PROJECTION_LIMITS } from './limits.js';
-import type { KvOp, StateStore } from './state-store.js';
+import type { KvOp, PreparedWrite, StateStore } from './state-store.js';
 
 export const TABLES_CONSUMER = 'tables';
 /** Beside the tables offset: the event sequence after it, so sequences never restart when the log's records are gone. */
@@ -63,6 +63,8 @@ export class TablesProjection implements Consumer {
   private appliedOffset: Lsn;
   private nextSequenceAfterOffset: bigint;
   private dataOps: KvOp[] = [];
+  /** A store batch holding the first ops of dataOps already (a prepared record's: DeferredRecord). */
+  private preparedWrite: PreparedWrite | undefined;
   private readonly metaOps = new Map<string, KvOp>();
   private readonly touched = new Set<TableEntry>();
 
@@ -145,7 +147,12 @@ export class TablesProjection implements Consumer {
     return this.nextSequenceAfterOffset;
   }
 
-  private applyPrepared({ effects }: PreparedRecord): void {
+  private applyPrepared(prepared: PreparedRecord): void {
+    const { effects } = prepared;
+    // A batch that holds these ops already is used by the next write if they are its first ops.
+    const write = prepared.takeWrite?.();
+    if (write && this.dataOps.length === 0 && this.preparedWrite === undefined) this.preparedWrite = write;
+    else write?.discard();
     for (const op of effects.ops) this.dataOps.push(op);
     for (const [tableId, delta] of effects.deltas) {
       const table = this.catalog.table(tableId);
@@ -330,7 +337,14 @@ export class TablesProjection implements Consumer {
   private async flushData(): Promise<void> {
     const ops = this.dataOps;
     this.dataOps = [];
-    await this.store.write(ops);
+    await this.store.write(ops, this.takePreparedWrite());
+  }
+
+  /** The prepared batch holding the first of dataOps, once (the write that takes dataOps takes it). */
+  private takePreparedWrite(): PreparedWrite | undefined {
+    const write = this.preparedWrite;
+    this.preparedWrite = undefined;
+    return write;
   }
 
   /** One atomic batch: remaining row/index writes, statistics, catalog entries and the offset. */
@@ -347,7 +361,7 @@ export class TablesProjection implements Consumer {
     ops.push({ type: 'put', key: consumerOffsetKey(this.name), value: encodeU64(this.appliedOffset) });
     ops.push({ type: 'put', key: consumerOffsetKey(NEXT_SEQUENCE_KEY), value: encodeI64(this.nextSequenceAfterOffset) });
     ops.push({ type: 'put', key: consumerOffsetKey(IDS_HIGH_KEY), value: Buffer.from(JSON.stringify(this.catalog.idsHigh)) });
-    await this.store.write(ops);
+    await this.store.write(ops, this.takePreparedWrite());
   }
 }
 

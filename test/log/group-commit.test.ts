@@ -174,6 +174,52 @@ describe('group commit', () => {
     await reopened.close();
   });
 
+  it('whenWritten resolves once the record is written and its fdatasync started, before it is durable; at once after a failure or close', async () => {
+    const probe = await open(path.join(dir, 'probe'), 'w');
+    const handle = Object.getPrototypeOf(probe) as { datasync: () => Promise<void> };
+    await probe.close();
+    const { datasync } = handle;
+    const events: string[] = [];
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    // Segments big enough for every record: no roll (a roll waits for the held fdatasync).
+    const log = await openLog(logOptions(dir, { segmentSizeBytesMax: 4 * LOG_LIMITS.inlineWriteBytesMax }));
+    try {
+      handle.datasync = async function (this: unknown) {
+        events.push('fdatasync started');
+        await held;
+        return datasync.apply(this);
+      };
+      const first = log.append(payloadFor(1, 64));
+      const big = log.append(payloadFor(2, LOG_LIMITS.inlineWriteBytesMax + 1024));
+      void first.durable.then(() => events.push('durable'));
+      await log.whenWritten!(big.lsn);
+      events.push('written');
+      expect(log.durableLsn).toBe(0);
+      release();
+      await big.durable;
+      expect(events).toEqual(['fdatasync started', 'written', 'durable']);
+      // Written already: at once.
+      await log.whenWritten!(first.lsn);
+    } finally {
+      handle.datasync = datasync;
+    }
+    handle.datasync = async function () {
+      throw Object.assign(new Error('EIO: i/o error, fdatasync'), { code: 'EIO' });
+    };
+    try {
+      const failing = log.append(payloadFor(3, 64));
+      const next = log.append(payloadFor(4, 64));
+      await expect(failing.durable).rejects.toMatchObject({ code: 'STORAGE_UNAVAILABLE' });
+      // The log failed: a waiter for a record it will never write is not left hanging.
+      await log.whenWritten!(next.lsn);
+      await log.whenWritten!((next.lsn + 10) as typeof next.lsn);
+    } finally {
+      handle.datasync = datasync;
+      await log.close().catch(() => undefined);
+    }
+  });
+
   it('interval durability resolves after the write and fdatasyncs on the timer; sync() forces it', async () => {
     const log = await openLog(logOptions(dir, { durability: 'interval', fsyncIntervalMs: 20 }));
     const results = Array.from({ length: 50 }, (_, i) => log.append(payloadFor(i + 1, 64)));

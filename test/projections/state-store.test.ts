@@ -128,6 +128,71 @@ describe('packed batches (replay)', () => {
   });
 });
 
+describe("prepared writes (a bulk record's batch built while the log fdatasyncs it)", () => {
+  const all = async (db: StateStore): Promise<[string, string][]> => {
+    const entries: [string, string][] = [];
+    for await (const batch of db.entries({})) for (const [k, v] of batch) entries.push([Buffer.from(k).toString(), Buffer.from(v).toString()]);
+    return entries;
+  };
+
+  it('a write given its prepared batch writes the prepared ops and the ones after them, in order, at once', async () => {
+    const db = await store();
+    const prepared = [
+      { type: 'put', key: key('a'), value: key('1') },
+      { type: 'put', key: key('b'), value: key('2') },
+      { type: 'put', key: key('x'), value: key('9') },
+    ] as const;
+    const batch = db.prepare!(prepared);
+    expect(batch.count).toBe(3);
+    // Nothing is written before write(): the log's fdatasync may still fail.
+    expect(await all(db)).toEqual([]);
+    await db.write(
+      [...prepared, { type: 'del', key: key('x') }, { type: 'put', key: key('c'), value: key('3') }, { type: 'put', key: key('a'), value: key('11') }],
+      batch,
+    );
+    expect(await all(db)).toEqual([
+      ['a', '11'],
+      ['b', '2'],
+      ['c', '3'],
+    ]);
+  });
+
+  it('a discarded or already used prepared batch writes nothing of its own: the write puts every op it is given', async () => {
+    const db = await store();
+    const discarded = db.prepare!([{ type: 'put', key: key('gone'), value: key('1') }]);
+    discarded.discard();
+    discarded.discard();
+    await db.write([{ type: 'put', key: key('d'), value: key('4') }], discarded);
+    const used = db.prepare!([{ type: 'put', key: key('e'), value: key('5') }]);
+    await db.write([{ type: 'put', key: key('e'), value: key('5') }], used);
+    // Given again, it holds nothing: the first op ('f', in the place of its one op) must still be written.
+    await db.write(
+      [
+        { type: 'put', key: key('f'), value: key('6') },
+        { type: 'put', key: key('g'), value: key('7') },
+      ],
+      used,
+    );
+    expect(await all(db)).toEqual([
+      ['d', '4'],
+      ['e', '5'],
+      ['f', '6'],
+      ['g', '7'],
+    ]);
+  });
+
+  it('a batch prepared before the store closed is refused with STORAGE_UNAVAILABLE, and so is one prepared after', async () => {
+    const { dir, remove } = await tempDir('svcdb-store-');
+    cleanups.push(remove);
+    const db = await openStateStore(dir);
+    const ops = [{ type: 'put', key: key('a'), value: key('1') }] as const;
+    const before = db.prepare!(ops);
+    await db.close();
+    await expect(db.write(ops, before)).rejects.toMatchObject({ code: 'STORAGE_UNAVAILABLE' });
+    await expect(db.write(ops, db.prepare!(ops))).rejects.toMatchObject({ code: 'STORAGE_UNAVAILABLE' });
+  });
+});
+
 describe('state store writes on a closed store', () => {
   it('a write to a closed store is refused with STORAGE_UNAVAILABLE', async () => {
     const { dir, remove } = await tempDir('svcdb-store-');
