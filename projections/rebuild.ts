@@ -38,6 +38,8 @@ export async function rebuildProjections(options: {
   readonly bulkChunkBytesMin?: number;
   /** Staged bytes at which a background ingest starts (tests choose; PROJECTION_LIMITS.replayBulkIngestBytesMin). */
   readonly bulkIngestBytesMin?: number;
+  /** Bytes of bulk-loaded chunks written as tables at the end (tests choose; PROJECTION_LIMITS.replayHeldBytesMax). */
+  readonly bulkHeldBytesMax?: number;
 }): Promise<ReplayCounts> {
   const { log, layout } = options;
   if (log.firstLsn > 1) {
@@ -96,6 +98,7 @@ async function rebuildFromLog(
     readonly workerThreads?: number;
     readonly bulkChunkBytesMin?: number;
     readonly bulkIngestBytesMin?: number;
+    readonly bulkHeldBytesMax?: number;
   },
   scratch: StateStore,
   total: Lsn,
@@ -124,6 +127,7 @@ async function rebuildFromLog(
       onApplied: (recordsDone, rowsDone) => options.onProgress({ recordsDone, recordsTotal: total, rowsDone }),
       ...(options.bulkChunkBytesMin === undefined ? {} : { bulkChunkBytesMin: options.bulkChunkBytesMin }),
       ...(options.bulkIngestBytesMin === undefined ? {} : { bulkIngestBytesMin: options.bulkIngestBytesMin }),
+      ...(options.bulkHeldBytesMax === undefined ? {} : { bulkHeldBytesMax: options.bulkHeldBytesMax }),
       ...(options.workerThreads === undefined
         ? {}
         : { preparer: options.workerThreads === 0 ? new InThreadPreparer() : ReplayPool.start(options.workerThreads) }),
