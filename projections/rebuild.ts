@@ -40,6 +40,8 @@ export async function rebuildProjections(options: {
   readonly bulkIngestBytesMin?: number;
   /** Bytes of bulk-loaded chunks written as tables at the end (tests choose; PROJECTION_LIMITS.replayHeldBytesMax). */
   readonly bulkHeldBytesMax?: number;
+  /** Bytes of held chunks from which a worker writes part of the tables (tests choose). */
+  readonly tablesSplitBytesMin?: number;
 }): Promise<ReplayCounts> {
   const { log, layout } = options;
   if (log.firstLsn > 1) {
@@ -99,6 +101,7 @@ async function rebuildFromLog(
     readonly bulkChunkBytesMin?: number;
     readonly bulkIngestBytesMin?: number;
     readonly bulkHeldBytesMax?: number;
+    readonly tablesSplitBytesMin?: number;
   },
   scratch: StateStore,
   total: Lsn,
@@ -128,6 +131,7 @@ async function rebuildFromLog(
       ...(options.bulkChunkBytesMin === undefined ? {} : { bulkChunkBytesMin: options.bulkChunkBytesMin }),
       ...(options.bulkIngestBytesMin === undefined ? {} : { bulkIngestBytesMin: options.bulkIngestBytesMin }),
       ...(options.bulkHeldBytesMax === undefined ? {} : { bulkHeldBytesMax: options.bulkHeldBytesMax }),
+      ...(options.tablesSplitBytesMin === undefined ? {} : { tablesSplitBytesMin: options.tablesSplitBytesMin }),
       ...(options.workerThreads === undefined
         ? {}
         : { preparer: options.workerThreads === 0 ? new InThreadPreparer() : ReplayPool.start(options.workerThreads) }),

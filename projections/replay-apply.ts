@@ -44,6 +44,8 @@ export interface ReplayApplyOptions {
   readonly bulkIngestBytesMin?: number;
   /** Bytes of bulk-loaded chunks kept in memory to be written as tables at the end (tests choose; PROJECTION_LIMITS.replayHeldBytesMax). */
   readonly bulkHeldBytesMax?: number;
+  /** Bytes of held chunks from which a worker writes part of the tables (tests choose; replay-direct.ts's default). */
+  readonly tablesSplitBytesMin?: number;
 }
 
 /**
@@ -64,13 +66,18 @@ export async function replayApply(options: ReplayApplyOptions): Promise<ReplayCo
   const bulk =
     host === null
       ? null
-      : new BulkLoader(host, {
-          ingestBytesMin: options.bulkIngestBytesMin ?? PROJECTION_LIMITS.replayBulkIngestBytesMin,
-          pendingBytesMax: PROJECTION_LIMITS.replayBulkPendingBytesMax,
-          levelZeroFilesMax: PROJECTION_LIMITS.replayLevelZeroFilesMax,
-          heldBytesMax: options.bulkHeldBytesMax ?? PROJECTION_LIMITS.replayHeldBytesMax,
-          tableBytes: PROJECTION_LIMITS.replayTableBytes,
-        });
+      : new BulkLoader(
+          host,
+          {
+            ingestBytesMin: options.bulkIngestBytesMin ?? PROJECTION_LIMITS.replayBulkIngestBytesMin,
+            pendingBytesMax: PROJECTION_LIMITS.replayBulkPendingBytesMax,
+            levelZeroFilesMax: PROJECTION_LIMITS.replayLevelZeroFilesMax,
+            heldBytesMax: options.bulkHeldBytesMax ?? PROJECTION_LIMITS.replayHeldBytesMax,
+            tableBytes: PROJECTION_LIMITS.replayTableBytes,
+            ...(options.tablesSplitBytesMin === undefined ? {} : { splitBytesMin: options.tablesSplitBytesMin }),
+          },
+          pool.writeTables,
+        );
   // The chunk being written: the next one is built into a native batch meanwhile (LevelDB writes on its own thread).
   let applying: Promise<void> = Promise.resolve();
   try {

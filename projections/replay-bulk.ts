@@ -25,7 +25,7 @@ import path from 'node:path';
 import { assert, SvcError } from '../core/errors.js';
 import { KeySpace } from './keys.js';
 import { logFileImage } from './replay-log-image.js';
-import { replaceWithTables } from './replay-direct.js';
+import { replaceWithTables, type TablesHelper } from './replay-direct.js';
 import { BATCH_HEADER_BYTES, BATCH_TAIL_BYTES, copyWithVarint, TAG_PUT, type SortedBatch } from './replay-sort.js';
 import type { BulkHost } from './state-store.js';
 
@@ -51,6 +51,8 @@ export interface BulkLoaderLimits {
   readonly heldBytesMax?: number;
   /** The size at which finish() cuts the tables it writes. */
   readonly tableBytes?: number;
+  /** Bytes of held batches from which another thread writes part of the tables (replay-direct.ts's default). */
+  readonly splitBytesMin?: number;
 }
 
 /** Where batches wait, inside the scratch directory (LevelDB ignores names it does not know; a crash leaves it with the scratch). */
@@ -92,6 +94,8 @@ export class BulkLoader {
   constructor(
     private readonly host: BulkHost,
     private readonly limits: BulkLoaderLimits,
+    /** Another thread writing part of the tables at finish() (replay's worker). */
+    private readonly tablesHelper?: TablesHelper,
   ) {
     this.holdingBatches = (limits.heldBytesMax ?? 0) > 0;
   }
@@ -180,7 +184,14 @@ export class BulkLoader {
       const runs = this.held.map((batch) => ({ buf: batch.rep, from: BATCH_HEADER_BYTES, end: batch.end }));
       this.held = [];
       // In the queue: every chunk's summary is written first, and nothing uses the store while it is closed.
-      await this.run(() => replaceWithTables(this.host, runs, this.limits.tableBytes ?? DEFAULT_TABLE_BYTES, STAGING_DIR).then(() => undefined));
+      await this.run(() =>
+        replaceWithTables(this.host, runs, {
+          tableBytes: this.limits.tableBytes ?? DEFAULT_TABLE_BYTES,
+          stagingDir: STAGING_DIR,
+          ...(this.tablesHelper === undefined ? {} : { helper: this.tablesHelper }),
+          ...(this.limits.splitBytesMin === undefined ? {} : { splitBytesMin: this.limits.splitBytesMin }),
+        }).then(() => undefined),
+      );
       return this.host.levelZeroFiles();
     }
     await this.ingest();

@@ -9,8 +9,8 @@ import { readdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { SvcError } from '../core/errors.js';
 import { fsyncPath } from '../core/fsync.js';
-import { RunMerger, type SortedRun } from './replay-merge.js';
-import { TAG_PUT } from './replay-sort.js';
+import { compareBytes, RunMerger, type SortedRun } from './replay-merge.js';
+import { TAG_DEL, TAG_PUT } from './replay-sort.js';
 import { installManifest, TableBuilder, tableFileName, writeDurably, type TableMeta } from './replay-tables.js';
 import type { BulkHost } from './state-store.js';
 
@@ -19,38 +19,36 @@ import type { BulkHost } from './state-store.js';
  * than what the store holds), then opens it again and reads back each table's first and last
  * entry (a table LevelDB cannot read fails the replay). Returns the tables written.
  */
-export async function replaceWithTables(host: BulkHost, runs: readonly SortedRun[], tableBytes: number, stagingDir: string): Promise<number> {
-  const stored = await storeRun(host);
-  const merger = new RunMerger([stored, ...runs]);
-  const tables: { meta: TableMeta; smallest: Uint8Array; largest: Uint8Array }[] = [];
+export async function replaceWithTables(
+  host: BulkHost,
+  runs: readonly SortedRun[],
+  options: { readonly tableBytes: number; readonly stagingDir: string; readonly helper?: TablesHelper; readonly splitBytesMin?: number },
+): Promise<number> {
+  const all = [await storeRun(host), ...runs];
+  const total = all.reduce((sum, run) => sum + run.end - run.from, 0);
+  // The upper part of the key space goes to another thread (runs split at one key: a key is never in both).
+  const split = options.helper !== undefined && total >= (options.splitBytesMin ?? SPLIT_BYTES_MIN) ? splitRuns(all) : null;
+  const tables: WrittenTable[] = [];
   await host.closedFor(async () => {
     const dir = host.location;
     const old = await readdir(dir);
-    let number = highestFileNumber(old) + 1;
-    const builder = new TableBuilder(tableBytes);
-    // The next table is built while the last one is written and fsynced.
-    let writing: Promise<void> = Promise.resolve();
-    try {
-      for (let more = true; more;) {
-        more = merger.fill(builder);
-        if (builder.empty) break;
-        const table = builder.finish(number++);
-        tables.push(table);
-        await writing;
-        writing = writeDurably(path.join(dir, tableFileName(table.meta.number)), table.image);
-      }
-    } finally {
-      await writing.catch(() => undefined);
-    }
-    await writing;
-    const manifest = number;
+    const first = highestFileNumber(old) + 1;
+    const upper =
+      split === null
+        ? Promise.resolve([])
+        : options.helper!({ runs: split.upper, dir, firstNumber: first + HELPER_NUMBER_GAP, tableBytes: options.tableBytes });
+    // Awaited below; a failure of the lower part must not leave it unhandled.
+    upper.catch(() => undefined);
+    tables.push(...(await writeTables(split?.lower ?? all, dir, first, options.tableBytes)));
+    tables.push(...(await upper));
+    const manifest = tables.reduce((highest, table) => Math.max(highest, table.meta.number), first) + 1;
     // Write-ahead files below the log number are not recovered: the old store's are below it (and deleted next).
     const contents = { logNumber: manifest + 1, nextFileNumber: manifest + 2, lastSequence: host.sequence + 1, tables: tables.map(manifestEntry) };
     await installManifest(dir, manifest, contents);
     await fsyncPath(dir);
     // The old files once CURRENT names the new MANIFEST (LevelDB would delete them at the open too).
     for (const name of old) if (/^(?:MANIFEST-\d+|\d+\.(?:log|ldb|sst))$/.test(name)) await rm(path.join(dir, name), { force: true });
-    await rm(path.join(dir, stagingDir), { recursive: true, force: true });
+    await rm(path.join(dir, options.stagingDir), { recursive: true, force: true });
     await fsyncPath(dir);
   });
   for (const { meta } of tables) checkTable(host, meta);
@@ -73,8 +71,108 @@ function checkTable(host: BulkHost, meta: TableMeta): void {
   );
 }
 
-function manifestEntry(table: { meta: TableMeta; smallest: Uint8Array; largest: Uint8Array }) {
+function manifestEntry(table: WrittenTable) {
   return { number: table.meta.number, size: table.meta.size, smallest: table.smallest, largest: table.largest };
+}
+
+/** Written by another thread: the runs' upper key range as tables numbered from firstNumber. */
+export type TablesHelper = (part: TablesPart) => Promise<WrittenTable[]>;
+
+export interface TablesPart {
+  readonly runs: readonly SortedRun[];
+  readonly dir: string;
+  readonly firstNumber: number;
+  readonly tableBytes: number;
+}
+
+export interface WrittenTable {
+  readonly meta: TableMeta;
+  readonly smallest: Uint8Array;
+  readonly largest: Uint8Array;
+}
+
+/** Below this many bytes of runs, one thread writes every table (a split costs a copy and a message). */
+const SPLIT_BYTES_MIN = 8 * 1024 * 1024;
+/** The helper's tables are numbered this far above the first: more tables than one thread writes. */
+const HELPER_NUMBER_GAP = 1_000_000;
+
+/**
+ * Tables of the runs' merged entries (oldest run first), numbered from `firstNumber`, each written
+ * and fsynced in `dir` while the next is built. Also what the helper thread runs (replay-worker.ts).
+ */
+export async function writeTables(runs: readonly SortedRun[], dir: string, firstNumber: number, tableBytes: number): Promise<WrittenTable[]> {
+  const merger = new RunMerger(runs);
+  const builder = new TableBuilder(tableBytes);
+  const tables: WrittenTable[] = [];
+  let number = firstNumber;
+  let writing: Promise<void> = Promise.resolve();
+  try {
+    for (let more = true; more;) {
+      more = merger.fill(builder);
+      if (builder.empty) break;
+      const { image, meta, smallest, largest } = builder.finish(number++);
+      tables.push({ meta, smallest, largest });
+      await writing;
+      writing = writeDurably(path.join(dir, tableFileName(meta.number)), image);
+    }
+  } finally {
+    await writing.catch(() => undefined);
+  }
+  await writing;
+  return tables;
+}
+
+/**
+ * The runs cut at the middle key of the largest: the lower parts stay (views), the upper parts are
+ * copied into buffers of their own (to be transferred to the helper thread).
+ */
+function splitRuns(runs: readonly SortedRun[]): { lower: SortedRun[]; upper: SortedRun[] } {
+  const largest = runs.reduce((a, b) => (b.end - b.from > a.end - a.from ? b : a));
+  const middle = entryAtOrAfter(largest, (largest.from + largest.end) >>> 1);
+  const { keyAt, keyLength } = entryKey(largest.buf, middle);
+  const key = largest.buf.slice(keyAt, keyAt + keyLength);
+  const lower: SortedRun[] = [];
+  const upper: SortedRun[] = [];
+  for (const run of runs) {
+    let at = run.from;
+    while (at < run.end) {
+      const entry = entryKey(run.buf, at);
+      if (compareBytes(run.buf, entry.keyAt, entry.keyLength, key, 0, key.length) >= 0) break;
+      at = entry.next;
+    }
+    lower.push({ buf: run.buf, from: run.from, end: at });
+    if (at < run.end) upper.push({ buf: run.buf.slice(at, run.end), from: 0, end: run.end - at });
+  }
+  return { lower, upper };
+}
+
+/** The first entry of the run starting at or after byte `offset` (entries are walked from the start). */
+function entryAtOrAfter(run: SortedRun, offset: number): number {
+  let at = run.from;
+  while (at < offset) at = entryKey(run.buf, at).next;
+  return at < run.end ? at : run.from;
+}
+
+/** The key of the entry at `at` and where the next entry starts. */
+function entryKey(buf: Uint8Array, at: number): { keyAt: number; keyLength: number; next: number } {
+  const tag = buf[at++]!;
+  const key = readVarint(buf, at);
+  const keyAt = key.next;
+  let next = keyAt + key.value;
+  if (tag !== TAG_DEL) {
+    const value = readVarint(buf, next);
+    next = value.next + value.value;
+  }
+  return { keyAt, keyLength: key.value, next };
+}
+
+function readVarint(buf: Uint8Array, at: number): { value: number; next: number } {
+  let value = 0;
+  for (let shift = 0; ; shift += 7) {
+    const byte = buf[at++]!;
+    value += (byte & 0x7f) * 2 ** shift;
+    if (byte < 0x80) return { value, next: at };
+  }
 }
 
 /** What the store holds (written by ordinary batches and earlier ingests), as the oldest run. */

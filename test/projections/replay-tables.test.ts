@@ -1,11 +1,13 @@
 import { ClassicLevel } from 'classic-level';
 import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type KvOp, openStateStore, type StateStore } from '../../projections/index.js';
+import { encodeLogRecord, type RowChange } from '../../core/log-records.js';
+import { silentLogger } from '../../core/logger.js';
+import { type KvOp, openStateStore, prepareDataDir, rebuildProjections, type StateStore } from '../../projections/index.js';
 import { BulkLoader } from '../../projections/replay-bulk.js';
 import { sortedBatch } from '../../projections/replay-sort.js';
 import { type BulkHost, bulkHostOf, openScratchStore, PACKED_DEL, PACKED_PUT, packedBatch, STORE_OPTIONS } from '../../projections/state-store.js';
-import { tempDir } from '../helpers/stack.js';
+import { dumpStore, itemsTable, openLogAt, rowChange, tempDir, txn } from '../helpers/stack.js';
 
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -193,4 +195,47 @@ describe('replay writes the store as bottom-level tables (replay-tables.ts)', ()
       await expect(loader.finish()).rejects.toMatchObject({ code: 'STORAGE_UNAVAILABLE' });
     }
   });
+});
+
+describe('replay through written tables, end to end', () => {
+  it('gives the state the staged path gives: held in one thread, split with the worker, and past the held bound', async () => {
+    const { dir: dataDir, remove } = await tempDir('svcdb-tables-e2e-');
+    cleanups.push(remove);
+    const layout = await prepareDataDir(dataDir, { create: true });
+    const log = await openLogAt(layout.logDir);
+    const table = itemsTable(1, { scoreIndexId: 2 });
+    const other = itemsTable(2, { name: 'other', scoreIndexId: 3 });
+    await log.append(encodeLogRecord(txn([{ kind: 'put_table', table }]))).durable;
+    const row = (id: number, score: number) => ({ id: BigInt(id), name: `n${id}`, score });
+    for (let r = 0; r < 3000; r++) {
+      // A catalog change midway: a barrier, what was held before it is ingested.
+      if (r === 1700) await log.append(encodeLogRecord(txn([{ kind: 'put_table', table: other }]))).durable;
+      const id = r % 900;
+      const ops: RowChange[] = [
+        r < 900 ? rowChange(table, 'insert', null, row(id, r % 7)) : rowChange(table, 'update', row(id, (r - 900) % 7), row(id, r % 7)),
+      ];
+      if (r % 11 === 0 && r >= 900) ops.push(rowChange(table, 'delete', row((r + 450) % 900, 0), null));
+      if (r >= 1700) ops.push(rowChange(other, 'insert', null, row(r, r % 5)));
+      await log.append(encodeLogRecord(txn(ops))).durable;
+    }
+    const replay = async (options: Record<string, number>): Promise<Map<string, string>> => {
+      const liveStore = await openStateStore(layout.stateDir);
+      await rebuildProjections({ log, layout, liveStore, batchBytesMax: 8192, logger: silentLogger, onProgress: () => {}, bulkChunkBytesMin: 0, ...options });
+      const store = await openStateStore(layout.stateDir);
+      try {
+        return await dumpStore(store);
+      } finally {
+        await store.close();
+      }
+    };
+    try {
+      const staged = await replay({ workerThreads: 0, bulkHeldBytesMax: 0 });
+      expect(staged.size).toBeGreaterThan(2000);
+      expect(await replay({ workerThreads: 0 }), 'held, one thread').toEqual(staged);
+      expect(await replay({ workerThreads: 1, tablesSplitBytesMin: 0 }), 'held, tables split with the worker').toEqual(staged);
+      expect(await replay({ workerThreads: 1, tablesSplitBytesMin: 0, bulkHeldBytesMax: 40_000 }), 'past the held bound').toEqual(staged);
+    } finally {
+      await log.close();
+    }
+  }, 120_000);
 });
