@@ -66,7 +66,7 @@ export const PROJECTION_LIMITS = Object.freeze({
    * store's tables itself at the end (replay-direct.ts: no level-0 tables, no compaction); a larger
    * log stages the rest for LevelDB's recovery as before. ~67 MB per million 5-row-record rows.
    */
-  replayHeldBytesMax: 512 * 1024 * 1024,
+  replayHeldBytesMax: 256 * 1024 * 1024,
   /** Size at which replay cuts the tables it writes (LevelDB's own max_file_size default). */
   replayTableBytes: 2 * 1024 * 1024,
   /**

@@ -19,6 +19,10 @@
  * replay-apply.ts ingests before every ordinary chunk, and what it writes in between (the handoff's
  * meta keys, the probes' deletes) is never in a bulk file; keep it so (the review of session 5
  * showed the loss).
+ * Since session 8 the loader first HOLDS the batches in memory (up to heldBytesMax) and finish()
+ * writes the store's tables itself from them (replay-direct.ts: no recovery, no level 0, no
+ * compaction); the write-ahead files above serve what must be visible before the end (ingest():
+ * barriers, vector chunks) and whatever comes past the bound.
  */
 import { mkdir, readdir, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -176,7 +180,8 @@ export class BulkLoader {
    * Recovery puts every table it writes in level 0, and the compactions LevelDB starts after each
    * reopen are cut short by the next: past `levelZeroFilesMax` tables the store is compacted here,
    * else the first writes after the swap would wait for it (a server's first inserts stalled).
-   * Returns the level-0 tables left.
+   * With batches held, the store's files are replaced by tables written from them and from what
+   * the store holds (replay-direct.ts), after every task queued. Returns the level-0 tables left.
    */
   async finish(): Promise<number> {
     if (this.held.length > 0) {
