@@ -128,7 +128,7 @@ export async function writeTables(runs: readonly SortedRun[], dir: string, first
  */
 function splitRuns(runs: readonly SortedRun[]): { lower: SortedRun[]; upper: SortedRun[] } {
   const largest = runs.reduce((a, b) => (b.end - b.from > a.end - a.from ? b : a));
-  const middle = entryAtOrAfter(largest, (largest.from + largest.end) >>> 1);
+  const middle = middleEntry(largest);
   const { keyAt, keyLength } = entryKey(largest.buf, middle);
   const key = largest.buf.slice(keyAt, keyAt + keyLength);
   const lower: SortedRun[] = [];
@@ -146,11 +146,13 @@ function splitRuns(runs: readonly SortedRun[]): { lower: SortedRun[]; upper: Sor
   return { lower, upper };
 }
 
-/** The first entry of the run starting at or after byte `offset` (entries are walked from the start). */
-function entryAtOrAfter(run: SortedRun, offset: number): number {
+/** Where the run's middle entry starts: by count, not bytes (a table's cost is mostly per entry; rows and index entries differ in size). */
+function middleEntry(run: SortedRun): number {
+  let count = 0;
+  for (let at = run.from; at < run.end; count++) at = entryKey(run.buf, at).next;
   let at = run.from;
-  while (at < offset) at = entryKey(run.buf, at).next;
-  return at < run.end ? at : run.from;
+  for (let i = 0; i < count >>> 1; i++) at = entryKey(run.buf, at).next;
+  return at;
 }
 
 /** The key of the entry at `at` and where the next entry starts. */
