@@ -105,11 +105,23 @@ export class TableBuilder {
     for (let i = Math.max(shared, keyLength); i < length; i++) previous[i] = VALUE_TRAILER[i - keyLength]!;
     this.previousLength = length;
     this.reserve(15 + length - shared + valueLength);
-    this.varint(shared);
-    this.varint(length - shared);
-    this.varint(valueLength);
-    this.copy(previous, shared, length - shared);
-    this.copy(src, valueFrom, valueLength);
+    // Written through locals (the hot loop of a replay's end: one call per entry).
+    const out = this.out;
+    let at = this.at;
+    out[at++] = shared; // under 128: keys are short, or the prefix is varint-encoded below
+    if (shared >= 0x80) at = writeVarint(out, at - 1, shared);
+    const nonShared = length - shared;
+    if (nonShared < 0x80) out[at++] = nonShared;
+    else at = writeVarint(out, at, nonShared);
+    if (valueLength < 0x80) out[at++] = valueLength;
+    else at = writeVarint(out, at, valueLength);
+    for (let i = shared; i < length; i++) out[at++] = previous[i]!;
+    if (valueLength <= 64) for (let i = 0; i < valueLength; i++) out[at++] = src[valueFrom + i]!;
+    else {
+      out.set(src.subarray(valueFrom, valueFrom + valueLength), at);
+      at += valueLength;
+    }
+    this.at = at;
     this.sinceRestart += 1;
     if (this.first === null) this.first = { key: src.slice(keyFrom, keyFrom + keyLength), value: src.slice(valueFrom, valueFrom + valueLength) };
     this.lastSrc = src;
@@ -240,6 +252,16 @@ export class TableBuilder {
     } else this.out.set(src.subarray(from, from + length), this.at);
     this.at += length;
   }
+}
+
+/** n as a varint32 at `at` in out; returns the end. */
+function writeVarint(out: Uint8Array, at: number, n: number): number {
+  while (n >= 0x80) {
+    out[at++] = (n & 0x7f) | 0x80;
+    n >>>= 7;
+  }
+  out[at++] = n;
+  return at;
 }
 
 /** A larger buffer for an internal key, holding the first `keep` bytes of `key`. */
