@@ -128,15 +128,15 @@ export async function writeTables(runs: readonly SortedRun[], dir: string, first
  */
 function splitRuns(runs: readonly SortedRun[]): { lower: SortedRun[]; upper: SortedRun[] } {
   const largest = runs.reduce((a, b) => (b.end - b.from > a.end - a.from ? b : a));
-  const middle = middleEntry(largest);
-  const { keyAt, keyLength } = entryKey(largest.buf, middle);
-  const key = largest.buf.slice(keyAt, keyAt + keyLength);
+  const entry: Entry = { keyAt: 0, keyLength: 0, next: 0 };
+  readEntry(largest.buf, middleEntry(largest, entry), entry);
+  const key = largest.buf.slice(entry.keyAt, entry.keyAt + entry.keyLength);
   const lower: SortedRun[] = [];
   const upper: SortedRun[] = [];
   for (const run of runs) {
     let at = run.from;
     while (at < run.end) {
-      const entry = entryKey(run.buf, at);
+      readEntry(run.buf, at, entry);
       if (compareBytes(run.buf, entry.keyAt, entry.keyLength, key, 0, key.length) >= 0) break;
       at = entry.next;
     }
@@ -147,34 +147,44 @@ function splitRuns(runs: readonly SortedRun[]): { lower: SortedRun[]; upper: Sor
 }
 
 /** Where the run's middle entry starts: by count, not bytes (a table's cost is mostly per entry; rows and index entries differ in size). */
-function middleEntry(run: SortedRun): number {
+function middleEntry(run: SortedRun, entry: Entry): number {
   let count = 0;
-  for (let at = run.from; at < run.end; count++) at = entryKey(run.buf, at).next;
+  for (let at = run.from; at < run.end; count++) at = readEntry(run.buf, at, entry).next;
   let at = run.from;
-  for (let i = 0; i < count >>> 1; i++) at = entryKey(run.buf, at).next;
+  for (let i = 0; i < count >>> 1; i++) at = readEntry(run.buf, at, entry).next;
   return at;
 }
 
-/** The key of the entry at `at` and where the next entry starts. */
-function entryKey(buf: Uint8Array, at: number): { keyAt: number; keyLength: number; next: number } {
-  const tag = buf[at++]!;
-  const key = readVarint(buf, at);
-  const keyAt = key.next;
-  let next = keyAt + key.value;
-  if (tag !== TAG_DEL) {
-    const value = readVarint(buf, next);
-    next = value.next + value.value;
-  }
-  return { keyAt, keyLength: key.value, next };
+/** An entry's key and where the next entry starts (one object reused along a walk: millions of entries). */
+interface Entry {
+  keyAt: number;
+  keyLength: number;
+  next: number;
 }
 
-function readVarint(buf: Uint8Array, at: number): { value: number; next: number } {
-  let value = 0;
+/** Reads the entry at `at` into `entry`; returns it. */
+function readEntry(buf: Uint8Array, at: number, entry: Entry): Entry {
+  const tag = buf[at++]!;
+  let length = 0;
   for (let shift = 0; ; shift += 7) {
     const byte = buf[at++]!;
-    value += (byte & 0x7f) * 2 ** shift;
-    if (byte < 0x80) return { value, next: at };
+    length += (byte & 0x7f) * 2 ** shift;
+    if (byte < 0x80) break;
   }
+  entry.keyAt = at;
+  entry.keyLength = length;
+  at += length;
+  if (tag !== TAG_DEL) {
+    length = 0;
+    for (let shift = 0; ; shift += 7) {
+      const byte = buf[at++]!;
+      length += (byte & 0x7f) * 2 ** shift;
+      if (byte < 0x80) break;
+    }
+    at += length;
+  }
+  entry.next = at;
+  return entry;
 }
 
 /** What the store holds (written by ordinary batches and earlier ingests), as the oldest run. */
