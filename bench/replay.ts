@@ -2,12 +2,16 @@
  * Replay: records/s (and rows/s) rebuilding every projection from the log, as `svcdb replay`
  * does, with the CPU time it took. Env: BENCH_RECORDS (default 200,000), BENCH_RECORD_ROWS rows per record (default 5;
  * 1 is the shape of a single-row insert workload, records/s; more rows per record measure rows/s);
+ * The result also says what the server finds after the swap: LevelDB's level-0 tables and how long the first
+ * 200 single puts take (a replay that leaves many level-0 tables stalls them), and the process's peak RSS.
  * BENCH_REPLAY_DIR keeps the data directory there (its log is written once, later runs only replay it:
  * profiles and before/after comparisons on the same log); BENCH_REPLAY_WORKERS sets the replay's worker threads (default: svcdb's choice).
  */
 import { encodeLogRecord, type RowChange } from '../core/log-records.js';
 import { silentLogger } from '../core/logger.js';
 import { openStateStore, prepareDataDir, rebuildProjections } from '../projections/index.js';
+import { STORE_OPTIONS } from '../projections/state-store.js';
+import { ClassicLevel } from 'classic-level';
 import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import type { Log } from '../log/index.js';
@@ -46,6 +50,7 @@ try {
   const cpu = process.cpuUsage(cpuStarted);
   const cpuSec = (cpu.user + cpu.system) / 1e6;
   await log.close();
+  const afterSwap = await firstPuts(layout.stateDir);
   printBenchResult({
     bench: 'replay',
     records,
@@ -60,9 +65,29 @@ try {
     recordsPerCpuSec: Math.round(records / cpuSec),
     // LevelDB's level-0 tables left for the server (past 8 its first writes slow down, at 12 they stop).
     levelZeroFiles,
+    serverLevelZeroFiles: afterSwap.levelZeroFiles,
+    first200PutsMs: afterSwap.putsMs,
+    maxRssMiB: Math.round(process.resourceUsage().maxRSS / 1024),
   });
 } finally {
   await remove();
+}
+
+/**
+ * The swapped-in store opened as a server opens it: its level-0 tables, and the time of 200 single
+ * puts one after another (keys of a space no projection uses: the next replay drops them).
+ */
+async function firstPuts(stateDir: string): Promise<{ levelZeroFiles: number; putsMs: number }> {
+  const db = new ClassicLevel<Uint8Array, Uint8Array>(stateDir, STORE_OPTIONS);
+  await db.open();
+  try {
+    const levelZeroFiles = Number(db.getProperty('leveldb.num-files-at-level0'));
+    const started = performance.now();
+    for (let i = 0; i < 200; i++) await db.put(Uint8Array.of(0xe0, i), new Uint8Array(100));
+    return { levelZeroFiles, putsMs: Math.round(performance.now() - started) };
+  } finally {
+    await db.close();
+  }
 }
 
 /** RECORDS records of RECORD_ROWS new rows each, after the table's definition. */

@@ -69,6 +69,14 @@ export const PROJECTION_LIMITS = Object.freeze({
    */
   replayLevelZeroFilesMax: 7,
   /**
+   * Bytes of bulk-loaded chunks (their sorted WriteBatches) a replay keeps in memory to write the
+   * store's tables itself at the end (replay-direct.ts: no level-0 tables, no compaction); a larger
+   * log stages the rest for LevelDB's recovery as before. ~67 MB per million 5-row-record rows.
+   */
+  replayHeldBytesMax: 256 * 1024 * 1024,
+  /** Size at which replay cuts the tables it writes (LevelDB's own max_file_size default). */
+  replayTableBytes: 2 * 1024 * 1024,
+  /**
    * A chunk with fewer bytes of ops goes through an ordinary batch: making bulk-loaded ops visible
    * reopens LevelDB (~10-40 ms), which a log with DDL between small chunks would pay at each barrier.
    */

@@ -38,6 +38,10 @@ export async function rebuildProjections(options: {
   readonly bulkChunkBytesMin?: number;
   /** Staged bytes at which a background ingest starts (tests choose; PROJECTION_LIMITS.replayBulkIngestBytesMin). */
   readonly bulkIngestBytesMin?: number;
+  /** Bytes of bulk-loaded chunks written as tables at the end (tests choose; PROJECTION_LIMITS.replayHeldBytesMax). */
+  readonly bulkHeldBytesMax?: number;
+  /** Bytes of held chunks from which a worker writes part of the tables (tests choose). */
+  readonly tablesSplitBytesMin?: number;
 }): Promise<ReplayCounts> {
   const { log, layout } = options;
   if (log.firstLsn > 1) {
@@ -96,6 +100,8 @@ async function rebuildFromLog(
     readonly workerThreads?: number;
     readonly bulkChunkBytesMin?: number;
     readonly bulkIngestBytesMin?: number;
+    readonly bulkHeldBytesMax?: number;
+    readonly tablesSplitBytesMin?: number;
   },
   scratch: StateStore,
   total: Lsn,
@@ -124,6 +130,8 @@ async function rebuildFromLog(
       onApplied: (recordsDone, rowsDone) => options.onProgress({ recordsDone, recordsTotal: total, rowsDone }),
       ...(options.bulkChunkBytesMin === undefined ? {} : { bulkChunkBytesMin: options.bulkChunkBytesMin }),
       ...(options.bulkIngestBytesMin === undefined ? {} : { bulkIngestBytesMin: options.bulkIngestBytesMin }),
+      ...(options.bulkHeldBytesMax === undefined ? {} : { bulkHeldBytesMax: options.bulkHeldBytesMax }),
+      ...(options.tablesSplitBytesMin === undefined ? {} : { tablesSplitBytesMin: options.tablesSplitBytesMin }),
       ...(options.workerThreads === undefined
         ? {}
         : { preparer: options.workerThreads === 0 ? new InThreadPreparer() : ReplayPool.start(options.workerThreads) }),

@@ -42,6 +42,10 @@ export interface ReplayApplyOptions {
   readonly bulkChunkBytesMin?: number;
   /** Staged bytes at which a background ingest starts (tests choose; PROJECTION_LIMITS.replayBulkIngestBytesMin). */
   readonly bulkIngestBytesMin?: number;
+  /** Bytes of bulk-loaded chunks kept in memory to be written as tables at the end (tests choose; PROJECTION_LIMITS.replayHeldBytesMax). */
+  readonly bulkHeldBytesMax?: number;
+  /** Bytes of held chunks from which a worker writes part of the tables (tests choose; replay-direct.ts's default). */
+  readonly tablesSplitBytesMin?: number;
 }
 
 /**
@@ -62,11 +66,18 @@ export async function replayApply(options: ReplayApplyOptions): Promise<ReplayCo
   const bulk =
     host === null
       ? null
-      : new BulkLoader(host, {
-          ingestBytesMin: options.bulkIngestBytesMin ?? PROJECTION_LIMITS.replayBulkIngestBytesMin,
-          pendingBytesMax: PROJECTION_LIMITS.replayBulkPendingBytesMax,
-          levelZeroFilesMax: PROJECTION_LIMITS.replayLevelZeroFilesMax,
-        });
+      : new BulkLoader(
+          host,
+          {
+            ingestBytesMin: options.bulkIngestBytesMin ?? PROJECTION_LIMITS.replayBulkIngestBytesMin,
+            pendingBytesMax: PROJECTION_LIMITS.replayBulkPendingBytesMax,
+            levelZeroFilesMax: PROJECTION_LIMITS.replayLevelZeroFilesMax,
+            heldBytesMax: options.bulkHeldBytesMax ?? PROJECTION_LIMITS.replayHeldBytesMax,
+            tableBytes: PROJECTION_LIMITS.replayTableBytes,
+            ...(options.tablesSplitBytesMin === undefined ? {} : { splitBytesMin: options.tablesSplitBytesMin }),
+          },
+          pool.writeTables,
+        );
   // The chunk being written: the next one is built into a native batch meanwhile (LevelDB writes on its own thread).
   let applying: Promise<void> = Promise.resolve();
   try {
@@ -167,8 +178,8 @@ class ChunkQueue {
 }
 
 /**
- * What writes a chunk's key/value ops: into a fresh store, a large chunk is bulk-loaded
- * (replay-bulk.ts) unless the vector projection will apply some of its records (it may read their
+ * What writes a chunk's key/value ops: into a fresh store, a large chunk (any chunk while the
+ * loader holds chunks in memory) is bulk-loaded (replay-bulk.ts) unless the vector projection will apply some of its records (it may read their
  * rows); `bulked` says so. Otherwise what was bulk-loaded is ingested first (a later write of a key
  * must not be hidden by an earlier bulk-loaded one), then the ops are written as one batch.
  */
@@ -179,7 +190,9 @@ function chunkWrite(
   bulkBytesMin: number,
 ): { readonly write: () => Promise<void>; readonly bulked: boolean } {
   if (bulk === null) return { write: packedBatch(store, packedFromBatch(prepared.batch)), bulked: false };
-  if (prepared.batch.end >= bulkBytesMin && !prepared.vectorFlags.includes(1)) return { write: () => bulk.append(prepared.batch), bulked: true };
+  // A held chunk costs no reopen (replay-bulk.ts): small ones are held too, else each would make the held ones be ingested first.
+  if ((prepared.batch.end >= bulkBytesMin || bulk.holding) && !prepared.vectorFlags.includes(1))
+    return { write: () => bulk.append(prepared.batch), bulked: true };
   return {
     write: async () => {
       await bulk.ingest();

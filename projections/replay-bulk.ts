@@ -19,28 +19,26 @@
  * replay-apply.ts ingests before every ordinary chunk, and what it writes in between (the handoff's
  * meta keys, the probes' deletes) is never in a bulk file; keep it so (the review of session 5
  * showed the loss).
+ * Since session 8 the loader first HOLDS the batches in memory (up to heldBytesMax) and finish()
+ * writes the store's tables itself from them (replay-direct.ts: no recovery, no level 0, no
+ * compaction); the write-ahead files above serve what must be visible before the end (ingest():
+ * barriers, vector chunks) and whatever comes past the bound.
  */
-import { crc32c } from '@node-rs/crc32';
 import { mkdir, readdir, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { assert, SvcError } from '../core/errors.js';
 import { KeySpace } from './keys.js';
-import { BATCH_TAIL_BYTES, copyWithVarint, TAG_PUT, type SortedBatch } from './replay-sort.js';
+import { logFileImage } from './replay-log-image.js';
+import { replaceWithTables, type TablesHelper } from './replay-direct.js';
+import { BATCH_HEADER_BYTES, BATCH_TAIL_BYTES, copyWithVarint, TAG_PUT, type SortedBatch } from './replay-sort.js';
 import type { BulkHost } from './state-store.js';
 
-/** LevelDB log format (db/log_format.h): 32 KiB blocks of fragments, each with a 7-byte header. */
-const BLOCK_BYTES = 32 * 1024;
-const HEADER_BYTES = 7;
-const FULL = 1;
-const FIRST = 2;
-const MIDDLE = 3;
-const LAST = 4;
 /** Above the highest file number in the directory: more files than LevelDB creates between two reopens. */
 const FILE_NUMBER_GAP = 1_000_000;
 /** Between the counted sequence and a bulk batch's: a margin, the count being an upper bound already. */
 const SEQUENCE_GAP = 1024;
-const MASK_DELTA = 0xa282ead8;
-const TYPE_CRCS = [0, FULL, FIRST, MIDDLE, LAST].map((type) => crc32c(Uint8Array.of(type)));
+/** LevelDB's own max_file_size default. */
+const DEFAULT_TABLE_BYTES = 2 * 1024 * 1024;
 
 /** When the loader hands staged batches to LevelDB. */
 export interface BulkLoaderLimits {
@@ -50,6 +48,15 @@ export interface BulkLoaderLimits {
   readonly pendingBytesMax: number;
   /** Level-0 tables left at finish() past which the store is compacted first (LevelDB slows writes past 8). */
   readonly levelZeroFilesMax: number;
+  /**
+   * Bytes of batches kept in memory for finish() to write as the store's tables (replay-direct.ts)
+   * instead of staging them for LevelDB's recovery; past it every batch is staged (absent: none is kept).
+   */
+  readonly heldBytesMax?: number;
+  /** The size at which finish() cuts the tables it writes. */
+  readonly tableBytes?: number;
+  /** Bytes of held batches from which another thread writes part of the tables (replay-direct.ts's default). */
+  readonly splitBytesMin?: number;
 }
 
 /** Where batches wait, inside the scratch directory (LevelDB ignores names it does not know; a crash leaves it with the scratch). */
@@ -83,15 +90,28 @@ export class BulkLoader {
   /** Ingests queued and not finished. */
   private ingesting = 0;
   private failure: Error | null = null;
+  /** Batches kept for finish() (in order, newer than everything the store holds), while `holding`. */
+  private held: SortedBatch[] = [];
+  private heldBytes = 0;
+  private holdingBatches: boolean;
 
   constructor(
     private readonly host: BulkHost,
     private readonly limits: BulkLoaderLimits,
-  ) {}
+    /** Another thread writing part of the tables at finish() (replay's worker). */
+    private readonly tablesHelper?: TablesHelper,
+  ) {
+    this.holdingBatches = (limits.heldBytesMax ?? 0) > 0;
+  }
+
+  /** True while appended batches are kept for finish() to write as tables (until the bound is passed). */
+  get holding(): boolean {
+    return this.holdingBatches;
+  }
 
   /** True when ops were appended that LevelDB has not read yet. */
   get pending(): boolean {
-    return this.staged !== null || this.ingesting > 0;
+    return this.staged !== null || this.ingesting > 0 || this.held.length > 0;
   }
 
   /**
@@ -101,6 +121,26 @@ export class BulkLoader {
   async append(batch: SortedBatch): Promise<void> {
     if (this.failure !== null) throw this.failure;
     if (batch.count === 0) return;
+    if (this.holdingBatches && this.heldBytes + batch.end <= (this.limits.heldBytesMax ?? 0)) {
+      this.held.push(batch);
+      this.heldBytes += batch.end;
+      return;
+    }
+    // Past the bound, the rest of the replay goes through LevelDB's recovery (memory stays bounded).
+    this.holdingBatches = false;
+    await this.stageHeld();
+    await this.stage(batch);
+  }
+
+  /** The held batches staged in order (before an ingest that must make them visible, or past the bound). */
+  private async stageHeld(): Promise<void> {
+    const held = this.held;
+    this.held = [];
+    this.heldBytes = 0;
+    for (const batch of held) await this.stage(batch);
+  }
+
+  private async stage(batch: SortedBatch): Promise<void> {
     const first = this.host.sequence + 1 + SEQUENCE_GAP;
     // A key of its own in each batch, last (it sorts after every other): present after the ingest, the
     // whole batch is (LevelDB applies a batch whole or skips it). Another batch's ops may overwrite any of its own.
@@ -130,6 +170,7 @@ export class BulkLoader {
 
   /** Makes every appended batch visible (LevelDB recovers them into its tables), after the tasks queued before. */
   async ingest(): Promise<void> {
+    await this.stageHeld();
     if (this.staged !== null) this.startIngest();
     await this.settled();
   }
@@ -139,9 +180,25 @@ export class BulkLoader {
    * Recovery puts every table it writes in level 0, and the compactions LevelDB starts after each
    * reopen are cut short by the next: past `levelZeroFilesMax` tables the store is compacted here,
    * else the first writes after the swap would wait for it (a server's first inserts stalled).
-   * Returns the level-0 tables left.
+   * With batches held, the store's files are replaced by tables written from them and from what
+   * the store holds (replay-direct.ts), after every task queued. Returns the level-0 tables left.
    */
   async finish(): Promise<number> {
+    if (this.held.length > 0) {
+      await this.settled();
+      const runs = this.held.map((batch) => ({ buf: batch.rep, from: BATCH_HEADER_BYTES, end: batch.end }));
+      this.held = [];
+      // In the queue: every chunk's summary is written first, and nothing uses the store while it is closed.
+      await this.run(() =>
+        replaceWithTables(this.host, runs, {
+          tableBytes: this.limits.tableBytes ?? DEFAULT_TABLE_BYTES,
+          stagingDir: STAGING_DIR,
+          ...(this.tablesHelper === undefined ? {} : { helper: this.tablesHelper }),
+          ...(this.limits.splitBytesMin === undefined ? {} : { splitBytesMin: this.limits.splitBytesMin }),
+        }).then(() => undefined),
+      );
+      return this.host.levelZeroFiles();
+    }
     await this.ingest();
     await rm(path.join(this.host.location, STAGING_DIR), { recursive: true, force: true });
     // Once, at the end: compacting after each ingest rewrote level 1 again each time (more CPU in all).
@@ -225,40 +282,4 @@ function numberedBatch(batch: SortedBatch, sequence: number, probe: Uint8Array):
   view.setUint32(4, Math.floor(sequence / 2 ** 32), true);
   view.setUint32(8, batch.count + 1, true);
   return rep.subarray(0, at);
-}
-
-/** One record (a WriteBatch rep) as a whole LevelDB log file, split in fragments as db/log_writer.cc splits it. */
-export function logFileImage(record: Uint8Array): Uint8Array {
-  // Room for every fragment's header and each block's padding (under a header's size).
-  const out = new Uint8Array(record.length + 2 * HEADER_BYTES * (Math.ceil(record.length / (BLOCK_BYTES - 2 * HEADER_BYTES)) + 2));
-  const view = new DataView(out.buffer);
-  let at = 0;
-  let from = 0;
-  let blockLeft = BLOCK_BYTES;
-  let first = true;
-  for (;;) {
-    // Fewer bytes than a header left in a block: zeros, and the next fragment starts a new block.
-    if (blockLeft < HEADER_BYTES) {
-      at += blockLeft;
-      blockLeft = BLOCK_BYTES;
-    }
-    const length = Math.min(blockLeft - HEADER_BYTES, record.length - from);
-    const last = from + length === record.length;
-    const type = first ? (last ? FULL : FIRST) : last ? LAST : MIDDLE;
-    const data = record.subarray(from, from + length);
-    out.set(data, at + HEADER_BYTES);
-    view.setUint32(at, mask(crc32c(data, TYPE_CRCS[type])), true);
-    view.setUint16(at + 4, length, true);
-    out[at + 6] = type;
-    at += HEADER_BYTES + length;
-    blockLeft -= HEADER_BYTES + length;
-    from += length;
-    first = false;
-    if (last) return out.subarray(0, at);
-  }
-}
-
-/** LevelDB stores masked CRCs (util/crc32c.h Mask): a CRC of data holding CRCs stays strong. */
-function mask(crc: number): number {
-  return ((((crc >>> 15) | (crc << 17)) >>> 0) + MASK_DELTA) >>> 0;
 }

@@ -7,13 +7,17 @@ import { SvcError } from '../core/errors.js';
 import type { LogEntry } from '../log/index.js';
 import { PROJECTION_LIMITS } from './limits.js';
 import { packPayloads, WorkerCatalog, type PreparedChunk } from './replay-chunk.js';
+import type { TablesPart, WrittenTable } from './replay-direct.js';
 
 export type ReplayRequest =
   | { readonly kind: 'catalog'; readonly defs: readonly Uint8Array[] }
-  | { readonly kind: 'prepare'; readonly id: number; readonly firstLsn: number; readonly bytes: Uint8Array; readonly ends: Uint32Array };
+  | { readonly kind: 'prepare'; readonly id: number; readonly firstLsn: number; readonly bytes: Uint8Array; readonly ends: Uint32Array }
+  | { readonly kind: 'tables'; readonly id: number; readonly part: TablesPart };
 
 export type ReplayResponse =
-  { readonly id: number; readonly ok: true; readonly chunk: PreparedChunk } | { readonly id: number; readonly ok: false; readonly message: string };
+  | { readonly id: number; readonly ok: true; readonly chunk: PreparedChunk }
+  | { readonly id: number; readonly ok: true; readonly tables: WrittenTable[] }
+  | { readonly id: number; readonly ok: false; readonly message: string };
 
 const here = fileURLToPath(import.meta.url);
 /** Compiled JavaScript, as for the hnsw worker: beside this file in dist/, or dist/ at the root under vitest. */
@@ -28,6 +32,8 @@ export interface Preparer {
   /** Later chunks are prepared against these table definitions (catalog-codec bytes). */
   setCatalog(defs: readonly Uint8Array[]): void;
   prepare(entries: readonly LogEntry[]): Promise<PreparedChunk>;
+  /** Writes part of replay's tables on another thread (replay-direct.ts); absent: the main thread writes them all. */
+  readonly writeTables?: (part: TablesPart) => Promise<WrittenTable[]>;
   close(): Promise<void>;
 }
 
@@ -59,7 +65,7 @@ export class InThreadPreparer implements Preparer {
 }
 
 interface Pending {
-  resolve(chunk: PreparedChunk): void;
+  resolve(result: PreparedChunk | WrittenTable[]): void;
   reject(error: unknown): void;
 }
 
@@ -104,11 +110,22 @@ export class ReplayPool implements Preparer {
     const worker = this.workers[this.nextWorker++ % this.workers.length]!;
     const { bytes, ends } = packPayloads(entries);
     return new Promise<PreparedChunk>((resolve, reject) => {
-      this.pending.set(id, { resolve, reject });
+      this.pending.set(id, { resolve: (result) => resolve(result as PreparedChunk), reject });
       const request: ReplayRequest = { kind: 'prepare', id, firstLsn: entries[0]!.lsn, bytes, ends };
       worker.postMessage(request, [bytes.buffer as ArrayBuffer, ends.buffer as ArrayBuffer]);
     });
   }
+
+  /** On the first worker (by then idle: every chunk is prepared); the runs' buffers are moved to it. */
+  readonly writeTables = (part: TablesPart): Promise<WrittenTable[]> => {
+    if (this.failure) return Promise.reject(this.failure);
+    const id = this.nextId++;
+    return new Promise<WrittenTable[]>((resolve, reject) => {
+      this.pending.set(id, { resolve: (result) => resolve(result as WrittenTable[]), reject });
+      const request: ReplayRequest = { kind: 'tables', id, part };
+      this.workers[0]!.postMessage(request, [...new Set(part.runs.map((run) => run.buf.buffer as ArrayBuffer))]);
+    });
+  };
 
   async close(): Promise<void> {
     this.failure ??= new SvcError('STORAGE_UNAVAILABLE', 'the replay workers are closed', {});
@@ -119,7 +136,7 @@ export class ReplayPool implements Preparer {
     const waiter = this.pending.get(response.id);
     if (!waiter) return;
     this.pending.delete(response.id);
-    if (response.ok) waiter.resolve(response.chunk);
+    if (response.ok) waiter.resolve('chunk' in response ? response.chunk : response.tables);
     else waiter.reject(new SvcError('STORAGE_UNAVAILABLE', `replay worker: ${response.message}`, {}));
   }
 

@@ -6,6 +6,7 @@
 import { parentPort } from 'node:worker_threads';
 import { assert } from '../core/errors.js';
 import { WorkerCatalog } from './replay-chunk.js';
+import { writeTables } from './replay-direct.js';
 import type { ReplayRequest, ReplayResponse } from './replay-pool.js';
 
 const catalog = new WorkerCatalog();
@@ -15,6 +16,14 @@ assert(port, 'replay-worker.ts runs as a worker thread');
 port.on('message', (request: ReplayRequest) => {
   if (request.kind === 'catalog') {
     catalog.reset(request.defs);
+    return;
+  }
+  if (request.kind === 'tables') {
+    const { runs, dir, firstNumber, tableBytes } = request.part;
+    writeTables(runs, dir, firstNumber, tableBytes).then(
+      (tables) => port.postMessage({ id: request.id, ok: true, tables } satisfies ReplayResponse),
+      (error: unknown) => port.postMessage({ id: request.id, ok: false, message: (error as Error).message ?? String(error) } satisfies ReplayResponse),
+    );
     return;
   }
   try {

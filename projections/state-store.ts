@@ -133,6 +133,10 @@ export interface BulkHost {
   levelZeroFiles(): number;
   /** Compacts the whole store. */
   compact(): Promise<void>;
+  /** Key/value pairs in key order (what the store holds before replay-direct.ts replaces its files). */
+  entries(range: RangeOptions): AsyncIterable<[Uint8Array, Uint8Array][]>;
+  /** Closes the database, runs `task` (which may replace its files), then opens it again. */
+  closedFor(task: () => Promise<void>): Promise<void>;
 }
 
 /** The store as a BulkHost when it is one from openScratchStore (null for any other store). */
@@ -219,8 +223,13 @@ class ClassicLevelStore implements StateStore {
   ) {}
 
   /** Closes and opens the database again (LevelDB recovers every *.log file added to it since). */
-  async reopen(): Promise<void> {
+  reopen(): Promise<void> {
+    return this.closedFor(async () => {});
+  }
+
+  async closedFor(task: () => Promise<void>): Promise<void> {
     await this.db.close();
+    await task();
     try {
       await this.db.open({ createIfMissing: false, errorIfExists: false });
     } catch (error) {
