@@ -55,6 +55,8 @@ export interface StateStore {
   /** Key/value pairs in key order (or reverse), fetched in bounded steps. */
   entries(range: RangeOptions): AsyncIterable<[Uint8Array, Uint8Array][]>;
   write(ops: readonly KvOp[]): Promise<void>;
+  /** Bytes LevelDB holds in memory (memtables and block cache; absent: not known), for stats and the memory benchmark. */
+  readonly memoryBytes?: () => number;
   /**
    * Makes every write resolved so far durable across a power loss (not just a process crash):
    * called before the log deletes segments that the stored offsets say are applied.
@@ -260,6 +262,9 @@ class ClassicLevelStore implements StateStore {
       throw wrapOpenError(this.location, error);
     }
   }
+
+  /** LevelDB's memtables (the one filling and the one being flushed) and block cache, as it counts them. */
+  readonly memoryBytes = (): number => Number(this.db.getProperty('leveldb.approximate-memory-usage'));
 
   /** Tables in LevelDB's level 0 (past 8 it slows writes, at 12 stops them until compacted). */
   levelZeroFiles(): number {
