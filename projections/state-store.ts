@@ -72,8 +72,11 @@ const { rangeBatchKeysDefault, rangeBatchKeysFirst, syncGetKeysMax } = PROJECTIO
 
 /**
  * LevelDB tuning, shared with the benchmarks' raw classic-level baseline so the comparison stays
- * fair. A 32 MiB write buffer (LevelDB's default is 4 MiB) turns bulk loads into fewer, larger
- * compactions: on a 2-core machine the compaction thread competes with the apply loop for CPU.
+ * fair. The write buffer (memtable) is LevelDB's default 4 MiB: it fills at ~64 bytes a single-row
+ * insert, so a 32 MiB one kept growing for ~20 minutes of a steady insert load (the memory curve's
+ * largest slope) and holds up to twice its size while one flushes; bulk inserts of 10,000 rows cost
+ * the same CPU with either (bench/many-insert.ts, same run). The block cache holds decompressed
+ * blocks of what reads miss in the row caches above it.
  */
 export const STORE_OPTIONS = Object.freeze({
   keyEncoding: 'view',
@@ -81,10 +84,17 @@ export const STORE_OPTIONS = Object.freeze({
   createIfMissing: true,
   errorIfExists: false,
   compression: true,
-  writeBufferSize: 32 * 1024 * 1024,
+  writeBufferSize: 4 * 1024 * 1024,
   cacheSize: 64 * 1024 * 1024,
   maxFileSize: 8 * 1024 * 1024,
 } as const);
+
+/**
+ * The scratch store of a replay (openScratchStore) writes the whole log at once: a 32 MiB write
+ * buffer turns that into fewer, larger compactions (on a 2-core machine the compaction thread
+ * competes with the apply loop for CPU), and the store is reopened with STORE_OPTIONS after the swap.
+ */
+const SCRATCH_WRITE_BUFFER_BYTES = 32 * 1024 * 1024;
 
 type Db = ClassicLevel<Uint8Array, Uint8Array>;
 
@@ -104,7 +114,7 @@ export async function openStateStore(location: string): Promise<StateStore> {
  * may bulk-load it (replay-bulk.ts, through bulkHostOf).
  */
 export async function openScratchStore(location: string): Promise<StateStore> {
-  const db: Db = new ClassicLevel<Uint8Array, Uint8Array>(location, { ...STORE_OPTIONS, errorIfExists: true });
+  const db: Db = new ClassicLevel<Uint8Array, Uint8Array>(location, { ...STORE_OPTIONS, writeBufferSize: SCRATCH_WRITE_BUFFER_BYTES, errorIfExists: true });
   try {
     await db.open();
   } catch (error) {
