@@ -9,6 +9,7 @@
  * Env: BENCH_INSERTS (100,000), BENCH_SAMPLE_ROWS (25,000), BENCH_CONNS (32),
  * BENCH_SCAN_CACHE_ROWS_MAX / BENCH_SCAN_CACHE_BYTES_MAX (the engine's defaults; rows 0 turns the cache off).
  */
+import { readFileSync } from 'node:fs';
 import { silentLogger } from '../core/logger.js';
 import { DEFAULT_SQL_LIMITS, SqlEngine, typeSystem } from '../query/index.js';
 import { openStack, tempDir } from '../test/helpers/stack.js';
@@ -27,14 +28,27 @@ const limitsFromEnv = (): Record<string, number> => {
 
 const MIB = 1024 * 1024;
 
-function heapAfterGc(): { heapMiB: number; rssMiB: number; externalMiB: number } {
+/** A field of /proc/self/status in MiB (RssAnon: malloc and V8; RssFile: mapped files, LevelDB's tables). */
+function statusMiB(field: string): number {
+  const match = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(readFileSync('/proc/self/status', 'utf8'));
+  return match ? round2(Number(match[1]) / 1024) : NaN;
+}
+
+function heapAfterGc(): { heapMiB: number; heapTotalMiB: number; rssMiB: number; anonMiB: number; fileMiB: number; externalMiB: number } {
   const gc = (globalThis as { gc?: () => void }).gc;
   if (!gc) throw new Error('run with node --expose-gc');
   gc();
   gc();
   const m = process.memoryUsage();
   // external includes arrayBuffers
-  return { heapMiB: round2(m.heapUsed / MIB), rssMiB: round2(m.rss / MIB), externalMiB: round2(m.external / MIB) };
+  return {
+    heapMiB: round2(m.heapUsed / MIB),
+    heapTotalMiB: round2(m.heapTotal / MIB),
+    rssMiB: round2(m.rss / MIB),
+    anonMiB: statusMiB('RssAnon'),
+    fileMiB: statusMiB('RssFile'),
+    externalMiB: round2(m.external / MIB),
+  };
 }
 
 async function main(): Promise<void> {
@@ -62,8 +76,14 @@ async function main(): Promise<void> {
       samples.push([inserted, m.heapMiB, m.rssMiB, m.externalMiB]);
       const cache = engine.scanCacheStats() as { rows: number; bytes?: number };
       const tail = stack.log.stats() as { tailCacheBytes?: number; tailCacheRecords?: number };
-      const counted = `scan cache ${cache.rows} rows ${round2((cache.bytes ?? NaN) / MIB)} MiB; tail cache ${tail.tailCacheRecords} records ${round2((tail.tailCacheBytes ?? NaN) / MIB)} MiB`;
-      progress(`${inserted} rows: heap ${m.heapMiB} MiB, external ${m.externalMiB} MiB, rss ${m.rssMiB} MiB; ${counted}`);
+      const point = stack.projections.store.rowCacheSize();
+      const level = round2((stack.projections.store.memoryBytes?.() ?? NaN) / MIB);
+      const counted =
+        `scan cache ${cache.rows} rows ${round2((cache.bytes ?? NaN) / MIB)} MiB; tail cache ${tail.tailCacheRecords} records ${round2((tail.tailCacheBytes ?? NaN) / MIB)} MiB; ` +
+        `point cache ${point.rows} rows ${round2(point.bytes / MIB)} MiB; LevelDB memtables + block cache ${level} MiB`;
+      progress(
+        `${inserted} rows: heap ${m.heapMiB} MiB (V8 holds ${m.heapTotalMiB}), external ${m.externalMiB} MiB, rss ${m.rssMiB} MiB (anon ${m.anonMiB}, files ${m.fileMiB}); ${counted}`,
+      );
       nextSample += SAMPLE_ROWS;
     };
     sample();

@@ -38,11 +38,13 @@ export const LOG_LIMITS = Object.freeze({
   readChunkBytesMin: 64 * KIB,
   /**
    * Bytes of the newest written records kept in memory (log/tail-cache.ts): consumers following the
-   * head read them without touching the segment file. Counted as the write chunks they lie in (what
-   * holding them keeps alive): ~150,000 single-row inserts, ~5 minutes of the mixed load, after
-   * which the memory curve levels off.
+   * head (the projections a batch behind, CDC) read them without touching the segment file. Counted
+   * as the write chunks they lie in (what holding them keeps alive): ~75,000 single-row inserts,
+   * under 3 minutes of the mixed load, after which it holds no more. A consumer further behind (or
+   * the start of a batch larger than this, which only many concurrent bulk writers make) reads the
+   * file just written, from the OS page cache.
    */
-  tailCacheBytesMax: 16 * MIB,
+  tailCacheBytesMax: 8 * MIB,
   /** Sealed segments whose sparse index stays in memory (least recently used are dropped). */
   sparseIndexCacheCountMax: 16,
 });
@@ -55,5 +57,5 @@ assert(LOG_LIMITS.readChunkBytesMin <= LOG_LIMITS.readChunkBytes, 'read chunk bo
 assert(LOG_LIMITS.syncsInFlightMax >= 1 && LOG_LIMITS.syncsInFlightMax <= 2, 'one sync descriptor per sync in flight');
 assert(LOG_LIMITS.appendQueueBytesMax >= LOG_LIMITS.writeBatchBytesMax, 'the queue holds a batch');
 assert(LOG_LIMITS.appendQueueBytesHardMax >= 2 * LOG_LIMITS.appendQueueBytesMax, 'room above the soft bound');
-assert(LOG_LIMITS.tailCacheBytesMax >= LOG_LIMITS.writeBatchBytesMax, 'the tail cache holds a write batch');
+assert(LOG_LIMITS.tailCacheBytesMax >= 4 * LOG_LIMITS.writeChunkBytes, 'the tail cache holds several write chunks');
 assert(LOG_LIMITS.recordPayloadBytesMax < 2 ** 32 - 64, 'payload length fits the u32 frame field');

@@ -34,11 +34,15 @@ export class RowVersionedStore implements StateStore {
   private readonly rowCache = new Map<TableId, Map<string, CachedRow>>();
   private rowCacheBytes = 0;
 
+  /** The inner store's memoryBytes (LevelDB's own caches). */
+  readonly memoryBytes?: () => number;
+
   constructor(
     private readonly inner: StateStore,
     private readonly rowCacheBytesMax: number = PROJECTION_LIMITS.pointCacheBytesMax,
   ) {
     if (inner.prepare) this.prepare = (ops) => inner.prepare!(ops);
+    if (inner.memoryBytes) this.memoryBytes = inner.memoryBytes;
     if (inner.getSync) {
       this.getSync = inner.getSync;
       this.getRowSync = (tableId, key) => this.cachedRow(tableId, key, latin1(key));

@@ -63,6 +63,8 @@ export interface StateStore {
    * of the record). Absent: the store has no such batches.
    */
   prepare?(ops: readonly KvOp[]): PreparedWrite;
+  /** Bytes LevelDB holds in memory (memtables and block cache; absent: not known), for stats and the memory benchmark. */
+  readonly memoryBytes?: () => number;
   /**
    * Makes every write resolved so far durable across a power loss (not just a process crash):
    * called before the log deletes segments that the stored offsets say are applied.
@@ -78,8 +80,11 @@ const { rangeBatchKeysDefault, rangeBatchKeysFirst, syncGetKeysMax } = PROJECTIO
 
 /**
  * LevelDB tuning, shared with the benchmarks' raw classic-level baseline so the comparison stays
- * fair. A 32 MiB write buffer (LevelDB's default is 4 MiB) turns bulk loads into fewer, larger
- * compactions: on a 2-core machine the compaction thread competes with the apply loop for CPU.
+ * fair. The write buffer (memtable) is LevelDB's default 4 MiB: it fills at ~64 bytes a single-row
+ * insert, so a 32 MiB one kept growing for ~20 minutes of a steady insert load (the memory curve's
+ * largest slope) and holds up to twice its size while one flushes; bulk inserts of 10,000 rows cost
+ * the same CPU with either (bench/many-insert.ts, same run). The block cache holds decompressed
+ * blocks of what reads miss in the row caches above it.
  */
 export const STORE_OPTIONS = Object.freeze({
   keyEncoding: 'view',
@@ -87,10 +92,17 @@ export const STORE_OPTIONS = Object.freeze({
   createIfMissing: true,
   errorIfExists: false,
   compression: true,
-  writeBufferSize: 32 * 1024 * 1024,
+  writeBufferSize: 4 * 1024 * 1024,
   cacheSize: 64 * 1024 * 1024,
   maxFileSize: 8 * 1024 * 1024,
 } as const);
+
+/**
+ * The scratch store of a replay (openScratchStore) writes the whole log at once: a 32 MiB write
+ * buffer turns that into fewer, larger compactions (on a 2-core machine the compaction thread
+ * competes with the apply loop for CPU), and the store is reopened with STORE_OPTIONS after the swap.
+ */
+const SCRATCH_WRITE_BUFFER_BYTES = 32 * 1024 * 1024;
 
 type Db = ClassicLevel<Uint8Array, Uint8Array>;
 
@@ -110,7 +122,7 @@ export async function openStateStore(location: string): Promise<StateStore> {
  * may bulk-load it (replay-bulk.ts, through bulkHostOf).
  */
 export async function openScratchStore(location: string): Promise<StateStore> {
-  const db: Db = new ClassicLevel<Uint8Array, Uint8Array>(location, { ...STORE_OPTIONS, errorIfExists: true });
+  const db: Db = new ClassicLevel<Uint8Array, Uint8Array>(location, { ...STORE_OPTIONS, writeBufferSize: SCRATCH_WRITE_BUFFER_BYTES, errorIfExists: true });
   try {
     await db.open();
   } catch (error) {
@@ -236,6 +248,9 @@ class ClassicLevelStore implements StateStore {
       throw wrapOpenError(this.location, error);
     }
   }
+
+  /** LevelDB's memtables (the one filling and the one being flushed) and block cache, as it counts them. */
+  readonly memoryBytes = (): number => Number(this.db.getProperty('leveldb.approximate-memory-usage'));
 
   /** Tables in LevelDB's level 0 (past 8 it slows writes, at 12 stops them until compacted). */
   levelZeroFiles(): number {
