@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_TENANT, type TableId } from '../../core/catalog.js';
-import { keys, openStateStore, RowVersionedStore } from '../../projections/index.js';
+import { keys, openStateStore, rowCacheDroppedSlotBytes, RowVersionedStore } from '../../projections/index.js';
 import { bearer } from '../helpers/auth.js';
 import { runCli } from '../helpers/cli.js';
 import { startTestServer, type TestServer } from '../helpers/sql-server.js';
@@ -124,9 +124,11 @@ describe('RowVersionedStore.getRowSync: the point-read cache over a real LevelDB
       expect(store.rowCacheSize().bytes).toBe(base + 4_000);
       // A write of the key drops the entry with its memo; a late remember on it counts nothing.
       await store.write([{ type: 'put', key: key(T1, 1), value: value('one again') }]);
-      expect(store.rowCacheSize()).toEqual({ rows: 0, bytes: 0 });
+      // What stays is the key's slot (set over when it is read again, never deleted: see DROPPED).
+      const slot = rowCacheDroppedSlotBytes(key(T1, 1).length);
+      expect(store.rowCacheSize()).toEqual({ rows: 0, bytes: slot });
       one.remember(owner, 'c'.repeat(50_000), 50_000);
-      expect(store.rowCacheSize().bytes).toBe(0);
+      expect(store.rowCacheSize().bytes).toBe(slot);
       // Memos past the bound start the cache over, as rows past it do.
       const two = store.getRowSync!(T1, key(T1, 2));
       two.remember(owner, 'd'.repeat(40_000), 40_000);
@@ -136,6 +138,57 @@ describe('RowVersionedStore.getRowSync: the point-read cache over a real LevelDB
       expect(store.rowCacheSize()).toEqual({ rows: 0, bytes: 0 });
       expect(text(rowOf(store, T1, key(T1, 3)))).toBe('row 3');
       expect(text(rowOf(store, T1, key(T1, 1)))).toBe('one again');
+    } finally {
+      await store.close();
+      await remove();
+    }
+  });
+
+  it('a key written and read in turn keeps one slot: counted exactly, never stale, the rest of the table still cached', async () => {
+    const { dir, remove } = await tempDir('svcdb-point-cache-');
+    const other = await tempDir('svcdb-point-cache-');
+    const store = new RowVersionedStore(await openStateStore(dir));
+    // The same rows cached without the hot one: what the cache counts besides the hot key.
+    const without = new RowVersionedStore(await openStateStore(other.dir));
+    try {
+      const rows = Array.from({ length: 200 }, (_, n) => ({ type: 'put' as const, key: key(T1, n), value: value(`row ${n}`) }));
+      await store.write(rows);
+      await without.write(rows);
+      for (let n = 0; n < 200; n++) rowOf(store, T1, key(T1, n));
+      for (let n = 0; n < 200; n++) if (n !== 5) rowOf(without, T1, key(T1, n));
+      expect(store.rowCacheSize().rows).toBe(200);
+      const hot = key(T1, 5);
+      const slot = rowCacheDroppedSlotBytes(hot.length);
+      for (let round = 0; round < 300; round++) {
+        const next = round % 7 === 6 ? undefined : `hot ${round}`;
+        await store.write([next === undefined ? { type: 'del', key: hot } : { type: 'put', key: hot, value: value(next) }]);
+        // The dropped entry's row and memo left the count; its slot (key and Map entry) stays counted.
+        expect(store.rowCacheSize()).toEqual({ rows: 199, bytes: without.rowCacheSize().bytes + slot });
+        expect(text(rowOf(store, T1, hot))).toBe(next);
+        expect(store.rowCacheSize().rows).toBe(200);
+      }
+      for (let n = 0; n < 200; n++) if (n !== 5) expect(text(rowOf(store, T1, key(T1, n)))).toBe(`row ${n}`);
+      expect(store.rowCacheSize().rows).toBe(200);
+    } finally {
+      await store.close();
+      await without.close();
+      await remove();
+      await other.remove();
+    }
+  });
+
+  it('keys written once and never read again stay bounded by bytes: the cache starts over and answers right', async () => {
+    const { dir, remove } = await tempDir('svcdb-point-cache-');
+    const bytesMax = 8192;
+    const store = new RowVersionedStore(await openStateStore(dir), bytesMax);
+    try {
+      for (let n = 0; n < 250; n++) {
+        await store.write([{ type: 'put', key: key(T1, n), value: value(`row ${n}`) }]);
+        expect(text(rowOf(store, T1, key(T1, n)))).toBe(`row ${n}`);
+        await store.write([{ type: 'del', key: key(T1, n) }]); // leaves a dropped slot behind
+        expect(store.rowCacheSize().bytes).toBeLessThanOrEqual(bytesMax);
+      }
+      for (let n = 0; n < 250; n++) expect(rowOf(store, T1, key(T1, n))).toBeUndefined();
     } finally {
       await store.close();
       await remove();
