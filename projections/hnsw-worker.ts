@@ -109,19 +109,22 @@ async function answerWrite(request: HnswRequest & { command: Extract<HnswCommand
 const port = parentPort;
 assert(port !== null, 'hnsw-worker.js runs as a worker thread');
 /**
- * Answers gathered longer than this go back at once: a batch of cheap searches shares one message
- * (one wake-up of the main thread), but an expensive one (a wide beam) does not hold back the
- * answers finished before it.
+ * How long an answer may wait for the answers after it, so that they go back together (one message,
+ * one wake-up of the main thread, for several searches): at ef 40 one search takes ~0.1-0.2 ms, so
+ * several share a message (0.2 ms sent most answers alone or in pairs: the main thread woke once or
+ * twice per search). A search expected to take the gathered answers past it (a wide beam) goes after
+ * they are sent, so it does not hold back the answers finished before it.
  */
-const ANSWER_HOLD_MS = 0.2;
+const ANSWER_HOLD_MS = 1;
 
 /** The answers gathered since the last message to the main thread, and the buffers they move. */
 const answers = {
   responses: [] as HnswResponse[],
   transfers: [] as ArrayBuffer[],
   since: performance.now(),
-  due(): boolean {
-    return performance.now() - this.since >= ANSWER_HOLD_MS;
+  /** Whether the answers gathered have waited (or would have, `aheadMs` from now) the hold. */
+  due(aheadMs = 0): boolean {
+    return performance.now() + aheadMs - this.since >= ANSWER_HOLD_MS;
   },
   send(): void {
     if (this.responses.length > 0) {
@@ -135,10 +138,24 @@ const answers = {
   },
 };
 
+/** Per graph, milliseconds of search per unit of beam (max(ef, k)), a moving average: what the next search is expected to take. */
+const msPerBeam = new Map<number, number>();
+
+function expectedMs(indexId: number, beam: number): number {
+  return (msPerBeam.get(indexId) ?? 0) * beam;
+}
+
+function learn(indexId: number, beam: number, ms: number): void {
+  const sample = ms / Math.max(1, beam);
+  const known = msPerBeam.get(indexId);
+  msPerBeam.set(indexId, known === undefined ? sample : known * 0.8 + sample * 0.2);
+}
+
 /**
  * The searches of one 'searches' command, run in order: their answers go back packed (counts,
  * labels and distances of consecutive searches in three typed arrays), a chunk at a time when
- * gathering took ANSWER_HOLD_MS, the rest with the message's other answers.
+ * gathering took ANSWER_HOLD_MS (or the next search would make it), the rest with the message's
+ * other answers.
  */
 function searches(command: Extract<HnswCommand, { kind: 'searches' }>): void {
   const { params, vectors } = command;
@@ -151,43 +168,56 @@ function searches(command: Extract<HnswCommand, { kind: 'searches' }>): void {
   const failures: string[] = [];
   const chunk = { search: 0, hit: 0, failure: 0 };
   let hits = 0;
-  let vectorAt = 0;
-  for (let i = 0; i < count; i++) {
-    const at = i * SEARCH_PARAMS;
-    const dims = params[at + 3]!;
-    const vector = vectors.subarray(vectorAt, vectorAt + dims);
-    vectorAt += dims;
-    try {
-      const hnsw = graphs.get(params[at]!);
-      counts[i] = hnsw === undefined ? 0 : hnsw.searchInto({ vector, k: params[at + 1]!, ef: params[at + 2]! }, labels, distances, hits);
-      hits += counts[i]!;
-    } catch (error) {
-      counts[i] = -1;
-      failures.push(messageOf(error));
-    }
-    if (unreported !== null && counts[i]! >= 0) {
-      hits -= counts[i]!;
-      counts[i] = -1;
-      failures.push(unreported);
-    }
-    if (i < count - 1 && !answers.due()) continue;
+  /** The answers of searches chunk.search..end-1, packed, go with the gathered answers. */
+  const gather = (end: number): void => {
+    if (end <= chunk.search) return;
     const part = {
       kind: 'searches' as const,
       firstId: command.firstId + chunk.search,
-      counts: counts.slice(chunk.search, i + 1),
+      counts: counts.slice(chunk.search, end),
       labels: labels.slice(chunk.hit, hits),
       distances: distances.slice(chunk.hit, hits),
       failures: failures.slice(chunk.failure),
     };
     answers.responses.push(part);
     answers.transfers.push(part.counts.buffer, part.labels.buffer, part.distances.buffer);
-    Object.assign(chunk, { search: i + 1, hit: hits, failure: failures.length });
-    if (answers.due()) answers.send();
+    Object.assign(chunk, { search: end, hit: hits, failure: failures.length });
+  };
+  let vectorAt = 0;
+  for (let i = 0; i < count; i++) {
+    const at = i * SEARCH_PARAMS;
+    const [indexId, k, ef, dims] = [params[at]!, params[at + 1]!, params[at + 2]!, params[at + 3]!];
+    const vector = vectors.subarray(vectorAt, vectorAt + dims);
+    vectorAt += dims;
+    const beam = Math.max(ef, k);
+    if ((i > chunk.search || answers.responses.length > 0) && answers.due(expectedMs(indexId, beam))) {
+      gather(i);
+      answers.send();
+    }
+    const started = performance.now();
+    try {
+      const hnsw = graphs.get(indexId);
+      counts[i] = hnsw === undefined ? 0 : hnsw.searchInto({ vector, k, ef }, labels, distances, hits);
+      hits += counts[i]!;
+    } catch (error) {
+      counts[i] = -1;
+      failures.push(messageOf(error));
+    }
+    learn(indexId, beam, performance.now() - started);
+    if (unreported !== null && counts[i]! >= 0) {
+      hits -= counts[i]!;
+      counts[i] = -1;
+      failures.push(unreported);
+    }
   }
+  gather(count);
+  if (answers.due()) answers.send();
 }
 
 /** Runs one message's requests in order; only a graph write waits (the event loop writes the file). */
 async function runMessage(requests: HnswRequestMessage): Promise<void> {
+  // The hold counts from the first answer this message gathers, not from the last message sent.
+  if (answers.responses.length === 0) answers.since = performance.now();
   for (const request of requests) {
     const command = request.command;
     if (command.kind === 'searches') {

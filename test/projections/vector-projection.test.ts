@@ -183,6 +183,33 @@ describe('vector projection', () => {
     expect(await Promise.all(second)).toEqual(alone.map((hits, i) => (i % 3 === 2 ? [] : hits)));
   });
 
+  it('sends the answers gathered before a search expected to take long (a wide beam) without waiting for it', async () => {
+    const db = await openDb(await scratch());
+    cleanups.push(() => db.stack.close());
+    await seed(db);
+    const values = Array.from({ length: 3000 }, (_v, i) => `(${i + 10}, '[${i % 97},${i % 89},${i % 83}]')`).join(', ');
+    await db.q(`INSERT INTO items VALUES ${values}`);
+    const table = db.stack.projections.catalog.tableByName('default', 'public', 'items')!;
+    const index = table.def.indexes.find((i) => i.name === 'items_hnsw')!;
+    const { vectors } = db.stack.projections;
+    const narrow = (i: number) => vectors.search(index.id, new Float32Array([i % 97, (i * 3) % 89, 1]), 1, 10)!;
+    // Narrow searches first, alone: the worker learns what a unit of beam costs on this graph.
+    for (let i = 0; i < 20; i++) await narrow(i);
+    for (let round = 0; round < 3; round++) {
+      // One message: narrow searches, then one whose beam (5,000) is expected to take far past the hold.
+      const first = Array.from({ length: 10 }, (_v, i) => narrow(i));
+      let wideAnswered = false;
+      const wide = vectors.search(index.id, new Float32Array([1, 2, 3]), 500, 5000)!.then((hits) => {
+        wideAnswered = true;
+        return hits;
+      });
+      expect((await Promise.all(first)).every((hits) => hits?.length === 1)).toBe(true);
+      // The narrow answers came in a message of their own, before the wide search's.
+      expect(wideAnswered).toBe(false);
+      expect(await wide).toHaveLength(500);
+    }
+  });
+
   it('holds searches issued while the worker is busy, then sends them together: each its own answer, in order with writes', async () => {
     const db = await openDb(await scratch());
     cleanups.push(() => db.stack.close());
