@@ -93,11 +93,40 @@ export class HnswIndex {
   /** Up to `k` nearest labels, nearest first; `ef` is the search beam (raised to k when lower). */
   search(options: { vector: Float32Array; k: number; ef: number }): HnswHit[] {
     const k = Math.min(options.k, this.index.getMaxElements());
-    if (k <= 0) return [];
+    const labels = new Float64Array(Math.max(k, 0));
+    const distances = new Float64Array(Math.max(k, 0));
+    const found = this.searchInto(options, labels, distances, 0);
+    return Array.from({ length: found }, (_v, i) => ({ label: labels[i]!, distance: distances[i]! }));
+  }
+
+  /**
+   * search() written into `labels` and `distances` from `at` (room for min(k, capacity) hits):
+   * how many it found. The hits are ranked as search() ranks them (a stable sort by distance of
+   * hnswlib's order), so both give the same answer. The query goes to hnswlib through one scratch
+   * array per graph (its binding reads a plain array), not a new array per search.
+   */
+  searchInto(options: { vector: Float32Array; k: number; ef: number }, labels: Float64Array, distances: Float64Array, at: number): number {
+    const k = Math.min(options.k, this.index.getMaxElements());
+    if (k <= 0) return 0;
     this.index.setEf(Math.max(options.ef, k));
-    const found = wrap('searchKnn', () => this.index.searchKnn(Array.from(options.vector), k));
-    const hits: HnswHit[] = found.neighbors.map((label, i) => ({ label, distance: found.distances[i]! }));
-    return hits.sort((a, b) => a.distance - b.distance);
+    const query = this.queryArray(options.vector);
+    const found = wrap('searchKnn', () => this.index.searchKnn(query, k));
+    const order = found.neighbors.map((_label, i) => i);
+    order.sort((a, b) => found.distances[a]! - found.distances[b]!);
+    order.forEach((from, i) => {
+      labels[at + i] = found.neighbors[from]!;
+      distances[at + i] = found.distances[from]!;
+    });
+    return order.length;
+  }
+
+  private scratch: number[] = [];
+
+  private queryArray(vector: Float32Array): number[] {
+    if (this.scratch.length !== vector.length) this.scratch = new Array<number>(vector.length).fill(0);
+    const query = this.scratch;
+    for (let i = 0; i < vector.length; i++) query[i] = vector[i]!;
+    return query;
   }
 
   async write(file: string): Promise<void> {

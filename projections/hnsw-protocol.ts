@@ -15,10 +15,19 @@ export type HnswCommand =
   | { readonly kind: 'apply'; readonly indexId: number; readonly ops: Uint8Array; readonly labels: Float64Array; readonly vectors: Float32Array }
   | { readonly kind: 'drop'; readonly indexId: number }
   | { readonly kind: 'search'; readonly indexId: number; readonly vector: Float32Array; readonly k: number; readonly ef: number }
+  /**
+   * Searches issued one after another, packed (hnsw-worker-client.ts): search i has the request id
+   * `firstId + i`, its graph, k and beam in `params` (SEARCH_PARAMS numbers each: indexId, k, ef,
+   * dimensions) and its vector next in `vectors`. Answered by HnswSearchesResponse messages, in order.
+   */
+  | { readonly kind: 'searches'; readonly firstId: number; readonly params: Float64Array; readonly vectors: Float32Array }
   /** Writes the graph to `file`; answers false when the index has no graph. */
   | { readonly kind: 'write'; readonly indexId: number; readonly file: string }
   /** Answers once everything posted before it was applied (or with the first failure since). */
   | { readonly kind: 'sync' };
+
+/** Numbers per search in a 'searches' command: indexId, k, ef, dimensions. */
+export const SEARCH_PARAMS = 4;
 
 export const ADD_OP = 0;
 export const REUSE_OP = 1;
@@ -37,7 +46,23 @@ export interface HnswSearchResult {
 }
 
 export type HnswResponse =
-  { readonly id: number; readonly ok: true; readonly value: unknown } | { readonly id: number; readonly ok: false; readonly message: string };
+  | { readonly id: number; readonly ok: true; readonly value: unknown }
+  | { readonly id: number; readonly ok: false; readonly message: string }
+  | HnswSearchesResponse;
+
+/**
+ * The answers to consecutive searches of a 'searches' command, ids `firstId` on: search i found
+ * `counts[i]` hits, nearest first, next in `labels` and `distances`; a count of -1 failed with the
+ * next message of `failures`. Two typed arrays per message instead of two per search.
+ */
+export interface HnswSearchesResponse {
+  readonly kind: 'searches';
+  readonly firstId: number;
+  readonly counts: Int32Array;
+  readonly labels: Float64Array;
+  readonly distances: Float64Array;
+  readonly failures: readonly string[];
+}
 
 /**
  * What crosses the thread boundary: requests in posting order, and the answers to one such message

@@ -3,7 +3,15 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { SvcError } from '../core/errors.js';
-import type { HnswCommand, HnswRequest, HnswRequestMessage, HnswResponse, HnswResponseMessage } from './hnsw-protocol.js';
+import {
+  SEARCH_PARAMS,
+  type HnswCommand,
+  type HnswRequest,
+  type HnswRequestMessage,
+  type HnswResponseMessage,
+  type HnswSearchesResponse,
+  type HnswSearchResult,
+} from './hnsw-protocol.js';
 
 const here = fileURLToPath(import.meta.url);
 /**
@@ -29,7 +37,9 @@ interface Pending {
  * still unanswered (the worker is busy with them), new calls wait in the outbox until the last of
  * those answers comes back, then go in one message: under load one message (one wake-up of each
  * thread) carries several searches instead of one per round of I/O. They would have waited for the
- * worker anyway: it runs commands one at a time, in order.
+ * worker anyway: it runs commands one at a time, in order. Searches next to each other in a message
+ * travel packed (one 'searches' command: their vectors in one moved buffer) and are answered packed
+ * (HnswSearchesResponse): a few typed arrays per message instead of objects and buffers per search.
  */
 export class HnswWorker {
   private readonly pending = new Map<number, Pending>();
@@ -45,7 +55,11 @@ export class HnswWorker {
     // The worker keeps the process alive only while an answer is awaited.
     worker.unref();
     worker.on('message', (responses: HnswResponseMessage) => {
-      for (const response of responses) this.settle(response);
+      for (const response of responses) {
+        if ('kind' in response) this.settleSearches(response);
+        else if (response.ok) this.settle(response.id, response.value, null);
+        else this.settle(response.id, null, response.message);
+      }
       // The worker is done with what it was sent: the calls held meanwhile go now, together.
       if (this.unanswered === 0 && !this.flushScheduled) this.flush();
     });
@@ -88,11 +102,11 @@ export class HnswWorker {
   private flush(): void {
     this.flushScheduled = false;
     if (this.outbox.length === 0 || this.failure) return;
-    const message: HnswRequestMessage = this.outbox;
     const transfer = this.outboxTransfer;
+    for (const request of this.outbox) if (request.id !== 0) this.unanswered += 1;
+    const message = packSearches(this.outbox, transfer);
     this.outbox = [];
     this.outboxTransfer = [];
-    for (const request of message) if (request.id !== 0) this.unanswered += 1;
     this.worker.postMessage(message, transfer);
   }
 
@@ -105,14 +119,28 @@ export class HnswWorker {
     await this.worker.terminate();
   }
 
-  private settle(response: HnswResponse): void {
-    const waiter = this.pending.get(response.id);
+  /** Settles call `id` with its value, or rejects it with the worker's failure message. */
+  private settle(id: number, value: unknown, failure: string | null): void {
+    const waiter = this.pending.get(id);
     if (!waiter) return;
-    this.pending.delete(response.id);
+    this.pending.delete(id);
     this.unanswered -= 1;
     if (this.pending.size === 0) this.worker.unref();
-    if (response.ok) waiter.resolve(response.value);
-    else waiter.reject(new SvcError('STORAGE_UNAVAILABLE', `hnsw index: ${response.message}`, {}));
+    if (failure === null) waiter.resolve(value);
+    else waiter.reject(new SvcError('STORAGE_UNAVAILABLE', `hnsw index: ${failure}`, {}));
+  }
+
+  /** Each search of a packed answer gets its hits: views of the answer's arrays, nearest first. */
+  private settleSearches(response: HnswSearchesResponse): void {
+    let hit = 0;
+    let failure = 0;
+    response.counts.forEach((count, i) => {
+      const id = response.firstId + i;
+      if (count < 0) return this.settle(id, null, response.failures[failure++]!);
+      const found: HnswSearchResult = { labels: response.labels.subarray(hit, hit + count), distances: response.distances.subarray(hit, hit + count) };
+      hit += count;
+      this.settle(id, found, null);
+    });
   }
 
   private fail(cause: unknown): void {
@@ -123,4 +151,40 @@ export class HnswWorker {
     this.outbox = [];
     this.outboxTransfer = [];
   }
+}
+
+/**
+ * The message for `requests`: each run of searches next to each other (consecutive ids: calls
+ * posted one after another) becomes one 'searches' command, its vectors copied into one buffer
+ * that moves to the worker (added to `transfer`). Everything else goes as it is, in order.
+ */
+function packSearches(requests: readonly HnswRequest[], transfer: ArrayBuffer[]): HnswRequestMessage {
+  const message: HnswRequest[] = [];
+  let run: { id: number; command: Extract<HnswCommand, { kind: 'search' }> }[] = [];
+  const close = (): void => {
+    if (run.length === 0) return;
+    const params = new Float64Array(run.length * SEARCH_PARAMS);
+    const vectors = new Float32Array(run.reduce((sum, r) => sum + r.command.vector.length, 0));
+    let at = 0;
+    run.forEach(({ command }, i) => {
+      params.set([command.indexId, command.k, command.ef, command.vector.length], i * SEARCH_PARAMS);
+      vectors.set(command.vector, at);
+      at += command.vector.length;
+    });
+    message.push({ id: run[0]!.id, command: { kind: 'searches', firstId: run[0]!.id, params, vectors } });
+    transfer.push(vectors.buffer);
+    run = [];
+  };
+  for (const request of requests) {
+    const command = request.command;
+    if (command.kind !== 'search' || request.id === 0) {
+      close();
+      message.push(request);
+      continue;
+    }
+    if (run.length > 0 && request.id !== run[run.length - 1]!.id + 1) close();
+    run.push({ id: request.id, command });
+  }
+  close();
+  return message;
 }

@@ -147,6 +147,69 @@ describe('vector projection', () => {
     expect(await Promise.all(asks.map(ask))).toEqual(alone);
   });
 
+  it('answers searches of graphs of different dimensions packed in one message, each with its own hits and distances, a dropped graph with none', async () => {
+    const db = await openDb(await scratch());
+    cleanups.push(() => db.stack.close());
+    await seed(db);
+    await db.q('CREATE TABLE wide (id INT PRIMARY KEY, embedding VECTOR(5))');
+    const wide = Array.from({ length: 300 }, (_v, i) => `(${i}, '[${i % 13},${i % 11},${i % 7},${i % 5},1]')`).join(', ');
+    await db.q(`INSERT INTO wide VALUES ${wide}`);
+    await db.q('CREATE INDEX wide_hnsw ON wide USING hnsw (embedding vector_l2_ops) WITH (m = 8, ef_construction = 32)');
+    await db.q('CREATE TABLE gone (id INT PRIMARY KEY, embedding VECTOR(2))');
+    await db.q("INSERT INTO gone VALUES (1, '[1,2]')");
+    await db.q('CREATE INDEX gone_hnsw ON gone USING hnsw (embedding vector_l2_ops)');
+    const { catalog, vectors } = db.stack.projections;
+    const indexId = (table: string, name: string): number => catalog.tableByName('default', 'public', table)!.def.indexes.find((i) => i.name === name)!.id;
+    const [items, wideId, goneId] = [indexId('items', 'items_hnsw'), indexId('wide', 'wide_hnsw'), indexId('gone', 'gone_hnsw')];
+    const asks = Array.from({ length: 24 }, (_v, i) =>
+      i % 3 === 0
+        ? { id: items, vector: [i % 2, 1, 0], k: 1 + (i % 3) }
+        : i % 3 === 1
+          ? { id: wideId, vector: [i % 13, i % 11, i % 7, i % 5, 1], k: 1 + (i % 5) }
+          : { id: goneId, vector: [1, 2], k: 2 },
+    );
+    const ask = async (a: (typeof asks)[number]) =>
+      ((await vectors.search(a.id, new Float32Array(a.vector), a.k, 50)) ?? []).map((h) => `${Buffer.from(h.pk).toString('hex')}:${h.distance}`);
+    const alone: string[][] = [];
+    for (const a of asks) alone.push(await ask(a));
+    expect(alone[1]).toHaveLength(2);
+    expect(alone[1]![0]).toBe(`${Buffer.from(encodeKey([int4], [1])).toString('hex')}:0`);
+    expect(alone[2]).toHaveLength(1);
+    // All in one tick: one message, the searches packed; the drop goes between them.
+    const first = asks.map(ask);
+    await db.q('DROP INDEX gone_hnsw');
+    const second = asks.map(ask);
+    expect(await Promise.all(first)).toEqual(alone);
+    expect(await Promise.all(second)).toEqual(alone.map((hits, i) => (i % 3 === 2 ? [] : hits)));
+  });
+
+  it('sends the answers gathered before a search expected to take long (a wide beam) without waiting for it', async () => {
+    const db = await openDb(await scratch());
+    cleanups.push(() => db.stack.close());
+    await seed(db);
+    const values = Array.from({ length: 3000 }, (_v, i) => `(${i + 10}, '[${i % 97},${i % 89},${i % 83}]')`).join(', ');
+    await db.q(`INSERT INTO items VALUES ${values}`);
+    const table = db.stack.projections.catalog.tableByName('default', 'public', 'items')!;
+    const index = table.def.indexes.find((i) => i.name === 'items_hnsw')!;
+    const { vectors } = db.stack.projections;
+    const narrow = (i: number) => vectors.search(index.id, new Float32Array([i % 97, (i * 3) % 89, 1]), 1, 10)!;
+    // Narrow searches first, alone: the worker learns what a unit of beam costs on this graph.
+    for (let i = 0; i < 20; i++) await narrow(i);
+    for (let round = 0; round < 3; round++) {
+      // One message: narrow searches, then one whose beam (5,000) is expected to take far past the hold.
+      const first = Array.from({ length: 10 }, (_v, i) => narrow(i));
+      let wideAnswered = false;
+      const wide = vectors.search(index.id, new Float32Array([1, 2, 3]), 500, 5000)!.then((hits) => {
+        wideAnswered = true;
+        return hits;
+      });
+      expect((await Promise.all(first)).every((hits) => hits?.length === 1)).toBe(true);
+      // The narrow answers came in a message of their own, before the wide search's.
+      expect(wideAnswered).toBe(false);
+      expect(await wide).toHaveLength(500);
+    }
+  });
+
   it('holds searches issued while the worker is busy, then sends them together: each its own answer, in order with writes', async () => {
     const db = await openDb(await scratch());
     cleanups.push(() => db.stack.close());

@@ -197,6 +197,21 @@ describe('the vector protocol over HTTP', () => {
     const { key } = await newKey(dataDir, { role: 'read_write' });
     await expect.poll(async () => (await raw('/indexes', { key })).status, { timeout: 5000 }).toBe(200);
     expect((await fetch(`${baseUrl}/indexes`, { headers: bearer('admin-key') })).status).toBe(200);
+    // Keys verified before are known at once (no hash per request): each answer still decided by its own key.
+    for (const [k, status] of [
+      [VECTOR_KEY, 200],
+      ['wrong', 401],
+      [VECTOR_KEY, 200],
+      [key, 200],
+      [`${VECTOR_KEY}x`, 401],
+      [key, 200],
+      [null, 401],
+    ] as const) {
+      const answer = await fetch(`${baseUrl}/indexes`, { headers: k === null ? {} : { 'api-key': k } });
+      expect(answer.status).toBe(status);
+      expect(answer.headers.get('x-ratelimit-limit')).not.toBeNull();
+      await answer.text();
+    }
   });
 
   it('lets a read_only key query, fetch and describe, and refuses its writes with 403', async () => {
