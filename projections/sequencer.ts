@@ -151,7 +151,9 @@ export class Sequencer {
    * (the answer waits for both). The write lock is held until they are in the overlay.
    */
   private async appendedRows(lsn: Lsn, record: TxnRecord, shape: RowRecordShape): Promise<void> {
-    if (record.ops.length < PROJECTION_LIMITS.deferredEffectsOpsMin) {
+    // With writers waiting, the lock goes on at once (as for a small record): holding it until the log's
+    // write would keep them out of this group commit, one writev and fdatasync each (found by review).
+    if (record.ops.length < PROJECTION_LIMITS.deferredEffectsOpsMin || this.lockWaiters.length > 0) {
       const effects = rowRecordOps(record.ops, this.tableOf, shape);
       // The projection applies these very effects instead of decoding and recomputing them.
       this.deps.handoff.put(lsn, { record, effects });
