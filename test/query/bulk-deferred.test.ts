@@ -19,6 +19,21 @@ describe('bulk records whose effects are built while the log syncs them', () => 
   const json = (table: string, rows: Record<string, unknown>[]): Promise<QueryResult> =>
     h.engine.insertJson({ schema: null, table, rows, returning: [], onConflict: null }, { params: [], timeoutMs: 30_000, maxRows: rowsMax, tenant: 'default' });
   const count = async (sql: string): Promise<number> => Number((await h.rows(sql))[0]!.n);
+  /**
+   * Resolves once the next record waits for the log's write (the sequencer defers its effects), and
+   * holds that wait 50 ms longer: a writer started then queues for the lock while the effects are
+   * not built yet (the log itself is untouched: only the sequencer's wait is longer).
+   */
+  const deferring = (): Promise<void> =>
+    new Promise((entered) => {
+      const log = h.stack.log;
+      const whenWritten = log.whenWritten!.bind(log);
+      log.whenWritten = (lsn) => {
+        log.whenWritten = whenWritten;
+        entered();
+        return whenWritten(lsn).then(() => new Promise((resolve) => setTimeout(resolve, 50)));
+      };
+    });
 
   beforeAll(async () => {
     h = await openSql();
@@ -40,22 +55,33 @@ describe('bulk records whose effects are built while the log syncs them', () => 
     const rows = (from: number, n: number, tag: string): Record<string, unknown>[] =>
       Array.from({ length: n }, (_, i) => ({ id: from + i, code: `c${from + i}`, name: `${tag}${from + i}` }));
     writes.length = 0;
-    // Submitted together: the second builds while the first's fdatasync may still run.
+    // The second starts once the first is appended and waits for its effects (a writer already waiting
+    // when a record is appended makes the sequencer build them at once: test/query/bulk-group-commit.test.ts).
+    const firstDeferred = deferring();
     const first = json(
       'plain',
       rows(1, big, 'a').map(({ id, name }) => ({ id, name })),
     );
+    await firstDeferred;
     const clash = caught(json('plain', [...rows(big + 1, 10, 'b').map(({ id, name }) => ({ id, name })), { id: big, name: 'again' }]));
     await first;
     expect((await clash).message).toBe('duplicate key value violates unique constraint "plain_pkey"');
     expect(JSON.stringify((await clash).details)).toContain(`(id)=(${big})`);
     expect(await count('SELECT count(*) AS n FROM plain')).toBe(big);
     expect(await h.rows(`SELECT name FROM plain WHERE id = ${big}`)).toEqual([{ name: `a${big}` }]);
-    // The projection wrote the batch prepared during the fdatasync, its ops first.
+    // A lone bulk record (nothing delays the sequencer): the projection writes the batch prepared during
+    // the fdatasync, its ops first.
+    writes.length = 0;
+    await json(
+      'plain',
+      rows(10 * big, big, 'lone').map(({ id, name }) => ({ id, name })),
+    );
     expect(writes.some((w) => w.prepared === big && w.ops > big)).toBe(true);
 
     // A unique index: its entries are part of the deferred effects, and the next writer checks them.
+    const indexedDeferred = deferring();
     const indexed = json('big', rows(1, big, 'x'));
+    await indexedDeferred;
     const codeClash = caught(json('big', [{ id: 100_000, code: `c${big - 1}`, name: 'dup code' }]));
     await indexed;
     expect((await codeClash).message).toBe('duplicate key value violates unique constraint "big_code_key"');
@@ -65,10 +91,12 @@ describe('bulk records whose effects are built while the log syncs them', () => 
 
   it('sequence values and the row-key bound follow a bulk record still syncing', async () => {
     await h.q('CREATE TABLE serial (id BIGSERIAL PRIMARY KEY, k INTEGER NOT NULL)');
+    const bulkDeferred = deferring();
     const bulk = json(
       'serial',
       Array.from({ length: big }, (_, i) => ({ k: i })),
     );
+    await bulkDeferred;
     // Queued behind the bulk insert: its key comes from the sequence the bulk record advanced.
     const after = h.q('INSERT INTO serial (k) VALUES (-1) RETURNING id');
     await bulk;
