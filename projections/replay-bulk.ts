@@ -109,6 +109,11 @@ export class BulkLoader {
     return this.holdingBatches;
   }
 
+  /** Bytes of the buffers the held batches keep alive (what the bound limits; tests). */
+  heldMemoryBytes(): number {
+    return this.held.reduce((sum, batch) => sum + batch.rep.buffer.byteLength, 0);
+  }
+
   /** True when ops were appended that LevelDB has not read yet. */
   get pending(): boolean {
     return this.staged !== null || this.ingesting > 0 || this.held.length > 0;
@@ -121,10 +126,14 @@ export class BulkLoader {
   async append(batch: SortedBatch): Promise<void> {
     if (this.failure !== null) throw this.failure;
     if (batch.count === 0) return;
-    if (this.holdingBatches && this.heldBytes + batch.end <= (this.limits.heldBytesMax ?? 0)) {
-      this.held.push(batch);
-      this.heldBytes += batch.end;
-      return;
+    if (this.holdingBatches) {
+      const kept = rightSized(batch);
+      // Counted as held: the whole buffer (a chunk of many updates of few keys keeps far fewer entries than it was sized for).
+      if (this.heldBytes + kept.rep.buffer.byteLength <= (this.limits.heldBytesMax ?? 0)) {
+        this.held.push(kept);
+        this.heldBytes += kept.rep.buffer.byteLength;
+        return;
+      }
     }
     // Past the bound, the rest of the replay goes through LevelDB's recovery (memory stays bounded).
     this.holdingBatches = false;
@@ -187,17 +196,26 @@ export class BulkLoader {
     if (this.held.length > 0) {
       await this.settled();
       const runs = this.held.map((batch) => ({ buf: batch.rep, from: BATCH_HEADER_BYTES, end: batch.end }));
-      this.held = [];
+      let replaced = false;
       // In the queue: every chunk's summary is written first, and nothing uses the store while it is closed.
-      await this.run(() =>
-        replaceWithTables(this.host, runs, {
+      await this.run(async () => {
+        const tables = await replaceWithTables(this.host, runs, {
           tableBytes: this.limits.tableBytes ?? DEFAULT_TABLE_BYTES,
           stagingDir: STAGING_DIR,
+          // What the store holds is read into memory beside the held batches: within the same bound.
+          storeBytesMax: (this.limits.heldBytesMax ?? 0) - this.heldBytes,
           ...(this.tablesHelper === undefined ? {} : { helper: this.tablesHelper }),
           ...(this.limits.splitBytesMin === undefined ? {} : { splitBytesMin: this.limits.splitBytesMin }),
-        }).then(() => undefined),
-      );
-      return this.host.levelZeroFiles();
+        });
+        replaced = tables !== null;
+      });
+      if (replaced) {
+        this.held = [];
+        this.heldBytes = 0;
+        return this.host.levelZeroFiles();
+      }
+      // The store (ingested before: barriers, vector chunks, past the bound) holds more than the bound
+      // leaves: the held batches go through LevelDB's recovery, as past the bound.
     }
     await this.ingest();
     await rm(path.join(this.host.location, STAGING_DIR), { recursive: true, force: true });
@@ -282,4 +300,14 @@ function numberedBatch(batch: SortedBatch, sequence: number, probe: Uint8Array):
   view.setUint32(4, Math.floor(sequence / 2 ** 32), true);
   view.setUint32(8, batch.count + 1, true);
   return rep.subarray(0, at);
+}
+
+/**
+ * The batch as held: a copy of its entries (and the tail's room) when they fill less than half of
+ * its buffer (sized for every op of the chunk before the sort kept the last one per key, or a view
+ * of a larger buffer), so what is counted is what is kept alive.
+ */
+function rightSized(batch: SortedBatch): SortedBatch {
+  const used = batch.end + BATCH_TAIL_BYTES;
+  return batch.rep.buffer.byteLength > 2 * used ? { ...batch, rep: batch.rep.slice(0, used) } : batch;
 }

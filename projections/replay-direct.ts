@@ -22,9 +22,18 @@ import type { BulkHost } from './state-store.js';
 export async function replaceWithTables(
   host: BulkHost,
   runs: readonly SortedRun[],
-  options: { readonly tableBytes: number; readonly stagingDir: string; readonly helper?: TablesHelper; readonly splitBytesMin?: number },
-): Promise<number> {
-  const all = [await storeRun(host), ...runs];
+  options: {
+    readonly tableBytes: number;
+    readonly stagingDir: string;
+    /** Past this many bytes of the store's entries nothing is done (null returned): the caller takes LevelDB's recovery instead. */
+    readonly storeBytesMax: number;
+    readonly helper?: TablesHelper;
+    readonly splitBytesMin?: number;
+  },
+): Promise<number | null> {
+  const stored = await storeRun(host, options.storeBytesMax);
+  if (stored === null) return null;
+  const all = [stored, ...runs];
   const total = all.reduce((sum, run) => sum + run.end - run.from, 0);
   // The upper part of the key space goes to another thread (runs split at one key: a key is never in both).
   const split = options.helper !== undefined && total >= (options.splitBytesMin ?? SPLIT_BYTES_MIN) ? splitRuns(all) : null;
@@ -187,11 +196,13 @@ function readEntry(buf: Uint8Array, at: number, entry: Entry): Entry {
   return entry;
 }
 
-/** What the store holds (written by ordinary batches and earlier ingests), as the oldest run. */
-async function storeRun(host: BulkHost): Promise<SortedRun> {
+/** What the store holds (written by ordinary batches and earlier ingests), as the oldest run; null past `bytesMax`. */
+async function storeRun(host: BulkHost, bytesMax: number): Promise<SortedRun | null> {
   const parts: Uint8Array[] = [];
   let bytes = 0;
   for await (const batch of host.entries({ batchSize: 10_000 })) {
+    // The parts and their copy into one buffer are both alive at the end: twice the bytes.
+    if (2 * bytes > bytesMax) return null;
     for (const [key, value] of batch) {
       const entry = new Uint8Array(11 + key.length + value.length);
       let at = 0;
