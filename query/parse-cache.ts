@@ -1,4 +1,5 @@
 import { parseSql, type ParsedStatement } from './parse/index.js';
+import { evictSecondChance } from './second-chance.js';
 
 /**
  * Longest text kept: statements sent again are short ones with parameters; a long text (a bulk
@@ -37,7 +38,7 @@ export class ParseCache {
     const parsed = parseSql(sql);
     if (this.capacity > 0 && sql.length <= PARSE_CACHE_TEXT_CHARS_MAX) {
       this.entries.set(sql, { statements: deepFreeze(parsed), used: false });
-      while (this.entries.size > this.capacity) this.evictOne();
+      while (this.entries.size > this.capacity) evictSecondChance(this.entries);
     }
     return parsed;
   }
@@ -45,16 +46,6 @@ export class ParseCache {
   /** The statements of a text parsed before, without parsing or marking it used; undefined: not cached. */
   peek(sql: string): readonly ParsedStatement[] | undefined {
     return this.entries.get(sql)?.statements;
-  }
-
-  /** Drops one entry: the oldest not used since it was last moved (each is moved at most once a round, so this ends). */
-  private evictOne(): void {
-    for (const [key, slot] of this.entries) {
-      this.entries.delete(key);
-      if (!slot.used) return;
-      slot.used = false;
-      this.entries.set(key, slot);
-    }
   }
 
   get size(): number {

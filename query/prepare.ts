@@ -6,6 +6,7 @@ import { parseExpression, parseSql, type ParsedStatement, type QueryExpr } from 
 import type { Plan } from './plan/nodes.js';
 import { optimize } from './optimize/index.js';
 import type { QType, QValue, TypeSystem } from './types/contract.js';
+import { evictSecondChance } from './second-chance.js';
 
 /** A SELECT bound and optimized: cacheable while the tables it read keep their definitions. */
 export interface PreparedQuery {
@@ -115,7 +116,7 @@ export class PlanCache {
     this.entries.delete(key);
     const checks = [...value.tablesUsed].map(([id, def]) => ({ id, def, plannedRows: value.rowCounts.get(id) ?? 0 }));
     this.entries.set(key, { prepared: value, checks, used: false });
-    while (this.entries.size > this.capacity) this.evictOne();
+    while (this.entries.size > this.capacity) evictSecondChance(this.entries);
   }
 
   get size(): number {
@@ -125,16 +126,6 @@ export class PlanCache {
   /** Whether `key` is held (without marking it used). */
   has(key: string): boolean {
     return this.entries.has(key);
-  }
-
-  /** Drops one entry: the oldest not used since it was last moved (each is moved at most once a round, so this ends). */
-  private evictOne(): void {
-    for (const [key, slot] of this.entries) {
-      this.entries.delete(key);
-      if (!slot.used) return;
-      slot.used = false;
-      this.entries.set(key, slot);
-    }
   }
 }
 

@@ -1,48 +1,16 @@
 import { existsSync } from 'node:fs';
 import { readdir, readFile, writeFile } from 'node:fs/promises';
-import { afterEach, describe, expect, it } from 'vitest';
-import { type KvOp, openStateStore, type StateStore } from '../../projections/index.js';
+import { describe, expect, it } from 'vitest';
+import { type KvOp, openStateStore } from '../../projections/index.js';
 import { BulkLoader, STAGING_DIR } from '../../projections/replay-bulk.js';
 import { sortedBatch } from '../../projections/replay-sort.js';
-import { bulkHostOf, openScratchStore, PACKED_DEL, PACKED_PUT, packedBatch } from '../../projections/state-store.js';
-import { tempDir } from '../helpers/stack.js';
+import { bulkHostOf, openScratchStore, packedBatch } from '../../projections/state-store.js';
+import { contents, pack, storesClosedAfterEach } from '../helpers/packed-stores.js';
 
 /** Limits under which nothing is ingested until ingest() is called. */
 const NEVER = { ingestBytesMin: Number.MAX_SAFE_INTEGER, pendingBytesMax: Number.MAX_SAFE_INTEGER, levelZeroFilesMax: 6 };
 
-const cleanups: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
-
-async function opened(open: (dir: string) => Promise<StateStore>): Promise<StateStore> {
-  const { dir, remove } = await tempDir('svcdb-bulk-');
-  const store = await open(`${dir}/state`);
-  cleanups.push(remove, () => store.close());
-  return store;
-}
-
-/** Packed ops (state-store.ts PACKED_PUT) from ordinary ones. */
-function pack(ops: readonly KvOp[]): Uint8Array {
-  const parts: number[] = [];
-  const u32 = (n: number) => parts.push(n >>> 24, (n >>> 16) & 0xff, (n >>> 8) & 0xff, n & 0xff);
-  for (const op of ops) {
-    parts.push(op.type === 'put' ? PACKED_PUT : PACKED_DEL);
-    u32(op.key.length);
-    parts.push(...op.key);
-    if (op.type === 'put') {
-      u32(op.value.length);
-      for (const byte of op.value) parts.push(byte);
-    }
-  }
-  return Uint8Array.from(parts);
-}
-
-async function contents(store: StateStore): Promise<[string, string][]> {
-  const out: [string, string][] = [];
-  for await (const batch of store.entries({})) for (const [k, v] of batch) out.push([Buffer.from(k).toString('hex'), Buffer.from(v).toString('hex')]);
-  return out;
-}
+const { opened } = storesClosedAfterEach('svcdb-bulk-');
 
 /** A deterministic run of batches: puts, overwrites and deletes of a small key set, values of every size class. */
 function batches(seed: number): KvOp[][] {

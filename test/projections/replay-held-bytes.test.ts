@@ -2,41 +2,14 @@
 // finish() reads the store into memory only within what the bound leaves (else it takes LevelDB's
 // recovery). Both found by the eighth session's review: a chunk of many updates of few rows kept its
 // whole buffer while `end` was counted, and finish() copied a store of any size after ingests.
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { type KvOp, type StateStore } from '../../projections/index.js';
 import { BulkLoader } from '../../projections/replay-bulk.js';
 import { sortedBatch } from '../../projections/replay-sort.js';
-import { type BulkHost, bulkHostOf, openScratchStore, PACKED_DEL, PACKED_PUT } from '../../projections/state-store.js';
-import { tempDir } from '../helpers/stack.js';
+import { type BulkHost, bulkHostOf, openScratchStore } from '../../projections/state-store.js';
+import { pack, storesClosedAfterEach } from '../helpers/packed-stores.js';
 
-const cleanups: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
-
-async function scratch(): Promise<StateStore> {
-  const { dir, remove } = await tempDir('svcdb-held-bytes-');
-  const store = await openScratchStore(`${dir}/state`);
-  cleanups.push(remove, () => store.close());
-  return store;
-}
-
-/** Ops packed as the replay workers pack them (state-store.ts PACKED_PUT / PACKED_DEL). */
-function pack(ops: readonly KvOp[]): Uint8Array {
-  const parts: Buffer[] = [];
-  for (const op of ops) {
-    const head = Buffer.alloc(5);
-    head[0] = op.type === 'put' ? PACKED_PUT : PACKED_DEL;
-    head.writeUInt32BE(op.key.length, 1);
-    parts.push(head, Buffer.from(op.key));
-    if (op.type === 'put') {
-      const length = Buffer.alloc(4);
-      length.writeUInt32BE(op.value.length);
-      parts.push(length, Buffer.from(op.value));
-    }
-  }
-  return new Uint8Array(Buffer.concat(parts));
-}
+const { opened } = storesClosedAfterEach('svcdb-held-bytes-');
 
 function loader(host: BulkHost, heldBytesMax: number): BulkLoader {
   return new BulkLoader(host, {
@@ -57,7 +30,7 @@ async function entries(store: StateStore): Promise<Map<string, string>> {
 
 describe('replay: held batches within their bound', () => {
   it('a chunk of many updates of a few rows keeps only its entries, and the bound counts the buffers kept alive', async () => {
-    const store = await scratch();
+    const store = await opened(openScratchStore);
     const host = bulkHostOf(store)!;
     const bound = 200_000;
     const bulk = loader(host, bound);
@@ -80,7 +53,7 @@ describe('replay: held batches within their bound', () => {
   });
 
   it('finish() takes LevelDB recovery when the store ingested before holds more than the bound leaves, with the same state', async () => {
-    const store = await scratch();
+    const store = await opened(openScratchStore);
     const host = bulkHostOf(store)!;
     const bound = 2 * 1024 * 1024;
     const bulk = loader(host, bound);

@@ -1,47 +1,16 @@
 import { ClassicLevel } from 'classic-level';
 import { readdir, readFile, writeFile } from 'node:fs/promises';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { encodeLogRecord, type RowChange } from '../../core/log-records.js';
 import { silentLogger } from '../../core/logger.js';
-import { type KvOp, openStateStore, prepareDataDir, rebuildProjections, type StateStore } from '../../projections/index.js';
+import { type KvOp, openStateStore, prepareDataDir, rebuildProjections } from '../../projections/index.js';
 import { BulkLoader } from '../../projections/replay-bulk.js';
 import { sortedBatch } from '../../projections/replay-sort.js';
-import { type BulkHost, bulkHostOf, openScratchStore, PACKED_DEL, PACKED_PUT, packedBatch, STORE_OPTIONS } from '../../projections/state-store.js';
+import { type BulkHost, bulkHostOf, openScratchStore, packedBatch, STORE_OPTIONS } from '../../projections/state-store.js';
 import { dumpStore, itemsTable, openLogAt, rowChange, tempDir, txn } from '../helpers/stack.js';
+import { contents, pack, storesClosedAfterEach } from '../helpers/packed-stores.js';
 
-const cleanups: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
-
-async function opened(open: (dir: string) => Promise<StateStore>): Promise<StateStore> {
-  const { dir, remove } = await tempDir('svcdb-tables-');
-  const store = await open(`${dir}/state`);
-  cleanups.push(remove, () => store.close());
-  return store;
-}
-
-/** Packed ops (state-store.ts PACKED_PUT) from ordinary ones. */
-function pack(ops: readonly KvOp[]): Uint8Array {
-  const parts: number[] = [];
-  const u32 = (n: number) => parts.push(n >>> 24, (n >>> 16) & 0xff, (n >>> 8) & 0xff, n & 0xff);
-  for (const op of ops) {
-    parts.push(op.type === 'put' ? PACKED_PUT : PACKED_DEL);
-    u32(op.key.length);
-    parts.push(...op.key);
-    if (op.type === 'put') {
-      u32(op.value.length);
-      for (const byte of op.value) parts.push(byte);
-    }
-  }
-  return Uint8Array.from(parts);
-}
-
-async function contents(store: StateStore): Promise<[string, string][]> {
-  const out: [string, string][] = [];
-  for await (const batch of store.entries({})) for (const [k, v] of batch) out.push([Buffer.from(k).toString('hex'), Buffer.from(v).toString('hex')]);
-  return out;
-}
+const { opened, later } = storesClosedAfterEach('svcdb-tables-');
 
 /**
  * Batches of puts, overwrites and deletes: keys of every length up to past a restart interval's
@@ -148,7 +117,7 @@ describe('replay writes the store as bottom-level tables (replay-tables.ts)', ()
     expect(view.levelSix).toBeGreaterThan(3);
     expect(view.stats).toMatch(/^\s+6\s+\d+/m);
     const server = await openStateStore(host.location);
-    cleanups.push(() => server.close());
+    later(() => server.close());
     expect(await contents(server)).toEqual(expected);
   });
 
@@ -200,7 +169,7 @@ describe('replay writes the store as bottom-level tables (replay-tables.ts)', ()
 describe('replay through written tables, end to end', () => {
   it('gives the state the staged path gives: held in one thread, split with the worker, and past the held bound', async () => {
     const { dir: dataDir, remove } = await tempDir('svcdb-tables-e2e-');
-    cleanups.push(remove);
+    later(remove);
     const layout = await prepareDataDir(dataDir, { create: true });
     const log = await openLogAt(layout.logDir);
     const table = itemsTable(1, { scoreIndexId: 2 });
