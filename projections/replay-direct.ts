@@ -201,9 +201,9 @@ async function storeRun(host: BulkHost, bytesMax: number): Promise<SortedRun | n
   const parts: Uint8Array[] = [];
   let bytes = 0;
   for await (const batch of host.entries({ batchSize: 10_000 })) {
-    // The parts and their copy into one buffer are both alive at the end: twice the bytes.
-    if (2 * bytes > bytesMax) return null;
     for (const [key, value] of batch) {
+      // The parts and their copy into one buffer are both alive at the end: twice the bytes.
+      if (2 * (bytes + key.length + value.length) > bytesMax) return null;
       const entry = new Uint8Array(11 + key.length + value.length);
       let at = 0;
       entry[at++] = TAG_PUT;
