@@ -1,5 +1,5 @@
 import type { TableId } from '../core/catalog.js';
-import { CachedRow, type MemoAccount } from './cached-row.js';
+import { CachedRow, DROPPED, entryBytes, droppedSlotBytes, type MemoAccount } from './cached-row.js';
 import { KeySpace } from './keys.js';
 import { PROJECTION_LIMITS } from './limits.js';
 import type { GetManyOptions, KvOp, PreparedWrite, RangeOptions, StateStore, StoreSnapshot } from './state-store.js';
@@ -346,29 +346,6 @@ function isVersioned(snapshot: StoreSnapshot): snapshot is LazySnapshot {
 function innerOf(snapshot: StoreSnapshot | undefined): StoreSnapshot | undefined {
   return snapshot && isVersioned(snapshot) ? snapshot.inner : snapshot;
 }
-
-/**
- * What one cached row counts against the cache's bound besides its key and image bytes and its memo
- * (counted as made: CachedRow.remember): the Map entry, the key text, the CachedRow and the image's
- * Buffer (its own backing store). Measured: 100,000 rows of (bigint, text, double) read by GET added
- * 677 bytes each to the heap and external memory, 59 of them key and image (a memo of ~60 bytes).
- */
-const ROW_CACHE_ENTRY_OVERHEAD_BYTES = 600;
-
-const entryBytes = (keyBytes: number, image: Uint8Array | undefined): number => keyBytes + (image?.length ?? 0) + ROW_CACHE_ENTRY_OVERHEAD_BYTES;
-
-/**
- * The value of a key a write dropped from the point-read cache: the key stays, its value is set over
- * when it is read again. Deleting it and setting it again would leave a deleted entry in that key's
- * hash chain each time until V8 rebuilds the Map, which it does only once the Map's capacity is used
- * up: a row updated and read in turn in a table of 100,000 cached rows made each look-up walk up to
- * ~150,000 deleted entries (0.5 ms; bench/hot-row.ts). Counted as its key and the Map's slot.
- */
-const DROPPED = new CachedRow(undefined);
-
-/** A dropped key's slot: the Map entry and the key text. */
-export const droppedSlotBytes = (keyBytes: number): number => keyBytes + DROPPED_SLOT_OVERHEAD_BYTES;
-const DROPPED_SLOT_OVERHEAD_BYTES = 64;
 
 /** Keys up to this long become text in one String.fromCharCode call (its arguments are bounded); longer ones through a Buffer. */
 const SHORT_KEY_BYTES = 1024;
