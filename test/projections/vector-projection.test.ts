@@ -50,6 +50,18 @@ async function seed(db: Db): Promise<void> {
   await db.q('CREATE INDEX items_hnsw ON items USING hnsw (embedding vector_l2_ops) WITH (m = 8, ef_construction = 32)');
 }
 
+/** The seeded items with 3,000 more spread over the space (searches of every beam width find rows), its hnsw index and the projection. */
+async function spreadItems() {
+  const db = await openDb(await scratch());
+  cleanups.push(() => db.stack.close());
+  await seed(db);
+  const values = Array.from({ length: 3000 }, (_v, i) => `(${i + 10}, '[${i % 97},${i % 89},${i % 83}]')`).join(', ');
+  await db.q(`INSERT INTO items VALUES ${values}`);
+  const table = db.stack.projections.catalog.tableByName('default', 'public', 'items')!;
+  const index = table.def.indexes.find((i) => i.name === 'items_hnsw')!;
+  return { db, index, vectors: db.stack.projections.vectors };
+}
+
 describe('vector projection', () => {
   it('without an index, writes its checkpoint (a manifest) beside the apply loop when due, and at once when retention asks', async () => {
     const dir = await scratch();
@@ -125,14 +137,7 @@ describe('vector projection', () => {
   });
 
   it('answers every search of one message right when the worker sends the answers in several (a wide beam among narrow ones)', async () => {
-    const db = await openDb(await scratch());
-    cleanups.push(() => db.stack.close());
-    await seed(db);
-    const values = Array.from({ length: 3000 }, (_v, i) => `(${i + 10}, '[${i % 97},${i % 89},${i % 83}]')`).join(', ');
-    await db.q(`INSERT INTO items VALUES ${values}`);
-    const table = db.stack.projections.catalog.tableByName('default', 'public', 'items')!;
-    const index = table.def.indexes.find((i) => i.name === 'items_hnsw')!;
-    const { vectors } = db.stack.projections;
+    const { index, vectors } = await spreadItems();
     // Wide searches (ef 1000, k 200: well past the worker's hold time) between narrow ones (ef 10, k 1).
     const asks = Array.from({ length: 40 }, (_v, i) => ({
       vector: [i % 97, (i * 3) % 89, (i * 7) % 83],
@@ -184,14 +189,7 @@ describe('vector projection', () => {
   });
 
   it('sends the answers gathered before a search expected to take long (a wide beam) without waiting for it', async () => {
-    const db = await openDb(await scratch());
-    cleanups.push(() => db.stack.close());
-    await seed(db);
-    const values = Array.from({ length: 3000 }, (_v, i) => `(${i + 10}, '[${i % 97},${i % 89},${i % 83}]')`).join(', ');
-    await db.q(`INSERT INTO items VALUES ${values}`);
-    const table = db.stack.projections.catalog.tableByName('default', 'public', 'items')!;
-    const index = table.def.indexes.find((i) => i.name === 'items_hnsw')!;
-    const { vectors } = db.stack.projections;
+    const { index, vectors } = await spreadItems();
     const narrow = (i: number) => vectors.search(index.id, new Float32Array([i % 97, (i * 3) % 89, 1]), 1, 10)!;
     // Narrow searches first, alone: the worker learns what a unit of beam costs on this graph.
     for (let i = 0; i < 20; i++) await narrow(i);
@@ -211,14 +209,7 @@ describe('vector projection', () => {
   });
 
   it('holds searches issued while the worker is busy, then sends them together: each its own answer, in order with writes', async () => {
-    const db = await openDb(await scratch());
-    cleanups.push(() => db.stack.close());
-    await seed(db);
-    const values = Array.from({ length: 3000 }, (_v, i) => `(${i + 10}, '[${i % 97},${i % 89},${i % 83}]')`).join(', ');
-    await db.q(`INSERT INTO items VALUES ${values}`);
-    const table = db.stack.projections.catalog.tableByName('default', 'public', 'items')!;
-    const index = table.def.indexes.find((i) => i.name === 'items_hnsw')!;
-    const { vectors } = db.stack.projections;
+    const { db, index, vectors } = await spreadItems();
     const ask = async (vector: number[], k: number, ef: number) =>
       ((await vectors.search(index.id, new Float32Array(vector), k, ef)) ?? []).map((h) => `${Buffer.from(h.pk).toString('hex')}:${h.distance}`);
     const narrow = Array.from({ length: 30 }, (_v, i) => [(i * 5) % 97, (i * 3) % 89, (i * 7) % 83]);
