@@ -100,6 +100,31 @@ describe('replay writes the store as bottom-level tables (replay-tables.ts)', ()
     }
   });
 
+  it('merges batches shaped like replay chunks: key ranges of their own, overlaps at the edges, keys shared at every merge step', async () => {
+    // Each batch: a range of row keys (runs of one batch win many entries in a row), a few keys
+    // scattered over the others' ranges (index entries), and overwrites and deletes of the previous
+    // batch's last keys and of its first key (equal keys where one run's lead over the others ends).
+    const key = (n: number) => Buffer.from(`r${String(n).padStart(6, '0')}`);
+    const ranges: KvOp[][] = Array.from({ length: 9 }, (_, b) => {
+      const ops: KvOp[] = [];
+      for (let n = b * 400 - 20; n < b * 400 + 400; n++) if (n >= 0) ops.push({ type: 'put', key: key(n), value: Buffer.from(`v${b}.${n}`) });
+      for (let n = 0; n < 30; n++) ops.push({ type: 'put', key: key((n * 977 + b * 131) % 3600), value: Buffer.from(`s${b}`) });
+      if (b > 0) ops.push({ type: 'del', key: key(b * 400 - 1) }, { type: 'del', key: key(b * 400 - 400) });
+      return ops;
+    });
+    const reference = await opened(openStateStore);
+    const bulked = await opened(openScratchStore);
+    const loader = holdingLoader(bulkHostOf(bulked)!);
+    for (const ops of ranges) {
+      await packedBatch(reference, pack(ops))();
+      await loader.append(sortedBatch(pack(ops)));
+    }
+    expect(await loader.finish()).toBe(0);
+    const expected = await contents(reference);
+    expect(expected.length).toBeGreaterThan(3000);
+    expect(await contents(bulked)).toEqual(expected);
+  });
+
   it('leaves nothing in level 0: the tables are at level 6, read by a server open as they were written', async () => {
     const reference = await opened(openStateStore);
     const bulked = await opened(openScratchStore);
