@@ -75,7 +75,7 @@ export class TableBuilder {
   private readonly filter = new FilterBuilder();
 
   constructor(private readonly tableBytes: number) {
-    this.out = new Uint8Array(tableBytes + 2 * BLOCK_BYTES);
+    this.out = new Uint8Array(tableImageBytes(tableBytes));
   }
 
   /** Entries in the table being built. */
@@ -177,7 +177,7 @@ export class TableBuilder {
   }
 
   private reset(): void {
-    this.out = new Uint8Array(this.tableBytes + 2 * BLOCK_BYTES);
+    this.out = new Uint8Array(tableImageBytes(this.tableBytes));
     this.at = 0;
     this.blockStart = 0;
     this.restarts = [0];
@@ -265,6 +265,15 @@ export class TableBuilder {
     } else this.out.set(src.subarray(from, from + length), this.at);
     this.at += length;
   }
+}
+
+/**
+ * Room for a table: its data blocks, the last one past the size, and the filter and index blocks
+ * after them (a bloom filter is 10 bits a key: up to ~1/16 of the data for short entries; the index
+ * a key per 4 KiB block), so that no table grows its buffer (a copy of it) at the end.
+ */
+function tableImageBytes(tableBytes: number): number {
+  return tableBytes + Math.ceil(tableBytes / 8) + 2 * BLOCK_BYTES;
 }
 
 /** n as a varint32 at `at` in out; returns the end. */
