@@ -3,7 +3,8 @@
  * does, with the CPU time it took. Env: BENCH_RECORDS (default 200,000), BENCH_RECORD_ROWS rows per record (default 5;
  * 1 is the shape of a single-row insert workload, records/s; more rows per record measure rows/s);
  * The result also says what the server finds after the swap: LevelDB's level-0 tables and how long the first
- * 200 single puts take (a replay that leaves many level-0 tables stalls them), and the process's peak RSS.
+ * 200 single puts take (a replay that leaves many level-0 tables stalls them), the process's peak RSS, and the
+ * phase split: the end (finishMs: tables written, reopened, read back) against everything before it.
  * BENCH_REPLAY_DIR keeps the data directory there (its log is written once, later runs only replay it:
  * profiles and before/after comparisons on the same log); BENCH_REPLAY_WORKERS sets the replay's worker threads (default: svcdb's choice).
  */
@@ -35,7 +36,7 @@ try {
   progress('replaying');
   const started = performance.now();
   const cpuStarted = process.cpuUsage();
-  const { records, rows, levelZeroFiles } = await rebuildProjections({
+  const { records, rows, levelZeroFiles, finishMs, finishCpuMs } = await rebuildProjections({
     log,
     layout,
     liveStore,
@@ -63,6 +64,12 @@ try {
     // CPU second compares runs better than wall-clock rates do.
     cpuSec: Math.round(cpuSec * 100) / 100,
     recordsPerCpuSec: Math.round(records / cpuSec),
+    // The phase split: the end (tables written, store reopened and read back) and everything before it
+    // (opening the scratch store, reading, decoding and applying the log), wall and CPU (all threads).
+    finishMs,
+    finishCpuMs,
+    beforeFinishMs: Math.round(elapsedSec * 1000 - finishMs),
+    beforeFinishCpuMs: Math.round(cpuSec * 1000 - finishCpuMs),
     // LevelDB's level-0 tables left for the server (past 8 its first writes slow down, at 12 they stop).
     levelZeroFiles,
     serverLevelZeroFiles: afterSwap.levelZeroFiles,

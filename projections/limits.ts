@@ -74,8 +74,8 @@ export const PROJECTION_LIMITS = Object.freeze({
    * log stages the rest for LevelDB's recovery as before. ~67 MB per million 5-row-record rows.
    */
   replayHeldBytesMax: 256 * 1024 * 1024,
-  /** Size at which replay cuts the tables it writes (LevelDB's own max_file_size default). */
-  replayTableBytes: 2 * 1024 * 1024,
+  /** Size at which replay cuts the tables it writes: the store's own (STORE_OPTIONS.maxFileSize), as its compactions cut them. */
+  replayTableBytes: 8 * 1024 * 1024,
   /**
    * A chunk with fewer bytes of ops goes through an ordinary batch: making bulk-loaded ops visible
    * reopens LevelDB (~10-40 ms), which a log with DDL between small chunks would pay at each barrier.

@@ -25,6 +25,13 @@ export interface ReplayCounts {
   readonly records: number;
   readonly rows: number;
   readonly levelZeroFiles: number | null;
+  /**
+   * The end, after every record is applied: the tables written, the store reopened and read back (or
+   * LevelDB's recovery and compaction past the held bound). Wall and CPU ms of the process (every
+   * thread): what bench/replay.ts reports as the phase split.
+   */
+  readonly finishMs: number;
+  readonly finishCpuMs: number;
 }
 
 export interface ReplayApplyOptions {
@@ -112,9 +119,13 @@ export async function replayApply(options: ReplayApplyOptions): Promise<ReplayCo
       }
     }
     await applying;
+    const finishStarted = performance.now();
+    const cpuStarted = process.cpuUsage();
     const levelZeroFiles = (await bulk?.finish()) ?? null;
+    const cpu = process.cpuUsage(cpuStarted);
+    const finish = { finishMs: Math.round(performance.now() - finishStarted), finishCpuMs: Math.round((cpu.user + cpu.system) / 1000) };
     options.vectors.skipTo(options.toLsn);
-    return { ...done, levelZeroFiles };
+    return { ...done, levelZeroFiles, ...finish };
   } finally {
     // On failure, nothing may still use the store when the caller closes it: the chunk being
     // written, then the bulk loader's ingests (which reopen it in the background).

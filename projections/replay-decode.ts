@@ -59,6 +59,11 @@ class Reader {
   /** An Avro int/long that fits 2^31 in magnitude (lengths, counts, ids, branches). */
   int(): number {
     const b = this.bytes;
+    // One byte (tags, table ids, short lengths: most of them): its zigzag value without the loop.
+    if (this.pos < b.length && b[this.pos]! < 0x80) {
+      const byte = b[this.pos++]!;
+      return (byte >>> 1) ^ -(byte & 1);
+    }
     let value = 0;
     let shift = 0;
     for (;;) {

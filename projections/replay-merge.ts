@@ -31,6 +31,8 @@ export interface SortedRun {
 export class RunMerger {
   private readonly cursors: Cursor[] = [];
   private readonly heap: number[] = [];
+  /** runnerUp()'s cursor, -1 once the heap changed. */
+  private runner = -1;
 
   constructor(runs: readonly SortedRun[]) {
     for (const run of runs) {
@@ -40,23 +42,56 @@ export class RunMerger {
     }
   }
 
-  /** Adds the next entries to `builder` until it is full or every run is done; false once every run is done. */
+  /**
+   * Adds the next entries to `builder` until it is full or every run is done; false once every run is done.
+   * While the winning run's next key still comes before every other run's entry (rows of one chunk are
+   * mostly a range of keys no other chunk has), it stays on top: one key comparison per entry, no heap
+   * work (the second run on the heap is found once per change of the heap, not per entry).
+   */
   fill(builder: TableBuilder): boolean {
     const heap = this.heap;
+    const cursors = this.cursors;
     while (heap.length > 0) {
-      const winner = this.cursors[heap[0]!]!;
+      const winner = cursors[heap[0]!]!;
       const { buf, keyAt, keyLength } = winner;
       if (winner.tag !== TAG_DEL) builder.add(buf, keyAt, keyLength, winner.valueAt, winner.valueLength);
-      this.advanceTop();
+      winner.at = winner.next;
+      const more = parse(winner);
+      if (more) {
+        if (heap.length === 1) {
+          if (builder.full) return true;
+          continue;
+        }
+        // Strictly below the runner-up: also above the key just added (a run's keys increase), so no other run holds that key.
+        const runner = this.runnerUp();
+        if (compareBytes(buf, winner.keyAt, winner.keyLength, runner.buf, runner.keyAt, runner.keyLength) < 0) {
+          if (builder.full) return true;
+          continue;
+        }
+      } else {
+        const last = heap.pop()!;
+        if (heap.length > 0) heap[0] = last;
+      }
+      this.runner = -1;
+      if (heap.length > 0) this.siftDown(0);
       // Older ops of the same key come next (the newest sorts first among equals): dropped.
       while (heap.length > 0) {
-        const top = this.cursors[heap[0]!]!;
+        const top = cursors[heap[0]!]!;
         if (compareBytes(top.buf, top.keyAt, top.keyLength, buf, keyAt, keyLength) !== 0) break;
         this.advanceTop();
       }
       if (builder.full) return heap.length > 0;
     }
     return false;
+  }
+
+  /** The cursor that would be on top without the top one (the heap has two or more); kept until the heap changes. */
+  private runnerUp(): Cursor {
+    if (this.runner < 0) {
+      const heap = this.heap;
+      this.runner = heap.length > 2 && this.before(heap[2]!, heap[1]!) ? heap[2]! : heap[1]!;
+    }
+    return this.cursors[this.runner]!;
   }
 
   private advanceTop(): void {

@@ -154,7 +154,8 @@ function sameKey(ops: Uint8Array, keyStarts: Int32Array, keyLengths: Int32Array,
   if (keyLengths[b] !== length) return false;
   const aStart = keyStarts[a]!;
   const bStart = keyStarts[b]!;
-  for (let i = 0; i < length; i++) if (ops[aStart + i] !== ops[bStart + i]) return false;
+  // From the end: neighbours in key order share a long prefix (space, table, index value) and differ last (the primary key's low bytes).
+  for (let i = length - 1; i >= 0; i--) if (ops[aStart + i] !== ops[bStart + i]) return false;
   return true;
 }
 

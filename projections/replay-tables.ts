@@ -9,13 +9,15 @@
  *  - every entry has sequence number 0 and type "value" (keys are unique, so no order between
  *    versions is needed), and the MANIFEST's last sequence is above every one used, so later writes win;
  *  - blocks are stored uncompressed (type 0 in each block's trailer; LevelDB reads it whatever its
- *    compression option) and no filter block is written (a table without one is read without it);
- *    LevelDB's own compactions later write its usual snappy blocks with filters;
+ *    compression option); LevelDB's own compactions later write its usual snappy blocks;
+ *  - each table has the bloom filter block the store opens with (replay-filter.ts), as LevelDB's own
+ *    tables do: a point read that misses a table probes its filter, not its index and a data block;
  *  - block size and restart interval are LevelDB's defaults, which classic-level keeps (4 KiB, 16).
  */
 import { crc32c } from '@node-rs/crc32';
 import { open, rename } from 'node:fs/promises';
 import path from 'node:path';
+import { FILTER_META_KEY, FilterBuilder } from './replay-filter.js';
 import { logFileImage, mask } from './replay-log-image.js';
 
 /** LevelDB's defaults (include/leveldb/options.h), which classic-level passes on unchanged. */
@@ -53,7 +55,7 @@ export interface TableMeta {
 /**
  * Builds one table at a time from entries given in strictly increasing key order (table/table_builder.cc's
  * layout): data blocks of prefix-compressed internal keys with a restart point every 16 keys, each
- * cut at about 4 KiB, then an empty metaindex block, the index block and the footer.
+ * cut at about 4 KiB, then the filter block, a metaindex block naming it, the index block and the footer.
  */
 export class TableBuilder {
   private out: Uint8Array;
@@ -70,9 +72,10 @@ export class TableBuilder {
   private lastSrc: Uint8Array | null = null;
   private lastFrom = 0;
   private lastLength = 0;
+  private readonly filter = new FilterBuilder();
 
   constructor(private readonly tableBytes: number) {
-    this.out = new Uint8Array(tableBytes + 2 * BLOCK_BYTES);
+    this.out = new Uint8Array(tableImageBytes(tableBytes));
   }
 
   /** Entries in the table being built. */
@@ -90,26 +93,29 @@ export class TableBuilder {
     const length = keyLength + INTERNAL_TRAILER_BYTES;
     if (this.previous.length < length) this.previous = grownKey(this.previous, this.previousLength, length);
     const previous = this.previous;
+    const previousLength = this.previousLength;
     // The bytes shared with the previous internal key (user key, then the 8-byte trailer), none at a restart point.
     let shared = 0;
     if (this.sinceRestart === RESTART_INTERVAL) {
       this.restarts.push(this.at - this.blockStart);
       this.sinceRestart = 0;
     } else {
-      const limit = Math.min(keyLength, this.previousLength);
+      const limit = keyLength < previousLength ? keyLength : previousLength;
       while (shared < limit && previous[shared] === src[keyFrom + shared]) shared += 1;
-      if (shared === keyLength) while (shared < this.previousLength && shared < length && previous[shared] === VALUE_TRAILER[shared - keyLength]) shared += 1;
+      if (shared === keyLength) while (shared < previousLength && shared < length && previous[shared] === VALUE_TRAILER[shared - keyLength]) shared += 1;
     }
-    // The previous key becomes this one: only the bytes past the shared ones change.
+    // The previous key becomes this one: only the bytes past the shared ones change (the trailer
+    // only when the user key's length does: it is the same for every entry).
     for (let i = shared; i < keyLength; i++) previous[i] = src[keyFrom + i]!;
-    for (let i = Math.max(shared, keyLength); i < length; i++) previous[i] = VALUE_TRAILER[i - keyLength]!;
+    if (previousLength !== length || shared > keyLength) for (let i = keyLength; i < length; i++) previous[i] = VALUE_TRAILER[i - keyLength]!;
     this.previousLength = length;
-    this.reserve(15 + length - shared + valueLength);
+    this.filter.addKey(src, keyFrom, keyLength);
+    if (this.at + 15 + length - shared + valueLength > this.out.length) this.reserve(15 + length - shared + valueLength);
     // Written through locals (the hot loop of a replay's end: one call per entry).
     const out = this.out;
     let at = this.at;
-    out[at++] = shared; // under 128: keys are short, or the prefix is varint-encoded below
-    if (shared >= 0x80) at = writeVarint(out, at - 1, shared);
+    if (shared < 0x80) out[at++] = shared;
+    else at = writeVarint(out, at, shared);
     const nonShared = length - shared;
     if (nonShared < 0x80) out[at++] = nonShared;
     else at = writeVarint(out, at, nonShared);
@@ -127,7 +133,7 @@ export class TableBuilder {
     this.lastSrc = src;
     this.lastFrom = valueFrom;
     this.lastLength = valueLength;
-    if (this.at - this.blockStart + 4 * this.restarts.length + 4 >= BLOCK_BYTES) this.finishDataBlock();
+    if (at - this.blockStart + 4 * this.restarts.length + 4 >= BLOCK_BYTES) this.finishDataBlock();
   }
 
   /** The table's bytes (valid until the next add) and what the MANIFEST and the read-back need; the builder starts a new table. */
@@ -135,7 +141,13 @@ export class TableBuilder {
     if (this.first === null || this.lastSrc === null) throw new Error('an empty table');
     if (this.sinceRestart > 0 || this.at > this.blockStart) this.finishDataBlock();
     const largest = this.index[this.index.length - 1]!.key;
-    const metaindex = this.writeBlock([], [], 1);
+    // The filter block is stored raw (table_builder.cc WriteRawBlock: no compression, a trailer).
+    const filter = this.filter.finish();
+    const filterOffset = this.at;
+    this.reserve(filter.length + TRAILER_BYTES);
+    this.copy(filter, 0, filter.length);
+    this.trailer(filterOffset, filter.length);
+    const metaindex = this.writeBlock([FILTER_META_KEY], [handle(filterOffset, filter.length)], 1);
     const index = this.writeBlock(
       this.index.map((entry) => entry.key),
       this.index.map((entry) => handle(entry.offset, entry.size)),
@@ -165,7 +177,7 @@ export class TableBuilder {
   }
 
   private reset(): void {
-    this.out = new Uint8Array(this.tableBytes + 2 * BLOCK_BYTES);
+    this.out = new Uint8Array(tableImageBytes(this.tableBytes));
     this.at = 0;
     this.blockStart = 0;
     this.restarts = [0];
@@ -184,6 +196,7 @@ export class TableBuilder {
     this.trailer(offset, size);
     this.index.push({ key: this.previous.slice(0, this.previousLength), offset, size });
     this.blockStart = this.at;
+    this.filter.startBlock(this.at);
     this.restarts = [0];
     this.sinceRestart = 0;
     this.previousLength = 0;
@@ -252,6 +265,15 @@ export class TableBuilder {
     } else this.out.set(src.subarray(from, from + length), this.at);
     this.at += length;
   }
+}
+
+/**
+ * Room for a table: its data blocks, the last one past the size, and the filter and index blocks
+ * after them (a bloom filter is 10 bits a key: up to ~1/16 of the data for short entries; the index
+ * a key per 4 KiB block), so that no table grows its buffer (a copy of it) at the end.
+ */
+function tableImageBytes(tableBytes: number): number {
+  return tableBytes + Math.ceil(tableBytes / 8) + 2 * BLOCK_BYTES;
 }
 
 /** n as a varint32 at `at` in out; returns the end. */

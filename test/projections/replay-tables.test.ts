@@ -4,7 +4,9 @@ import { describe, expect, it } from 'vitest';
 import { encodeLogRecord, type RowChange } from '../../core/log-records.js';
 import { silentLogger } from '../../core/logger.js';
 import { type KvOp, openStateStore, prepareDataDir, rebuildProjections } from '../../projections/index.js';
+import { PROJECTION_LIMITS } from '../../projections/limits.js';
 import { BulkLoader } from '../../projections/replay-bulk.js';
+import { leveldbHash } from '../../projections/replay-filter.js';
 import { sortedBatch } from '../../projections/replay-sort.js';
 import { type BulkHost, bulkHostOf, openScratchStore, packedBatch, STORE_OPTIONS } from '../../projections/state-store.js';
 import { dumpStore, itemsTable, openLogAt, rowChange, tempDir, txn } from '../helpers/stack.js';
@@ -100,6 +102,31 @@ describe('replay writes the store as bottom-level tables (replay-tables.ts)', ()
     }
   });
 
+  it('merges batches shaped like replay chunks: key ranges of their own, overlaps at the edges, keys shared at every merge step', async () => {
+    // Each batch: a range of row keys (runs of one batch win many entries in a row), a few keys
+    // scattered over the others' ranges (index entries), and overwrites and deletes of the previous
+    // batch's last keys and of its first key (equal keys where one run's lead over the others ends).
+    const key = (n: number) => Buffer.from(`r${String(n).padStart(6, '0')}`);
+    const ranges: KvOp[][] = Array.from({ length: 9 }, (_, b) => {
+      const ops: KvOp[] = [];
+      for (let n = b * 400 - 20; n < b * 400 + 400; n++) if (n >= 0) ops.push({ type: 'put', key: key(n), value: Buffer.from(`v${b}.${n}`) });
+      for (let n = 0; n < 30; n++) ops.push({ type: 'put', key: key((n * 977 + b * 131) % 3600), value: Buffer.from(`s${b}`) });
+      if (b > 0) ops.push({ type: 'del', key: key(b * 400 - 1) }, { type: 'del', key: key(b * 400 - 400) });
+      return ops;
+    });
+    const reference = await opened(openStateStore);
+    const bulked = await opened(openScratchStore);
+    const loader = holdingLoader(bulkHostOf(bulked)!);
+    for (const ops of ranges) {
+      await packedBatch(reference, pack(ops))();
+      await loader.append(sortedBatch(pack(ops)));
+    }
+    expect(await loader.finish()).toBe(0);
+    const expected = await contents(reference);
+    expect(expected.length).toBeGreaterThan(3000);
+    expect(await contents(bulked)).toEqual(expected);
+  });
+
   it('leaves nothing in level 0: the tables are at level 6, read by a server open as they were written', async () => {
     const reference = await opened(openStateStore);
     const bulked = await opened(openScratchStore);
@@ -119,6 +146,70 @@ describe('replay writes the store as bottom-level tables (replay-tables.ts)', ()
     const server = await openStateStore(host.location);
     later(() => server.close());
     expect(await contents(server)).toEqual(expected);
+  });
+
+  it('writes the bloom filter the store opens with: every key reads back through it, point reads of absent keys find nothing', async () => {
+    const reference = await opened(openStateStore);
+    const bulked = await opened(openScratchStore);
+    const host = bulkHostOf(bulked)!;
+    const loader = holdingLoader(host);
+    for (const ops of batches(5)) {
+      await packedBatch(reference, pack(ops))();
+      await loader.append(sortedBatch(pack(ops)));
+    }
+    expect(await loader.finish()).toBe(0);
+    const expected = await contents(reference);
+    await bulked.close();
+    const tables = (await readdir(host.location)).filter((name) => name.endsWith('.ldb'));
+    expect(tables.length).toBeGreaterThan(3);
+    for (const name of tables) expect((await readFile(`${host.location}/${name}`)).includes('filter.leveldb.BuiltinBloomFilter2')).toBe(true);
+    // Point reads go through each table's filter (a key it does not hold is not looked up further).
+    const db = new ClassicLevel<Uint8Array, Uint8Array>(host.location, STORE_OPTIONS);
+    await db.open();
+    later(() => db.close());
+    const got = await db.getMany(expected.map(([key]) => Buffer.from(key, 'hex')));
+    expect(got.map((value) => Buffer.from(value!).toString('hex'))).toEqual(expected.map(([, value]) => value));
+    const absent = await db.getMany(expected.map(([key]) => Buffer.from(`${key}x`)));
+    expect(absent.every((value) => value === undefined)).toBe(true);
+  });
+
+  it("hashes keys for the filter as LevelDB does (util/hash_test.cc's vectors), and cuts tables at the store's table size", () => {
+    const data5 = Uint8Array.of(
+      1,
+      0xc0,
+      ...new Array<number>(14).fill(0),
+      0x14,
+      0,
+      0,
+      0,
+      0,
+      0,
+      4,
+      0,
+      0,
+      0,
+      0,
+      0x14,
+      0,
+      0,
+      0,
+      0x18,
+      0x28,
+      ...new Array<number>(7).fill(0),
+      2,
+      ...new Array<number>(7).fill(0),
+    );
+    expect(data5.length).toBe(48);
+    const cases: [Uint8Array, number, number][] = [
+      [new Uint8Array(0), 0xbc9f1d34, 0xbc9f1d34],
+      [Uint8Array.of(0x62), 0xbc9f1d34, 0xef1345c4],
+      [Uint8Array.of(0xc3, 0x97), 0xbc9f1d34, 0x5b663814],
+      [Uint8Array.of(0xe2, 0x99, 0xa5), 0xbc9f1d34, 0x323c078f],
+      [Uint8Array.of(0xe1, 0x80, 0xb9, 0x32), 0xbc9f1d34, 0xed21633a],
+      [data5, 0x12345678, 0xf333dabb],
+    ];
+    for (const [data, seed, hash] of cases) expect(leveldbHash(Uint8Array.of(7, ...data), 1, data.length, seed)).toBe(hash);
+    expect(PROJECTION_LIMITS.replayTableBytes).toBe(STORE_OPTIONS.maxFileSize);
   });
 
   it('past the bound of held bytes the rest goes through LevelDB recovery, with the same state', async () => {
