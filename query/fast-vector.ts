@@ -1,4 +1,4 @@
-import { keys, MEMO_OVERHEAD_BYTES, type CachedRow, type RowVersionedStore } from '../projections/index.js';
+import { keys, MEMO_OVERHEAD_BYTES, rowCacheName, type CachedRow, type RowVersionedStore } from '../projections/index.js';
 import { checkContinue, compile, type Evaluator, type ExecContext, type Row, type RowSource } from './exec/index.js';
 import { execContext } from './run-query.js';
 import { rankFinite, type Ranked } from './exec/ops/vector-scan.js';
@@ -67,6 +67,14 @@ function noSource(): never {
 
 export class VectorSelects {
   private readonly plans = new WeakMap<PreparedQuery, VectorPlan | null>();
+  /**
+   * Per table, the point-read cache's name of a hit's row key (rowCacheName), by the hit's primary key
+   * object: the vector index hands out one object per indexed row version (its label map's), so a row
+   * found again costs a WeakMap lookup, not a key built and turned into text (and that text's hash,
+   * kept in the string, is not computed again). Entries go with the keys the index no longer holds:
+   * at most one per indexed row, as the index's own label map.
+   */
+  private readonly rowNames = new Map<number, WeakMap<Uint8Array, string>>();
   /** Searches answered here, and those handed to the general path (fewer than k rows in the first round). */
   readonly counts = { direct: 0, general: 0 };
 
@@ -120,7 +128,7 @@ export class VectorSelects {
 
   /**
    * The candidates' rows as of now, decoded (undefined: deleted). While no write to the table's rows
-   * is in flight, through the point-read cache (row-versions.ts getRowSync; synchronous, so no write
+   * is in flight, through the point-read cache (row-versions.ts getRowSyncByName; synchronous, so no write
    * starts between two of the reads: one state of the table, as one getMany's implicit snapshot): a
    * row read again costs a Map lookup, and its decoded row is kept in the entry's memo slot (dropped
    * with the entry when a write changes the row), where the thread pool's getMany cost the event loop
@@ -129,15 +137,23 @@ export class VectorSelects {
    */
   private candidates(plan: VectorPlan, hits: readonly { pk: Uint8Array }[]): (Row | undefined)[] | Promise<(Row | undefined)[]> {
     const tableId = plan.scan.table.id;
-    const getRowSync = this.store.getRowSync;
-    if (getRowSync !== undefined && !this.store.rowWritesInFlight(tableId))
-      return hits.map((h) => memoizedRow(plan, h.pk, getRowSync(tableId, keys.rowKey(tableId, h.pk))));
+    const byName = this.store.getRowSyncByName;
+    if (byName !== undefined && !this.store.rowWritesInFlight(tableId)) {
+      const names = this.rowNamesOf(tableId);
+      return hits.map((h) => memoizedRow(plan, h.pk, byName(tableId, rowName(names, tableId, h.pk))));
+    }
     const read = this.store.getMany(
       hits.map((h) => keys.rowKey(tableId, h.pk)),
       undefined,
       OFF_THREAD,
     );
     return read.then((images) => images.map((image, i) => (image ? plan.decode(hits[i]!.pk, image) : undefined)));
+  }
+
+  private rowNamesOf(tableId: number): WeakMap<Uint8Array, string> {
+    let names = this.rowNames.get(tableId);
+    if (names === undefined) this.rowNames.set(tableId, (names = new WeakMap()));
+    return names;
   }
 
   private planOf(prepared: PreparedQuery): VectorPlan | null {
@@ -148,6 +164,13 @@ export class VectorSelects {
     }
     return plan;
   }
+}
+
+/** The point-read cache's name of the row key of `pk` in table `tableId`, made once per primary key object. */
+function rowName(names: WeakMap<Uint8Array, string>, tableId: number, pk: Uint8Array): string {
+  let name = names.get(pk);
+  if (name === undefined) names.set(pk, (name = rowCacheName(keys.rowKey(tableId, pk))));
+  return name;
 }
 
 /**
