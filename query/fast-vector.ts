@@ -10,6 +10,7 @@ import { convertParams, type PreparedQuery } from './prepare.js';
 import type { JsonRow } from './result.js';
 import type { QType, ResolvedFunction, TypeSystem } from './types/contract.js';
 import type { CollectedRows } from './fast-point.js';
+import { cosineDistanceOfNorms, float32SquaredNorm } from './functions/vector-math.js';
 
 /**
  * A prepared SELECT that is an hnsw top-k (LIMIT k, no OFFSET, over a project of a vector index
@@ -35,6 +36,8 @@ interface VectorPlan {
   readonly decode: (pk: Uint8Array, image: Uint8Array) => Row;
   /** Per expression: its evaluator when it reads no parameter (compiled once), null when it does (compiled per search). */
   readonly compiled: Map<Expr, Evaluator | null>;
+  /** When the ORDER BY is `column <=> query` (pgvector's cosine distance): that column and the query, ranked by cosineRank. */
+  readonly cosine: { readonly column: number; readonly query: Expr; readonly sameAsSearched: boolean } | null;
 }
 
 /** What a direct search needs of its statement (execute()'s env). */
@@ -116,7 +119,7 @@ export class VectorSelects {
     }
     const hits = await searching;
     const rows = hits.length === 0 ? [] : await this.candidates(plan, hits);
-    const ranked = rankedRound(plan, ctx, rows);
+    const ranked = rankedRound(plan, ctx, rows, query);
     if (ranked.length < k) {
       this.counts.general += 1;
       return null;
@@ -201,11 +204,47 @@ const ROW_MEMO_IMAGE_FACTOR = 2;
 const ROW_MEMO_OVERHEAD_OBJECTS = 4;
 
 /** indexSearch's first round: the candidates, filtered by the scan's filter, ranked exactly (NULL vectors dropped). */
-function rankedRound(plan: VectorPlan, ctx: ExecContext, rows: readonly (Row | undefined)[]): Ranked[] {
+function rankedRound(plan: VectorPlan, ctx: ExecContext, rows: readonly (Row | undefined)[], query: unknown): Ranked[] {
   const filter = plan.scan.filter === null ? null : evaluator(plan, plan.scan.filter, ctx);
   const candidates: Row[] = [];
   for (const row of rows) if (row !== undefined && (filter === null || filter(row) === true)) candidates.push(row);
-  return rankFinite(candidates, evaluator(plan, plan.access.distance, ctx));
+  return rankFinite(candidates, (plan.cosine === null ? null : cosineRank(plan, plan.cosine, ctx, query)) ?? evaluator(plan, plan.access.distance, ctx));
+}
+
+/**
+ * Squared norms (float32SquaredNorm) of the vectors ranked: a candidate's decoded row is shared by the
+ * searches that find it (its memo in the point-read cache), so its norm is computed once, not per search.
+ */
+const squaredNorms = new WeakMap<Float32Array, number>();
+
+/**
+ * `column <=> query` per row as cosineDistance computes it (the same number: the same three float
+ * sums), the query's norm summed once per search and each row's once per decoded row, where the
+ * expression summed both per row (a third of the arithmetic is left). null: the generic evaluator
+ * answers (no query vector).
+ */
+function cosineRank(plan: VectorPlan, cosine: NonNullable<VectorPlan['cosine']>, ctx: ExecContext, searched: unknown): ((row: Row) => number | null) | null {
+  // The query searched with, when the ORDER BY's is the same expression (it is for every search the protocols send).
+  const query = cosine.sameAsSearched ? searched : evaluator(plan, cosine.query, ctx)([]);
+  if (!(query instanceof Float32Array)) return null;
+  const queryNorm = float32SquaredNorm(query);
+  return (row) => {
+    const v = row[cosine.column];
+    if (v === null || v === undefined) return null;
+    const vector = v as Float32Array;
+    let norm = squaredNorms.get(vector);
+    if (norm === undefined) squaredNorms.set(vector, (norm = float32SquaredNorm(vector)));
+    return cosineDistanceOfNorms(vector, query, norm, queryNorm);
+  };
+}
+
+/** The column and query of a `column <=> query` ORDER BY (the query reads no column), else null. */
+function cosineOf(distance: Expr, searched: Expr): VectorPlan['cosine'] {
+  if (distance.kind !== 'call' || distance.fn.name !== '<=>' || !distance.fn.strict || distance.args.length !== 2) return null;
+  const [column, query] = distance.args as [Expr, Expr];
+  const vectorTyped = distance.fn.argTypes.every((t) => t.name === 'vector') && column.type.name === 'vector' && query.type.name === 'vector';
+  if (!vectorTyped || column.kind !== 'column' || !everyLeaf(query, (leaf) => leaf.kind !== 'column' && leaf.kind !== 'outer')) return null;
+  return { column: column.index, query, sameAsSearched: sameExpr(query, searched) };
 }
 
 /**
@@ -240,7 +279,16 @@ function vectorPlanOf(plan: Plan): VectorPlan | null {
   if (access.topN.offset !== null || access.topN.limit !== plan.limit || !simple(access.query) || !simple(access.distance)) return null;
   if (scan.filter !== null && !simple(scan.filter)) return null;
   const isDistance = projected.exprs.map((e) => sameExpr(e, access.distance));
-  return { scan, access, limit: plan.limit, exprs: projected.exprs, isDistance, decode: rowDecoder(scan), compiled: new Map() };
+  return {
+    scan,
+    access,
+    limit: plan.limit,
+    exprs: projected.exprs,
+    isDistance,
+    decode: rowDecoder(scan),
+    compiled: new Map(),
+    cosine: cosineOf(access.distance, access.query),
+  };
 }
 
 /**
