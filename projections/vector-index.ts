@@ -63,10 +63,21 @@ export interface VectorHit {
  * label (a deleted slot is reused for it), so a label found by a search always names the row
  * version it was added for, or a deleted one. Changes are buffered and posted in order; a search,
  * a write or `flush` posts what is buffered first.
+ * A search sees the state it was issued against: the worker runs it before any later change, and
+ * the labels of its answer name rows through the maps as they were when it was issued. A label
+ * removed while a search issued earlier is unanswered is kept (`retired`) until those are answered:
+ * its answer may come back after the change was applied here (a busy or descheduled worker thread).
  */
 export class VectorIndex {
   private readonly labelOfPk = new Map<string, number>();
-  private readonly pkOfLabel = new Map<number, Uint8Array>();
+  private pkOfLabel = new Map<number, Uint8Array>();
+  /** Searches issued so far (a search's number is the count after it), and the lowest number not answered yet. */
+  private searchesIssued = 0;
+  private oldestUnanswered = 1;
+  /** Numbers above oldestUnanswered already answered (answers come back in order: rarely any). */
+  private readonly answeredAhead = new Set<number>();
+  /** Labels removed while searches up to `upTo` were unanswered, oldest first: dropped once those are answered. */
+  private retired: { readonly upTo: number; readonly pks: Map<number, Uint8Array> }[] = [];
   private deletedSlots = 0;
   private hasGraph: boolean;
   private ops: number[] = [];
@@ -150,6 +161,7 @@ export class VectorIndex {
     this.buffer(DELETE_OP, label, null);
     this.deletedSlots += 1;
     this.labelOfPk.delete(key);
+    if (this.searching()) this.retiredFor(this.searchesIssued).set(label, this.pkOfLabel.get(label)!);
     this.pkOfLabel.delete(label);
   }
 
@@ -159,7 +171,11 @@ export class VectorIndex {
     if (this.hasGraph) this.worker.post({ kind: 'drop', indexId: this.spec.indexId });
     this.hasGraph = false;
     this.labelOfPk.clear();
-    this.pkOfLabel.clear();
+    // Searches issued before keep reading the labels they may find: the whole map retires at once.
+    if (this.searching() && this.pkOfLabel.size > 0) {
+      this.retired.push({ upTo: this.searchesIssued, pks: this.pkOfLabel });
+      this.pkOfLabel = new Map();
+    } else this.pkOfLabel.clear();
     this.deletedSlots = 0;
   }
 
@@ -179,20 +195,58 @@ export class VectorIndex {
   async search(vector: Float32Array, k: number, ef: number): Promise<VectorHit[]> {
     if (!this.hasGraph || this.size === 0 || vector.length !== this.spec.dimensions) return [];
     this.flush();
-    const found = await this.worker.call<HnswSearchResult>({ kind: 'search', indexId: this.spec.indexId, vector, k: Math.min(k, this.size), ef });
-    const out: VectorHit[] = [];
-    found.labels.forEach((label, i) => {
-      // A label changed since the search was posted names a row version that is gone: skipped.
-      const pk = this.pkOfLabel.get(label);
-      if (pk) out.push({ pk, distance: found.distances[i]! });
-    });
-    return out;
+    const number = ++this.searchesIssued;
+    try {
+      const found = await this.worker.call<HnswSearchResult>({ kind: 'search', indexId: this.spec.indexId, vector, k: Math.min(k, this.size), ef });
+      const out: VectorHit[] = [];
+      found.labels.forEach((label, i) => {
+        // A label found was in the graph when the search was issued: its row is here, or retired since.
+        const pk = this.pkOfLabel.get(label) ?? this.retiredPk(label);
+        if (pk) out.push({ pk, distance: found.distances[i]! });
+      });
+      return out;
+    } finally {
+      this.answered(number);
+    }
   }
 
   async write(file: string): Promise<boolean> {
     if (!this.hasGraph) return false;
     this.flush();
     return this.worker.call<boolean>({ kind: 'write', indexId: this.spec.indexId, file });
+  }
+
+  /** Whether a search issued so far is unanswered (a label removed now may be in its answer). */
+  private searching(): boolean {
+    return this.oldestUnanswered <= this.searchesIssued;
+  }
+
+  /** The retired labels that searches up to `upTo` may find. */
+  private retiredFor(upTo: number): Map<number, Uint8Array> {
+    const last = this.retired[this.retired.length - 1];
+    if (last !== undefined && last.upTo === upTo) return last.pks;
+    const pks = new Map<number, Uint8Array>();
+    this.retired.push({ upTo, pks });
+    return pks;
+  }
+
+  private retiredPk(label: number): Uint8Array | undefined {
+    for (const { pks } of this.retired) {
+      const pk = pks.get(label);
+      if (pk) return pk;
+    }
+    return undefined;
+  }
+
+  /** Search `number` is answered: the labels only searches up to it could find are dropped. */
+  private answered(number: number): void {
+    if (number !== this.oldestUnanswered) {
+      this.answeredAhead.add(number);
+      return;
+    }
+    this.oldestUnanswered += 1;
+    while (this.answeredAhead.delete(this.oldestUnanswered)) this.oldestUnanswered += 1;
+    while (this.retired.length > 0 && this.retired[0]!.upTo < this.oldestUnanswered) this.retired.shift();
   }
 
   private buffer(op: number, label: number, vector: Float32Array | null): void {

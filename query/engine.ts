@@ -18,7 +18,7 @@ import { convertParams, newBindContext, PlanCache, prepareQuery, type PreparedQu
 import { emptyResult, RowConverter, type JsonRow, type QueryResult, type ResultColumn } from './result.js';
 import { PointReader, type KeyRead, type KeyReadResult } from './point-read.js';
 import { PointSelects } from './fast-point.js';
-import { VectorSelects } from './fast-vector.js';
+import { VectorSelects, type VectorSelectEnv } from './fast-vector.js';
 import { ParseCache } from './parse-cache.js';
 import { collectPlan, openSnapshot, planBatches, type ReadScope, type RunOptions } from './run-query.js';
 import { ScanCache } from './exec/scan-cache.js';
@@ -191,7 +191,10 @@ export class SqlEngine {
   private async vectorResult(prepared: PreparedQuery, sql: string, options: ExecuteOptions): Promise<QueryResult> {
     const env = this.envOf(sql, options);
     const { converter, columns } = this.outputOf(prepared);
-    const found = await this.vectorSelects.rows(prepared, { ...env, materializedRowsMax: env.limits.materializedRowsMax }, (row) => converter.convert(row));
+    // The fields the direct path reads, in one shape (a spread of env made a new shape per search, read by megamorphic loads).
+    const { params, deadlineMs, signal, efSearch, maxRows } = env;
+    const direct: VectorSelectEnv = { params, deadlineMs, signal, efSearch, maxRows, materializedRowsMax: env.limits.materializedRowsMax };
+    const found = await this.vectorSelects.rows(prepared, direct, (row) => converter.convert(row));
     // The general path answers within the same deadline (its own env would restart the timeout: up to twice timeout_ms).
     if (found === null) return this.run(sql, env);
     return { command: 'SELECT', columns: [...columns], rows: found.rows, rowCount: found.rows.length, affectedRows: null, truncated: found.truncated };

@@ -1,4 +1,4 @@
-import { keys, MEMO_OVERHEAD_BYTES, type CachedRow, type RowVersionedStore } from '../projections/index.js';
+import { keys, MEMO_OVERHEAD_BYTES, rowCacheName, type CachedRow, type RowVersionedStore } from '../projections/index.js';
 import { checkContinue, compile, type Evaluator, type ExecContext, type Row, type RowSource } from './exec/index.js';
 import { execContext } from './run-query.js';
 import { rankFinite, type Ranked } from './exec/ops/vector-scan.js';
@@ -10,6 +10,7 @@ import { convertParams, type PreparedQuery } from './prepare.js';
 import type { JsonRow } from './result.js';
 import type { QType, ResolvedFunction, TypeSystem } from './types/contract.js';
 import type { CollectedRows } from './fast-point.js';
+import { cosineDistanceOfNorms, float32SquaredNorm } from './functions/vector-math.js';
 
 /**
  * A prepared SELECT that is an hnsw top-k (LIMIT k, no OFFSET, over a project of a vector index
@@ -35,6 +36,8 @@ interface VectorPlan {
   readonly decode: (pk: Uint8Array, image: Uint8Array) => Row;
   /** Per expression: its evaluator when it reads no parameter (compiled once), null when it does (compiled per search). */
   readonly compiled: Map<Expr, Evaluator | null>;
+  /** When the ORDER BY is `column <=> query` (pgvector's cosine distance): that column and the query, ranked by cosineRank. */
+  readonly cosine: { readonly column: number; readonly query: Expr; readonly sameAsSearched: boolean } | null;
 }
 
 /** What a direct search needs of its statement (execute()'s env). */
@@ -67,6 +70,14 @@ function noSource(): never {
 
 export class VectorSelects {
   private readonly plans = new WeakMap<PreparedQuery, VectorPlan | null>();
+  /**
+   * Per table, the point-read cache's name of a hit's row key (rowCacheName), by the hit's primary key
+   * object: the vector index hands out one object per indexed row version (its label map's), so a row
+   * found again costs a WeakMap lookup, not a key built and turned into text (and that text's hash,
+   * kept in the string, is not computed again). Entries go with the keys the index no longer holds:
+   * at most one per indexed row, as the index's own label map.
+   */
+  private readonly rowNames = new Map<number, WeakMap<Uint8Array, string>>();
   /** Searches answered here, and those handed to the general path (fewer than k rows in the first round). */
   readonly counts = { direct: 0, general: 0 };
 
@@ -108,7 +119,7 @@ export class VectorSelects {
     }
     const hits = await searching;
     const rows = hits.length === 0 ? [] : await this.candidates(plan, hits);
-    const ranked = rankedRound(plan, ctx, rows);
+    const ranked = rankedRound(plan, ctx, rows, query);
     if (ranked.length < k) {
       this.counts.general += 1;
       return null;
@@ -120,7 +131,7 @@ export class VectorSelects {
 
   /**
    * The candidates' rows as of now, decoded (undefined: deleted). While no write to the table's rows
-   * is in flight, through the point-read cache (row-versions.ts getRowSync; synchronous, so no write
+   * is in flight, through the point-read cache (row-versions.ts getRowSyncByName; synchronous, so no write
    * starts between two of the reads: one state of the table, as one getMany's implicit snapshot): a
    * row read again costs a Map lookup, and its decoded row is kept in the entry's memo slot (dropped
    * with the entry when a write changes the row), where the thread pool's getMany cost the event loop
@@ -129,15 +140,23 @@ export class VectorSelects {
    */
   private candidates(plan: VectorPlan, hits: readonly { pk: Uint8Array }[]): (Row | undefined)[] | Promise<(Row | undefined)[]> {
     const tableId = plan.scan.table.id;
-    const getRowSync = this.store.getRowSync;
-    if (getRowSync !== undefined && !this.store.rowWritesInFlight(tableId))
-      return hits.map((h) => memoizedRow(plan, h.pk, getRowSync(tableId, keys.rowKey(tableId, h.pk))));
+    const byName = this.store.getRowSyncByName;
+    if (byName !== undefined && !this.store.rowWritesInFlight(tableId)) {
+      const names = this.rowNamesOf(tableId);
+      return hits.map((h) => memoizedRow(plan, h.pk, byName(tableId, rowName(names, tableId, h.pk))));
+    }
     const read = this.store.getMany(
       hits.map((h) => keys.rowKey(tableId, h.pk)),
       undefined,
       OFF_THREAD,
     );
     return read.then((images) => images.map((image, i) => (image ? plan.decode(hits[i]!.pk, image) : undefined)));
+  }
+
+  private rowNamesOf(tableId: number): WeakMap<Uint8Array, string> {
+    let names = this.rowNames.get(tableId);
+    if (names === undefined) this.rowNames.set(tableId, (names = new WeakMap()));
+    return names;
   }
 
   private planOf(prepared: PreparedQuery): VectorPlan | null {
@@ -148,6 +167,13 @@ export class VectorSelects {
     }
     return plan;
   }
+}
+
+/** The point-read cache's name of the row key of `pk` in table `tableId`, made once per primary key object. */
+function rowName(names: WeakMap<Uint8Array, string>, tableId: number, pk: Uint8Array): string {
+  let name = names.get(pk);
+  if (name === undefined) names.set(pk, (name = rowCacheName(keys.rowKey(tableId, pk))));
+  return name;
 }
 
 /**
@@ -178,11 +204,47 @@ const ROW_MEMO_IMAGE_FACTOR = 2;
 const ROW_MEMO_OVERHEAD_OBJECTS = 4;
 
 /** indexSearch's first round: the candidates, filtered by the scan's filter, ranked exactly (NULL vectors dropped). */
-function rankedRound(plan: VectorPlan, ctx: ExecContext, rows: readonly (Row | undefined)[]): Ranked[] {
+function rankedRound(plan: VectorPlan, ctx: ExecContext, rows: readonly (Row | undefined)[], query: unknown): Ranked[] {
   const filter = plan.scan.filter === null ? null : evaluator(plan, plan.scan.filter, ctx);
   const candidates: Row[] = [];
   for (const row of rows) if (row !== undefined && (filter === null || filter(row) === true)) candidates.push(row);
-  return rankFinite(candidates, evaluator(plan, plan.access.distance, ctx));
+  return rankFinite(candidates, (plan.cosine === null ? null : cosineRank(plan, plan.cosine, ctx, query)) ?? evaluator(plan, plan.access.distance, ctx));
+}
+
+/**
+ * Squared norms (float32SquaredNorm) of the vectors ranked: a candidate's decoded row is shared by the
+ * searches that find it (its memo in the point-read cache), so its norm is computed once, not per search.
+ */
+const squaredNorms = new WeakMap<Float32Array, number>();
+
+/**
+ * `column <=> query` per row as cosineDistance computes it (the same number: the same three float
+ * sums), the query's norm summed once per search and each row's once per decoded row, where the
+ * expression summed both per row (a third of the arithmetic is left). null: the generic evaluator
+ * answers (no query vector).
+ */
+function cosineRank(plan: VectorPlan, cosine: NonNullable<VectorPlan['cosine']>, ctx: ExecContext, searched: unknown): ((row: Row) => number | null) | null {
+  // The query searched with, when the ORDER BY's is the same expression (it is for every search the protocols send).
+  const query = cosine.sameAsSearched ? searched : evaluator(plan, cosine.query, ctx)([]);
+  if (!(query instanceof Float32Array)) return null;
+  const queryNorm = float32SquaredNorm(query);
+  return (row) => {
+    const v = row[cosine.column];
+    if (v === null || v === undefined) return null;
+    const vector = v as Float32Array;
+    let norm = squaredNorms.get(vector);
+    if (norm === undefined) squaredNorms.set(vector, (norm = float32SquaredNorm(vector)));
+    return cosineDistanceOfNorms(vector, query, norm, queryNorm);
+  };
+}
+
+/** The column and query of a `column <=> query` ORDER BY (the query reads no column), else null. */
+function cosineOf(distance: Expr, searched: Expr): VectorPlan['cosine'] {
+  if (distance.kind !== 'call' || distance.fn.name !== '<=>' || !distance.fn.strict || distance.args.length !== 2) return null;
+  const [column, query] = distance.args as [Expr, Expr];
+  const vectorTyped = distance.fn.argTypes.every((t) => t.name === 'vector') && column.type.name === 'vector' && query.type.name === 'vector';
+  if (!vectorTyped || column.kind !== 'column' || !everyLeaf(query, (leaf) => leaf.kind !== 'column' && leaf.kind !== 'outer')) return null;
+  return { column: column.index, query, sameAsSearched: sameExpr(query, searched) };
 }
 
 /**
@@ -217,7 +279,16 @@ function vectorPlanOf(plan: Plan): VectorPlan | null {
   if (access.topN.offset !== null || access.topN.limit !== plan.limit || !simple(access.query) || !simple(access.distance)) return null;
   if (scan.filter !== null && !simple(scan.filter)) return null;
   const isDistance = projected.exprs.map((e) => sameExpr(e, access.distance));
-  return { scan, access, limit: plan.limit, exprs: projected.exprs, isDistance, decode: rowDecoder(scan), compiled: new Map() };
+  return {
+    scan,
+    access,
+    limit: plan.limit,
+    exprs: projected.exprs,
+    isDistance,
+    decode: rowDecoder(scan),
+    compiled: new Map(),
+    cosine: cosineOf(access.distance, access.query),
+  };
 }
 
 /**

@@ -74,15 +74,33 @@ export function tableNamed(catalog: VectorCatalog, tenant: string, name: string,
   return vectorTableOf(entry.def, field);
 }
 
+/**
+ * searchTarget's answers found by an index name, per catalog and tenant: requests name the same index
+ * again and again, and finding it scans every table of every tenant. An answer holds while its table's
+ * definition is the same object (DDL on the table puts a new one; an index name is unique in its
+ * schema, so no other table can take it meanwhile). Bounded: a tenant's map starts over past TARGETS_MAX names.
+ */
+const targetsByIndex = new WeakMap<VectorCatalog, Map<string, Map<string, VectorTable>>>();
+const TARGETS_MAX = 1024;
+
 /** An hnsw index named `name` in the tenant (its table and column), or else a table with one VECTOR column. */
 export function searchTarget(catalog: VectorCatalog, tenant: string, name: string): VectorTable {
+  let tenants = targetsByIndex.get(catalog);
+  if (tenants === undefined) targetsByIndex.set(catalog, (tenants = new Map()));
+  let targets = tenants.get(tenant);
+  if (targets === undefined) tenants.set(tenant, (targets = new Map()));
+  const known = targets.get(name);
+  if (known !== undefined && catalog.tableByName(tenant, known.def.schema, known.def.name)?.def === known.def) return known;
   const { schema, table: indexName } = splitName(name);
   for (const { def } of catalog.tables()) {
     if (def.tenant !== tenant || def.schema !== schema) continue;
     const index = def.indexes.find((i) => i.kind === 'hnsw' && i.name === indexName);
     if (index === undefined) continue;
     const column = def.columns.find((c) => c.id === index.columnIds[0]);
-    return vectorTableOf(def, 'index', column, index);
+    const target = vectorTableOf(def, 'index', column, index);
+    if (targets.size >= TARGETS_MAX) targets.clear();
+    targets.set(name, target);
+    return target;
   }
   const entry = catalog.tableByName(tenant, schema, indexName);
   if (entry === undefined) throw new SvcError('TABLE_NOT_FOUND', `no hnsw index or table named "${name}"`, { field: 'index', index: name });

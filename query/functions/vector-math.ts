@@ -45,6 +45,27 @@ export function cosineDistance(a: Float32Array, b: Float32Array): number {
   return 1 - Math.max(-1, Math.min(1, sim));
 }
 
+/**
+ * cosineDistance's norm of one argument: its squares summed in float (the same accumulation, in the
+ * same order): a vector's is the same whatever it is compared with, so a caller comparing one query
+ * with many rows computes the query's once (and may keep a row's).
+ */
+export function float32SquaredNorm(a: Float32Array): number {
+  let n = 0;
+  for (let i = 0; i < a.length; i++) n = f(n + f(a[i]! * a[i]!));
+  return n;
+}
+
+/** cosineDistance(a, b) given float32SquaredNorm of each: the same number (its three sums are independent of each other). */
+export function cosineDistanceOfNorms(a: Float32Array, b: Float32Array, na: number, nb: number): number {
+  sameDims(a, b);
+  let dot = 0;
+  for (let i = 0; i < a.length; i++) dot = f(dot + f(a[i]! * b[i]!));
+  const sim = dot / Math.sqrt(na * nb);
+  if (Number.isNaN(sim)) return NaN;
+  return 1 - Math.max(-1, Math.min(1, sim));
+}
+
 export function l1Distance(a: Float32Array, b: Float32Array): number {
   sameDims(a, b);
   let d = 0;

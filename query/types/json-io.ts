@@ -79,6 +79,18 @@ function intFromJson(type: QType, json: unknown, min: number, max: number): numb
   return n;
 }
 
+function allNumbers(json: readonly unknown[]): boolean {
+  for (let i = 0; i < json.length; i++) if (typeof json[i] !== 'number') return false;
+  return true;
+}
+
+/** A JSON array of numbers as a vector: each element checked in order (NaN, past float4), written straight into it (a search's 128+ floats: no array between). */
+function vectorOfNumbers(json: readonly number[]): Float32Array {
+  const out = new Float32Array(json.length);
+  for (let i = 0; i < json.length; i++) out[i] = checkVectorElement(json[i]!);
+  return out;
+}
+
 function baseFromJson(type: QType, json: unknown): QValue {
   switch (type.name) {
     case 'bool':
@@ -111,7 +123,7 @@ function baseFromJson(type: QType, json: unknown): QValue {
     case 'jsonb':
       return json as JsonValue;
     case 'vector':
-      if (Array.isArray(json) && json.every((x) => typeof x === 'number')) return Float32Array.from(json.map((x: number) => checkVectorElement(x)));
+      if (Array.isArray(json) && allNumbers(json)) return vectorOfNumbers(json as number[]);
       if (typeof json === 'string') return parseTextBase(type, json);
       throw mismatch(type, json);
     case 'array': {

@@ -236,6 +236,38 @@ describe('vector projection', () => {
     expect((await after)[0]).toMatch(new RegExp(`^${pkOf(5000)}:`));
   });
 
+  it('answers a search with the rows of the state it was issued against, however late its answer comes (changes applied before the answer arrives)', async () => {
+    const { index, vectors } = await spreadItems();
+    const graph = vectors.index(index.id)!;
+    const ask = async (vector: number[], k: number, ef: number) =>
+      ((await vectors.search(index.id, new Float32Array(vector), k, ef)) ?? []).map((h) => `${Buffer.from(h.pk).toString('hex')}:${h.distance}`);
+    const queries = Array.from({ length: 20 }, (_v, i) => [(i * 5) % 97, (i * 3) % 89, (i * 7) % 83]);
+    const alone: string[][] = [];
+    for (const q of queries) alone.push(await ask(q, 3, 20));
+    const pkOfHit = (hit: string): Uint8Array => Buffer.from(hit.split(':')[0]!, 'hex');
+    // The changes the projection applies for a DELETE, an UPDATE and a DROP INDEX, made on the main thread before
+    // any answer can come back (the same turn): as when the worker thread is slow to answer (a loaded machine).
+    const changeAll = (): void => {
+      for (const hits of alone.slice(0, 10)) for (const hit of hits) graph.remove(pkOfHit(hit));
+      for (const hits of alone.slice(10, 15)) for (const hit of hits) graph.upsert(pkOfHit(hit), new Float32Array([-50, -50, -50]));
+      graph.flush();
+    };
+    // Sent to the worker at once, then changed.
+    const first = queries.map((q) => ask(q, 3, 20));
+    changeAll();
+    expect(await Promise.all(first)).toEqual(alone);
+    // Held on the main thread behind an unanswered wide search, then changed and dropped: still the state they were issued against.
+    const wide = ask([1, 2, 3], 300, 1000);
+    await new Promise((resolve) => setImmediate(resolve));
+    const held = queries.slice(15).map((q) => ask(q, 3, 20));
+    for (const hits of alone.slice(15)) graph.remove(pkOfHit(hits[0]!));
+    graph.clear();
+    expect(await Promise.all(held)).toEqual(alone.slice(15));
+    expect(await wide).toHaveLength(300);
+    // Issued after the changes: they see them (the graph is gone).
+    expect(await ask(queries[0]!, 3, 20)).toEqual([]);
+  });
+
   it('reloads from its checkpoint and catches up from the log after a restart', async () => {
     const dir = await scratch();
     let db = await openDb(dir, { vectorCheckpointRecordsMax: 2 });

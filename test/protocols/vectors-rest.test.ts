@@ -178,4 +178,25 @@ describe('DELETE /api/v1/vectors', () => {
     expect(found.body.results[0]).toMatchObject({ id: 1, distance: 5 }); // L2, not cosine (which would tie at 0)
     expect((await call('/vectors/search', { index: 'pts_l2', vector: [0, 0], ef_search: 5000 })).status).toBe(422);
   });
+
+  it('follows an index name to the table that has it now: dropped, made again on another table, its metric changed', async () => {
+    for (const text of ['CREATE TABLE moved_a (id INT PRIMARY KEY, v VECTOR(2))', 'CREATE TABLE moved_b (id INT PRIMARY KEY, w VECTOR(3))'])
+      expect((await sql(text)).status).toBe(200);
+    expect((await call('/vectors/upsert', { table: 'moved_a', vectors: [{ id: 1, vector: [1, 0] }] })).status).toBe(200);
+    expect((await call('/vectors/upsert', { table: 'moved_b', vectors: [{ id: 2, vector: [0, 0, 3] }] })).status).toBe(200);
+    const search = (vector: number[]) => call('/vectors/search', { index: 'moved_idx', vector, top_k: 1 });
+    expect((await sql('CREATE INDEX moved_idx ON moved_a USING hnsw (v vector_cosine_ops)')).status).toBe(200);
+    expect((await search([1, 0])).body.results).toEqual([{ id: 1, score: 1, distance: 0 }]);
+    expect((await search([1, 0])).body.results).toEqual([{ id: 1, score: 1, distance: 0 }]);
+    // Made again on the other table (another column and dimension): found there.
+    expect((await sql('DROP INDEX moved_idx')).status).toBe(200);
+    expect((await search([1, 0])).status).toBe(404);
+    expect((await sql('CREATE INDEX moved_idx ON moved_b USING hnsw (w vector_l2_ops)')).status).toBe(200);
+    expect((await search([1, 0])).status).toBe(422);
+    expect((await search([0, 0, 1])).body.results).toEqual([expect.objectContaining({ id: 2, distance: 2 })]);
+    // Its table changed under the same name (another metric): searched with the new one.
+    expect((await sql('DROP INDEX moved_idx')).status).toBe(200);
+    expect((await sql('CREATE INDEX moved_idx ON moved_b USING hnsw (w vector_ip_ops)')).status).toBe(200);
+    expect((await search([0, 0, 1])).body.results).toEqual([expect.objectContaining({ id: 2, distance: -3 })]);
+  });
 });

@@ -191,6 +191,21 @@ describe('direct hnsw top-k (engine.vectorSelect)', () => {
     }
   });
 
+  it('ranks cosine searches of full-precision 128-dim vectors by the same distances as the general path, rows found again included', async () => {
+    await h.q('CREATE TABLE wide (id INT PRIMARY KEY, embedding VECTOR(128))');
+    await h.q('CREATE INDEX wide_cos ON wide USING hnsw (embedding vector_cosine_ops)');
+    const full = (): number[] => Array.from(Float32Array.from({ length: 128 }, () => (random() * 2 - 1) * 10 ** Math.floor(random() * 7 - 3)));
+    const rows = Array.from({ length: 300 }, (_v, i) => `(${i}, '${lit(i % 50 === 0 ? new Array<number>(128).fill(0) : full())}')`);
+    await h.q(`INSERT INTO wide VALUES ${rows.join(', ')}`);
+    const sql = `SELECT "id" AS "__id", "embedding" <=> CAST($1 AS vector) AS "__distance" FROM "wide" WHERE "embedding" IS NOT NULL ORDER BY "embedding" <=> CAST($1 AS vector) LIMIT $2`;
+    const queries = Array.from({ length: 10 }, full);
+    // Each query twice: the second finds rows whose norms the first computed.
+    for (const q of [...queries, ...queries]) expect((await same(sql, [q, 10])).rows).toHaveLength(10);
+    // The same distance in another spelling (a constant query): ranked by the expression's own evaluator.
+    const constant = `SELECT id, embedding <=> '${lit(queries[0]!)}' AS d FROM wide ORDER BY embedding <=> '${lit(queries[0]!)}' LIMIT 5`;
+    await same(constant, []);
+  });
+
   it("answers as the general path for the vector protocol's query (a namespace filter; a namespace the first round misses)", async () => {
     const sql = (columns: string) =>
       `SELECT id, "values" <=> CAST($1 AS vector) AS "__distance"${columns} FROM pc WHERE namespace = $2 AND "values" IS NOT NULL ORDER BY "values" <=> CAST($1 AS vector) LIMIT 10`;

@@ -160,6 +160,13 @@ describe('toJson and fromJson', () => {
     expect(ts.fromJson(T.timestamptz, '2024-01-02T03:04:05+02:00')).toBe(ts.parseText(T.timestamptz, '2024-01-02 01:04:05Z'));
     expect(ts.fromJson(arrayOf(T.text), ['a', null])).toEqual(['a', null]);
     expect(ts.fromJson({ name: 'vector', dimension: 2 }, [1, 2])).toEqual(Float32Array.from([1, 2]));
+    // Each element rounded to float4 as the text form is; NaN and past float4 refused, a non-number first a type mismatch.
+    const third = ts.fromJson(T.vector, [0.1, -1 / 3, 3.4028234663852886e38]) as Float32Array;
+    expect(Array.from(third)).toEqual([Math.fround(0.1), Math.fround(-1 / 3), Math.fround(3.4028234663852886e38)]);
+    expect(third).toEqual(ts.parseText(T.vector, '[0.1,-0.3333333333333333,3.4028234663852886e38]'));
+    expect(fails(() => ts.fromJson(T.vector, [1, NaN])).message).toBe('NaN not allowed in vector');
+    expect(fails(() => ts.fromJson(T.vector, [1, 3.5e38])).message).toBe('infinite value not allowed in vector');
+    expect(fails(() => ts.fromJson(T.vector, [NaN, 'x'])).code).toBe('TYPE_MISMATCH');
     expect(ts.fromJson(T.jsonb, { a: 1 })).toEqual({ a: 1 });
     expect(fails(() => ts.fromJson(T.int4, 1.5)).code).toBe('TYPE_MISMATCH');
     expect(fails(() => ts.fromJson(T.int4, 2 ** 40)).message).toBe('integer out of range');
