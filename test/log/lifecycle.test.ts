@@ -145,7 +145,11 @@ describe('log lifecycle', () => {
     expect(thrown(() => log.append(huge)).code).toBe('PAYLOAD_TOO_LARGE');
     await log.whenWritable();
     expect(log.stats().pendingBytes).toBe(0);
+    expect(log.writable).toBe(true);
     await log.close();
+    // Closed: whenWritable() refuses, so writable (which writers check before it) says false.
+    expect(log.writable).toBe(false);
+    expect((await rejection(log.whenWritable())).code).toBe('SHUTTING_DOWN');
     expect((await rejection(openLog({ ...options, segmentSizeBytesMax: 0 }))).code).toBe('CONFIG_INVALID');
   });
 
@@ -160,10 +164,12 @@ describe('log lifecycle', () => {
     });
     await Promise.resolve();
     expect(writable).toBe(false);
+    expect(log.writable).toBe(false);
     while (log.stats().pendingBytes + payload.length + 20 <= LOG_LIMITS.appendQueueBytesHardMax) durables.push(log.append(payload).durable);
     const refused = thrown(() => log.append(payload));
     expect(refused.code).toBe('LIMIT_EXCEEDED');
     await waiting;
+    expect(log.writable).toBe(true);
     await Promise.all(durables);
     expect(log.stats().pendingBytes).toBe(0);
     expect(log.durableLsn).toBe(durables.length);
@@ -192,6 +198,7 @@ describe('log lifecycle', () => {
     expect(error.message).toContain('reopened');
     expect(error.cause).toBeDefined();
     expect(log.healthy).toBe(false);
+    expect(log.writable).toBe(false);
     expect(log.durableLsn).toBe(3);
     expect(thrown(() => log.append(payloadFor(5, 10))).code).toBe('STORAGE_UNAVAILABLE');
     expect((await rejection(log.waitForDurable(asLsn(4)))).code).toBe('STORAGE_UNAVAILABLE');
