@@ -221,8 +221,11 @@ export class Sequencer {
       throw error;
     } finally {
       this.overlay.release(this.deps.applied.lsn);
-      for (const [name, pending] of this.pendingSequences) {
-        if (pending.lsn <= this.deps.applied.lsn) this.pendingSequences.delete(name);
+      // Most inserts touch no sequence: no iterator over an empty map per insert.
+      if (this.pendingSequences.size > 0) {
+        for (const [name, pending] of this.pendingSequences) {
+          if (pending.lsn <= this.deps.applied.lsn) this.pendingSequences.delete(name);
+        }
       }
     }
   }
