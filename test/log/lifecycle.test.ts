@@ -1,4 +1,5 @@
 import { closeSync, readdirSync, readlinkSync } from 'node:fs';
+import { getEventListeners } from 'node:events';
 import { open } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -90,6 +91,34 @@ describe('log lifecycle', () => {
     const pending = log.waitForDurable(asLsn(50));
     await log.close();
     expect((await rejection(pending)).code).toBe('SHUTTING_DOWN');
+  });
+
+  it('waitForDurable watches a signal with one abort listener however often it waits, and an abort rejects every wait on it', async () => {
+    const log = await openLog(options);
+    const controller = new AbortController();
+    const other = new AbortController();
+    for (let n = 1; n <= 20; n++) {
+      const reached = log.waitForDurable(asLsn(n), controller.signal);
+      log.append(payloadFor(n, 10));
+      await reached;
+    }
+    // A consumer waits once per group commit: the signal keeps one listener, not one per wait.
+    expect(getEventListeners(controller.signal, 'abort')).toHaveLength(1);
+    const first = log.waitForDurable(asLsn(30), controller.signal);
+    const second = log.waitForDurable(asLsn(31), controller.signal);
+    expect(getEventListeners(controller.signal, 'abort')).toHaveLength(1);
+    const elsewhere = log.waitForDurable(asLsn(30), other.signal);
+    const unsignalled = log.waitForDurable(asLsn(30));
+    controller.abort(new Error('stop'));
+    await expect(first).rejects.toThrow('stop');
+    await expect(second).rejects.toThrow('stop');
+    await expect(log.waitForDurable(asLsn(32), controller.signal)).rejects.toThrow('stop');
+    // Waits on another signal or none are untouched: they resolve when their record is durable.
+    for (let n = 21; n <= 30; n++) log.append(payloadFor(n, 10));
+    await elsewhere;
+    await unsignalled;
+    expect(log.durableLsn).toBe(30);
+    await log.close();
   });
 
   it('close() finishes pending appends, then appends and reads are refused; the tail index is written', async () => {
