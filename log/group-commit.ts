@@ -122,6 +122,11 @@ export class GroupCommitWriter {
     return { lsn: recordLsn, durable };
   }
 
+  /** whenWritable() would resolve at once. */
+  get writable(): boolean {
+    return this.state === 'open' && this.pendingBytes < LOG_LIMITS.appendQueueBytesMax;
+  }
+
   /** Resolves when fewer than appendQueueBytesMax bytes wait to be written (backpressure). */
   whenWritable(signal?: AbortSignal): Promise<void> {
     if (this.state !== 'open') return Promise.reject(this.failure ?? shuttingDown());

@@ -86,6 +86,10 @@ class FileLog implements Log, ReadSource {
     return this.writer.whenWritable(signal);
   }
 
+  get writable(): boolean {
+    return this.writer.writable;
+  }
+
   whenWritten(recordLsn: Lsn): Promise<void> {
     return this.writer.whenWritten(recordLsn);
   }

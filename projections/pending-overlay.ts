@@ -62,6 +62,7 @@ export class PendingOverlay {
 
   add(lsn: Lsn, ops: readonly KvOp[]): void {
     if (ops.length === 0) return;
+    if (ops.length === 1 && this.indexedEntriesMax >= 1) return this.addOne(lsn, ops[0]!);
     if (ops.length > this.indexedEntriesMax && strictlyAscending(ops)) {
       this.largeRecords += 1;
       this.records.push({ lsn, entries: ops, texts: null });
@@ -89,6 +90,15 @@ export class PendingOverlay {
     for (let i = 0; i < unique.length; i++) this.newest.set(texts[i]!, unique[i]!);
     this.records.push({ lsn, entries: unique, texts });
     this.entryCount += unique.length;
+  }
+
+  /** add() of a record with one op (a single-row insert into a table without secondary indexes): no sort, no copies. */
+  private addOne(lsn: Lsn, op: KvOp): void {
+    const entry: PendingEntry = { key: op.key, value: op.type === 'put' ? op.value : null, lsn };
+    const text = keyString(op.key);
+    this.newest.set(text, entry);
+    this.records.push({ lsn, entries: [entry], texts: [text] });
+    this.entryCount += 1;
   }
 
   /** Forgets every record at or below `applied`. */

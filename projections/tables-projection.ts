@@ -49,6 +49,10 @@ const NEXT_SEQUENCE_KEY = 'tables:next-sequence';
 const IDS_HIGH_KEY = 'tables:ids-high';
 
 const { bulkChunkKeys } = PROJECTION_LIMITS;
+/** The keys every commit writes (built once: a single-row insert's group commit wrote them anew each time). */
+const OFFSET_KEY = consumerOffsetKey(TABLES_CONSUMER);
+const NEXT_SEQUENCE_STORE_KEY = consumerOffsetKey(NEXT_SEQUENCE_KEY);
+const IDS_HIGH_STORE_KEY = consumerOffsetKey(IDS_HIGH_KEY);
 
 /**
  * The tables projection: catalog, rows, secondary btree indexes and statistics, applied together
@@ -67,6 +71,8 @@ export class TablesProjection implements Consumer {
   private preparedWrite: PreparedWrite | undefined;
   private readonly metaOps = new Map<string, KvOp>();
   private readonly touched = new Set<TableEntry>();
+  /** catalog.idsHigh as stored (idsHighBytes), for the ids object it was encoded from: a new one only when a table or index is put. */
+  private idsHighStored: { readonly ids: object; readonly bytes: Uint8Array } | null = null;
 
   private constructor(
     private readonly store: StateStore,
@@ -358,10 +364,16 @@ export class TablesProjection implements Consumer {
       if (this.catalog.table(table.def.id) === table) ops.push({ type: 'put', key: tableStatsKey(table.def.id), value: encodeStats(table.stats) });
     }
     this.touched.clear();
-    ops.push({ type: 'put', key: consumerOffsetKey(this.name), value: encodeU64(this.appliedOffset) });
-    ops.push({ type: 'put', key: consumerOffsetKey(NEXT_SEQUENCE_KEY), value: encodeI64(this.nextSequenceAfterOffset) });
-    ops.push({ type: 'put', key: consumerOffsetKey(IDS_HIGH_KEY), value: Buffer.from(JSON.stringify(this.catalog.idsHigh)) });
+    ops.push({ type: 'put', key: OFFSET_KEY, value: encodeU64(this.appliedOffset) });
+    ops.push({ type: 'put', key: NEXT_SEQUENCE_STORE_KEY, value: encodeI64(this.nextSequenceAfterOffset) });
+    ops.push({ type: 'put', key: IDS_HIGH_STORE_KEY, value: this.idsHighBytes() });
     await this.store.write(ops, this.takePreparedWrite());
+  }
+
+  private idsHighBytes(): Uint8Array {
+    const ids = this.catalog.idsHigh;
+    if (this.idsHighStored?.ids !== ids) this.idsHighStored = { ids, bytes: Buffer.from(JSON.stringify(ids)) };
+    return this.idsHighStored.bytes;
   }
 }
 

@@ -1,4 +1,5 @@
 import { closeSync, readdirSync, readlinkSync } from 'node:fs';
+import { getEventListeners } from 'node:events';
 import { open } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -92,6 +93,34 @@ describe('log lifecycle', () => {
     expect((await rejection(pending)).code).toBe('SHUTTING_DOWN');
   });
 
+  it('waitForDurable watches a signal with one abort listener however often it waits, and an abort rejects every wait on it', async () => {
+    const log = await openLog(options);
+    const controller = new AbortController();
+    const other = new AbortController();
+    for (let n = 1; n <= 20; n++) {
+      const reached = log.waitForDurable(asLsn(n), controller.signal);
+      log.append(payloadFor(n, 10));
+      await reached;
+    }
+    // A consumer waits once per group commit: the signal keeps one listener, not one per wait.
+    expect(getEventListeners(controller.signal, 'abort')).toHaveLength(1);
+    const first = log.waitForDurable(asLsn(30), controller.signal);
+    const second = log.waitForDurable(asLsn(31), controller.signal);
+    expect(getEventListeners(controller.signal, 'abort')).toHaveLength(1);
+    const elsewhere = log.waitForDurable(asLsn(30), other.signal);
+    const unsignalled = log.waitForDurable(asLsn(30));
+    controller.abort(new Error('stop'));
+    await expect(first).rejects.toThrow('stop');
+    await expect(second).rejects.toThrow('stop');
+    await expect(log.waitForDurable(asLsn(32), controller.signal)).rejects.toThrow('stop');
+    // Waits on another signal or none are untouched: they resolve when their record is durable.
+    for (let n = 21; n <= 30; n++) log.append(payloadFor(n, 10));
+    await elsewhere;
+    await unsignalled;
+    expect(log.durableLsn).toBe(30);
+    await log.close();
+  });
+
   it('close() finishes pending appends, then appends and reads are refused; the tail index is written', async () => {
     const log = await openLog(options);
     const results = Array.from({ length: 50 }, (_, i) => log.append(payloadFor(i + 1, 100)));
@@ -145,7 +174,11 @@ describe('log lifecycle', () => {
     expect(thrown(() => log.append(huge)).code).toBe('PAYLOAD_TOO_LARGE');
     await log.whenWritable();
     expect(log.stats().pendingBytes).toBe(0);
+    expect(log.writable).toBe(true);
     await log.close();
+    // Closed: whenWritable() refuses, so writable (which writers check before it) says false.
+    expect(log.writable).toBe(false);
+    expect((await rejection(log.whenWritable())).code).toBe('SHUTTING_DOWN');
     expect((await rejection(openLog({ ...options, segmentSizeBytesMax: 0 }))).code).toBe('CONFIG_INVALID');
   });
 
@@ -160,10 +193,12 @@ describe('log lifecycle', () => {
     });
     await Promise.resolve();
     expect(writable).toBe(false);
+    expect(log.writable).toBe(false);
     while (log.stats().pendingBytes + payload.length + 20 <= LOG_LIMITS.appendQueueBytesHardMax) durables.push(log.append(payload).durable);
     const refused = thrown(() => log.append(payload));
     expect(refused.code).toBe('LIMIT_EXCEEDED');
     await waiting;
+    expect(log.writable).toBe(true);
     await Promise.all(durables);
     expect(log.stats().pendingBytes).toBe(0);
     expect(log.durableLsn).toBe(durables.length);
@@ -192,6 +227,7 @@ describe('log lifecycle', () => {
     expect(error.message).toContain('reopened');
     expect(error.cause).toBeDefined();
     expect(log.healthy).toBe(false);
+    expect(log.writable).toBe(false);
     expect(log.durableLsn).toBe(3);
     expect(thrown(() => log.append(payloadFor(5, 10))).code).toBe('STORAGE_UNAVAILABLE');
     expect((await rejection(log.waitForDurable(asLsn(4)))).code).toBe('STORAGE_UNAVAILABLE');

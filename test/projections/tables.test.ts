@@ -1,5 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { decodeLogRecord } from '../../core/log-records.js';
 import { decodeRow } from '../../core/row-codec.js';
+import type { Lsn } from '../../core/units.js';
 import { keys } from '../../projections/index.js';
 import { dumpStore, itemImage, itemKey, itemsTable, openStack, rowChange, tempDir, txn, type Stack } from '../helpers/stack.js';
 
@@ -42,6 +44,32 @@ describe('tables projection', () => {
     expect(await stack.store.get(keys.rowKey(1, itemKey(1n)))).toBeUndefined();
     expect(await collectIndex(stack, 7)).toHaveLength(0);
     expect(stack.projections.catalog.table(1)!.stats).toEqual({ rowCount: 0, sizeBytes: 0, indexSizeBytes: 0 });
+  });
+
+  it('appends what the builder gave, every field, stamped with consecutive change-event sequences', async () => {
+    const stack = await freshStack();
+    const table = itemsTable(1);
+    const given = [
+      { ...txn([{ kind: 'put_table', table }]), txnId: 'ddl-1', tenant: 'tenant-a', timestampMicros: 1_700_000_000_000_001n },
+      { ...txn([rowChange(table, 'insert', null, { id: 1n, name: 'a', score: 1 })]), txnId: 'row-1', timestampMicros: 1_700_000_000_000_002n },
+      { ...txn([10n, 11n, 12n].map((id, i) => rowChange(table, 'insert', null, { id, name: 'b', score: i }))), txnId: 'row-3' },
+      {
+        ...txn([{ kind: 'sequence', name: 'items_id_seq', lastValue: 7n }, rowChange(table, 'insert', null, { id: 2n, name: 'c', score: 2 })]),
+        txnId: 'seq-row',
+      },
+    ];
+    const lsns: Lsn[] = [];
+    for (const record of given) lsns.push((await stack.projections.sequencer.submit(async () => ({ record, result: null }))).lsn!);
+    const read = [];
+    for await (const batch of stack.log.read(lsns[0]!)) for (const entry of batch) read.push(decodeLogRecord(entry.payload));
+    expect(read).toHaveLength(given.length);
+    // A fresh log: the first record takes sequence 1, each op one more.
+    let next = 1n;
+    read.forEach((record, i) => {
+      const { type, txnId, tenant, timestampMicros, ops } = given[i]!;
+      expect(record).toEqual({ type, txnId, tenant, timestampMicros, ops, firstSequence: next });
+      next += BigInt(ops.length);
+    });
   });
 
   it('lets a writer see changes appended but not yet applied', async () => {

@@ -53,4 +53,19 @@ describe('constraints added between inserts hold at once (the writer keeps nothi
       { id: 6, code: 'f', pid: 7 },
     ]);
   });
+
+  it('refuses JSON rows as a rejected promise, never a throw at the call (a read-only caller, an unknown table, a bad value)', async () => {
+    const calls = [
+      () => h.engine.insertJson({ schema: null, table: 'kid', rows: [{ id: 90 }], returning: [], onConflict: null }, { ...BASE, readOnly: 'role' }),
+      () => h.engine.insertJson({ schema: null, table: 'nowhere', rows: [{ id: 91 }], returning: [], onConflict: null }, BASE),
+      () => h.engine.insertJson({ schema: null, table: 'kid', rows: [{ id: 'x' }], returning: [], onConflict: null }, BASE),
+    ];
+    const codes: string[] = [];
+    for (const call of calls) {
+      let pending: Promise<unknown> | undefined;
+      expect(() => (pending = call())).not.toThrow();
+      codes.push((await failure(pending!))?.code ?? 'none');
+    }
+    expect(codes).toEqual(['AUTHORIZATION_DENIED', 'TABLE_NOT_FOUND', 'TYPE_MISMATCH']);
+  });
 });
