@@ -11,8 +11,10 @@
  *   point_select  POST /query SELECT * FROM t WHERE id = $1, 50     vs pg, vs hello world
  *   insert_row    POST /tables/ins/rows, one durable row, 50        vs pg (+p99), vs JSON POST
  *   insert_sql    POST /query INSERT ... VALUES ($1, $2, $3), 50    vs pg (+p99), vs JSON POST
- *   bulk_insert   BENCH_BULK_REQUESTS (20) x 10,000 rows, one request at a time: rows/s vs pg (unnest arrays)
- *   values_1000   BENCH_VALUES_STATEMENTS (20) INSERTs of 1,000-row VALUES over POST /query vs PGlite in process
+ *   bulk_insert   BENCH_BULK_REQUESTS (20) x 10,000 rows, one request at a time: rows/s vs pg (unnest arrays);
+ *                 bodies made before the clock, after BENCH_BULK_WARMUP (2) requests not measured
+ *   values_1000   BENCH_VALUES_STATEMENTS (20) INSERTs of 1,000-row VALUES over POST /query vs PGlite in process,
+ *                 after BENCH_VALUES_WARMUP (2) statements not measured (on both)
  *   mixed         32 connections, one autocannon whose setupRequest picks at random: ⅓ insert into s,
  *                 ⅓ GET s by id, ⅓ SELECT count(*), max(n) FROM s WHERE n > $1    vs pg on the same mix
  *   memory        svcdb RSS every BENCH_MEMORY_SAMPLE_S over BENCH_MEMORY_S (600) s of the mixed load: curve, slope

@@ -54,7 +54,8 @@ export function encodeKeyWith<T>(
   take: (scratch: Uint8Array, length: number) => T,
   descending?: readonly boolean[],
 ): T {
-  assert(values.length <= types.length, `encodeKey: ${values.length} values for ${types.length} types`);
+  // The message built only on failure (a template per key is a string per row of a bulk insert).
+  if (values.length > types.length) assert(false, `encodeKey: ${values.length} values for ${types.length} types`);
   pos = 0;
   try {
     for (let i = 0; i < values.length; i++) {

@@ -89,14 +89,16 @@ export function encodeRowWith<T>(
 }
 
 function writeRow(columns: readonly { readonly id: ColumnId; readonly type: SqlType }[], values: readonly SqlValue[]): void {
-  assert(columns.length === values.length, `encodeRow: ${values.length} values for ${columns.length} columns`);
+  // Each message is built only when its check fails: a template literal passed to assert() is
+  // a new string per call (four per row here, 40,000 per 10,000-row bulk insert).
+  if (columns.length !== values.length) assert(false, `encodeRow: ${values.length} values for ${columns.length} columns`);
   pos = 0;
   ensure(11);
   buf[pos++] = ROW_IMAGE_VERSION;
   pos = writeVarUint(buf, pos, columns.length);
   for (let i = 0; i < columns.length; i++) {
     const column = columns[i]!;
-    assert(Number.isSafeInteger(column.id) && column.id >= 0, `encodeRow: bad column id ${column.id}`);
+    if (!(Number.isSafeInteger(column.id) && column.id >= 0)) assert(false, `encodeRow: bad column id ${column.id}`);
     ensure(32);
     pos = writeVarUint(buf, pos, column.id);
     writeValue(column.type, values[i]!, column.id);

@@ -349,7 +349,8 @@ function layoutOf(columnIds: readonly ColumnId[]): Layout {
  */
 export function decodeRowInto(bytes: Uint8Array, columnIds: readonly ColumnId[], missing: readonly SqlValue[], out?: SqlValue[]): SqlValue[] {
   const n = columnIds.length;
-  assert(missing.length === n, `decodeRowInto: ${missing.length} missing values for ${n} columns`);
+  // The message built only on failure: a template passed to assert() is a new string per decoded row.
+  if (missing.length !== n) assert(false, `decodeRowInto: ${missing.length} missing values for ${n} columns`);
   const result = out ?? new Array<SqlValue>(n);
   if (result.length !== n) result.length = n;
   for (let i = 0; i < n; i++) result[i] = missing[i]!;

@@ -83,13 +83,18 @@ export interface RowRecordShape {
 export function rowRecordShape(ops: readonly TxnOp[], tableOf: (tableId: number) => TableEntry | undefined): RowRecordShape | null {
   let keyBytes = 0;
   const sequences: SequenceUpdate[] = [];
+  // The table looked up once per run of changes to it (a bulk record: one look-up, not 10,000).
+  let known = -1;
   for (const op of ops) {
     if (op.kind === 'sequence') {
       sequences.push(op);
       continue;
     }
     if (op.kind !== 'row') return null;
-    if (!tableOf(op.tableId)) throw new SvcError('TABLE_NOT_FOUND', `table id ${op.tableId} does not exist`, { tableId: op.tableId });
+    if (op.tableId !== known) {
+      if (!tableOf(op.tableId)) throw new SvcError('TABLE_NOT_FOUND', `table id ${op.tableId} does not exist`, { tableId: op.tableId });
+      known = op.tableId;
+    }
     keyBytes += ROW_KEY_PREFIX_BYTES + op.key.length;
   }
   return { keyBytes, sequences };

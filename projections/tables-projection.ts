@@ -159,7 +159,9 @@ export class TablesProjection implements Consumer {
     const write = prepared.takeWrite?.();
     if (write && this.dataOps.length === 0 && this.preparedWrite === undefined) this.preparedWrite = write;
     else write?.discard();
-    for (const op of effects.ops) this.dataOps.push(op);
+    // A bulk record's 10,000 ops: one copy instead of a push each (this runs after the fdatasync, before the answer).
+    if (this.dataOps.length === 0) this.dataOps = effects.ops.slice();
+    else for (const op of effects.ops) this.dataOps.push(op);
     for (const [tableId, delta] of effects.deltas) {
       const table = this.catalog.table(tableId);
       assert(table, `prepared row changes for unknown table ${tableId}`);
@@ -256,7 +258,8 @@ export class TablesProjection implements Consumer {
 
   private applyRow(change: RowChange): void {
     const table = this.catalog.table(change.tableId);
-    assert(table, `row change for unknown table ${change.tableId}`);
+    // The message built only on failure (a template literal is a new string per row change).
+    if (!table) assert(false, `row change for unknown table ${change.tableId}`);
     const delta: StatsDelta = { rowCount: 0, sizeBytes: 0, indexSizeBytes: 0 };
     rowChangeOps(table, change, this.dataOps, delta);
     addStats(table, delta);

@@ -6,6 +6,8 @@
  */
 export class ByteSlab {
   private chunk = new Uint8Array(0);
+  /** The chunk's ArrayBuffer, kept: views are made on it directly (see copyPrefix). */
+  private chunkBuffer = this.chunk.buffer;
   private at = 0;
 
   constructor(
@@ -26,6 +28,7 @@ export class ByteSlab {
     if (length > this.chunkBytes >>> 4) return source.slice(0, length);
     if (this.at + length > this.chunk.length) {
       this.chunk = new Uint8Array(this.chunkBytes);
+      this.chunkBuffer = this.chunk.buffer;
       this.at = 0;
     }
     const start = this.at;
@@ -33,7 +36,9 @@ export class ByteSlab {
     if (length <= 32) for (let i = 0; i < length; i++) chunk[start + i] = source[i]!;
     else chunk.set(source.subarray(0, length), start);
     this.at = start + length;
-    return chunk.subarray(start, start + length);
+    // The constructor on the kept buffer, not subarray(): subarray looks up the species
+    // constructor for every view (20,000 views per bulk request).
+    return new Uint8Array(this.chunkBuffer, start, length);
   };
 }
 
