@@ -21,6 +21,14 @@ function rowNotFound(table: TableDef, parts: readonly string[]): SvcError {
   return new SvcError('NOT_FOUND', `no row of "${table.name}" has id ${parts.join(',')}`, { table: table.name, id: parts });
 }
 
+/**
+ * The whole answer to a GET of one row, `{"data":<row>}`: what the point-read cache keeps with the row
+ * (query/point-read.ts readText), so a row read again is sent as it is — no answer string built
+ * around the row's text per request, and once sent a flat string (node measures and writes it as
+ * one piece). The same text as serializing `{ data: row }` (json-reply.ts rowJson).
+ */
+export const rowAnswerJson = (row: Readonly<Record<string, unknown>>): string => `{"data":${rowJson(row)}}`;
+
 /** What a GET of one row asked for: the SQL path needs it when the direct read cannot answer. */
 interface RowAsked {
   readonly ref: TableRef;
@@ -30,7 +38,7 @@ interface RowAsked {
 }
 
 /**
- * Sends the direct read's row text (then returns undefined: answered, nothing to wait for) or
+ * Sends the direct read's answer text (then returns undefined: answered, nothing to wait for) or
  * 404; where only SQL answers exactly, runs it (the promise settles once it has answered).
  */
 function answerRow(
@@ -42,7 +50,7 @@ function answerRow(
 ): Promise<void> | undefined {
   if (direct === null) throw rowNotFound(asked.def, asked.parts);
   if (direct === undefined) return rowBySql(deps, request, reply, asked);
-  sendJsonText(reply, `{"data":${direct}}`);
+  sendJsonText(reply, direct);
   return undefined;
 }
 
@@ -52,7 +60,7 @@ async function rowBySql(deps: RowRouteDeps, request: FastifyRequest, reply: Fast
   const options = rowOptions(deps, request);
   const result = await untilClientLeaves(reply, (signal) => deps.engine.execute(statement.sql, { ...options, params: statement.params, maxRows: 1, signal }));
   if (result.rows.length === 0) throw rowNotFound(def, parts);
-  sendJsonText(reply, `{"data":${rowJson(result.rows[0]!)}}`);
+  sendJsonText(reply, rowAnswerJson(result.rows[0]!));
 }
 
 /** GET, PATCH and DELETE /tables/{table_name}/rows/{id} (under /api/v1): one row by primary key. */
@@ -68,9 +76,9 @@ export function rowRoutes(deps: RowRouteDeps): FastifyPluginAsync {
         const parts = idParts(entry.def, request.raw.url ?? request.url);
         const columns = selectColumns(entry.def, request.query.select);
         // One store read, no SQL text or plan (query/point-read.ts); the SQL path answers what it cannot.
-        // The row's JSON text (json-reply.ts rowJson: the same text as serializing { data }) comes kept
-        // with the cached row: a row read again is not decoded nor written again.
-        const read = engine.readTextByKey({ table: entry.def, key: parts, columns }, rowJson);
+        // The whole answer's JSON text (rowAnswerJson) comes kept with the cached row: a row read again
+        // is not decoded nor written again.
+        const read = engine.readTextByKey({ table: entry.def, key: parts, columns }, rowAnswerJson);
         const asked: RowAsked = { ref, def: entry.def, parts, columns };
         // Not an async handler: where the store reads synchronously the answer is sent before the
         // handler returns, and nothing is left to wait for (no promise, no turn of the event loop).
