@@ -51,6 +51,8 @@ async function verify(gate: AuthGate, request: FastifyRequest, nowMs: number): P
 interface CredentialMemo {
   readonly bucket: string;
   readonly home: Principal;
+  /** The request logger's bindings naming the caller (frozen: shared by every request of the credential). */
+  readonly logBindings: Readonly<Record<string, unknown>>;
 }
 
 /**
@@ -62,7 +64,11 @@ const memos = new WeakMap<Credential, CredentialMemo>();
 function memoOf(credential: Credential): CredentialMemo {
   let memo = memos.get(credential);
   if (memo === undefined) {
-    memo = { bucket: `${credential.kind}:${credential.subject}`, home: Object.freeze(principalFor(credential, credential.tenant ?? DEFAULT_TENANT)) };
+    memo = {
+      bucket: `${credential.kind}:${credential.subject}`,
+      home: Object.freeze(principalFor(credential, credential.tenant ?? DEFAULT_TENANT)),
+      logBindings: Object.freeze({ subject: credential.subject }),
+    };
     memos.set(credential, memo);
   }
   return memo;
@@ -118,9 +124,10 @@ function admitted(gate: AuthGate, request: FastifyRequest, reply: FastifyReply, 
     const credential = verified.credential;
     // Every later line of this request names its caller (never the credential itself).
     // (fastify already made this request its own child logger: add to it rather than nest another.)
-    (request.log as unknown as { setBindings(bindings: Record<string, unknown>): void }).setBindings({ subject: credential.subject });
+    const memo = memoOf(credential);
+    (request.log as unknown as { setBindings(bindings: Readonly<Record<string, unknown>>): void }).setBindings(memo.logBindings);
     const tenant = requestTenant(request, credential);
-    const home = memoOf(credential).home;
+    const home = memo.home;
     const principal: Principal = tenant === home.tenant ? home : principalFor(credential, tenant);
     request.principal = principal;
     guardReadOnly(request, principal);

@@ -72,7 +72,8 @@ export class LazyRequestLogger {
   /** pino's setBindings: kept until the logger is made (the auth hook names the caller this way). */
   setBindings(bindings: Bindings): void {
     if (this.real !== null) this.real.setBindings(bindings);
-    else this.added = { ...this.added, ...bindings };
+    // The first bindings are kept as given (the auth hook's are one frozen object per credential): no copy per request.
+    else this.added = this.added === null ? bindings : { ...this.added, ...bindings };
   }
 
   bindings(): Bindings {

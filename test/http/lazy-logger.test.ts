@@ -42,6 +42,30 @@ describe('lazy request logger', () => {
     expect(lazyLog.isLevelEnabled('debug')).toBe(false);
   });
 
+  it('keeps a shared frozen bindings object as given: two loggers, a later setBindings on top, the same lines as pino children', async () => {
+    const lazy = capture('info');
+    const eager = capture('info');
+    // The auth hook hands every request of a credential one frozen object (authenticate.ts memoOf).
+    const shared = Object.freeze({ subject: 'key_2' });
+    const lazyLogs = ['a', 'b'].map((id) => lazyChildLogger(lazy.logger, { request_id: id }, {}) as unknown as pino.Logger);
+    const eagerLogs = ['a', 'b'].map((id) => eager.logger.child({ request_id: id }));
+    for (const logs of [lazyLogs, eagerLogs]) {
+      logs[0]!.setBindings(shared);
+      logs[1]!.setBindings(shared);
+      logs[1]!.setBindings({ tenant: 't1' });
+      logs[0]!.info('first');
+      logs[1]!.info('second');
+    }
+    await flush();
+    expect(lazy.lines).toEqual(eager.lines);
+    expect(lazy.lines).toEqual([
+      expect.objectContaining({ request_id: 'a', subject: 'key_2', msg: 'first' }),
+      expect.objectContaining({ request_id: 'b', subject: 'key_2', tenant: 't1', msg: 'second' }),
+    ]);
+    expect(lazy.lines[0]).not.toHaveProperty('tenant');
+    expect(shared).toEqual({ subject: 'key_2' });
+  });
+
   it('a route with its own log options gets a real child at once', async () => {
     const { logger, lines } = capture('info');
     const log = lazyChildLogger(logger, { request_id: 'r2' }, { level: 'debug' }) as unknown as pino.Logger;
