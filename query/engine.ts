@@ -17,7 +17,7 @@ import type { CdcRuntime } from './cdc/runtime.js';
 import { convertParams, newBindContext, PlanCache, prepareQuery, type PreparedQuery } from './prepare.js';
 import { emptyResult, RowConverter, type JsonRow, type QueryResult, type ResultColumn } from './result.js';
 import { PointReader, type KeyRead, type KeyReadResult } from './point-read.js';
-import { PointSelects } from './fast-point.js';
+import { PointSelects, type RowsFrame } from './fast-point.js';
 import { VectorSelects, type VectorSelectEnv } from './fast-vector.js';
 import { ParseCache } from './parse-cache.js';
 import { collectPlan, openSnapshot, planBatches, type ReadScope, type RunOptions } from './run-query.js';
@@ -120,13 +120,19 @@ export class SqlEngine {
    * A statement whose cached plan is a point SELECT (fast-point.ts), answered now; undefined: only
    * execute() answers (not cached yet, another statement, a transaction). Same result and errors as execute().
    * With `toText` (the same text for the same row, every time) the result has `rowsText`, its rows as
-   * a JSON array, and its row is frozen and shared with other answers of the same stored row.
+   * a JSON array (inside `frame` when given: the whole answer kept with the row), and its row is
+   * frozen and shared with other answers of the same stored row.
    */
-  pointSelect(sql: string, options: ExecuteOptions, toText?: (row: JsonRow) => string): (QueryResult & { readonly rowsText?: string }) | undefined {
+  pointSelect(
+    sql: string,
+    options: ExecuteOptions,
+    toText?: (row: JsonRow) => string,
+    frame?: RowsFrame,
+  ): (QueryResult & { readonly rowsText?: string }) | undefined {
     if (options.transaction !== undefined || options.efSearch !== undefined || options.signal?.aborted) return undefined;
     const known = this.cache.get(this.plainKey(options.tenant, sql), this.deps.projections.catalog);
     if (!known || !this.points.handles(known)) return undefined;
-    return this.pointResult(known, options.params ?? [], Math.min(options.maxRows, this.limits.resultRowsMax), toText);
+    return this.pointResult(known, options.params ?? [], Math.min(options.maxRows, this.limits.resultRowsMax), toText, frame);
   }
 
   private pointResult(
@@ -134,9 +140,10 @@ export class SqlEngine {
     params: readonly unknown[],
     rowsMax: number,
     toText?: (row: JsonRow) => string,
+    frame?: RowsFrame,
   ): QueryResult & { readonly rowsText?: string } {
     const { converter, columns } = this.outputOf(prepared);
-    const { rows, truncated, rowsText } = this.points.rows(prepared, params, (row) => converter.convert(row), rowsMax, toText);
+    const { rows, truncated, rowsText } = this.points.rows(prepared, params, (row) => converter.convert(row), rowsMax, toText, frame);
     if (rowsText === undefined) return { command: 'SELECT', columns: [...columns], rows, rowCount: rows.length, affectedRows: null, truncated };
     return { command: 'SELECT', columns: [...columns], rows, rowCount: rows.length, affectedRows: null, truncated, rowsText };
   }

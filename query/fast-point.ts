@@ -35,18 +35,31 @@ interface PointPlan {
   readonly pick: readonly number[] | null;
 }
 
-/** What rows(..., toText) keeps in a cached row's memo slot (its owner is the plan). */
+/** What rows(..., toText, frame) keeps in a cached row's memo slot (its owner is the plan). */
 interface RowMemo {
   readonly toText: (row: JsonRow) => string;
+  readonly frame: RowsFrame | undefined;
   readonly row: JsonRow;
   readonly text: string;
 }
+
+/**
+ * Text written around the rows' JSON array in rowsText (e.g. POST /query's `{"success":true,"data":`
+ * and `}`): the whole answer is then what is kept with the row, sent as it is. Compared by identity.
+ */
+export interface RowsFrame {
+  readonly before: string;
+  readonly after: string;
+}
+
+/** The rows' array text `array`, inside `frame` when there is one. */
+const framed = (array: string, frame: RowsFrame | undefined): string => (frame === undefined ? array : frame.before + array + frame.after);
 
 /** Rows of a SELECT as execute() collects them. */
 export interface CollectedRows {
   readonly rows: JsonRow[];
   readonly truncated: boolean;
-  /** With rows(..., toText): the rows as a JSON array written by toText (each row frozen, shared with other answers). */
+  /** With rows(..., toText): the rows as a JSON array written by toText, inside `frame` when given (each row frozen, shared with other answers). */
   readonly rowsText?: string;
 }
 
@@ -90,11 +103,12 @@ export class PointSelects {
     convert: (row: Row) => JsonRow,
     rowsMax: number,
     toText?: (row: JsonRow) => string,
+    frame?: RowsFrame,
   ): CollectedRows {
     const plan = this.planOf(prepared)!;
     const only = rawParams.length === 1 ? rawParams[0] : undefined;
     if (toText !== undefined && rowsMax >= 1 && rememberable(only)) {
-      const known = this.known(plan, only, toText);
+      const known = this.known(plan, only, toText, frame);
       if (known !== undefined) return known;
     }
     const params = convertParams(this.types, prepared.paramTypes, rawParams);
@@ -102,7 +116,7 @@ export class PointSelects {
     for (const value of plan.key) {
       const v = value(params);
       // `col = NULL` matches nothing (scan.ts keyRange).
-      if (v === null) return none(toText);
+      if (v === null) return none(toText, frame);
       values.push(v as SqlValue);
     }
     const pk = encodeKey(plan.keyTypes, values, plan.descending);
@@ -111,16 +125,16 @@ export class PointSelects {
     if (rememberable(only) && this.keyNames.get(plan)?.has(only) !== true) this.rememberName(plan, only, rowCacheName(key));
     const entry = this.store.getRowSync ? this.store.getRowSync(tableId, key) : null;
     const image = entry === null ? this.store.getSync!(key) : entry.image;
-    if (image === undefined) return none(toText);
-    if (rowsMax < 1) return { rows: [], truncated: true, ...(toText ? { rowsText: '[]' } : {}) };
+    if (image === undefined) return none(toText, frame);
+    if (rowsMax < 1) return { rows: [], truncated: true, ...(toText ? { rowsText: framed('[]', frame) } : {}) };
     if (toText === undefined || entry === null) {
       const row = this.converted(plan, pk, image, convert);
-      return { rows: [row], truncated: false, ...(toText ? { rowsText: `[${toText(row)}]` } : {}) };
+      return { rows: [row], truncated: false, ...(toText ? { rowsText: framed(`[${toText(row)}]`, frame) } : {}) };
     }
     let memo = entry.memo as RowMemo | undefined;
-    if (entry.memoOwner !== plan || memo?.toText !== toText) {
+    if (entry.memoOwner !== plan || memo?.toText !== toText || memo.frame !== frame) {
       const row = Object.freeze(this.converted(plan, pk, image, convert));
-      memo = { toText, row, text: `[${toText(row)}]` };
+      memo = { toText, frame, row, text: framed(`[${toText(row)}]`, frame) };
       // The frozen row holds about what its text says again.
       entry.remember(plan, memo, 2 * memo.text.length + MEMO_OVERHEAD_BYTES);
     }
@@ -131,14 +145,14 @@ export class PointSelects {
    * rows()'s answer for a parameter read before, when the point-read cache has its row's answer
    * kept (or knows there is no row); undefined: rows() reads it the whole way.
    */
-  private known(plan: PointPlan, only: number | string, toText: (row: JsonRow) => string): CollectedRows | undefined {
+  private known(plan: PointPlan, only: number | string, toText: (row: JsonRow) => string, frame: RowsFrame | undefined): CollectedRows | undefined {
     const byName = this.store.getRowSyncByName;
     const name = byName === undefined ? undefined : this.keyNames.get(plan)?.get(only);
     if (name === undefined) return undefined;
     const entry = byName!(plan.scan.table.id, name);
-    if (entry.image === undefined) return none(toText);
+    if (entry.image === undefined) return none(toText, frame);
     const memo = entry.memo as RowMemo | undefined;
-    if (entry.memoOwner !== plan || memo?.toText !== toText) return undefined;
+    if (entry.memoOwner !== plan || memo?.toText !== toText || memo.frame !== frame) return undefined;
     return { rows: [memo.row], truncated: false, rowsText: memo.text };
   }
 
@@ -164,8 +178,8 @@ export class PointSelects {
 }
 
 /** No row: as collectPlan gives it, with the empty array's text when asked for. */
-const none = (toText: ((row: JsonRow) => string) | undefined): CollectedRows =>
-  toText ? { rows: [], truncated: false, rowsText: '[]' } : { rows: [], truncated: false };
+const none = (toText: ((row: JsonRow) => string) | undefined, frame: RowsFrame | undefined): CollectedRows =>
+  toText ? { rows: [], truncated: false, rowsText: framed('[]', frame) } : { rows: [], truncated: false };
 
 /** The point read a plan amounts to, or null when it is anything more than project(scan by whole primary key). */
 function pointPlanOf(plan: Plan): PointPlan | null {

@@ -2,6 +2,7 @@
 export { SqlEngine, type ExecuteOptions, type ReadOnlyReason, type StreamOptions, type TransactionRef } from './engine.js';
 export type { JsonRow, QueryResult, ResultColumn } from './result.js';
 export type { KeyRead, KeyReadResult } from './point-read.js';
+export type { RowsFrame } from './fast-point.js';
 export { collectRows, type ResultSummary, type RowStream } from './stream.js';
 export { asSvcError } from './failure.js';
 export type { SqlEngineDeps } from './statement.js';

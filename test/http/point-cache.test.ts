@@ -294,6 +294,28 @@ describe('point reads over HTTP never answer a stale row', () => {
     expect(Object.isFrozen((await server!.sql.execute('SELECT * FROM p WHERE id = $1', options)).rows[0])).toBe(false);
   });
 
+  it('the point SELECT with a frame: the whole answer kept per writer and frame, no row framed too, never the text of another frame', async () => {
+    await sql("INSERT INTO p VALUES (21, 'framed', 0)");
+    const toText = (row: Record<string, unknown>): string => JSON.stringify(row);
+    const frame = Object.freeze({ before: '{"data":', after: '}' });
+    const other = Object.freeze({ before: '<', after: '>' });
+    const options = { tenant: DEFAULT_TENANT, params: [21], timeoutMs: 10_000, maxRows: 10 };
+    const select = (f?: { before: string; after: string }, params: unknown[] = [21]) =>
+      server!.sql.pointSelect('SELECT * FROM p WHERE id = $1', { ...options, params }, toText, f)!.rowsText;
+    await sql('SELECT * FROM p WHERE id = $1', [21]);
+    for (let round = 0; round < 3; round++) {
+      // Each read in turn replaces the row's one memo slot: every answer must still be its own frame's.
+      expect(select(frame)).toBe('{"data":[{"id":21,"v":"framed","n":0}]}');
+      expect(select(frame)).toBe('{"data":[{"id":21,"v":"framed","n":0}]}');
+      expect(select(other)).toBe('<[{"id":21,"v":"framed","n":0}]>');
+      expect(select()).toBe('[{"id":21,"v":"framed","n":0}]');
+    }
+    await sql("UPDATE p SET v = 'moved' WHERE id = 21");
+    expect(select(frame)).toBe('{"data":[{"id":21,"v":"moved","n":0}]}');
+    expect(select(frame, [998])).toBe('{"data":[]}');
+    expect(server!.sql.pointSelect('SELECT * FROM p WHERE id = $1', { ...options, maxRows: 0 }, toText, frame)!.rowsText).toBe('{"data":[]}');
+  });
+
   it('a transaction: its writes unseen outside until commit, seen inside, and after commit everywhere', async () => {
     await sql("INSERT INTO p VALUES (10, 'before', 0)");
     expect(await row(10)).toEqual({ id: 10, v: 'before', n: 0 });

@@ -6,9 +6,10 @@ import { startTestServer, type TestServer } from '../helpers/sql-server.js';
  * GET /tables/{t}/rows/{id} answers with the whole answer text kept beside the cached row
  * (protocols/http/rows/row-routes.ts rowAnswerJson): every answer — first read, cached read, another
  * column list, after a write, alternating with point SELECTs of the same row, the SQL path — must be
- * the text of `{ data: row }`, with a Content-Length in bytes (not characters).
+ * the text of `{ data: row }`, with a Content-Length in bytes (not characters). POST /query's point
+ * SELECT keeps its whole answer likewise (query-routes.ts ANSWER_FRAME): the general path's text.
  */
-describe('the answer text a GET row keeps with the cached row', () => {
+describe('the answer texts kept with cached rows', () => {
   let server: TestServer;
   let auth: Record<string, string>;
   const sql = async (text: string, params: unknown[] = []): Promise<string> => {
@@ -59,6 +60,34 @@ describe('the answer text a GET row keeps with the cached row', () => {
       }
       expect(round).toBeGreaterThan(0);
     }
+  });
+
+  it('a point SELECT answers the text of { success, data }, with or without metadata in turn, as the general path does', async () => {
+    const select = async (id: number, extra: Record<string, unknown> = {}): Promise<string> => {
+      const response = await fetch(`${server.baseUrl}/api/v1/query`, {
+        method: 'POST',
+        headers: { ...auth, 'content-type': 'application/json' },
+        body: JSON.stringify({ sql: 'SELECT * FROM a WHERE id = $1', params: [id], ...extra }),
+      });
+      const bytes = Buffer.from(await response.arrayBuffer());
+      expect(response.status).toBe(200);
+      expect(response.headers.get('content-length')).toBe(String(bytes.length));
+      return bytes.toString('utf8');
+    };
+    // A text no plan is cached for (a comment makes it new) takes the general path: the reference.
+    const general = async (id: number): Promise<string> => sql(`SELECT * FROM a WHERE id = $1 -- ${Math.random()}`, [id]);
+    for (let round = 0; round < 3; round++) {
+      for (const id of [1, 2, 9]) {
+        const expected = await general(id);
+        expect(await select(id)).toBe(expected);
+        const withMetadata = JSON.parse(await select(id, { include_metadata: true })) as { data: unknown[]; metadata: { row_count: number } };
+        expect(withMetadata.data).toEqual((JSON.parse(expected) as { data: unknown[] }).data);
+        expect(withMetadata.metadata.row_count).toBe(withMetadata.data.length);
+        expect((await get(`/tables/a/rows/${id}`)).status).toBe(id === 9 ? 404 : 200);
+        expect(await select(id)).toBe(expected);
+      }
+    }
+    expect(await select(1)).toBe('{"success":true,"data":[{"id":1,"name":"zwölf \\"quoted\\" \\\\ é ✓","doc":{"k":1.50,"z":[1,2]},"n":0.1}]}');
   });
 
   it('a write is seen at once, and a key only SQL reads (a bad id) keeps the SQL path answer', async () => {

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 import { newUlid } from '../../../core/ids.js';
-import type { ExecuteOptions, QueryResult, SqlEngine } from '../../../query/index.js';
+import type { ExecuteOptions, QueryResult, RowsFrame, SqlEngine } from '../../../query/index.js';
 import { engineScope } from '../../auth/principal.js';
 import { measured, type QueryMetrics } from '../../metrics/query-metrics.js';
 import { untilClientLeaves } from '../client-abort.js';
@@ -23,14 +23,26 @@ function bodySchema(limits: QueryRouteLimits) {
 }
 
 /**
+ * The answer around a point SELECT's rows without metadata: the point-read cache then keeps the whole
+ * answer text with the row (query/fast-point.ts), sent as it is (no string built around it per request).
+ */
+const ANSWER_FRAME: RowsFrame = Object.freeze({ before: '{"success":true,"data":', after: '}' });
+
+/**
  * A point SELECT answered at once (SqlEngine.pointSelect), reported to the metrics as measured()
  * would (timed from `started`, the request's start); undefined: the statement takes the general
  * path. Nothing to cancel: it never waits.
  */
-function pointSelect(options: { engine: SqlEngine; metrics?: QueryMetrics }, sql: string, run: ExecuteOptions, started: number): QueryResult | undefined {
-  let result: QueryResult | undefined;
+function pointSelect(
+  options: { engine: SqlEngine; metrics?: QueryMetrics },
+  body: QueryBody,
+  run: ExecuteOptions,
+  started: number,
+): (QueryResult & { readonly rowsText?: string }) | undefined {
+  let result: (QueryResult & { readonly rowsText?: string }) | undefined;
   try {
-    result = options.engine.pointSelect(sql, run, rowJson);
+    // With metadata the rows are sent as objects: the whole answer's text would be made for nothing.
+    result = body.include_metadata ? options.engine.pointSelect(body.sql, run) : options.engine.pointSelect(body.sql, run, rowJson, ANSWER_FRAME);
   } catch (error) {
     options.metrics?.observe({ database: run.tenant, durationSeconds: (performance.now() - started) / 1000, ok: false });
     throw error;
@@ -74,10 +86,8 @@ function preparedInsert(
 /** Sends a result in the spec's shape: the rows' JSON written at once unless metadata is asked for. */
 function answer(reply: FastifyReply, body: QueryBody, result: QueryResult, started: number): void {
   // Without metadata the answer's JSON is written at once (json-reply.ts: the same text as serializing the object).
-  // A point SELECT's rows come with their text (kept with the cached row: rowJson's text of them).
   if (!body.include_metadata) {
-    const data = (result as { rowsText?: string }).rowsText ?? rowsJson(result.rows);
-    sendJsonText(reply.code(200), `{"success":true,"data":${data}}`);
+    sendJsonText(reply.code(200), `{"success":true,"data":${rowsJson(result.rows)}}`);
     return;
   }
   const metadata = resultMetadataView(result, { elapsedMs: performance.now() - started, queryId: newUlid() });
@@ -101,9 +111,11 @@ export function queryRoutes(options: { engine: SqlEngine; limits: QueryRouteLimi
       const started = performance.now();
       const body = request.body;
       const run = { params: body.params ?? [], timeoutMs: body.timeout_ms, maxRows: body.max_rows, ...engineScope(request) };
-      const point = pointSelect(options, body.sql, run, started);
+      const point = pointSelect(options, body, run, started);
       if (point === undefined) return preparedInsert(options, reply, body, run, started) ?? general(reply, body, run, started);
-      answer(reply, body, point, started);
+      // Without metadata the whole answer came kept with the row (ANSWER_FRAME around rowJson's text of it).
+      if (point.rowsText !== undefined) sendJsonText(reply.code(200), point.rowsText);
+      else answer(reply, body, point, started);
       return undefined;
     });
   };
