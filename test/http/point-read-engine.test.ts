@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_SCHEMA, DEFAULT_TENANT } from '../../core/catalog.js';
 import { silentLogger } from '../../core/logger.js';
 import { SqlEngine, typeSystem, type JsonRow } from '../../query/index.js';
+import { idTextKey } from '../../query/point-read.js';
 import { openStack, tempDir, type Stack } from '../helpers/stack.js';
 
 /**
@@ -127,13 +128,16 @@ describe('readByKey: the direct primary-key read', () => {
   it('readTextByKey remembers row keys by id text: each text reads what its own parse reads, through writes and past the bound', async () => {
     await sql('CREATE TABLE by_text (id BIGINT PRIMARY KEY, a TEXT)');
     await sql('CREATE TABLE by_name (k TEXT PRIMARY KEY, a TEXT)');
-    await sql("INSERT INTO by_text VALUES (1, 'one'), (10, 'ten')");
-    await sql("INSERT INTO by_name VALUES ('a', 'lower'), ('A', 'upper'), ('a ', 'spaced')");
+    await sql("INSERT INTO by_text VALUES (1, 'one'), (10, 'ten'), (-1, 'minus'), (123456789, 'nine digits'), (1234567890, 'ten digits')");
+    await sql("INSERT INTO by_name VALUES ('a', 'lower'), ('A', 'upper'), ('a ', 'spaced'), ('12', 'twelve'), ('012', 'zero twelve'), ('-5', 'minus five')");
     const tables = { by_text: tableDef('by_text'), by_name: tableDef('by_name') };
     const columns = { by_text: Object.freeze(['id', 'a']), by_name: Object.freeze(['k', 'a']) };
     const ids = {
-      by_text: ['1', '01', '001', '+1', ' 1', '1 ', '10', '010', '2', '02', '-0', '0', '1.0', 'x', '', '99999999999999999999', '12345678901234'],
-      by_name: ['a', 'A', 'a ', ' a', 'b', ''],
+      by_text: [
+        ...['1', '01', '001', '+1', ' 1', '1 ', '10', '010', '2', '02', '-0', '0', '1.0', 'x', '', '99999999999999999999', '12345678901234'],
+        ...['-1', '-01', '-', '--1', '1e3', '123456789', '0123456789', '1234567890', '-123456789', '1-'],
+      ],
+      by_name: ['a', 'A', 'a ', ' a', 'b', '', '12', '012', '-5', '-05', '5'],
     };
     // The reference: readByKey parses and encodes every time (no remembered key).
     const check = async (): Promise<void> => {
@@ -160,6 +164,40 @@ describe('readByKey: the direct primary-key read', () => {
       void engine.readTextByKey({ table: tables.by_text, key: [String(id)], columns: columns.by_text }, (r) => JSON.stringify(r));
     await check();
   }, 60_000);
+
+  it('idTextKey: a number only for the canonical text of a small integer, one key per text', () => {
+    const texts = [
+      '0',
+      '1',
+      '7',
+      '10',
+      '-1',
+      '-12',
+      '123456789',
+      '-123456789',
+      '1234567890',
+      '01',
+      '+1',
+      '-0',
+      '-',
+      '',
+      ' 1',
+      '1 ',
+      '1.0',
+      '1e3',
+      'a',
+      '٣',
+      '00',
+    ];
+    const keys = texts.map((text) => idTextKey(text));
+    expect(new Set(keys).size).toBe(texts.length);
+    texts.forEach((text, i) => {
+      const key = keys[i];
+      if (typeof key === 'number') expect(String(key)).toBe(text);
+      else expect(key).toBe(text);
+    });
+    expect(keys.slice(0, 8)).toEqual([0, 1, 7, 10, -1, -12, 123456789, -123456789]);
+  });
 
   it('follows ALTER TABLE: a new definition, a column added with a default', async () => {
     await sql('CREATE TABLE altered (id INTEGER PRIMARY KEY, a TEXT)');
