@@ -14,16 +14,16 @@ import { efSearchOf, type ExecuteOptions, type StreamOptions } from './engine-op
 import { ddlInTransaction, isCdcStatement, refuseInTransaction, refuseWrite, transactionControl } from './statement-guards.js';
 import { executeCdc } from './cdc/statements.js';
 import type { CdcRuntime } from './cdc/runtime.js';
-import { convertParams, newBindContext, PlanCache, prepareQuery, type PreparedQuery } from './prepare.js';
-import { emptyResult, RowConverter, type JsonRow, type QueryResult, type ResultColumn } from './result.js';
+import { newBindContext, PlanCache, type PreparedQuery } from './prepare.js';
+import { emptyResult, type JsonRow, type QueryResult } from './result.js';
 import { PointReader, type KeyRead, type KeyReadResult } from './point-read.js';
 import { PointSelects, type RowsFrame } from './fast-point.js';
 import { VectorSelects, type VectorSelectEnv } from './fast-vector.js';
 import { ParseCache } from './parse-cache.js';
-import { collectPlan, openSnapshot, planBatches, type ReadScope, type RunOptions } from './run-query.js';
 import { ScanCache } from './exec/scan-cache.js';
+import { SelectRunner } from './select-runner.js';
 import type { SqlEngineDeps, StatementEnv } from './statement.js';
-import { rowStream, sliceStream, type RowStream } from './stream.js';
+import { sliceStream, type RowStream } from './stream.js';
 import type { TxnContext } from './txn/context.js';
 import { atomicBatch } from './txn/batch.js';
 import type { TxnScope } from './txn/scope.js';
@@ -38,8 +38,8 @@ export class SqlEngine {
   private readonly limits: SqlLimits;
   private readonly cache: PlanCache;
   private readonly parses: ParseCache;
-  /** What a prepared SELECT's rows are converted with, made once per plan. */
-  private readonly outputs = new WeakMap<PreparedQuery, SelectOutput>();
+  /** SELECTs prepared (through the plan cache), collected or streamed (select-runner.ts). */
+  private readonly selects: SelectRunner;
   private readonly scanCache: ScanCache | null;
   /** Bindings of INSERT ... VALUES statements sent again (fast-insert.ts). */
   private readonly inserts = new InsertCache();
@@ -56,6 +56,7 @@ export class SqlEngine {
     this.vectorSelects = new VectorSelects(deps.projections.store, deps.projections.vectors, deps.types);
     this.limits = deps.limits ?? DEFAULT_SQL_LIMITS;
     this.cache = new PlanCache(this.limits.planCacheEntriesMax);
+    this.selects = new SelectRunner(deps, this.cache);
     this.parses = new ParseCache(this.limits.planCacheEntriesMax);
     const { scanCacheRowsMax, scanCacheBytesMax } = this.limits;
     this.scanCache = scanCacheRowsMax > 0 && scanCacheBytesMax > 0 ? new ScanCache(scanCacheRowsMax, scanCacheBytesMax) : null;
@@ -142,7 +143,7 @@ export class SqlEngine {
     toText?: (row: JsonRow) => string,
     frame?: RowsFrame,
   ): QueryResult & { readonly rowsText?: string } {
-    const { converter, columns } = this.outputOf(prepared);
+    const { converter, columns } = this.selects.outputOf(prepared);
     const { rows, truncated, rowsText } = this.points.rows(prepared, params, (row) => converter.convert(row), rowsMax, toText, frame);
     if (rowsText === undefined) return { command: 'SELECT', columns: [...columns], rows, rowCount: rows.length, affectedRows: null, truncated };
     return { command: 'SELECT', columns: [...columns], rows, rowCount: rows.length, affectedRows: null, truncated, rowsText };
@@ -197,7 +198,7 @@ export class SqlEngine {
 
   private async vectorResult(prepared: PreparedQuery, sql: string, options: ExecuteOptions): Promise<QueryResult> {
     const env = this.envOf(sql, options);
-    const { converter, columns } = this.outputOf(prepared);
+    const { converter, columns } = this.selects.outputOf(prepared);
     // The fields the direct path reads, in one shape (a spread of env made a new shape per search, read by megamorphic loads).
     const { params, deadlineMs, signal, efSearch, maxRows } = env;
     const direct: VectorSelectEnv = { params, deadlineMs, signal, efSearch, maxRows, materializedRowsMax: env.limits.materializedRowsMax };
@@ -238,8 +239,8 @@ export class SqlEngine {
     const statements = this.parses.parse(sql);
     const only = statements.length === 1 ? statements[0]! : null;
     if (only && only.text === sql && only.body.kind === 'query' && !only.explain && sql.length <= LIMITS.planCacheTextBytesMax) {
-      const result = await this.select(this.prepared(only, env), env);
-      this.cache.set(plainSelectKey(env.tenant, sql), this.prepared(only, env));
+      const result = await this.select(this.selects.prepared(only, env), env);
+      this.cache.set(plainSelectKey(env.tenant, sql), this.selects.prepared(only, env));
       return result;
     }
     // Several data statements of one request run as one transaction (query/txn/batch.ts).
@@ -350,7 +351,7 @@ export class SqlEngine {
     if (only?.body.kind !== 'query' || only.explain) {
       return sliceStream(await this.execute(sql, { ...options, maxRows: this.limits.resultRowsMax }), options.batchRows);
     }
-    return this.selectStream(this.prepared(only, env), env, options.batchRows);
+    return this.selects.stream(this.selects.prepared(only, env), env, options.batchRows);
   }
 
   private envOf(sql: string, options: ExecuteOptions, txn: TxnContext | null = null): StatementEnv {
@@ -378,7 +379,7 @@ export class SqlEngine {
   }
 
   private explainDeps(env: StatementEnv) {
-    return { ...this.deps, env, prepare: (s: ParsedStatement) => this.prepared(s, env) };
+    return { ...this.deps, env, prepare: (s: ParsedStatement) => this.selects.prepared(s, env) };
   }
 
   private async executeStatement(statement: ParsedStatement, env: StatementEnv): Promise<QueryResult> {
@@ -389,7 +390,7 @@ export class SqlEngine {
     const deps = { projections: this.deps.projections, types: this.deps.types, env, statement, bindContext: this.bindContext(env, statement) };
     switch (body.kind) {
       case 'query':
-        return this.select(this.prepared(statement, env), env);
+        return this.select(this.selects.prepared(statement, env), env);
       case 'insert':
         return this.inserts.run(statement, body, deps);
       case 'update':
@@ -416,98 +417,11 @@ export class SqlEngine {
     }
   }
 
-  /** The prepared plan of a SELECT: from the cache when the tables it read are unchanged. */
-  private prepared(statement: ParsedStatement, env: StatementEnv): PreparedQuery {
-    const catalog = this.deps.projections.catalog;
-    const cacheable = statement.text.length <= LIMITS.planCacheTextBytesMax;
-    const key = `${env.tenant}\u0000${statement.text}`;
-    const cached = cacheable ? this.cache.get(key, catalog) : undefined;
-    if (cached) return cached;
-    const prepared = prepareQuery(queryOf(statement), newBindContext(this.deps.types, catalog, env.tenant, statement), catalog);
-    if (cacheable) this.cache.set(key, prepared);
-    return prepared;
-  }
-
   /** A SELECT collected: at most env.maxRows rows, truncated when more were there. */
   private async select(prepared: PreparedQuery, env: StatementEnv): Promise<QueryResult> {
     if (!env.txn && !env.signal?.aborted && this.points.handles(prepared)) return this.pointResult(prepared, env.params, env.maxRows);
-    const { converter, columns } = this.outputOf(prepared);
-    const { rows, truncated } = await collectPlan(
-      prepared.plan,
-      this.runOptions(prepared, env),
-      this.readScope(env),
-      (row) => converter.convert(row),
-      env.maxRows,
-    );
-    return { command: 'SELECT', columns: [...columns], rows, rowCount: rows.length, affectedRows: null, truncated };
+    return this.selects.collect(prepared, env);
   }
-
-  /** How a SELECT's plan runs for this statement: its parameters converted, the statement's bounds. */
-  private runOptions(prepared: PreparedQuery, env: StatementEnv): Omit<RunOptions, 'source'> {
-    const { types } = this.deps;
-    return {
-      types,
-      params: convertParams(types, prepared.paramTypes, env.params),
-      deadlineMs: env.deadlineMs,
-      signal: env.signal,
-      stats: null,
-      materializedRowsMax: env.limits.materializedRowsMax,
-      scanCache: env.scanCache,
-      efSearch: env.efSearch,
-    };
-  }
-
-  /** Where a SELECT reads: its transaction's view, or a snapshot of the store taken now. */
-  private readScope(env: StatementEnv): () => ReadScope {
-    const { projections } = this.deps;
-    const txn = env.txn;
-    return txn ? () => txn.openReadSource(projections.store, projections.vectors) : () => openSnapshot(projections.store, projections.vectors);
-  }
-
-  /** The converter and result columns of a prepared SELECT, made on its first run. */
-  private outputOf(prepared: PreparedQuery): SelectOutput {
-    let output = this.outputs.get(prepared);
-    if (!output) {
-      const { types } = this.deps;
-      const planColumns = prepared.plan.columns;
-      output = {
-        converter: new RowConverter(
-          types,
-          prepared.names,
-          planColumns.map((c) => c.type),
-        ),
-        columns: planColumns.map((c, i) => ({ name: prepared.names[i]!, type: types.typeText(c.type), nullable: c.nullable })),
-      };
-      this.outputs.set(prepared, output);
-    }
-    return output;
-  }
-
-  /** The one way a SELECT's rows leave the engine: pulled from its plan, in batches. */
-  private selectStream(prepared: PreparedQuery, env: StatementEnv, batchRows: number): RowStream {
-    const { converter, columns } = this.outputOf(prepared);
-    const options = this.runOptions(prepared, env);
-    const open = this.readScope(env);
-    return rowStream({
-      command: 'SELECT',
-      columns,
-      affectedRows: null,
-      cut: false,
-      batches: () => planBatches(prepared.plan, options, open, (row) => converter.convert(row), batchRows),
-    });
-  }
-}
-
-/** How a prepared SELECT's rows leave the engine: its converter and result columns. */
-interface SelectOutput {
-  readonly converter: RowConverter;
-  readonly columns: readonly ResultColumn[];
-}
-
-/** The query of a SELECT statement (the engine checked its kind). */
-function queryOf(statement: ParsedStatement) {
-  assert(statement.body.kind === 'query', 'a prepared statement is a query');
-  return statement.body.query;
 }
 
 /** The plan cache key of a text that is exactly one plain SELECT (nothing to parse to know it). */
