@@ -265,20 +265,20 @@ class ClassicLevelStore implements StateStore {
   get(key: Uint8Array, snapshot?: StoreSnapshot): Promise<Uint8Array | undefined> {
     // A point read: synchronous, as getMany's few keys are (PROJECTION_LIMITS.syncGetKeysMax says why).
     try {
-      return Promise.resolve(this.db.getSync(key, snapshot ? { snapshot: snapshot as never } : {}));
+      return Promise.resolve(snapshot ? this.db.getSync(key, { snapshot: snapshot as never }) : this.db.getSync(key));
     } catch (error) {
       return Promise.reject(error);
     }
   }
 
-  /** The current value of one key, without a promise (query/fast-point.ts answers a point SELECT in one call). */
-  readonly getSync = (key: Uint8Array): Uint8Array | undefined => this.db.getSync(key, {});
+  /** One key's current value, no promise (fast-point.ts); no options: abstract-level's fast path (same encodings). */
+  readonly getSync = (key: Uint8Array): Uint8Array | undefined => this.db.getSync(key);
 
   getMany(keys: readonly Uint8Array[], snapshot?: StoreSnapshot, options?: GetManyOptions): Promise<(Uint8Array | undefined)[]> {
     if (keys.length <= syncGetKeysMax && options?.offThread !== true) {
       try {
-        const options = snapshot ? { snapshot: snapshot as never } : {};
-        return Promise.resolve(keys.map((key) => this.db.getSync(key, options)));
+        const options = snapshot ? { snapshot: snapshot as never } : null;
+        return Promise.resolve(keys.map((key) => (options ? this.db.getSync(key, options) : this.db.getSync(key))));
       } catch (error) {
         return Promise.reject(error);
       }
