@@ -38,6 +38,12 @@ export class CachedRow {
 /** What a memo's objects hold besides the bytes its maker counts (its object, the strings' headers). */
 export const MEMO_OVERHEAD_BYTES = 64;
 
+/** A character V8 cannot keep in a one-byte string: a string holding one is two bytes a character. */
+const TWO_BYTE_CHAR = /[\u0100-\uffff]/;
+
+/** The bytes V8 keeps a string's characters in: one a character, two when any is past U+00FF. */
+export const stringBytes = (text: string): number => (TWO_BYTE_CHAR.test(text) ? 2 * text.length : text.length);
+
 /** The cache's side of CachedRow.remember. */
 export interface MemoAccount {
   memoChanged(deltaBytes: number): void;

@@ -1,6 +1,6 @@
 import { encodeKey } from '../core/key-encoding.js';
 import type { SqlType, SqlValue } from '../core/values.js';
-import { keys, MEMO_OVERHEAD_BYTES, rowCacheName, type PointReadStore } from '../projections/index.js';
+import { keys, MEMO_OVERHEAD_BYTES, rowCacheName, stringBytes, type PointReadStore } from '../projections/index.js';
 import type { Row } from './exec/context.js';
 import { missingParameter } from './exec/index.js';
 import { pkTypes } from './exec/ops/scan.js';
@@ -136,7 +136,7 @@ export class PointSelects {
       const row = Object.freeze(this.converted(plan, pk, image, convert));
       memo = { toText, frame, row, text: framed(`[${toText(row)}]`, frame) };
       // The frozen row holds about what its text says again.
-      entry.remember(plan, memo, 2 * memo.text.length + MEMO_OVERHEAD_BYTES);
+      entry.remember(plan, memo, 2 * stringBytes(memo.text) + MEMO_OVERHEAD_BYTES);
     }
     return { rows: [memo!.row], truncated: false, rowsText: memo!.text };
   }

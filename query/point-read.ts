@@ -4,7 +4,7 @@ import { encodeKey } from '../core/key-encoding.js';
 import { setOwn } from '../core/json-exact.js';
 import { decodeRowInto } from '../core/row-codec.js';
 import type { SqlType, SqlTypeName, SqlValue } from '../core/values.js';
-import { keys, MEMO_OVERHEAD_BYTES, rowCacheName, type PointReadStore } from '../projections/index.js';
+import { keys, MEMO_OVERHEAD_BYTES, rowCacheName, stringBytes, type PointReadStore } from '../projections/index.js';
 import { RememberedKeyNames } from './key-names.js';
 import type { JsonRow } from './result.js';
 import type { TypeSystem } from './types/contract.js';
@@ -135,7 +135,7 @@ export class PointReader {
     const memo = entry.memo as TextMemo | undefined;
     if (entry.memoOwner === projection && memo?.toText === toText) return memo.text;
     const text = toText(this.shaped(found.reader, request, entry.image)!);
-    entry.remember(projection, { toText, text } satisfies TextMemo, text.length + MEMO_OVERHEAD_BYTES);
+    entry.remember(projection, { toText, text } satisfies TextMemo, stringBytes(text) + MEMO_OVERHEAD_BYTES);
     return text;
   }
 
