@@ -18,6 +18,7 @@ import type { VectorIndex } from './index-store.js';
 import { aliased } from './field-names.js';
 import { metadataFilterSql } from './metadata-filter.js';
 import { hybridRerank, pineconeScore } from './scoring.js';
+import { rowsJson, sendJsonText } from '../http/json-reply.js';
 
 type Params = { index_name: string };
 
@@ -63,6 +64,7 @@ function queryBody(raw: RawQueryBody): QueryBody {
 }
 
 const USAGE = { readUnits: 1 };
+const USAGE_JSON = JSON.stringify(USAGE);
 /** Ids per page of /vectors/list: Pinecone's default 100, at most 1000. */
 const LIST_LIMIT_DEFAULT = 100;
 const LIST_LIMIT_MAX = 1000;
@@ -158,12 +160,18 @@ async function runQuery(deps: DataPlaneDeps, index: VectorIndex, run: Run, searc
 export function dataReadRoutes(deps: DataPlaneDeps): FastifyPluginAsync {
   const schema = schemas(deps);
   return async (app) => {
-    app.post<{ Params: Params; Body: RawQueryBody }>('/indexes/:index_name/query', { schema: { params: indexParams, body: schema.query } }, async (request) => {
-      const { index, run, search } = indexRequest(deps, request);
-      const body = queryBody(request.body ?? {});
-      const matches = await runQuery(deps, index, run, search, body);
-      return { matches, namespace: body.namespace ?? '', usage: USAGE };
-    });
+    app.post<{ Params: Params; Body: RawQueryBody }>(
+      '/indexes/:index_name/query',
+      { schema: { params: indexParams, body: schema.query } },
+      async (request, reply): Promise<void> => {
+        const { index, run, search } = indexRequest(deps, request);
+        const body = queryBody(request.body ?? {});
+        const matches = await runQuery(deps, index, run, search, body);
+        // Written at once (json-reply.ts: the same text as serializing { matches, namespace, usage }); nothing
+        // returned, the answer is sent (a returned reply would be sent again).
+        sendJsonText(reply, `{"matches":${rowsJson(matches)},"namespace":${JSON.stringify(body.namespace ?? '')},"usage":${USAGE_JSON}}`);
+      },
+    );
 
     app.get<{ Params: Params; Querystring: { ids: string[]; namespace?: string } }>(
       '/indexes/:index_name/vectors/fetch',
