@@ -84,6 +84,32 @@ describe('vector search answer text', () => {
     expect(text).toMatch(/^\{"results":\[\{"id":1,"score":[^,]+,"distance":[^,]+,"metadata":\{"name":"one","price":"1\.50"\}\},\{"id":2,/);
   });
 
+  it('REST: each answer shape (metric, include flags) asked in turn, twice, answers its own columns and ranking', async () => {
+    const first = new Map<string, string>();
+    for (const round of [0, 1])
+      for (const metric of [undefined, 'l2', 'inner_product'] as const)
+        for (const include_metadata of [false, true])
+          for (const include_vectors of [false, true]) {
+            const answer = await rest({
+              index: 'docs_hnsw',
+              vector: [0.1, 0.2, 0.25],
+              top_k: 3,
+              include_metadata,
+              include_vectors,
+              ...(metric ? { metric } : {}),
+            });
+            expect(answer.status).toBe(200);
+            const text = answer.bytes.toString('utf8').replace(/"query_time_ms":\d+/, '');
+            const keys = ['id', 'score', 'distance', ...(include_metadata ? ['metadata'] : []), ...(include_vectors ? ['vector'] : [])];
+            for (const r of (JSON.parse(`${text.slice(0, -1)}"x":0}`) as { results: object[] }).results) expect(Object.keys(r)).toEqual(keys);
+            const shape = `${metric}/${include_metadata}/${include_vectors}`;
+            if (round === 0) first.set(shape, text);
+            else expect(text).toBe(first.get(shape));
+          }
+    // The metrics rank differently here (cosine against inner product of unnormalized vectors).
+    expect(first.get('undefined/false/false')).not.toBe(first.get('inner_product/false/false'));
+  });
+
   it('REST: Accept application/msgpack still re-encodes the written text', async () => {
     const body = { index: 'docs_hnsw', vector: [0.1, 0.2, 0.25], top_k: 3, include_vectors: true };
     const json = JSON.parse((await rest(body)).bytes.toString('utf8')) as { results: unknown };

@@ -122,6 +122,22 @@ function searchSql(target: VectorTable, body: SearchBody, metric: Metric, filter
   return `SELECT ${columns.join(', ')} FROM ${target.sql} WHERE ${where} ORDER BY ${distance} LIMIT $2`;
 }
 
+const METRICS: readonly Metric[] = ['cosine', 'l2', 'inner_product'];
+
+/**
+ * The SELECT text of unfiltered searches, per target (searchTarget keeps one while its table's
+ * definition is the same object) and answer shape (metric, include flags: 12 at most): every such
+ * request sends the same string, built once, whose hash the plan cache's lookup has kept.
+ */
+const unfilteredSql = new WeakMap<VectorTable, (string | undefined)[]>();
+
+function unfilteredSearchSql(target: VectorTable, body: SearchBody, metric: Metric): string {
+  let byShape = unfilteredSql.get(target);
+  if (byShape === undefined) unfilteredSql.set(target, (byShape = []));
+  const shape = METRICS.indexOf(metric) * 4 + (body.include_vectors ? 2 : 0) + (body.include_metadata ? 1 : 0);
+  return (byShape[shape] ??= searchSql(target, body, metric, null));
+}
+
 function searchResult(row: Record<string, unknown>, target: VectorTable, body: SearchBody, metric: Metric): Record<string, unknown> {
   const distance = Number(row['__distance']);
   const result: Record<string, unknown> = { id: row['__id'], score: scoreOf(metric, distance), distance };
@@ -186,7 +202,7 @@ export function vectorRoutes(deps: VectorRouteDeps): FastifyPluginAsync {
       const filter = body.filter ? conditionOf(body.filter, limits) : null;
       // The index's own metric unless the request names another (which then runs as an exact scan).
       const metric = body.metric ?? target.indexMetric ?? 'cosine';
-      const sql = searchSql(target, body, metric, filter);
+      const sql = filter === null ? unfilteredSearchSql(target, body, metric) : searchSql(target, body, metric, filter);
       const options = {
         params: [body.vector, body.top_k],
         maxRows: body.top_k,
