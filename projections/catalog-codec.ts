@@ -1,7 +1,7 @@
 import type { TableDef } from '../core/catalog.js';
 import { assert } from '../core/errors.js';
 import { decodeLogRecord, encodeLogRecord } from '../core/log-records.js';
-import type { TableStats } from './catalog-state.js';
+import type { CatalogObject, TableStats } from './catalog-state.js';
 
 /**
  * A stored table definition uses the log's own versioned schema (a put_table op), so the catalog
@@ -34,4 +34,19 @@ export function decodeStats(bytes: Uint8Array | undefined): TableStats {
     sizeBytes: Number(view.getBigUint64(8, false)),
     indexSizeBytes: Number(view.getBigUint64(16, false)),
   };
+}
+
+/** A catalog object (view, CDC stream, ...) as stored: JSON, its bigints as text. */
+export function encodeObject(object: CatalogObject): Uint8Array {
+  return new TextEncoder().encode(
+    JSON.stringify({ ...object, createdSequence: object.createdSequence.toString(), snapshotRows: object.snapshotRows.toString() }),
+  );
+}
+
+export function decodeObject(bytes: Uint8Array): CatalogObject {
+  const raw = JSON.parse(new TextDecoder().decode(bytes)) as Omit<CatalogObject, 'createdSequence' | 'snapshotRows'> & {
+    createdSequence: string;
+    snapshotRows: string;
+  };
+  return { ...raw, createdSequence: BigInt(raw.createdSequence), snapshotRows: BigInt(raw.snapshotRows) };
 }

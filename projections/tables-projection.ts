@@ -15,7 +15,7 @@ import {
 import type { Logger } from '../core/logger.js';
 import { lsn, type Lsn } from '../core/units.js';
 import type { LogEntry } from '../log/index.js';
-import { decodeStats, decodeTableDef, encodeStats, encodeTableDef } from './catalog-codec.js';
+import { decodeObject, decodeStats, decodeTableDef, encodeObject, encodeStats, encodeTableDef } from './catalog-codec.js';
 import { CatalogState, type CatalogObject, type TableEntry } from './catalog-state.js';
 import type { Consumer } from './consumer.js';
 import {
@@ -49,7 +49,7 @@ const NEXT_SEQUENCE_KEY = 'tables:next-sequence';
 const IDS_HIGH_KEY = 'tables:ids-high';
 
 const { bulkChunkKeys } = PROJECTION_LIMITS;
-/** The keys every commit writes (built once: a single-row insert's group commit wrote them anew each time). */
+/** The keys every commit writes and the open reads (built once: a single-row insert's group commit wrote them anew each time). */
 const OFFSET_KEY = consumerOffsetKey(TABLES_CONSUMER);
 const NEXT_SEQUENCE_STORE_KEY = consumerOffsetKey(NEXT_SEQUENCE_KEY);
 const IDS_HIGH_STORE_KEY = consumerOffsetKey(IDS_HIGH_KEY);
@@ -109,10 +109,10 @@ export class TablesProjection implements Consumer {
     for await (const batch of store.entries(spaceRange(KeySpace.Object))) {
       for (const [, value] of batch) catalog.putObject(decodeObject(value));
     }
-    const offset = decodeOffset(await store.get(consumerOffsetKey(TABLES_CONSUMER)));
-    const ids = await store.get(consumerOffsetKey(IDS_HIGH_KEY));
+    const offset = decodeOffset(await store.get(OFFSET_KEY));
+    const ids = await store.get(IDS_HIGH_STORE_KEY);
     if (ids) catalog.raiseIds(JSON.parse(Buffer.from(ids).toString('utf8')) as { tableId: number; indexId: number });
-    const stored = await store.get(consumerOffsetKey(NEXT_SEQUENCE_KEY));
+    const stored = await store.get(NEXT_SEQUENCE_STORE_KEY);
     return new TablesProjection(store, catalog, offset, logger, handoff, stored ? decodeI64(stored) : 1n);
   }
 
@@ -387,17 +387,3 @@ function addStats(table: TableEntry, delta: StatsDelta): void {
 }
 
 export const noOffset: Lsn = lsn(0);
-
-function encodeObject(object: CatalogObject): Uint8Array {
-  return new TextEncoder().encode(
-    JSON.stringify({ ...object, createdSequence: object.createdSequence.toString(), snapshotRows: object.snapshotRows.toString() }),
-  );
-}
-
-function decodeObject(bytes: Uint8Array): CatalogObject {
-  const raw = JSON.parse(new TextDecoder().decode(bytes)) as Omit<CatalogObject, 'createdSequence' | 'snapshotRows'> & {
-    createdSequence: string;
-    snapshotRows: string;
-  };
-  return { ...raw, createdSequence: BigInt(raw.createdSequence), snapshotRows: BigInt(raw.snapshotRows) };
-}
