@@ -18,8 +18,9 @@
  *   mixed         32 connections, one autocannon whose setupRequest picks at random: ⅓ insert into s,
  *                 ⅓ GET s by id, ⅓ SELECT count(*), max(n) FROM s WHERE n > $1    vs pg on the same mix
  *   memory        svcdb RSS every BENCH_MEMORY_SAMPLE_S over BENCH_MEMORY_S (600) s of the mixed load: curve, slope
- *   replay        bench/replay.ts in a child (BENCH_REPLAY_RECORDS, default 200,000 records x 5 rows = 1M rows),
- *                 then `svcdb replay` (the CLI) on this run's svcdb data dir
+ *   replay        bench/replay.ts in a child, twice: BENCH_REPLAY_RECORDS (default 200,000) single-row records
+ *                 (records/s) and as many 5-row records (1M rows: rows/s), then `svcdb replay` (the CLI) on this
+ *                 run's svcdb data dir
  *   vector        bench/vector-http.ts in a child: REST and Pinecone QPS under load at ef 40 vs raw hnswlib-node
  * BENCH_DURATION_S (default 10) per load, after BENCH_WARMUP_S (default 2) of the same load not measured. BENCH_BASELINES=0 runs svcdb alone (no PostgreSQL, no fastify). BENCH_PROFILE=1: each svcdb case runs in a fresh server
  * process with --cpu-prof, and its top BENCH_PROFILE_TOP (25) self-time functions are printed (and
