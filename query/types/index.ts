@@ -33,7 +33,8 @@ export {
 } from './qtype.js';
 export { pgTypeName } from './type-names.js';
 export { applyTypmod } from './typmod.js';
-export { formatInterval, parseInterval, compareInterval } from './interval.js';
+export { formatInterval, compareInterval } from './interval.js';
+export { parseInterval } from './interval-parse.js';
 
 /** PostgreSQL 15 semantics; session time zone UTC; collation C. */
 export const typeSystem: TypeSystem = {
