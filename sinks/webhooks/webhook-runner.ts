@@ -8,10 +8,11 @@
 import type { WebhookDef } from '../../core/webhook.js';
 import type { Logger } from '../../core/logger.js';
 import type { SourcedEvent } from '../events/change-event.js';
-import { changeEvents, startOf, type CaptureSpec, type EventSourceDeps, type SourcePosition } from '../events/event-source.js';
+import { changeEvents, startOf, type CaptureSpec, type EventSourceDeps } from '../events/event-source.js';
 import { CircuitBreaker, type BreakerPermit } from './circuit-breaker.js';
 import type { EndpointClient } from './http-client.js';
-import { Lanes, type Semaphore, Watermark } from './lanes.js';
+import { Lanes, type Semaphore } from './lanes.js';
+import { DeliveryPosition, type PositionSlot } from './delivery-position.js';
 import { Sleeper } from './sleeper.js';
 import { afterRedelivery, endpointClient } from './redelivery.js';
 import type { DeliveryLedger, LedgerEntry } from './ledger.js';
@@ -56,7 +57,7 @@ export interface WebhookRunnerDeps {
 
 interface Item {
   readonly event: SourcedEvent;
-  readonly slot: ReturnType<Watermark['add']>;
+  readonly slot: PositionSlot;
 }
 
 export class WebhookRunner {
@@ -68,13 +69,11 @@ export class WebhookRunner {
   private readonly sleeper = new Sleeper();
   /** A 410 was reported for the current definition (disabling is under way). */
   private gone = false;
-  private watermark = new Watermark();
-  private positionSavedAtMs = 0;
   private readonly counts = { delivered: 0, failedAttempts: 0, deadLettered: 0, filtered: 0 };
   private failures = 0;
   private lastError: { message: string; at: string } | null = null;
-  private savedPosition: SourcePosition | null = null;
-  private saveTimer: NodeJS.Timeout | null = null;
+  /** The events read and not yet done, and the position a restart reads from. */
+  private readonly position: DeliveryPosition;
   /** Event ids being redelivered on request (two requests for one event send it once). */
   private readonly redelivering = new Set<string>();
   private lastSequence: bigint | null = null;
@@ -89,6 +88,13 @@ export class WebhookRunner {
   ) {
     this.breaker = new CircuitBreaker(def.circuit_breaker);
     this.now = deps.now ?? Date.now;
+    this.position = new DeliveryPosition({
+      webhookId: () => this.def.id,
+      ledger: deps.ledger,
+      logger: deps.logger,
+      saveIntervalMs: deps.limits.positionSaveIntervalMs,
+      now: this.now,
+    });
   }
 
   get definition(): WebhookDef {
@@ -113,7 +119,7 @@ export class WebhookRunner {
     this.abort.abort();
     this.sleeper.close();
     await this.loop;
-    if (this.saveTimer) clearTimeout(this.saveTimer);
+    this.position.stop();
   }
 
   breakerView(): BreakerView {
@@ -131,14 +137,14 @@ export class WebhookRunner {
       failed_attempts: this.counts.failedAttempts,
       dead_lettered: this.counts.deadLettered,
       filtered: this.counts.filtered,
-      pending: this.watermark.pending,
+      pending: this.position.pending,
       last_sequence: this.lastSequence === null ? null : Number(this.lastSequence),
       last_error: this.lastError,
     };
   }
 
   get pending(): number {
-    return this.watermark.pending;
+    return this.position.pending;
   }
 
   async deliveries(query: DeliveryQuery): Promise<DeliveryRecord[]> {
@@ -222,7 +228,7 @@ export class WebhookRunner {
 
   /** Where a restart would read from (the last saved or reached position); null before any. */
   positionLsn(): number | null {
-    return (this.watermark.position ?? this.savedPosition)?.lsn ?? null;
+    return this.position.lsn;
   }
 
   private async deliverFromPosition(signal: AbortSignal): Promise<void> {
@@ -231,8 +237,7 @@ export class WebhookRunner {
     await this.closeClient();
     this.client = this.newClient();
     const position = (await this.deps.ledger.position(this.def.id)) ?? startOf(this.capture);
-    this.savedPosition = position;
-    this.watermark = new Watermark();
+    this.position.restart(position);
     const semaphore = this.deps.semaphore;
     const lanes = new Lanes<Item>(
       (item) => this.deliverOne(item, semaphore, signal),
@@ -250,12 +255,12 @@ export class WebhookRunner {
       batchEventsMax: this.deps.limits.batchEventsMax,
       batchBytesMax: this.deps.limits.readBatchBytesMax,
       signal,
-      onProgress: (p: typeof position) => this.watermark.progressed(p),
+      onProgress: (p: typeof position) => this.position.progressed(p),
     };
     try {
       for await (const batch of changeEvents(this.deps.source, this.capture, position, options)) {
         for (const event of batch) {
-          const slot = this.watermark.add(event);
+          const slot = this.position.add(event);
           this.lastSequence = event.sequence;
           if (!(await this.passes(filter, event, slot))) continue;
           // A TRUNCATE or SCHEMA_CHANGE (no key) goes after every earlier event and before every later one.
@@ -265,12 +270,12 @@ export class WebhookRunner {
           if (barrier) await lanes.settled();
         }
         this.failures = 0;
-        while (this.watermark.pending >= this.deps.limits.pendingEventsMax && !signal.aborted) await this.sleeper.sleep(5);
-        await this.savePosition(false);
+        while (this.position.pending >= this.deps.limits.pendingEventsMax && !signal.aborted) await this.sleeper.sleep(5);
+        await this.position.save(false);
       }
     } finally {
       await lanes.settled();
-      await this.savePosition(true);
+      await this.position.save(true);
     }
   }
 
@@ -278,49 +283,23 @@ export class WebhookRunner {
   private async passes(filter: EventFilter, event: SourcedEvent, slot: Item['slot']): Promise<boolean> {
     try {
       if (await this.deps.ledger.get(this.def.id, event.event.event_id)) {
-        this.finish(slot);
+        this.position.done(slot);
         return false;
       }
       if (await filter.test(event)) return true;
       this.counts.filtered++;
-      this.finish(slot);
+      this.position.done(slot);
       return false;
     } catch (error) {
       await this.deadLetter(event, 0, [{ at: new Date(this.now()).toISOString(), status: null, error: `filter: ${(error as Error).message}` }], null);
-      this.finish(slot);
+      this.position.done(slot);
       return false;
     }
   }
 
-  private async savePosition(force: boolean): Promise<void> {
-    const position = this.watermark.position;
-    if (!position || (!force && this.now() - this.positionSavedAtMs < this.deps.limits.positionSaveIntervalMs)) return;
-    if (this.savedPosition && position.afterSequence <= this.savedPosition.afterSequence) return;
-    this.positionSavedAtMs = this.now();
-    this.savedPosition = position;
-    await this.deps.ledger.savePosition(this.def.id, position);
-  }
-
-  private finish(slot: Item['slot']): void {
-    this.watermark.done(slot);
-    this.positionMoved();
-  }
-
-  /** After an event is done: the position is saved soon (debounced), not only at batch ends. */
-  private positionMoved(): void {
-    if (this.saveTimer) return;
-    this.saveTimer = setTimeout(() => {
-      this.saveTimer = null;
-      void this.savePosition(true).catch((error: unknown) =>
-        this.deps.logger.warn({ webhook: this.def.id, err: error }, 'webhook: saving the position failed'),
-      );
-    }, this.deps.limits.positionSaveIntervalMs);
-    this.saveTimer.unref();
-  }
-
   /** The position saved in the ledger (what a restart reads from; the sweep keeps entries above it). */
   get savedAfterSequence(): bigint | null {
-    return this.savedPosition?.afterSequence ?? null;
+    return this.position.savedAfterSequence;
   }
 
   /** One event to its end: delivered, dead-lettered, or left undone because the loop stops. */
@@ -334,7 +313,7 @@ export class WebhookRunner {
       ({ body, contentType } = await this.transform!.render(event.event));
     } catch (error) {
       await this.deadLetter(event, 0, [{ at: new Date(this.now()).toISOString(), status: null, error: `transform: ${(error as Error).message}` }], null);
-      this.finish(item.slot);
+      this.position.done(item.slot);
       return;
     }
     const errors: { at: string; status: number | null; error: string }[] = [];
@@ -349,7 +328,7 @@ export class WebhookRunner {
       if (result.outcome === 'success') {
         await this.record(event, 'delivered', attempts, errors, result.status);
         this.counts.delivered++;
-        this.finish(item.slot);
+        this.position.done(item.slot);
         return;
       }
       if (result.outcome === 'gone') {
@@ -365,7 +344,7 @@ export class WebhookRunner {
       const decision = afterFailure(this.def.retry, attempts);
       if (decision.kind === 'dead_letter') {
         await this.deadLetter(event, attempts, errors, result.status);
-        this.finish(item.slot);
+        this.position.done(item.slot);
         return;
       }
       this.deps.onRetry?.(this.def.id);
