@@ -198,12 +198,15 @@ export class VectorIndex {
     const number = ++this.searchesIssued;
     try {
       const found = await this.worker.call<HnswSearchResult>({ kind: 'search', indexId: this.spec.indexId, vector, k: Math.min(k, this.size), ef });
+      const { labels, distances } = found;
+      const pkOfLabel = this.pkOfLabel;
       const out: VectorHit[] = [];
-      found.labels.forEach((label, i) => {
+      // A plain loop: forEach called a closure per hit from a builtin (no inlining).
+      for (let i = 0; i < labels.length; i++) {
         // A label found was in the graph when the search was issued: its row is here, or retired since.
-        const pk = this.pkOfLabel.get(label) ?? this.retiredPk(label);
-        if (pk) out.push({ pk, distance: found.distances[i]! });
-      });
+        const pk = pkOfLabel.get(labels[i]!) ?? this.retiredPk(labels[i]!);
+        if (pk) out.push({ pk, distance: distances[i]! });
+      }
       return out;
     } finally {
       this.answered(number);

@@ -10,7 +10,8 @@ import { convertParams, type PreparedQuery } from './prepare.js';
 import type { JsonRow } from './result.js';
 import type { QType, ResolvedFunction, TypeSystem } from './types/contract.js';
 import type { CollectedRows } from './fast-point.js';
-import { cosineDistanceOfNorms, float32SquaredNorm } from './functions/vector-math.js';
+import { float32SquaredNorm } from './functions/vector-math.js';
+import { CosineRanker } from './fast-vector-dot.js';
 
 /**
  * A prepared SELECT that is an hnsw top-k (LIMIT k, no OFFSET, over a project of a vector index
@@ -217,6 +218,9 @@ function rankedRound(plan: VectorPlan, ctx: ExecContext, rows: readonly (Row | u
  */
 const squaredNorms = new WeakMap<Float32Array, number>();
 
+/** The float32 dot products of cosineRank in WebAssembly (fast-vector-dot.ts: the same numbers). */
+const ranker = new CosineRanker();
+
 /**
  * `column <=> query` per row as cosineDistance computes it (the same number: the same three float
  * sums), the query's norm summed once per search and each row's once per decoded row, where the
@@ -227,14 +231,14 @@ function cosineRank(plan: VectorPlan, cosine: NonNullable<VectorPlan['cosine']>,
   // The query searched with, when the ORDER BY's is the same expression (it is for every search the protocols send).
   const query = cosine.sameAsSearched ? searched : evaluator(plan, cosine.query, ctx)([]);
   if (!(query instanceof Float32Array)) return null;
-  const queryNorm = float32SquaredNorm(query);
+  const queryNorm = ranker.squaredNorm(query);
   return (row) => {
     const v = row[cosine.column];
     if (v === null || v === undefined) return null;
     const vector = v as Float32Array;
     let norm = squaredNorms.get(vector);
     if (norm === undefined) squaredNorms.set(vector, (norm = float32SquaredNorm(vector)));
-    return cosineDistanceOfNorms(vector, query, norm, queryNorm);
+    return ranker.distance(vector, query, norm, queryNorm);
   };
 }
 

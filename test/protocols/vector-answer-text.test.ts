@@ -118,6 +118,41 @@ describe('vector search answer text', () => {
     expect((decode(packed.bytes) as { results: unknown }).results).toEqual(json.results);
   });
 
+  it('Pinecone /query, hybrid (dotproduct): each match its record fields then its score, in the text stringifyJson writes', async () => {
+    const headers = { 'api-key': VECTOR_KEY };
+    const spec = { serverless: { cloud: 'aws', region: 'us-east-1' } };
+    expect((await post('/indexes', { name: 'hybrid-text', dimension: 2, metric: 'dotproduct', spec }, headers)).status).toBe(201);
+    const vectors = [
+      { id: 'd', values: [1, 0], metadata: { k: 'é' } },
+      { id: 's', values: [0.5, 0], sparseValues: { indices: [7], values: [2] } },
+    ];
+    expect((await post('/indexes/hybrid-text/vectors/upsert', { vectors }, headers)).status).toBe(200);
+    for (const include of [false, true]) {
+      const query = { vector: [1, 0], sparseVector: { indices: [7], values: [1] }, topK: 2, includeValues: include, includeMetadata: include };
+      const answer = await post('/indexes/hybrid-text/query', query, headers);
+      expect(answer.status).toBe(200);
+      const text = answer.bytes.toString('utf8');
+      expectCanonical(text);
+      const body = JSON.parse(text) as { matches: Record<string, unknown>[] };
+      // s: 0.5 dense + 2 sparse; d: 1 dense.
+      expect(body.matches.map((m) => [m['id'], m['score']])).toEqual([
+        ['s', 2.5],
+        ['d', 1],
+      ]);
+      expect(body.matches.map((m) => Object.keys(m))).toEqual(
+        include
+          ? [
+              ['id', 'values', 'sparseValues', 'score'],
+              ['id', 'values', 'metadata', 'score'],
+            ]
+          : [
+              ['id', 'score'],
+              ['id', 'score'],
+            ],
+      );
+    }
+  });
+
   it('Pinecone /query: the text stringifyJson writes of { matches, namespace, usage }', async () => {
     for (const include of [false, true]) {
       const answer = await post(
