@@ -6,9 +6,9 @@ import { CatalogState } from './catalog-state.js';
 import type { KeySpace } from './keys.js';
 import type { PreparedRecord } from './record-handoff.js';
 import { fastRowRecord, type EffectsSink, type FastRecord } from './replay-decode.js';
-import { sortedBatch, type SortedBatch } from './replay-sort.js';
+import { BatchBuilder } from './replay-batch.js';
+import type { SortedBatch } from './replay-sort.js';
 import { rowRecordEffects, type RowRecordEffects, type StatsDelta } from './row-ops.js';
-import { PACKED_DEL, PACKED_PUT } from './state-store.js';
 import { hnswSpecs } from './vector-index.js';
 
 /**
@@ -36,8 +36,6 @@ export interface PreparedChunk {
 }
 
 const DELTA_FIELDS = 4;
-/** Up to this many bytes a JS loop copies faster than a native call. */
-const SMALL_COPY_BYTES_MAX = 32;
 
 /** Payloads of consecutive records, packed into one buffer to post to a worker. */
 export interface PackedPayloads {
@@ -129,8 +127,8 @@ export class WorkerCatalog {
 
 /** Grows the flat arrays of a PreparedChunk; the fast path writes its ops straight in (EffectsSink). */
 class ChunkWriter implements EffectsSink {
-  private ops: Uint8Array;
-  private opsEnd = 0;
+  /** The chunk's ops, written as the sorted WriteBatch's entries (replay-batch.ts). */
+  private readonly batch: BatchBuilder;
   private readonly vectorFlags: number[] = [];
   private readonly deltas = new Map<number, StatsDelta>();
   private readonly sequences: SequenceUpdate[] = [];
@@ -140,7 +138,7 @@ class ChunkWriter implements EffectsSink {
 
   constructor(payloadBytes: number) {
     // Rows and index entries take about twice the payload's bytes.
-    this.ops = new Uint8Array(Math.max(64 * 1024, 2 * payloadBytes));
+    this.batch = new BatchBuilder(2 * payloadBytes);
   }
 
   addFast(record: FastRecord, lsn: number, vector: boolean): void {
@@ -150,10 +148,7 @@ class ChunkWriter implements EffectsSink {
   }
 
   add(record: TxnRecord, effects: RowRecordEffects, lsn: number, vector: boolean): void {
-    for (const op of effects.ops) {
-      if (op.type === 'put') this.putOp(PACKED_PUT, op.key, op.value);
-      else this.putOp(PACKED_DEL, op.key, null);
-    }
+    for (const op of effects.ops) this.batch.op(op.key, op.type === 'put' ? op.value : null);
     for (const [tableId, delta] of effects.deltas) {
       const sum = this.deltaOf(tableId);
       sum.rowCount += delta.rowCount;
@@ -175,21 +170,11 @@ class ChunkWriter implements EffectsSink {
   }
 
   keyOp(put: boolean, space: KeySpace, id: number, first: Uint8Array, second: Uint8Array, value: Uint8Array | null): void {
-    const keyLength = 5 + first.length + second.length;
-    let at = this.reserve(1 + 4 + keyLength + (put ? 4 + value!.length : 0));
-    const ops = this.ops;
-    ops[at] = put ? PACKED_PUT : PACKED_DEL;
-    at = putLength(ops, at + 1, keyLength);
-    ops[at] = space;
-    at = putLength(ops, at + 1, id);
-    at = copyInto(ops, at, first);
-    at = copyInto(ops, at, second);
-    if (put) at = copyInto(ops, putLength(ops, at, value!.length), value!);
-    this.opsEnd = at;
+    this.batch.keyOp(space, id, first, second, put ? value! : null);
   }
 
   finish(count: number): { chunk: PreparedChunk; transfer: ArrayBuffer[] } {
-    const batch = sortedBatch(this.ops.subarray(0, this.opsEnd));
+    const batch = this.batch.finish();
     const vectorFlags = Uint8Array.from(this.vectorFlags);
     const deltas = new Float64Array(this.deltas.size * DELTA_FIELDS);
     let i = 0;
@@ -210,40 +195,6 @@ class ChunkWriter implements EffectsSink {
     if (fast.firstSequence !== null) return fast.firstSequence + BigInt(fast.rows);
     return nextSequenceAfter({ type: 'txn', txnId: '', tenant: '', timestampMicros: 0n, ops: [] }, lsn);
   }
-
-  private reserve(need: number): number {
-    if (this.opsEnd + need > this.ops.length) {
-      const grown = new Uint8Array(Math.max(this.ops.length * 2, this.opsEnd + need));
-      grown.set(this.ops.subarray(0, this.opsEnd));
-      this.ops = grown;
-    }
-    return this.opsEnd;
-  }
-
-  private putOp(type: number, key: Uint8Array, value: Uint8Array | null): void {
-    let at = this.reserve(1 + 4 + key.length + (value === null ? 0 : 4 + value.length));
-    const ops = this.ops;
-    ops[at++] = type;
-    at = copyInto(ops, putLength(ops, at, key.length), key);
-    if (value !== null) at = copyInto(ops, putLength(ops, at, value.length), value);
-    this.opsEnd = at;
-  }
-}
-
-/** A u32, big-endian (lengths of packed ops, ids in keys). */
-function putLength(out: Uint8Array, at: number, n: number): number {
-  out[at] = n >>> 24;
-  out[at + 1] = (n >>> 16) & 0xff;
-  out[at + 2] = (n >>> 8) & 0xff;
-  out[at + 3] = n & 0xff;
-  return at + 4;
-}
-
-function copyInto(out: Uint8Array, at: number, bytes: Uint8Array): number {
-  const n = bytes.length;
-  if (n <= SMALL_COPY_BYTES_MAX) for (let i = 0; i < n; i++) out[at + i] = bytes[i]!;
-  else out.set(bytes, at);
-  return at + n;
 }
 
 /** True when prepared record `index` changes rows of a table with an hnsw index. */
