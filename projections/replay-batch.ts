@@ -69,12 +69,30 @@ export class BatchBuilder {
   /** bytesHint: about how many bytes of entries to expect (a group's buffer starts at half of it, at least 64 KiB). */
   constructor(private readonly bytesHint: number) {}
 
-  /** An op whose key is `space` + u32 BE `id` + `first` + `second`; value null: a delete. */
-  keyOp(space: number, id: number, first: Uint8Array, second: Uint8Array, value: Uint8Array | null): void {
-    if (this.fallback !== null) return this.op(prefixedKey(space, id, first, second), value);
+  /**
+   * An op whose key is `space` + u32 BE `id` + a[aAt, +aLength) + b[bAt, +bLength); a put's value is
+   * value[valueAt, +valueLength), a delete's null (the fast path passes where the bytes are, not views).
+   */
+  keyOp(
+    space: number,
+    id: number,
+    a: Uint8Array,
+    aAt: number,
+    aLength: number,
+    b: Uint8Array,
+    bAt: number,
+    bLength: number,
+    value: Uint8Array | null,
+    valueAt: number,
+    valueLength: number,
+  ): void {
+    if (this.fallback !== null) {
+      this.op(prefixedKey(space, id, a.subarray(aAt, aAt + aLength), b.subarray(bAt, bAt + bLength)), value?.subarray(valueAt, valueAt + valueLength) ?? null);
+      return;
+    }
     const group = this.groupOf(space, id);
-    const keyLength = PREFIX_BYTES + first.length + second.length;
-    const need = 1 + VARINT_BYTES_MAX + keyLength + (value === null ? 0 : VARINT_BYTES_MAX + value.length);
+    const keyLength = PREFIX_BYTES + aLength + bLength;
+    const need = 1 + VARINT_BYTES_MAX + keyLength + (value === null ? 0 : VARINT_BYTES_MAX + valueLength);
     let at = group.reserve(need);
     const buf = group.buf;
     const n = group.count;
@@ -88,9 +106,9 @@ export class BatchBuilder {
     buf[at + 2] = (id >>> 16) & 0xff;
     buf[at + 3] = (id >>> 8) & 0xff;
     buf[at + 4] = id & 0xff;
-    at = copyInto(buf, at + PREFIX_BYTES, first);
-    at = copyInto(buf, at, second);
-    if (value !== null) at = copyInto(buf, writeVarint(buf, at, value.length), value);
+    at = copyRange(buf, at + PREFIX_BYTES, a, aAt, aLength);
+    at = copyRange(buf, at, b, bAt, bLength);
+    if (value !== null) at = copyRange(buf, writeVarint(buf, at, valueLength), value, valueAt, valueLength);
     this.bytes += at - group.end;
     group.end = at;
     group.count = n + 1;
@@ -100,7 +118,7 @@ export class BatchBuilder {
   op(key: Uint8Array, value: Uint8Array | null): void {
     if (key.length >= PREFIX_BYTES && this.fallback === null) {
       const id = ((key[1]! << 24) | (key[2]! << 16) | (key[3]! << 8) | key[4]!) >>> 0;
-      this.keyOp(key[0]!, id, key.subarray(PREFIX_BYTES), EMPTY, value);
+      this.keyOp(key[0]!, id, key, PREFIX_BYTES, key.length - PREFIX_BYTES, key, 0, 0, value, 0, value === null ? 0 : value.length);
       return;
     }
     const group = this.fallbackGroup();
@@ -112,8 +130,8 @@ export class BatchBuilder {
     at = writeVarint(group.buf, at, key.length);
     group.keyStarts[n] = at;
     group.keyLengths[n] = key.length;
-    at = copyInto(group.buf, at, key);
-    if (value !== null) at = copyInto(group.buf, writeVarint(group.buf, at, value.length), value);
+    at = copyRange(group.buf, at, key, 0, key.length);
+    if (value !== null) at = copyRange(group.buf, writeVarint(group.buf, at, value.length), value, 0, value.length);
     this.bytes += at - group.end;
     group.end = at;
     group.count = n + 1;
@@ -174,8 +192,6 @@ export class BatchBuilder {
     return all;
   }
 }
-
-const EMPTY = new Uint8Array(0);
 
 function prefixedKey(space: number, id: number, first: Uint8Array, second: Uint8Array): Uint8Array {
   const key = new Uint8Array(PREFIX_BYTES + first.length + second.length);
@@ -246,11 +262,10 @@ function writeVarint(out: Uint8Array, at: number, n: number): number {
   return at;
 }
 
-function copyInto(out: Uint8Array, at: number, bytes: Uint8Array): number {
-  const n = bytes.length;
-  if (n <= SMALL_COPY_BYTES_MAX) for (let i = 0; i < n; i++) out[at + i] = bytes[i]!;
-  else out.set(bytes, at);
-  return at + n;
+function copyRange(out: Uint8Array, at: number, src: Uint8Array, from: number, length: number): number {
+  if (length <= SMALL_COPY_BYTES_MAX) for (let i = 0; i < length; i++) out[at + i] = src[from + i]!;
+  else out.set(src.subarray(from, from + length), at);
+  return at + length;
 }
 
 function grownInts(ints: Int32Array, size: number): Int32Array {

@@ -169,8 +169,20 @@ class ChunkWriter implements EffectsSink {
     return delta;
   }
 
-  keyOp(put: boolean, space: KeySpace, id: number, first: Uint8Array, second: Uint8Array, value: Uint8Array | null): void {
-    this.batch.keyOp(space, id, first, second, put ? value! : null);
+  keyOp(
+    space: KeySpace,
+    id: number,
+    a: Uint8Array,
+    aAt: number,
+    aLength: number,
+    b: Uint8Array,
+    bAt: number,
+    bLength: number,
+    value: Uint8Array | null,
+    valueAt: number,
+    valueLength: number,
+  ): void {
+    this.batch.keyOp(space, id, a, aAt, aLength, b, bAt, bLength, value, valueAt, valueLength);
   }
 
   finish(count: number): { chunk: PreparedChunk; transfer: ArrayBuffer[] } {

@@ -39,7 +39,7 @@ function built(ops: readonly Op[], hint: number): { rep: Buffer; count: number }
     else {
       const id = ((key[1]! << 24) | (key[2]! << 16) | (key[3]! << 8) | key[4]!) >>> 0;
       const at = 5 + Math.min(split, key.length - 5);
-      builder.keyOp(key[0]!, id, key.subarray(5, at), key.subarray(at), value);
+      builder.keyOp(key[0]!, id, key, 5, at - 5, key, at, key.length - at, value, 0, value === null ? 0 : value.length);
     }
   }
   const batch = builder.finish();
