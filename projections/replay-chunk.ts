@@ -84,12 +84,27 @@ export class WorkerCatalog {
    * catalog does not hold, or fails to decode: the main thread applies that one itself.
    */
   prepare(packed: PackedPayloads, firstLsn: number): { chunk: PreparedChunk; transfer: ArrayBuffer[] } {
-    const writer = new ChunkWriter(packed.bytes.length);
-    let start = 0;
+    const { bytes, ends } = packed;
+    return this.prepareEach(ends.length, bytes.length, (i) => bytes.subarray(i === 0 ? 0 : ends[i - 1]!, ends[i]!), firstLsn);
+  }
+
+  /** prepare() of entries read on this thread (SharedPreparer's main-thread share): their payloads as they are, not packed. */
+  prepareEntries(entries: readonly LogEntry[]): PreparedChunk {
+    let bytes = 0;
+    for (const entry of entries) bytes += entry.payload.length;
+    return this.prepareEach(entries.length, bytes, (i) => entries[i]!.payload, entries[0]!.lsn).chunk;
+  }
+
+  private prepareEach(
+    n: number,
+    payloadBytes: number,
+    payloadOf: (i: number) => Uint8Array,
+    firstLsn: number,
+  ): { chunk: PreparedChunk; transfer: ArrayBuffer[] } {
+    const writer = new ChunkWriter(payloadBytes);
     let count = 0;
-    for (; count < packed.ends.length; count++) {
-      const end = packed.ends[count]!;
-      const payload = packed.bytes.subarray(start, end);
+    for (; count < n; count++) {
+      const payload = payloadOf(count);
       const lsn = firstLsn + count;
       const fast = this.fastPath ? fastRowRecord(payload, this.tableOf, writer) : null;
       if (fast !== null) writer.addFast(fast, lsn, this.anyVector(fast.tableIds));
@@ -98,7 +113,6 @@ export class WorkerCatalog {
         if (prepared === null) break;
         writer.add(prepared.record, prepared.effects, lsn, this.touchesVectors(prepared.record));
       }
-      start = end;
     }
     return writer.finish(count);
   }
