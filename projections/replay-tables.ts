@@ -90,8 +90,11 @@ export class TableBuilder {
     return this.at >= this.tableBytes;
   }
 
-  /** Adds key src[keyFrom, +keyLength) with value src[valueFrom, +valueLength), after every key added before. */
-  add(src: Uint8Array, keyFrom: number, keyLength: number, valueFrom: number, valueLength: number): void {
+  /**
+   * Adds key src[keyFrom, +keyLength) with value src[valueFrom, +valueLength), after every key added before.
+   * sharedHint, when not -1: the bytes this key shares with the one added last (the merge knows them).
+   */
+  add(src: Uint8Array, keyFrom: number, keyLength: number, valueFrom: number, valueLength: number, sharedHint = -1): void {
     const length = keyLength + INTERNAL_TRAILER_BYTES;
     if (this.previous.length < length) this.previous = grownKey(this.previous, this.previousLength, length);
     const previous = this.previous;
@@ -101,6 +104,9 @@ export class TableBuilder {
     if (this.sinceRestart === RESTART_INTERVAL) {
       this.restarts.push(this.at - this.blockStart);
       this.sinceRestart = 0;
+    } else if (sharedHint >= 0 && sharedHint < keyLength && sharedHint < previousLength - INTERNAL_TRAILER_BYTES) {
+      // Both user keys go on past the shared bytes and differ there: so do the internal keys.
+      shared = sharedHint;
     } else {
       const limit = keyLength < previousLength ? keyLength : previousLength;
       while (shared < limit && previous[shared] === src[keyFrom + shared]) shared += 1;
