@@ -6,7 +6,8 @@
  * 200 single puts take (a replay that leaves many level-0 tables stalls them), the process's peak RSS, and the
  * phase split: the end (finishMs: tables written, reopened, read back) against everything before it.
  * BENCH_REPLAY_DIR keeps the data directory there (its log is written once, later runs only replay it:
- * profiles and before/after comparisons on the same log); BENCH_REPLAY_WORKERS sets the replay's worker threads (default: svcdb's choice).
+ * profiles and before/after comparisons on the same log); BENCH_REPLAY_WORKERS sets the replay's worker threads (default: svcdb's choice:
+ * on two cores one worker and, from 100,000 records, the main thread sharing the chunks; BENCH_REPLAY_WORKERS=1 is the worker alone).
  */
 import { encodeLogRecord, type RowChange } from '../core/log-records.js';
 import { silentLogger } from '../core/logger.js';
