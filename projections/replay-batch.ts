@@ -66,7 +66,7 @@ export class BatchBuilder {
   private fallback: Group | null = null;
   private bytes = 0;
 
-  /** bytesHint: about how many bytes of entries to expect (a group's buffer starts at half of it, at least 64 KiB). */
+  /** bytesHint: about how many bytes of entries to expect (the first two groups' buffers start at half of it, at least 64 KiB). */
   constructor(private readonly bytesHint: number) {}
 
   /**
@@ -158,7 +158,10 @@ export class BatchBuilder {
     const prefix = space * 2 ** 32 + id;
     let group = this.groups.get(prefix);
     if (group === undefined) {
-      group = new Group(prefix, id, Math.max(64 * 1024, this.bytesHint >>> 1));
+      // The first two groups (a table's rows, its first index) start at half the expected bytes; any
+      // more start small and grow (a chunk touching many tables or indexes must not reserve the chunk's size for each).
+      const bytes = this.groups.size < 2 ? Math.floor(this.bytesHint / 2) : 0;
+      group = new Group(prefix, id, Math.max(64 * 1024, bytes));
       this.groups.set(prefix, group);
     }
     this.lastBySpace[space] = group;
