@@ -55,7 +55,7 @@ export function startPreparer(recordCount: number): Preparer {
  * Records from which the main thread shares the chunks with one worker. Below, its share does not
  * pay for warming up the decoding code on a second thread: `svcdb replay` of a server's 50,025-record
  * log took 0.15-0.3 CPU-s more with it, where a 200k-record log of 5-row records took the busiest
- * thread 0.3 CPU-s less (1.2 -> 0.85-1.0 s) for 0.1-0.2 s more in all.
+ * thread 0.1-0.3 CPU-s less (1.15-1.25 -> 0.95-1.12 s) for 0.1-0.35 s more in all.
  */
 const SHARED_RECORDS_MIN = 100_000;
 /** Chunks of this many records at most when the main thread prepares some: finer shares balance the two threads. */
