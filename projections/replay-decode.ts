@@ -8,15 +8,12 @@
  * (decodeLogRecord + rowRecordEffects) takes the record: it computes the same effects, or the
  * error, as a test checks byte for byte. Since session 10 nothing is allocated per row but the
  * view of an indexed row's image: row changes are offsets in reused arrays, index keys are
- * encoded into one reused buffer (the catalog's keyOf made a copy of each), and the sink is given
+ * encoded into one reused buffer (replay-index-keys.ts; the catalog's keyOf made a copy of each), and the sink is given
  * (buffer, offset, length) triples rather than views.
  */
-import type { ColumnId } from '../core/catalog.js';
-import { encodeKeyWith } from '../core/key-encoding.js';
-import { decodeRowInto } from '../core/row-codec.js';
-import type { SqlType, SqlValue } from '../core/values.js';
-import type { CompiledIndex, TableEntry } from './catalog-state.js';
+import type { TableEntry } from './catalog-state.js';
 import { KeySpace } from './keys.js';
+import { IndexKeys, NO_KEY } from './replay-index-keys.js';
 import type { StatsDelta } from './row-ops.js';
 
 /** Where the fast path writes a record's effects (replay-chunk.ts ChunkWriter). */
@@ -61,7 +58,7 @@ const BRANCH_ROW = 0;
 const ROW_OPS = 3;
 const NO_VALUE = new Uint8Array(0);
 /** An absent image or index key (offsets are never negative). */
-const NONE = -1;
+const NONE = NO_KEY;
 
 /** Reads the payload's Avro bytes; a read past the end or an unexpected value throws NotHere. One reused. */
 class Reader {
@@ -189,90 +186,7 @@ class RowsAt {
 
 const rowsAt = new RowsAt();
 
-/**
- * The index keys of the record being read, in one reused buffer: per row and btree index, the old
- * key then the new one, each an offset and a length in `bytes` (NONE: no key).
- */
-class IndexKeys {
-  bytes = new Uint8Array(4096);
-  end = 0;
-  n = 0;
-  at: Int32Array = new Int32Array(256);
-  length: Int32Array = new Int32Array(256);
-
-  reset(): void {
-    this.end = 0;
-    this.n = 0;
-  }
-
-  none(): void {
-    this.slot(NONE, 0);
-  }
-
-  /** The key of `index` for the image payload[from, +length), encoded here (throws on a damaged image). */
-  encode(index: CompiledIndex, table: TableEntry, payload: Uint8Array, from: number, length: number): void {
-    const plan = planOf(index, table);
-    const values = decodeRowInto(payload.subarray(from, from + length), plan.columnIds, plan.missing, plan.scratch);
-    const keyLength = encodeKeyWith(plan.types, values, this.take, plan.descending);
-    this.slot(this.end - keyLength, keyLength);
-  }
-
-  /** The key encodeKeyWith gives (valid only during the call), copied to the end of `bytes`; its length. */
-  private readonly take = (scratch: Uint8Array, length: number): number => {
-    if (this.end + length > this.bytes.length) {
-      const bigger = new Uint8Array(Math.max(this.bytes.length * 2, this.end + length));
-      bigger.set(this.bytes.subarray(0, this.end));
-      this.bytes = bigger;
-    }
-    const bytes = this.bytes;
-    const end = this.end;
-    for (let i = 0; i < length; i++) bytes[end + i] = scratch[i]!;
-    this.end = end + length;
-    return length;
-  };
-
-  private slot(at: number, length: number): void {
-    const i = this.n++;
-    if (i === this.at.length) {
-      this.at = grown(this.at, i * 2);
-      this.length = grown(this.length, i * 2);
-    }
-    this.at[i] = at;
-    this.length[i] = length;
-  }
-}
-
 const indexKeys = new IndexKeys();
-
-/** What an index key is made of, as catalog-state.ts's compileIndex derives it (its keyOf returns a copy per key). */
-interface KeyPlan {
-  readonly columnIds: readonly ColumnId[];
-  readonly types: readonly SqlType[];
-  readonly missing: readonly SqlValue[];
-  readonly descending: readonly boolean[];
-  readonly scratch: SqlValue[];
-}
-
-const plans = new WeakMap<CompiledIndex, KeyPlan>();
-
-function planOf(index: CompiledIndex, table: TableEntry): KeyPlan {
-  let plan = plans.get(index);
-  if (plan === undefined) {
-    const types: SqlType[] = [];
-    const missing: SqlValue[] = [];
-    for (const columnId of index.def.columnIds) {
-      const column = table.def.columns.find((c) => c.id === columnId);
-      // The catalog compiled this index from the same definition: a missing column cannot happen here.
-      if (column === undefined) throw NOT_HERE;
-      types.push(column.type);
-      missing.push(column.missingValue);
-    }
-    const columnIds = index.def.columnIds;
-    plan = { columnIds, types, missing, descending: index.def.descending, scratch: new Array<SqlValue>(columnIds.length) };
-    plans.set(index, plan);
-  }
-  return plan;
-}
 
 /**
  * Reads a row-only v2 or v3 payload and writes its effects to `sink`; null (nothing written) when the
