@@ -6,14 +6,15 @@
  * 200 single puts take (a replay that leaves many level-0 tables stalls them), the process's peak RSS, and the
  * phase split: the end (finishMs: tables written, reopened, read back) against everything before it.
  * BENCH_REPLAY_DIR keeps the data directory there (its log is written once, later runs only replay it:
- * profiles and before/after comparisons on the same log); BENCH_REPLAY_WORKERS sets the replay's worker threads (default: svcdb's choice).
+ * profiles and before/after comparisons on the same log); BENCH_REPLAY_WORKERS sets the replay's worker threads (default: svcdb's choice:
+ * on two cores one worker and, from 100,000 records, the main thread sharing the chunks; BENCH_REPLAY_WORKERS=1 is the worker alone).
  */
 import { encodeLogRecord, type RowChange } from '../core/log-records.js';
 import { silentLogger } from '../core/logger.js';
 import { openStateStore, prepareDataDir, rebuildProjections } from '../projections/index.js';
 import { STORE_OPTIONS } from '../projections/state-store.js';
 import { ClassicLevel } from 'classic-level';
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import type { Log } from '../log/index.js';
 import { itemImage, itemKey, itemsTable, openLogAt, tempDir, txn } from '../test/helpers/stack.js';
@@ -34,6 +35,7 @@ try {
   if (kept && !reuse) await mkdir(`${kept}/log-written`);
   const liveStore = await openStateStore(layout.stateDir);
   progress('replaying');
+  const threadsStarted = threadCpuMs();
   const started = performance.now();
   const cpuStarted = process.cpuUsage();
   const { records, rows, levelZeroFiles, finishMs, finishCpuMs } = await rebuildProjections({
@@ -50,6 +52,7 @@ try {
   const elapsedSec = (performance.now() - started) / 1000;
   const cpu = process.cpuUsage(cpuStarted);
   const cpuSec = (cpu.user + cpu.system) / 1e6;
+  const threads = threadCpuMs();
   await log.close();
   const afterSwap = await firstPuts(layout.stateDir);
   printBenchResult({
@@ -75,6 +78,10 @@ try {
     serverLevelZeroFiles: afterSwap.levelZeroFiles,
     first200PutsMs: afterSwap.putsMs,
     maxRssMiB: Math.round(process.resourceUsage().maxRSS / 1024),
+    // CPU ms of the busiest threads during the replay (main = the process's first; the others by
+    // their kernel name; "ended" = threads gone by the end, the replay's workers): on 2 cores the
+    // replay cannot take less wall time than its busiest thread.
+    threadCpuMs: busiest(threadsStarted, threads, cpuSec * 1000),
   });
 } finally {
   await remove();
@@ -95,6 +102,41 @@ async function firstPuts(stateDir: string): Promise<{ levelZeroFiles: number; pu
   } finally {
     await db.close();
   }
+}
+
+/** CPU ms (user + system) of each thread of this process, by task id (Linux /proc; empty elsewhere). */
+function threadCpuMs(): Map<string, { name: string; ms: number }> {
+  const threads = new Map<string, { name: string; ms: number }>();
+  try {
+    const ticksPerMs = 100 / 1000; // USER_HZ is 100 on Linux
+    for (const tid of readdirSync('/proc/self/task')) {
+      const stat = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
+      const close = stat.lastIndexOf(')');
+      const name = stat.slice(stat.indexOf('(') + 1, close);
+      const fields = stat.slice(close + 2).split(' ');
+      // Fields 14 and 15 of stat (utime, stime), counted from the state (field 3) after the name.
+      threads.set(tid, { name: tid === String(process.pid) ? 'main' : name, ms: (Number(fields[11]) + Number(fields[12])) / ticksPerMs });
+    }
+  } catch {
+    // Not Linux: no per-thread figures.
+  }
+  return threads;
+}
+
+/** The threads that used more than 50 ms between the two readings, busiest first, as "name": ms. */
+function busiest(before: Map<string, { name: string; ms: number }>, after: Map<string, { name: string; ms: number }>, totalMs: number): string {
+  const used: [string, number][] = [];
+  let left = totalMs;
+  for (const [tid, { name, ms }] of after) {
+    const delta = ms - (before.get(tid)?.ms ?? 0);
+    left -= delta;
+    if (delta > 50) used.push([name, Math.round(delta)]);
+  }
+  used.push(['ended', Math.round(left)]);
+  return used
+    .sort((a, b) => b[1] - a[1])
+    .map(([name, ms]) => `${name} ${ms}`)
+    .join(', ');
 }
 
 /** RECORDS records of RECORD_ROWS new rows each, after the table's definition. */

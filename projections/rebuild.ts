@@ -8,7 +8,7 @@ import type { DataDirLayout } from './data-dir.js';
 import { sinkStateRange } from './keys.js';
 import { RecordHandoff } from './record-handoff.js';
 import { replayApply, type ReplayCounts } from './replay-apply.js';
-import { InThreadPreparer, ReplayPool } from './replay-pool.js';
+import { InThreadPreparer, ReplayPool, SharedPreparer, type Preparer } from './replay-pool.js';
 import { openScratchStore, type StateStore } from './state-store.js';
 import { TablesProjection } from './tables-projection.js';
 import { VectorProjection } from './vector-projection.js';
@@ -34,6 +34,8 @@ export async function rebuildProjections(options: {
   readonly onProgress: (progress: RebuildProgress) => void;
   /** Threads decoding records: 0 the main thread alone; by default workers unless the log is small (tests choose). */
   readonly workerThreads?: number;
+  /** With workerThreads, the main thread prepares chunks too (replay-pool.ts SharedPreparer; by default it does with one worker). */
+  readonly mainThreadShare?: boolean;
   /** Chunks with fewer bytes of ops are not bulk-loaded (tests choose; PROJECTION_LIMITS.replayBulkChunkBytesMin). */
   readonly bulkChunkBytesMin?: number;
   /** Staged bytes at which a background ingest starts (tests choose; PROJECTION_LIMITS.replayBulkIngestBytesMin). */
@@ -79,6 +81,12 @@ export async function rebuildProjections(options: {
   return replayed;
 }
 
+function chosenPreparer(workerThreads: number, mainThreadShare: boolean): Preparer {
+  if (workerThreads === 0) return new InThreadPreparer();
+  const pool = ReplayPool.start(workerThreads);
+  return mainThreadShare ? new SharedPreparer(pool) : pool;
+}
+
 /** Sinks' own state (CDC positions, the webhook ledger) is not derived from the log: it moves over as it is. */
 async function carrySinkState(live: StateStore, scratch: StateStore): Promise<void> {
   for await (const batch of live.entries({ ...sinkStateRange(), batchSize: 10_000 })) {
@@ -98,6 +106,7 @@ async function rebuildFromLog(
     readonly logger: Logger;
     readonly onProgress: (progress: RebuildProgress) => void;
     readonly workerThreads?: number;
+    readonly mainThreadShare?: boolean;
     readonly bulkChunkBytesMin?: number;
     readonly bulkIngestBytesMin?: number;
     readonly bulkHeldBytesMax?: number;
@@ -132,9 +141,7 @@ async function rebuildFromLog(
       ...(options.bulkIngestBytesMin === undefined ? {} : { bulkIngestBytesMin: options.bulkIngestBytesMin }),
       ...(options.bulkHeldBytesMax === undefined ? {} : { bulkHeldBytesMax: options.bulkHeldBytesMax }),
       ...(options.tablesSplitBytesMin === undefined ? {} : { tablesSplitBytesMin: options.tablesSplitBytesMin }),
-      ...(options.workerThreads === undefined
-        ? {}
-        : { preparer: options.workerThreads === 0 ? new InThreadPreparer() : ReplayPool.start(options.workerThreads) }),
+      ...(options.workerThreads === undefined ? {} : { preparer: chosenPreparer(options.workerThreads, options.mainThreadShare === true) }),
     });
     await vectors.checkpoint();
     return replayed;

@@ -177,7 +177,7 @@ class ChunkQueue {
 
   /** A chunk applied without a catalog change: the next ones may be larger. */
   grow(): void {
-    this.chunkRecords = Math.min(this.chunkRecords * 4, PROJECTION_LIMITS.replayChunkRecordsMax);
+    this.chunkRecords = Math.min(this.chunkRecords * 4, this.pool.chunkRecordsMax ?? PROJECTION_LIMITS.replayChunkRecordsMax);
   }
 
   private send(entries: readonly LogEntry[]): Chunk {

@@ -6,9 +6,9 @@ import { CatalogState } from './catalog-state.js';
 import type { KeySpace } from './keys.js';
 import type { PreparedRecord } from './record-handoff.js';
 import { fastRowRecord, type EffectsSink, type FastRecord } from './replay-decode.js';
-import { sortedBatch, type SortedBatch } from './replay-sort.js';
+import { BatchBuilder } from './replay-batch.js';
+import type { SortedBatch } from './replay-sort.js';
 import { rowRecordEffects, type RowRecordEffects, type StatsDelta } from './row-ops.js';
-import { PACKED_DEL, PACKED_PUT } from './state-store.js';
 import { hnswSpecs } from './vector-index.js';
 
 /**
@@ -36,8 +36,6 @@ export interface PreparedChunk {
 }
 
 const DELTA_FIELDS = 4;
-/** Up to this many bytes a JS loop copies faster than a native call. */
-const SMALL_COPY_BYTES_MAX = 32;
 
 /** Payloads of consecutive records, packed into one buffer to post to a worker. */
 export interface PackedPayloads {
@@ -86,12 +84,27 @@ export class WorkerCatalog {
    * catalog does not hold, or fails to decode: the main thread applies that one itself.
    */
   prepare(packed: PackedPayloads, firstLsn: number): { chunk: PreparedChunk; transfer: ArrayBuffer[] } {
-    const writer = new ChunkWriter(packed.bytes.length);
-    let start = 0;
+    const { bytes, ends } = packed;
+    return this.prepareEach(ends.length, bytes.length, (i) => bytes.subarray(i === 0 ? 0 : ends[i - 1]!, ends[i]!), firstLsn);
+  }
+
+  /** prepare() of entries read on this thread (SharedPreparer's main-thread share): their payloads as they are, not packed. */
+  prepareEntries(entries: readonly LogEntry[]): PreparedChunk {
+    let bytes = 0;
+    for (const entry of entries) bytes += entry.payload.length;
+    return this.prepareEach(entries.length, bytes, (i) => entries[i]!.payload, entries[0]!.lsn).chunk;
+  }
+
+  private prepareEach(
+    n: number,
+    payloadBytes: number,
+    payloadOf: (i: number) => Uint8Array,
+    firstLsn: number,
+  ): { chunk: PreparedChunk; transfer: ArrayBuffer[] } {
+    const writer = new ChunkWriter(payloadBytes);
     let count = 0;
-    for (; count < packed.ends.length; count++) {
-      const end = packed.ends[count]!;
-      const payload = packed.bytes.subarray(start, end);
+    for (; count < n; count++) {
+      const payload = payloadOf(count);
       const lsn = firstLsn + count;
       const fast = this.fastPath ? fastRowRecord(payload, this.tableOf, writer) : null;
       if (fast !== null) writer.addFast(fast, lsn, this.anyVector(fast.tableIds));
@@ -100,7 +113,6 @@ export class WorkerCatalog {
         if (prepared === null) break;
         writer.add(prepared.record, prepared.effects, lsn, this.touchesVectors(prepared.record));
       }
-      start = end;
     }
     return writer.finish(count);
   }
@@ -129,8 +141,8 @@ export class WorkerCatalog {
 
 /** Grows the flat arrays of a PreparedChunk; the fast path writes its ops straight in (EffectsSink). */
 class ChunkWriter implements EffectsSink {
-  private ops: Uint8Array;
-  private opsEnd = 0;
+  /** The chunk's ops, written as the sorted WriteBatch's entries (replay-batch.ts). */
+  private readonly batch: BatchBuilder;
   private readonly vectorFlags: number[] = [];
   private readonly deltas = new Map<number, StatsDelta>();
   private readonly sequences: SequenceUpdate[] = [];
@@ -140,7 +152,7 @@ class ChunkWriter implements EffectsSink {
 
   constructor(payloadBytes: number) {
     // Rows and index entries take about twice the payload's bytes.
-    this.ops = new Uint8Array(Math.max(64 * 1024, 2 * payloadBytes));
+    this.batch = new BatchBuilder(2 * payloadBytes);
   }
 
   addFast(record: FastRecord, lsn: number, vector: boolean): void {
@@ -150,10 +162,7 @@ class ChunkWriter implements EffectsSink {
   }
 
   add(record: TxnRecord, effects: RowRecordEffects, lsn: number, vector: boolean): void {
-    for (const op of effects.ops) {
-      if (op.type === 'put') this.putOp(PACKED_PUT, op.key, op.value);
-      else this.putOp(PACKED_DEL, op.key, null);
-    }
+    for (const op of effects.ops) this.batch.op(op.key, op.type === 'put' ? op.value : null);
     for (const [tableId, delta] of effects.deltas) {
       const sum = this.deltaOf(tableId);
       sum.rowCount += delta.rowCount;
@@ -174,22 +183,24 @@ class ChunkWriter implements EffectsSink {
     return delta;
   }
 
-  keyOp(put: boolean, space: KeySpace, id: number, first: Uint8Array, second: Uint8Array, value: Uint8Array | null): void {
-    const keyLength = 5 + first.length + second.length;
-    let at = this.reserve(1 + 4 + keyLength + (put ? 4 + value!.length : 0));
-    const ops = this.ops;
-    ops[at] = put ? PACKED_PUT : PACKED_DEL;
-    at = putLength(ops, at + 1, keyLength);
-    ops[at] = space;
-    at = putLength(ops, at + 1, id);
-    at = copyInto(ops, at, first);
-    at = copyInto(ops, at, second);
-    if (put) at = copyInto(ops, putLength(ops, at, value!.length), value!);
-    this.opsEnd = at;
+  keyOp(
+    space: KeySpace,
+    id: number,
+    a: Uint8Array,
+    aAt: number,
+    aLength: number,
+    b: Uint8Array,
+    bAt: number,
+    bLength: number,
+    value: Uint8Array | null,
+    valueAt: number,
+    valueLength: number,
+  ): void {
+    this.batch.keyOp(space, id, a, aAt, aLength, b, bAt, bLength, value, valueAt, valueLength);
   }
 
   finish(count: number): { chunk: PreparedChunk; transfer: ArrayBuffer[] } {
-    const batch = sortedBatch(this.ops.subarray(0, this.opsEnd));
+    const batch = this.batch.finish();
     const vectorFlags = Uint8Array.from(this.vectorFlags);
     const deltas = new Float64Array(this.deltas.size * DELTA_FIELDS);
     let i = 0;
@@ -210,40 +221,6 @@ class ChunkWriter implements EffectsSink {
     if (fast.firstSequence !== null) return fast.firstSequence + BigInt(fast.rows);
     return nextSequenceAfter({ type: 'txn', txnId: '', tenant: '', timestampMicros: 0n, ops: [] }, lsn);
   }
-
-  private reserve(need: number): number {
-    if (this.opsEnd + need > this.ops.length) {
-      const grown = new Uint8Array(Math.max(this.ops.length * 2, this.opsEnd + need));
-      grown.set(this.ops.subarray(0, this.opsEnd));
-      this.ops = grown;
-    }
-    return this.opsEnd;
-  }
-
-  private putOp(type: number, key: Uint8Array, value: Uint8Array | null): void {
-    let at = this.reserve(1 + 4 + key.length + (value === null ? 0 : 4 + value.length));
-    const ops = this.ops;
-    ops[at++] = type;
-    at = copyInto(ops, putLength(ops, at, key.length), key);
-    if (value !== null) at = copyInto(ops, putLength(ops, at, value.length), value);
-    this.opsEnd = at;
-  }
-}
-
-/** A u32, big-endian (lengths of packed ops, ids in keys). */
-function putLength(out: Uint8Array, at: number, n: number): number {
-  out[at] = n >>> 24;
-  out[at + 1] = (n >>> 16) & 0xff;
-  out[at + 2] = (n >>> 8) & 0xff;
-  out[at + 3] = n & 0xff;
-  return at + 4;
-}
-
-function copyInto(out: Uint8Array, at: number, bytes: Uint8Array): number {
-  const n = bytes.length;
-  if (n <= SMALL_COPY_BYTES_MAX) for (let i = 0; i < n; i++) out[at + i] = bytes[i]!;
-  else out.set(bytes, at);
-  return at + n;
 }
 
 /** True when prepared record `index` changes rows of a table with an hnsw index. */

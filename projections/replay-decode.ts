@@ -6,26 +6,37 @@
  * Anything else (an older schema, a sequence update, a catalog change, an unknown table, bytes that
  * do not read cleanly) says "not here" before writing anything, and the general path
  * (decodeLogRecord + rowRecordEffects) takes the record: it computes the same effects, or the
- * error, as a test checks byte for byte.
+ * error, as a test checks byte for byte. Since session 10 nothing is allocated per row but the
+ * view of an indexed row's image: row changes are offsets in reused arrays, index keys are
+ * encoded into one reused buffer (replay-index-keys.ts; the catalog's keyOf made a copy of each), and the sink is given
+ * (buffer, offset, length) triples rather than views.
  */
 import type { TableEntry } from './catalog-state.js';
 import { KeySpace } from './keys.js';
-import { sameBytes, type StatsDelta } from './row-ops.js';
+import { IndexKeys, NO_KEY } from './replay-index-keys.js';
+import type { StatsDelta } from './row-ops.js';
 
 /** Where the fast path writes a record's effects (replay-chunk.ts ChunkWriter). */
 export interface EffectsSink {
-  /** A key/value op whose key is `space` + u32 `id` + `first` + `second` (second may be empty). */
-  keyOp(put: boolean, space: KeySpace, id: number, first: Uint8Array, second: Uint8Array, value: Uint8Array | null): void;
+  /**
+   * A key/value op whose key is `space` + u32 `id` + a[aAt, +aLength) + b[bAt, +bLength); a put's value
+   * is value[valueAt, +valueLength), a delete's is null.
+   */
+  keyOp(
+    space: KeySpace,
+    id: number,
+    a: Uint8Array,
+    aAt: number,
+    aLength: number,
+    b: Uint8Array,
+    bAt: number,
+    bLength: number,
+    value: Uint8Array | null,
+    valueAt: number,
+    valueLength: number,
+  ): void;
   /** The statistics change of the chunk for this table (created at zero). */
   deltaOf(tableId: number): StatsDelta;
-}
-
-/** A row change located in the payload: views, not copies. */
-interface RowAt {
-  tableId: number;
-  key: Uint8Array;
-  before: Uint8Array | null;
-  after: Uint8Array | null;
 }
 
 /** What a record read by the fast path tells the chunk besides its effects. */
@@ -46,11 +57,13 @@ const ROW_LAYOUT_VERSIONS: ReadonlySet<number> = new Set([2, 3]);
 const BRANCH_ROW = 0;
 const ROW_OPS = 3;
 const NO_VALUE = new Uint8Array(0);
+/** An absent image or index key (offsets are never negative). */
+const NONE = NO_KEY;
 
-/** Reads the payload's Avro bytes; a read past the end or an unexpected value throws NotHere. */
+/** Reads the payload's Avro bytes; a read past the end or an unexpected value throws NotHere. One reused. */
 class Reader {
   pos = 0;
-  constructor(private readonly bytes: Uint8Array) {}
+  bytes: Uint8Array = NO_VALUE;
 
   get done(): boolean {
     return this.pos === this.bytes.length;
@@ -102,27 +115,20 @@ class Reader {
     }
   }
 
-  /** Avro bytes or string, as a view. */
-  bytesView(): Uint8Array {
-    const length = this.int();
-    if (length < 0 || this.pos + length > this.bytes.length) throw NOT_HERE;
-    const start = this.pos;
-    this.pos += length;
-    return this.bytes.subarray(start, this.pos);
-  }
-
-  /** Avro bytes or string, skipped. */
-  skipBytes(): void {
+  /** Avro bytes or string: its length; they start at pos - length. */
+  skipBytes(): number {
     const length = this.int();
     if (length < 0 || this.pos + length > this.bytes.length) throw NOT_HERE;
     this.pos += length;
+    return length;
   }
 
-  nullableBytes(): Uint8Array | null {
+  /** A nullable bytes field: its length, or NONE for null; they start at pos - length. */
+  nullableBytes(): number {
     const branch = this.int();
-    if (branch === 0) return null;
+    if (branch === 0) return NONE;
     if (branch !== 1) throw NOT_HERE;
-    return this.bytesView();
+    return this.skipBytes();
   }
 
   /** The item count of the next array block (0: the array ends). */
@@ -138,98 +144,172 @@ class Reader {
 }
 
 const NOT_HERE = new Error('not a row-only v2/v3 record');
+const reader = new Reader();
+
+/**
+ * The row changes of the record being read, as offsets into its payload (reused from record to
+ * record): table id, key, and the images before and after (NONE: absent).
+ */
+class RowsAt {
+  n = 0;
+  tableId = new Int32Array(64);
+  keyAt = new Int32Array(64);
+  keyLength = new Int32Array(64);
+  beforeAt = new Int32Array(64);
+  beforeLength = new Int32Array(64);
+  afterAt = new Int32Array(64);
+  afterLength = new Int32Array(64);
+
+  add(tableId: number, keyAt: number, keyLength: number, beforeAt: number, beforeLength: number, afterAt: number, afterLength: number): void {
+    const i = this.n++;
+    if (i === this.tableId.length) this.grow();
+    this.tableId[i] = tableId;
+    this.keyAt[i] = keyAt;
+    this.keyLength[i] = keyLength;
+    this.beforeAt[i] = beforeAt;
+    this.beforeLength[i] = beforeLength;
+    this.afterAt[i] = afterAt;
+    this.afterLength[i] = afterLength;
+  }
+
+  private grow(): void {
+    const size = this.tableId.length * 2;
+    this.tableId = grown(this.tableId, size);
+    this.keyAt = grown(this.keyAt, size);
+    this.keyLength = grown(this.keyLength, size);
+    this.beforeAt = grown(this.beforeAt, size);
+    this.beforeLength = grown(this.beforeLength, size);
+    this.afterAt = grown(this.afterAt, size);
+    this.afterLength = grown(this.afterLength, size);
+  }
+}
+
+const rowsAt = new RowsAt();
+
+const indexKeys = new IndexKeys();
 
 /**
  * Reads a row-only v2 or v3 payload and writes its effects to `sink`; null (nothing written) when the
  * record is not for the fast path.
  */
 export function fastRowRecord(payload: Uint8Array, tableOf: (tableId: number) => TableEntry | undefined, sink: EffectsSink): FastRecord | null {
-  let rows: RowAt[];
   let firstSequence: bigint;
   try {
     if (!ROW_LAYOUT_VERSIONS.has(payload[0]!)) return null;
-    const reader = new Reader(payload);
+    reader.bytes = payload;
     reader.pos = 1;
     if (reader.int() !== 0) return null; // LogRecord union: TxnRecord
     reader.skipBytes(); // txnId
     reader.skipBytes(); // tenant
     reader.skipLong(); // timestampMicros
-    rows = readRows(reader);
+    readRows(reader);
     firstSequence = reader.long();
     if (!reader.done) return null;
   } catch (error) {
     if (error === NOT_HERE) return null;
     throw error;
+  } finally {
+    reader.bytes = NO_VALUE;
   }
+  const rows = rowsAt.n;
   const tables: TableEntry[] = [];
-  const indexKeys: (Uint8Array | null)[] = [];
-  for (const row of rows) {
-    const table = tableOf(row.tableId);
+  indexKeys.reset();
+  for (let i = 0; i < rows; i++) {
+    const table = tableOf(rowsAt.tableId[i]!);
     if (table === undefined) return null;
     tables.push(table);
     // Index keys decode the row images: a damaged image throws here, before anything is written,
     // and the general path then leaves the record to the main thread, which reports it.
     try {
-      for (const index of table.btreeIndexes) indexKeys.push(row.before ? index.keyOf(row.before) : null, row.after ? index.keyOf(row.after) : null);
+      for (const index of table.btreeIndexes) {
+        if (rowsAt.beforeAt[i] === NONE) indexKeys.none();
+        else indexKeys.encode(index, table, payload, rowsAt.beforeAt[i]!, rowsAt.beforeLength[i]!);
+        if (rowsAt.afterAt[i] === NONE) indexKeys.none();
+        else indexKeys.encode(index, table, payload, rowsAt.afterAt[i]!, rowsAt.afterLength[i]!);
+      }
     } catch {
       return null;
     }
   }
   const tableIds: number[] = [];
   let keysAt = 0;
-  for (let i = 0; i < rows.length; i++) {
-    keysAt = writeRowEffects(tables[i]!, rows[i]!, indexKeys, keysAt, sink);
-    if (!tableIds.includes(rows[i]!.tableId)) tableIds.push(rows[i]!.tableId);
+  for (let i = 0; i < rows; i++) {
+    keysAt = writeRowEffects(tables[i]!, payload, i, keysAt, sink);
+    if (!tableIds.includes(rowsAt.tableId[i]!)) tableIds.push(rowsAt.tableId[i]!);
   }
-  return { rows: rows.length, firstSequence: firstSequence < 0n ? null : firstSequence, tableIds };
+  return { rows, firstSequence: firstSequence < 0n ? null : firstSequence, tableIds };
 }
 
-function readRows(reader: Reader): RowAt[] {
-  const rows: RowAt[] = [];
+function readRows(reader: Reader): void {
+  rowsAt.n = 0;
   for (let n = reader.blockCount(); n !== 0; n = reader.blockCount()) {
     for (; n > 0; n--) {
       if (reader.int() !== BRANCH_ROW) throw NOT_HERE;
       const tableId = reader.int();
       const op = reader.int();
       if (op < 0 || op >= ROW_OPS) throw NOT_HERE;
-      const key = reader.bytesView();
-      const before = reader.nullableBytes();
-      const after = reader.nullableBytes();
-      rows.push({ tableId, key, before, after });
+      const keyLength = reader.skipBytes();
+      const keyAt = reader.pos - keyLength;
+      const beforeLength = reader.nullableBytes();
+      const beforeAt = beforeLength === NONE ? NONE : reader.pos - beforeLength;
+      const afterLength = reader.nullableBytes();
+      const afterAt = afterLength === NONE ? NONE : reader.pos - afterLength;
+      rowsAt.add(tableId, keyAt, keyLength, beforeAt, beforeLength, afterAt, afterLength);
     }
   }
-  return rows;
 }
 
 /**
- * The effects projections/row-ops.ts rowChangeOps computes, written as packed ops; the row's index
- * keys (old, new per index) are indexKeys[keysAt...]. Returns where the next row's keys start.
+ * The effects projections/row-ops.ts rowChangeOps computes for row `i` of rowsAt, written as key/value
+ * ops; its index keys (old, new per index) start at slot keysAt of indexKeys. Returns where the next row's keys start.
  */
-function writeRowEffects(table: TableEntry, row: RowAt, indexKeys: readonly (Uint8Array | null)[], keysAt: number, sink: EffectsSink): number {
-  const { tableId, key, before, after } = row;
-  const rowKeyBytes = 5 + key.length;
-  sink.keyOp(after !== null, KeySpace.Row, tableId, key, NO_VALUE, after);
+function writeRowEffects(table: TableEntry, payload: Uint8Array, i: number, keysAt: number, sink: EffectsSink): number {
+  const tableId = rowsAt.tableId[i]!;
+  const keyAt = rowsAt.keyAt[i]!;
+  const keyLength = rowsAt.keyLength[i]!;
+  const hasBefore = rowsAt.beforeAt[i] !== NONE;
+  const afterAt = rowsAt.afterAt[i]!;
+  const beforeLength = rowsAt.beforeLength[i]!;
+  const afterLength = rowsAt.afterLength[i]!;
+  const rowKeyBytes = 5 + keyLength;
+  if (afterAt !== NONE) sink.keyOp(KeySpace.Row, tableId, payload, keyAt, keyLength, NO_VALUE, 0, 0, payload, afterAt, afterLength);
+  else sink.keyOp(KeySpace.Row, tableId, payload, keyAt, keyLength, NO_VALUE, 0, 0, null, 0, 0);
   const delta = sink.deltaOf(tableId);
-  if (before && after) delta.sizeBytes += after.length - before.length;
-  else if (after) {
+  if (hasBefore && afterAt !== NONE) delta.sizeBytes += afterLength - beforeLength;
+  else if (afterAt !== NONE) {
     delta.rowCount += 1;
-    delta.sizeBytes += rowKeyBytes + after.length;
-  } else if (before) {
+    delta.sizeBytes += rowKeyBytes + afterLength;
+  } else if (hasBefore) {
     delta.rowCount -= 1;
-    delta.sizeBytes -= rowKeyBytes + before.length;
+    delta.sizeBytes -= rowKeyBytes + beforeLength;
   }
+  const keys = indexKeys.bytes;
   for (const index of table.btreeIndexes) {
-    const oldKey = indexKeys[keysAt++] ?? null;
-    const newKey = indexKeys[keysAt++] ?? null;
-    if (oldKey && newKey && sameBytes(oldKey, newKey)) continue;
-    if (oldKey) {
-      sink.keyOp(false, KeySpace.IndexEntry, index.def.id, oldKey, key, null);
-      delta.indexSizeBytes -= 5 + oldKey.length + key.length;
+    const oldAt = indexKeys.at[keysAt]!;
+    const oldLength = indexKeys.length[keysAt++]!;
+    const newAt = indexKeys.at[keysAt]!;
+    const newLength = indexKeys.length[keysAt++]!;
+    if (oldAt !== NONE && newAt !== NONE && sameRange(keys, oldAt, oldLength, newAt, newLength)) continue;
+    if (oldAt !== NONE) {
+      sink.keyOp(KeySpace.IndexEntry, index.def.id, keys, oldAt, oldLength, payload, keyAt, keyLength, null, 0, 0);
+      delta.indexSizeBytes -= 5 + oldLength + keyLength;
     }
-    if (newKey) {
-      sink.keyOp(true, KeySpace.IndexEntry, index.def.id, newKey, key, NO_VALUE);
-      delta.indexSizeBytes += 5 + newKey.length + key.length;
+    if (newAt !== NONE) {
+      sink.keyOp(KeySpace.IndexEntry, index.def.id, keys, newAt, newLength, payload, keyAt, keyLength, NO_VALUE, 0, 0);
+      delta.indexSizeBytes += 5 + newLength + keyLength;
     }
   }
   return keysAt;
+}
+
+function sameRange(bytes: Uint8Array, aAt: number, aLength: number, bAt: number, bLength: number): boolean {
+  if (aLength !== bLength) return false;
+  for (let i = 0; i < aLength; i++) if (bytes[aAt + i] !== bytes[bAt + i]) return false;
+  return true;
+}
+
+function grown(ints: Int32Array, size: number): Int32Array<ArrayBuffer> {
+  const bigger = new Int32Array(size);
+  bigger.set(ints);
+  return bigger;
 }

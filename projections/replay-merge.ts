@@ -33,6 +33,10 @@ export class RunMerger {
   private readonly heap: number[] = [];
   /** runnerUp()'s cursor, -1 once the heap changed. */
   private runner = -1;
+  /** The bytes the last key passed shares with the runner-up's (-1: not known since the heap changed). */
+  private runnerCommon = -1;
+  /** The bytes the next key shares with the last one added to the builder (-1: not known). */
+  private sharedHint = -1;
 
   constructor(runs: readonly SortedRun[]) {
     for (const run of runs) {
@@ -54,17 +58,21 @@ export class RunMerger {
     while (heap.length > 0) {
       const winner = cursors[heap[0]!]!;
       const { buf, keyAt, keyLength } = winner;
-      if (winner.tag !== TAG_DEL) builder.add(buf, keyAt, keyLength, winner.valueAt, winner.valueLength);
+      const added = winner.tag !== TAG_DEL;
+      if (added) builder.add(buf, keyAt, keyLength, winner.valueAt, winner.valueLength, this.sharedHint);
       winner.at = winner.next;
       const more = parse(winner);
       if (more) {
+        // The bytes the next key shares with the one just passed (m): the builder's prefix compression
+        // starts from it, and it settles most comparisons with the runner-up without reading its key.
+        const m = commonPrefix(buf, keyAt, keyLength, winner.keyAt, winner.keyLength);
+        this.sharedHint = added ? m : -1;
         if (heap.length === 1) {
           if (builder.full) return true;
           continue;
         }
         // Strictly below the runner-up: also above the key just added (a run's keys increase), so no other run holds that key.
-        const runner = this.runnerUp();
-        if (compareBytes(buf, winner.keyAt, winner.keyLength, runner.buf, runner.keyAt, runner.keyLength) < 0) {
+        if (this.belowRunnerUp(winner, m)) {
           if (builder.full) return true;
           continue;
         }
@@ -72,6 +80,8 @@ export class RunMerger {
         const last = heap.pop()!;
         if (heap.length > 0) heap[0] = last;
       }
+      this.runnerCommon = -1;
+      this.sharedHint = -1;
       this.runner = -1;
       if (heap.length > 0) this.siftDown(0);
       // Older ops of the same key come next (the newest sorts first among equals): dropped.
@@ -83,6 +93,23 @@ export class RunMerger {
       if (builder.full) return heap.length > 0;
     }
     return false;
+  }
+
+  /**
+   * The winner's new key (which shares m bytes with the key it passed) comes before the runner-up's.
+   * With L the bytes the passed key shared with the runner-up's (it came before it): m > L means the
+   * new key also differs from it at byte L, where the passed key did (below, sharing L); m < L means
+   * it differs from the passed key (upwards) where the runner-up's still agreed (above). Only m = L
+   * needs the keys compared, from byte L.
+   */
+  private belowRunnerUp(winner: Cursor, m: number): boolean {
+    const common = this.runnerCommon;
+    if (common >= 0 && m > common) return true;
+    if (common >= 0 && m < common) return false;
+    const runner = this.runnerUp();
+    const order = compareFrom(winner.buf, winner.keyAt, winner.keyLength, runner.buf, runner.keyAt, runner.keyLength, common < 0 ? 0 : common);
+    this.runnerCommon = lastCommon;
+    return order < 0;
   }
 
   /** The cursor that would be on top without the top one (the heap has two or more); kept until the heap changes. */
@@ -176,6 +203,26 @@ function parse(cursor: Cursor): boolean {
   cursor.valueLength = length;
   cursor.next = at + length;
   return true;
+}
+
+/** The bytes buf[aAt, +aLength) and buf[bAt, +bLength) share from the start. */
+function commonPrefix(buf: Uint8Array, aAt: number, aLength: number, bAt: number, bLength: number): number {
+  const limit = aLength < bLength ? aLength : bLength;
+  let i = 0;
+  while (i < limit && buf[aAt + i] === buf[bAt + i]) i += 1;
+  return i;
+}
+
+/** compareFrom's bytes in common (from the start) of the two keys it compared. */
+let lastCommon = 0;
+
+/** compareBytes of two keys known to agree on their first `from` bytes; sets lastCommon. */
+function compareFrom(a: Uint8Array, aAt: number, aLength: number, b: Uint8Array, bAt: number, bLength: number, from: number): number {
+  const common = aLength < bLength ? aLength : bLength;
+  let i = from;
+  while (i < common && a[aAt + i] === b[bAt + i]) i += 1;
+  lastCommon = i;
+  return i < common ? a[aAt + i]! - b[bAt + i]! : aLength - bLength;
 }
 
 /** LevelDB's bytewise order of a[aAt, +aLength) and b[bAt, +bLength). */

@@ -165,31 +165,60 @@ const INSERTION_SORT_KEYS_MAX = 24;
 /**
  * A stable most-significant-byte radix sort of op indexes by key (keys share long prefixes: a
  * comparison sort compared them from the first byte every time, and cost more than it saved).
+ * Bytes every key of a range shares are skipped in one pass (an index's keys share the value's
+ * tag and leading bytes), not counted one depth at a time.
  */
-class KeySorter {
-  private readonly scratch: Int32Array;
+export class KeySorter {
+  private scratch: Int32Array = new Int32Array(0);
   private readonly counts = new Int32Array(258);
 
   constructor(
     private readonly ops: Uint8Array,
     private readonly keyStarts: Int32Array,
     private readonly keyLengths: Int32Array,
-    private readonly order: Int32Array,
+    private order: Int32Array | null,
   ) {
+    if (order !== null) this.scratch = new Int32Array(order.length);
+  }
+
+  /** Sorts `order` (op indexes) from now on. */
+  useOrder(order: Int32Array): this {
+    this.order = order;
     this.scratch = new Int32Array(order.length);
+    return this;
+  }
+
+  /** True when ops lo..hi-1, as given, have strictly increasing keys (which agree on their first `depth` bytes). */
+  strictlyIncreasing(lo: number, hi: number, depth: number): boolean {
+    for (let i = lo + 1; i < hi; i++) if (this.compare(i - 1, i, depth) >= 0) return false;
+    return true;
+  }
+
+  /** Ops a and b have the same key. */
+  sameKey(a: number, b: number): boolean {
+    const length = this.keyLengths[a]!;
+    if (this.keyLengths[b] !== length) return false;
+    const ops = this.ops;
+    const aStart = this.keyStarts[a]!;
+    const bStart = this.keyStarts[b]!;
+    // From the end: neighbours in key order share a long prefix (space, table, index value) and differ last (the primary key's low bytes).
+    for (let i = length - 1; i >= 0; i--) if (ops[aStart + i] !== ops[bStart + i]) return false;
+    return true;
   }
 
   /** Sorts order[lo, hi), whose keys agree on their first `depth` bytes. */
   sort(lo: number, hi: number, depth: number): void {
+    const order = this.order!;
     for (;;) {
       if (hi - lo <= INSERTION_SORT_KEYS_MAX) return this.insertionSort(lo, hi, depth);
       // Rows written in primary key order (serial ids, time-ordered keys) come sorted already.
       if (this.inOrder(lo, hi, depth)) return;
+      depth = this.commonDepth(lo, hi, depth);
       // Bucket 0: keys that end at depth (they sort first, and are all equal); b + 1: next byte b.
       const counts = this.counts.fill(0);
-      for (let k = lo; k < hi; k++) counts[this.bucket(this.order[k]!, depth) + 1]! += 1;
-      if (counts[this.bucket(this.order[lo]!, depth) + 1] === hi - lo) {
-        if (this.bucket(this.order[lo]!, depth) === 0) return; // all equal: already in log order
+      for (let k = lo; k < hi; k++) counts[this.bucket(order[k]!, depth) + 1]! += 1;
+      if (counts[this.bucket(order[lo]!, depth) + 1] === hi - lo) {
+        if (this.bucket(order[lo]!, depth) === 0) return; // all equal: already in log order
         depth += 1; // every key has the same byte here: look at the next one
         continue;
       }
@@ -197,13 +226,31 @@ class KeySorter {
       // Bucket x is [bounds[x], bounds[x + 1]) from lo once distributed.
       const bounds = counts.slice();
       for (let k = lo; k < hi; k++) {
-        const i = this.order[k]!;
+        const i = order[k]!;
         this.scratch[lo + counts[this.bucket(i, depth)]!++] = i;
       }
-      this.order.set(this.scratch.subarray(lo, hi), lo);
+      order.set(this.scratch.subarray(lo, hi), lo);
       for (let x = 1; x < 257; x++) if (bounds[x + 1]! - bounds[x]! > 1) this.sort(lo + bounds[x]!, lo + bounds[x + 1]!, depth + 1);
       return;
     }
+  }
+
+  /** The bytes (from `depth`) every key of order[lo, hi) shares with the first, up to the shortest key's length. */
+  private commonDepth(lo: number, hi: number, depth: number): number {
+    const order = this.order!;
+    const ops = this.ops;
+    const first = order[lo]!;
+    const firstStart = this.keyStarts[first]!;
+    let common = this.keyLengths[first]!;
+    for (let k = lo + 1; k < hi && common > depth; k++) {
+      const i = order[k]!;
+      const start = this.keyStarts[i]!;
+      const limit = Math.min(common, this.keyLengths[i]!);
+      let d = depth;
+      while (d < limit && ops[start + d] === ops[firstStart + d]) d += 1;
+      common = d;
+    }
+    return common;
   }
 
   /** 0 when the key has no byte at depth, else the byte + 1. */
@@ -212,12 +259,13 @@ class KeySorter {
   }
 
   private inOrder(lo: number, hi: number, depth: number): boolean {
-    for (let k = lo + 1; k < hi; k++) if (this.compare(this.order[k - 1]!, this.order[k]!, depth) > 0) return false;
+    const order = this.order!;
+    for (let k = lo + 1; k < hi; k++) if (this.compare(order[k - 1]!, order[k]!, depth) > 0) return false;
     return true;
   }
 
   private insertionSort(lo: number, hi: number, depth: number): void {
-    const order = this.order;
+    const order = this.order!;
     for (let k = lo + 1; k < hi; k++) {
       const i = order[k]!;
       let j = k - 1;

@@ -111,7 +111,13 @@ async function dumpState(dataDir: string): Promise<Map<string, string>> {
  * bulkChunkBytesMin 0 bulk-loads every chunk (replay-bulk.ts), which only large ones are by default;
  * bulkIngestBytesMin 0 starts a background ingest behind every one (chunk summaries wait for it).
  */
-async function replayInProcess(dataDir: string, workerThreads: number, bulkChunkBytesMin?: number, bulkIngestBytesMin?: number): Promise<void> {
+async function replayInProcess(
+  dataDir: string,
+  workerThreads: number,
+  bulkChunkBytesMin?: number,
+  bulkIngestBytesMin?: number,
+  mainThreadShare?: boolean,
+): Promise<void> {
   const layout = await prepareDataDir(dataDir, { create: false });
   const liveStore = await openStateStore(layout.stateDir);
   const log = await openLogAt(layout.logDir);
@@ -126,6 +132,7 @@ async function replayInProcess(dataDir: string, workerThreads: number, bulkChunk
       workerThreads,
       ...(bulkChunkBytesMin === undefined ? {} : { bulkChunkBytesMin }),
       ...(bulkIngestBytesMin === undefined ? {} : { bulkIngestBytesMin }),
+      ...(mainThreadShare === undefined ? {} : { mainThreadShare }),
     });
   } finally {
     await log.close();
@@ -147,6 +154,9 @@ describe('replay equals live apply', () => {
       await replayInProcess(dataDir, workerThreads);
       expect(await dumpState(dataDir), `${workerThreads} worker threads`).toEqual(liveState);
     }
+    // The main thread preparing chunks beside one worker (replay-pool.ts SharedPreparer, the default on two cores).
+    await replayInProcess(dataDir, 1, undefined, undefined, true);
+    expect(await dumpState(dataDir), 'one worker and the main thread').toEqual(liveState);
     // Every chunk bulk-loaded: barriers (DDL, drops, backfills) and vector chunks between them.
     for (const workerThreads of [1, 0]) {
       await replayInProcess(dataDir, workerThreads, 0);
