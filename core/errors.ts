@@ -93,5 +93,13 @@ export function columnNotFound(column: string, where: { relation?: string; quali
 
 /** Programmer errors: a broken invariant crashes instead of becoming a 4xx. */
 export function assert(condition: unknown, message: string): asserts condition {
-  if (!condition) throw new Error(`assertion failed: ${message}`);
+  if (!condition) fail(message);
+}
+
+/**
+ * A broken invariant, found by a check of the caller's own (`if (bad) fail(...)`): on hot paths the
+ * message is built only when the check fails, where `assert(ok, message)` builds it every call.
+ */
+export function fail(message: string): never {
+  throw new Error(`assertion failed: ${message}`);
 }

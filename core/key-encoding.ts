@@ -7,7 +7,7 @@
  * bitwise complement of its ASC bytes (NULLS FIRST falls out).
  */
 import { describeJsValue, writeUtf8, writeUuid } from './codec-util.js';
-import { SvcError, assert, isSvcError } from './errors.js';
+import { SvcError, assert, fail, isSvcError } from './errors.js';
 import { ARRAY_END, MARK_NULL, MARK_SUBARRAY, MARK_VALUE, TEXT_END, TEXT_ESCAPE, TWO_POW_32 } from './key-format.js';
 import { numericKeySizeMax, writeNumericKey } from './numeric-text.js';
 import { sqlTypeText, type SqlType, type SqlValue } from './values.js';
@@ -55,7 +55,7 @@ export function encodeKeyWith<T>(
   descending?: readonly boolean[],
 ): T {
   // The message built only on failure (a template per key is a string per row of a bulk insert).
-  if (values.length > types.length) assert(false, `encodeKey: ${values.length} values for ${types.length} types`);
+  if (values.length > types.length) fail(`encodeKey: ${values.length} values for ${types.length} types`);
   pos = 0;
   try {
     for (let i = 0; i < values.length; i++) {

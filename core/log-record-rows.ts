@@ -5,7 +5,7 @@
  * inserts log 10,000 row changes per record. Other records go through avsc.
  */
 import { utf8Length, varUintSize, writeUtf8, writeVarUint, writeZigZagBig, zigzag, zigzagBigSize } from './codec-util.js';
-import { assert } from './errors.js';
+import { assert, fail } from './errors.js';
 
 // The shapes of log-records.ts's RowChange, SequenceUpdate and TxnRecord, restated here: that
 // module calls this one, and importing its types back would make the two a cycle.
@@ -90,7 +90,7 @@ export function encodeRowRecord(record: TxnRecord, version: number): Uint8Array 
       } else return null;
       // A size that fell short would have lost bytes past the end (typed arrays drop them): never hand those out.
       // The message built only on failure (a template per op is 10,000 strings per bulk record).
-      if (at > scratch.length) assert(false, `encodeRowRecord: op ${i} wrote past its room`);
+      if (at > scratch.length) fail(`encodeRowRecord: op ${i} wrote past its room`);
     }
     room(at, 1 + bigLongSize(firstSequence));
     scratch[at++] = 0; // end of the ops array
@@ -153,7 +153,7 @@ function writeBytes(out: Uint8Array, at: number, bytes: Uint8Array): number {
 function writeString(out: Uint8Array, at: number, text: string, utf8Bytes: number): number {
   at = writeLong(out, at, utf8Bytes);
   const end = writeUtf8(out, at, text);
-  if (end !== at + utf8Bytes) assert(false, `encodeRowRecord: a string of ${utf8Bytes} UTF-8 bytes took ${end - at}`);
+  if (end !== at + utf8Bytes) fail(`encodeRowRecord: a string of ${utf8Bytes} UTF-8 bytes took ${end - at}`);
   return end;
 }
 

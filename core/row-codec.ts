@@ -12,7 +12,7 @@
  */
 import type { ColumnId } from './catalog.js';
 import { HOST_IS_LITTLE_ENDIAN, describeJsValue, varUintSize, writeUtf8, writeUuid, writeVarUint, writeZigZagBig, zigzag } from './codec-util.js';
-import { SvcError, assert } from './errors.js';
+import { SvcError, assert, fail } from './errors.js';
 import { isNumericText } from './numeric-text.js';
 import { ROW_IMAGE_VERSION, ROW_TAG } from './row-format.js';
 import { JSON_NULL, JsonNumber, stringifyJson } from './json-exact.js';
@@ -91,14 +91,14 @@ export function encodeRowWith<T>(
 function writeRow(columns: readonly { readonly id: ColumnId; readonly type: SqlType }[], values: readonly SqlValue[]): void {
   // Each message is built only when its check fails: a template literal passed to assert() is
   // a new string per call (four per row here, 40,000 per 10,000-row bulk insert).
-  if (columns.length !== values.length) assert(false, `encodeRow: ${values.length} values for ${columns.length} columns`);
+  if (columns.length !== values.length) fail(`encodeRow: ${values.length} values for ${columns.length} columns`);
   pos = 0;
   ensure(11);
   buf[pos++] = ROW_IMAGE_VERSION;
   pos = writeVarUint(buf, pos, columns.length);
   for (let i = 0; i < columns.length; i++) {
     const column = columns[i]!;
-    if (!(Number.isSafeInteger(column.id) && column.id >= 0)) assert(false, `encodeRow: bad column id ${column.id}`);
+    if (!(Number.isSafeInteger(column.id) && column.id >= 0)) fail(`encodeRow: bad column id ${column.id}`);
     ensure(32);
     pos = writeVarUint(buf, pos, column.id);
     writeValue(column.type, values[i]!, column.id);

@@ -4,7 +4,7 @@
  */
 import type { ColumnId } from './catalog.js';
 import { HOST_IS_LITTLE_ENDIAN, readAscii, readUtf8, readUuid } from './codec-util.js';
-import { SvcError, assert } from './errors.js';
+import { SvcError, fail } from './errors.js';
 import { ROW_IMAGE_VERSION, ROW_IMAGE_VERSION_V1, ROW_TAG, TYPE_NAME_OF_ROW_TAG } from './row-format.js';
 import { parseJsonExact } from './json-exact.js';
 import type { SqlTypeName, SqlValue } from './values.js';
@@ -350,7 +350,7 @@ function layoutOf(columnIds: readonly ColumnId[]): Layout {
 export function decodeRowInto(bytes: Uint8Array, columnIds: readonly ColumnId[], missing: readonly SqlValue[], out?: SqlValue[]): SqlValue[] {
   const n = columnIds.length;
   // The message built only on failure: a template passed to assert() is a new string per decoded row.
-  if (missing.length !== n) assert(false, `decodeRowInto: ${missing.length} missing values for ${n} columns`);
+  if (missing.length !== n) fail(`decodeRowInto: ${missing.length} missing values for ${n} columns`);
   const result = out ?? new Array<SqlValue>(n);
   if (result.length !== n) result.length = n;
   for (let i = 0; i < n; i++) result[i] = missing[i]!;

@@ -1,5 +1,5 @@
 import type { TableDef, TableId } from '../core/catalog.js';
-import { assert } from '../core/errors.js';
+import { assert, fail } from '../core/errors.js';
 import {
   decodeLogRecord,
   eventSequenceBase,
@@ -259,7 +259,7 @@ export class TablesProjection implements Consumer {
   private applyRow(change: RowChange): void {
     const table = this.catalog.table(change.tableId);
     // The message built only on failure (a template literal is a new string per row change).
-    if (!table) assert(false, `row change for unknown table ${change.tableId}`);
+    if (!table) fail(`row change for unknown table ${change.tableId}`);
     const delta: StatsDelta = { rowCount: 0, sizeBytes: 0, indexSizeBytes: 0 };
     rowChangeOps(table, change, this.dataOps, delta);
     addStats(table, delta);

@@ -1,4 +1,4 @@
-import { assert, SvcError } from '../../core/errors.js';
+import { assert, fail, SvcError } from '../../core/errors.js';
 import type { QValue, ResolvedFunction } from '../types/contract.js';
 import type { Expr, SubqueryExpr } from '../plan/expr.js';
 import type { ExecContext, Row, SubResult } from './context.js';
@@ -148,7 +148,7 @@ function build(expr: Expr, ctx: ExecContext, subs: SubqueryExpr[]): Evaluator {
     }
     case 'agg':
     case 'window':
-      assert(false, `${expr.kind} left in an expression after planning`);
+      fail(`${expr.kind} left in an expression after planning`);
   }
 }
 
