@@ -1,7 +1,7 @@
 import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 import { newUlid } from '../../../core/ids.js';
 import type { ExecuteOptions, QueryResult, RowsFrame, SqlEngine } from '../../../query/index.js';
-import { principalOf } from '../../auth/principal.js';
+import { engineScope } from '../../auth/principal.js';
 import { measured, type QueryMetrics } from '../../metrics/query-metrics.js';
 import { untilClientLeaves } from '../client-abort.js';
 import { rowJson, rowsJson, sendJsonText } from '../json-reply.js';
@@ -111,13 +111,13 @@ export function queryRoutes(options: { engine: SqlEngine; limits: QueryRouteLimi
       const started = performance.now();
       const body = request.body;
       // Field by field, not a spread of engineScope's object: a spread on a record made per request takes V8's slow path.
-      const principal = principalOf(request);
+      const scope = engineScope(request);
       const run: ExecuteOptions = {
         params: body.params ?? [],
         timeoutMs: body.timeout_ms,
         maxRows: body.max_rows,
-        tenant: principal.tenant,
-        readOnly: principal.role === 'read_only' ? 'role' : undefined,
+        tenant: scope.tenant,
+        readOnly: scope.readOnly,
       };
       const point = pointSelect(options, body, run, started);
       if (point === undefined) return preparedInsert(options, reply, body, run, started) ?? general(reply, body, run, started);
