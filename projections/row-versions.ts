@@ -45,7 +45,7 @@ export class RowVersionedStore implements StateStore {
     if (inner.memoryBytes) this.memoryBytes = inner.memoryBytes;
     if (inner.getSync) {
       this.getSync = inner.getSync;
-      this.getRowSync = (tableId, key) => this.cachedRow(tableId, key, latin1(key));
+      this.getRowSync = (tableId, key, name) => this.cachedRow(tableId, key, name ?? latin1(key));
       this.getRowSyncByName = (tableId, name) => this.cachedRowByName(tableId, name);
     }
   }
@@ -57,8 +57,9 @@ export class RowVersionedStore implements StateStore {
    * to the table is in flight nothing is read from or added to its cache (the store is changing).
    * The entry is shared by every caller that reads the key: read its image, never change it; its
    * memo slot keeps what one reader made of the image (CachedRow). Absent where getSync is.
+   * `name`, when given, must be latin1(key): a caller that made it for its own use passes it on.
    */
-  readonly getRowSync?: (tableId: TableId, key: Uint8Array) => CachedRow;
+  readonly getRowSync?: (tableId: TableId, key: Uint8Array, name?: string) => CachedRow;
 
   /**
    * getRowSync of the row key whose latin1 text (the cache's own key for it) is `name`: a caller

@@ -111,8 +111,10 @@ export class PointSelects {
   ): CollectedRows {
     const plan = this.planOf(prepared)!;
     const only = rawParams.length === 1 ? rawParams[0] : undefined;
-    if (toText !== undefined && rowsMax >= 1 && rememberable(only)) {
-      const known = this.known(plan, only, toText, frame);
+    // The row key's name remembered for this parameter (a read before): looked up once, for known() and below.
+    const remembered = rememberable(only) ? plan.names.get(only) : undefined;
+    if (toText !== undefined && rowsMax >= 1 && remembered !== undefined) {
+      const known = this.known(plan, remembered, toText, frame);
       if (known !== undefined) return known;
     }
     const params = convertParams(this.types, prepared.paramTypes, rawParams);
@@ -126,8 +128,10 @@ export class PointSelects {
     const pk = encodeKey(plan.keyTypes, values, plan.descending);
     const tableId = plan.scan.table.id;
     const key = keys.rowKey(tableId, pk);
-    if (rememberable(only) && !plan.names.has(only)) this.keyNamesBound.remember(plan.names, only, rowCacheName(key));
-    const entry = this.store.getRowSync ? this.store.getRowSync(tableId, key) : null;
+    // The key's latin1 name is made once: remembered for the parameter and handed to the cache, which names its entry by it.
+    let name = remembered;
+    if (name === undefined && rememberable(only)) this.keyNamesBound.remember(plan.names, only, (name = rowCacheName(key)));
+    const entry = this.store.getRowSync ? this.store.getRowSync(tableId, key, name) : null;
     const image = entry === null ? this.store.getSync!(key) : entry.image;
     if (image === undefined) return none(toText, frame);
     if (rowsMax < 1) return { rows: [], truncated: true, ...(toText ? { rowsText: framed('[]', frame) } : {}) };
@@ -149,11 +153,10 @@ export class PointSelects {
    * rows()'s answer for a parameter read before, when the point-read cache has its row's answer
    * kept (or knows there is no row); undefined: rows() reads it the whole way.
    */
-  private known(plan: PointPlan, only: number | string, toText: (row: JsonRow) => string, frame: RowsFrame | undefined): CollectedRows | undefined {
+  private known(plan: PointPlan, name: string, toText: (row: JsonRow) => string, frame: RowsFrame | undefined): CollectedRows | undefined {
     const byName = this.store.getRowSyncByName;
-    const name = byName === undefined ? undefined : plan.names.get(only);
-    if (name === undefined) return undefined;
-    const entry = byName!(plan.scan.table.id, name);
+    if (byName === undefined) return undefined;
+    const entry = byName(plan.scan.table.id, name);
     if (entry.image === undefined) return none(toText, frame);
     const memo = entry.memo as RowMemo | undefined;
     if (entry.memoOwner !== plan || memo?.toText !== toText || memo.frame !== frame) return undefined;

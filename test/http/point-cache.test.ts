@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_TENANT, type TableId } from '../../core/catalog.js';
-import { keys, openStateStore, rowCacheDroppedSlotBytes, RowVersionedStore } from '../../projections/index.js';
+import { keys, openStateStore, rowCacheDroppedSlotBytes, rowCacheName, RowVersionedStore } from '../../projections/index.js';
 import { bearer } from '../helpers/auth.js';
 import { runCli } from '../helpers/cli.js';
 import { startTestServer, type TestServer } from '../helpers/sql-server.js';
@@ -103,6 +103,24 @@ describe('RowVersionedStore.getRowSync: the point-read cache over a real LevelDB
       expect(store.rowCacheSize().rows).toBeGreaterThan(0);
       await store.write([{ type: 'put', key: key(T1, 199), value: value('new') }]);
       expect(text(rowOf(store, T1, key(T1, 199)))).toBe('new');
+    } finally {
+      await store.close();
+      await remove();
+    }
+  });
+
+  it('an entry read with its name given (getRowSync(table, key, rowCacheName(key))) is the one named by the key, and a write drops it', async () => {
+    const { dir, remove } = await tempDir('svcdb-point-cache-');
+    const store = new RowVersionedStore(await openStateStore(dir));
+    try {
+      await store.write([{ type: 'put', key: key(T1, 5), value: value('five') }]);
+      const named = store.getRowSync!(T1, key(T1, 5), rowCacheName(key(T1, 5)));
+      expect(text(named.image)).toBe('five');
+      expect(store.getRowSync!(T1, key(T1, 5))).toBe(named);
+      expect(store.getRowSyncByName!(T1, rowCacheName(key(T1, 5)))).toBe(named);
+      await store.write([{ type: 'put', key: key(T1, 5), value: value('cinco') }]);
+      expect(text(store.getRowSync!(T1, key(T1, 5), rowCacheName(key(T1, 5))).image)).toBe('cinco');
+      expect(store.rowCacheSize().rows).toBe(1);
     } finally {
       await store.close();
       await remove();
