@@ -14,7 +14,7 @@ export class CachedRow {
 
   /**
    * @param account where memo bytes are counted (the cache holding this entry); null for an entry
-   * the cache does not keep, or no longer keeps (dropped by a write or when the cache started over).
+   * the cache does not keep, or no longer keeps (dropped by a write, past the bound or when the cache started over).
    */
   constructor(
     readonly image: Uint8Array | undefined,
@@ -24,7 +24,7 @@ export class CachedRow {
   /**
    * Keeps `memo`, made by `owner`, in the slot; `bytes` estimates what it holds (its text's length,
    * an object's worth): the cache counts it against its bound, so a wide row's JSON cannot grow
-   * memory past it (the cache may start over at once, dropping this entry too).
+   * memory past it (the cache may drop its oldest entries at once, this one among them).
    */
   remember(owner: object, memo: unknown, bytes: number): void {
     const delta = bytes - this.memoBytes;
