@@ -17,16 +17,15 @@ const pool = new Uint8Array(POOL_BYTES);
 let poolAt = POOL_BYTES;
 
 let timeMs = -1;
-let timeText = '';
+/** The time part's 10 character codes, for the millisecond `timeMs`. */
+const timeCodes = new Uint16Array(TIME_CHARS);
 
-function encodeTime(ms: number): string {
-  let text = '';
+function encodeTime(ms: number): void {
   let rest = ms;
-  for (let i = 0; i < TIME_CHARS; i++) {
-    text = ALPHABET[rest % 32]! + text;
+  for (let i = TIME_CHARS - 1; i >= 0; i--) {
+    timeCodes[i] = CODES[rest % 32]!;
     rest = Math.floor(rest / 32);
   }
-  return text;
 }
 
 /** A new ULID for the current time (not monotonic within a millisecond: ids are unique, not ordered there). */
@@ -34,7 +33,7 @@ export function newUlid(): string {
   const now = Date.now();
   if (now !== timeMs) {
     timeMs = now;
-    timeText = encodeTime(now);
+    encodeTime(now);
   }
   if (poolAt + RANDOM_CHARS > POOL_BYTES) {
     randomFillSync(pool);
@@ -43,7 +42,36 @@ export function newUlid(): string {
   const p = pool;
   const i = poolAt;
   poolAt += RANDOM_CHARS;
-  // One call with 16 codes: a flat string at once (a loop of += builds a rope, flattened later).
-  const c = (k: number): number => CODES[p[i + k]! & 31]!;
-  return timeText + String.fromCharCode(c(0), c(1), c(2), c(3), c(4), c(5), c(6), c(7), c(8), c(9), c(10), c(11), c(12), c(13), c(14), c(15));
+  const t = timeCodes;
+  // One call with all 26 codes: a flat string at once. (The time's text + the random part's was a
+  // rope, flattened again by each reader: node's header check on the X-Request-ID value, the write;
+  // ~70 ns more per request.)
+  return String.fromCharCode(
+    t[0]!,
+    t[1]!,
+    t[2]!,
+    t[3]!,
+    t[4]!,
+    t[5]!,
+    t[6]!,
+    t[7]!,
+    t[8]!,
+    t[9]!,
+    CODES[p[i]! & 31]!,
+    CODES[p[i + 1]! & 31]!,
+    CODES[p[i + 2]! & 31]!,
+    CODES[p[i + 3]! & 31]!,
+    CODES[p[i + 4]! & 31]!,
+    CODES[p[i + 5]! & 31]!,
+    CODES[p[i + 6]! & 31]!,
+    CODES[p[i + 7]! & 31]!,
+    CODES[p[i + 8]! & 31]!,
+    CODES[p[i + 9]! & 31]!,
+    CODES[p[i + 10]! & 31]!,
+    CODES[p[i + 11]! & 31]!,
+    CODES[p[i + 12]! & 31]!,
+    CODES[p[i + 13]! & 31]!,
+    CODES[p[i + 14]! & 31]!,
+    CODES[p[i + 15]! & 31]!,
+  );
 }

@@ -65,9 +65,18 @@ export class CatalogState {
   }
 
   tableByName(tenant: string, schema: string, name: string): TableEntry | undefined {
+    // Requests name the same table again and again (GET row, POST rows): compared with the last name
+    // found, without building the qualified name (a new string per request) and hashing it.
+    const last = this.lastByName;
+    if (last !== null && last.name === name && last.schema === schema && last.tenant === tenant) return this.tablesById.get(last.id);
     const id = this.tableIdsByName.get(qualifiedName(tenant, schema, name));
-    return id === undefined ? undefined : this.tablesById.get(id);
+    if (id === undefined) return undefined;
+    this.lastByName = { tenant, schema, name, id };
+    return this.tablesById.get(id);
   }
+
+  /** tableByName's last name found and its table's id; forgotten whenever a name is set or dropped (the map changes). */
+  private lastByName: { readonly tenant: string; readonly schema: string; readonly name: string; readonly id: TableId } | null = null;
 
   tables(): IterableIterator<TableEntry> {
     return this.tablesById.values();
@@ -142,6 +151,7 @@ export class CatalogState {
     };
     this.tablesById.set(def.id, entry);
     this.tableIdsByName.set(qualifiedName(def.tenant, def.schema, def.name), def.id);
+    this.lastByName = null;
     for (const index of entry.btreeIndexes) this.indexesById.set(index.def.id, index);
     return entry;
   }
@@ -161,6 +171,7 @@ export class CatalogState {
     this.tablesById.delete(def.id);
     const key = qualifiedName(def.tenant, def.schema, def.name);
     if (this.tableIdsByName.get(key) === def.id) this.tableIdsByName.delete(key);
+    this.lastByName = null;
     for (const index of entry.btreeIndexes) this.indexesById.delete(index.def.id);
   }
 }

@@ -6,8 +6,8 @@ export { dataDirLayout, prepareDataDir, type DataDirLayout, type PrepareDataDirO
 export { scanDataDirModes, type ModeEntry, type ModeScan } from './data-dir-modes.js';
 export * as keys from './keys.js';
 export { Projections, VECTOR_CHECKPOINT_DEFAULTS, type ConsumerOffset, type ProjectionOptions } from './projections.js';
-export { CachedRow, droppedSlotBytes as rowCacheDroppedSlotBytes, MEMO_OVERHEAD_BYTES, stringBytes } from './cached-row.js';
-export { latin1 as rowCacheName, RowVersionedStore, type RowWrite, type RowWriteListener } from './row-versions.js';
+export { CachedRow, droppedSlotBytes as rowCacheDroppedSlotBytes, latin1 as rowCacheName, MEMO_OVERHEAD_BYTES, stringBytes } from './cached-row.js';
+export { RowVersionedStore, type RowWrite, type RowWriteListener } from './row-versions.js';
 export { rebuildProjections, type RebuildProgress } from './rebuild.js';
 export { overlaid, type KeyRange, type OverlayEntry } from './merged-range.js';
 export { PendingOverlay, type PendingEntry } from './pending-overlay.js';

@@ -1,5 +1,5 @@
 import type { TableId } from '../core/catalog.js';
-import { CachedRow, DROPPED, entryBytes, droppedSlotBytes, type MemoAccount } from './cached-row.js';
+import { CachedRow, DROPPED, entryBytes, droppedSlotBytes, latin1, type MemoAccount } from './cached-row.js';
 import { KeySpace } from './keys.js';
 import { PROJECTION_LIMITS } from './limits.js';
 import type { GetManyOptions, KvOp, PreparedWrite, RangeOptions, StateStore, StoreSnapshot } from './state-store.js';
@@ -45,7 +45,7 @@ export class RowVersionedStore implements StateStore {
     if (inner.memoryBytes) this.memoryBytes = inner.memoryBytes;
     if (inner.getSync) {
       this.getSync = inner.getSync;
-      this.getRowSync = (tableId, key) => this.cachedRow(tableId, key, latin1(key));
+      this.getRowSync = (tableId, key, name) => this.cachedRow(tableId, key, name ?? latin1(key));
       this.getRowSyncByName = (tableId, name) => this.cachedRowByName(tableId, name);
     }
   }
@@ -57,8 +57,9 @@ export class RowVersionedStore implements StateStore {
    * to the table is in flight nothing is read from or added to its cache (the store is changing).
    * The entry is shared by every caller that reads the key: read its image, never change it; its
    * memo slot keeps what one reader made of the image (CachedRow). Absent where getSync is.
+   * `name`, when given, must be latin1(key): a caller that made it for its own use passes it on.
    */
-  readonly getRowSync?: (tableId: TableId, key: Uint8Array) => CachedRow;
+  readonly getRowSync?: (tableId: TableId, key: Uint8Array, name?: string) => CachedRow;
 
   /**
    * getRowSync of the row key whose latin1 text (the cache's own key for it) is `name`: a caller
@@ -80,25 +81,50 @@ export class RowVersionedStore implements StateStore {
     if (known !== undefined && known !== DROPPED) return known;
     const entry = new CachedRow(getSync(key), this.memoAccount);
     const bytes = entryBytes(key.length, entry.image);
-    // A dropped slot becomes this entry (set over in place: see DROPPED); it is counted as the entry from now on.
-    if (known === DROPPED) this.rowCacheBytes -= droppedSlotBytes(key.length);
+    let slotDropped = known === DROPPED;
     if (this.rowCacheBytes + bytes > this.rowCacheBytesMax) {
-      this.startOver();
-      table = undefined;
+      this.makeRoom(bytes);
+      // The key's dropped slot (and the table's map) may have gone with the oldest entries.
+      table = this.rowCache.get(tableId);
+      slotDropped &&= table?.get(name) === DROPPED;
     }
+    // A dropped slot becomes this entry (set over in place: see DROPPED); it is counted as the entry from now on.
+    if (slotDropped) this.rowCacheBytes -= droppedSlotBytes(key.length);
     if (table === undefined) this.rowCache.set(tableId, (table = new Map()));
     table.set(name, entry);
     this.rowCacheBytes += bytes;
     return entry;
   }
 
-  /** Memos count against the bound as they are made (CachedRow.remember): past it, the cache starts over. */
+  /** Memos count against the bound as they are made (CachedRow.remember): past it, the oldest entries go (makeRoom). */
   private readonly memoAccount: MemoAccount = {
     memoChanged: (deltaBytes) => {
       this.rowCacheBytes += deltaBytes;
-      if (this.rowCacheBytes > this.rowCacheBytesMax) this.startOver();
+      if (this.rowCacheBytes > this.rowCacheBytesMax) this.makeRoom(0);
     },
   };
+
+  /**
+   * Makes room for `bytes` more by dropping the oldest entries (a Map's order: first cached first,
+   * tables in the order their first row was cached) until the cache, with them, is at ROOM_KEPT of
+   * its bound. It used to drop every entry at once: a working set near the bound was then read from
+   * the store again about half of the time (every entry went each time the bound was reached); a
+   * quarter at a time keeps three quarters to all of it. Dropped entries stop counting their memos,
+   * as startOver's do (a reader may still hold one).
+   */
+  private makeRoom(bytes: number): void {
+    const target = this.rowCacheBytesMax * ROOM_KEPT - bytes;
+    for (const [tableId, table] of this.rowCache) {
+      for (const [name, entry] of table) {
+        if (this.rowCacheBytes <= target) return;
+        this.dropped(name, entry);
+        table.delete(name);
+      }
+      this.rowCache.delete(tableId);
+    }
+    // Everything went: nothing is counted (as after startOver).
+    this.rowCacheBytes = 0;
+  }
 
   /** Drops every cached row (their memos are no longer counted: a reader may still hold one). */
   private startOver(): void {
@@ -347,18 +373,8 @@ function innerOf(snapshot: StoreSnapshot | undefined): StoreSnapshot | undefined
   return snapshot && isVersioned(snapshot) ? snapshot.inner : snapshot;
 }
 
-/** Keys up to this long become text in one String.fromCharCode call (its arguments are bounded); longer ones through a Buffer. */
-const SHORT_KEY_BYTES = 1024;
-
-/**
- * A key's bytes as a string of the same length (one char per byte): a Map key that compares as the
- * bytes do (the point-read cache's key: getRowSyncByName takes it). One call builds it flat (a loop
- * of += builds a rope that the Map lookup flattens: ~2x slower).
- */
-export function latin1(key: Uint8Array): string {
-  if (key.length <= SHORT_KEY_BYTES) return String.fromCharCode.apply(null, key as unknown as number[]);
-  return Buffer.from(key.buffer, key.byteOffset, key.byteLength).toString('latin1');
-}
+/** The share of the point-read cache's bound kept when it is full (makeRoom): the oldest quarter goes. */
+const ROOM_KEPT = 0.75;
 
 /**
  * The ops of `ops` on each table's rows (row keys are KeySpace.Row, then the table id, big-endian);

@@ -34,7 +34,8 @@ export interface RangeOptions {
 
 /** A store with, maybe, a cached point read of row keys (RowVersionedStore.getRowSync): what point reads use. */
 export interface PointReadStore extends StateStore {
-  readonly getRowSync?: (tableId: TableId, key: Uint8Array) => CachedRow;
+  /** `name`, when given, must be rowCacheName(key) (a caller that made it already: not made twice). */
+  readonly getRowSync?: (tableId: TableId, key: Uint8Array, name?: string) => CachedRow;
   /** getRowSync by the row key as latin1 text (RowVersionedStore). */
   readonly getRowSyncByName?: (tableId: TableId, name: string) => CachedRow;
 }

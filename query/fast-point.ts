@@ -33,6 +33,11 @@ interface PointPlan {
   readonly decode: (pk: Uint8Array, image: Uint8Array) => Row;
   /** Scan columns the output takes, in order (null: the scan's row is the output). */
   readonly pick: readonly number[] | null;
+  /**
+   * The point-read cache's name of a row key (rowCacheName), by the parameter it was read with: kept
+   * on the plan itself (not in a WeakMap by plan), so a read again costs one WeakMap look-up less.
+   */
+  readonly names: Map<number | string, string>;
 }
 
 /** What rows(..., toText, frame) keeps in a cached row's memo slot (its owner is the plan). */
@@ -76,8 +81,7 @@ const rememberable = (value: unknown): value is number | string =>
 export class PointSelects {
   /** The decision per prepared plan (null: not a point select): made once, on its first run. */
   private readonly plans = new WeakMap<PreparedQuery, PointPlan | null>();
-  /** The point-read cache's name of a row key (rowCacheName), by the parameter it was read with, per plan. */
-  private readonly keyNames = new WeakMap<PointPlan, Map<number | string, string>>();
+  /** Bounds every plan's `names` together. */
   private readonly keyNamesBound = new RememberedKeyNames<number | string>();
 
   constructor(
@@ -107,8 +111,10 @@ export class PointSelects {
   ): CollectedRows {
     const plan = this.planOf(prepared)!;
     const only = rawParams.length === 1 ? rawParams[0] : undefined;
-    if (toText !== undefined && rowsMax >= 1 && rememberable(only)) {
-      const known = this.known(plan, only, toText, frame);
+    // The row key's name remembered for this parameter (a read before): looked up once, for known() and below.
+    const remembered = rememberable(only) ? plan.names.get(only) : undefined;
+    if (toText !== undefined && rowsMax >= 1 && remembered !== undefined) {
+      const known = this.known(plan, remembered, toText, frame);
       if (known !== undefined) return known;
     }
     const params = convertParams(this.types, prepared.paramTypes, rawParams);
@@ -122,8 +128,10 @@ export class PointSelects {
     const pk = encodeKey(plan.keyTypes, values, plan.descending);
     const tableId = plan.scan.table.id;
     const key = keys.rowKey(tableId, pk);
-    if (rememberable(only) && this.keyNames.get(plan)?.has(only) !== true) this.rememberName(plan, only, rowCacheName(key));
-    const entry = this.store.getRowSync ? this.store.getRowSync(tableId, key) : null;
+    // The key's latin1 name is made once: remembered for the parameter and handed to the cache, which names its entry by it.
+    let name = remembered;
+    if (name === undefined && rememberable(only)) this.keyNamesBound.remember(plan.names, only, (name = rowCacheName(key)));
+    const entry = this.store.getRowSync ? this.store.getRowSync(tableId, key, name) : null;
     const image = entry === null ? this.store.getSync!(key) : entry.image;
     if (image === undefined) return none(toText, frame);
     if (rowsMax < 1) return { rows: [], truncated: true, ...(toText ? { rowsText: framed('[]', frame) } : {}) };
@@ -145,21 +153,14 @@ export class PointSelects {
    * rows()'s answer for a parameter read before, when the point-read cache has its row's answer
    * kept (or knows there is no row); undefined: rows() reads it the whole way.
    */
-  private known(plan: PointPlan, only: number | string, toText: (row: JsonRow) => string, frame: RowsFrame | undefined): CollectedRows | undefined {
+  private known(plan: PointPlan, name: string, toText: (row: JsonRow) => string, frame: RowsFrame | undefined): CollectedRows | undefined {
     const byName = this.store.getRowSyncByName;
-    const name = byName === undefined ? undefined : this.keyNames.get(plan)?.get(only);
-    if (name === undefined) return undefined;
-    const entry = byName!(plan.scan.table.id, name);
+    if (byName === undefined) return undefined;
+    const entry = byName(plan.scan.table.id, name);
     if (entry.image === undefined) return none(toText, frame);
     const memo = entry.memo as RowMemo | undefined;
     if (entry.memoOwner !== plan || memo?.toText !== toText || memo.frame !== frame) return undefined;
     return { rows: [memo.row], truncated: false, rowsText: memo.text };
-  }
-
-  private rememberName(plan: PointPlan, only: number | string, name: string): void {
-    let names = this.keyNames.get(plan);
-    if (names === undefined) this.keyNames.set(plan, (names = new Map()));
-    this.keyNamesBound.remember(names, only, name);
   }
 
   private converted(plan: PointPlan, pk: Uint8Array, image: Uint8Array, convert: (row: Row) => JsonRow): JsonRow {
@@ -167,12 +168,19 @@ export class PointSelects {
     return convert(plan.pick === null ? row : plan.pick.map((i) => row[i]!));
   }
 
+  /** The last prepared plan asked about and its decision: handles() then rows() of the same statement look it up once. */
+  private lastPrepared: PreparedQuery | null = null;
+  private lastPlan: PointPlan | null = null;
+
   private planOf(prepared: PreparedQuery): PointPlan | null {
+    if (prepared === this.lastPrepared) return this.lastPlan;
     let plan = this.plans.get(prepared);
     if (plan === undefined) {
       plan = pointPlanOf(prepared.plan);
       this.plans.set(prepared, plan);
     }
+    this.lastPrepared = prepared;
+    this.lastPlan = plan;
     return plan;
   }
 }
@@ -204,7 +212,7 @@ function pointPlanOf(plan: Plan): PointPlan | null {
     if (value === null) return null;
     key.push(value);
   }
-  return { scan, keyTypes, descending: access.index.descending, key, decode: rowDecoder(scan), pick };
+  return { scan, keyTypes, descending: access.index.descending, key, decode: rowDecoder(scan), pick, names: new Map() };
 }
 
 /**

@@ -129,7 +129,9 @@ export class PointReader {
       const text = (row: KeyReadResult): string | null | undefined => (row === null || row === undefined ? row : toText(row));
       return read instanceof Promise ? read.then(text) : text(read);
     }
-    const entry = byName(request.table.id, found.name);
+    // A first read has the key's bytes already: the cache reads the store with them (by name it would make them again).
+    const entry =
+      found.key !== undefined && this.store.getRowSync ? this.store.getRowSync(request.table.id, found.key, found.name) : byName(request.table.id, found.name);
     if (entry.image === undefined) return null;
     const projection = projectionOf(found.reader, request.table, request.columns, this.types);
     const memo = entry.memo as TextMemo | undefined;
@@ -143,17 +145,17 @@ export class PointReader {
    * located()'s reader and the row key as the point-read cache names it (rowCacheName): taken from
    * keyNames for an id read before (the same text always gives the same key: no parse, no encoding).
    */
-  private locatedByName(request: KeyRead): { reader: TableReader; name: string } | undefined {
+  private locatedByName(request: KeyRead): { reader: TableReader; name: string; key: Uint8Array | undefined } | undefined {
     const reader = this.readerOf(request.table);
     const text = request.key.length === 1 ? request.key[0]! : undefined;
     const idKey = text === undefined ? undefined : idTextKey(text);
     const known = reader === null || idKey === undefined ? undefined : reader.keyNames.get(idKey);
-    if (known !== undefined) return { reader: reader!, name: known };
+    if (known !== undefined) return { reader: reader!, name: known, key: undefined };
     const found = this.located(request);
     if (found === undefined) return undefined;
     const name = rowCacheName(found.key);
     if (idKey !== undefined && text!.length <= ID_TEXT_CHARS_MAX) this.keyNames.remember(found.reader.keyNames, idKey, name);
-    return { reader: found.reader, name };
+    return { reader: found.reader, name, key: found.key };
   }
 
   /** The table's reader and the row key of the request; undefined when only SQL answers exactly. */

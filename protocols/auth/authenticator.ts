@@ -40,7 +40,9 @@ export function createAuthenticator(parts: AuthenticatorParts): Authenticator {
   };
   return {
     remembered(presented, nowMs) {
-      if (presented.length > AUTH_LIMITS.credentialCharsMax || looksLikeJwt(presented) || parts.apiKeys.due(nowMs)) return undefined;
+      // No JWT shape test here: only what authenticate() verified as a key is remembered (a JWT
+      // never is), so a JWT misses the Map as any value not seen before does (a regex less per request).
+      if (presented.length > AUTH_LIMITS.credentialCharsMax || parts.apiKeys.due(nowMs)) return undefined;
       const known = remembered.get(presented);
       if (known === undefined || (known.credential !== ADMIN_CREDENTIAL && known.generation !== parts.apiKeys.generation)) return undefined;
       return known.credential;

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_TENANT, type TableId } from '../../core/catalog.js';
-import { keys, openStateStore, rowCacheDroppedSlotBytes, RowVersionedStore } from '../../projections/index.js';
+import { keys, openStateStore, rowCacheDroppedSlotBytes, rowCacheName, RowVersionedStore } from '../../projections/index.js';
 import { bearer } from '../helpers/auth.js';
 import { runCli } from '../helpers/cli.js';
 import { startTestServer, type TestServer } from '../helpers/sql-server.js';
@@ -109,6 +109,56 @@ describe('RowVersionedStore.getRowSync: the point-read cache over a real LevelDB
     }
   });
 
+  it('past its bound drops its oldest entries, not all of them: the rows read last stay cached', async () => {
+    const { dir, remove } = await tempDir('svcdb-point-cache-');
+    const bytesMax = 64 * 1024; // ~100 entries of these rows
+    const store = new RowVersionedStore(await openStateStore(dir), bytesMax);
+    try {
+      const count = 250; // keys are one byte
+      await store.write(Array.from({ length: count }, (_, n) => ({ type: 'put' as const, key: key(T1, n), value: value(`row ${n}`) })));
+      const entries = Array.from({ length: count }, (_, n) => store.getRowSync!(T1, key(T1, n)));
+      const most = store.rowCacheSize().rows;
+      // Read past the bound, at least three quarters of it stay (starting over kept only what came after).
+      for (let n = 0; n < count; n++) {
+        expect(text(entries[n]!.image)).toBe(`row ${n}`);
+        expect(store.rowCacheSize().bytes).toBeLessThanOrEqual(bytesMax);
+      }
+      expect(most).toBeGreaterThan(60);
+      // The last rows read are the very entries cached (no store read); the first ones went.
+      for (let n = count - 60; n < count; n++) expect(store.getRowSync!(T1, key(T1, n))).toBe(entries[n]);
+      expect(store.getRowSync!(T1, key(T1, 0))).not.toBe(entries[0]);
+      expect(text(store.getRowSync!(T1, key(T1, 0)).image)).toBe('row 0');
+      // Memos past the bound drop the oldest entries too, and a write still drops what it changes.
+      const owner = {};
+      entries[count - 1]!.remember(owner, 'x'.repeat(30_000), 30_000);
+      expect(store.rowCacheSize().bytes).toBeLessThanOrEqual(bytesMax);
+      expect(store.getRowSync!(T1, key(T1, count - 1))).toBe(entries[count - 1]);
+      await store.write([{ type: 'put', key: key(T1, count - 1), value: value('changed') }]);
+      expect(text(store.getRowSync!(T1, key(T1, count - 1)).image)).toBe('changed');
+    } finally {
+      await store.close();
+      await remove();
+    }
+  });
+
+  it('an entry read with its name given (getRowSync(table, key, rowCacheName(key))) is the one named by the key, and a write drops it', async () => {
+    const { dir, remove } = await tempDir('svcdb-point-cache-');
+    const store = new RowVersionedStore(await openStateStore(dir));
+    try {
+      await store.write([{ type: 'put', key: key(T1, 5), value: value('five') }]);
+      const named = store.getRowSync!(T1, key(T1, 5), rowCacheName(key(T1, 5)));
+      expect(text(named.image)).toBe('five');
+      expect(store.getRowSync!(T1, key(T1, 5))).toBe(named);
+      expect(store.getRowSyncByName!(T1, rowCacheName(key(T1, 5)))).toBe(named);
+      await store.write([{ type: 'put', key: key(T1, 5), value: value('cinco') }]);
+      expect(text(store.getRowSync!(T1, key(T1, 5), rowCacheName(key(T1, 5))).image)).toBe('cinco');
+      expect(store.rowCacheSize().rows).toBe(1);
+    } finally {
+      await store.close();
+      await remove();
+    }
+  });
+
   it('counts what readers keep with a row (its JSON text) against the bound, and stops counting it once the row leaves', async () => {
     const { dir, remove } = await tempDir('svcdb-point-cache-');
     const bytesMax = 64 * 1024;
@@ -129,13 +179,17 @@ describe('RowVersionedStore.getRowSync: the point-read cache over a real LevelDB
       expect(store.rowCacheSize()).toEqual({ rows: 0, bytes: slot });
       one.remember(owner, 'c'.repeat(50_000), 50_000);
       expect(store.rowCacheSize().bytes).toBe(slot);
-      // Memos past the bound start the cache over, as rows past it do.
+      // Memos past the bound drop the oldest entries (the dropped slot, then two), as rows past it do.
       const two = store.getRowSync!(T1, key(T1, 2));
       two.remember(owner, 'd'.repeat(40_000), 40_000);
       expect(store.rowCacheSize().rows).toBe(1);
       const three = store.getRowSync!(T1, key(T1, 3));
       three.remember(owner, 'e'.repeat(40_000), 40_000);
-      expect(store.rowCacheSize()).toEqual({ rows: 0, bytes: 0 });
+      expect(store.rowCacheSize().rows).toBe(1);
+      expect(store.rowCacheSize().bytes).toBeGreaterThan(40_000);
+      expect(store.rowCacheSize().bytes).toBeLessThan(40_000 + 1_000);
+      expect(store.getRowSync!(T1, key(T1, 3))).toBe(three);
+      expect(store.getRowSync!(T1, key(T1, 2))).not.toBe(two);
       expect(text(rowOf(store, T1, key(T1, 3)))).toBe('row 3');
       expect(text(rowOf(store, T1, key(T1, 1)))).toBe('one again');
     } finally {

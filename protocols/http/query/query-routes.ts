@@ -110,7 +110,15 @@ export function queryRoutes(options: { engine: SqlEngine; limits: QueryRouteLimi
     app.post<{ Body: QueryBody }>('/query', { schema }, (request, reply) => {
       const started = performance.now();
       const body = request.body;
-      const run = { params: body.params ?? [], timeoutMs: body.timeout_ms, maxRows: body.max_rows, ...engineScope(request) };
+      // Field by field, not a spread of engineScope's object: a spread on a record made per request takes V8's slow path.
+      const scope = engineScope(request);
+      const run: ExecuteOptions = {
+        params: body.params ?? [],
+        timeoutMs: body.timeout_ms,
+        maxRows: body.max_rows,
+        tenant: scope.tenant,
+        readOnly: scope.readOnly,
+      };
       const point = pointSelect(options, body, run, started);
       if (point === undefined) return preparedInsert(options, reply, body, run, started) ?? general(reply, body, run, started);
       // Without metadata the whole answer came kept with the row (ANSWER_FRAME around rowJson's text of it).
