@@ -45,6 +45,12 @@ export interface WriteView {
    * last key or above it. Absent from a transaction's view (its own changes are not in it).
    */
   rowKeyBound?(tableId: TableId): Promise<Uint8Array | null>;
+  /**
+   * rowKeyBound when it is known without a read, undefined when it is not (then rowKeyBound reads
+   * it): a single-row insert of a new highest key checks it without a promise. Absent where
+   * rowKeyBound is.
+   */
+  knownRowKeyBound?(tableId: TableId): Uint8Array | null | undefined;
 }
 
 /**
@@ -287,6 +293,7 @@ export class Sequencer {
           yield batch.map(([key]) => key.subarray(ID_PREFIX_BYTES));
         }
       },
+      knownRowKeyBound: (tableId) => this.rowKeyBounds.get(tableId),
       rowKeyBound: async (tableId) => {
         const known = this.rowKeyBounds.get(tableId);
         if (known !== undefined) return known;

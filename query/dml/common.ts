@@ -51,7 +51,7 @@ export interface DmlOutcome {
 }
 
 /** Runs a DML body as ONE sequencer submit: all rows of the statement in one log record, or nothing. */
-export async function submitDml(deps: DmlDeps, command: string, body: (run: DmlRun) => Promise<DmlOutcome>): Promise<QueryResult> {
+export async function submitDml(deps: DmlDeps, command: string, body: (run: DmlRun) => DmlOutcome | Promise<DmlOutcome>): Promise<QueryResult> {
   let outcome: DmlOutcome | null = null;
   const { sequencer } = deps.projections;
   const txn = deps.env.txn;
@@ -76,11 +76,13 @@ export async function submitDml(deps: DmlDeps, command: string, body: (run: DmlR
     const writer = new StatementWriter(view, deps.types, checksOf, deps.env.limits.dmlRowsMax, txn !== null);
     outcome = await body({ view, ctx, writer, binder: new QueryBinder(ctx), exec });
     if (writer.ops.length === 0) return null;
+    // Without sequence values the writer's own list is the record's (the writer is dropped after this): no copy.
+    const ops = writer.hasSequences ? [...writer.ops, ...writer.sequenceOps()] : writer.ops;
     if (txn) {
-      txn.stage([...writer.ops, ...writer.sequenceOps()], view.catalog);
+      txn.stage(ops, view.catalog);
       return null;
     }
-    return { record: txnRecord(deps.env.tenant, [...writer.ops, ...writer.sequenceOps()]), result: null };
+    return { record: txnRecord(deps.env.tenant, ops), result: null };
   });
   const done = outcome as DmlOutcome | null;
   if (!done) return emptyResult(command, 0);

@@ -4,6 +4,7 @@ import { invalid } from '../bind/index.js';
 import type { ParsedStatement } from '../parse/index.js';
 import type { Expr } from '../plan/expr.js';
 import type { QueryResult } from '../result.js';
+import type { ExecContext } from '../exec/index.js';
 import type { QValue, TypeSystem } from '../types/contract.js';
 import { notWritable, submitDml, type DmlDeps, type DmlRun } from './common.js';
 import { writeProposed, type Conflict } from './insert.js';
@@ -54,7 +55,9 @@ export const JSON_INSERT_STATEMENT: ParsedStatement = Object.freeze({
  * a row takes the column's DEFAULT; an explicit null is NULL. Values convert as $n parameters do.
  */
 export function insertJson(request: JsonInsert, deps: DmlDeps): Promise<QueryResult> {
-  return submitDml(deps, 'INSERT', async (run) => {
+  // Not an async body: writeProposed's outcome (or promise) is returned as it is (a promise and its
+  // turns less per insert); what throws here still rejects, as submitDml awaits the body inside its builder.
+  return submitDml(deps, 'INSERT', (run) => {
     const table = run.ctx.table(request.schema, request.table).def;
     if (table.kind === 'materialized_view') throw notWritable(table);
     if (table.kind !== 'table') throw invalid(`cannot insert into view "${table.name}"`, { table: table.name });
@@ -75,6 +78,12 @@ function position(table: TableDef, name: string): number {
 /** Positions of every column some row gives (unknown names refused), in the order rows first name them. */
 function givenColumns(table: TableDef, rows: JsonInsert['rows']): number[] {
   const given: number[] = [];
+  // One row (POST rows' usual body): its own keys are distinct, no set of names to keep.
+  if (rows.length === 1) {
+    const row = rows[0]!;
+    for (const name in row) if (Object.hasOwn(row, name)) given.push(position(table, name));
+    return given;
+  }
   const seen = new Set<string>();
   // for...in over each row: no array of its keys per row (a bulk request has 10,000 rows); only
   // own properties count, as Object.keys lists them.
@@ -90,11 +99,12 @@ function givenColumns(table: TableDef, rows: JsonInsert['rows']): number[] {
 }
 
 function proposedRows(run: DmlRun, table: TableDef, rows: JsonInsert['rows']): QValue[][] {
-  const defaults = defaultsOf(run, table);
+  // The columns' defaults only once a row leaves one out (a row giving every column needs none).
+  let defaults: ((exec: ExecContext) => QValue)[] | null = null;
   const { types } = run.ctx;
   const columns = table.columns;
   const width = columns.length;
-  const kinds = columns.map((c) => plainKindOf(c.type.name));
+  const kinds = plainKindsOf(table);
   // Loops and arrays sized once: a 10,000-row request converts 10,000 x width cells here.
   const out = new Array<QValue[]>(rows.length);
   for (let rowIndex = 0; rowIndex < rows.length; rowIndex++) {
@@ -104,6 +114,7 @@ function proposedRows(run: DmlRun, table: TableDef, rows: JsonInsert['rows']): Q
       const column = columns[i]!;
       // The execution context only when a default is evaluated (run.exec() makes it once).
       if (!Object.hasOwn(row, column.name)) {
+        defaults ??= defaultsOf(run, table);
         values[i] = defaults[i]!(run.exec());
         continue;
       }
@@ -123,6 +134,18 @@ const FLOAT8 = 2;
 const TEXT = 3;
 const INT4 = 4;
 const BOOL = 5;
+
+/** plainKindOf of each column, by table definition (a definition never changes: DDL makes a new one). */
+const plainKinds = new WeakMap<TableDef, readonly number[]>();
+
+function plainKindsOf(table: TableDef): readonly number[] {
+  let kinds = plainKinds.get(table);
+  if (kinds === undefined) {
+    kinds = table.columns.map((c) => plainKindOf(c.type.name));
+    plainKinds.set(table, kinds);
+  }
+  return kinds;
+}
 
 function plainKindOf(type: string): number {
   switch (type) {
