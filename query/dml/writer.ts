@@ -28,7 +28,7 @@ export class StatementWriter {
   private readonly writers = new Map<TableId, TableWriter>();
   /** Sequence values taken (nextval), made at the first: most statements take none. */
   private sequenceValues: Map<string, bigint> | null = null;
-  readonly fks: ForeignKeys;
+  private foreignKeys: ForeignKeys | null = null;
   changed = 0;
 
   constructor(
@@ -39,8 +39,12 @@ export class StatementWriter {
     private readonly dmlRowsMax: number,
     /** In a transaction: what the statement reads is tracked (a range read would be a conflict over the whole range). */
     readonly inTransaction = false,
-  ) {
-    this.fks = new ForeignKeys(this);
+  ) {}
+
+  /** Foreign-key checks of this statement, made when a table with a foreign key or a parent row is written. */
+  get fks(): ForeignKeys {
+    this.foreignKeys ??= new ForeignKeys(this);
+    return this.foreignKeys;
   }
 
   get catalog(): CatalogState {
