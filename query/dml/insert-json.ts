@@ -61,29 +61,72 @@ export function insertJson(request: JsonInsert, deps: DmlDeps): Promise<QueryRes
     const table = run.ctx.table(request.schema, request.table).def;
     if (table.kind === 'materialized_view') throw notWritable(table);
     if (table.kind !== 'table') throw invalid(`cannot insert into view "${table.name}"`, { table: table.name });
-    const given = givenColumns(table, request.rows);
+    // One row (POST rows' usual body): its keys are read once, in one pass that also finds their columns.
+    const one = request.rows.length === 1 ? rowCells(table, request.rows[0]!) : null;
+    const given = one !== null ? one.given : givenColumns(table, request.rows);
     const conflict = request.onConflict ? conflictOf(table, request.onConflict, given) : null;
     const returning = returningOf(table, request.returning);
-    const proposed = proposedRows(run, table, request.rows);
+    const proposed = one !== null ? [cellsRow(run, table, one.cells)] : proposedRows(run, table, request.rows);
     return writeProposed(run, table, proposed, conflict, returning);
   });
 }
 
+/** Column positions by name, per table definition (a definition never changes: DDL makes a new one). */
+const positionsByName = new WeakMap<TableDef, ReadonlyMap<string, number>>();
+
 function position(table: TableDef, name: string): number {
-  const at = table.columns.findIndex((c) => c.name === name);
-  if (at < 0) throw columnNotFound(name, { relation: table.name });
+  let positions = positionsByName.get(table);
+  if (positions === undefined) {
+    positions = new Map(table.columns.map((c, i) => [c.name, i]));
+    positionsByName.set(table, positions);
+  }
+  const at = positions.get(name);
+  if (at === undefined) throw columnNotFound(name, { relation: table.name });
   return at;
+}
+
+/** A cell a row leaves out (its column takes its DEFAULT); distinct from every JSON value, undefined included. */
+const ABSENT: unique symbol = Symbol('absent');
+
+/**
+ * One row's JSON value per column (ABSENT where it gives none) and the positions it gives, in its
+ * keys' order: givenColumns and proposedRows' reads of one row in one pass over its own keys
+ * (unknown names refused as there, the first in key order), not a property lookup per column.
+ */
+function rowCells(table: TableDef, row: Readonly<Record<string, unknown>>): { given: number[]; cells: unknown[] } {
+  const given: number[] = [];
+  const cells = new Array<unknown>(table.columns.length).fill(ABSENT);
+  for (const name in row) {
+    if (!Object.hasOwn(row, name)) continue;
+    const at = position(table, name);
+    given.push(at);
+    cells[at] = row[name];
+  }
+  return { given, cells };
+}
+
+/** proposedRows' conversion of one row's cells (rowCells), column by column in table order: the same values, errors and defaults. */
+function cellsRow(run: DmlRun, table: TableDef, cells: readonly unknown[]): QValue[] {
+  const columns = table.columns;
+  const kinds = plainKindsOf(table);
+  const values = new Array<QValue>(columns.length);
+  let defaults: ((exec: ExecContext) => QValue)[] | null = null;
+  for (let i = 0; i < columns.length; i++) {
+    const json = cells[i];
+    if (json === ABSENT) {
+      defaults ??= defaultsOf(run, table);
+      values[i] = defaults[i]!(run.exec());
+      continue;
+    }
+    const plain = plainCell(kinds[i]!, json);
+    values[i] = plain !== undefined ? plain : cellFromJson(run.ctx.types, columns[i]!, json, 0);
+  }
+  return values;
 }
 
 /** Positions of every column some row gives (unknown names refused), in the order rows first name them. */
 function givenColumns(table: TableDef, rows: JsonInsert['rows']): number[] {
   const given: number[] = [];
-  // One row (POST rows' usual body): its own keys are distinct, no set of names to keep.
-  if (rows.length === 1) {
-    const row = rows[0]!;
-    for (const name in row) if (Object.hasOwn(row, name)) given.push(position(table, name));
-    return given;
-  }
   const seen = new Set<string>();
   // for...in over each row: no array of its keys per row (a bulk request has 10,000 rows); only
   // own properties count, as Object.keys lists them.
