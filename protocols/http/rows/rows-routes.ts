@@ -1,7 +1,7 @@
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import { SvcError } from '../../../core/errors.js';
 import type { CatalogState, TableEntry } from '../../../projections/index.js';
-import type { ExecuteOptions, JsonConflict, SqlEngine } from '../../../query/index.js';
+import type { ExecuteOptions, JsonConflict, QueryResult, SqlEngine } from '../../../query/index.js';
 import { engineScope, principalOf } from '../../auth/principal.js';
 import { untilClientLeaves } from '../client-abort.js';
 import { rowsJson, sendJsonText } from '../json-reply.js';
@@ -74,6 +74,15 @@ function insertRequestOf(body: InsertBody): { rows: Record<string, unknown>[]; r
   };
 }
 
+/** The answer of one row inserted without RETURNING (POST rows' usual answer): one flat string for every such request. */
+const ONE_INSERTED = '{"success":true,"inserted_count":1,"data":[]}';
+
+/** POST rows' answer, written as text (json-reply.ts): the bytes serializing { success, inserted_count, data } gives, without that step. */
+function insertAnswer(result: QueryResult): string {
+  if (result.affectedRows === 1 && result.rows.length === 0) return ONE_INSERTED;
+  return `{"success":true,"inserted_count":${result.affectedRows ?? 0},"data":${rowsJson(result.rows)}}`;
+}
+
 /** PUT and DELETE name the rows they change: no filter is refused, every row is `filter: "true"`. */
 function requiredFilter(filter: string | undefined, verb: string, textBytesMax: number): Statement {
   if (filter === undefined || filter.trim() === '') {
@@ -104,13 +113,16 @@ export function rowsRoutes(deps: RowRouteDeps): FastifyPluginAsync {
     app.post<TableParams & { Body: InsertBody }>(
       '/tables/:table_name/rows',
       { schema: { params: rowsParams, body: insertRowsBody } },
-      async (request, reply) => {
+      // Not an async handler: the engine's promise with one then(), no promise and frame of its own
+      // per insert. What throws before it (no such table, row and rows both) is fastify's to answer,
+      // as a rejection would be.
+      (request, reply) => {
         const { ref, options } = rowTarget(deps, request);
         const { rows, returning, onConflict } = insertRequestOf(request.body);
         // Named field by field (no spread): one shape for every request's insert.
-        const result = await engine.insertJson({ schema: ref.schema, table: ref.name, rows, returning, onConflict }, options);
-        // Written as text (json-reply.ts): the bytes serializing { success, inserted_count, data } gives, without that step.
-        return sendJsonText(reply.code(201), `{"success":true,"inserted_count":${result.affectedRows ?? 0},"data":${rowsJson(result.rows)}}`);
+        return engine
+          .insertJson({ schema: ref.schema, table: ref.name, rows, returning, onConflict }, options)
+          .then((result) => sendJsonText(reply.code(201), insertAnswer(result)));
       },
     );
 
