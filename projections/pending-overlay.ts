@@ -22,8 +22,16 @@ interface PendingRecord {
   readonly texts: readonly string[] | null;
 }
 
-/** A key as a string usable as a Map key (one char per byte). */
+/** Keys up to this many bytes are made into their string directly (no Buffer view per key). */
+const SHORT_KEY_BYTES_MAX = 64;
+
+/**
+ * A key as a string usable as a Map key (one char per byte, as latin1 decodes it). Every insert
+ * adds its key and every point check looks one up: a short key (a row key of a few columns) is
+ * turned into its string without the Buffer object a latin1 decode needs.
+ */
 function keyString(key: Uint8Array): string {
+  if (key.length <= SHORT_KEY_BYTES_MAX) return String.fromCharCode.apply(null, key as unknown as number[]);
   return Buffer.from(key.buffer, key.byteOffset, key.length).toString('latin1');
 }
 

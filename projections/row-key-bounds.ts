@@ -43,8 +43,9 @@ export class RowKeyBounds {
   }
 
   private raise(tableId: TableId, known: Uint8Array | null | undefined, bound: Uint8Array | null | undefined): void {
-    // A copy: the key may be a view of a bulk insert's shared chunk, which it would keep alive.
-    if (bound !== known && bound) this.bounds.set(tableId, bound.slice());
+    // A copy when the key is a view of a larger buffer (a bulk insert's shared chunk, which it would
+    // keep alive); a key that is its whole buffer (a single-row insert's) is kept as it is.
+    if (bound !== known && bound) this.bounds.set(tableId, bound.byteOffset === 0 && bound.byteLength === bound.buffer.byteLength ? bound : bound.slice());
   }
 
   /** A record that changes the catalog: every bound is read again when next asked. */

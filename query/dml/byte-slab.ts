@@ -4,8 +4,15 @@
  * ArrayBuffer and a backing store each) they were most of what each young-generation collection
  * had to copy; as views of a few chunks they are one small object each.
  */
+/**
+ * Every slab's chunk until its first copy: nothing is ever written into it (a copy into a full
+ * chunk takes a new one), so one empty array serves all. A single-row insert's writer makes a
+ * slab it never uses: no array (and ArrayBuffer) of its own per statement.
+ */
+const NO_CHUNK = new Uint8Array(0);
+
 export class ByteSlab {
-  private chunk = new Uint8Array(0);
+  private chunk = NO_CHUNK;
   /** The chunk's ArrayBuffer, kept: views are made on it directly (see copyPrefix). */
   private chunkBuffer = this.chunk.buffer;
   private at = 0;

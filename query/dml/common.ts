@@ -51,36 +51,24 @@ export interface DmlOutcome {
 }
 
 /** Runs a DML body as ONE sequencer submit: all rows of the statement in one log record, or nothing. */
-export async function submitDml(deps: DmlDeps, command: string, body: (run: DmlRun) => Promise<DmlOutcome>): Promise<QueryResult> {
+export async function submitDml(deps: DmlDeps, command: string, body: (run: DmlRun) => DmlOutcome | Promise<DmlOutcome>): Promise<QueryResult> {
   let outcome: DmlOutcome | null = null;
   const { sequencer } = deps.projections;
   const txn = deps.env.txn;
   await sequencer.submit(async (sequencerView) => {
     // In a transaction the statement sees the transaction's changes, and they stay staged in it.
     const view = txn ? txn.dmlView(sequencerView, sequencer.headLsn) : sequencerView;
-    const ctx = deps.bindContext(view.catalog);
-    let cachedExec: ExecContext | null = null;
-    const exec = (): ExecContext => {
-      cachedExec ??= execContext({
-        types: deps.types,
-        source: new WriteViewSource(view),
-        deadlineMs: deps.env.deadlineMs,
-        signal: deps.env.signal,
-        stats: null,
-        materializedRowsMax: deps.env.limits.materializedRowsMax,
-        params: convertParams(deps.types, fillParamTypes(ctx.paramTypes), deps.env.params),
-      });
-      return cachedExec;
-    };
-    const checksOf = (table: TableDef): CheckEval[] => compileChecks(table, ctx, exec);
-    const writer = new StatementWriter(view, deps.types, checksOf, deps.env.limits.dmlRowsMax, txn !== null);
-    outcome = await body({ view, ctx, writer, binder: new QueryBinder(ctx), exec });
+    const run = new StatementRun(deps, view, txn !== null);
+    const writer = run.writer;
+    outcome = await body(run);
     if (writer.ops.length === 0) return null;
+    // Without sequence values the writer's own list is the record's (the writer is dropped after this): no copy.
+    const ops = writer.hasSequences ? [...writer.ops, ...writer.sequenceOps()] : writer.ops;
     if (txn) {
-      txn.stage([...writer.ops, ...writer.sequenceOps()], view.catalog);
+      txn.stage(ops, view.catalog);
       return null;
     }
-    return { record: txnRecord(deps.env.tenant, [...writer.ops, ...writer.sequenceOps()]), result: null };
+    return { record: txnRecord(deps.env.tenant, ops), result: null };
   });
   const done = outcome as DmlOutcome | null;
   if (!done) return emptyResult(command, 0);
@@ -99,6 +87,48 @@ export async function submitDml(deps: DmlDeps, command: string, body: (run: DmlR
     affectedRows: done.affected,
     truncated: false,
   };
+}
+
+/**
+ * A DmlRun: the binder and the execution context are made when first asked (a single-row insert of
+ * given values, JSON rows or a kept binding, needs neither: a QueryBinder with its deps and
+ * closures per statement was allocation for nothing). Getters of a class, not of an object
+ * literal: a literal with an accessor is made through V8's slow path on every statement.
+ */
+class StatementRun implements DmlRun {
+  readonly ctx: BindContext;
+  readonly writer: StatementWriter;
+  private queryBinder: QueryBinder | null = null;
+  private execCtx: ExecContext | null = null;
+
+  constructor(
+    private readonly deps: DmlDeps,
+    readonly view: WriteView,
+    inTransaction: boolean,
+  ) {
+    this.ctx = deps.bindContext(view.catalog);
+    const checksOf = (table: TableDef): CheckEval[] => compileChecks(table, this.ctx, () => this.exec());
+    this.writer = new StatementWriter(view, deps.types, checksOf, deps.env.limits.dmlRowsMax, inTransaction);
+  }
+
+  get binder(): QueryBinder {
+    this.queryBinder ??= new QueryBinder(this.ctx);
+    return this.queryBinder;
+  }
+
+  exec(): ExecContext {
+    const { deps } = this;
+    this.execCtx ??= execContext({
+      types: deps.types,
+      source: new WriteViewSource(this.view),
+      deadlineMs: deps.env.deadlineMs,
+      signal: deps.env.signal,
+      stats: null,
+      materializedRowsMax: deps.env.limits.materializedRowsMax,
+      params: convertParams(deps.types, fillParamTypes(this.ctx.paramTypes), deps.env.params),
+    });
+    return this.execCtx;
+  }
 }
 
 /**

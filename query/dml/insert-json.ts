@@ -4,6 +4,7 @@ import { invalid } from '../bind/index.js';
 import type { ParsedStatement } from '../parse/index.js';
 import type { Expr } from '../plan/expr.js';
 import type { QueryResult } from '../result.js';
+import type { ExecContext } from '../exec/index.js';
 import type { QValue, TypeSystem } from '../types/contract.js';
 import { notWritable, submitDml, type DmlDeps, type DmlRun } from './common.js';
 import { writeProposed, type Conflict } from './insert.js';
@@ -54,22 +55,73 @@ export const JSON_INSERT_STATEMENT: ParsedStatement = Object.freeze({
  * a row takes the column's DEFAULT; an explicit null is NULL. Values convert as $n parameters do.
  */
 export function insertJson(request: JsonInsert, deps: DmlDeps): Promise<QueryResult> {
-  return submitDml(deps, 'INSERT', async (run) => {
+  // Not an async body: writeProposed's outcome (or promise) is returned as it is (a promise and its
+  // turns less per insert); what throws here still rejects, as submitDml awaits the body inside its builder.
+  return submitDml(deps, 'INSERT', (run) => {
     const table = run.ctx.table(request.schema, request.table).def;
     if (table.kind === 'materialized_view') throw notWritable(table);
     if (table.kind !== 'table') throw invalid(`cannot insert into view "${table.name}"`, { table: table.name });
-    const given = givenColumns(table, request.rows);
+    // One row (POST rows' usual body): its keys are read once, in one pass that also finds their columns.
+    const one = request.rows.length === 1 ? rowCells(table, request.rows[0]!) : null;
+    const given = one !== null ? one.given : givenColumns(table, request.rows);
     const conflict = request.onConflict ? conflictOf(table, request.onConflict, given) : null;
     const returning = returningOf(table, request.returning);
-    const proposed = proposedRows(run, table, request.rows);
+    const proposed = one !== null ? [cellsRow(run, table, one.cells)] : proposedRows(run, table, request.rows);
     return writeProposed(run, table, proposed, conflict, returning);
   });
 }
 
+/** Column positions by name, per table definition (a definition never changes: DDL makes a new one). */
+const positionsByName = new WeakMap<TableDef, ReadonlyMap<string, number>>();
+
 function position(table: TableDef, name: string): number {
-  const at = table.columns.findIndex((c) => c.name === name);
-  if (at < 0) throw columnNotFound(name, { relation: table.name });
+  let positions = positionsByName.get(table);
+  if (positions === undefined) {
+    positions = new Map(table.columns.map((c, i) => [c.name, i]));
+    positionsByName.set(table, positions);
+  }
+  const at = positions.get(name);
+  if (at === undefined) throw columnNotFound(name, { relation: table.name });
   return at;
+}
+
+/** A cell a row leaves out (its column takes its DEFAULT); distinct from every JSON value, undefined included. */
+const ABSENT: unique symbol = Symbol('absent');
+
+/**
+ * One row's JSON value per column (ABSENT where it gives none) and the positions it gives, in its
+ * keys' order: givenColumns and proposedRows' reads of one row in one pass over its own keys
+ * (unknown names refused as there, the first in key order), not a property lookup per column.
+ */
+function rowCells(table: TableDef, row: Readonly<Record<string, unknown>>): { given: number[]; cells: unknown[] } {
+  const given: number[] = [];
+  const cells = new Array<unknown>(table.columns.length).fill(ABSENT);
+  for (const name in row) {
+    if (!Object.hasOwn(row, name)) continue;
+    const at = position(table, name);
+    given.push(at);
+    cells[at] = row[name];
+  }
+  return { given, cells };
+}
+
+/** proposedRows' conversion of one row's cells (rowCells), column by column in table order: the same values, errors and defaults. */
+function cellsRow(run: DmlRun, table: TableDef, cells: readonly unknown[]): QValue[] {
+  const columns = table.columns;
+  const kinds = plainKindsOf(table);
+  const values = new Array<QValue>(columns.length);
+  let defaults: ((exec: ExecContext) => QValue)[] | null = null;
+  for (let i = 0; i < columns.length; i++) {
+    const json = cells[i];
+    if (json === ABSENT) {
+      defaults ??= defaultsOf(run, table);
+      values[i] = defaults[i]!(run.exec());
+      continue;
+    }
+    const plain = plainCell(kinds[i]!, json);
+    values[i] = plain !== undefined ? plain : cellFromJson(run.ctx.types, columns[i]!, json, 0);
+  }
+  return values;
 }
 
 /** Positions of every column some row gives (unknown names refused), in the order rows first name them. */
@@ -90,11 +142,12 @@ function givenColumns(table: TableDef, rows: JsonInsert['rows']): number[] {
 }
 
 function proposedRows(run: DmlRun, table: TableDef, rows: JsonInsert['rows']): QValue[][] {
-  const defaults = defaultsOf(run, table);
+  // The columns' defaults only once a row leaves one out (a row giving every column needs none).
+  let defaults: ((exec: ExecContext) => QValue)[] | null = null;
   const { types } = run.ctx;
   const columns = table.columns;
   const width = columns.length;
-  const kinds = columns.map((c) => plainKindOf(c.type.name));
+  const kinds = plainKindsOf(table);
   // Loops and arrays sized once: a 10,000-row request converts 10,000 x width cells here.
   const out = new Array<QValue[]>(rows.length);
   for (let rowIndex = 0; rowIndex < rows.length; rowIndex++) {
@@ -104,6 +157,7 @@ function proposedRows(run: DmlRun, table: TableDef, rows: JsonInsert['rows']): Q
       const column = columns[i]!;
       // The execution context only when a default is evaluated (run.exec() makes it once).
       if (!Object.hasOwn(row, column.name)) {
+        defaults ??= defaultsOf(run, table);
         values[i] = defaults[i]!(run.exec());
         continue;
       }
@@ -123,6 +177,18 @@ const FLOAT8 = 2;
 const TEXT = 3;
 const INT4 = 4;
 const BOOL = 5;
+
+/** plainKindOf of each column, by table definition (a definition never changes: DDL makes a new one). */
+const plainKinds = new WeakMap<TableDef, readonly number[]>();
+
+function plainKindsOf(table: TableDef): readonly number[] {
+  let kinds = plainKinds.get(table);
+  if (kinds === undefined) {
+    kinds = table.columns.map((c) => plainKindOf(c.type.name));
+    plainKinds.set(table, kinds);
+  }
+  return kinds;
+}
 
 function plainKindOf(type: string): number {
   switch (type) {

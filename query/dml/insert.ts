@@ -77,8 +77,21 @@ export async function runBoundValues(run: DmlRun, bound: BoundValuesInsert): Pro
 /**
  * Validates and writes the proposed full rows (table column order) of one INSERT, with its ON
  * CONFLICT action and RETURNING items (bound over the table's row): what every INSERT path shares.
+ * A single row whose checks need no read is written at once and its outcome returned as it is
+ * (no promise: the caller awaits it inside the sequencer's builder either way).
  */
-export async function writeProposed(
+export function writeProposed(
+  run: DmlRun,
+  table: TableDef,
+  proposed: readonly QValue[][],
+  conflict: Conflict | null,
+  returning: { names: string[]; exprs: Expr[] } | null,
+): DmlOutcome | Promise<DmlOutcome> {
+  if (!conflict && !returning && proposed.length === 1 && run.writer.writer(table).insertKnownNew(proposed[0]!)) return { affected: 1, returning: null };
+  return writeProposedRows(run, table, proposed, conflict, returning);
+}
+
+async function writeProposedRows(
   run: DmlRun,
   table: TableDef,
   proposed: readonly QValue[][],

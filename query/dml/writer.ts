@@ -26,8 +26,9 @@ export interface CheckEval {
 export class StatementWriter {
   readonly ops: TxnOp[] = [];
   private readonly writers = new Map<TableId, TableWriter>();
-  private readonly sequences = new Map<string, bigint>();
-  readonly fks: ForeignKeys;
+  /** Sequence values taken (nextval), made at the first: most statements take none. */
+  private sequenceValues: Map<string, bigint> | null = null;
+  private foreignKeys: ForeignKeys | null = null;
   changed = 0;
 
   constructor(
@@ -38,8 +39,12 @@ export class StatementWriter {
     private readonly dmlRowsMax: number,
     /** In a transaction: what the statement reads is tracked (a range read would be a conflict over the whole range). */
     readonly inTransaction = false,
-  ) {
-    this.fks = new ForeignKeys(this);
+  ) {}
+
+  /** Foreign-key checks of this statement, made when a table with a foreign key or a parent row is written. */
+  get fks(): ForeignKeys {
+    this.foreignKeys ??= new ForeignKeys(this);
+    return this.foreignKeys;
   }
 
   get catalog(): CatalogState {
@@ -57,13 +62,20 @@ export class StatementWriter {
   }
 
   nextval(name: string): bigint {
-    const next = (this.sequences.get(name) ?? this.view.sequence(name) ?? 0n) + 1n;
-    this.sequences.set(name, next);
+    const sequences = (this.sequenceValues ??= new Map());
+    const next = (sequences.get(name) ?? this.view.sequence(name) ?? 0n) + 1n;
+    sequences.set(name, next);
     return next;
   }
 
+  /** Some sequence value was taken (nextval): sequenceOps() is not empty. */
+  get hasSequences(): boolean {
+    return this.sequenceValues !== null && this.sequenceValues.size > 0;
+  }
+
   sequenceOps(): SequenceUpdate[] {
-    return [...this.sequences].map(([name, lastValue]) => ({ kind: 'sequence', name, lastValue }));
+    if (this.sequenceValues === null) return [];
+    return [...this.sequenceValues].map(([name, lastValue]) => ({ kind: 'sequence', name, lastValue }));
   }
 
   push(op: RowChange): void {
@@ -94,7 +106,11 @@ export class TableWriter {
    * string and no map entry per row unless something later in the statement asks.
    */
   private deferred: { readonly keys: readonly Uint8Array[]; readonly images: Uint8Array[] }[] = [];
-  private readonly pendingUnique = new Map<number, Map<string, string>>();
+  /** Unique index id -> index keyText -> pk keyText of rows this statement wrote (made at first use: only tables with unique indexes). */
+  private pendingUniqueMap: Map<number, Map<string, string>> | null = null;
+  private get pendingUnique(): Map<number, Map<string, string>> {
+    return (this.pendingUniqueMap ??= new Map());
+  }
   private nextRowId: bigint | null = null;
 
   private compiledChecks: CheckEval[] | null = null;
@@ -147,8 +163,11 @@ export class TableWriter {
   /** Where insertMany keeps its rows' keys and images (views of shared chunks: less for the GC to copy). */
   private readonly slab = new ByteSlab();
 
-  /** Images read ahead by prefetch (null: no such row), keyed by keyText. */
-  private readonly known = new Map<string, Uint8Array | null>();
+  /** Images read ahead by prefetch (null: no such row), keyed by keyText; made by the first read-ahead. */
+  private knownImages: Map<string, Uint8Array | null> | null = null;
+  private get known(): Map<string, Uint8Array | null> {
+    return (this.knownImages ??= new Map());
+  }
 
   /** The current image of a key as this statement sees it (its own changes first). */
   async current(key: Uint8Array): Promise<Uint8Array | undefined> {
@@ -160,11 +179,14 @@ export class TableWriter {
   /** What this statement knows of a key without reading: its own change or the prefetched image (null: none), undefined: unknown. */
   private seen(k: string): Uint8Array | null | undefined {
     const pending = this.pending.get(k);
-    return pending !== undefined ? pending : this.known.get(k);
+    return pending !== undefined ? pending : this.knownImages?.get(k);
   }
 
-  /** Unique index id -> index keyText -> pks holding that key before this statement (read ahead by prefetch). */
-  private readonly knownIndex = new Map<number, Map<string, Uint8Array[]>>();
+  /** Unique index id -> index keyText -> pks holding that key before this statement (read ahead by prefetch); made at first use. */
+  private knownIndexMap: Map<number, Map<string, Uint8Array[]>> | null = null;
+  private get knownIndex(): Map<number, Map<string, Uint8Array[]>> {
+    return (this.knownIndexMap ??= new Map());
+  }
 
   /**
    * Reads ahead, for many proposed rows, everything their checks will look up: whether their
@@ -280,6 +302,35 @@ export class TableWriter {
       if (bound === null || compareKeys(key, bound) > 0) return false;
     }
     return (await view.getRow(this.def.id, key)) !== undefined;
+  }
+
+  /**
+   * insert() of one row when every check it makes is settled without a read: a table whose only
+   * constraint to read for is its primary key (pkOnly), outside a transaction, a key this
+   * statement has not seen that sorts after the table's known row-key bound (so no row has it).
+   * The same checks and errors (with a new key only validate() can refuse the row); returns false,
+   * having changed and evaluated nothing, when a read would be needed (insert() then runs). A single-row insert of a new
+   * highest id (a serial, a timestamp-ordered id) so takes no promise and no async frame here:
+   * insert(), stored() and rowKeyBound() were three per row, most of the allocation per request.
+   */
+  insertKnownNew(values: QValue[]): boolean {
+    const view = this.statement.view;
+    const positions = this.pkPositions;
+    if (!this.pkOnly || positions === null || this.statement.inTransaction || view.knownRowKeyBound === undefined) return false;
+    const bound = view.knownRowKeyBound(this.def.id);
+    if (bound === undefined) return false;
+    // A NULL key column is validate()'s refusal, which insert() reports before keying the row.
+    for (let i = 0; i < positions.length; i++) if (values[positions[i]!] === null) return false;
+    const key = this.keyOf(values);
+    if (bound !== null && compareKeys(key, bound) <= 0) return false;
+    const k = keyText(key);
+    if (this.seen(k) !== undefined) return false;
+    // Decided: the key is new, so validate() is the only check left to refuse the row (run once, as insert() runs it).
+    this.validate(values);
+    const after = encodeRow(this.def.columns, values as SqlValue[]);
+    this.record(key, null, after, values, k);
+    this.statement.push({ kind: 'row', tableId: this.def.id, op: 'insert', key, before: null, after });
+    return true;
   }
 
   /**

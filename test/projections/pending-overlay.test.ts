@@ -62,4 +62,32 @@ describe('PendingOverlay', () => {
       );
     },
   );
+
+  // Keys are made into map strings one char per byte: directly up to 64 bytes, through a latin1
+  // decode past it. Either way a key must find what was added under the same bytes, whatever
+  // buffer or offset the bytes sit in, bytes past 0x7f included.
+  it('finds keys of every length and byte, given as views at any offset, and forgets them on release', () => {
+    const overlay = new PendingOverlay();
+    const lengths = [1, 2, 63, 64, 65, 200];
+    const keyOf = (length: number, salt: number): Uint8Array => Uint8Array.from({ length }, (_v, i) => (i * 37 + salt * 101 + 0x80) & 0xff);
+    const view = (bytes: Uint8Array): Uint8Array => {
+      const holder = new Uint8Array(bytes.length + 7);
+      holder.set(bytes, 5);
+      return holder.subarray(5, 5 + bytes.length);
+    };
+    let lsn = 0;
+    for (const length of lengths) {
+      for (const salt of [0, 1]) overlay.add(++lsn as Lsn, [{ type: 'put', key: keyOf(length, salt), value: Uint8Array.of(length, salt) }]);
+    }
+    for (const length of lengths) {
+      for (const salt of [0, 1]) {
+        const found = overlay.get(view(keyOf(length, salt)));
+        expect(found?.value && [...found.value], `${length}/${salt}`).toEqual([length, salt]);
+      }
+      expect(overlay.get(view(keyOf(length, 2)))).toBeUndefined();
+    }
+    overlay.release(lsn as Lsn);
+    for (const length of lengths) expect(overlay.get(keyOf(length, 0))).toBeUndefined();
+    expect(overlay.size).toBe(0);
+  });
 });

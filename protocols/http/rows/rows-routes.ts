@@ -1,7 +1,7 @@
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import { SvcError } from '../../../core/errors.js';
 import type { CatalogState, TableEntry } from '../../../projections/index.js';
-import type { ExecuteOptions, JsonConflict, SqlEngine } from '../../../query/index.js';
+import type { ExecuteOptions, JsonConflict, QueryResult, SqlEngine } from '../../../query/index.js';
 import { engineScope, principalOf } from '../../auth/principal.js';
 import { untilClientLeaves } from '../client-abort.js';
 import { rowsJson, sendJsonText } from '../json-reply.js';
@@ -38,10 +38,15 @@ export function rowTable(deps: RowRouteDeps, request: TableRequest): { ref: Tabl
   return { ref, entry: findTable(deps.catalog, principalOf(request).tenant, ref) };
 }
 
-/** The engine options of a row request's caller (built only by a request that runs SQL). */
+/**
+ * The engine options of a row request's caller (built only by a request that runs SQL). Fields
+ * named one by one, always the same shape: a spread of engineScope()'s object took V8's generic
+ * copy and made two shapes (with and without readOnly) that the engine then read.
+ */
 export function rowOptions(deps: RowRouteDeps, request: FastifyRequest): ExecuteOptions {
   const timeoutMs = Math.min(TIMEOUT_MS_DEFAULT, deps.limits.queryTimeoutMsMax);
-  return { timeoutMs, maxRows: deps.limits.resultRowsMax, ...engineScope(request) };
+  const scope = engineScope(request);
+  return { timeoutMs, maxRows: deps.limits.resultRowsMax, tenant: scope.tenant, readOnly: scope.readOnly };
 }
 
 interface Envelope {
@@ -67,6 +72,15 @@ function insertRequestOf(body: InsertBody): { rows: Record<string, unknown>[]; r
     returning: envelope.returning ?? [],
     onConflict: conflict ? { columns: conflict.columns ?? [], action: conflict.action, updateColumns: conflict.update_columns ?? null } : null,
   };
+}
+
+/** The answer of one row inserted without RETURNING (POST rows' usual answer): one flat string for every such request. */
+const ONE_INSERTED = '{"success":true,"inserted_count":1,"data":[]}';
+
+/** POST rows' answer, written as text (json-reply.ts): the bytes serializing { success, inserted_count, data } gives, without that step. */
+function insertAnswer(result: QueryResult): string {
+  if (result.affectedRows === 1 && result.rows.length === 0) return ONE_INSERTED;
+  return `{"success":true,"inserted_count":${result.affectedRows ?? 0},"data":${rowsJson(result.rows)}}`;
 }
 
 /** PUT and DELETE name the rows they change: no filter is refused, every row is `filter: "true"`. */
@@ -99,12 +113,16 @@ export function rowsRoutes(deps: RowRouteDeps): FastifyPluginAsync {
     app.post<TableParams & { Body: InsertBody }>(
       '/tables/:table_name/rows',
       { schema: { params: rowsParams, body: insertRowsBody } },
-      async (request, reply) => {
+      // Not an async handler: the engine's promise with one then(), no promise and frame of its own
+      // per insert. What throws before it (no such table, row and rows both) is fastify's to answer,
+      // as a rejection would be.
+      (request, reply) => {
         const { ref, options } = rowTarget(deps, request);
-        const insert = insertRequestOf(request.body);
-        const result = await engine.insertJson({ schema: ref.schema, table: ref.name, ...insert }, options);
-        // Written as text (json-reply.ts): the bytes serializing { success, inserted_count, data } gives, without that step.
-        return sendJsonText(reply.code(201), `{"success":true,"inserted_count":${result.affectedRows ?? 0},"data":${rowsJson(result.rows)}}`);
+        const { rows, returning, onConflict } = insertRequestOf(request.body);
+        // Named field by field (no spread): one shape for every request's insert.
+        return engine
+          .insertJson({ schema: ref.schema, table: ref.name, rows, returning, onConflict }, options)
+          .then((result) => sendJsonText(reply.code(201), insertAnswer(result)));
       },
     );
 
