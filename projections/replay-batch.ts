@@ -11,7 +11,7 @@
  * all) and its entries copied in that order, each entry one span. Keys shorter than 5 bytes (no
  * row or index key is) put every op in one group sorted from the first byte.
  */
-import { BATCH_HEADER_BYTES, BATCH_TAIL_BYTES, KeySorter, TAG_DEL, TAG_PUT, type SortedBatch } from './replay-sort.js';
+import { BATCH_HEADER_BYTES, BATCH_TAIL_BYTES, KeySorter, TAG_DEL, TAG_PUT, writeVarint, type SortedBatch } from './replay-sort.js';
 
 const PREFIX_BYTES = 5;
 /** Up to this many bytes a JS loop copies faster than a native call. */
@@ -254,15 +254,6 @@ function copySpan(out: Uint8Array, at: number, src: Uint8Array, from: number, en
   if (length <= SMALL_COPY_BYTES_MAX) for (let i = 0; i < length; i++) out[at + i] = src[from + i]!;
   else out.set(src.subarray(from, end), at);
   return at + length;
-}
-
-function writeVarint(out: Uint8Array, at: number, n: number): number {
-  while (n >= 0x80) {
-    out[at++] = (n & 0x7f) | 0x80;
-    n >>>= 7;
-  }
-  out[at++] = n;
-  return at;
 }
 
 function copyRange(out: Uint8Array, at: number, src: Uint8Array, from: number, length: number): number {

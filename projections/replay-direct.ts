@@ -10,7 +10,7 @@ import path from 'node:path';
 import { SvcError } from '../core/errors.js';
 import { fsyncPath } from '../core/fsync.js';
 import { compareBytes, RunMerger, type SortedRun } from './replay-merge.js';
-import { TAG_DEL, TAG_PUT } from './replay-sort.js';
+import { TAG_DEL, TAG_PUT, writeVarint } from './replay-sort.js';
 import { installManifest, TableBuilder, tableFileName, writeDurably, type TableMeta } from './replay-tables.js';
 import type { BulkHost } from './state-store.js';
 
@@ -207,9 +207,9 @@ async function storeRun(host: BulkHost, bytesMax: number): Promise<SortedRun | n
       const entry = new Uint8Array(11 + key.length + value.length);
       let at = 0;
       entry[at++] = TAG_PUT;
-      at = varint(entry, at, key.length);
+      at = writeVarint(entry, at, key.length);
       entry.set(key, at);
-      at = varint(entry, at + key.length, value.length);
+      at = writeVarint(entry, at + key.length, value.length);
       entry.set(value, at);
       parts.push(entry.subarray(0, at + value.length));
       bytes += at + value.length;
@@ -222,15 +222,6 @@ async function storeRun(host: BulkHost, bytesMax: number): Promise<SortedRun | n
     at += part.length;
   }
   return { buf, from: 0, end: bytes };
-}
-
-function varint(out: Uint8Array, at: number, n: number): number {
-  while (n >= 0x80) {
-    out[at++] = (n & 0x7f) | 0x80;
-    n >>>= 7;
-  }
-  out[at++] = n;
-  return at;
 }
 
 function highestFileNumber(names: readonly string[]): number {

@@ -108,14 +108,19 @@ export function packedFromBatch(batch: SortedBatch): Uint8Array {
   return out.subarray(0, outAt);
 }
 
-/** A varint32 length then the bytes src[from, from + length), at `at` in out; returns the end. */
-export function copyWithVarint(out: Uint8Array, at: number, src: Uint8Array, from: number, length: number): number {
-  let n = length;
+/** n as a varint32 (LevelDB's length encoding) at `at` in out; returns the end. */
+export function writeVarint(out: Uint8Array, at: number, n: number): number {
   while (n >= 0x80) {
     out[at++] = (n & 0x7f) | 0x80;
     n >>>= 7;
   }
   out[at++] = n;
+  return at;
+}
+
+/** A varint32 length then the bytes src[from, from + length), at `at` in out; returns the end. */
+export function copyWithVarint(out: Uint8Array, at: number, src: Uint8Array, from: number, length: number): number {
+  at = writeVarint(out, at, length);
   if (length <= SMALL_COPY_BYTES_MAX) for (let i = 0; i < length; i++) out[at + i] = src[from + i]!;
   else out.set(src.subarray(from, from + length), at);
   return at + length;

@@ -19,6 +19,7 @@ import { open, rename } from 'node:fs/promises';
 import path from 'node:path';
 import { FILTER_META_KEY, FilterBuilder } from './replay-filter.js';
 import { logFileImage, mask } from './replay-log-image.js';
+import { writeVarint } from './replay-sort.js';
 
 /** LevelDB's defaults (include/leveldb/options.h), which classic-level passes on unchanged. */
 const BLOCK_BYTES = 4096;
@@ -288,16 +289,6 @@ export class TableBuilder {
  */
 function tableImageBytes(tableBytes: number): number {
   return tableBytes + Math.ceil(tableBytes / 8) + 2 * BLOCK_BYTES;
-}
-
-/** n as a varint32 at `at` in out; returns the end. */
-function writeVarint(out: Uint8Array, at: number, n: number): number {
-  while (n >= 0x80) {
-    out[at++] = (n & 0x7f) | 0x80;
-    n >>>= 7;
-  }
-  out[at++] = n;
-  return at;
 }
 
 /** A larger buffer for an internal key, holding the first `keep` bytes of `key`. */
