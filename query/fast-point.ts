@@ -36,8 +36,9 @@ interface PointPlan {
   /**
    * The point-read cache's name of a row key (rowCacheName), by the parameter it was read with: kept
    * on the plan itself (not in a WeakMap by plan), so a read again costs one WeakMap look-up less.
+   * null: the key's value may differ for the same parameter text (clockDependent), nothing is remembered.
    */
-  readonly names: Map<number | string, string>;
+  readonly names: Map<number | string, string> | null;
 }
 
 /** What rows(..., toText, frame) keeps in a cached row's memo slot (its owner is the plan). */
@@ -112,7 +113,7 @@ export class PointSelects {
     const plan = this.planOf(prepared)!;
     const only = rawParams.length === 1 ? rawParams[0] : undefined;
     // The row key's name remembered for this parameter (a read before): looked up once, for known() and below.
-    const remembered = rememberable(only) ? plan.names.get(only) : undefined;
+    const remembered = plan.names !== null && rememberable(only) ? plan.names.get(only) : undefined;
     if (toText !== undefined && rowsMax >= 1 && remembered !== undefined) {
       const known = this.known(plan, remembered, toText, frame);
       if (known !== undefined) return known;
@@ -128,9 +129,10 @@ export class PointSelects {
     const pk = encodeKey(plan.keyTypes, values, plan.descending);
     const tableId = plan.scan.table.id;
     const key = keys.rowKey(tableId, pk);
-    // The key's latin1 name is made once: remembered for the parameter and handed to the cache, which names its entry by it.
-    let name = remembered;
-    if (name === undefined && rememberable(only)) this.keyNamesBound.remember(plan.names, only, (name = rowCacheName(key)));
+    // A new parameter's key name is made once: remembered for it and handed to the cache, which names its entry by it.
+    // Only a name made from this key goes to the cache: an entry under another key's name would answer for that key.
+    let name: string | undefined;
+    if (remembered === undefined && plan.names !== null && rememberable(only)) this.keyNamesBound.remember(plan.names, only, (name = rowCacheName(key)));
     const entry = this.store.getRowSync ? this.store.getRowSync(tableId, key, name) : null;
     const image = entry === null ? this.store.getSync!(key) : entry.image;
     if (image === undefined) return none(toText, frame);
@@ -212,7 +214,19 @@ function pointPlanOf(plan: Plan): PointPlan | null {
     if (value === null) return null;
     key.push(value);
   }
-  return { scan, keyTypes, descending: access.index.descending, key, decode: rowDecoder(scan), pick, names: new Map() };
+  const names = access.eq.some(clockDependent) ? null : new Map<number | string, string>();
+  return { scan, keyTypes, descending: access.index.descending, key, decode: rowDecoder(scan), pick, names };
+}
+
+/**
+ * Whether a key expression's value may differ for the same parameter text from one read to the next:
+ * a date or timestamp made from text ('today', 'now', 'tomorrow' move with the clock; a timestamptz
+ * reads its text in the session's time zone), anywhere along its casts. Such a key is made anew each read.
+ */
+function clockDependent(expr: Expr): boolean {
+  const type = expr.type.name;
+  if (type === 'date' || type === 'timestamp' || type === 'timestamptz') return true;
+  return expr.kind === 'cast' && clockDependent(expr.arg);
 }
 
 /**
