@@ -12,7 +12,7 @@ import { execContext } from '../run-query.js';
 import { WriteViewSource } from '../exec/index.js';
 import type { QValue } from '../types/contract.js';
 import { ForeignKeys } from '../dml/foreign-keys.js';
-import { StatementWriter } from '../dml/writer.js';
+import { StatementWriter } from '../dml/statement-writer.js';
 import { columnByName, IdAllocator, namesInSchema, nextColumnId, nowMicros, tableRef, catalogRecord } from './common.js';
 import { columnFromAst } from './columns.js';
 import { assertUnique } from './create-index.js';

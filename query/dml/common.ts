@@ -25,7 +25,8 @@ import { execContext } from '../run-query.js';
 import type { StatementEnv } from '../statement.js';
 import type { QValue, TypeSystem } from '../types/contract.js';
 import { txnRecord } from '../ddl/common.js';
-import { StatementWriter, type CheckEval } from './writer.js';
+import { StatementWriter } from './statement-writer.js';
+import type { CheckEval } from './writer.js';
 
 export interface DmlDeps {
   readonly projections: Projections;

@@ -1,15 +1,19 @@
-import type { ColumnDef, IndexDef, TableDef, TableId } from '../../core/catalog.js';
+/**
+ * Validation and encoding of one table's row changes within a DML statement (statement-writer.ts
+ * holds the statement's writers, its ops in order and its sequence values): NOT NULL, CHECK, primary
+ * key and unique-index checks against the store and the statement's own pending changes.
+ */
+import type { ColumnDef, IndexDef, TableDef } from '../../core/catalog.js';
 import { isSvcError } from '../../core/errors.js';
 import { compareKeys, decodeKey, encodeKey, encodeKeyWith } from '../../core/key-encoding.js';
-import type { RowChange, SequenceUpdate, TxnOp } from '../../core/log-records.js';
 import { encodeRow, encodeRowWith } from '../../core/row-codec.js';
 import type { SqlType, SqlValue } from '../../core/values.js';
-import type { CatalogState, WriteView } from '../../projections/index.js';
+import type { RowChange } from '../../core/log-records.js';
+import type { WriteView } from '../../projections/index.js';
 import type { QValue, TypeSystem } from '../types/contract.js';
+import type { ForeignKeys } from './foreign-keys.js';
 import { LIMITS } from '../limits.js';
-import { limitExceededRows } from './limits.js';
 import { checkViolation, notNullViolation, uniqueViolation } from './errors.js';
-import { ForeignKeys } from './foreign-keys.js';
 import { ByteSlab } from './byte-slab.js';
 import { keyBytes, keyText } from './key-text.js';
 import { shapeOf, type UniqueIndex } from './table-shape.js';
@@ -22,67 +26,16 @@ export interface CheckEval {
   readonly eval: (row: readonly QValue[]) => QValue;
 }
 
-/** All changes of one DML statement: per-table writers, the row ops in order, sequence values. */
-export class StatementWriter {
-  readonly ops: TxnOp[] = [];
-  private readonly writers = new Map<TableId, TableWriter>();
-  /** Sequence values taken (nextval), made at the first: most statements take none. */
-  private sequenceValues: Map<string, bigint> | null = null;
-  private foreignKeys: ForeignKeys | null = null;
-  changed = 0;
-
-  constructor(
-    readonly view: WriteView,
-    readonly types: TypeSystem,
-    private readonly checksOf: (table: TableDef) => CheckEval[],
-    /** Rows this statement may change (SqlLimits.dmlRowsMax). */
-    private readonly dmlRowsMax: number,
-    /** In a transaction: what the statement reads is tracked (a range read would be a conflict over the whole range). */
-    readonly inTransaction = false,
-  ) {}
-
-  /** Foreign-key checks of this statement, made when a table with a foreign key or a parent row is written. */
-  get fks(): ForeignKeys {
-    this.foreignKeys ??= new ForeignKeys(this);
-    return this.foreignKeys;
-  }
-
-  get catalog(): CatalogState {
-    return this.view.catalog;
-  }
-
-  writer(table: TableDef): TableWriter {
-    let w = this.writers.get(table.id);
-    if (!w) this.writers.set(table.id, (w = new TableWriter(table, this, () => this.checksOf(table))));
-    return w;
-  }
-
-  existingWriter(tableId: TableId): TableWriter | undefined {
-    return this.writers.get(tableId);
-  }
-
-  nextval(name: string): bigint {
-    const sequences = (this.sequenceValues ??= new Map());
-    const next = (sequences.get(name) ?? this.view.sequence(name) ?? 0n) + 1n;
-    sequences.set(name, next);
-    return next;
-  }
-
-  /** Some sequence value was taken (nextval): sequenceOps() is not empty. */
-  get hasSequences(): boolean {
-    return this.sequenceValues !== null && this.sequenceValues.size > 0;
-  }
-
-  sequenceOps(): SequenceUpdate[] {
-    if (this.sequenceValues === null) return [];
-    return [...this.sequenceValues].map(([name, lastValue]) => ({ kind: 'sequence', name, lastValue }));
-  }
-
-  push(op: RowChange): void {
-    this.changed += 1;
-    if (this.changed > this.dmlRowsMax) throw limitExceededRows(this.dmlRowsMax);
-    this.ops.push(op);
-  }
+/** What a table's writer uses of its statement (statement-writer.ts StatementWriter). */
+export interface WriterStatement {
+  readonly view: WriteView;
+  readonly types: TypeSystem;
+  /** In a transaction: what the statement reads is tracked. */
+  readonly inTransaction: boolean;
+  /** The statement's foreign-key checks. */
+  readonly fks: ForeignKeys;
+  /** Adds a row op to the statement's ops (counted against its row limit). */
+  push(op: RowChange): void;
 }
 
 /** Validation and encoding of row changes for one table. */
@@ -117,7 +70,7 @@ export class TableWriter {
 
   constructor(
     readonly def: TableDef,
-    private readonly statement: StatementWriter,
+    private readonly statement: WriterStatement,
     private readonly checksOf: () => CheckEval[],
   ) {
     // Shared by every statement's writer of this definition: read, never changed.
