@@ -1,5 +1,6 @@
 import type { Lsn } from '../core/units.js';
 import { compareKeys } from '../core/key-encoding.js';
+import { latin1 } from './cached-row.js';
 import type { KvOp } from './state-store.js';
 
 export interface PendingEntry {
@@ -20,19 +21,6 @@ interface PendingRecord {
   readonly entries: readonly PendingEntry[] | readonly KvOp[];
   /** Each entry's key as a latin1 string (the `newest` map's key), in the order of `entries`; null: a large record, not in the map. */
   readonly texts: readonly string[] | null;
-}
-
-/** Keys up to this many bytes are made into their string directly (no Buffer view per key). */
-const SHORT_KEY_BYTES_MAX = 64;
-
-/**
- * A key as a string usable as a Map key (one char per byte, as latin1 decodes it). Every insert
- * adds its key and every point check looks one up: a short key (a row key of a few columns) is
- * turned into its string without the Buffer object a latin1 decode needs.
- */
-function keyString(key: Uint8Array): string {
-  if (key.length <= SHORT_KEY_BYTES_MAX) return String.fromCharCode.apply(null, key as unknown as number[]);
-  return Buffer.from(key.buffer, key.byteOffset, key.length).toString('latin1');
 }
 
 /**
@@ -93,7 +81,7 @@ export class PendingOverlay {
       this.entryCount += unique.length;
       return;
     }
-    const texts = unique.map((entry) => keyString(entry.key));
+    const texts = unique.map((entry) => latin1(entry.key));
     // Records are added in LSN order: this one's entries are the newest of their keys (among the indexed records).
     for (let i = 0; i < unique.length; i++) this.newest.set(texts[i]!, unique[i]!);
     this.records.push({ lsn, entries: unique, texts });
@@ -103,7 +91,7 @@ export class PendingOverlay {
   /** add() of a record with one op (a single-row insert into a table without secondary indexes): no sort, no copies. */
   private addOne(lsn: Lsn, op: KvOp): void {
     const entry: PendingEntry = { key: op.key, value: op.type === 'put' ? op.value : null, lsn };
-    const text = keyString(op.key);
+    const text = latin1(op.key);
     this.newest.set(text, entry);
     this.records.push({ lsn, entries: [entry], texts: [text] });
     this.entryCount += 1;
@@ -129,7 +117,7 @@ export class PendingOverlay {
 
   get(key: Uint8Array): PendingEntry | undefined {
     if (this.records.length === 0) return undefined;
-    const indexed = this.newest.size > 0 ? this.newest.get(keyString(key)) : undefined;
+    const indexed = this.newest.size > 0 ? this.newest.get(latin1(key)) : undefined;
     if (this.largeRecords === 0) return indexed;
     // A large record newer than the indexed hit (newest first) holds the newer op of the key.
     for (let r = this.records.length - 1; r >= 0; r--) {
