@@ -114,7 +114,7 @@ function valuesStart(sql: string): number {
   let i = skipSpace(sql, 0);
   let words = 0;
   for (;;) {
-    const c = sql.charCodeAt(i);
+    const c = codeAt(sql, i);
     if (isIdentStart(c)) {
       let j = i + 1;
       while (j < sql.length && isIdentPart(sql.charCodeAt(j))) j++;
@@ -123,7 +123,7 @@ function valuesStart(sql: string): number {
       words++;
       i = skipSpace(sql, j);
       // VALUES may also name a column or a table (a column-name keyword): the one before a "(" starts the rows.
-      if (word === 'values' && sql.charCodeAt(i) === 40) return i;
+      if (word === 'values' && codeAt(sql, i) === 40) return i;
     } else if (c === 34 && words >= 2) {
       const close = quotedEnd(sql, i);
       // Positions after a non-ASCII name would be bytes, not characters: the general way.
@@ -143,7 +143,7 @@ function quotedEnd(sql: string, i: number): number {
   for (;;) {
     const close = sql.indexOf('"', j);
     if (close < 0) return -1;
-    if (sql.charCodeAt(close + 1) !== 34) return close + 1;
+    if (codeAt(sql, close + 1) !== 34) return close + 1;
     j = close + 2;
   }
 }
@@ -161,7 +161,7 @@ function scanRows(sql: string, start: number): ScannedRows | null {
       if (cell === null) return null;
       row.push(cell);
       state.at = skipSpace(sql, state.at);
-      const c = sql.charCodeAt(state.at);
+      const c = codeAt(sql, state.at);
       if (c === 41) break;
       if (c !== 44) return null;
       state.at = skipSpace(sql, state.at + 1);
@@ -169,21 +169,21 @@ function scanRows(sql: string, start: number): ScannedRows | null {
     rows.push(row);
     const end = state.at + 1;
     const next = skipSpace(sql, end);
-    if (sql.charCodeAt(next) !== 44) return { rows, start, end, paramMax: state.paramMax, extraBytes: state.extraBytes };
+    if (codeAt(sql, next) !== 44) return { rows, start, end, paramMax: state.paramMax, extraBytes: state.extraBytes };
     state.at = skipSpace(sql, next + 1);
-    if (sql.charCodeAt(state.at) !== 40) return null;
+    if (codeAt(sql, state.at) !== 40) return null;
   }
 }
 
 /** One literal at state.at (moved past it), or null when it is none of the simple kinds. */
 function scanLiteral(sql: string, state: ScanState): SqlExpr | null {
   const loc = state.at + state.extraBytes;
-  const c = sql.charCodeAt(state.at);
+  const c = codeAt(sql, state.at);
   if (c === 39) return scanString(sql, state, loc);
   if (isDigit(c) || c === 46) return scanNumber(sql, state, loc, false);
   if (c === 45) {
     state.at = skipSpace(sql, state.at + 1);
-    const d = sql.charCodeAt(state.at);
+    const d = codeAt(sql, state.at);
     return isDigit(d) || d === 46 ? scanNumber(sql, state, loc, true) : null;
   }
   if (c === 36) return scanParam(sql, state, loc);
@@ -214,7 +214,7 @@ function scanString(sql: string, state: ScanState, loc: number): SqlExpr | null 
     const close = sql.indexOf("'", from);
     if (close < 0) return null;
     value += sql.slice(from, close);
-    if (sql.charCodeAt(close + 1) !== 39) {
+    if (codeAt(sql, close + 1) !== 39) {
       state.at = close + 1;
       break;
     }
@@ -253,30 +253,30 @@ function wellFormed(value: string): boolean {
 function scanNumber(sql: string, state: ScanState, loc: number, negative: boolean): SqlExpr | null {
   const from = state.at;
   let i = from;
-  while (isDigit(sql.charCodeAt(i))) i++;
+  while (isDigit(codeAt(sql, i))) i++;
   let integer = i > from;
-  if (sql.charCodeAt(i) === 46) {
+  if (codeAt(sql, i) === 46) {
     integer = false;
     i++;
     const fraction = i;
-    while (isDigit(sql.charCodeAt(i))) i++;
+    while (isDigit(codeAt(sql, i))) i++;
     if (i === fraction && i - 1 === from) return null; // a lone "."
   }
-  const e = sql.charCodeAt(i);
+  const e = codeAt(sql, i);
   if (e === 101 || e === 69) {
     integer = false;
     i++;
-    const sign = sql.charCodeAt(i);
+    const sign = codeAt(sql, i);
     if (sign === 43 || sign === 45) i++;
     const exponent = i;
-    while (isDigit(sql.charCodeAt(i))) i++;
+    while (isDigit(codeAt(sql, i))) i++;
     if (i === exponent) return null;
   }
   state.at = i;
   const written = sql.slice(from, i);
   // Up to nine digits without a leading zero: an int4 whose text is already as PostgreSQL prints it.
   // (-0 is 0: the general way below.)
-  if (integer && i - from <= 9 && sql.charCodeAt(from) !== 48) return { kind: 'number', text: negative ? '-' + written : written, loc };
+  if (integer && i - from <= 9 && codeAt(sql, from) !== 48) return { kind: 'number', text: negative ? '-' + written : written, loc };
   let text = written;
   if (integer) {
     const digits = written.replace(/^0+(?=.)/, '');
@@ -291,7 +291,7 @@ function scanNumber(sql: string, state: ScanState, loc: number, negative: boolea
 function scanParam(sql: string, state: ScanState, loc: number): SqlExpr | null {
   const from = state.at + 1;
   let i = from;
-  while (isDigit(sql.charCodeAt(i))) i++;
+  while (isDigit(codeAt(sql, i))) i++;
   if (i === from || i - from > PARAM_DIGITS_MAX) return null;
   state.at = i;
   const number = Number(sql.slice(from, i));
@@ -302,10 +302,20 @@ function scanParam(sql: string, state: ScanState, loc: number): SqlExpr | null {
 /** Skips the whitespace PostgreSQL's scanner and this one agree on (space, tab, CR, LF); comments are not skipped. */
 function skipSpace(sql: string, i: number): number {
   for (;;) {
-    const c = sql.charCodeAt(i);
+    const c = codeAt(sql, i);
     if (c !== 32 && c !== 10 && c !== 13 && c !== 9) return i;
     i++;
   }
+}
+
+/**
+ * The UTF-16 code at i, or -1 past the end (which no test below takes for a character). Every
+ * statement's scan looks one past its last row: charCodeAt out of range (NaN) is a deoptimization
+ * of optimized code that never saw one, so the scanner was compiled again (the costliest compile
+ * of a 1,000-row statement) two or three times in a server's first VALUES statements.
+ */
+function codeAt(sql: string, i: number): number {
+  return i < sql.length ? sql.charCodeAt(i) : -1;
 }
 
 function isDigit(c: number): boolean {
