@@ -6,6 +6,15 @@
  * per cached row cost more at each fill (ephemeron bookkeeping in every GC) than it saved per hit.
  */
 export class CachedRow {
+  /**
+   * The image as text, one char per byte (latin1; undefined: no row has the key). A one-byte V8
+   * string costs its length and a 16-byte header, where the Buffer a LevelDB read hands out costs
+   * ~330 bytes besides its bytes (the Uint8Array, its own ArrayBuffer, the native backing store and
+   * its bookkeeping: measured, 100,000 bench rows held by the cache): kept as text, the same bound
+   * holds about a third more rows, and GC has no backing store per cached row to track.
+   */
+  private readonly imageText: string | undefined;
+
   /** Who made `memo` (compared by identity); null: nothing memoized. */
   memoOwner: object | null = null;
   memo: unknown = undefined;
@@ -17,9 +26,30 @@ export class CachedRow {
    * the cache does not keep, or no longer keeps (dropped by a write, past the bound or when the cache started over).
    */
   constructor(
-    readonly image: Uint8Array | undefined,
+    image: Uint8Array | undefined,
     public account: MemoAccount | null = null,
-  ) {}
+  ) {
+    this.imageText = image === undefined ? undefined : latin1(image);
+  }
+
+  /** Whether a row has the key (the image is not undefined): no bytes are made to tell. */
+  get found(): boolean {
+    return this.imageText !== undefined;
+  }
+
+  /** The image's length in bytes (0: no row). */
+  get imageBytes(): number {
+    return this.imageText === undefined ? 0 : this.imageText.length;
+  }
+
+  /**
+   * The image's bytes (undefined: no row has the key), made anew at each call from the kept text:
+   * a reader decodes it once and keeps what it made in the memo slot. Its own copy: a reader may keep
+   * views of it (a decoded value) or change it without touching the entry.
+   */
+  get image(): Uint8Array | undefined {
+    return this.imageText === undefined ? undefined : Buffer.from(this.imageText, 'latin1');
+  }
 
   /**
    * Keeps `memo`, made by `owner`, in the slot; `bytes` estimates what it holds (its text's length,
@@ -52,13 +82,16 @@ export interface MemoAccount {
 /**
  * What one cached row counts against the cache's bound besides its key and image bytes and its memo
  * (counted as made: CachedRow.remember): the Map entry, the key text, the CachedRow and the image's
- * Buffer (its own backing store). Measured: 100,000 rows of (bigint, text, double) read by GET added
- * 677 bytes each to the heap and external memory, 59 of them key and image (a memo of ~60 bytes).
+ * text header. Measured (200,000 rows of (bigint, text, double), 13-byte keys, 46-byte images, read
+ * by getRowSync, LevelDB's block cache warmed first): 180 bytes of heap each, no external memory
+ * (RSS 180-192), 59 of them key and image; the rest counted with room for the Map's spare capacity
+ * (it doubles as it grows). The image as a LevelDB Buffer was 315 bytes of heap and ~300 native
+ * (RSS 514-623 a row): the constant was 600 then.
  */
-const ROW_CACHE_ENTRY_OVERHEAD_BYTES = 600;
+const ROW_CACHE_ENTRY_OVERHEAD_BYTES = 160;
 
 /** What one cached row counts against the bound, its memo apart. */
-export const entryBytes = (keyBytes: number, image: Uint8Array | undefined): number => keyBytes + (image?.length ?? 0) + ROW_CACHE_ENTRY_OVERHEAD_BYTES;
+export const entryBytes = (keyBytes: number, entry: CachedRow): number => keyBytes + entry.imageBytes + ROW_CACHE_ENTRY_OVERHEAD_BYTES;
 
 /**
  * The value of a key a write dropped from the point-read cache: the key stays, its value is set over

@@ -18,7 +18,8 @@ export const PROJECTION_LIMITS = Object.freeze({
   /**
    * Bytes of memory the point-read cache may hold (row-versions.ts getRowSync), counted as key +
    * value + ROW_CACHE_ENTRY_OVERHEAD_BYTES each plus what a reader keeps with it (its JSON text and
-   * row, CachedRow.remember) (~100,000 small rows): past it the oldest quarter goes (makeRoom). A table's
+   * row, CachedRow.remember) (~130,000 small rows with a point SELECT's answer kept each, ~300,000 without):
+   * past it the oldest quarter goes (makeRoom). A table's
    * entries go when a write to its rows starts, so the bound is the memory, not the staleness.
    */
   pointCacheBytesMax: 64 * 1024 * 1024,

@@ -80,7 +80,7 @@ export class RowVersionedStore implements StateStore {
     const known = table?.get(name);
     if (known !== undefined && known !== DROPPED) return known;
     const entry = new CachedRow(getSync(key), this.memoAccount);
-    const bytes = entryBytes(key.length, entry.image);
+    const bytes = entryBytes(key.length, entry);
     let slotDropped = known === DROPPED;
     if (this.rowCacheBytes + bytes > this.rowCacheBytesMax) {
       this.makeRoom(bytes);
@@ -165,7 +165,7 @@ export class RowVersionedStore implements StateStore {
       this.rowCacheBytes -= droppedSlotBytes(name.length);
       return;
     }
-    this.rowCacheBytes -= entryBytes(name.length, entry.image) + entry.memoBytes;
+    this.rowCacheBytes -= entryBytes(name.length, entry) + entry.memoBytes;
     entry.account = null;
   }
 

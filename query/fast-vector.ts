@@ -183,9 +183,10 @@ function rowName(names: WeakMap<Uint8Array, string>, tableId: number, pk: Uint8A
  * against the cache's bound as what it holds beside the image (memoBytes).
  */
 function memoizedRow(plan: VectorPlan, pk: Uint8Array, entry: CachedRow): Row | undefined {
-  const image = entry.image;
-  if (image === undefined) return undefined;
+  if (!entry.found) return undefined;
   if (entry.memoOwner === plan) return entry.memo as Row;
+  // Made from the kept text once per plan (CachedRow.image): the hit above makes no bytes.
+  const image = entry.image!;
   const row = plan.decode(pk, image);
   Object.freeze(row);
   entry.remember(plan, row, memoBytes(image));

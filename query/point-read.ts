@@ -132,7 +132,7 @@ export class PointReader {
     // A first read has the key's bytes already: the cache reads the store with them (by name it would make them again).
     const entry =
       found.key !== undefined && this.store.getRowSync ? this.store.getRowSync(request.table.id, found.key, found.name) : byName(request.table.id, found.name);
-    if (entry.image === undefined) return null;
+    if (!entry.found) return null;
     const projection = projectionOf(found.reader, request.table, request.columns, this.types);
     const memo = entry.memo as TextMemo | undefined;
     if (entry.memoOwner === projection && memo?.toText === toText) return memo.text;

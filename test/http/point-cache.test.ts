@@ -111,7 +111,7 @@ describe('RowVersionedStore.getRowSync: the point-read cache over a real LevelDB
 
   it('past its bound drops its oldest entries, not all of them: the rows read last stay cached', async () => {
     const { dir, remove } = await tempDir('svcdb-point-cache-');
-    const bytesMax = 64 * 1024; // ~100 entries of these rows
+    const bytesMax = 16 * 1024; // ~95 entries of these rows (~170 bytes counted each)
     const store = new RowVersionedStore(await openStateStore(dir), bytesMax);
     try {
       const count = 250; // keys are one byte
@@ -130,7 +130,7 @@ describe('RowVersionedStore.getRowSync: the point-read cache over a real LevelDB
       expect(text(store.getRowSync!(T1, key(T1, 0)).image)).toBe('row 0');
       // Memos past the bound drop the oldest entries too, and a write still drops what it changes.
       const owner = {};
-      entries[count - 1]!.remember(owner, 'x'.repeat(30_000), 30_000);
+      entries[count - 1]!.remember(owner, 'x'.repeat(8_000), 8_000);
       expect(store.rowCacheSize().bytes).toBeLessThanOrEqual(bytesMax);
       expect(store.getRowSync!(T1, key(T1, count - 1))).toBe(entries[count - 1]);
       await store.write([{ type: 'put', key: key(T1, count - 1), value: value('changed') }]);
@@ -153,6 +153,44 @@ describe('RowVersionedStore.getRowSync: the point-read cache over a real LevelDB
       await store.write([{ type: 'put', key: key(T1, 5), value: value('cinco') }]);
       expect(text(store.getRowSync!(T1, key(T1, 5), rowCacheName(key(T1, 5))).image)).toBe('cinco');
       expect(store.rowCacheSize().rows).toBe(1);
+    } finally {
+      await store.close();
+      await remove();
+    }
+  });
+
+  it('keeps an image as text, not as the Buffer LevelDB handed out: each read of it is its own copy, all bytes kept', async () => {
+    const { dir, remove } = await tempDir('svcdb-point-cache-');
+    const store = new RowVersionedStore(await openStateStore(dir));
+    try {
+      // Every byte value, high ones and zeros included: a latin1 text keeps each as one char.
+      const every = Uint8Array.from({ length: 512 }, (_, i) => (i * 7) & 0xff);
+      await store.write([
+        { type: 'put', key: key(T1, 1), value: every },
+        { type: 'put', key: key(T1, 2), value: new Uint8Array(0) },
+      ]);
+      const entry = store.getRowSync!(T1, key(T1, 1));
+      expect(entry.found).toBe(true);
+      expect(entry.imageBytes).toBe(512);
+      const first = entry.image!;
+      expect([...first]).toEqual([...every]);
+      // A copy per read: a reader that changes (or keeps views of) its bytes touches nothing cached.
+      first.fill(0);
+      expect(entry.image).not.toBe(first);
+      expect([...entry.image!]).toEqual([...every]);
+      expect(store.getRowSync!(T1, key(T1, 1))).toBe(entry);
+      // An empty image is a row (found), a missing key is not.
+      const empty = store.getRowSync!(T1, key(T1, 2));
+      expect(empty.found).toBe(true);
+      expect(empty.imageBytes).toBe(0);
+      expect([...empty.image!]).toEqual([]);
+      const missing = store.getRowSync!(T1, key(T1, 3));
+      expect(missing.found).toBe(false);
+      expect(missing.image).toBeUndefined();
+      // Counted as key, image and the entry's overhead: the kept text's bytes, not a Buffer's.
+      const counted = store.rowCacheSize().bytes;
+      expect(counted).toBeGreaterThanOrEqual(3 * 6 + 512);
+      expect(counted).toBeLessThan(3 * 6 + 512 + 3 * 200);
     } finally {
       await store.close();
       await remove();
