@@ -11,7 +11,7 @@ import type { WriteView } from '../../projections/index.js';
 import type { QValue } from '../types/contract.js';
 import { LIMITS } from '../limits.js';
 import { uniqueViolation } from './errors.js';
-import { keyBytes, keyText } from './key-text.js';
+import { keyBytes, keyText } from '../../core/key-text.js';
 import { scanIndex } from './read-ahead.js';
 import type { UniqueIndex } from './table-shape.js';
 

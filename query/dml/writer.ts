@@ -16,7 +16,7 @@ import type { ForeignKeys } from './foreign-keys.js';
 import { LIMITS } from '../limits.js';
 import { checkViolation, notNullViolation, uniqueViolation } from './errors.js';
 import { ByteSlab } from './byte-slab.js';
-import { keyText } from './key-text.js';
+import { keyText } from '../../core/key-text.js';
 import { shapeOf } from './table-shape.js';
 import { allAfterLastKey, ascending } from './read-ahead.js';
 import { UniqueChecks } from './unique-checks.js';
