@@ -38,6 +38,8 @@ export interface WriterStatement {
   readonly fks: ForeignKeys;
   /** Adds a row op to the statement's ops (counted against its row limit). */
   push(op: RowChange): void;
+  /** The engine's counts of how rows were written (statement-writer.ts WriteCounts); null: not counted (ALTER's backfill). */
+  readonly counts: { knownNew: number } | null;
 }
 
 /** Validation and encoding of row changes for one table. */
@@ -254,6 +256,8 @@ export class TableWriter {
     const after = encodeRow(this.def.columns, values as SqlValue[]);
     this.record(key, null, after, values, k);
     this.statement.push({ kind: 'row', tableId: this.def.id, op: 'insert', key, before: null, after });
+    const counts = this.statement.counts;
+    if (counts !== null) counts.knownNew += 1;
     return true;
   }
 
