@@ -1,3 +1,5 @@
+import { keyText as latin1 } from '../core/key-text.js';
+
 /**
  * A row key's image as the point-read cache keeps it (undefined: no row has the key), with one memo
  * slot: a reader that turns the image into something (a shaped row, its JSON text) keeps that here,
@@ -76,6 +78,6 @@ const DROPPED_SLOT_OVERHEAD_BYTES = 64;
 /**
  * A key's bytes as a string of the same length (one char per byte): a Map key that compares as the
  * bytes do (the point-read cache's key: getRowSyncByName takes it). The one function core/key-text.ts
- * keyText, which query/dml's maps use too.
+ * keyText, which query/dml's maps use too (imported under this name above: a binding this file can call).
  */
-export { keyText as latin1 } from '../core/key-text.js';
+export { latin1 };
