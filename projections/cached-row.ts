@@ -1,3 +1,5 @@
+import { keyText as latin1 } from '../core/key-text.js';
+
 /**
  * A row key's image as the point-read cache keeps it (undefined: no row has the key), with one memo
  * slot: a reader that turns the image into something (a shaped row, its JSON text) keeps that here,
@@ -106,15 +108,9 @@ export const DROPPED = new CachedRow(undefined);
 export const droppedSlotBytes = (keyBytes: number): number => keyBytes + DROPPED_SLOT_OVERHEAD_BYTES;
 const DROPPED_SLOT_OVERHEAD_BYTES = 64;
 
-/** Keys up to this long become text in one String.fromCharCode call (its arguments are bounded); longer ones through a Buffer. */
-const SHORT_KEY_BYTES = 1024;
-
 /**
  * A key's bytes as a string of the same length (one char per byte): a Map key that compares as the
- * bytes do (the point-read cache's key: getRowSyncByName takes it). One call builds it flat (a loop
- * of += builds a rope that the Map lookup flattens: ~2x slower).
+ * bytes do (the point-read cache's key: getRowSyncByName takes it). The one function core/key-text.ts
+ * keyText, which query/dml's maps use too (imported under this name above: a binding this file can call).
  */
-export function latin1(key: Uint8Array): string {
-  if (key.length <= SHORT_KEY_BYTES) return String.fromCharCode.apply(null, key as unknown as number[]);
-  return Buffer.from(key.buffer, key.byteOffset, key.byteLength).toString('latin1');
-}
+export { latin1 };

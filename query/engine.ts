@@ -7,6 +7,8 @@ import { InsertCache } from './fast-insert.js';
 import { insertJson, JSON_INSERT_STATEMENT, type JsonInsert } from './dml/insert-json.js';
 import { atStatement, isBatchable, runDdlBatch } from './ddl/batch.js';
 import { remove, update } from './dml/update-delete.js';
+import { WriteCounts } from './dml/statement-writer.js';
+import type { DmlDeps } from './dml/common.js';
 import { explainStatement, explainQuery, type ExplainOptionsInput, type ExplainResult } from './explain/index.js';
 import { DEFAULT_SQL_LIMITS, LIMITS, type SqlLimits } from './limits.js';
 import { parseSql, type ParsedStatement } from './parse/index.js';
@@ -50,6 +52,8 @@ export class SqlEngine {
   private readonly points: PointSelects;
   /** hnsw top-k SELECTs, answered without the executor (fast-vector.ts). */
   private readonly vectorSelects: VectorSelects;
+  /** How DML statements wrote their rows (insertPathStats). */
+  private readonly writeCounts = new WriteCounts();
 
   constructor(private readonly deps: SqlEngineDeps) {
     this.points = new PointSelects(deps.projections.store, deps.types);
@@ -174,7 +178,7 @@ export class SqlEngine {
     const body = statement.body;
     if (body.kind !== 'insert') return undefined;
     if (env.readOnly) refuseWrite(statement, env.readOnly);
-    const deps = { projections: this.deps.projections, types: this.deps.types, env, statement, bindContext: this.bindContext(env, statement) };
+    const deps = this.dmlDeps(env, statement, statement);
     return this.inserts.run(statement, body, deps);
   }
 
@@ -189,6 +193,11 @@ export class SqlEngine {
     const known = this.cache.get(this.plainKey(options.tenant, sql), this.deps.projections.catalog);
     if (!known || !this.vectorSelects.handles(known)) return undefined;
     return this.vectorResult(known, sql, options);
+  }
+
+  /** How many single-row inserts of a new highest key were written without a read or a promise (TableWriter.insertKnownNew). */
+  insertPathStats(): { readonly knownNew: number } {
+    return { knownNew: this.writeCounts.knownNew };
   }
 
   /** How many searches vectorSelect answered directly, and how many it handed to execute() (fast-vector.ts). */
@@ -269,14 +278,7 @@ export class SqlEngine {
     try {
       return this.scoped('', options, (env) => {
         if (env.readOnly) refuseWrite(JSON_INSERT_STATEMENT, env.readOnly);
-        const deps = {
-          projections: this.deps.projections,
-          types: this.deps.types,
-          env,
-          statement: JSON_INSERT_STATEMENT,
-          bindContext: this.bindContext(env, null),
-        };
-        return insertJson(request, deps);
+        return insertJson(request, this.dmlDeps(env, JSON_INSERT_STATEMENT, null));
       });
     } catch (error) {
       return Promise.reject(error as Error);
@@ -378,6 +380,18 @@ export class SqlEngine {
     return (catalog: CatalogState): BindContext => newBindContext(this.deps.types, catalog, env.tenant, statement);
   }
 
+  /** What a statement's DML (and DDL) runs with, built field by field: one shape for every statement. `bound`: the statement binding sees. */
+  private dmlDeps(env: StatementEnv, statement: ParsedStatement, bound: ParsedStatement | null): DmlDeps {
+    return {
+      projections: this.deps.projections,
+      types: this.deps.types,
+      env,
+      statement,
+      bindContext: this.bindContext(env, bound),
+      writeCounts: this.writeCounts,
+    };
+  }
+
   private explainDeps(env: StatementEnv) {
     return { ...this.deps, env, prepare: (s: ParsedStatement) => this.selects.prepared(s, env) };
   }
@@ -387,7 +401,7 @@ export class SqlEngine {
     if (env.txn) refuseInTransaction(statement);
     if (statement.explain) return explainStatement(this.explainDeps(env), statement);
     const { body } = statement;
-    const deps = { projections: this.deps.projections, types: this.deps.types, env, statement, bindContext: this.bindContext(env, statement) };
+    const deps = this.dmlDeps(env, statement, statement);
     switch (body.kind) {
       case 'query':
         return this.select(this.selects.prepared(statement, env), env);

@@ -25,7 +25,7 @@ import { execContext } from '../run-query.js';
 import type { StatementEnv } from '../statement.js';
 import type { QValue, TypeSystem } from '../types/contract.js';
 import { txnRecord } from '../ddl/common.js';
-import { StatementWriter } from './statement-writer.js';
+import { StatementWriter, type WriteCounts } from './statement-writer.js';
 import type { CheckEval } from './writer.js';
 
 export interface DmlDeps {
@@ -34,6 +34,8 @@ export interface DmlDeps {
   readonly env: StatementEnv;
   readonly statement: ParsedStatement;
   bindContext(catalog: CatalogState): BindContext;
+  /** The engine's counts of how rows were written (SqlEngine.insertPathStats()). */
+  readonly writeCounts: WriteCounts;
 }
 
 /** What a DML body works with inside the sequencer's builder. */
@@ -109,7 +111,7 @@ class StatementRun implements DmlRun {
   ) {
     this.ctx = deps.bindContext(view.catalog);
     const checksOf = (table: TableDef): CheckEval[] => compileChecks(table, this.ctx, () => this.exec());
-    this.writer = new StatementWriter(view, deps.types, checksOf, deps.env.limits.dmlRowsMax, inTransaction);
+    this.writer = new StatementWriter(view, deps.types, checksOf, deps.env.limits.dmlRowsMax, inTransaction, deps.writeCounts);
   }
 
   get binder(): QueryBinder {

@@ -5,7 +5,7 @@ import type { SqlType, SqlValue } from '../../core/values.js';
 import type { CatalogState, WriteView } from '../../projections/index.js';
 import type { QValue, TypeSystem } from '../types/contract.js';
 import { fkChildViolation, fkParentViolation, notNullViolation } from './errors.js';
-import { keyBytes, keyText } from './key-text.js';
+import { keyBytes, keyText } from '../../core/key-text.js';
 
 const hex = (bytes: Uint8Array): string => Buffer.from(bytes).toString('hex');
 

@@ -1,7 +1,7 @@
 import type { IndexDef, TableDef } from '../../core/catalog.js';
 import { SvcError, columnNotFound } from '../../core/errors.js';
 import { decodeRowInto } from '../../core/row-codec.js';
-import { asCondition, bindExpr, coerce, invalid, Scope } from '../bind/index.js';
+import { asCondition, bindExpr, invalid, Scope } from '../bind/index.js';
 import { compile, prepare } from '../exec/index.js';
 import type { InsertStatement, OnConflict, QualifiedName } from '../parse/index.js';
 import type { Expr } from '../plan/expr.js';
@@ -9,8 +9,7 @@ import type { QueryResult } from '../result.js';
 import type { QType, QValue } from '../types/contract.js';
 import { bindReturning, exprEnv, notWritable, refuseWith, returningRow, submitDml, type DmlDeps, type DmlOutcome, type DmlRun } from './common.js';
 import { bindValues, boundValuesRows, insertRows, isPlainValues, valuesRows, type Cell } from './row-source.js';
-import { bindRowSetValue } from './row-set.js';
-import { bindArrayAssign } from './array-assign.js';
+import { bindAssignments } from './assignments.js';
 
 export interface Conflict {
   /** Indexes whose conflict triggers the action (all unique ones when no target is given). */
@@ -214,22 +213,7 @@ function bindConflict(run: DmlRun, table: TableDef, alias: string, node: OnConfl
   scope.add(alias, cols, table.name);
   scope.add('excluded', cols);
   const env = exprEnv(run, scope, 'ON CONFLICT DO UPDATE');
-  const assigned = new Set<number>();
-  const sets = node.set.map((s) => {
-    const name = s.column;
-    const position = table.columns.findIndex((c) => c.name === name);
-    if (position < 0) throw columnNotFound(name, { relation: table.name });
-    if (assigned.has(position)) throw new SvcError('INVALID_QUERY', `multiple assignments to same column "${name}"`, { column: name });
-    assigned.add(position);
-    if (s.value.kind === 'default') throw invalid('DEFAULT in ON CONFLICT DO UPDATE SET is not supported', { reason: 'unsupported' });
-    const value =
-      s.subscript !== undefined
-        ? bindArrayAssign(env, table.columns[position]!, alias, s.subscript, s.value, s.loc)
-        : s.multi
-          ? bindRowSetValue(s.multi, env)
-          : bindExpr(s.value, env);
-    return { position, expr: coerce(run.ctx, value, table.columns[position]!.type, 'assignment') };
-  });
+  const sets = bindAssignments(run, table, env, alias, node.set, 'ON CONFLICT DO UPDATE');
   const where = node.where ? asCondition(run.ctx, bindExpr(node.where, env), 'WHERE') : null;
   return { indexes, update: { sets, where } };
 }

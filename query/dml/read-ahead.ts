@@ -1,7 +1,7 @@
 import type { IndexId, TableId } from '../../core/catalog.js';
 import { compareKeys } from '../../core/key-encoding.js';
 import type { WriteView } from '../../projections/index.js';
-import { keyText } from './key-text.js';
+import { keyText } from '../../core/key-text.js';
 
 // What TableWriter reads ahead for many rows at once (query/dml/writer.ts): whole-statement reads
 // that stand for a read per row, kept apart from the per-row checks.

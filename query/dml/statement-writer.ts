@@ -10,6 +10,15 @@ import { limitExceededRows } from './limits.js';
 import { ForeignKeys } from './foreign-keys.js';
 import { TableWriter, type CheckEval, type WriterStatement } from './writer.js';
 
+/**
+ * How an engine's statements wrote their rows, counted since it started (SqlEngine.insertPathStats()):
+ * one object per engine, handed to each statement's writer.
+ */
+export class WriteCounts {
+  /** Single-row inserts of a new highest key written without a read or a promise (TableWriter.insertKnownNew). */
+  knownNew = 0;
+}
+
 /** All changes of one DML statement: per-table writers, the row ops in order, sequence values. */
 export class StatementWriter implements WriterStatement {
   readonly ops: TxnOp[] = [];
@@ -27,6 +36,8 @@ export class StatementWriter implements WriterStatement {
     private readonly dmlRowsMax: number,
     /** In a transaction: what the statement reads is tracked (a range read would be a conflict over the whole range). */
     readonly inTransaction = false,
+    /** The engine's write counts; null: not counted. */
+    readonly counts: WriteCounts | null = null,
   ) {}
 
   /** Foreign-key checks of this statement, made when a table with a foreign key or a parent row is written. */

@@ -1,14 +1,10 @@
-import { SvcError, columnNotFound } from '../../core/errors.js';
-import { bindExpr, coerce } from '../bind/index.js';
 import { compile, prepare } from '../exec/index.js';
 import type { DeleteStatement, UpdateStatement } from '../parse/index.js';
 import type { QueryResult } from '../result.js';
 import type { QValue } from '../types/contract.js';
 import { bindReturningIn, exprEnv, refuseWith, returningRow, submitDml, targetTable, type DmlDeps } from './common.js';
 import { bindTargetRows, collectTargets, keyOf } from './target-rows.js';
-import { defaultExprOf } from './row-source.js';
-import { bindRowSetValue } from './row-set.js';
-import { bindArrayAssign } from './array-assign.js';
+import { bindAssignments } from './assignments.js';
 
 /** UPDATE t SET ... [FROM ...] [WHERE ...] [RETURNING ...]: one log record. */
 export function update(ast: UpdateStatement, deps: DmlDeps): Promise<QueryResult> {
@@ -17,24 +13,7 @@ export function update(ast: UpdateStatement, deps: DmlDeps): Promise<QueryResult
     const table = targetTable(run.ctx, ast.table);
     const target = bindTargetRows(run, table, ast.alias, ast.from, ast.where);
     const env = exprEnv(run, target.scope, 'UPDATE');
-    const assigned = new Set<number>();
-    const sets = ast.set.map((s) => {
-      const name = s.column;
-      const position = table.columns.findIndex((c) => c.name === name);
-      if (position < 0) throw columnNotFound(name, { relation: table.name });
-      if (assigned.has(position)) throw new SvcError('INVALID_QUERY', `multiple assignments to same column "${name}"`, { column: name });
-      assigned.add(position);
-      const column = table.columns[position]!;
-      const value =
-        s.subscript !== undefined
-          ? bindArrayAssign(env, column, ast.alias ?? table.name, s.subscript, s.value, s.loc)
-          : s.value.kind === 'default'
-            ? defaultExprOf(run, table, position)
-            : s.multi
-              ? bindRowSetValue(s.multi, env)
-              : bindExpr(s.value, env);
-      return { position, expr: coerce(run.ctx, value, column.type, 'assignment') };
-    });
+    const sets = bindAssignments(run, table, env, ast.alias ?? table.name, ast.set, null);
     const returning = bindReturningIn(run, target.scope, ast.returning);
     const rows = await collectTargets(run, target);
     const exec = run.exec();

@@ -1,7 +1,8 @@
 /**
  * Validation and encoding of one table's row changes within a DML statement (statement-writer.ts
- * holds the statement's writers, its ops in order and its sequence values): NOT NULL, CHECK, primary
- * key and unique-index checks against the store and the statement's own pending changes.
+ * holds the statement's writers, its ops in order and its sequence values): NOT NULL, CHECK and
+ * primary key checks against the store and the statement's own pending changes; unique-checks.ts
+ * UniqueChecks makes the unique-index checks.
  */
 import type { ColumnDef, IndexDef, TableDef } from '../../core/catalog.js';
 import { isSvcError } from '../../core/errors.js';
@@ -15,11 +16,12 @@ import type { ForeignKeys } from './foreign-keys.js';
 import { LIMITS } from '../limits.js';
 import { checkViolation, notNullViolation, uniqueViolation } from './errors.js';
 import { ByteSlab } from './byte-slab.js';
-import { keyBytes, keyText } from './key-text.js';
-import { shapeOf, type UniqueIndex } from './table-shape.js';
-import { allAfterLastKey, ascending, scanIndex } from './read-ahead.js';
+import { keyText } from '../../core/key-text.js';
+import { shapeOf } from './table-shape.js';
+import { allAfterLastKey, ascending } from './read-ahead.js';
+import { UniqueChecks } from './unique-checks.js';
 
-const { dmlPrefetchRowsMin, dmlPrefetchProbesInFlightMax } = LIMITS;
+const { dmlPrefetchRowsMin } = LIMITS;
 
 export interface CheckEval {
   readonly name: string;
@@ -36,13 +38,16 @@ export interface WriterStatement {
   readonly fks: ForeignKeys;
   /** Adds a row op to the statement's ops (counted against its row limit). */
   push(op: RowChange): void;
+  /** The engine's counts of how rows were written (statement-writer.ts WriteCounts); null: not counted (ALTER's backfill). */
+  readonly counts: { knownNew: number } | null;
 }
 
 /** Validation and encoding of row changes for one table. */
 export class TableWriter {
   readonly pkTypes: SqlType[];
   readonly pkPositions: number[] | null;
-  private readonly uniques: UniqueIndex[];
+  /** The unique secondary indexes' checks: null when the table has none. */
+  private readonly unique: UniqueChecks | null;
   /** A primary key and no other unique index or foreign key: a prefetched key settles an insert's reads (insertMany). */
   private readonly pkOnly: boolean;
   /** Positions of the NOT NULL columns (validate). */
@@ -59,11 +64,6 @@ export class TableWriter {
    * string and no map entry per row unless something later in the statement asks.
    */
   private deferred: { readonly keys: readonly Uint8Array[]; readonly images: Uint8Array[] }[] = [];
-  /** Unique index id -> index keyText -> pk keyText of rows this statement wrote (made at first use: only tables with unique indexes). */
-  private pendingUniqueMap: Map<number, Map<string, string>> | null = null;
-  private get pendingUnique(): Map<number, Map<string, string>> {
-    return (this.pendingUniqueMap ??= new Map());
-  }
   private nextRowId: bigint | null = null;
 
   private compiledChecks: CheckEval[] | null = null;
@@ -77,7 +77,7 @@ export class TableWriter {
     const shape = shapeOf(def);
     this.pkPositions = shape.pkPositions;
     this.pkTypes = shape.pkTypes;
-    this.uniques = shape.uniques;
+    this.unique = shape.uniques.length > 0 ? new UniqueChecks(shape.uniques, this, statement.view) : null;
     this.pkOnly = shape.pkOnly;
     this.notNull = shape.notNull;
     this.hasForeignKeys = shape.hasForeignKeys;
@@ -135,12 +135,6 @@ export class TableWriter {
     return pending !== undefined ? pending : this.knownImages?.get(k);
   }
 
-  /** Unique index id -> index keyText -> pks holding that key before this statement (read ahead by prefetch); made at first use. */
-  private knownIndexMap: Map<number, Map<string, Uint8Array[]>> | null = null;
-  private get knownIndex(): Map<number, Map<string, Uint8Array[]>> {
-    return (this.knownIndexMap ??= new Map());
-  }
-
   /**
    * Reads ahead, for many proposed rows, everything their checks will look up: whether their
    * primary keys exist (one getMany), which rows hold their unique-index keys (probes run
@@ -157,7 +151,7 @@ export class TableWriter {
     try {
       await Promise.all([
         this.pkPositions && touches(this.pkPositions) ? this.prefetchKeys(rows.map((r) => this.keyOf(r))) : Promise.resolve(),
-        ...this.uniques.filter((u) => touches(u.positions)).map((u) => this.prefetchIndex(u, rows)),
+        this.unique ? this.unique.prefetch(rows, touches) : Promise.resolve(),
         this.statement.fks.prefetchParents(this.def, rows, assigned),
       ]);
     } catch (error) {
@@ -177,27 +171,6 @@ export class TableWriter {
     const images = await this.statement.view.getRows(this.def.id, [...fresh.values()]);
     let i = 0;
     for (const k of fresh.keys()) this.known.set(k, images[i++] ?? null);
-  }
-
-  private async prefetchIndex(u: UniqueIndex, rows: readonly (readonly QValue[])[]): Promise<void> {
-    let known = this.knownIndex.get(u.index.id);
-    if (!known) this.knownIndex.set(u.index.id, (known = new Map()));
-    const fresh = new Map<string, Uint8Array>();
-    for (const r of rows) {
-      const ik = this.indexKey(u, r);
-      if (ik && !known.has(keyText(ik))) fresh.set(keyText(ik), ik);
-    }
-    const found = new Map<string, Uint8Array[]>();
-    const todo = await scanIndex(this.statement.view, u.index.id, [...fresh.values()].sort(compareKeys), found);
-    const probe = async (): Promise<void> => {
-      for (let next = todo.pop(); next; next = todo.pop()) {
-        const pks: Uint8Array[] = [];
-        for await (const batch of this.statement.view.indexEntries(u.index.id, next[1])) pks.push(...batch);
-        found.set(next[0], pks);
-      }
-    };
-    await Promise.all(Array.from({ length: Math.min(dmlPrefetchProbesInFlightMax, todo.length) }, probe));
-    for (const [k, pks] of found) known.set(k, pks);
   }
 
   private async allocateRowId(): Promise<Uint8Array> {
@@ -234,7 +207,7 @@ export class TableWriter {
       const exists = seen !== undefined ? seen !== null : await this.stored(key);
       if (exists) throw uniqueViolation(this.def.name, this.pkName(), this.describeKey(this.pkPositions, values));
     }
-    if (this.uniques.length > 0) await this.checkUniques(values, key, null);
+    if (this.unique) await this.unique.check(values, key, null);
     if (this.hasForeignKeys) await this.statement.fks.checkChild(this.def, values);
     const after = encodeRow(this.def.columns, values as SqlValue[]);
     this.record(key, null, after, values, k);
@@ -283,6 +256,8 @@ export class TableWriter {
     const after = encodeRow(this.def.columns, values as SqlValue[]);
     this.record(key, null, after, values, k);
     this.statement.push({ kind: 'row', tableId: this.def.id, op: 'insert', key, before: null, after });
+    const counts = this.statement.counts;
+    if (counts !== null) counts.knownNew += 1;
     return true;
   }
 
@@ -359,7 +334,7 @@ export class TableWriter {
     const keyChanged = keyText(newKey) !== keyText(key);
     const changed = (positions: readonly number[]): boolean => positions.some((p) => !sameValue(oldValues[p] ?? null, values[p] ?? null));
     if (keyChanged && (await this.current(newKey))) throw uniqueViolation(this.def.name, this.pkName(), this.describeKey(this.pkPositions!, values));
-    await this.checkUniques(values, newKey, key, changed);
+    if (this.unique) await this.unique.check(values, newKey, key, changed);
     if (this.statement.fks.childColumnsChanged(this.def, changed)) await this.statement.fks.checkChild(this.def, values);
     await this.statement.fks.onParentUpdate(this.def, oldValues, values, changed);
     const after = encodeRow(this.def.columns, values as SqlValue[]);
@@ -386,61 +361,11 @@ export class TableWriter {
 
   private record(key: Uint8Array, _before: Uint8Array | null, after: Uint8Array | null, values: readonly QValue[] | null, k = keyText(key)): void {
     this.pending.set(k, after);
-    if (!values) return;
-    for (const u of this.uniques) {
-      const ik = this.indexKey(u, values);
-      if (!ik) continue;
-      let map = this.pendingUnique.get(u.index.id);
-      if (!map) this.pendingUnique.set(u.index.id, (map = new Map()));
-      map.set(keyText(ik), k);
-    }
+    if (values && this.unique) this.unique.record(values, k);
   }
 
   private forget(key: Uint8Array, values: readonly QValue[]): void {
-    const k = keyText(key);
-    for (const u of this.uniques) {
-      const ik = this.indexKey(u, values);
-      const map = this.pendingUnique.get(u.index.id);
-      if (ik && map?.get(keyText(ik)) === k) map.delete(keyText(ik));
-    }
-  }
-
-  private indexKey(u: UniqueIndex, values: readonly QValue[]): Uint8Array | null {
-    const keyValues = u.positions.map((p) => values[p] as SqlValue);
-    if (keyValues.some((v) => v === null)) return null;
-    return encodeKey(u.types, keyValues, u.index.descending);
-  }
-
-  private async checkUniques(
-    values: readonly QValue[],
-    key: Uint8Array,
-    oldKey: Uint8Array | null,
-    changed?: (p: readonly number[]) => boolean,
-  ): Promise<void> {
-    for (const u of this.uniques) {
-      if (changed && !changed(u.positions) && oldKey && keyText(oldKey) === keyText(key)) continue;
-      const conflict = await this.findByIndex(u, values, [key, ...(oldKey ? [oldKey] : [])]);
-      if (conflict) throw uniqueViolation(this.def.name, u.index.name, this.describeKey(u.positions, values));
-    }
-  }
-
-  /** A row (other than `exclude`) holding the same unique key, as this statement sees it. */
-  private async findByIndex(u: UniqueIndex, values: readonly QValue[], exclude: readonly Uint8Array[]): Promise<Uint8Array | null> {
-    const ik = this.indexKey(u, values);
-    if (!ik) return null;
-    const skip = new Set(exclude.map(keyText));
-    const local = this.pendingUnique.get(u.index.id)?.get(keyText(ik));
-    if (local && !skip.has(local)) return keyBytes(local);
-    const visible = (pk: Uint8Array): boolean => {
-      const k = keyText(pk);
-      return !skip.has(k) && !this.pending.has(k); // changed by this statement: pendingUnique knows its key
-    };
-    const known = this.knownIndex.get(u.index.id)?.get(keyText(ik));
-    if (known) return known.find(visible) ?? null;
-    for await (const batch of this.statement.view.indexEntries(u.index.id, ik)) {
-      for (const pk of batch) if (visible(pk)) return pk;
-    }
-    return null;
+    if (this.unique) this.unique.forget(keyText(key), values);
   }
 
   /** ON CONFLICT: the existing row whose key on `index` equals the proposed row's. */
@@ -449,8 +374,7 @@ export class TableWriter {
       const key = this.keyOf(values);
       return (await this.current(key)) ? key : null;
     }
-    const u = this.uniques.find((x) => x.index.id === index.id);
-    return u ? this.findByIndex(u, values, []) : null;
+    return this.unique ? this.unique.conflicting(index, values) : null;
   }
 
   private pkName(): string {

@@ -63,12 +63,12 @@ describe('PendingOverlay', () => {
     },
   );
 
-  // Keys are made into map strings one char per byte: directly up to 64 bytes, through a latin1
-  // decode past it. Either way a key must find what was added under the same bytes, whatever
-  // buffer or offset the bytes sit in, bytes past 0x7f included.
+  // Keys are made into map strings one char per byte (core/key-text.ts): directly up to 32 bytes,
+  // through a latin1 decode past it. Either way a key must find what was added under the same
+  // bytes, whatever buffer or offset the bytes sit in, bytes past 0x7f included.
   it('finds keys of every length and byte, given as views at any offset, and forgets them on release', () => {
     const overlay = new PendingOverlay();
-    const lengths = [1, 2, 63, 64, 65, 200];
+    const lengths = [1, 2, 31, 32, 33, 63, 64, 65, 200];
     const keyOf = (length: number, salt: number): Uint8Array => Uint8Array.from({ length }, (_v, i) => (i * 37 + salt * 101 + 0x80) & 0xff);
     const view = (bytes: Uint8Array): Uint8Array => {
       const holder = new Uint8Array(bytes.length + 7);

@@ -3,7 +3,7 @@ import { encodeKey } from '../../core/key-encoding.js';
 import { encodeRow } from '../../core/row-codec.js';
 import type { SqlType, SqlValue } from '../../core/values.js';
 import type { WriteView } from '../../projections/index.js';
-import { keyText } from '../../query/dml/key-text.js';
+import { keyText } from '../../core/key-text.js';
 import { StatementWriter } from '../../query/dml/statement-writer.js';
 import type { QValue } from '../../query/types/contract.js';
 import { typeSystem } from '../../query/index.js';
