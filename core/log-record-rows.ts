@@ -59,9 +59,10 @@ function room(at: number, more: number): void {
  * `version` byte, then the record as LOG_RECORD_SCHEMA_V2 and V3 encode it (V3 changed only catalog ops); null when an op is neither a row change nor a sequence update.
  * One pass over the ops into a reused scratch buffer, then the exact bytes copied out: a pass to
  * size the record first touched every row change of a bulk record (10,000 objects and their
- * arrays) a second time, which cost more than copying its bytes.
+ * arrays) a second time, which cost more than copying its bytes. `transient`: no copy, a view of
+ * the scratch buffer, valid until the next encode (encodeLogRecordForAppend).
  */
-export function encodeRowRecord(record: TxnRecord, version: number): Uint8Array | null {
+export function encodeRowRecord(record: TxnRecord, version: number, transient = false): Uint8Array | null {
   const ops = record.ops;
   const firstSequence = record.firstSequence ?? -1n;
   // Anything avsc would refuse goes to avsc, which reports it (INTERNAL_ERROR).
@@ -96,7 +97,7 @@ export function encodeRowRecord(record: TxnRecord, version: number): Uint8Array 
     scratch[at++] = 0; // end of the ops array
     at = writeBigLong(scratch, at, firstSequence);
     assert(at <= scratch.length, 'encodeRowRecord: the record wrote past its room');
-    return scratch.slice(0, at);
+    return transient ? scratch.subarray(0, at) : scratch.slice(0, at);
   } finally {
     if (scratch.length > SCRATCH_BYTES_RETAINED_MAX) scratch = new Uint8Array(SCRATCH_BYTES_INITIAL);
   }

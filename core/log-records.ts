@@ -64,15 +64,29 @@ let scratch = Buffer.allocUnsafe(SCRATCH_BYTES_INITIAL);
 
 /** The payload of a record: version byte + Avro. Row images and keys are copied, not retained. */
 export function encodeLogRecord(record: LogRecord): Uint8Array {
+  return encode(record, false);
+}
+
+/**
+ * encodeLogRecord's bytes as a view of a reused scratch buffer, valid only until the next encode:
+ * for the sequencer, whose Log.append copies the payload into its write chunk before returning.
+ * The copy encodeLogRecord makes was one more typed array and backing store per insert (and a
+ * second copy of a bulk record's megabyte) that only lived until that append.
+ */
+export function encodeLogRecordForAppend(record: LogRecord): Uint8Array {
+  return encode(record, true);
+}
+
+function encode(record: LogRecord, transient: boolean): Uint8Array {
   // Row changes and sequence updates (every DML record): written directly, byte for byte the same.
-  const rows = encodeRowRecord(record, LOG_RECORD_SCHEMA_VERSION);
+  const rows = encodeRowRecord(record, LOG_RECORD_SCHEMA_VERSION, transient);
   if (rows !== null) return rows;
   const value = toAvroTxn(record);
   try {
     for (;;) {
       scratch[0] = LOG_RECORD_SCHEMA_VERSION;
       const end = TYPE_V3.encode(value, scratch, 1);
-      if (end >= 0) return new Uint8Array(scratch.subarray(0, end));
+      if (end >= 0) return transient ? scratch.subarray(0, end) : new Uint8Array(scratch.subarray(0, end));
       scratch = Buffer.allocUnsafe(Math.max(scratch.length * 2, scratch.length - end));
     }
   } catch (err) {

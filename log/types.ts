@@ -68,6 +68,10 @@ export interface Log {
   readonly durableLsn: Lsn;
   /** Emits the durable head each time it advances (a signal: consumers then pull with read()). */
   readonly durableLsn$: Observable<Lsn>;
+  /**
+   * Appends a record; its payload is copied before append returns (the caller may reuse the buffer:
+   * the sequencer passes a view of its encoder's scratch buffer, encodeLogRecordForAppend).
+   */
   append(payload: Uint8Array): AppendResult;
   /**
    * Resolves once the record at `recordLsn` is written to its segment and its fdatasync has started

@@ -24,6 +24,17 @@ export const PROJECTION_LIMITS = Object.freeze({
    */
   pointCacheBytesMax: 64 * 1024 * 1024,
   /**
+   * A Map or Set that every write adds to and deletes from (the record handoff, the pending
+   * overlay's index) is replaced by a copy of its few live entries after this many deletes. V8
+   * links each hash table a Map outgrows to the one that replaces it (for iterators): once one of
+   * them has reached the old generation (the Map sat idle across two scavenges, as during bulk
+   * loads), every later table and every value it held survives each scavenge through that link
+   * until a full GC, and a new link forms before one comes. Measured: ~2-3 MB promoted per scavenge
+   * and 10-25 ms scavenges under single-row inserts after bulk loads, 0.1 MB and 1-3 ms without.
+   * A new Map starts a chain of its own; the copy costs a few dozen sets per this many writes.
+   */
+  churnedMapRenewDeletes: 1024,
+  /**
    * Ops of a row-only record from which the sequencer builds its effects (and the store's batch)
    * once the log has written it, while its fdatasync runs (sequencer.ts appendedRows): ~1.5 ms of a
    * 1,000-row VALUES insert, ~10 ms of a 10,000-row bulk request. Smaller records build them

@@ -1,6 +1,7 @@
 import type { Lsn } from '../core/units.js';
 import { compareKeys } from '../core/key-encoding.js';
 import { latin1 } from './cached-row.js';
+import { PROJECTION_LIMITS } from './limits.js';
 import type { KvOp } from './state-store.js';
 
 export interface PendingEntry {
@@ -40,7 +41,9 @@ export class PendingOverlay {
    * The newest pending entry of each key: a point read (every INSERT checks its key here) is one
    * lookup, not a binary search per record in flight (50 connections keep ~50 records in flight).
    */
-  private readonly newest = new Map<string, PendingEntry>();
+  private newest = new Map<string, PendingEntry>();
+  /** Records released since `newest` was last renewed (PROJECTION_LIMITS.churnedMapRenewDeletes). */
+  private releasedSinceRenew = 0;
   /** Large records in flight: binary-searched by get(), not in `newest`. */
   private largeRecords = 0;
 
@@ -111,8 +114,14 @@ export class PendingOverlay {
       }
       // A later record's entry for the same key stays (it is not released yet).
       for (let i = 0; i < texts.length; i++) if (this.newest.get(texts[i]!) === record.entries[i]) this.newest.delete(texts[i]!);
+      this.releasedSinceRenew += 1;
     }
     this.records = kept;
+    // A copy of the few keys still pending, now and then: see churnedMapRenewDeletes.
+    if (this.releasedSinceRenew >= PROJECTION_LIMITS.churnedMapRenewDeletes) {
+      this.releasedSinceRenew = 0;
+      this.newest = new Map(this.newest);
+    }
   }
 
   get(key: Uint8Array): PendingEntry | undefined {

@@ -1,6 +1,6 @@
 import type { IndexId, TableId } from '../core/catalog.js';
 import { shuttingDown } from '../core/errors.js';
-import { encodeLogRecord, sequenceSpan, type TxnOp, type TxnRecord } from '../core/log-records.js';
+import { encodeLogRecordForAppend, sequenceSpan, type TxnOp, type TxnRecord } from '../core/log-records.js';
 import type { Lsn } from '../core/units.js';
 import type { Log } from '../log/index.js';
 import type { AppliedTracker } from './applied-tracker.js';
@@ -123,7 +123,7 @@ export class Sequencer {
       const record = stamped(built.record, this.nextSequence);
       const shape = rowRecordShape(record.ops, this.tableOf);
       drain = shape === null;
-      const append = this.deps.log.append(encodeLogRecord(record));
+      const append = this.deps.log.append(encodeLogRecordForAppend(record));
       // A row-only record's ops take one sequence each (RowRecordEffects.sequences).
       this.nextSequence += shape ? BigInt(record.ops.length) : sequenceSpan(record);
       appended = append;

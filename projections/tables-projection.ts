@@ -69,8 +69,9 @@ export class TablesProjection implements Consumer {
   private dataOps: KvOp[] = [];
   /** A store batch holding the first ops of dataOps already (a prepared record's: DeferredRecord). */
   private preparedWrite: PreparedWrite | undefined;
-  private readonly metaOps = new Map<string, KvOp>();
-  private readonly touched = new Set<TableEntry>();
+  /** Replaced, not cleared, after each commit: clear() links the old table to the new one as an outgrown Map does (PROJECTION_LIMITS.churnedMapRenewDeletes). */
+  private metaOps = new Map<string, KvOp>();
+  private touched = new Set<TableEntry>();
   /** catalog.idsHigh as stored (idsHighBytes), for the ids object it was encoded from: a new one only when a table or index is put. */
   private idsHighStored: { readonly ids: object; readonly bytes: Uint8Array } | null = null;
 
@@ -361,12 +362,12 @@ export class TablesProjection implements Consumer {
     const ops = this.dataOps;
     this.dataOps = [];
     for (const op of this.metaOps.values()) ops.push(op);
-    this.metaOps.clear();
+    if (this.metaOps.size > 0) this.metaOps = new Map();
     // After the catalog ops: a table dropped and created again in this batch gets its new stats.
     for (const table of this.touched) {
       if (this.catalog.table(table.def.id) === table) ops.push({ type: 'put', key: tableStatsKey(table.def.id), value: encodeStats(table.stats) });
     }
-    this.touched.clear();
+    if (this.touched.size > 0) this.touched = new Set();
     ops.push({ type: 'put', key: OFFSET_KEY, value: encodeU64(this.appliedOffset) });
     ops.push({ type: 'put', key: NEXT_SEQUENCE_STORE_KEY, value: encodeI64(this.nextSequenceAfterOffset) });
     ops.push({ type: 'put', key: IDS_HIGH_STORE_KEY, value: this.idsHighBytes() });

@@ -1,6 +1,6 @@
-import { randomUUID } from 'node:crypto';
 import { DEFAULT_SCHEMA, type ColumnDef, type ConstraintDef, type IndexDef, type TableDef } from '../../core/catalog.js';
 import { SvcError, columnNotFound } from '../../core/errors.js';
+import { newUuid } from '../../core/ids.js';
 import type { TxnOp, TxnRecord } from '../../core/log-records.js';
 import type { CatalogState, TableEntry } from '../../projections/index.js';
 import type { QualifiedName } from '../parse/index.js';
@@ -9,7 +9,7 @@ import { checkCatalogNames } from './names.js';
 export const nowMicros = (): bigint => BigInt(Date.now()) * 1000n;
 
 /** A log record of `ops`; `txnId` names it (a REST transaction's id), else a fresh UUID. */
-export function txnRecord(tenant: string, ops: TxnOp[], txnId: string = randomUUID()): TxnRecord {
+export function txnRecord(tenant: string, ops: TxnOp[], txnId: string = newUuid()): TxnRecord {
   return { type: 'txn', txnId, tenant, timestampMicros: nowMicros(), ops };
 }
 

@@ -8,7 +8,9 @@ import type { ExecContext } from '../exec/index.js';
 import type { QValue, TypeSystem } from '../types/contract.js';
 import { notWritable, submitDml, type DmlDeps, type DmlRun } from './common.js';
 import { writeProposed, type Conflict } from './insert.js';
+import { plainCell } from './plain-cells.js';
 import { defaultsOf } from './row-source.js';
+import { shapeOf } from './table-shape.js';
 
 /** ON CONFLICT of a JSON insert: the unique key it is about and what to do on a clash. */
 export interface JsonConflict {
@@ -66,27 +68,48 @@ export function insertJson(request: JsonInsert, deps: DmlDeps): Promise<QueryRes
     const given = one !== null ? one.given : givenColumns(table, request.rows);
     const conflict = request.onConflict ? conflictOf(table, request.onConflict, given) : null;
     const returning = returningOf(table, request.returning);
-    const proposed = one !== null ? [cellsRow(run, table, one.cells)] : proposedRows(run, table, request.rows);
+    const cells = new JsonCells(run, table);
+    const proposed = one !== null ? [cellsRow(cells, table, one.cells)] : proposedRows(cells, table, request.rows);
     return writeProposed(run, table, proposed, conflict, returning);
   });
 }
 
-/** Column positions by name, per table definition (a definition never changes: DDL makes a new one). */
-const positionsByName = new WeakMap<TableDef, ReadonlyMap<string, number>>();
-
+/** A column's position by its name (kept per definition: table-shape.ts); an unknown name is refused. */
 function position(table: TableDef, name: string): number {
-  let positions = positionsByName.get(table);
-  if (positions === undefined) {
-    positions = new Map(table.columns.map((c, i) => [c.name, i]));
-    positionsByName.set(table, positions);
-  }
-  const at = positions.get(name);
+  const at = shapeOf(table).positions.get(name);
   if (at === undefined) throw columnNotFound(name, { relation: table.name });
   return at;
 }
 
 /** A cell a row leaves out (its column takes its DEFAULT); distinct from every JSON value, undefined included. */
 const ABSENT: unique symbol = Symbol('absent');
+
+/**
+ * The cells of one statement's JSON rows, made column by column (the one-row path and the
+ * several-row path alike). The columns' defaults are made only once a row leaves one out (a row
+ * giving every column needs none), and the execution context only when a default is evaluated.
+ */
+class JsonCells {
+  private readonly kinds: readonly number[];
+  private defaults: ((exec: ExecContext) => QValue)[] | null = null;
+
+  constructor(
+    private readonly run: DmlRun,
+    private readonly table: TableDef,
+  ) {
+    this.kinds = shapeOf(table).plainKinds;
+  }
+
+  /** The value of column `at` from its JSON cell (ABSENT: the DEFAULT); a refusal names the column and `rowIndex`. */
+  cell(at: number, json: unknown, rowIndex: number): QValue {
+    if (json === ABSENT) {
+      this.defaults ??= defaultsOf(this.run, this.table);
+      return this.defaults[at]!(this.run.exec());
+    }
+    const plain = plainCell(this.kinds[at]!, json);
+    return plain !== undefined ? plain : cellFromJson(this.run.ctx.types, this.table.columns[at]!, json, rowIndex);
+  }
+}
 
 /**
  * One row's JSON value per column (ABSENT where it gives none) and the positions it gives, in its
@@ -105,22 +128,10 @@ function rowCells(table: TableDef, row: Readonly<Record<string, unknown>>): { gi
   return { given, cells };
 }
 
-/** proposedRows' conversion of one row's cells (rowCells), column by column in table order: the same values, errors and defaults. */
-function cellsRow(run: DmlRun, table: TableDef, cells: readonly unknown[]): QValue[] {
-  const columns = table.columns;
-  const kinds = plainKindsOf(table);
-  const values = new Array<QValue>(columns.length);
-  let defaults: ((exec: ExecContext) => QValue)[] | null = null;
-  for (let i = 0; i < columns.length; i++) {
-    const json = cells[i];
-    if (json === ABSENT) {
-      defaults ??= defaultsOf(run, table);
-      values[i] = defaults[i]!(run.exec());
-      continue;
-    }
-    const plain = plainCell(kinds[i]!, json);
-    values[i] = plain !== undefined ? plain : cellFromJson(run.ctx.types, columns[i]!, json, 0);
-  }
+/** One row's cells (rowCells) made its values, column by column in table order, as proposedRows makes each row's. */
+function cellsRow(cells: JsonCells, table: TableDef, json: readonly unknown[]): QValue[] {
+  const values = new Array<QValue>(table.columns.length);
+  for (let i = 0; i < values.length; i++) values[i] = cells.cell(i, json[i], 0);
   return values;
 }
 
@@ -141,94 +152,21 @@ function givenColumns(table: TableDef, rows: JsonInsert['rows']): number[] {
   return given;
 }
 
-function proposedRows(run: DmlRun, table: TableDef, rows: JsonInsert['rows']): QValue[][] {
-  // The columns' defaults only once a row leaves one out (a row giving every column needs none).
-  let defaults: ((exec: ExecContext) => QValue)[] | null = null;
-  const { types } = run.ctx;
+function proposedRows(cells: JsonCells, table: TableDef, rows: JsonInsert['rows']): QValue[][] {
   const columns = table.columns;
   const width = columns.length;
-  const kinds = plainKindsOf(table);
   // Loops and arrays sized once: a 10,000-row request converts 10,000 x width cells here.
   const out = new Array<QValue[]>(rows.length);
   for (let rowIndex = 0; rowIndex < rows.length; rowIndex++) {
     const row = rows[rowIndex]!;
     const values = new Array<QValue>(width);
     for (let i = 0; i < width; i++) {
-      const column = columns[i]!;
-      // The execution context only when a default is evaluated (run.exec() makes it once).
-      if (!Object.hasOwn(row, column.name)) {
-        defaults ??= defaultsOf(run, table);
-        values[i] = defaults[i]!(run.exec());
-        continue;
-      }
-      const json = row[column.name];
-      const plain = plainCell(kinds[i]!, json);
-      values[i] = plain !== undefined ? plain : cellFromJson(types, column, json, rowIndex);
+      const name = columns[i]!.name;
+      values[i] = cells.cell(i, Object.hasOwn(row, name) ? row[name] : ABSENT, rowIndex);
     }
     out[rowIndex] = values;
   }
   return out;
-}
-
-/** Column types whose usual JSON value converts without the type system (plainCell); GENERAL: always through it. */
-const GENERAL = 0;
-const INT8 = 1;
-const FLOAT8 = 2;
-const TEXT = 3;
-const INT4 = 4;
-const BOOL = 5;
-
-/** plainKindOf of each column, by table definition (a definition never changes: DDL makes a new one). */
-const plainKinds = new WeakMap<TableDef, readonly number[]>();
-
-function plainKindsOf(table: TableDef): readonly number[] {
-  let kinds = plainKinds.get(table);
-  if (kinds === undefined) {
-    kinds = table.columns.map((c) => plainKindOf(c.type.name));
-    plainKinds.set(table, kinds);
-  }
-  return kinds;
-}
-
-function plainKindOf(type: string): number {
-  switch (type) {
-    case 'int8':
-      return INT8;
-    case 'float8':
-      return FLOAT8;
-    case 'text':
-      return TEXT;
-    case 'int4':
-      return INT4;
-    case 'bool':
-      return BOOL;
-    default:
-      return GENERAL;
-  }
-}
-
-/**
- * What types.fromJson gives for the usual JSON value of a plain column type (a safe integer for
- * bigint, a number for double precision, a string for text, an integer in range for integer, a
- * boolean), undefined for anything else: that goes through types.fromJson, which converts or
- * refuses it with its own message. A bulk request converts 10,000 x width cells: this skips the
- * type system's dispatch and typmod step (none of these types has a modifier) for each.
- */
-function plainCell(kind: number, json: unknown): QValue | undefined {
-  switch (kind) {
-    case INT8:
-      return typeof json === 'number' && Number.isSafeInteger(json) ? BigInt(json) : undefined;
-    case FLOAT8:
-      return typeof json === 'number' ? json : undefined;
-    case TEXT:
-      return typeof json === 'string' ? json : undefined;
-    case INT4:
-      return typeof json === 'number' && Number.isInteger(json) && json >= -2147483648 && json <= 2147483647 ? json : undefined;
-    case BOOL:
-      return typeof json === 'boolean' ? json : undefined;
-    default:
-      return undefined;
-  }
 }
 
 function cellFromJson(types: TypeSystem, column: ColumnDef, json: unknown, rowIndex: number): QValue {

@@ -1,5 +1,6 @@
 import type { IndexDef, TableDef } from '../../core/catalog.js';
 import type { SqlType } from '../../core/values.js';
+import { plainKindOf } from './plain-cells.js';
 
 /** A unique secondary index of a table: its column positions and their types (key encoding). */
 export interface UniqueIndex {
@@ -8,7 +9,7 @@ export interface UniqueIndex {
   readonly types: SqlType[];
 }
 
-/** What a TableWriter derives from its table's definition alone: worked out once per definition (DDL makes a new one). */
+/** What a TableWriter and a JSON insert derive from a table's definition alone: worked out once per definition (DDL makes a new one). */
 export interface TableShape {
   readonly pkTypes: SqlType[];
   readonly pkPositions: number[] | null;
@@ -16,6 +17,10 @@ export interface TableShape {
   readonly pkOnly: boolean;
   readonly notNull: number[];
   readonly hasForeignKeys: boolean;
+  /** Column positions by name (a JSON row names its columns). */
+  readonly positions: ReadonlyMap<string, number>;
+  /** Each column's plain kind (plain-cells.ts plainKindOf): how its JSON cells convert. */
+  readonly plainKinds: readonly number[];
 }
 
 /** Keyed by the definition object: a definition never changes, and a dropped one lets its shape go. */
@@ -41,6 +46,8 @@ export function shapeOf(def: TableDef): TableShape {
     pkOnly: pkPositions !== null && uniques.length === 0 && !hasForeignKeys,
     notNull: def.columns.flatMap((c, i) => (c.nullable ? [] : [i])),
     hasForeignKeys,
+    positions: new Map(def.columns.map((c, i) => [c.name, i])),
+    plainKinds: def.columns.map((c) => plainKindOf(c.type.name)),
   };
   tableShapes.set(def, shape);
   return shape;

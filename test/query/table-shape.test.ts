@@ -54,6 +54,30 @@ describe('constraints added between inserts hold at once (the writer keeps nothi
     ]);
   });
 
+  it('JSON rows name and convert columns by the current definition (positions and plain kinds kept per definition)', async () => {
+    await h.q('CREATE TABLE shaped (id BIGINT PRIMARY KEY, a TEXT, b INTEGER)');
+    const put = (row: Record<string, unknown>) => h.engine.insertJson({ schema: null, table: 'shaped', rows: [row], returning: ['*'], onConflict: null }, BASE);
+    await put({ id: 1, a: 'x', b: 2 });
+    // A renamed column: its new name is known at once, its old one refused.
+    await h.q('ALTER TABLE shaped RENAME COLUMN a TO title');
+    expect(await failure(put({ id: 2, a: 'y' }))).toMatchObject({ code: 'COLUMN_NOT_FOUND' });
+    expect((await put({ id: 2, title: 'y', b: 3 })).rows).toEqual([{ id: 2, title: 'y', b: 3 }]);
+    // A new column converts by its own type: a plain bigint, a text refused.
+    await h.q('ALTER TABLE shaped ADD COLUMN n BIGINT');
+    expect((await put({ n: 9007199254740991, id: 3, title: 'z' })).rows).toEqual([{ id: 3, title: 'z', b: null, n: 9007199254740991 }]);
+    expect(await failure(put({ id: 4, n: 'many' }))).toMatchObject({ code: 'TYPE_MISMATCH' });
+    // A dropped column is refused, and the column after it is found at its new position.
+    await h.q('ALTER TABLE shaped DROP COLUMN b');
+    expect(await failure(put({ id: 4, b: 4 }))).toMatchObject({ code: 'COLUMN_NOT_FOUND' });
+    expect((await put({ id: 4, n: 7 })).rows).toEqual([{ id: 4, title: null, n: 7 }]);
+    expect(await h.rows('SELECT * FROM shaped ORDER BY id')).toEqual([
+      { id: 1, title: 'x', n: null },
+      { id: 2, title: 'y', n: null },
+      { id: 3, title: 'z', n: 9007199254740991 },
+      { id: 4, title: null, n: 7 },
+    ]);
+  });
+
   it('refuses JSON rows as a rejected promise, never a throw at the call (a read-only caller, an unknown table, a bad value)', async () => {
     const calls = [
       () => h.engine.insertJson({ schema: null, table: 'kid', rows: [{ id: 90 }], returning: [], onConflict: null }, { ...BASE, readOnly: 'role' }),
