@@ -51,6 +51,13 @@ export const qualifiedName = (tenant: string, schema: string, name: string): str
  * The in-memory catalog as of the store's applied offset: tables, indexes, sequences and
  * statistics. Only the tables projection mutates it, while applying log records.
  */
+/** The largest ids ever used (dropped ones included), as the tables projection stores them: column ids per table id. */
+export interface HighIds {
+  readonly tableId: number;
+  readonly indexId: number;
+  readonly columns: Readonly<Record<string, number>>;
+}
+
 export class CatalogState {
   private readonly tablesById = new Map<TableId, TableEntry>();
   private readonly tableIdsByName = new Map<string, TableId>();
@@ -58,7 +65,7 @@ export class CatalogState {
   private readonly sequences = new Map<string, bigint>();
   private readonly objectsByKey = new Map<string, CatalogObject>();
   /** The highest ids ever put (they never go down; kept by the tables projection). */
-  private highIds = { tableId: 0, indexId: 0 };
+  private highIds: HighIds = { tableId: 0, indexId: 0, columns: {} };
 
   table(tableId: TableId): TableEntry | undefined {
     return this.tablesById.get(tableId);
@@ -129,19 +136,34 @@ export class CatalogState {
     return { tableId, indexId };
   }
 
+  /**
+   * The largest column id a table ever had, dropped columns included (ALTER TABLE ADD COLUMN
+   * allocates above it): a row written before DROP COLUMN keeps the dropped column's value under its
+   * id, and a new column under that id would show it (PostgreSQL never reuses an attnum either).
+   */
+  columnIdHigh(tableId: TableId): number {
+    return this.highIds.columns[tableId] ?? 0;
+  }
+
   /** The highest ids ever put, as the tables projection stores them. */
-  get idsHigh(): { readonly tableId: number; readonly indexId: number } {
+  get idsHigh(): HighIds {
     return this.highIds;
   }
 
-  /** Raises the highest ids ever put (loading them, or a table put). */
-  raiseIds(ids: { readonly tableId: number; readonly indexId: number }): void {
-    this.highIds = { tableId: Math.max(this.highIds.tableId, ids.tableId), indexId: Math.max(this.highIds.indexId, ids.indexId) };
+  /** Raises the highest ids ever put (loading them, or a table put); stored ids from before column ids were kept have no `columns`. */
+  raiseIds(ids: { readonly tableId: number; readonly indexId: number; readonly columns?: Readonly<Record<string, number>> }): void {
+    const columns = { ...this.highIds.columns };
+    for (const [tableId, high] of Object.entries(ids.columns ?? {})) columns[tableId] = Math.max(columns[tableId] ?? 0, high);
+    this.highIds = { tableId: Math.max(this.highIds.tableId, ids.tableId), indexId: Math.max(this.highIds.indexId, ids.indexId), columns };
   }
 
   /** Creates or replaces a table definition; statistics carry over. */
   putTable(def: TableDef, stats?: TableStats): TableEntry {
-    this.raiseIds({ tableId: def.id, indexId: Math.max(0, ...def.indexes.map((i) => i.id)) });
+    this.raiseIds({
+      tableId: def.id,
+      indexId: Math.max(0, ...def.indexes.map((i) => i.id)),
+      columns: { [def.id]: Math.max(0, ...def.columns.map((c) => c.id)) },
+    });
     const previous = this.tablesById.get(def.id);
     if (previous) this.forgetTable(previous);
     const entry: TableEntry = {
@@ -159,6 +181,11 @@ export class CatalogState {
   dropTable(tableId: TableId): TableEntry | undefined {
     const entry = this.tablesById.get(tableId);
     if (entry) this.forgetTable(entry);
+    // A table id is never used again (tableId above): its column ids need no keeping.
+    if (this.highIds.columns[tableId] !== undefined) {
+      const { [tableId]: _dropped, ...columns } = this.highIds.columns;
+      this.highIds = { ...this.highIds, columns };
+    }
     return entry;
   }
 

@@ -112,7 +112,7 @@ export class TablesProjection implements Consumer {
     }
     const offset = decodeOffset(await store.get(OFFSET_KEY));
     const ids = await store.get(IDS_HIGH_STORE_KEY);
-    if (ids) catalog.raiseIds(JSON.parse(Buffer.from(ids).toString('utf8')) as { tableId: number; indexId: number });
+    if (ids) catalog.raiseIds(JSON.parse(Buffer.from(ids).toString('utf8')) as Parameters<CatalogState['raiseIds']>[0]);
     const stored = await store.get(NEXT_SEQUENCE_STORE_KEY);
     return new TablesProjection(store, catalog, offset, logger, handoff, stored ? decodeI64(stored) : 1n);
   }

@@ -13,7 +13,7 @@ import { WriteViewSource } from '../exec/index.js';
 import type { QValue } from '../types/contract.js';
 import { ForeignKeys } from '../dml/foreign-keys.js';
 import { StatementWriter } from '../dml/statement-writer.js';
-import { columnByName, IdAllocator, namesInSchema, nextColumnId, nowMicros, tableRef, catalogRecord } from './common.js';
+import { columnByName, IdAllocator, namesInSchema, nowMicros, tableRef, catalogRecord } from './common.js';
 import { columnFromAst } from './columns.js';
 import { assertUnique } from './create-index.js';
 import { submitDdl, type DdlDeps } from './deps.js';
@@ -64,7 +64,7 @@ async function applyAction(def: TableDef, action: AlterTableAction, env: AlterEn
 async function addColumn(def: TableDef, action: ColumnSyntax, ifNotExists: boolean, env: AlterEnv): Promise<TableDef> {
   const taken = namesInSchema(env.view.catalog, def.tenant, def.schema);
   const constraints = new ConstraintBuilder(env.ctx, env.view.catalog, taken);
-  const column = columnFromAst(env.ctx, action, def, nextColumnId(def), constraints);
+  const column = columnFromAst(env.ctx, action, def, env.ids.nextColumn(def), constraints);
   if (def.columns.some((c) => c.name === column.name)) {
     if (ifNotExists) return def;
     throw new SvcError('CONSTRAINT_VIOLATION', `column "${column.name}" of relation "${def.name}" already exists`, {

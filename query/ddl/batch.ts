@@ -26,6 +26,8 @@ export class StagedView {
 
   constructor(base: WriteView) {
     for (const entry of base.catalog.tables()) this.catalog.putTable(entry.def, { ...entry.stats });
+    // The ids ever used, dropped tables' and columns' included: a staged CREATE or ADD COLUMN allocates above them.
+    this.catalog.raiseIds(base.catalog.idsHigh);
     for (const [name, value] of base.catalog.sequenceEntries()) this.catalog.setSequence(name, value);
     this.view = { ...base, catalog: this.catalog, sequence: (name) => this.sequences.get(name) ?? base.sequence(name) };
   }

@@ -1,4 +1,4 @@
-import { DEFAULT_SCHEMA, type ColumnDef, type ConstraintDef, type IndexDef, type TableDef } from '../../core/catalog.js';
+import { DEFAULT_SCHEMA, type ColumnDef, type ConstraintDef, type IndexDef, type TableDef, type TableId } from '../../core/catalog.js';
 import { SvcError, columnNotFound } from '../../core/errors.js';
 import { newUuid } from '../../core/ids.js';
 import type { TxnOp, TxnRecord } from '../../core/log-records.js';
@@ -45,7 +45,9 @@ export function sequenceName(tenant: string, schema: string, table: string, colu
 export class IdAllocator {
   private table: number;
   private index: number;
-  constructor(catalog: CatalogState) {
+  /** Per table id, the last column id handed out by this statement. */
+  private readonly columns = new Map<TableId, number>();
+  constructor(private readonly catalog: CatalogState) {
     const max = catalog.maxIds();
     this.table = max.tableId;
     this.index = max.indexId;
@@ -56,10 +58,15 @@ export class IdAllocator {
   nextIndex(): number {
     return ++this.index;
   }
-}
-
-export function nextColumnId(table: TableDef): number {
-  return table.columns.reduce((m, c) => Math.max(m, c.id), 0) + 1;
+  /**
+   * A column id `table` never had: above its columns, the ones dropped before (the catalog keeps the
+   * highest ever put) and those given out earlier in this statement (`DROP COLUMN b, ADD COLUMN n`).
+   */
+  nextColumn(table: TableDef): number {
+    const last = this.columns.get(table.id) ?? Math.max(this.catalog.columnIdHigh(table.id), ...table.columns.map((c) => c.id));
+    this.columns.set(table.id, last + 1);
+    return last + 1;
+  }
 }
 
 /** Every index and constraint name of a schema (PostgreSQL names share one namespace per schema). */
