@@ -79,20 +79,8 @@ export function encodeRowRecord(record: TxnRecord, version: number, transient = 
     at = writeString(scratch, at, record.tenant, tenantBytes);
     at = writeBigLong(scratch, at, record.timestampMicros);
     if (ops.length > 0) at = writeLong(scratch, at, ops.length);
-    for (let i = 0; i < ops.length; i++) {
-      const op = ops[i]!;
-      if (op.kind === 'row' && validRow(op as RowChange)) {
-        room(at, rowSize(op as RowChange));
-        at = writeOp(scratch, at, op as RowChange);
-      } else if (op.kind === 'sequence' && validSequence(op as SequenceUpdate)) {
-        const name = utf8.encode((op as SequenceUpdate).name);
-        room(at, 1 + bytesSize(name) + bigLongSize((op as SequenceUpdate).lastValue));
-        at = writeSequence(scratch, at, name, (op as SequenceUpdate).lastValue);
-      } else return null;
-      // A size that fell short would have lost bytes past the end (typed arrays drop them): never hand those out.
-      // The message built only on failure (a template per op is 10,000 strings per bulk record).
-      if (at > scratch.length) fail(`encodeRowRecord: op ${i} wrote past its room`);
-    }
+    at = writeOps(ops, at);
+    if (at < 0) return null;
     room(at, 1 + bigLongSize(firstSequence));
     scratch[at++] = 0; // end of the ops array
     at = writeBigLong(scratch, at, firstSequence);
@@ -101,6 +89,29 @@ export function encodeRowRecord(record: TxnRecord, version: number, transient = 
   } finally {
     if (scratch.length > SCRATCH_BYTES_RETAINED_MAX) scratch = new Uint8Array(SCRATCH_BYTES_INITIAL);
   }
+}
+
+/**
+ * The ops into the scratch buffer from `at`: where they end, or -1 when an op is neither a row
+ * change nor a sequence update. A loop with nothing after it (docs/decisions.md, "Loops that run
+ * long in a function's first call").
+ */
+function writeOps(ops: readonly TxnOp[], at: number): number {
+  for (let i = 0; i < ops.length; i++) {
+    const op = ops[i]!;
+    if (op.kind === 'row' && validRow(op as RowChange)) {
+      room(at, rowSize(op as RowChange));
+      at = writeOp(scratch, at, op as RowChange);
+    } else if (op.kind === 'sequence' && validSequence(op as SequenceUpdate)) {
+      const name = utf8.encode((op as SequenceUpdate).name);
+      room(at, 1 + bytesSize(name) + bigLongSize((op as SequenceUpdate).lastValue));
+      at = writeSequence(scratch, at, name, (op as SequenceUpdate).lastValue);
+    } else return -1;
+    // A size that fell short would have lost bytes past the end (typed arrays drop them): never hand those out.
+    // The message built only on failure (a template per op is 10,000 strings per bulk record).
+    if (at > scratch.length) fail(`encodeRowRecord: op ${i} wrote past its room`);
+  }
+  return at;
 }
 
 function writeOp(out: Uint8Array, at: number, row: RowChange): number {

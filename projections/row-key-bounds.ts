@@ -30,16 +30,20 @@ export class RowKeyBounds {
     let tableId = -1;
     let known: Uint8Array | null | undefined;
     let bound: Uint8Array | null | undefined;
-    for (const op of ops) {
-      if (op.kind !== 'row' || op.after === null) continue;
-      if (op.tableId !== tableId) {
+    // One step past the last op (null) raises the last table's bound in the loop, as a change of
+    // table raises the others: nothing follows the loop (docs/decisions.md, "Loops that run long in
+    // a function's first call").
+    for (let i = 0; i <= ops.length; i++) {
+      const op = i < ops.length ? ops[i]! : null;
+      if (op !== null && (op.kind !== 'row' || op.after === null)) continue;
+      if (op === null || op.tableId !== tableId) {
         this.raise(tableId, known, bound);
+        if (op === null) return;
         tableId = op.tableId;
         bound = known = this.bounds.get(tableId);
       }
       if (bound !== undefined && (bound === null || compareKeys(op.key, bound) > 0)) bound = op.key;
     }
-    this.raise(tableId, known, bound);
   }
 
   private raise(tableId: TableId, known: Uint8Array | null | undefined, bound: Uint8Array | null | undefined): void {

@@ -81,8 +81,18 @@ export interface RowRecordShape {
  * its ops while the log writes it.
  */
 export function rowRecordShape(ops: readonly TxnOp[], tableOf: (tableId: number) => TableEntry | undefined): RowRecordShape | null {
-  let keyBytes = 0;
   const sequences: SequenceUpdate[] = [];
+  const keyBytes = rowKeyBytes(ops, tableOf, sequences);
+  return keyBytes < 0 ? null : { keyBytes, sequences };
+}
+
+/**
+ * rowRecordShape's pass: the bytes of the record's row keys, its sequence updates pushed onto
+ * `sequences`; -1 when an op changes the catalog. A loop with nothing after it (docs/decisions.md,
+ * "Loops that run long in a function's first call").
+ */
+function rowKeyBytes(ops: readonly TxnOp[], tableOf: (tableId: number) => TableEntry | undefined, sequences: SequenceUpdate[]): number {
+  let keyBytes = 0;
   // The table looked up once per run of changes to it (a bulk record: one look-up, not 10,000).
   let known = -1;
   for (const op of ops) {
@@ -90,14 +100,14 @@ export function rowRecordShape(ops: readonly TxnOp[], tableOf: (tableId: number)
       sequences.push(op);
       continue;
     }
-    if (op.kind !== 'row') return null;
+    if (op.kind !== 'row') return -1;
     if (op.tableId !== known) {
       if (!tableOf(op.tableId)) throw new SvcError('TABLE_NOT_FOUND', `table id ${op.tableId} does not exist`, { tableId: op.tableId });
       known = op.tableId;
     }
     keyBytes += ROW_KEY_PREFIX_BYTES + op.key.length;
   }
-  return { keyBytes, sequences };
+  return keyBytes;
 }
 
 /**
@@ -111,12 +121,26 @@ export function rowRecordEffects(ops: readonly TxnOp[], tableOf: (tableId: numbe
 
 /** The second pass of rowRecordEffects, over a record whose shape rowRecordShape found (its tables exist). */
 export function rowRecordOps(ops: readonly TxnOp[], tableOf: (tableId: number) => TableEntry | undefined, shape: RowRecordShape): RowRecordEffects {
+  const effects: RowRecordEffects = { ops: [], deltas: new Map(), sequences: shape.sequences };
   // Every row key of the record is a view into one buffer (as keys.ts rowKeys): a bulk insert's
   // 10,000 small arrays of their own were a visible share of its garbage collection.
-  const slab = new Uint8Array(shape.keyBytes);
+  addRowRecordOps(ops, tableOf, new Uint8Array(shape.keyBytes), effects.ops, effects.deltas);
+  return effects;
+}
+
+/**
+ * rowRecordOps' pass: each row change's ops onto `out`, its keys written into `slab`, statistics
+ * per table into `deltas`. A loop with nothing after it (docs/decisions.md, "Loops that run long
+ * in a function's first call").
+ */
+function addRowRecordOps(
+  ops: readonly TxnOp[],
+  tableOf: (tableId: number) => TableEntry | undefined,
+  slab: Uint8Array,
+  out: KvOp[],
+  deltas: Map<number, StatsDelta>,
+): void {
   let at = 0;
-  const out: KvOp[] = [];
-  const deltas = new Map<number, StatsDelta>();
   let table: TableEntry | undefined;
   let delta: StatsDelta | undefined;
   for (const op of ops) {
@@ -132,5 +156,4 @@ export function rowRecordOps(ops: readonly TxnOp[], tableOf: (tableId: number) =
     at += key.length;
     rowChangeOps(table, op, out, delta, key);
   }
-  return { ops: out, deltas, sequences: shape.sequences };
 }

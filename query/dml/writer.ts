@@ -113,6 +113,13 @@ export class TableWriter {
     return encodeKeyWith(this.pkTypes, scratch, this.slab.copyPrefix);
   }
 
+  /** The rows' primary keys (slabKeyOf): a loop with nothing after it (docs/decisions.md, "Loops that run long in a function's first call"). */
+  private slabKeys(rows: readonly (readonly QValue[])[]): Uint8Array[] {
+    const keys = new Array<Uint8Array>(rows.length);
+    for (let i = 0; i < rows.length; i++) keys[i] = this.slabKeyOf(rows[i]!);
+    return keys;
+  }
+
   /** Where insertMany keeps its rows' keys and images (views of shared chunks: less for the GC to copy). */
   private readonly slab = new ByteSlab();
 
@@ -290,9 +297,8 @@ export class TableWriter {
   private async readPrimaryKeys(
     rows: readonly (readonly QValue[])[],
   ): Promise<{ keys: Uint8Array[]; texts: string[] | null; images: (Uint8Array | undefined)[] } | null> {
-    const keys = new Array<Uint8Array>(rows.length);
     try {
-      for (let i = 0; i < rows.length; i++) keys[i] = this.slabKeyOf(rows[i]!);
+      const keys = this.slabKeys(rows);
       const sorted = ascending(keys);
       const texts = this.pendingMap.size === 0 && this.deferred.length === 0 && sorted ? null : keys.map(keyText);
       // Not in a transaction: reading the last row there would track the table's whole range as read.
