@@ -18,6 +18,7 @@ import type { RateLimitGate } from '../auth/rate-limit.js';
 import { answerClientError } from './client-errors.js';
 import { lazyChildLogger } from './lazy-logger.js';
 import { countUnmatched, showLimit } from './rate-limit-headers.js';
+import { fastStringLength } from './string-length-keywords.js';
 
 export const REQUEST_ID_HEADER = 'x-request-id';
 
@@ -134,7 +135,9 @@ export function createBaseServer(options: BaseServerOptions): FastifyInstance {
     onConstructorPoisoning: 'error',
     ajv: {
       customOptions: { removeAdditional: false, coerceTypes: 'array', useDefaults: true, allErrors: false },
-      plugins: [],
+      // maxLength/minLength as ajv means them, counting code points only when the UTF-16 length
+      // does not settle the answer (string-length-keywords.ts: a 25 KB SQL text was counted twice).
+      plugins: [fastStringLength],
     },
     frameworkErrors: (error, request, reply) => {
       reply.header(REQUEST_ID_HEADER, request.id);
