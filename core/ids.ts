@@ -16,6 +16,17 @@ const POOL_BYTES = 4096;
 const pool = new Uint8Array(POOL_BYTES);
 let poolAt = POOL_BYTES;
 
+/** Where `bytes` random bytes of the pool start that no id has used yet (the pool refilled when too few are left). */
+function takeRandom(bytes: number): number {
+  if (poolAt + bytes > POOL_BYTES) {
+    randomFillSync(pool);
+    poolAt = 0;
+  }
+  const at = poolAt;
+  poolAt += bytes;
+  return at;
+}
+
 let timeMs = -1;
 /** The time part's 10 character codes, for the millisecond `timeMs`. */
 const timeCodes = new Uint16Array(TIME_CHARS);
@@ -35,13 +46,8 @@ export function newUlid(): string {
     timeMs = now;
     encodeTime(now);
   }
-  if (poolAt + RANDOM_CHARS > POOL_BYTES) {
-    randomFillSync(pool);
-    poolAt = 0;
-  }
   const p = pool;
-  const i = poolAt;
-  poolAt += RANDOM_CHARS;
+  const i = takeRandom(RANDOM_CHARS);
   const t = timeCodes;
   // One call with all 26 codes: a flat string at once. (The time's text + the random part's was a
   // rope, flattened again by each reader: node's header check on the X-Request-ID value, the write;
@@ -91,13 +97,8 @@ const UUID_DIGITS_AT = Uint8Array.of(0, 2, 4, 6, 9, 11, 14, 16, 19, 21, 24, 26, 
  * text at once. The 122 random bits come from the same cryptographic pool as newUlid's characters.
  */
 export function newUuid(): string {
-  if (poolAt + UUID_BYTES > POOL_BYTES) {
-    randomFillSync(pool);
-    poolAt = 0;
-  }
   const p = pool;
-  const at = poolAt;
-  poolAt += UUID_BYTES;
+  const at = takeRandom(UUID_BYTES);
   const codes = uuidCodes;
   for (let i = 0; i < UUID_BYTES; i++) {
     let byte = p[at + i]!;
