@@ -25,7 +25,8 @@ export const PROJECTION_LIMITS = Object.freeze({
   pointCacheBytesMax: 64 * 1024 * 1024,
   /**
    * A Map or Set that every write adds to and deletes from (the record handoff, the pending
-   * overlay's index) is replaced by a copy of its few live entries after this many deletes. V8
+   * overlay's index) is replaced by a copy of its few live entries after this many deletes (the
+   * handoff's deletes; the overlay counts records released, each up to 64 keys deleted). V8
    * links each hash table a Map outgrows to the one that replaces it (for iterators): once one of
    * them has reached the old generation (the Map sat idle across two scavenges, as during bulk
    * loads), every later table and every value it held survives each scavenge through that link

@@ -195,7 +195,7 @@ export class SqlEngine {
     return this.vectorResult(known, sql, options);
   }
 
-  /** How many single-row inserts of a new highest key were written without a read or a promise (TableWriter.insertKnownNew). */
+  /** How many single-row inserts of a new highest key were staged without a read or a promise (TableWriter.insertKnownNew); one whose append then failed counts too. */
   insertPathStats(): { readonly knownNew: number } {
     return { knownNew: this.writeCounts.knownNew };
   }

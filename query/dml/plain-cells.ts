@@ -2,7 +2,7 @@ import type { QValue } from '../types/contract.js';
 
 /**
  * JSON cells of the usual value for their column's type, converted without the type system
- * (json-cells.ts), and which columns have such a plain kind (kept per definition: table-shape.ts).
+ * (insert-json.ts JsonCells), and which columns have such a plain kind (kept per definition: table-shape.ts).
  */
 
 /** Column types whose usual JSON value converts without the type system (plainCell); GENERAL: always through it. */

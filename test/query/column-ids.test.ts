@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { silentLogger } from '../../core/logger.js';
 import { openStateStore, rebuildProjections } from '../../projections/index.js';
+import { consumerOffsetKey } from '../../projections/keys.js';
 import { SqlEngine, typeSystem } from '../../query/index.js';
 import { openLogAt, openStack, tempDir, type Stack } from '../helpers/stack.js';
 
@@ -83,6 +84,32 @@ describe('ids of dropped columns and tables are never given again', () => {
     // A batch validates against a staged copy of the catalog: it keeps the ids ever used too.
     await engine.executeDdlBatch(['ALTER TABLE t ADD COLUMN m TEXT'], OPTIONS);
     expect(await rows(engine, 'SELECT * FROM t')).toEqual([{ id: 1, m: null }]);
+  });
+
+  it('a store from before the highest column ids were kept: read once from the stored rows', async () => {
+    let engine = await open();
+    await engine.execute('CREATE TABLE t (id BIGINT PRIMARY KEY, a TEXT, b INTEGER)', OPTIONS);
+    await engine.execute("INSERT INTO t VALUES (1, 'x', 10)", OPTIONS);
+    await engine.execute('ALTER TABLE t DROP COLUMN b', OPTIONS);
+    const layout = stack!.layout;
+    await stack!.close();
+    stack = null;
+    // As the tables projection stored its ids before: table and index ids only.
+    const store = await openStateStore(layout.stateDir);
+    const key = consumerOffsetKey('tables:ids-high');
+    const stored = JSON.parse(Buffer.from((await store.get(key))!).toString('utf8')) as { tableId: number; indexId: number };
+    await store.write([{ type: 'put', key, value: Buffer.from(JSON.stringify({ tableId: stored.tableId, indexId: stored.indexId })) }]);
+    await store.close();
+    engine = await open();
+    await engine.execute('ALTER TABLE t ADD COLUMN n TEXT', OPTIONS);
+    expect(await rows(engine, 'SELECT * FROM t')).toEqual([{ id: 1, a: 'x', n: null }]);
+    // And kept from then on.
+    engine = await reopen();
+    await engine.execute('ALTER TABLE t DROP COLUMN n', OPTIONS);
+    await engine.execute("UPDATE t SET a = 'y'", OPTIONS);
+    engine = await reopen();
+    await engine.execute('ALTER TABLE t ADD COLUMN m INTEGER', OPTIONS);
+    expect(await rows(engine, 'SELECT * FROM t')).toEqual([{ id: 1, a: 'y', m: null }]);
   });
 
   it('a table created in a DDL batch after DROP TABLE gets a new table id', async () => {
