@@ -47,10 +47,6 @@ export const objectKey = (objectKind: string, tenant: string, name: string): str
 
 export const qualifiedName = (tenant: string, schema: string, name: string): string => `${tenant}\u0000${schema}\u0000${name}`;
 
-/**
- * The in-memory catalog as of the store's applied offset: tables, indexes, sequences and
- * statistics. Only the tables projection mutates it, while applying log records.
- */
 /** The largest ids ever used (dropped ones included), as the tables projection stores them: column ids per table id. */
 export interface HighIds {
   readonly tableId: number;
@@ -58,6 +54,10 @@ export interface HighIds {
   readonly columns: Readonly<Record<string, number>>;
 }
 
+/**
+ * The in-memory catalog as of the store's applied offset: tables, indexes, sequences and
+ * statistics. Only the tables projection mutates it, while applying log records.
+ */
 export class CatalogState {
   private readonly tablesById = new Map<TableId, TableEntry>();
   private readonly tableIdsByName = new Map<string, TableId>();
@@ -65,7 +65,12 @@ export class CatalogState {
   private readonly sequences = new Map<string, bigint>();
   private readonly objectsByKey = new Map<string, CatalogObject>();
   /** The highest ids ever put (they never go down; kept by the tables projection). */
-  private highIds: HighIds = { tableId: 0, indexId: 0, columns: {} };
+  private highTableId = 0;
+  private highIndexId = 0;
+  /** Per table id, the largest column id it ever had (a Map: a load puts every table, an object copied per put would be quadratic). */
+  private readonly highColumnIds = new Map<TableId, number>();
+  /** idsHigh as last built; null after a change. */
+  private highIdsView: HighIds | null = null;
 
   table(tableId: TableId): TableEntry | undefined {
     return this.tablesById.get(tableId);
@@ -127,8 +132,8 @@ export class CatalogState {
    * caches) never meets another table under it.
    */
   maxIds(): { tableId: number; indexId: number } {
-    let tableId = this.highIds.tableId;
-    let indexId = this.highIds.indexId;
+    let tableId = this.highTableId;
+    let indexId = this.highIndexId;
     for (const entry of this.tablesById.values()) {
       tableId = Math.max(tableId, entry.def.id);
       for (const index of entry.def.indexes) indexId = Math.max(indexId, index.id);
@@ -142,28 +147,36 @@ export class CatalogState {
    * id, and a new column under that id would show it (PostgreSQL never reuses an attnum either).
    */
   columnIdHigh(tableId: TableId): number {
-    return this.highIds.columns[tableId] ?? 0;
+    return this.highColumnIds.get(tableId) ?? 0;
   }
 
   /** The highest ids ever put, as the tables projection stores them. */
   get idsHigh(): HighIds {
-    return this.highIds;
+    // Object.fromEntries orders integer keys ascending: the stored text does not depend on the order of puts.
+    this.highIdsView ??= { tableId: this.highTableId, indexId: this.highIndexId, columns: Object.fromEntries(this.highColumnIds) };
+    return this.highIdsView;
   }
 
   /** Raises the highest ids ever put (loading them, or a table put); stored ids from before column ids were kept have no `columns`. */
   raiseIds(ids: { readonly tableId: number; readonly indexId: number; readonly columns?: Readonly<Record<string, number>> }): void {
-    const columns = { ...this.highIds.columns };
-    for (const [tableId, high] of Object.entries(ids.columns ?? {})) columns[tableId] = Math.max(columns[tableId] ?? 0, high);
-    this.highIds = { tableId: Math.max(this.highIds.tableId, ids.tableId), indexId: Math.max(this.highIds.indexId, ids.indexId), columns };
+    if (ids.tableId > this.highTableId || ids.indexId > this.highIndexId) {
+      this.highTableId = Math.max(this.highTableId, ids.tableId);
+      this.highIndexId = Math.max(this.highIndexId, ids.indexId);
+      this.highIdsView = null;
+    }
+    for (const [key, high] of Object.entries(ids.columns ?? {})) this.raiseColumnId(Number(key), high);
+  }
+
+  private raiseColumnId(tableId: TableId, high: number): void {
+    if (high <= (this.highColumnIds.get(tableId) ?? 0)) return;
+    this.highColumnIds.set(tableId, high);
+    this.highIdsView = null;
   }
 
   /** Creates or replaces a table definition; statistics carry over. */
   putTable(def: TableDef, stats?: TableStats): TableEntry {
-    this.raiseIds({
-      tableId: def.id,
-      indexId: Math.max(0, ...def.indexes.map((i) => i.id)),
-      columns: { [def.id]: Math.max(0, ...def.columns.map((c) => c.id)) },
-    });
+    this.raiseIds({ tableId: def.id, indexId: Math.max(0, ...def.indexes.map((i) => i.id)) });
+    this.raiseColumnId(def.id, Math.max(0, ...def.columns.map((c) => c.id)));
     const previous = this.tablesById.get(def.id);
     if (previous) this.forgetTable(previous);
     const entry: TableEntry = {
@@ -182,10 +195,7 @@ export class CatalogState {
     const entry = this.tablesById.get(tableId);
     if (entry) this.forgetTable(entry);
     // A table id is never used again (tableId above): its column ids need no keeping.
-    if (this.highIds.columns[tableId] !== undefined) {
-      const { [tableId]: _dropped, ...columns } = this.highIds.columns;
-      this.highIds = { ...this.highIds, columns };
-    }
+    if (this.highColumnIds.delete(tableId)) this.highIdsView = null;
     return entry;
   }
 
