@@ -27,9 +27,15 @@ describe('ids of dropped columns and tables are never given again', () => {
     stack = await openStack(dir.dir);
     return new SqlEngine({ projections: stack.projections, types: typeSystem, logger: silentLogger });
   };
-  const reopen = async (): Promise<SqlEngine> => {
+  /** Closes the stack (the data dir stays); its layout, to work on the closed store or log. */
+  const close = async (): Promise<Stack['layout']> => {
+    const layout = stack!.layout;
     await stack!.close();
     stack = null;
+    return layout;
+  };
+  const reopen = async (): Promise<SqlEngine> => {
+    await close();
     return open();
   };
   const rows = async (engine: SqlEngine, sql: string) => (await engine.execute(sql, OPTIONS)).rows;
@@ -70,9 +76,7 @@ describe('ids of dropped columns and tables are never given again', () => {
     await engine.execute("UPDATE t SET n = 'kept'", OPTIONS);
     await engine.execute('ALTER TABLE t DROP COLUMN n', OPTIONS);
     // Rebuild every projection from the log, as `svcdb replay` does.
-    const layout = stack!.layout;
-    await stack!.close();
-    stack = null;
+    const layout = await close();
     const liveStore = await openStateStore(layout.stateDir);
     const log = await openLogAt(layout.logDir);
     try {
@@ -91,9 +95,7 @@ describe('ids of dropped columns and tables are never given again', () => {
     await engine.execute('CREATE TABLE t (id BIGINT PRIMARY KEY, a TEXT, b INTEGER)', OPTIONS);
     await engine.execute("INSERT INTO t VALUES (1, 'x', 10)", OPTIONS);
     await engine.execute('ALTER TABLE t DROP COLUMN b', OPTIONS);
-    const layout = stack!.layout;
-    await stack!.close();
-    stack = null;
+    const layout = await close();
     // As the tables projection stored its ids before: table and index ids only.
     const store = await openStateStore(layout.stateDir);
     const key = consumerOffsetKey('tables:ids-high');
