@@ -1,5 +1,4 @@
 import type { TableDef, TableId } from '../core/catalog.js';
-import { decodeRow } from '../core/row-decode.js';
 import { assert, fail } from '../core/errors.js';
 import {
   decodeLogRecord,
@@ -18,6 +17,7 @@ import { lsn, type Lsn } from '../core/units.js';
 import type { LogEntry } from '../log/index.js';
 import { decodeObject, decodeStats, decodeTableDef, encodeObject, encodeStats, encodeTableDef } from './catalog-codec.js';
 import { CatalogState, type CatalogObject, type TableEntry } from './catalog-state.js';
+import { raiseColumnIdsFromRows } from './column-ids-upgrade.js';
 import type { Consumer } from './consumer.js';
 import {
   consumerOffsetKey,
@@ -381,25 +381,6 @@ export class TablesProjection implements Consumer {
     const ids = this.catalog.idsHigh;
     if (this.idsHighStored?.ids !== ids) this.idsHighStored = { ids, bytes: Buffer.from(JSON.stringify(ids)) };
     return this.idsHighStored.bytes;
-  }
-}
-
-/**
- * A store written before the highest column id of each table was kept (tables:ids-high without
- * `columns`): a column dropped then may have been the highest, and its values are still in old rows
- * under its id. Once, at the first load, each table's highest column id is raised to the highest in
- * any of its stored rows, so ADD COLUMN allocates above it (docs/decisions.md "Table and column ids").
- */
-async function raiseColumnIdsFromRows(store: StateStore, catalog: CatalogState, logger: Logger): Promise<void> {
-  const tables = [...catalog.tables()].filter((entry) => entry.def.kind !== 'view');
-  if (tables.length === 0) return;
-  logger.info({ tables: tables.length }, 'reading column ids from stored rows once (a store from before column ids were kept)');
-  for (const entry of tables) {
-    let high = 0;
-    for await (const batch of store.entries({ ...idRange(KeySpace.Row, entry.def.id), batchSize: bulkChunkKeys })) {
-      for (const [, value] of batch) for (const id of decodeRow(value).keys()) if (id > high) high = id;
-    }
-    if (high > catalog.columnIdHigh(entry.def.id)) catalog.raiseIds({ tableId: 0, indexId: 0, columns: { [entry.def.id]: high } });
   }
 }
 
