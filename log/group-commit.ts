@@ -236,6 +236,10 @@ export class GroupCommitWriter {
           await this.syncNow();
           continue;
         }
+        if (this.options.durability === 'commit' && this.syncing.length >= LOG_LIMITS.syncsInFlightMax) {
+          await this.awaitSyncSlot();
+          continue;
+        }
         const batch = this.queue.take();
         if (batch === null) break;
         this.inFlight = batch;
@@ -248,6 +252,20 @@ export class GroupCommitWriter {
       this.running = false;
       this.notifyIdle();
     }
+  }
+
+  /**
+   * Waits, before taking the next batch, until an fdatasync slot is free, then one more turn of the
+   * event loop. A batch taken first and then held while the oldest fdatasync ran was closed too
+   * early: every append made during that wait formed the batch after it, and waited for one more
+   * fdatasync (the queue's records cost nothing more to write and sync in the same batch). The
+   * slot frees in an I/O callback of the poll phase; the turn lets the appends of the other I/O
+   * callbacks of that phase (requests read in the same turn) join the batch, as schedule() does.
+   */
+  private async awaitSyncSlot(): Promise<void> {
+    await this.syncing[0]!.settled;
+    this.throwIfFailed();
+    await new Promise<void>((resolve) => setImmediate(resolve));
   }
 
   /**
