@@ -174,6 +174,60 @@ describe('group commit', () => {
     await reopened.close();
   });
 
+  it('appends made while every fdatasync slot is busy join the batch written when one frees (not the batch after it)', async () => {
+    // The disk's answers are held at node:fs's FileHandle (the OS boundary), not in the log's own code.
+    const probe = await open(path.join(dir, 'probe'), 'w');
+    const handle = Object.getPrototypeOf(probe) as { datasync: () => Promise<void> };
+    await probe.close();
+    const { datasync } = handle;
+    const releases: (() => void)[] = [];
+    let holding = true;
+    const turns = async (count: number): Promise<void> => {
+      for (let i = 0; i < count; i++) await new Promise((resolve) => setImmediate(resolve));
+    };
+    // Segments big enough for every record: no roll (a roll waits for the held fdatasyncs).
+    const log = await openLog(logOptions(dir, { segmentSizeBytesMax: 4 * LOG_LIMITS.inlineWriteBytesMax }));
+    try {
+      handle.datasync = async function (this: unknown) {
+        if (holding) await new Promise<void>((resolve) => releases.push(resolve));
+        return datasync.apply(this);
+      };
+      const first = log.append(payloadFor(1, 64));
+      await turns(3);
+      const second = log.append(payloadFor(2, 64));
+      await turns(3);
+      expect(releases.length).toBe(LOG_LIMITS.syncsInFlightMax);
+      // Every slot busy: these two wait, in different turns of the event loop.
+      const third = log.append(payloadFor(3, 64));
+      await turns(3);
+      const fourth = log.append(payloadFor(4, 64));
+      await turns(3);
+      const { flushCount, bytesWritten } = log.stats();
+      expect(flushCount).toBe(2);
+      releases.shift()!();
+      await first.durable;
+      await turns(3);
+      // One batch holds both: one write, one more fdatasync (before: the third alone, the fourth waiting for the next slot).
+      expect(log.stats().flushCount).toBe(3);
+      expect(log.stats().bytesWritten).toBe(2 * bytesWritten);
+      expect(releases.length).toBe(2);
+      holding = false;
+      while (releases.length > 0) releases.shift()!();
+      await Promise.all([second.durable, third.durable, fourth.durable]);
+      expect(log.durableLsn).toBe(4);
+      expect(log.stats().flushCount).toBe(3);
+    } finally {
+      holding = false;
+      handle.datasync = datasync;
+      for (const release of releases) release();
+      await log.close();
+    }
+    const reopened = await openLog(logOptions(dir, { segmentSizeBytesMax: 4 * LOG_LIMITS.inlineWriteBytesMax }));
+    const read = await readAll(reopened);
+    expect(read.map((entry) => Buffer.from(entry.payload))).toEqual([1, 2, 3, 4].map((i) => payloadFor(i, 64)));
+    await reopened.close();
+  });
+
   it('whenWritten resolves once the record is written and its fdatasync started, before it is durable; at once after a failure or close', async () => {
     const probe = await open(path.join(dir, 'probe'), 'w');
     const handle = Object.getPrototypeOf(probe) as { datasync: () => Promise<void> };
