@@ -149,6 +149,21 @@ export class SqlEngine {
     return this.pointResult(known, options.params ?? [], Math.min(options.maxRows, this.limits.resultRowsMax), toText, frame);
   }
 
+  /**
+   * pointSelect's answer as text alone (`toText` of its row inside `frame`: the whole answer, kept with
+   * the row), or undefined where pointSelect is: for a caller that sends the text and nothing else
+   * (POST /query without metadata). No result object is made, and a row whose answer text GET row
+   * kept is not decoded again for rows nobody reads.
+   */
+  pointSelectText(sql: string, options: ExecuteOptions, toText: (row: JsonRow) => string, frame: RowsFrame): string | undefined {
+    if (options.transaction !== undefined || options.efSearch !== undefined || options.signal?.aborted) return undefined;
+    const known = this.cache.get(this.plainKey(options.tenant, sql), this.deps.projections.catalog);
+    if (!known || !this.points.handles(known)) return undefined;
+    const { converter } = this.selects.outputOf(known);
+    const rowsMax = Math.min(options.maxRows, this.limits.resultRowsMax);
+    return this.points.rows(known, options.params ?? [], (row) => converter.convert(row), rowsMax, toText, frame, true).rowsText;
+  }
+
   private pointResult(
     prepared: PreparedQuery,
     params: readonly unknown[],

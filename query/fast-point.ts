@@ -109,6 +109,8 @@ export class PointSelects {
    * converts them, so a wrong one fails with the same error. With `toText` (which must write the same
    * text for the same row every time) the answer also has the rows' JSON text, and the row is frozen
    * and shared: both are kept with the point-read cache's entry (its memo slot) for the next read.
+   * `textOnly` (with `toText`): the caller reads rowsText alone, and `rows` may be left empty (a row
+   * whose text was kept by GET row is then not decoded again only to be dropped).
    */
   rows(
     prepared: PreparedQuery,
@@ -117,13 +119,14 @@ export class PointSelects {
     rowsMax: number,
     toText?: (row: JsonRow) => string,
     frame?: RowsFrame,
+    textOnly = false,
   ): CollectedRows {
     const plan = this.planOf(prepared)!;
     const only = rawParams.length === 1 ? rawParams[0] : undefined;
     // The row key's name remembered for this parameter (a read before): looked up once, for known() and below.
     const remembered = plan.names !== null && rememberable(only) ? plan.names.get(only) : undefined;
     if (toText !== undefined && rowsMax >= 1 && remembered !== undefined) {
-      const known = this.known(plan, remembered, toText, frame);
+      const known = this.known(plan, remembered, toText, frame, textOnly);
       if (known !== undefined) return known;
     }
     const params = convertParams(this.types, prepared.paramTypes, rawParams);
@@ -143,7 +146,7 @@ export class PointSelects {
     if (remembered === undefined && plan.names !== null && rememberable(only)) this.keyNamesBound.remember(plan.names, only, (name = rowCacheName(key)));
     const entry = this.store.getRowSync ? this.store.getRowSync(tableId, key, name) : null;
     if (entry !== null && !entry.found) return none(toText, frame);
-    if (toText !== undefined && entry !== null && rowsMax >= 1 && plan.shape !== null) return shared(plan.shape, entry, toText, frame);
+    if (toText !== undefined && entry !== null && rowsMax >= 1 && plan.shape !== null) return shared(plan.shape, entry, toText, frame, textOnly);
     const image = entry === null ? this.store.getSync!(key) : entry.image;
     if (image === undefined) return none(toText, frame);
     if (rowsMax < 1) return { rows: [], truncated: true, ...(toText ? { rowsText: framed('[]', frame) } : {}) };
@@ -166,7 +169,7 @@ export class PointSelects {
    * rows()'s answer for a parameter read before, when the point-read cache has its row's answer
    * kept (or knows there is no row); undefined: rows() reads it the whole way.
    */
-  private known(plan: PointPlan, name: string, toText: (row: JsonRow) => string, frame: RowsFrame | undefined): CollectedRows | undefined {
+  private known(plan: PointPlan, name: string, toText: (row: JsonRow) => string, frame: RowsFrame | undefined, textOnly: boolean): CollectedRows | undefined {
     const byName = this.store.getRowSyncByName;
     if (byName === undefined) return undefined;
     const entry = byName(plan.scan.table.id, name);
@@ -176,7 +179,8 @@ export class PointSelects {
       // Made by any reader of the shape (GET row of the same columns too); only its answer may be new here.
       const memo = entry.memoOwner === shape ? (entry.memo as SharedRowMemo) : undefined;
       if (memo?.toText !== toText) return undefined;
-      return { rows: [memo.row], truncated: false, rowsText: memo.answerOf(arrayWrap(frame), entry, shape) };
+      const rowsText = memo.answerOf(arrayWrap(frame), entry, shape);
+      return { rows: textOnly ? TEXT_ONLY : [memo.rowOf(shape, entry)], truncated: false, rowsText };
     }
     const memo = entry.memo as RowMemo | undefined;
     if (entry.memoOwner !== plan || memo?.toText !== toText || memo.frame !== frame) return undefined;
@@ -266,12 +270,16 @@ function sharedShape(prepared: PreparedQuery, scan: ScanNode, pick: readonly num
  * rows()'s answer from the shape's memo with the row (made now by the first reader of the shape, or
  * by any reader before: GET row of the same columns), its array framed by `frame`.
  */
-function shared(shape: RowShape, entry: CachedRow, toText: (row: JsonRow) => string, frame: RowsFrame | undefined): CollectedRows {
+function shared(shape: RowShape, entry: CachedRow, toText: (row: JsonRow) => string, frame: RowsFrame | undefined, textOnly: boolean): CollectedRows {
   const wrap = arrayWrap(frame);
   const kept = entry.memoOwner === shape ? (entry.memo as SharedRowMemo) : undefined;
-  const memo = kept?.toText === toText ? kept : SharedRowMemo.made(toText, shape.shape(entry.image!), wrap, entry, shape);
-  return { rows: [memo.row], truncated: false, rowsText: memo.answerOf(wrap, entry, shape) };
+  const memo = kept?.toText === toText ? kept : SharedRowMemo.made(toText, shape.shape(entry.image!), wrap, entry, shape, !textOnly);
+  const rowsText = memo.answerOf(wrap, entry, shape);
+  return { rows: textOnly ? TEXT_ONLY : [memo.rowOf(shape, entry)], truncated: false, rowsText };
 }
+
+/** The rows of a textOnly answer from a shape's memo: none made (the caller reads rowsText alone). Frozen: shared. */
+const TEXT_ONLY: JsonRow[] = Object.freeze([]) as unknown as JsonRow[];
 
 /** The wrap around one row's text that makes `frame`'s answer (the array's brackets inside the frame): one object per frame. */
 const wraps = new WeakMap<RowsFrame, AnswerWrap>();

@@ -120,7 +120,8 @@ export class PointReader {
     const shape = this.shapeOf(found.reader, request.table, request.columns);
     const memo = entry.memoOwner === shape ? (entry.memo as SharedRowMemo) : undefined;
     if (memo?.toText === toText) return memo.answerOf(wrap, entry, shape);
-    return SharedRowMemo.made(toText, shape.shape(entry.image!), wrap, entry, shape).answerOf(wrap, entry, shape);
+    // GET sends the text alone: the row is not kept (a point SELECT of the same columns makes it when it needs it).
+    return SharedRowMemo.made(toText, shape.shape(entry.image!), wrap, entry, shape, false).answerOf(wrap, entry, shape);
   }
 
   /**

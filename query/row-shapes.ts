@@ -83,12 +83,13 @@ export interface AnswerWrap {
 export const NO_WRAP: AnswerWrap = Object.freeze({ before: '', after: '' });
 
 /**
- * What the readers of one RowShape keep with a cached row (its memo slot, owner: the shape): the row,
- * frozen and shared, and the whole answers made around its JSON text as `toText` writes it, one per
- * wrap (GET row's and POST /query's: two routes reading the same rows each find their answer, the row
- * decoded, converted and written once). Two wraps (two fields each, no arrays: this is kept per cached
- * row); a third replaces the one made first. The row's text is not kept apart: a new wrap's answer
- * takes it out of the first answer (one more copy, once per wrap and row).
+ * What the readers of one RowShape keep with a cached row (its memo slot, owner: the shape): the whole
+ * answers made around the row's JSON text as `toText` writes it, one per wrap (GET row's and POST
+ * /query's: two routes reading the same rows each find their answer, the row decoded, converted and
+ * written once), and the row itself, frozen and shared, once a reader asks for it (a point SELECT's
+ * result carries it; GET row sends the text alone). Two wraps (two fields each, no arrays: this is
+ * kept per cached row); a third replaces the one made first. The row's text is not kept apart: a new
+ * wrap's answer takes it out of the first answer (one more copy, once per wrap and row).
  */
 export class SharedRowMemo {
   private wrapB: AnswerWrap | null = null;
@@ -96,17 +97,33 @@ export class SharedRowMemo {
 
   private constructor(
     readonly toText: (row: JsonRow) => string,
-    readonly row: JsonRow,
+    private row: JsonRow | null,
     private wrapA: AnswerWrap,
     private answerA: string,
   ) {}
 
-  /** The memo of `row` (frozen here) with its first answer, kept with `entry` under `owner` (replacing what was there). */
-  static made(toText: (row: JsonRow) => string, row: JsonRow, wrap: AnswerWrap, entry: CachedRow, owner: object): SharedRowMemo {
-    Object.freeze(row);
-    const memo = new SharedRowMemo(toText, row, wrap, wrap.before + toText(row) + wrap.after);
+  /**
+   * The memo of `row` with its first answer (`wrap` around toText's text of it), kept with `entry`
+   * under `owner` (replacing what was there); with `keepRow` the row is kept too (frozen here).
+   */
+  static made(toText: (row: JsonRow) => string, row: JsonRow, wrap: AnswerWrap, entry: CachedRow, owner: object, keepRow: boolean): SharedRowMemo {
+    const answer = wrap.before + toText(row) + wrap.after;
+    const memo = new SharedRowMemo(toText, keepRow ? Object.freeze(row) : null, wrap, answer);
     entry.remember(owner, memo, memo.bytes());
     return memo;
+  }
+
+  /**
+   * The row, frozen and shared: kept, or made now from `entry`'s image by `shape` (the entry this
+   * memo is kept with under `shape`: its image is the one the text was made from; a write makes a
+   * new entry) and kept (the entry's count is updated).
+   */
+  rowOf(shape: RowShape, entry: CachedRow): JsonRow {
+    if (this.row !== null) return this.row;
+    const row = Object.freeze(shape.shape(entry.image!));
+    this.row = row;
+    entry.remember(shape, this, this.bytes());
+    return row;
   }
 
   /**
@@ -132,13 +149,14 @@ export class SharedRowMemo {
   }
 
   /**
-   * What this memo holds, counted against the point-read cache's bound: the frozen row (about what its
-   * text says again: counted as the first answer's characters, as fast-point's memo counted its row),
-   * each answer, and the objects (the memo and the row).
+   * What this memo holds, counted against the point-read cache's bound: each answer, the memo, and
+   * the frozen row when kept (about what its text says again: counted as the first answer's
+   * characters and an object, as fast-point's memo counted its row).
    */
   private bytes(): number {
-    let bytes = 2 * stringBytes(this.answerA) + ANSWER_OVERHEAD_BYTES + 2 * MEMO_OVERHEAD_BYTES;
+    let bytes = stringBytes(this.answerA) + ANSWER_OVERHEAD_BYTES + MEMO_OVERHEAD_BYTES;
     if (this.wrapB !== null) bytes += stringBytes(this.answerB) + ANSWER_OVERHEAD_BYTES;
+    if (this.row !== null) bytes += stringBytes(this.answerA) + MEMO_OVERHEAD_BYTES;
     return bytes;
   }
 }

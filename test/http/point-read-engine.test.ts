@@ -151,6 +151,9 @@ describe('readByKey: the direct primary-key read', () => {
       expect(get(1)).toBe(`{"data":${one}}`);
       expect(select(star, 1)).toBe(`{"success":true,"data":[${one}]}`);
     }
+    // The answer's text alone (POST /query without metadata): the same text, from the same kept row.
+    expect(engine.pointSelectText(star, { ...options, params: [1] }, toText, frame)).toBe(`{"success":true,"data":[${one}]}`);
+    expect(engine.pointSelectText(star, { ...options, params: [3] }, toText, frame)).toBe('{"success":true,"data":[]}');
     // The SELECT first, then GET.
     for (let round = 0; round < 2; round++) {
       expect(select(star, 2)).toBe(`{"success":true,"data":[${two}]}`);
