@@ -1,6 +1,16 @@
 import { keyText as latin1 } from '../core/key-text.js';
 
 /**
+ * The CachedRow made last and the bytes it was made from, until its `image` is first asked for: the
+ * store's read hands out a Buffer of its own (classic-level copies the value out of LevelDB: nothing
+ * else holds it), so the first reader may have it instead of a copy made from the entry's text. One
+ * at a time, taken once: no Buffer stays held past the next entry made (an entry nobody decodes, a
+ * cached miss or a read that found its answer kept, pins at most one image until then).
+ */
+let freshEntry: CachedRow | null = null;
+let freshImage: Uint8Array | undefined;
+
+/**
  * A row key's image as the point-read cache keeps it (undefined: no row has the key), with one memo
  * slot: a reader that turns the image into something (a shaped row, its JSON text) keeps that here,
  * under an owner object of its own (its projection or plan), and finds it again on the next read of
@@ -32,6 +42,8 @@ export class CachedRow {
     public account: MemoAccount | null = null,
   ) {
     this.imageText = image === undefined ? undefined : latin1(image);
+    freshEntry = this;
+    freshImage = image;
   }
 
   /** Whether a row has the key (the image is not undefined): no bytes are made to tell. */
@@ -47,9 +59,17 @@ export class CachedRow {
   /**
    * The image's bytes (undefined: no row has the key), made anew at each call from the kept text:
    * a reader decodes it once and keeps what it made in the memo slot. Its own copy: a reader may keep
-   * views of it (a decoded value) or change it without touching the entry.
+   * views of it (a decoded value) or change it without touching the entry. The first call on the
+   * entry made last gets the very bytes it was made from instead (freshImage): a first read of a row
+   * then copies it once (the store's value to the kept text), not twice (and the text back to bytes).
    */
   get image(): Uint8Array | undefined {
+    if (freshEntry === this) {
+      const bytes = freshImage;
+      freshEntry = null;
+      freshImage = undefined;
+      return bytes;
+    }
     return this.imageText === undefined ? undefined : Buffer.from(this.imageText, 'latin1');
   }
 

@@ -20,6 +20,7 @@ import { newBindContext, PlanCache, type PreparedQuery } from './prepare.js';
 import { emptyResult, type JsonRow, type QueryResult } from './result.js';
 import { PointReader, type KeyRead, type KeyReadResult } from './point-read.js';
 import { PointSelects, type RowsFrame } from './fast-point.js';
+import { RowShapes, type AnswerWrap } from './row-shapes.js';
 import { VectorSelects, type VectorSelectEnv } from './fast-vector.js';
 import { ParseCache } from './parse-cache.js';
 import { ScanCache } from './exec/scan-cache.js';
@@ -48,6 +49,11 @@ export class SqlEngine {
   /** Where statements of transactions run (the transaction manager); null: each statement on its own. */
   private readonly transactions: TxnScope | null;
   private cdcRuntime: CdcRuntime | null = null;
+  /**
+   * Rows of a table's columns as GET row and the point SELECT answer them (row-shapes.ts): one per
+   * table definition and column list, so both keep what they made of a cached row under the same owner.
+   */
+  private readonly shapes: RowShapes;
   /** SELECTs by whole primary key, answered with one synchronous store read (fast-point.ts). */
   private readonly points: PointSelects;
   /** hnsw top-k SELECTs, answered without the executor (fast-vector.ts). */
@@ -56,7 +62,8 @@ export class SqlEngine {
   private readonly writeCounts = new WriteCounts();
 
   constructor(private readonly deps: SqlEngineDeps) {
-    this.points = new PointSelects(deps.projections.store, deps.types);
+    this.shapes = new RowShapes(deps.types);
+    this.points = new PointSelects(deps.projections.store, deps.types, this.shapes);
     this.vectorSelects = new VectorSelects(deps.projections.store, deps.projections.vectors, deps.types);
     this.limits = deps.limits ?? DEFAULT_SQL_LIMITS;
     this.cache = new PlanCache(this.limits.planCacheEntriesMax);
@@ -108,17 +115,19 @@ export class SqlEngine {
    * execute() can answer. Synchronous where the store reads synchronously (a promise otherwise).
    */
   readByKey(read: KeyRead): KeyReadResult | Promise<KeyReadResult> {
-    this.pointReader ??= new PointReader(this.deps.projections.store, this.deps.types);
+    this.pointReader ??= new PointReader(this.deps.projections.store, this.deps.types, this.shapes);
     return this.pointReader.read(read);
   }
 
   /**
-   * readByKey's row as the JSON text `toText` writes (the same text for the same row, every time):
-   * kept with the point-read cache's entry, so a row read again is not decoded nor written again.
+   * readByKey's row as the JSON text `toText` writes (the same text for the same row, every time),
+   * inside `wrap` when given (the whole answer): kept with the point-read cache's entry, shared with
+   * point SELECTs of the same columns written by the same `toText`, so a row read again is not decoded
+   * nor written again.
    */
-  readTextByKey(read: KeyRead, toText: (row: JsonRow) => string): string | null | undefined | Promise<string | null | undefined> {
-    this.pointReader ??= new PointReader(this.deps.projections.store, this.deps.types);
-    return this.pointReader.readText(read, toText);
+  readTextByKey(read: KeyRead, toText: (row: JsonRow) => string, wrap?: AnswerWrap): string | null | undefined | Promise<string | null | undefined> {
+    this.pointReader ??= new PointReader(this.deps.projections.store, this.deps.types, this.shapes);
+    return this.pointReader.readText(read, toText, wrap);
   }
 
   /**
@@ -138,6 +147,21 @@ export class SqlEngine {
     const known = this.cache.get(this.plainKey(options.tenant, sql), this.deps.projections.catalog);
     if (!known || !this.points.handles(known)) return undefined;
     return this.pointResult(known, options.params ?? [], Math.min(options.maxRows, this.limits.resultRowsMax), toText, frame);
+  }
+
+  /**
+   * pointSelect's answer as text alone (`toText` of its row inside `frame`: the whole answer, kept with
+   * the row), or undefined where pointSelect is: for a caller that sends the text and nothing else
+   * (POST /query without metadata). No result object is made, and a row whose answer text GET row
+   * kept is not decoded again for rows nobody reads.
+   */
+  pointSelectText(sql: string, options: ExecuteOptions, toText: (row: JsonRow) => string, frame: RowsFrame): string | undefined {
+    if (options.transaction !== undefined || options.efSearch !== undefined || options.signal?.aborted) return undefined;
+    const known = this.cache.get(this.plainKey(options.tenant, sql), this.deps.projections.catalog);
+    if (!known || !this.points.handles(known)) return undefined;
+    const { converter } = this.selects.outputOf(known);
+    const rowsMax = Math.min(options.maxRows, this.limits.resultRowsMax);
+    return this.points.rows(known, options.params ?? [], (row) => converter.convert(row), rowsMax, toText, frame, true).rowsText;
   }
 
   private pointResult(

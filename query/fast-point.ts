@@ -10,6 +10,8 @@ import type { Plan, ScanNode } from './plan/nodes.js';
 import { RememberedKeyNames } from './key-names.js';
 import { convertParams, type PreparedQuery } from './prepare.js';
 import type { JsonRow } from './result.js';
+import { SharedRowMemo, type AnswerWrap, type RowShape, type RowShapes } from './row-shapes.js';
+import type { CachedRow } from '../projections/index.js';
 import type { QValue, TypeSystem } from './types/contract.js';
 
 /**
@@ -39,6 +41,11 @@ interface PointPlan {
    * null: the key's value may differ for the same parameter text (clockDependent), nothing is remembered.
    */
   readonly names: Map<number | string, string> | null;
+  /**
+   * The shape whose row and text this plan's answer is (sharedShape), or null: its rows are made by
+   * the plan's own decoder and converter, and kept under the plan.
+   */
+  readonly shape: RowShape | null;
 }
 
 /** What rows(..., toText, frame) keeps in a cached row's memo slot (its owner is the plan). */
@@ -88,6 +95,7 @@ export class PointSelects {
   constructor(
     private readonly store: PointReadStore,
     private readonly types: TypeSystem,
+    private readonly shapes: RowShapes,
   ) {}
 
   /** Whether `prepared` is answered by rows() (decided on the first call, then remembered). */
@@ -101,6 +109,8 @@ export class PointSelects {
    * converts them, so a wrong one fails with the same error. With `toText` (which must write the same
    * text for the same row every time) the answer also has the rows' JSON text, and the row is frozen
    * and shared: both are kept with the point-read cache's entry (its memo slot) for the next read.
+   * `textOnly` (with `toText`): the caller reads rowsText alone, and `rows` may be left empty (a row
+   * whose text was kept by GET row is then not decoded again only to be dropped).
    */
   rows(
     prepared: PreparedQuery,
@@ -109,13 +119,14 @@ export class PointSelects {
     rowsMax: number,
     toText?: (row: JsonRow) => string,
     frame?: RowsFrame,
+    textOnly = false,
   ): CollectedRows {
     const plan = this.planOf(prepared)!;
     const only = rawParams.length === 1 ? rawParams[0] : undefined;
     // The row key's name remembered for this parameter (a read before): looked up once, for known() and below.
     const remembered = plan.names !== null && rememberable(only) ? plan.names.get(only) : undefined;
     if (toText !== undefined && rowsMax >= 1 && remembered !== undefined) {
-      const known = this.known(plan, remembered, toText, frame);
+      const known = this.known(plan, remembered, toText, frame, textOnly);
       if (known !== undefined) return known;
     }
     const params = convertParams(this.types, prepared.paramTypes, rawParams);
@@ -134,6 +145,8 @@ export class PointSelects {
     let name: string | undefined;
     if (remembered === undefined && plan.names !== null && rememberable(only)) this.keyNamesBound.remember(plan.names, only, (name = rowCacheName(key)));
     const entry = this.store.getRowSync ? this.store.getRowSync(tableId, key, name) : null;
+    if (entry !== null && !entry.found) return none(toText, frame);
+    if (toText !== undefined && entry !== null && rowsMax >= 1 && plan.shape !== null) return shared(plan.shape, entry, toText, frame, textOnly);
     const image = entry === null ? this.store.getSync!(key) : entry.image;
     if (image === undefined) return none(toText, frame);
     if (rowsMax < 1) return { rows: [], truncated: true, ...(toText ? { rowsText: framed('[]', frame) } : {}) };
@@ -156,11 +169,19 @@ export class PointSelects {
    * rows()'s answer for a parameter read before, when the point-read cache has its row's answer
    * kept (or knows there is no row); undefined: rows() reads it the whole way.
    */
-  private known(plan: PointPlan, name: string, toText: (row: JsonRow) => string, frame: RowsFrame | undefined): CollectedRows | undefined {
+  private known(plan: PointPlan, name: string, toText: (row: JsonRow) => string, frame: RowsFrame | undefined, textOnly: boolean): CollectedRows | undefined {
     const byName = this.store.getRowSyncByName;
     if (byName === undefined) return undefined;
     const entry = byName(plan.scan.table.id, name);
     if (!entry.found) return none(toText, frame);
+    const shape = plan.shape;
+    if (shape !== null) {
+      // Made by any reader of the shape (GET row of the same columns too); only its answer may be new here.
+      const memo = entry.memoOwner === shape ? (entry.memo as SharedRowMemo) : undefined;
+      if (memo?.toText !== toText) return undefined;
+      const rowsText = memo.answerOf(arrayWrap(frame), entry, shape);
+      return { rows: textOnly ? TEXT_ONLY : [memo.rowOf(shape, entry)], truncated: false, rowsText };
+    }
     const memo = entry.memo as RowMemo | undefined;
     if (entry.memoOwner !== plan || memo?.toText !== toText || memo.frame !== frame) return undefined;
     return { rows: [memo.row], truncated: false, rowsText: memo.text };
@@ -179,7 +200,7 @@ export class PointSelects {
     if (prepared === this.lastPrepared) return this.lastPlan;
     let plan = this.plans.get(prepared);
     if (plan === undefined) {
-      plan = pointPlanOf(prepared.plan);
+      plan = pointPlanOf(prepared, this.shapes);
       this.plans.set(prepared, plan);
     }
     this.lastPrepared = prepared;
@@ -193,7 +214,8 @@ const none = (toText: ((row: JsonRow) => string) | undefined, frame: RowsFrame |
   toText ? { rows: [], truncated: false, rowsText: framed('[]', frame) } : { rows: [], truncated: false };
 
 /** The point read a plan amounts to, or null when it is anything more than project(scan by whole primary key). */
-function pointPlanOf(plan: Plan): PointPlan | null {
+function pointPlanOf(prepared: PreparedQuery, shapes: RowShapes): PointPlan | null {
+  const plan = prepared.plan;
   let pick: number[] | null = null;
   let scan: Plan = plan;
   if (plan.kind === 'project') {
@@ -216,7 +238,58 @@ function pointPlanOf(plan: Plan): PointPlan | null {
     key.push(value);
   }
   const names = access.eq.some(clockDependent) ? null : new Map<number | string, string>();
-  return { scan, keyTypes, descending: access.index.descending, key, decode: rowDecoder(scan), pick, names };
+  const shape = sharedShape(prepared, scan, pick, shapes);
+  return { scan, keyTypes, descending: access.index.descending, key, decode: rowDecoder(scan), pick, names, shape };
+}
+
+/**
+ * The RowShape whose rows are exactly this plan's answer rows, or null. The plan's rows are the scan's
+ * columns `pick` (all, in order, without one), each decoded by its column id from the image
+ * (rowDecoder: decodeRowInto of the table's ids and missing values) and converted by the select's
+ * RowConverter: types.toJson of the output column's type, under the output name. The shape of the
+ * same table definition and column names decodes the same ids with the same missing values and
+ * converts by types.toJson of the column's type: the same row, and the same text from the same
+ * writer, when every output is its column under the column's own name and of the column's very type
+ * object (not a cast, not an alias). Any difference, and the plan keeps its own rows (null).
+ */
+function sharedShape(prepared: PreparedQuery, scan: ScanNode, pick: readonly number[] | null, shapes: RowShapes): RowShape | null {
+  const table = scan.table;
+  const outputs = prepared.plan.columns;
+  const count = pick === null ? table.columns.length : pick.length;
+  if (outputs.length !== count || prepared.names.length !== count) return null;
+  const names: string[] = [];
+  for (let i = 0; i < count; i++) {
+    const column = table.columns[pick === null ? i : pick[i]!];
+    if (column === undefined || prepared.names[i] !== column.name || outputs[i]!.type !== column.type) return null;
+    names.push(column.name);
+  }
+  return shapes.of(table, names);
+}
+
+/**
+ * rows()'s answer from the shape's memo with the row (made now by the first reader of the shape, or
+ * by any reader before: GET row of the same columns), its array framed by `frame`.
+ */
+function shared(shape: RowShape, entry: CachedRow, toText: (row: JsonRow) => string, frame: RowsFrame | undefined, textOnly: boolean): CollectedRows {
+  const wrap = arrayWrap(frame);
+  const kept = entry.memoOwner === shape ? (entry.memo as SharedRowMemo) : undefined;
+  const memo = kept?.toText === toText ? kept : SharedRowMemo.made(toText, shape.shape(entry.image!), wrap, entry, shape, !textOnly);
+  const rowsText = memo.answerOf(wrap, entry, shape);
+  return { rows: textOnly ? TEXT_ONLY : [memo.rowOf(shape, entry)], truncated: false, rowsText };
+}
+
+/** The rows of a textOnly answer from a shape's memo: none made (the caller reads rowsText alone). Frozen: shared. */
+const TEXT_ONLY: JsonRow[] = Object.freeze([]) as unknown as JsonRow[];
+
+/** The wrap around one row's text that makes `frame`'s answer (the array's brackets inside the frame): one object per frame. */
+const wraps = new WeakMap<RowsFrame, AnswerWrap>();
+const NO_FRAME: AnswerWrap = Object.freeze({ before: '[', after: ']' });
+
+function arrayWrap(frame: RowsFrame | undefined): AnswerWrap {
+  if (frame === undefined) return NO_FRAME;
+  let wrap = wraps.get(frame);
+  if (wrap === undefined) wraps.set(frame, (wrap = Object.freeze({ before: `${frame.before}[`, after: `]${frame.after}` })));
+  return wrap;
 }
 
 /**

@@ -3,6 +3,7 @@ export { SqlEngine, type ExecuteOptions, type ReadOnlyReason, type StreamOptions
 export type { JsonRow, QueryResult, ResultColumn } from './result.js';
 export type { KeyRead, KeyReadResult } from './point-read.js';
 export type { RowsFrame } from './fast-point.js';
+export type { AnswerWrap } from './row-shapes.js';
 export { collectRows, type ResultSummary, type RowStream } from './stream.js';
 export { asSvcError } from './failure.js';
 export type { SqlEngineDeps } from './statement.js';

@@ -1,12 +1,11 @@
-import type { ColumnId, TableDef } from '../core/catalog.js';
-import { assert, SvcError } from '../core/errors.js';
+import type { TableDef } from '../core/catalog.js';
+import { SvcError } from '../core/errors.js';
 import { encodeKey } from '../core/key-encoding.js';
-import { setOwn } from '../core/json-exact.js';
-import { decodeRowInto } from '../core/row-codec.js';
 import type { SqlType, SqlTypeName, SqlValue } from '../core/values.js';
-import { keys, MEMO_OVERHEAD_BYTES, rowCacheName, stringBytes, type PointReadStore } from '../projections/index.js';
+import { keys, rowCacheName, type PointReadStore } from '../projections/index.js';
 import { RememberedKeyNames } from './key-names.js';
 import type { JsonRow } from './result.js';
+import { NO_WRAP, SharedRowMemo, type AnswerWrap, type RowShape, type RowShapes } from './row-shapes.js';
 import type { TypeSystem } from './types/contract.js';
 
 /**
@@ -63,30 +62,13 @@ export function idTextKey(text: string): string | number {
   return negative ? -value : value;
 }
 
-/** Distinct column lists remembered per table (select= variants); others are built per request. */
-const PROJECTIONS_PER_TABLE_MAX = 16;
-
-interface Projection {
-  readonly ids: readonly ColumnId[];
-  readonly missing: readonly SqlValue[];
-  readonly names: readonly string[];
-  readonly toJson: readonly ((value: SqlValue) => unknown)[];
-}
-
-/** What readText keeps in a cached row's memo slot (its owner is the projection). */
-interface TextMemo {
-  readonly toText: (row: JsonRow) => string;
-  readonly text: string;
-}
-
 interface TableReader {
   readonly keyTypes: readonly SqlType[];
   readonly descending: readonly boolean[];
-  readonly projections: Map<string, Projection>;
   /** The point-read cache's name of a row key (rowCacheName), by the id text of a one-column key (idTextKey). */
   readonly keyNames: Map<string | number, string>;
-  /** The column list of the last read, by identity, and its projection. */
-  last: { readonly names: readonly string[]; readonly projection: Projection } | null;
+  /** The column list of the last read, by identity, and its shape. */
+  last: { readonly names: readonly string[]; readonly shape: RowShape } | null;
 }
 
 /** A row by key: null when no row has it, undefined when only the SQL path answers exactly. */
@@ -101,6 +83,7 @@ export class PointReader {
   constructor(
     private readonly store: PointReadStore,
     private readonly types: TypeSystem,
+    private readonly shapes: RowShapes,
   ) {}
 
   /**
@@ -117,28 +100,28 @@ export class PointReader {
   }
 
   /**
-   * read()'s row as JSON text written by `toText` (null: no row, undefined: only SQL answers). The
-   * text is kept with the point-read cache's entry (its memo slot), so a row read again is not
-   * decoded, shaped nor written again: `toText` must give the same text for the same row every time.
+   * read()'s row as JSON text written by `toText`, inside `wrap` when given (null: no row, undefined:
+   * only SQL answers). The text is kept with the point-read cache's entry (its memo slot, shared with
+   * every reader of the same columns: a point SELECT of them, fast-point.ts), so a row read again is
+   * not decoded, shaped nor written again: `toText` must give the same text for the same row every time.
    */
-  readText(request: KeyRead, toText: (row: JsonRow) => string): string | null | undefined | Promise<string | null | undefined> {
+  readText(request: KeyRead, toText: (row: JsonRow) => string, wrap: AnswerWrap = NO_WRAP): string | null | undefined | Promise<string | null | undefined> {
     const byName = this.store.getRowSyncByName;
     const found = byName === undefined ? undefined : this.locatedByName(request);
     if (byName === undefined || found === undefined) {
       const read = this.read(request);
-      const text = (row: KeyReadResult): string | null | undefined => (row === null || row === undefined ? row : toText(row));
+      const text = (row: KeyReadResult): string | null | undefined => (row === null || row === undefined ? row : wrap.before + toText(row) + wrap.after);
       return read instanceof Promise ? read.then(text) : text(read);
     }
     // A first read has the key's bytes already: the cache reads the store with them (by name it would make them again).
     const entry =
       found.key !== undefined && this.store.getRowSync ? this.store.getRowSync(request.table.id, found.key, found.name) : byName(request.table.id, found.name);
     if (!entry.found) return null;
-    const projection = projectionOf(found.reader, request.table, request.columns, this.types);
-    const memo = entry.memo as TextMemo | undefined;
-    if (entry.memoOwner === projection && memo?.toText === toText) return memo.text;
-    const text = toText(this.shaped(found.reader, request, entry.image)!);
-    entry.remember(projection, { toText, text } satisfies TextMemo, stringBytes(text) + MEMO_OVERHEAD_BYTES);
-    return text;
+    const shape = this.shapeOf(found.reader, request.table, request.columns);
+    const memo = entry.memoOwner === shape ? (entry.memo as SharedRowMemo) : undefined;
+    if (memo?.toText === toText) return memo.answerOf(wrap, entry, shape);
+    // GET sends the text alone: the row is not kept (a point SELECT of the same columns makes it when it needs it).
+    return SharedRowMemo.made(toText, shape.shape(entry.image!), wrap, entry, shape, false).answerOf(wrap, entry, shape);
   }
 
   /**
@@ -170,12 +153,16 @@ export class PointReader {
 
   private shaped(reader: TableReader, request: KeyRead, image: Uint8Array | undefined): KeyReadResult {
     if (image === undefined) return null;
-    const { table } = request;
-    const projection = projectionOf(reader, table, request.columns, this.types);
-    const row = decodeRowInto(image, projection.ids, projection.missing);
-    const out: JsonRow = {};
-    for (let i = 0; i < projection.names.length; i++) setOwn(out, projection.names[i]!, projection.toJson[i]!(row[i] ?? null));
-    return out;
+    return this.shapeOf(reader, request.table, request.columns).shape(image);
+  }
+
+  private shapeOf(reader: TableReader, table: TableDef, names: readonly string[]): RowShape {
+    // The same frozen list as the last read's (the REST route keeps one every-column list per table):
+    // no key to build. Only a frozen list: one its caller could change since must be read again.
+    if (reader.last !== null && reader.last.names === names) return reader.last.shape;
+    const shape = this.shapes.of(table, names);
+    if (Object.isFrozen(names)) reader.last = { names, shape };
+    return shape;
   }
 
   private readerOf(table: TableDef): TableReader | null {
@@ -211,33 +198,5 @@ function newReader(table: TableDef): TableReader | null {
   if (!keyTypes.every((t) => DIRECT_KEY_TYPES.has(t.name))) return null;
   const primary = table.indexes.find((i) => i.primary);
   const descending = primary?.descending ?? keyTypes.map(() => false);
-  return { keyTypes, descending, projections: new Map(), keyNames: new Map(), last: null };
-}
-
-function projectionOf(reader: TableReader, table: TableDef, names: readonly string[], types: TypeSystem): Projection {
-  // The same frozen list as the last read's (the REST route keeps one every-column list per table):
-  // no key to build. Only a frozen list: one its caller could change since must be read again.
-  if (reader.last !== null && reader.last.names === names) return reader.last.projection;
-  const projection = projectionByText(reader, table, names, types);
-  if (Object.isFrozen(names)) reader.last = { names, projection };
-  return projection;
-}
-
-function projectionByText(reader: TableReader, table: TableDef, names: readonly string[], types: TypeSystem): Projection {
-  const cacheKey = names.join('\u0000');
-  const known = reader.projections.get(cacheKey);
-  if (known !== undefined) return known;
-  const columns = names.map((name) => {
-    const column = table.columns.find((c) => c.name === name);
-    assert(column !== undefined, `readByKey: "${name}" is not a column of ${table.name} (the caller checks select=)`);
-    return column;
-  });
-  const projection: Projection = {
-    ids: columns.map((c) => c.id),
-    missing: columns.map((c) => c.missingValue),
-    names: [...names],
-    toJson: columns.map((c) => (value: SqlValue) => (value === null ? null : types.toJson(c.type, value))),
-  };
-  if (reader.projections.size < PROJECTIONS_PER_TABLE_MAX) reader.projections.set(cacheKey, projection);
-  return projection;
+  return { keyTypes, descending, keyNames: new Map(), last: null };
 }

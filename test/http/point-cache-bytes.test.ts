@@ -60,6 +60,43 @@ describe('point-read cache: kept answer texts counted by their bytes', () => {
     expect(narrow.counted).toBeLessThan(2 * narrow.text.length);
   });
 
+  it('GET row then the point SELECT of the same row: each answer and the row, once asked for, counted by their bytes', async () => {
+    const def = stack.projections.catalog.tableByName(DEFAULT_TENANT, DEFAULT_SCHEMA, 'w')!.def;
+    const columns = def.columns.map((c) => c.name);
+    const toText = (row: Record<string, unknown>): string => JSON.stringify(row);
+    const wrap = Object.freeze({ before: '{"data":', after: '}' });
+    const frame = Object.freeze({ before: '{"success":true,"data":', after: '}' });
+    const q = 'SELECT * FROM w WHERE id = $1';
+    await sql('INSERT INTO w VALUES (5, $1), (6, $2)', [WIDE, NARROW]); // rows no other test read
+    await sql(q, [1]); // the plan cached
+    const both = async (id: number): Promise<{ get: number; text: number; rows: number; answer: string }> => {
+      await engine.readByKey({ table: def, key: [String(id)], columns }); // the image cached first
+      const before = store().rowCacheSize().bytes;
+      await engine.readTextByKey({ table: def, key: [String(id)], columns }, toText, wrap);
+      const afterGet = store().rowCacheSize().bytes;
+      // POST /query without metadata: the answer's text alone (the row is not made for it).
+      const answer = engine.pointSelectText(q, { ...options, params: [id] }, toText, frame)!;
+      const afterText = store().rowCacheSize().bytes;
+      // A caller that wants the rows: the frozen row is made and kept once, the answer is the same.
+      expect(engine.pointSelect(q, { ...options, params: [id] }, toText, frame)!.rowsText).toBe(answer);
+      const afterRows = store().rowCacheSize().bytes;
+      return { get: afterGet - before, text: afterText - afterGet, rows: afterRows - afterText, answer };
+    };
+    // GET kept its answer alone; the text adds its own answer; the rows add the row (about the text again), no more.
+    const wide = await both(5);
+    expect(wide.answer).toBe(`{"success":true,"data":[{"id":5,"s":"${WIDE}"}]}`);
+    for (const counted of [wide.get, wide.text, wide.rows]) {
+      expect(counted).toBeGreaterThanOrEqual(2 * wide.answer.length - 40);
+      expect(counted).toBeLessThan(3 * wide.answer.length);
+    }
+    const narrow = await both(6);
+    expect(narrow.answer).toBe(`{"success":true,"data":[{"id":6,"s":"${NARROW}"}]}`);
+    for (const counted of [narrow.get, narrow.text, narrow.rows]) {
+      expect(counted).toBeGreaterThanOrEqual(narrow.answer.length - 40);
+      expect(counted).toBeLessThan(2 * narrow.answer.length);
+    }
+  });
+
   it('POST /query point SELECT (pointSelect with a frame): the text and its frozen row count twice its bytes', async () => {
     const q = 'SELECT * FROM w WHERE id = $1';
     const frame = Object.freeze({ before: '{"success":true,"data":', after: '}' });

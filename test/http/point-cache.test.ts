@@ -197,6 +197,32 @@ describe('RowVersionedStore.getRowSync: the point-read cache over a real LevelDB
     }
   });
 
+  it('a first read may have the bytes the store handed out: each entry its own image, in any order of reads, never one shared', async () => {
+    const { dir, remove } = await tempDir('svcdb-point-cache-');
+    const store = new RowVersionedStore(await openStateStore(dir));
+    try {
+      await store.write([1, 2, 3].map((n) => ({ type: 'put' as const, key: key(T1, n), value: value(`row ${n}`) })));
+      // Entries made one after the other, their images asked for in another order, twice each.
+      const [one, two, three] = [1, 2, 3].map((n) => store.getRowSync!(T1, key(T1, n)));
+      const images = [three!.image!, one!.image!, two!.image!, three!.image!, one!.image!, two!.image!];
+      expect(images.map(text)).toEqual(['row 3', 'row 1', 'row 2', 'row 3', 'row 1', 'row 2']);
+      expect(new Set(images).size).toBe(6);
+      // Changing one reader's bytes touches no other read's.
+      for (const image of images) image.fill(0);
+      expect([one, two, three].map((entry) => text(entry!.image))).toEqual(['row 1', 'row 2', 'row 3']);
+      // An entry made while a write to the table is in flight (not cached) too.
+      const writing = store.write([{ type: 'put', key: key(T1, 4), value: value('row 4') }]);
+      const uncached = store.getRowSync!(T1, key(T1, 2));
+      const first = uncached.image!;
+      first.fill(0);
+      expect(text(uncached.image)).toBe('row 2');
+      await writing;
+    } finally {
+      await store.close();
+      await remove();
+    }
+  });
+
   it('counts what readers keep with a row (its JSON text) against the bound, and stops counting it once the row leaves', async () => {
     const { dir, remove } = await tempDir('svcdb-point-cache-');
     const bytesMax = 64 * 1024;

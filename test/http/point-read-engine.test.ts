@@ -125,6 +125,77 @@ describe('readByKey: the direct primary-key read', () => {
     expect(await text('1')).toBeNull();
   });
 
+  it('GET row and a point SELECT of the same columns share the row made once; an alias, another order or an ALTER never share', async () => {
+    await sql('CREATE TABLE both_routes (id BIGINT PRIMARY KEY, v TEXT, n NUMERIC(6,2))');
+    await sql("INSERT INTO both_routes VALUES (1, 'one', 1.5), (2, 'two', NULL)");
+    let made = 0;
+    const toText = (row: JsonRow): string => {
+      made += 1;
+      return JSON.stringify(row);
+    };
+    const wrap = Object.freeze({ before: '{"data":', after: '}' });
+    const frame = Object.freeze({ before: '{"success":true,"data":', after: '}' });
+    const all = () => Object.freeze(tableDef('both_routes').columns.map((c) => c.name));
+    const get = (id: number, columns: readonly string[] = all()) =>
+      engine.readTextByKey({ table: tableDef('both_routes'), key: [String(id)], columns }, toText, wrap);
+    const select = (text: string, id: number) => engine.pointSelect(text, { ...options, params: [id] }, toText, frame)!.rowsText;
+    /** What the general path gives (no point-read cache): the row's JSON text. */
+    const expected = async (text: string, id: number) => JSON.stringify((await sql(`${text} AND true`, [id])).rows[0]);
+    const star = 'SELECT * FROM both_routes WHERE id = $1';
+    await sql(star, [1]); // the plan cached: pointSelect answers it
+    const one = await expected(star, 1);
+    const two = await expected(star, 2);
+    // GET first, then the SELECT: the row is decoded, converted and written once for both.
+    made = 0;
+    for (let round = 0; round < 2; round++) {
+      expect(get(1)).toBe(`{"data":${one}}`);
+      expect(select(star, 1)).toBe(`{"success":true,"data":[${one}]}`);
+    }
+    // The answer's text alone (POST /query without metadata): the same text, from the same kept row.
+    expect(engine.pointSelectText(star, { ...options, params: [1] }, toText, frame)).toBe(`{"success":true,"data":[${one}]}`);
+    expect(engine.pointSelectText(star, { ...options, params: [3] }, toText, frame)).toBe('{"success":true,"data":[]}');
+    // The SELECT first, then GET.
+    for (let round = 0; round < 2; round++) {
+      expect(select(star, 2)).toBe(`{"success":true,"data":[${two}]}`);
+      expect(get(2)).toBe(`{"data":${two}}`);
+    }
+    expect(made).toBe(2);
+    // A column list is shared with GET's select= of the same columns, in the same order only.
+    const vn = 'SELECT v, n FROM both_routes WHERE id = $1';
+    await sql(vn, [1]);
+    made = 0;
+    expect(select(vn, 1)).toBe(`{"success":true,"data":[${await expected(vn, 1)}]}`);
+    expect(get(1, Object.freeze(['v', 'n']))).toBe(`{"data":${await expected(vn, 1)}}`);
+    expect(made).toBe(1);
+    const nv = 'SELECT n, v FROM both_routes WHERE id = $1';
+    await sql(nv, [1]);
+    expect(get(1, Object.freeze(['n', 'v']))).toBe(`{"data":${await expected(nv, 1)}}`);
+    expect(made).toBe(2);
+    // Names that are other columns' (aliases): the same names as GET's n,v list, other values. Never GET's text.
+    const swapped = 'SELECT v AS n, n AS v FROM both_routes WHERE id = $1';
+    await sql(swapped, [1]);
+    const swappedText = await expected(swapped, 1);
+    expect(swappedText).toBe('{"n":"one","v":' + JSON.stringify(JSON.parse(one).n) + '}');
+    for (let round = 0; round < 2; round++) {
+      expect(get(1, Object.freeze(['n', 'v']))).toBe(`{"data":${await expected(nv, 1)}}`);
+      expect(select(swapped, 1)).toBe(`{"success":true,"data":[${swappedText}]}`);
+    }
+    // ALTER: a new table definition; each route's answer has the new column (nothing kept from before is sent).
+    await sql('ALTER TABLE both_routes ADD COLUMN extra INTEGER DEFAULT 7');
+    await sql(star, [1]);
+    const altered = await expected(star, 1);
+    expect(JSON.parse(altered)).toEqual({ ...JSON.parse(one), extra: 7 });
+    expect(get(1)).toBe(`{"data":${altered}}`);
+    expect(select(star, 1)).toBe(`{"success":true,"data":[${altered}]}`);
+    // A write: both answers made again, once.
+    await sql("UPDATE both_routes SET v = 'uno' WHERE id = 1");
+    const updated = await expected(star, 1);
+    made = 0;
+    expect(select(star, 1)).toBe(`{"success":true,"data":[${updated}]}`);
+    expect(get(1)).toBe(`{"data":${updated}}`);
+    expect(made).toBe(1);
+  });
+
   it('readTextByKey remembers row keys by id text: each text reads what its own parse reads, through writes and past the bound', async () => {
     await sql('CREATE TABLE by_text (id BIGINT PRIMARY KEY, a TEXT)');
     await sql('CREATE TABLE by_name (k TEXT PRIMARY KEY, a TEXT)');

@@ -29,20 +29,21 @@ function bodySchema(limits: QueryRouteLimits) {
 const ANSWER_FRAME: RowsFrame = Object.freeze({ before: '{"success":true,"data":', after: '}' });
 
 /**
- * A point SELECT answered at once (SqlEngine.pointSelect), reported to the metrics as measured()
- * would (timed from `started`, the request's start); undefined: the statement takes the general
- * path. Nothing to cancel: it never waits.
+ * A point SELECT answered at once (SqlEngine.pointSelectText without metadata: the whole answer's text
+ * kept with the row; SqlEngine.pointSelect with it: the rows as objects), reported to the metrics as
+ * measured() would (timed from `started`, the request's start); undefined: the statement takes the
+ * general path. Nothing to cancel: it never waits.
  */
 function pointSelect(
   options: { engine: SqlEngine; metrics?: QueryMetrics },
   body: QueryBody,
   run: ExecuteOptions,
   started: number,
-): (QueryResult & { readonly rowsText?: string }) | undefined {
-  let result: (QueryResult & { readonly rowsText?: string }) | undefined;
+): QueryResult | string | undefined {
+  let result: QueryResult | string | undefined;
   try {
     // With metadata the rows are sent as objects: the whole answer's text would be made for nothing.
-    result = body.include_metadata ? options.engine.pointSelect(body.sql, run) : options.engine.pointSelect(body.sql, run, rowJson, ANSWER_FRAME);
+    result = body.include_metadata ? options.engine.pointSelect(body.sql, run) : options.engine.pointSelectText(body.sql, run, rowJson, ANSWER_FRAME);
   } catch (error) {
     options.metrics?.observe({ database: run.tenant, durationSeconds: (performance.now() - started) / 1000, ok: false });
     throw error;
@@ -122,7 +123,7 @@ export function queryRoutes(options: { engine: SqlEngine; limits: QueryRouteLimi
       const point = pointSelect(options, body, run, started);
       if (point === undefined) return preparedInsert(options, reply, body, run, started) ?? general(reply, body, run, started);
       // Without metadata the whole answer came kept with the row (ANSWER_FRAME around rowJson's text of it).
-      if (point.rowsText !== undefined) sendJsonText(reply.code(200), point.rowsText);
+      if (typeof point === 'string') sendJsonText(reply.code(200), point);
       else answer(reply, body, point, started);
       return undefined;
     });

@@ -1,6 +1,7 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { SvcError } from '../../../core/errors.js';
 import type { TableDef } from '../../../core/catalog.js';
+import type { AnswerWrap } from '../../../query/index.js';
 import { untilClientLeaves } from '../client-abort.js';
 import { rowJson, sendJsonText } from '../json-reply.js';
 import type { TableRef } from '../tables/table-ref.js';
@@ -21,13 +22,17 @@ function rowNotFound(table: TableDef, parts: readonly string[]): SvcError {
   return new SvcError('NOT_FOUND', `no row of "${table.name}" has id ${parts.join(',')}`, { table: table.name, id: parts });
 }
 
-/**
- * The whole answer to a GET of one row, `{"data":<row>}`: what the point-read cache keeps with the row
- * (query/point-read.ts readText), so a row read again is sent as it is — no answer string built
- * around the row's text per request, and once sent a flat string (node measures and writes it as
- * one piece). The same text as serializing `{ data: row }` (json-reply.ts rowJson).
- */
+/** The whole answer to a GET of one row, `{"data":<row>}`: the same text as serializing `{ data: row }` (json-reply.ts rowJson). */
 export const rowAnswerJson = (row: Readonly<Record<string, unknown>>): string => `{"data":${rowJson(row)}}`;
+
+/**
+ * rowAnswerJson's text around the row's, for the point-read cache: it keeps the whole answer with the
+ * row (query/point-read.ts readText), so a row read again is sent as it is — no answer string built
+ * around the row's text per request, and once sent a flat string (node measures and writes it as one
+ * piece). The row's text (rowJson) is made once and shared with POST /query's point SELECT of the same
+ * columns (query/row-shapes.ts): a row one route read is not decoded nor written again by the other.
+ */
+const ROW_ANSWER_WRAP: AnswerWrap = Object.freeze({ before: '{"data":', after: '}' });
 
 /** What a GET of one row asked for: the SQL path needs it when the direct read cannot answer. */
 interface RowAsked {
@@ -76,9 +81,9 @@ export function rowRoutes(deps: RowRouteDeps): FastifyPluginAsync {
         const parts = idParts(entry.def, request.raw.url ?? request.url);
         const columns = selectColumns(entry.def, request.query.select);
         // One store read, no SQL text or plan (query/point-read.ts); the SQL path answers what it cannot.
-        // The whole answer's JSON text (rowAnswerJson) comes kept with the cached row: a row read again
+        // The whole answer's JSON text (rowAnswerJson's) comes kept with the cached row: a row read again
         // is not decoded nor written again.
-        const read = engine.readTextByKey({ table: entry.def, key: parts, columns }, rowAnswerJson);
+        const read = engine.readTextByKey({ table: entry.def, key: parts, columns }, rowJson, ROW_ANSWER_WRAP);
         const asked: RowAsked = { ref, def: entry.def, parts, columns };
         // Not an async handler: where the store reads synchronously the answer is sent before the
         // handler returns, and nothing is left to wait for (no promise, no turn of the event loop).
