@@ -1,5 +1,7 @@
+import type { FastifyPluginAsync } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/sql-server.js';
+import { getJson, startHttp } from './helpers.js';
 
 /**
  * A JSON body's values keep their JSON types: a wrong type is refused with 422 VALIDATION_ERROR
@@ -233,3 +235,40 @@ function vectorPath(path: string, vector: boolean | undefined): string {
   if (!vector || path === '/indexes') return path;
   return `/indexes/pine${path}`;
 }
+
+describe('each part of a request by its own rules (request-validators.ts)', () => {
+  const integer = { type: 'integer' } as const;
+  const parts: FastifyPluginAsync = async (app) => {
+    const schema = {
+      querystring: { type: 'object', properties: { n: integer } },
+      headers: { type: 'object', properties: { 'x-count': integer } },
+      body: { type: 'object', properties: { n: integer } },
+    };
+    app.post('/parts', { schema }, async (request) => ({ query: request.query, count: request.headers['x-count'], body: request.body }));
+  };
+
+  it('converts a query string and a header (they are text), never a body', async () => {
+    const running = await startHttp({ plugins: [parts] });
+    try {
+      const post = (body: unknown) =>
+        getJson(`${running.url}/api/v1/parts?n=7`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'x-count': '5' },
+          body: JSON.stringify(body),
+        });
+      expect(await post({ n: 3 })).toMatchObject({ status: 200, body: { query: { n: 7 }, count: 5, body: { n: 3 } } });
+      const refused = await post({ n: '3' });
+      expect(refused.status).toBe(422);
+      expect(refused.body.error).toMatchObject({ code: 'VALIDATION_ERROR', details: { reason: 'schema_validation', location: 'body', field: 'n' } });
+    } finally {
+      await running.close();
+    }
+  });
+
+  it('refuses, when the route is added, a headers schema naming a header with capitals (fastify lowercases them only for its own compiler)', async () => {
+    const upper: FastifyPluginAsync = async (app) => {
+      app.get('/upper', { schema: { headers: { type: 'object', properties: { 'X-Count': integer } } } }, async () => ({}));
+    };
+    await expect(startHttp({ plugins: [upper] })).rejects.toThrow(/"X-Count": name headers in lowercase/);
+  });
+});
