@@ -205,6 +205,12 @@ describe('request bodies are validated without type coercion', () => {
     expect((await call('GET', '/tables/t7', undefined)).status).toBe(404);
   });
 
+  it('a vector id is text or a number as its schema says: a number for a TEXT id is its text', async () => {
+    expect(await ok('POST', '/vectors/upsert', { table: 'docs', vectors: [{ id: 5, vector: [1, 0, 0] }] })).toMatchObject({ ids: ['5'] });
+    expect((await ok('POST', '/query', { sql: 'SELECT id FROM docs' }))['data']).toEqual([{ id: '5' }]);
+    expect(await ok('DELETE', '/vectors', { table: 'docs', ids: [5] })).toMatchObject({ deleted_count: 1 });
+  });
+
   it('query strings are still converted: ?limit=2 is a number', async () => {
     const page = await ok('GET', '/tables/items/rows?limit=2', undefined);
     expect((page['data'] as unknown[]).length).toBe(2);
