@@ -31,15 +31,15 @@ type PartCompiler = (part: RoutePart) => unknown;
  * same ajv as fastify's own (@fastify/ajv-compiler, the same options, plugins, formats and shared
  * schemas), in two instances: a request body is validated without coercion, every other part of a
  * request with it. A JSON body carries its own types, and a wrong one is the client's mistake to be
- * told of, as PostgREST and Pinecone tell it (422 VALIDATION_ERROR): coerced, `{"sql": 5}` ran the
- * SQL text "5" and `{"params": "x"}` bound ["x"].
+ * told of, as PostgREST and Pinecone refuse one (here 422 VALIDATION_ERROR): coerced, `{"sql": 5}` ran
+ * the SQL text "5", `{"params": "x"}` bound ["x"] and `{"filter": true}` deleted every row.
  *
  * fastify lowercases the property names of a route's headers schema only for its own compiler
  * (headers arrive lowercased): with this one a headers schema must name them in lowercase, and a
  * route that does not fails when it is added, not by refusing every request.
  */
 export function requestValidators(): BuildValidator {
-  // One pool for every listener: an ajv instance per (shared schemas, options), as fastify's own factory keeps.
+  // One pool per server: an ajv instance per (shared schemas, options), as fastify's own factory keeps.
   const pool = AjvCompiler();
   const build = (externalSchemas: Record<string, unknown>, options: CompilerOptions): PartCompiler => {
     const coercing = pool(externalSchemas as Parameters<typeof pool>[0], options) as unknown as PartCompiler;
