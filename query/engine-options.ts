@@ -1,6 +1,8 @@
-/** What a caller of the SQL engine passes with a statement (SqlEngine.execute, stream). */
+/** What a caller of the SQL engine passes with a statement (SqlEngine.execute, stream), and a transaction's statement's scope of it. */
 import { SvcError } from '../core/errors.js';
 import { LIMITS } from './limits.js';
+import type { TxnContext } from './txn/context.js';
+import type { TxnScope } from './txn/scope.js';
 
 export interface ExecuteOptions {
   readonly params?: readonly unknown[];
@@ -36,6 +38,31 @@ export interface TransactionRef {
   /** undefined: an in-process caller. */
   readonly credential?: string;
   readonly admin?: boolean;
+}
+
+/**
+ * Runs `body` as a statement of the open transaction `ref` names (TxnScope.within: its owner or an
+ * admin of the tenant only), with the options scoped to it: the transaction's signal and timeout
+ * (cut at its expiry), read-only when it was begun so.
+ */
+export function withinTransaction<T>(
+  transactions: TxnScope,
+  ref: TransactionRef,
+  options: ExecuteOptions,
+  body: (scoped: ExecuteOptions, txn: TxnContext) => Promise<T>,
+): Promise<T> {
+  const caller = {
+    tenant: options.tenant,
+    ...(ref.credential !== undefined ? { credential: ref.credential } : {}),
+    ...(ref.admin !== undefined ? { admin: ref.admin } : {}),
+  };
+  const bounds = { timeoutMs: options.timeoutMs, ...(options.signal ? { signal: options.signal } : {}) };
+  return transactions.within(ref.id, caller, bounds, async (statement) => {
+    // The role's refusal wins over the transaction's (its message says what to change).
+    const readOnly = options.readOnly ?? (statement.readOnly ? 'transaction' : undefined);
+    const scoped = { ...options, signal: statement.signal, timeoutMs: statement.timeoutMs, ...(readOnly ? { readOnly } : {}) };
+    return body(scoped, statement.txn);
+  });
 }
 
 export interface StreamOptions {

@@ -5,18 +5,19 @@ import { type BindContext } from './bind/index.js';
 import { executeDdl } from './ddl/index.js';
 import { InsertCache } from './fast-insert.js';
 import { insertJson, JSON_INSERT_STATEMENT, type JsonInsert } from './dml/insert-json.js';
-import { atStatement, isBatchable, runDdlBatch } from './ddl/batch.js';
+import { parseDdlBatch, runDdlBatch } from './ddl/batch.js';
 import { remove, update } from './dml/update-delete.js';
 import { WriteCounts } from './dml/statement-writer.js';
 import type { DmlDeps } from './dml/common.js';
 import { explainStatement, explainQuery, type ExplainOptionsInput, type ExplainResult } from './explain/index.js';
 import { DEFAULT_SQL_LIMITS, LIMITS, type SqlLimits } from './limits.js';
 import { parseSql, type ParsedStatement } from './parse/index.js';
-import { efSearchOf, type ExecuteOptions, type StreamOptions } from './engine-options.js';
+import { efSearchOf, withinTransaction, type ExecuteOptions, type StreamOptions } from './engine-options.js';
 import { ddlInTransaction, isCdcStatement, refuseInTransaction, refuseWrite, transactionControl } from './statement-guards.js';
 import { executeCdc } from './cdc/statements.js';
 import type { CdcRuntime } from './cdc/runtime.js';
 import { newBindContext, PlanCache, type PreparedQuery } from './prepare.js';
+import { PlainSelectKeys, plainSelectKey } from './plain-select-key.js';
 import { emptyResult, type JsonRow, type QueryResult } from './result.js';
 import { PointReader, type KeyRead, type KeyReadResult } from './point-read.js';
 import { PointSelects, type RowsFrame } from './fast-point.js';
@@ -60,6 +61,8 @@ export class SqlEngine {
   private readonly vectorSelects: VectorSelects;
   /** How DML statements wrote their rows (insertPathStats). */
   private readonly writeCounts = new WriteCounts();
+  /** The plan cache's keys of plain SELECT texts, the last one kept (plain-select-key.ts). */
+  private readonly plainKeys = new PlainSelectKeys();
 
   constructor(private readonly deps: SqlEngineDeps) {
     this.shapes = new RowShapes(deps.types);
@@ -74,31 +77,8 @@ export class SqlEngine {
     this.transactions = deps.transactions ?? null;
   }
 
-  /**
-   * The last plain-SELECT key made, with its tenant and text: a text sent again and again (a point
-   * SELECT under load) finds its key by one comparison instead of a new string hashed on every lookup.
-   */
-  private lastPlainKey = { tenant: '', sql: '', key: plainSelectKey('', '') };
-
-  private plainKey(tenant: string, sql: string): string {
-    const last = this.lastPlainKey;
-    if (last.sql === sql && last.tenant === tenant) return last.key;
-    const key = plainSelectKey(tenant, sql);
-    // Only a text the plan cache may hold is kept (one string, however long the last text was, would be kept otherwise).
-    if (sql.length <= LIMITS.planCacheTextBytesMax) this.lastPlainKey = { tenant, sql, key };
-    return key;
-  }
-
   /** What the scan cache holds and how often it served a scan (exec/scan-cache.ts). */
-  scanCacheStats(): {
-    readonly hits: number;
-    readonly fills: number;
-    readonly patches: number;
-    readonly aggregates: number;
-    readonly tables: number;
-    readonly rows: number;
-    readonly bytes: number;
-  } {
+  scanCacheStats(): Readonly<ScanCache['counts'] & ScanCache['size']> {
     if (!this.scanCache) return { hits: 0, fills: 0, patches: 0, aggregates: 0, tables: 0, rows: 0, bytes: 0 };
     return { ...this.scanCache.counts, ...this.scanCache.size };
   }
@@ -144,7 +124,7 @@ export class SqlEngine {
     frame?: RowsFrame,
   ): (QueryResult & { readonly rowsText?: string }) | undefined {
     if (options.transaction !== undefined || options.efSearch !== undefined || options.signal?.aborted) return undefined;
-    const known = this.cache.get(this.plainKey(options.tenant, sql), this.deps.projections.catalog);
+    const known = this.cache.get(this.plainKeys.of(options.tenant, sql), this.deps.projections.catalog);
     if (!known || !this.points.handles(known)) return undefined;
     return this.pointResult(known, options.params ?? [], Math.min(options.maxRows, this.limits.resultRowsMax), toText, frame);
   }
@@ -214,7 +194,7 @@ export class SqlEngine {
    */
   vectorSelect(sql: string, options: ExecuteOptions): Promise<QueryResult> | undefined {
     if (options.transaction !== undefined || options.signal?.aborted) return undefined;
-    const known = this.cache.get(this.plainKey(options.tenant, sql), this.deps.projections.catalog);
+    const known = this.cache.get(this.plainKeys.of(options.tenant, sql), this.deps.projections.catalog);
     if (!known || !this.vectorSelects.handles(known)) return undefined;
     return this.vectorResult(known, sql, options);
   }
@@ -251,23 +231,12 @@ export class SqlEngine {
     const ref = options.transaction;
     if (!ref) return body(this.envOf(sql, options));
     assert(this.transactions !== null, 'the engine was built without transactions (SqlEngineDeps.transactions)');
-    const caller = {
-      tenant: options.tenant,
-      ...(ref.credential !== undefined ? { credential: ref.credential } : {}),
-      ...(ref.admin !== undefined ? { admin: ref.admin } : {}),
-    };
-    const bounds = { timeoutMs: options.timeoutMs, ...(options.signal ? { signal: options.signal } : {}) };
-    return this.transactions.within(ref.id, caller, bounds, async (statement) => {
-      // The role's refusal wins over the transaction's (its message says what to change).
-      const readOnly = options.readOnly ?? (statement.readOnly ? 'transaction' : undefined);
-      const scoped = { ...options, signal: statement.signal, timeoutMs: statement.timeoutMs, ...(readOnly ? { readOnly } : {}) };
-      return body(this.envOf(sql, scoped, statement.txn));
-    });
+    return withinTransaction(this.transactions, ref, options, (scoped, txn) => body(this.envOf(sql, scoped, txn)));
   }
 
   private async run(sql: string, env: StatementEnv): Promise<QueryResult> {
     // A SELECT sent again with other parameters skips parsing: its plan is cached under its text.
-    const known = this.cache.get(this.plainKey(env.tenant, sql), this.deps.projections.catalog);
+    const known = this.cache.get(this.plainKeys.of(env.tenant, sql), this.deps.projections.catalog);
     if (known) return this.select(known, env);
     const statements = this.parses.parse(sql);
     const only = statements.length === 1 ? statements[0]! : null;
@@ -318,21 +287,7 @@ export class SqlEngine {
   async executeDdlBatch(texts: readonly string[], options: ExecuteOptions): Promise<boolean> {
     if (options.transaction) throw ddlInTransaction();
     const env = this.envOf(texts.join(';\n'), options);
-    const statements = texts.map((text, index) => {
-      let parsed: ParsedStatement[];
-      try {
-        parsed = parseSql(text);
-      } catch (error) {
-        throw atStatement(error, index);
-      }
-      if (parsed.length !== 1 || !isBatchable(parsed[0]!)) {
-        throw new SvcError('INVALID_QUERY', `statement ${index} of the batch is not exactly one CREATE TABLE, CREATE INDEX or ALTER TABLE`, {
-          statement_index: index,
-        });
-      }
-      if (env.readOnly) refuseWrite(parsed[0]!, env.readOnly);
-      return parsed[0]!;
-    });
+    const statements = parseDdlBatch(texts, env.readOnly);
     const base = { projections: this.deps.projections, types: this.deps.types, env, bindContextOf: (s: ParsedStatement) => this.bindContext(env, s) };
     try {
       return await runDdlBatch(statements, base);
@@ -460,9 +415,4 @@ export class SqlEngine {
     if (!env.txn && !env.signal?.aborted && this.points.handles(prepared)) return this.pointResult(prepared, env.params, env.maxRows);
     return this.selects.collect(prepared, env);
   }
-}
-
-/** The plan cache key of a text that is exactly one plain SELECT (nothing to parse to know it). */
-function plainSelectKey(tenant: string, sql: string): string {
-  return `\u0001${tenant}\u0000${sql}`;
 }

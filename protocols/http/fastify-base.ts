@@ -18,7 +18,7 @@ import type { RateLimitGate } from '../auth/rate-limit.js';
 import { answerClientError } from './client-errors.js';
 import { lazyChildLogger } from './lazy-logger.js';
 import { countUnmatched, showLimit } from './rate-limit-headers.js';
-import { fastStringLength } from './string-length-keywords.js';
+import { ajvOptions, requestValidators } from './request-validators.js';
 
 export const REQUEST_ID_HEADER = 'x-request-id';
 
@@ -133,12 +133,9 @@ export function createBaseServer(options: BaseServerOptions): FastifyInstance {
     routerOptions: { caseSensitive: true, ignoreTrailingSlash: false, maxParamLength: 200 },
     onProtoPoisoning: 'error',
     onConstructorPoisoning: 'error',
-    ajv: {
-      customOptions: { removeAdditional: false, coerceTypes: 'array', useDefaults: true, allErrors: false },
-      // maxLength/minLength as ajv means them, counting code points only when the UTF-16 length
-      // does not settle the answer (string-length-keywords.ts: a 25 KB SQL text was counted twice).
-      plugins: [fastStringLength],
-    },
+    // Bodies validated without type coercion, query strings, params and headers with it (request-validators.ts).
+    ajv: ajvOptions,
+    schemaController: { compilersFactory: { buildValidator: requestValidators() } },
     frameworkErrors: (error, request, reply) => {
       reply.header(REQUEST_ID_HEADER, request.id);
       sendError(error, request, reply, context);

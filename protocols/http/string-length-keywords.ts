@@ -1,21 +1,36 @@
-import { createRequire } from 'node:module';
-import type { Ajv, CodeKeywordDefinition, KeywordCxt } from 'ajv';
-import { _ } from 'ajv';
+import type { Ajv, CodeKeywordDefinition, KeywordCxt, KeywordErrorDefinition } from 'ajv';
+import { _, str } from 'ajv';
 
-// ajv's own keyword definition (for its error messages) and its code point count. Both are
-// CommonJS modules whose `exports.default` is the value: required, as ESM loaders differ on
-// what a default import of such a module is (node gives `exports`, vitest gives `default`).
-const requireCjs = createRequire(import.meta.url);
-const limitLength = (requireCjs('ajv/dist/vocabularies/validation/limitLength') as typeof import('ajv/dist/vocabularies/validation/limitLength.js')).default;
-const ucs2length = (requireCjs('ajv/dist/runtime/ucs2length') as typeof import('ajv/dist/runtime/ucs2length.js')).default;
+/**
+ * The number of code points of a text as ajv counts them (its runtime/ucs2length.js: a high
+ * surrogate followed by a low one is one code point, a lone surrogate one too). Our own copy: ajv
+ * exports neither it nor its keyword's error from its public entry, and requiring its dist files
+ * by path would fail at start once an upgrade moved them. test/protocols/string-length-keywords.test.ts
+ * compares every answer and error with ajv's own keywords, so a change on ajv's side fails there.
+ */
+export function codePoints(text: string): number {
+  const units = text.length;
+  let count = 0;
+  for (let at = 0; at < units; count++) {
+    const unit = text.charCodeAt(at++);
+    if (unit >= 0xd800 && unit <= 0xdbff && at < units && (text.charCodeAt(at) & 0xfc00) === 0xdc00) at++;
+  }
+  return count;
+}
+
+/** ajv's error of maxLength/minLength (its vocabularies/validation/limitLength.js), word for word. */
+const limitLengthError: KeywordErrorDefinition = {
+  message: ({ keyword, schemaCode }) => str`must NOT have ${keyword === 'maxLength' ? 'more' : 'fewer'} than ${schemaCode} characters`,
+  params: ({ schemaCode }) => _`{limit: ${schemaCode}}`,
+};
 
 /**
  * ajv's `maxLength` and `minLength`, with the same meaning (a length in code points, as JSON
  * Schema says and as ajv counts them) and the same errors, but without counting the code points
  * of the whole text when its UTF-16 length already settles the answer.
  *
- * Why: ajv counts code points (`ucs2length`, one step per character) over every string it checks
- * against a length, even a 25 KB SQL text under a 1 MiB maxLength, and once more for its
+ * Why: ajv counts code points (`ucs2length`, one step per character, as codePoints does) over
+ * every string it checks against a length, even a 25 KB SQL text under a 1 MiB maxLength, and once more for its
  * `minLength: 1`: ~75 µs of a warm 1,000-row VALUES statement. A text has at most as many code
  * points as UTF-16 units (an astral character is two units, one code point) and at least half as
  * many, so:
@@ -37,7 +52,7 @@ const fastLimitLength: CodeKeywordDefinition = {
   type: 'string',
   schemaType: 'number',
   $data: true,
-  error: limitLength.error,
+  error: limitLengthError,
   before: 'pattern',
   code(cxt: KeywordCxt) {
     const { keyword, data, schemaCode, it } = cxt;
@@ -45,7 +60,7 @@ const fastLimitLength: CodeKeywordDefinition = {
       cxt.fail$data(keyword === 'maxLength' ? _`${data}.length > ${schemaCode}` : _`${data}.length < ${schemaCode}`);
       return;
     }
-    const count = cxt.gen.scopeValue('func', { ref: ucs2length, code: _`require("ajv/dist/runtime/ucs2length").default` });
+    const count = cxt.gen.scopeValue('func', { ref: codePoints });
     cxt.fail$data(
       keyword === 'maxLength'
         ? _`${data}.length > ${schemaCode} && ${count}(${data}) > ${schemaCode}`

@@ -1,7 +1,9 @@
 import { SvcError, isSvcError } from '../../core/errors.js';
 import type { TxnOp } from '../../core/log-records.js';
 import { CatalogState, type WriteView } from '../../projections/index.js';
-import type { ParsedStatement } from '../parse/index.js';
+import { parseSql, type ParsedStatement } from '../parse/index.js';
+import type { ReadOnlyReason } from '../engine-options.js';
+import { refuseWrite } from '../statement-guards.js';
 import { catalogRecord } from './common.js';
 import type { DdlDeps, DdlSubmit } from './deps.js';
 import { executeDdl } from './index.js';
@@ -45,6 +47,29 @@ export class StagedView {
 export function atStatement(error: unknown, index: number): unknown {
   if (!isSvcError(error)) return error;
   return new SvcError(error.code, error.message, { ...error.details, statement_index: index }, error.cause);
+}
+
+/**
+ * The statements of a batch, one per text: each text must parse to exactly one CREATE TABLE,
+ * CREATE INDEX or ALTER TABLE (generated DDL cannot carry another statement), refused as a write
+ * when the caller is read-only; an error names its text (details.statement_index).
+ */
+export function parseDdlBatch(texts: readonly string[], readOnly: ReadOnlyReason | null): ParsedStatement[] {
+  return texts.map((text, index) => {
+    let parsed: ParsedStatement[];
+    try {
+      parsed = parseSql(text);
+    } catch (error) {
+      throw atStatement(error, index);
+    }
+    if (parsed.length !== 1 || !isBatchable(parsed[0]!)) {
+      throw new SvcError('INVALID_QUERY', `statement ${index} of the batch is not exactly one CREATE TABLE, CREATE INDEX or ALTER TABLE`, {
+        statement_index: index,
+      });
+    }
+    if (readOnly) refuseWrite(parsed[0]!, readOnly);
+    return parsed[0]!;
+  });
 }
 
 /** What a batch runs with: DdlDeps but the statement, with a bind context per statement (its VECTOR(n) dimensions). */

@@ -5,7 +5,7 @@
  * UniqueChecks makes the unique-index checks.
  */
 import type { ColumnDef, IndexDef, TableDef } from '../../core/catalog.js';
-import { isSvcError } from '../../core/errors.js';
+import { isSvcError, type SvcError } from '../../core/errors.js';
 import { compareKeys, decodeKey, encodeKey, encodeKeyWith } from '../../core/key-encoding.js';
 import { encodeRow, encodeRowWith } from '../../core/row-codec.js';
 import type { SqlType, SqlValue } from '../../core/values.js';
@@ -14,7 +14,8 @@ import type { WriteView } from '../../projections/index.js';
 import type { QValue, TypeSystem } from '../types/contract.js';
 import type { ForeignKeys } from './foreign-keys.js';
 import { LIMITS } from '../limits.js';
-import { checkViolation, notNullViolation, uniqueViolation } from './errors.js';
+import { checkViolation, keyDetail, notNullViolation, primaryKeyName, uniqueViolation } from './errors.js';
+import { sameValue } from './same-value.js';
 import { ByteSlab } from './byte-slab.js';
 import { keyText } from '../../core/key-text.js';
 import { shapeOf } from './table-shape.js';
@@ -212,7 +213,7 @@ export class TableWriter {
       // Most rows of a bulk insert were prefetched: no read, no await.
       const seen = this.seen(k);
       const exists = seen !== undefined ? seen !== null : await this.stored(key);
-      if (exists) throw uniqueViolation(this.def.name, this.pkName(), this.describeKey(this.pkPositions, values));
+      if (exists) throw this.pkViolation(values);
     }
     if (this.unique) await this.unique.check(values, key, null);
     if (this.hasForeignKeys) await this.statement.fks.checkChild(this.def, values);
@@ -319,7 +320,7 @@ export class TableWriter {
     const own = this.pending.get(k);
     const seen = own !== undefined ? own : stored;
     this.validate(values);
-    if (seen !== null) throw uniqueViolation(this.def.name, this.pkName(), this.describeKey(this.pkPositions!, values));
+    if (seen !== null) throw this.pkViolation(values);
     const after = encodeRowWith(this.def.columns, values as SqlValue[], this.slab.copyPrefix);
     this.pending.set(k, after);
     this.statement.push({ kind: 'row', tableId: this.def.id, op: 'insert', key, before: null, after });
@@ -328,7 +329,7 @@ export class TableWriter {
   /** insertRead of a row whose key is new to this statement and distinct from the others of its insertMany: returns its image. */
   private insertNew(values: QValue[], key: Uint8Array, stored: Uint8Array | null): Uint8Array {
     this.validate(values);
-    if (stored !== null) throw uniqueViolation(this.def.name, this.pkName(), this.describeKey(this.pkPositions!, values));
+    if (stored !== null) throw this.pkViolation(values);
     const after = encodeRowWith(this.def.columns, values as SqlValue[], this.slab.copyPrefix);
     this.statement.push({ kind: 'row', tableId: this.def.id, op: 'insert', key, before: null, after });
     return after;
@@ -339,7 +340,7 @@ export class TableWriter {
     const newKey = this.pkPositions ? this.keyOf(values) : key;
     const keyChanged = keyText(newKey) !== keyText(key);
     const changed = (positions: readonly number[]): boolean => positions.some((p) => !sameValue(oldValues[p] ?? null, values[p] ?? null));
-    if (keyChanged && (await this.current(newKey))) throw uniqueViolation(this.def.name, this.pkName(), this.describeKey(this.pkPositions!, values));
+    if (keyChanged && (await this.current(newKey))) throw this.pkViolation(values);
     if (this.unique) await this.unique.check(values, newKey, key, changed);
     if (this.statement.fks.childColumnsChanged(this.def, changed)) await this.statement.fks.checkChild(this.def, values);
     await this.statement.fks.onParentUpdate(this.def, oldValues, values, changed);
@@ -383,27 +384,13 @@ export class TableWriter {
     return this.unique ? this.unique.conflicting(index, values) : null;
   }
 
-  private pkName(): string {
-    return this.def.indexes.find((i) => i.primary)?.name ?? `${this.def.name}_pkey`;
+  /** The primary key's violation for a proposed row (built only when thrown). */
+  private pkViolation(values: readonly QValue[]): SvcError {
+    return uniqueViolation(this.def.name, primaryKeyName(this.def), this.describeKey(this.pkPositions!, values));
   }
 
+  /** A violation's key text, `(a, b)=(1, x)` (errors.ts keyDetail); unique-checks.ts and foreign-keys.ts name keys through it. */
   describeKey(positions: readonly number[], values: readonly QValue[]): string {
-    const names = positions.map((p) => this.def.columns[p]!.name).join(', ');
-    const shown = positions
-      .map((p) => {
-        const v = values[p] ?? null;
-        return v === null ? 'null' : this.statement.types.formatText(this.def.columns[p]!.type, v);
-      })
-      .join(', ');
-    return `(${names})=(${shown})`;
+    return keyDetail(this.def, this.statement.types, positions, values);
   }
-}
-
-export function sameValue(a: QValue, b: QValue): boolean {
-  if (a === b) return true;
-  if (a === null || b === null) return false;
-  if (typeof a === 'bigint' || typeof b === 'bigint') return String(a) === String(b);
-  if (typeof a === 'object' || typeof b === 'object')
-    return JSON.stringify(a, (_k, v) => (typeof v === 'bigint' ? String(v) : v)) === JSON.stringify(b, (_k, v) => (typeof v === 'bigint' ? String(v) : v));
-  return false;
 }

@@ -13,18 +13,14 @@ import { CircuitBreaker, type BreakerPermit } from './circuit-breaker.js';
 import type { EndpointClient } from './http-client.js';
 import { Lanes, type Semaphore } from './lanes.js';
 import { DeliveryPosition, type PositionSlot } from './delivery-position.js';
+import type { EventFilter } from './filter.js';
 import { Sleeper } from './sleeper.js';
-import { afterRedelivery, endpointClient } from './redelivery.js';
+import { endpointClient, redeliverDeadLetter } from './redelivery.js';
 import type { DeliveryLedger, LedgerEntry } from './ledger.js';
 import { afterFailure, attemptTimeoutMs } from './retry.js';
 import { deliveryHeaders } from './signature.js';
 import { compileTransform, type CompiledTransform } from './transform.js';
 import type { BreakerView, DeliveryQuery, DeliveryRecord, WebhookView } from '../../core/webhook-api.js';
-
-/** Decides whether an event goes to the receiver (filter.ts); throws when it cannot tell. */
-export interface EventFilter {
-  test(event: SourcedEvent): Promise<boolean>;
-}
 
 export interface WebhookRunnerLimits {
   readonly batchEventsMax: number;
@@ -154,32 +150,22 @@ export class WebhookRunner {
     return records.slice(0, query.limit);
   }
 
-  /** Sends a dead letter again, now; the ledger says how it went. */
+  /** Sends a dead letter again, now (redelivery.ts); the ledger says how it went. */
   async redeliver(eventId: string): Promise<LedgerEntry | null> {
     if (this.redelivering.has(eventId)) return null;
     this.redelivering.add(eventId);
     try {
-      return await this.redeliverOnce(eventId);
+      const { ledger, limits, onAttempt } = this.deps;
+      const deps = { def: this.def, ledger, limits, client: this.client, transform: this.transform, onAttempt, now: this.now };
+      const next = await redeliverDeadLetter(deps, eventId);
+      if (next?.status === 'delivered') {
+        this.counts.delivered++;
+        this.counts.deadLettered = Math.max(0, this.counts.deadLettered - 1);
+      }
+      return next;
     } finally {
       this.redelivering.delete(eventId);
     }
-  }
-
-  private async redeliverOnce(eventId: string): Promise<LedgerEntry | null> {
-    const entry = await this.deps.ledger.get(this.def.id, eventId);
-    if (!entry || entry.status !== 'dead_lettered' || !entry.event) return null;
-    const client = this.client ?? this.newClient();
-    const { body, contentType } = await (this.transform ?? compileTransform(this.def.transform)).render(entry.event);
-    const result = await client.post(body, this.headers(entry.event.event_id, body, contentType), attemptTimeoutMs(this.def.retry));
-    if (client !== this.client) await client.close();
-    this.deps.onAttempt?.(this.def.id, result.outcome === 'success' ? 'success' : 'failure', result.durationMs);
-    const next = afterRedelivery(entry, result, this.now());
-    await this.deps.ledger.put(this.def.id, next);
-    if (result.outcome === 'success') {
-      this.counts.delivered++;
-      this.counts.deadLettered = Math.max(0, this.counts.deadLettered - 1);
-    }
-    return next;
   }
 
   private pendingRecords(limit: number): DeliveryRecord[] {

@@ -1,5 +1,5 @@
 /**
- * TEST ONLY: run by osr-loops.test.ts as `node --trace-deopt --no-concurrent-osr
+ * TEST ONLY: run by osr-loops.test.ts as `node --trace-deopt-verbose --no-concurrent-osr
  * dist/test/projections/osr-loops-child.js`; V8 prints every deoptimization on stdout. Long row
  * records first (V8 compiles the loops of their first calls on the stack, OSR), then many short
  * ones: through the log's encoding, then a real server in this process driven over HTTP as the

@@ -1,9 +1,11 @@
 import { Ajv, type AnySchemaObject, type ValidateFunction } from 'ajv';
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { fastStringLength } from '../../protocols/http/string-length-keywords.js';
+import { codePoints, fastStringLength } from '../../protocols/http/string-length-keywords.js';
 import { sqlBodySchema } from '../../protocols/http/query/sql-body-schema.js';
 
-// The options fastify-base.ts gives fastify's ajv (with @fastify/ajv-compiler's own defaults).
+// The options request-validators.ts gives fastify's ajv for query strings (with @fastify/ajv-compiler's own defaults);
+// bodies get the same without coercion, which these keywords do not read.
 const OPTIONS = { removeAdditional: false, coerceTypes: 'array', useDefaults: true, allErrors: false, addUsedSchema: false, $data: true } as const;
 
 const stockAjv = new Ajv(OPTIONS);
@@ -112,5 +114,11 @@ describe('maxLength/minLength counting code points only when the UTF-16 length d
         message: 'must NOT have more than 1024 characters',
       },
     ]);
+  });
+
+  it('counts code points as ajv does, through ajv`s public entry only (an upgrade moving its dist files cannot fail the start)', () => {
+    for (let n = 0; n <= 4; n++) for (const text of textsAround(n)) expect(codePoints(text), JSON.stringify(text)).toBe([...text].length);
+    const source = readFileSync(new URL('../../protocols/http/string-length-keywords.ts', import.meta.url), 'utf8');
+    expect(source.match(/from '[^']*'|require\w*\([^)]*\)/g)).toEqual(["from 'ajv'", "from 'ajv'"]);
   });
 });

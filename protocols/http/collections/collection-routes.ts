@@ -28,8 +28,8 @@ type ItemRequest = { Params: { collection: string; id: string } };
 
 /**
  * GET/POST /api/{collection}, GET/PUT/PATCH/DELETE /api/{collection}/{id} (under /v1). Bodies are
- * checked by resource.ts rather than by a route schema: ajv's type coercion would turn a number
- * sent for name into a string, and "wrong types" must be refused.
+ * checked by resource.ts rather than by a route schema: each collection has its own fields, and a
+ * wrong type is refused in the collection interface's words.
  */
 export function collectionRoutes(store: CollectionStore, limits: CollectionRouteLimits): FastifyPluginAsync {
   const callerOf = (request: FastifyRequest, signal?: AbortSignal): Caller => ({

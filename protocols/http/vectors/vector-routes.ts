@@ -183,7 +183,8 @@ function upsertParams(target: VectorTable, records: UpsertBody['vectors'], metad
         field: `vectors.${i}.metadata`,
       });
     }
-    params.push(r.id, r.vector);
+    // An id is text or a number (idSchema), bound as text: the id column's type reads it (a number for a TEXT id is its text).
+    params.push(String(r.id), r.vector);
     if (target.metadata !== null) params.push(r.metadata ?? null);
   });
   return params;
@@ -240,7 +241,7 @@ export function vectorRoutes(deps: VectorRouteDeps): FastifyPluginAsync {
       }
       const target = tableNamed(catalog, engineScope(request).tenant, body.table, 'table');
       const where = [...(hasIds ? [`${quoteIdent(target.id.name)} = ANY($1)`] : []), ...(hasFilter ? [conditionOf(body.filter!, limits)] : [])];
-      const params = hasIds ? [body.ids] : [];
+      const params = hasIds ? [body.ids!.map(String)] : [];
       const result = await engine.execute(`DELETE FROM ${target.sql} WHERE ${where.join(' AND ')}`, { params, maxRows: 1, ...scope(request, limits) });
       return { success: true, deleted_count: result.affectedRows ?? 0 };
     });
