@@ -137,7 +137,7 @@ export class SqlEngine {
    */
   pointSelectText(sql: string, options: ExecuteOptions, toText: (row: JsonRow) => string, frame: RowsFrame): string | undefined {
     if (options.transaction !== undefined || options.efSearch !== undefined || options.signal?.aborted) return undefined;
-    const known = this.cache.get(this.plainKey(options.tenant, sql), this.deps.projections.catalog);
+    const known = this.cache.get(this.plainKeys.of(options.tenant, sql), this.deps.projections.catalog);
     if (!known || !this.points.handles(known)) return undefined;
     const { converter } = this.selects.outputOf(known);
     const rowsMax = Math.min(options.maxRows, this.limits.resultRowsMax);
