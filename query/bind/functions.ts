@@ -33,6 +33,7 @@ export function bindFunction(node: FuncCall, env: ExprEnv): Expr {
   if (node.argNames !== null && node.argNames.some((n) => n !== null)) throw unsupported(`named arguments (${name})`);
   if (node.variadic) throw unsupported(`VARIADIC arguments (${name})`);
   if (node.withinGroup.length > 0) throw unsupported(`WITHIN GROUP (${name})`);
+  if (schema === null && SET_FUNCTIONS.has(name) && node.over === null) throw setReturningMisplaced(name, env.clause);
   if (WINDOW_ONLY.has(name)) return bindWindowFunction(name as WindowFnName, node, env);
   const agg = aggregateCall(name, node, env);
   if (agg) {
@@ -50,6 +51,27 @@ export function bindFunction(node: FuncCall, env: ExprEnv): Expr {
   if (name === 'extract' || name === 'date_part') return bindExtract(name, args, env);
   return callByName(env.ctx, name, args, false);
 }
+
+/** The set-returning functions svcdb has: table-function.ts binds them where PostgreSQL allows them. */
+const SET_FUNCTIONS = new Set([
+  'generate_series',
+  'unnest',
+  'jsonb_array_elements',
+  'jsonb_array_elements_text',
+  'jsonb_each',
+  'jsonb_each_text',
+  'jsonb_object_keys',
+]);
+
+/** A set-returning call reached as a scalar: PostgreSQL's error for its clause, or "not supported" where PostgreSQL allows it. */
+function setReturningMisplaced(name: string, clause: string): Error {
+  if (clause === 'aggregate function calls' || clause === 'window function calls') return invalid(`${clause} cannot contain set-returning function calls`);
+  if (clause === 'functions in FROM') return invalid('set-returning functions must appear at top level of FROM');
+  if (NOT_ALLOWED.has(clause)) return invalid(`set-returning functions are not allowed in ${clause}`);
+  return unsupported(`${name} in ${clause}`);
+}
+
+const NOT_ALLOWED = new Set(['WHERE', 'HAVING', 'JOIN conditions', 'LIMIT', 'OFFSET', 'window definitions', 'window frame offsets', 'VALUES']);
 
 function unsupported(what: string): Error {
   return invalid(`${what} is not supported`, { reason: 'unsupported' });

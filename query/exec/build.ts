@@ -10,7 +10,7 @@ import { hashJoinOp, lateralJoinOp, nestedLoopJoinOp } from './ops/join.js';
 import { scanOp } from './ops/scan.js';
 import { sortOp } from './ops/sort.js';
 import { windowOp } from './ops/window.js';
-import { generateSeriesOp, jsonbSetOp, unnestOp } from './ops/function-scan.js';
+import { generateSeriesOp, jsonbSetOp, rowsFromOp, unnestOp } from './ops/function-scan.js';
 import { recursiveUnionOp, worktableScanOp } from './ops/recursive-union.js';
 
 type Builder<K extends PlanKind> = (node: Extract<Plan, { kind: K }>, ctx: ExecContext) => AsyncIterable<Batch>;
@@ -26,6 +26,12 @@ const BUILDERS: { [K in PlanKind]: Builder<K> } = {
       : node.fn === 'generate_series'
         ? generateSeriesOp(ctx, node.args)
         : jsonbSetOp(ctx, node.fn, node.args[0]!),
+  rows_from: (node, ctx) =>
+    rowsFromOp(
+      ctx,
+      node.functions.map((f) => run(f, ctx)),
+      node.functions.map((f) => f.columns.length),
+    ),
   filter: (node, ctx) => filterOp(run(node.input, ctx), ctx, node.predicate),
   project: (node, ctx) => projectOp(run(node.input, ctx), ctx, node.exprs),
   join: (node, ctx) =>

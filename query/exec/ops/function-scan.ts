@@ -88,3 +88,45 @@ export async function* jsonbSetOp(ctx: ExecContext, fn: JsonbSetFunction, arg: E
     checkContinue(ctx);
   }
 }
+
+/**
+ * ROWS FROM (f, g, …): row i holds each function's i-th row side by side; a function that has
+ * ended gives NULLs, and the rows end with the longest (PostgreSQL 10+'s lockstep). The inputs
+ * are pulled a batch at a time, so LIMIT still stops an endless series.
+ */
+export async function* rowsFromOp(ctx: ExecContext, inputs: readonly AsyncIterable<Batch>[], widths: readonly number[]): AsyncIterable<Batch> {
+  const iterators = inputs.map((input) => input[Symbol.asyncIterator]());
+  const pending: (Batch | null)[] = inputs.map(() => []);
+  const at = inputs.map(() => 0);
+  try {
+    for (;;) {
+      // Refill each live input whose batch is used up; null marks an input that has ended.
+      for (let i = 0; i < iterators.length; i++) {
+        while (pending[i] !== null && at[i]! >= pending[i]!.length) {
+          const next = await iterators[i]!.next();
+          pending[i] = next.done ? null : next.value;
+          at[i] = 0;
+        }
+      }
+      let take = Infinity;
+      for (let i = 0; i < pending.length; i++) if (pending[i] !== null) take = Math.min(take, pending[i]!.length - at[i]!);
+      if (take === Infinity) return;
+      const batch: Batch = [];
+      for (let r = 0; r < take; r++) {
+        const row: QValue[] = [];
+        for (let i = 0; i < pending.length; i++) {
+          const rows = pending[i]!;
+          if (rows === null) for (let c = 0; c < widths[i]!; c++) row.push(null);
+          else row.push(...rows[at[i]! + r]!);
+        }
+        batch.push(row);
+      }
+      for (let i = 0; i < pending.length; i++) at[i] = at[i]! + take;
+      yield batch;
+      checkContinue(ctx);
+    }
+  } finally {
+    // Leaving early (LIMIT) closes the functions still running.
+    for (let i = 0; i < iterators.length; i++) if (pending[i] !== null) await iterators[i]!.return?.();
+  }
+}
