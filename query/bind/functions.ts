@@ -7,6 +7,7 @@ import { asCondition, callByName, coerce, unify } from './coerce.js';
 import { invalid, mismatch } from './context.js';
 import { bindExpr, type ExprEnv } from './expr.js';
 import { frameOf, hasRangeOffset, resolveWindow } from './window-frame.js';
+import { withWholeRow } from './whole-row.js';
 
 /** ORDER BY key types a RANGE offset frame measures exactly (integers and numeric; float and datetime keys are refused). */
 const RANGE_KEY_TYPES = new Set(['int2', 'int4', 'int8', 'numeric']);
@@ -26,7 +27,8 @@ const WINDOW_ONLY = new Set<string>([
 ]);
 
 /** Function calls: aggregates, window functions, then the TypeSystem's scalar functions. */
-export function bindFunction(node: FuncCall, env: ExprEnv): Expr {
+export function bindFunction(call: FuncCall, env: ExprEnv): Expr {
+  const node = withWholeRow(call, env.scope);
   const { schema } = node.name;
   const name = node.name.name;
   if (schema !== null && schema !== 'pg_catalog') throw mismatch(`function ${schema}.${name} does not exist`, { function: name });
@@ -53,15 +55,11 @@ export function bindFunction(node: FuncCall, env: ExprEnv): Expr {
 }
 
 /** The set-returning functions svcdb has: table-function.ts binds them where PostgreSQL allows them. */
-const SET_FUNCTIONS = new Set([
-  'generate_series',
-  'unnest',
-  'jsonb_array_elements',
-  'jsonb_array_elements_text',
-  'jsonb_each',
-  'jsonb_each_text',
-  'jsonb_object_keys',
-]);
+const SET_FUNCTIONS = new Set(
+  ['generate_series', 'unnest'].concat(
+    ...['array_elements', 'array_elements_text', 'each', 'each_text', 'object_keys'].map((f) => [`jsonb_${f}`, `json_${f}`]),
+  ),
+);
 
 /** A set-returning call reached as a scalar: PostgreSQL's error for its clause, or "not supported" where PostgreSQL allows it. */
 function setReturningMisplaced(name: string, clause: string): Error {

@@ -14,7 +14,9 @@ export function isSetReturningCall(node: SqlExpr | null | undefined): node is Fu
 }
 
 const JSONB_SET_FUNCTIONS = new Set(['jsonb_array_elements', 'jsonb_array_elements_text', 'jsonb_each', 'jsonb_each_text', 'jsonb_object_keys']);
-const SET_FUNCTIONS = new Set(['generate_series', 'unnest', ...JSONB_SET_FUNCTIONS]);
+/** json_array_elements, json_each, …: the jsonb functions under their json names (svcdb's json is jsonb). */
+const JSON_SET_FUNCTIONS = new Set([...JSONB_SET_FUNCTIONS].map((f) => f.replace('jsonb', 'json')));
+const SET_FUNCTIONS = new Set(['generate_series', 'unnest', ...JSONB_SET_FUNCTIONS, ...JSON_SET_FUNCTIONS]);
 
 /**
  * A function in FROM: `generate_series(1, 3) [WITH ORDINALITY] [AS] g(n [, ord])`. A function
@@ -48,7 +50,7 @@ export function bindSetCall(call: FuncCall, env: ExprEnv): FunctionScanNode {
       throw mismatch(`function unnest(${unnests.map((u) => env.ctx.types.typeText(u.args[0]!.type).toLowerCase()).join(', ')}) does not exist`);
     return unnests[0]!;
   }
-  return JSONB_SET_FUNCTIONS.has(name) ? bindJsonbSet(call, env, name) : bindSeries(call, env, name);
+  return name === 'generate_series' ? bindSeries(call, env, name) : bindJsonbSet(call, env, name);
 }
 
 /**
@@ -73,11 +75,12 @@ const JSONB: QType = { name: 'jsonb' };
  * jsonb_object_keys (one column named by the alias, as PostgreSQL names a function without OUT parameters).
  */
 function bindJsonbSet(node: FuncCall, env: ExprEnv, alias: string): FunctionScanNode {
-  const fn = node.name.name as Exclude<SetFunctionName, 'generate_series' | 'unnest'>;
+  const written = node.name.name;
+  const fn = written.replace(/^json_/, 'jsonb_') as Exclude<SetFunctionName, 'generate_series' | 'unnest'>;
   const bound = plainArgs(node, fn).map((a) => bindExpr(a, env));
   if (bound.length !== 1 || !['jsonb', 'unknown'].includes(bound[0]!.type.name)) {
     const shown = bound.map((e) => (e.type.name === 'unknown' ? 'unknown' : env.ctx.types.typeText(e.type).toLowerCase())).join(', ');
-    throw mismatch(`function ${fn}(${shown}) does not exist`, { function: fn });
+    throw mismatch(`function ${written}(${shown}) does not exist`, { function: written });
   }
   const arg = coerce(env.ctx, bound[0]!, JSONB, 'implicit');
   const value = fn.endsWith('_text') ? TEXT : JSONB;

@@ -352,7 +352,22 @@ function countDefs(): AggDef[] {
   return [{ name: 'count', params: ['any'], ret: T.int8, state: countState }];
 }
 
-const AGGREGATES: readonly AggDef[] = [...countDefs(), ...sumDefs(), ...avgDefs(), ...minMaxDefs(), ...varianceDefs(), ...collectDefs(), ...boolDefs()];
+/** json_agg and json_object_agg are the jsonb aggregates under PostgreSQL's json names (svcdb's json is jsonb: fn-jsonb.ts JSON_FN_DEFS). */
+function jsonTwins(defs: readonly AggDef[]): AggDef[] {
+  return defs.filter((d) => d.name === 'jsonb_agg' || d.name === 'jsonb_object_agg').map((d) => ({ ...d, name: d.name.replace('jsonb', 'json') }));
+}
+
+const COLLECT = collectDefs();
+const AGGREGATES: readonly AggDef[] = [
+  ...countDefs(),
+  ...sumDefs(),
+  ...avgDefs(),
+  ...minMaxDefs(),
+  ...varianceDefs(),
+  ...COLLECT,
+  ...jsonTwins(COLLECT),
+  ...boolDefs(),
+];
 const BY_NAME = new Map<string, FnDef[]>();
 const DEF_OF = new Map<FnDef, AggDef>();
 for (const a of AGGREGATES) {
