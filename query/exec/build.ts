@@ -10,7 +10,7 @@ import { hashJoinOp, lateralJoinOp, nestedLoopJoinOp } from './ops/join.js';
 import { scanOp } from './ops/scan.js';
 import { sortOp } from './ops/sort.js';
 import { windowOp } from './ops/window.js';
-import { generateSeriesOp, jsonbSetOp, rowsFromOp, unnestOp } from './ops/function-scan.js';
+import { generateSeriesOp, jsonbSetOp, regexpMatchesOp, rowsFromOp, unnestOp } from './ops/function-scan.js';
 import { recursiveUnionOp, worktableScanOp } from './ops/recursive-union.js';
 
 type Builder<K extends PlanKind> = (node: Extract<Plan, { kind: K }>, ctx: ExecContext) => AsyncIterable<Batch>;
@@ -25,7 +25,9 @@ const BUILDERS: { [K in PlanKind]: Builder<K> } = {
       ? unnestOp(ctx, node.args[0]!, node.columns[0]!.type)
       : node.fn === 'generate_series'
         ? generateSeriesOp(ctx, node.args)
-        : jsonbSetOp(ctx, node.fn, node.args[0]!),
+        : node.fn === 'regexp_matches'
+          ? regexpMatchesOp(ctx, node.args)
+          : jsonbSetOp(ctx, node.fn, node.args[0]!),
   rows_from: (node, ctx) =>
     rowsFromOp(
       ctx,

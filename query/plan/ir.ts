@@ -242,7 +242,14 @@ export interface TopN {
 
 /** The set-returning functions a function_scan runs. */
 export type SetFunctionName =
-  'generate_series' | 'unnest' | 'jsonb_array_elements' | 'jsonb_array_elements_text' | 'jsonb_each' | 'jsonb_each_text' | 'jsonb_object_keys';
+  | 'generate_series'
+  | 'unnest'
+  | 'regexp_matches'
+  | 'jsonb_array_elements'
+  | 'jsonb_array_elements_text'
+  | 'jsonb_each'
+  | 'jsonb_each_text'
+  | 'jsonb_object_keys';
 
 export type Plan =
   | ScanNode

@@ -9,6 +9,7 @@ import type { JsonValue } from '../../../core/values.js';
 import { dataError } from '../../types/errors.js';
 import { asTopLevel, isJsonObject, sortedKeys } from '../../types/jsonb.js';
 import { jsonbAsText } from '../../functions/jsonb-ops.js';
+import { compileRegex } from '../../functions/pattern.js';
 
 /**
  * generate_series(start, stop[, step]) over int4 (numbers) or int8 (bigints): rows are produced
@@ -129,4 +130,31 @@ export async function* rowsFromOp(ctx: ExecContext, inputs: readonly AsyncIterab
     // Leaving early (LIMIT) closes the functions still running.
     for (let i = 0; i < iterators.length; i++) if (pending[i] !== null) await iterators[i]!.return?.();
   }
+}
+
+/**
+ * regexp_matches(string, pattern [, flags]): each match as a text[] of its capture groups (a group
+ * that took no part is NULL), or of the whole match when the pattern has none; without flag g
+ * only the first match. A NULL argument gives no rows.
+ */
+export async function* regexpMatchesOp(ctx: ExecContext, args: readonly Expr[]): AsyncIterable<Batch> {
+  const compiled = args.map((e) => compile(e, ctx));
+  await prepare(compiled, [], ctx);
+  const values = compiled.map((c) => c.eval([]));
+  if (values.some((v) => v === null)) return;
+  const [text, pattern, flags = ''] = values as string[];
+  for (const f of flags!) {
+    if (!'bcegimnpqstwx'.includes(f)) throw dataError(`invalid regular expression option: "${f}"`, '22023');
+    if (!'gic'.includes(f)) throw new SvcError('INVALID_QUERY', `regexp_matches option "${f}" is not supported`, { reason: 'unsupported' });
+  }
+  const global = flags!.includes('g');
+  // i and c (case-sensitive): the later one wins, as in PostgreSQL.
+  const caseless = flags!.lastIndexOf('i') > flags!.lastIndexOf('c');
+  const re = compileRegex(pattern!, caseless ? 'ig' : 'g');
+  re.lastIndex = 0; // compileRegex shares one object per pattern: exec starts where it was left
+  const matches = global ? [...text!.matchAll(re)] : [re.exec(text!)].filter((m) => m !== null);
+  yield* inBatches(
+    ctx,
+    matches.map((m) => (m.length > 1 ? m.slice(1).map((g) => g ?? null) : [m[0]])),
+  );
 }
