@@ -14,6 +14,7 @@ import { STRING_FN_DEFS } from './fn-string.js';
 import { DATETIME_FN_DEFS } from './fn-datetime.js';
 import { JSON_FN_DEFS, JSONB_FN_DEFS } from './fn-jsonb.js';
 import { MISC_FN_DEFS } from './fn-misc.js';
+import { EVERYDAY_FN_DEFS } from './fn-everyday.js';
 import { TIMEZONE_FN_DEFS } from './fn-timezone.js';
 import { register } from './registry.js';
 
@@ -30,6 +31,7 @@ register([
   ...JSONB_FN_DEFS,
   ...JSON_FN_DEFS,
   ...MISC_FN_DEFS,
+  ...EVERYDAY_FN_DEFS,
   ...TIMEZONE_FN_DEFS,
 ]);
 
