@@ -8,6 +8,7 @@ import { invalid, mismatch } from './context.js';
 import { bindExpr, type ExprEnv } from './expr.js';
 import { frameOf, hasRangeOffset, resolveWindow } from './window-frame.js';
 import { withWholeRow } from './whole-row.js';
+import { ORDERED_SET_AGGREGATES, orderedSetCall, positionalMakeInterval } from './call-forms.js';
 
 /** ORDER BY key types a RANGE offset frame measures exactly (integers and numeric; float and datetime keys are refused). */
 const RANGE_KEY_TYPES = new Set(['int2', 'int4', 'int8', 'numeric']);
@@ -28,9 +29,11 @@ const WINDOW_ONLY = new Set<string>([
 
 /** Function calls: aggregates, window functions, then the TypeSystem's scalar functions. */
 export function bindFunction(call: FuncCall, env: ExprEnv): Expr {
-  const node = withWholeRow(call, env.scope);
+  let node = withWholeRow(call, env.scope);
   const { schema } = node.name;
   const name = node.name.name;
+  if (schema === null && name === 'make_interval' && node.argNames?.some((n) => n !== null)) node = positionalMakeInterval(node, env);
+  if (schema === null && ORDERED_SET_AGGREGATES.has(name)) node = orderedSetCall(node);
   if (schema !== null && schema !== 'pg_catalog') throw mismatch(`function ${schema}.${name} does not exist`, { function: name });
   if (node.argNames !== null && node.argNames.some((n) => n !== null)) throw unsupported(`named arguments (${name})`);
   if (node.variadic) throw unsupported(`VARIADIC arguments (${name})`);

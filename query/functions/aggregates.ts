@@ -16,6 +16,7 @@ import { arrayOf, isIntegerType, T } from '../types/qtype.js';
 import { dataError } from '../types/errors.js';
 import { chooseCandidate, type FnDef, type ParamSpec } from './registry.js';
 import { toJsonb } from './to-jsonb.js';
+import { ORDERED_SET_DEFS } from './ordered-set.js';
 import { countState, floatSumState, intAvgState, intSumState, numericAvgState, numericSumState } from './accumulators.js';
 
 interface AggDef {
@@ -367,6 +368,7 @@ const AGGREGATES: readonly AggDef[] = [
   ...COLLECT,
   ...jsonTwins(COLLECT),
   ...boolDefs(),
+  ...ORDERED_SET_DEFS,
 ];
 const BY_NAME = new Map<string, FnDef[]>();
 const DEF_OF = new Map<FnDef, AggDef>();
