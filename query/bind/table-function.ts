@@ -6,6 +6,7 @@ import { coerce, unify } from './coerce.js';
 import { invalid, mismatch } from './context.js';
 import { arrayOf, elementType, isArrayType, typeCategory } from '../types/index.js';
 import { bindExpr, type ExprEnv } from './expr.js';
+import { bindTypeName } from './type-names.js';
 import { renamedColumns, type Scope } from './scope.js';
 
 /** A call of one of the set-returning functions svcdb has (in FROM or in a select list). */
@@ -27,6 +28,13 @@ const SET_FUNCTIONS = new Set(['generate_series', 'unnest', 'regexp_matches', ..
  * item per row).
  */
 export function bindFunctionItem(item: FunctionRef, scope: Scope, env: ExprEnv): Plan {
+  const only = item.calls.length === 1 ? item.calls[0]! : null;
+  if (only?.kind === 'func' && only.name.schema === null && RECORD_FUNCTIONS.has(only.name.name)) {
+    if (item.withOrdinality && item.columnDefs) throw invalid('WITH ORDINALITY cannot be used with a column definition list');
+    const plan = bindToRecord(only, item, env);
+    scope.add(item.alias?.name ?? only.name.name, plan.columns);
+    return plan;
+  }
   if (item.columnDefs) throw invalid('a column definition list is only allowed for functions returning "record"');
   const alias = item.alias?.name ?? (item.calls.length === 1 && item.calls[0]!.kind === 'func' ? item.calls[0]!.name.name : 'rows_from');
   const functions = item.calls.flatMap((call) => {
@@ -52,6 +60,27 @@ export function bindSetCall(call: FuncCall, env: ExprEnv): FunctionScanNode {
   }
   if (name === 'regexp_matches') return bindRegexpMatches(call, env);
   return name === 'generate_series' ? bindSeries(call, env, name) : bindJsonbSet(call, env, name);
+}
+
+/** The record-returning functions svcdb has: their columns are the column definition list's. */
+const RECORD_FUNCTIONS = new Set(['jsonb_to_record', 'jsonb_to_recordset', 'json_to_record', 'json_to_recordset']);
+
+/**
+ * jsonb_to_record(object) / jsonb_to_recordset(array of objects) `AS x(a int, b text)`: a row per
+ * object (one for _record), each column the member of its name read as its type (json_* are the same:
+ * svcdb's json is jsonb).
+ */
+function bindToRecord(call: FuncCall, item: FunctionRef, env: ExprEnv): FunctionScanNode {
+  const written = call.name.name;
+  if (!item.columnDefs) throw invalid('a column definition list is required for functions returning "record"');
+  const bound = plainArgs(call, written).map((a) => bindExpr(a, env));
+  if (bound.length !== 1 || !['jsonb', 'unknown'].includes(bound[0]!.type.name)) {
+    const shown = bound.map((e) => (e.type.name === 'unknown' ? 'unknown' : env.ctx.types.typeText(e.type).toLowerCase())).join(', ');
+    throw mismatch(`function ${written}(${shown}) does not exist`, { function: written });
+  }
+  const columns: OutputColumn[] = item.columnDefs.map((d) => ({ name: d.name, type: bindTypeName(env.ctx, d.type), nullable: true }));
+  const fn = written.endsWith('recordset') ? 'jsonb_to_recordset' : 'jsonb_to_record';
+  return { kind: 'function_scan', fn, args: [coerce(env.ctx, bound[0]!, JSONB, 'implicit')], columns };
 }
 
 /**

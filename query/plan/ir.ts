@@ -245,6 +245,8 @@ export type SetFunctionName =
   | 'generate_series'
   | 'unnest'
   | 'regexp_matches'
+  | 'jsonb_to_record'
+  | 'jsonb_to_recordset'
   | 'jsonb_array_elements'
   | 'jsonb_array_elements_text'
   | 'jsonb_each'

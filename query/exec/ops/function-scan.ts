@@ -1,6 +1,8 @@
 import { SvcError } from '../../../core/errors.js';
 import type { QType, QValue } from '../../types/contract.js';
 import type { Expr } from '../../plan/expr.js';
+import type { OutputColumn } from '../../plan/nodes.js';
+import { JsonNull } from '../../../core/json-exact.js';
 import { compile } from '../compile.js';
 import { checkContinue, shouldYield, yieldNow, type Batch, type ExecContext } from '../context.js';
 import { prepare } from '../subquery.js';
@@ -157,4 +159,44 @@ export async function* regexpMatchesOp(ctx: ExecContext, args: readonly Expr[]):
     ctx,
     matches.map((m) => (m.length > 1 ? m.slice(1).map((g) => g ?? null) : [m[0]])),
   );
+}
+
+/**
+ * jsonb_to_record(object) (one row; a NULL argument gives a row of NULLs) and
+ * jsonb_to_recordset(array of objects) (a row per object; NULL gives none): each column is the
+ * member of its name, a JSON null or a missing member NULL, jsonb columns the member as it is,
+ * array columns from a JSON array, other types from the member's text by the type's input (a
+ * string's own text: '"5"' reads as 5 into an integer, 5.5 is an error there, as in PostgreSQL).
+ */
+export async function* jsonbToRecordOp(
+  ctx: ExecContext,
+  fn: 'jsonb_to_record' | 'jsonb_to_recordset',
+  arg: Expr,
+  columns: readonly OutputColumn[],
+): AsyncIterable<Batch> {
+  const compiled = compile(arg, ctx);
+  await prepare([compiled], [], ctx);
+  const value = compiled.eval([]) as JsonValue | null;
+  let objects: JsonValue[];
+  if (fn === 'jsonb_to_record') {
+    if (value !== null && !isJsonObject(value)) throw dataError(`cannot call populate_composite on ${Array.isArray(value) ? 'an array' : 'a scalar'}`);
+    objects = [value ?? {}];
+  } else {
+    if (value === null) return;
+    if (!Array.isArray(value)) throw dataError('cannot call jsonb_to_recordset on a non-array');
+    if (!value.every(isJsonObject)) throw dataError('argument of jsonb_to_recordset must be an array of objects');
+    objects = value;
+  }
+  const rows = objects.map((o) => columns.map((c) => memberValue(ctx, (o as Record<string, JsonValue>)[c.name], c.type)));
+  for (let i = 0; i < rows.length; i += LIMITS.batchRows) {
+    yield rows.slice(i, i + LIMITS.batchRows);
+    checkContinue(ctx);
+  }
+}
+
+function memberValue(ctx: ExecContext, member: JsonValue | undefined, type: QType): QValue {
+  if (member === undefined || member === null || member instanceof JsonNull) return null;
+  if (type.name === 'jsonb') return asTopLevel(member) as QValue;
+  if (type.name === 'array' && Array.isArray(member)) return ctx.types.fromJson(type, member);
+  return ctx.types.parseText(type, jsonbAsText(member) as string);
 }
