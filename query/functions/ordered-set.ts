@@ -4,18 +4,11 @@
  * `percentile_cont(0.5) WITHIN GROUP (ORDER BY x)` into `percentile_cont(x, 0.5 ORDER BY x)`, so
  * the executor steps them in that order; NULL values are skipped (strict), as PostgreSQL does.
  */
-import type { AggregateState, QType, QValue } from '../types/contract.js';
+import type { AggregateState, QValue } from '../types/contract.js';
 import { comparator } from '../types/compare.js';
 import { dataError } from '../types/errors.js';
 import { T } from '../types/qtype.js';
-import type { ParamSpec } from './registry.js';
-
-interface OrderedSetDef {
-  readonly name: string;
-  readonly params: readonly ParamSpec[];
-  readonly ret: QType | ((p: readonly QType[]) => QType);
-  readonly state: (p: readonly QType[]) => AggregateState;
-}
+import type { AggDef } from './aggregate-def.js';
 
 /** The sorted values and the direct argument (the fraction, the same for every row of a group). */
 function collect(done: (values: QValue[], fraction: number) => QValue): AggregateState {
@@ -34,7 +27,7 @@ function collect(done: (values: QValue[], fraction: number) => QValue): Aggregat
   };
 }
 
-export const ORDERED_SET_DEFS: readonly OrderedSetDef[] = [
+export const ORDERED_SET_DEFS: readonly AggDef[] = [
   {
     // PostgreSQL's interpolation: first + (second - first) * (fraction * (n - 1) - floor(...)).
     name: 'percentile_cont',
