@@ -21,6 +21,7 @@ import { bindSublink } from './sublinks.js';
 import { bindIndirection } from './subscript.js';
 import { bindTypeName } from './type-names.js';
 import { refuseWholeRow } from './whole-row.js';
+import { SvcError } from '../../core/errors.js';
 import type { Scope } from './scope.js';
 
 export type { ExprEnv } from './env.js';
@@ -103,7 +104,8 @@ function bindColumnRef(node: ColumnRef, env: ExprEnv): Expr {
   try {
     found = env.scope.resolve(table, column);
   } catch (e) {
-    if (table === null) refuseWholeRow(column, env.scope);
+    // Only a name that is no column at all (an ambiguous one keeps its own error).
+    if (table === null && e instanceof SvcError && e.code === 'COLUMN_NOT_FOUND') refuseWholeRow(column, env.scope);
     throw e;
   }
   const { type } = found.column;

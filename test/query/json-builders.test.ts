@@ -30,6 +30,8 @@ describe('json builders over rows', () => {
   it('refuses a whole row as a value, and one on the nullable side without a NOT NULL column', async () => {
     expect(await caught(h.q('SELECT o FROM o'))).toMatchObject({ code: 'INVALID_QUERY', details: { reason: 'unsupported' } });
     expect(await caught(h.q('SELECT o.id FROM o WHERE o IS NOT NULL'))).toMatchObject({ code: 'INVALID_QUERY', details: { reason: 'unsupported' } });
+    // A name that is an ambiguous column and an alias keeps the ambiguity error.
+    expect(await caught(h.q('SELECT a FROM loose a, loose b'))).toMatchObject({ code: 'INVALID_QUERY', message: 'column reference "a" is ambiguous' });
     const outer = await caught(h.q('SELECT to_jsonb(l) FROM o LEFT JOIN loose l ON l.a = o.id'));
     expect(outer).toMatchObject({ code: 'INVALID_QUERY', details: { reason: 'unsupported' } });
     expect(outer.message).toContain('nullable side of an outer join');
