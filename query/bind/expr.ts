@@ -20,6 +20,9 @@ export { negate } from './operators.js';
 import { bindSublink } from './sublinks.js';
 import { bindIndirection } from './subscript.js';
 import { bindTypeName } from './type-names.js';
+import { refuseWholeRow } from './whole-row.js';
+import { SvcError } from '../../core/errors.js';
+import type { Scope } from './scope.js';
 
 export type { ExprEnv } from './env.js';
 
@@ -97,7 +100,14 @@ function bindColumnRef(node: ColumnRef, env: ExprEnv): Expr {
   if (node.qualifier.length > 2) throw invalid(`improper qualified name (too many dotted names): ${[...node.qualifier, node.column].join('.')}`);
   const column = node.column;
   const table = node.qualifier.length === 0 ? null : node.qualifier[node.qualifier.length - 1]!;
-  const found = env.scope.resolve(table, column);
+  let found: ReturnType<Scope['resolve']>;
+  try {
+    found = env.scope.resolve(table, column);
+  } catch (e) {
+    // Only a name that is no column at all (an ambiguous one keeps its own error).
+    if (table === null && e instanceof SvcError && e.code === 'COLUMN_NOT_FOUND') refuseWholeRow(column, env.scope);
+    throw e;
+  }
   const { type } = found.column;
   const override = table === null && found.depth === 0 ? env.scope.usingOverrides.get(found.index) : undefined;
   if (override) return override;

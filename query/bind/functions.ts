@@ -7,6 +7,8 @@ import { asCondition, callByName, coerce, unify } from './coerce.js';
 import { invalid, mismatch } from './context.js';
 import { bindExpr, type ExprEnv } from './expr.js';
 import { frameOf, hasRangeOffset, resolveWindow } from './window-frame.js';
+import { withWholeRow } from './whole-row.js';
+import { ORDERED_SET_AGGREGATES, orderedSetCall, positionalMakeInterval } from './call-forms.js';
 
 /** ORDER BY key types a RANGE offset frame measures exactly (integers and numeric; float and datetime keys are refused). */
 const RANGE_KEY_TYPES = new Set(['int2', 'int4', 'int8', 'numeric']);
@@ -26,13 +28,17 @@ const WINDOW_ONLY = new Set<string>([
 ]);
 
 /** Function calls: aggregates, window functions, then the TypeSystem's scalar functions. */
-export function bindFunction(node: FuncCall, env: ExprEnv): Expr {
+export function bindFunction(call: FuncCall, env: ExprEnv): Expr {
+  let node = withWholeRow(call, env.scope);
   const { schema } = node.name;
   const name = node.name.name;
+  if (schema === null && name === 'make_interval' && node.argNames?.some((n) => n !== null)) node = positionalMakeInterval(node, env);
+  if (schema === null && ORDERED_SET_AGGREGATES.has(name)) node = orderedSetCall(node);
   if (schema !== null && schema !== 'pg_catalog') throw mismatch(`function ${schema}.${name} does not exist`, { function: name });
   if (node.argNames !== null && node.argNames.some((n) => n !== null)) throw unsupported(`named arguments (${name})`);
   if (node.variadic) throw unsupported(`VARIADIC arguments (${name})`);
   if (node.withinGroup.length > 0) throw unsupported(`WITHIN GROUP (${name})`);
+  if (schema === null && SET_FUNCTIONS.has(name) && node.over === null) throw setReturningMisplaced(name, env.clause);
   if (WINDOW_ONLY.has(name)) return bindWindowFunction(name as WindowFnName, node, env);
   const agg = aggregateCall(name, node, env);
   if (agg) {
@@ -50,6 +56,23 @@ export function bindFunction(node: FuncCall, env: ExprEnv): Expr {
   if (name === 'extract' || name === 'date_part') return bindExtract(name, args, env);
   return callByName(env.ctx, name, args, false);
 }
+
+/** The set-returning functions svcdb has: table-function.ts binds them where PostgreSQL allows them. */
+const SET_FUNCTIONS = new Set(
+  ['generate_series', 'unnest', 'regexp_matches'].concat(
+    ...['array_elements', 'array_elements_text', 'each', 'each_text', 'object_keys'].map((f) => [`jsonb_${f}`, `json_${f}`]),
+  ),
+);
+
+/** A set-returning call reached as a scalar: PostgreSQL's error for its clause, or "not supported" where PostgreSQL allows it. */
+function setReturningMisplaced(name: string, clause: string): Error {
+  if (clause === 'aggregate function calls' || clause === 'window function calls') return invalid(`${clause} cannot contain set-returning function calls`);
+  if (clause === 'functions in FROM') return invalid('set-returning functions must appear at top level of FROM');
+  if (NOT_ALLOWED.has(clause)) return invalid(`set-returning functions are not allowed in ${clause}`);
+  return unsupported(`${name} in ${clause}`);
+}
+
+const NOT_ALLOWED = new Set(['WHERE', 'HAVING', 'JOIN conditions', 'LIMIT', 'OFFSET', 'window definitions', 'window frame offsets', 'VALUES']);
 
 function unsupported(what: string): Error {
   return invalid(`${what} is not supported`, { reason: 'unsupported' });

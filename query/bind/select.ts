@@ -13,7 +13,7 @@ import { outputName } from './names.js';
 import { Scope } from './scope.js';
 import { resolveWindow } from './window-frame.js';
 import { bindSetOperation } from './set-ops.js';
-import { bindSelectListSeries } from './table-function.js';
+import { bindSelectListSeries } from './select-list-srf.js';
 import { applyOutputTail, bareName, checkLocking, lockingName, positionOf, sortDirection } from './tail.js';
 import type { BoundQuery, SelectBinder } from './bound.js';
 

@@ -1,6 +1,6 @@
 import { isPopulated } from '../../core/catalog.js';
 import { SvcError } from '../../core/errors.js';
-import type { Plan, PlanKind, ScanNode } from '../plan/nodes.js';
+import type { FunctionScanNode, Plan, PlanKind, ScanNode } from '../plan/nodes.js';
 import { childContext, type Batch, type ExecContext, type NodeStats } from './context.js';
 import { filterOp, limitOp, oneRowOp, projectOp, valuesOp } from './ops/basic.js';
 import { hashAggregateOp } from './ops/aggregate.js';
@@ -10,7 +10,7 @@ import { hashJoinOp, lateralJoinOp, nestedLoopJoinOp } from './ops/join.js';
 import { scanOp } from './ops/scan.js';
 import { sortOp } from './ops/sort.js';
 import { windowOp } from './ops/window.js';
-import { generateSeriesOp, jsonbSetOp, unnestOp } from './ops/function-scan.js';
+import { generateSeriesOp, jsonbSetOp, jsonbToRecordOp, regexpMatchesOp, rowsFromOp, unnestOp } from './ops/function-scan.js';
 import { recursiveUnionOp, worktableScanOp } from './ops/recursive-union.js';
 
 type Builder<K extends PlanKind> = (node: Extract<Plan, { kind: K }>, ctx: ExecContext) => AsyncIterable<Batch>;
@@ -20,12 +20,13 @@ const BUILDERS: { [K in PlanKind]: Builder<K> } = {
   scan: (node, ctx) => (isPopulated(node.table) ? scanOp(node, ctx) : notPopulated(node.table.name)),
   values: (node, ctx) => valuesOp(ctx, node.rows),
   one_row: () => oneRowOp(),
-  function_scan: (node, ctx) =>
-    node.fn === 'unnest'
-      ? unnestOp(ctx, node.args[0]!, node.columns[0]!.type)
-      : node.fn === 'generate_series'
-        ? generateSeriesOp(ctx, node.args)
-        : jsonbSetOp(ctx, node.fn, node.args[0]!),
+  function_scan: (node, ctx) => functionScan(node, ctx),
+  rows_from: (node, ctx) =>
+    rowsFromOp(
+      ctx,
+      node.functions.map((f) => run(f, ctx)),
+      node.functions.map((f) => f.columns.length),
+    ),
   filter: (node, ctx) => filterOp(run(node.input, ctx), ctx, node.predicate),
   project: (node, ctx) => projectOp(run(node.input, ctx), ctx, node.exprs),
   join: (node, ctx) =>
@@ -46,6 +47,23 @@ const BUILDERS: { [K in PlanKind]: Builder<K> } = {
   recursive_union: (node, ctx) => recursiveUnionOp(node, ctx),
   worktable_scan: (node, ctx) => worktableScanOp(ctx, node.id),
 };
+
+/** The operator of one set-returning function. */
+function functionScan(node: FunctionScanNode, ctx: ExecContext): AsyncIterable<Batch> {
+  switch (node.fn) {
+    case 'unnest':
+      return unnestOp(ctx, node.args[0]!, node.columns[0]!.type);
+    case 'generate_series':
+      return generateSeriesOp(ctx, node.args);
+    case 'regexp_matches':
+      return regexpMatchesOp(ctx, node.args);
+    case 'jsonb_to_record':
+    case 'jsonb_to_recordset':
+      return jsonbToRecordOp(ctx, node.fn, node.args[0]!, node.columns);
+    default:
+      return jsonbSetOp(ctx, node.fn, node.args[0]!);
+  }
+}
 
 /**
  * PostgreSQL's 55000 for reading a materialized view made or refreshed WITH NO DATA: raised when its

@@ -52,6 +52,7 @@ const DESCRIBERS: { [K in PlanKind]: Describer<K> } = {
   values: () => ({ node_type: 'Values Scan', plans: [] }),
   one_row: () => ({ node_type: 'Result', plans: [] }),
   function_scan: (node) => ({ node_type: 'Function Scan', relation: node.fn, plans: [] }),
+  rows_from: (node) => ({ node_type: 'Function Scan', relation: node.functions[0]!.fn, plans: [] }),
   filter: (node, d) => ({ ...d(node.input), filter: exprText(node.predicate, names(node.input)) }),
   project: (node, d) => d(node.input),
   join: (node, d) => {

@@ -1,40 +1,23 @@
 /**
- * Aggregates: count, sum, avg, min, max, string_agg, array_agg, bool_and/bool_or/every,
- * stddev/variance (sample and population), jsonb_agg, jsonb_object_agg, bit_and/bit_or.
+ * Aggregates: count, sum, avg, min, max, bool_and/bool_or/every,
+ * stddev/variance (sample and population), bit_and/bit_or; the collecting ones (string_agg, array_agg,
+ * jsonb_agg, …) are in aggregates-collect.ts, the ordered-set ones in ordered-set.ts.
  * Result types are PostgreSQL's (sum(int4) is bigint, sum(int8) and avg of integers numeric...).
  * DISTINCT is the executor's: it de-duplicates argument values (by hashKey) before step().
  * Strict aggregates never see NULL arguments; an aggregate over no rows returns NULL (count: 0).
  */
-import type { JsonValue } from '../../core/values.js';
 import type { AggregateState, Interval, QType, QValue, ResolvedAggregate } from '../types/contract.js';
 import { comparator } from '../types/compare.js';
 import * as D from '../types/decimal.js';
 import { addInterval, divInterval } from '../types/interval.js';
-import { asElement, jsonbKeyText, setKey, type JsonObject } from '../types/jsonb.js';
 import * as N from '../types/numeric.js';
-import { arrayOf, isIntegerType, T } from '../types/qtype.js';
+import { isIntegerType, T } from '../types/qtype.js';
 import { dataError } from '../types/errors.js';
 import { chooseCandidate, type FnDef, type ParamSpec } from './registry.js';
-import { toJsonb } from './to-jsonb.js';
+import { ORDERED_SET_DEFS } from './ordered-set.js';
+import { COLLECT_DEFS } from './aggregates-collect.js';
+import { state, type AggDef } from './aggregate-def.js';
 import { countState, floatSumState, intAvgState, intSumState, numericAvgState, numericSumState } from './accumulators.js';
-
-interface AggDef {
-  readonly name: string;
-  readonly params: readonly ParamSpec[];
-  readonly ret: QType | ((p: readonly QType[]) => QType);
-  readonly strict?: boolean;
-  readonly state: (p: readonly QType[]) => AggregateState;
-}
-
-function state<S>(init: S, step: (s: S, args: readonly QValue[]) => S, result: (s: S) => QValue): AggregateState {
-  let s = init;
-  return {
-    step: (args) => {
-      s = step(s, args);
-    },
-    result: () => result(s),
-  };
-}
 
 function sumDefs(): AggDef[] {
   return [
@@ -213,74 +196,6 @@ function varianceDefs(): AggDef[] {
   return defs;
 }
 
-function collectDefs(): AggDef[] {
-  return [
-    {
-      name: 'string_agg',
-      params: [T.text, T.text],
-      ret: T.text,
-      strict: false,
-      state: () =>
-        state<string | null>(
-          null,
-          (s, [v, d]) => (v === null ? s : s === null ? (v as string) : s + ((d as string | null) ?? '') + (v as string)),
-          (s) => s,
-        ),
-    },
-    {
-      name: 'array_agg',
-      params: ['anynonarray'],
-      ret: (p) => arrayOf(p[0]!),
-      strict: false,
-      // result() copies: a window calls it after every row, and must not see later rows appear.
-      state: () =>
-        state<QValue[] | null>(
-          null,
-          (s, [v]) => {
-            const a = s ?? [];
-            a.push(v ?? null);
-            return a;
-          },
-          (s) => (s === null ? null : [...s]),
-        ),
-    },
-    {
-      name: 'jsonb_agg',
-      params: ['anyelement'],
-      ret: T.jsonb,
-      strict: false,
-      state: (p) =>
-        state<JsonValue[] | null>(
-          null,
-          (s, [v]) => {
-            const a = s ?? [];
-            a.push(asElement(toJsonb(p[0]!, v ?? null)));
-            return a;
-          },
-          (s) => (s === null ? null : [...s]),
-        ),
-    },
-    {
-      name: 'jsonb_object_agg',
-      params: ['any', 'any'],
-      ret: T.jsonb,
-      strict: false,
-      state: (p) =>
-        state<JsonObject | null>(
-          null,
-          (s, [k, v]) => {
-            if (k === null) throw dataError('field name must not be null', '22004');
-            const o = s ?? {};
-            const key = toJsonb(p[0]!, k!);
-            setKey(o, jsonbKeyText(key), asElement(toJsonb(p[1]!, v ?? null)));
-            return o;
-          },
-          (s) => (s === null ? null : { ...s }),
-        ),
-    },
-  ];
-}
-
 function boolDefs(): AggDef[] {
   const and = (): AggregateState =>
     state<boolean | null>(
@@ -352,7 +267,16 @@ function countDefs(): AggDef[] {
   return [{ name: 'count', params: ['any'], ret: T.int8, state: countState }];
 }
 
-const AGGREGATES: readonly AggDef[] = [...countDefs(), ...sumDefs(), ...avgDefs(), ...minMaxDefs(), ...varianceDefs(), ...collectDefs(), ...boolDefs()];
+const AGGREGATES: readonly AggDef[] = [
+  ...countDefs(),
+  ...sumDefs(),
+  ...avgDefs(),
+  ...minMaxDefs(),
+  ...varianceDefs(),
+  ...COLLECT_DEFS,
+  ...boolDefs(),
+  ...ORDERED_SET_DEFS,
+];
 const BY_NAME = new Map<string, FnDef[]>();
 const DEF_OF = new Map<FnDef, AggDef>();
 for (const a of AGGREGATES) {

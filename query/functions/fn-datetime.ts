@@ -26,6 +26,7 @@ import { T } from '../types/qtype.js';
 import { age, extractInterval, extractTimestamp, truncInterval, truncTimestamp, type TsKind } from './datetime-fields.js';
 import { rint } from './fn-math.js';
 import { toCharTimestamp } from './to-char.js';
+import { toDate, toTimestampFromText } from './to-date.js';
 import type { FnDef, Impl } from './registry.js';
 
 function fn(name: string, params: QType[], ret: QType, impl: Impl, volatile = false): FnDef {
@@ -130,6 +131,8 @@ function constructorDefs(): FnDef[] {
     fn('isfinite', [T.interval], T.bool, () => true),
     fn('to_char', [T.timestamp, T.text], T.text, ([a, f]) => toCharTimestamp(ts(a!), f as string, false)),
     fn('to_char', [T.timestamptz, T.text], T.text, ([a, f]) => toCharTimestamp(ts(a!), f as string, true)),
+    fn('to_date', [T.text, T.text], T.date, ([a, f]) => toDate(a as string, f as string)),
+    fn('to_timestamp', [T.text, T.text], T.timestamptz, ([a, f]) => toTimestampFromText(a as string, f as string)),
   ];
   const intervalParams: QType[] = [T.int4, T.int4, T.int4, T.int4, T.int4, T.int4, T.float8];
   for (let n = 0; n <= 7; n++) defs.push(fn('make_interval', intervalParams.slice(0, n), T.interval, makeInterval));

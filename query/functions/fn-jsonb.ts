@@ -157,3 +157,20 @@ export const JSONB_FN_DEFS: readonly FnDef[] = [
   fn('jsonb_strip_nulls', [T.jsonb], T.jsonb, ([a]) => stripNulls(j(a!))),
   fn('jsonb_pretty', [T.jsonb], T.text, ([a]) => pretty(j(a!))),
 ];
+
+/**
+ * svcdb has no json type (`json` is jsonb: types/type-names.ts), so PostgreSQL's json_* functions
+ * are the jsonb ones under their names: the same values over the JSON wire; as text they print as
+ * jsonb does (keys sorted, `: ` and `, `), where PostgreSQL's json keeps the text as built (docs/sql.md).
+ */
+const JSON_TWINS = new Set([
+  'jsonb_build_object',
+  'jsonb_build_array',
+  'to_jsonb',
+  'jsonb_array_length',
+  'jsonb_typeof',
+  'jsonb_extract_path',
+  'jsonb_extract_path_text',
+  'jsonb_strip_nulls',
+]);
+export const JSON_FN_DEFS: readonly FnDef[] = JSONB_FN_DEFS.filter((d) => JSON_TWINS.has(d.name)).map((d) => ({ ...d, name: d.name.replace('jsonb', 'json') }));

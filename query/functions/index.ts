@@ -12,8 +12,9 @@ import { JSONB_OP_DEFS } from './jsonb-ops.js';
 import { MATH_FN_DEFS } from './fn-math.js';
 import { STRING_FN_DEFS } from './fn-string.js';
 import { DATETIME_FN_DEFS } from './fn-datetime.js';
-import { JSONB_FN_DEFS } from './fn-jsonb.js';
+import { JSON_FN_DEFS, JSONB_FN_DEFS } from './fn-jsonb.js';
 import { MISC_FN_DEFS } from './fn-misc.js';
+import { EVERYDAY_FN_DEFS } from './fn-everyday.js';
 import { TIMEZONE_FN_DEFS } from './fn-timezone.js';
 import { register } from './registry.js';
 
@@ -28,7 +29,9 @@ register([
   ...STRING_FN_DEFS,
   ...DATETIME_FN_DEFS,
   ...JSONB_FN_DEFS,
+  ...JSON_FN_DEFS,
   ...MISC_FN_DEFS,
+  ...EVERYDAY_FN_DEFS,
   ...TIMEZONE_FN_DEFS,
 ]);
 

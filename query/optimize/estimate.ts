@@ -19,6 +19,7 @@ export function estimate(plan: Plan, deps: OptimizerDeps): Plan {
       return { ...plan, est: { rows: 1, cost: CPU_PER_ROW } };
     // PostgreSQL's default guess for a function returning a set.
     case 'function_scan':
+    case 'rows_from':
       return { ...plan, est: { rows: 1000, cost: 1000 * CPU_PER_ROW } };
     // Unknown until run: PostgreSQL's guess of 10 rounds, the working table the size of the first.
     case 'worktable_scan':

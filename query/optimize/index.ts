@@ -25,6 +25,7 @@ function physicalize(plan: Plan, deps: OptimizerDeps): Plan {
     case 'values':
     case 'one_row':
     case 'function_scan':
+    case 'rows_from':
     case 'worktable_scan':
       return plan;
     case 'join': {

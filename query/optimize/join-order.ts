@@ -32,6 +32,7 @@ export function reorderJoins(plan: Plan, deps: OptimizerDeps): Plan {
     case 'values':
     case 'one_row':
     case 'function_scan':
+    case 'rows_from':
     case 'worktable_scan':
       return plan;
     case 'join':

@@ -20,6 +20,7 @@ export function indexOrder(plan: Plan): Plan {
     case 'values':
     case 'one_row':
     case 'function_scan':
+    case 'rows_from':
     case 'worktable_scan':
       return plan;
     case 'join':

@@ -41,6 +41,7 @@ export function pruneColumns(plan: Plan, need: Need = null): Plan {
     case 'values':
     case 'one_row':
     case 'function_scan':
+    case 'rows_from':
     case 'worktable_scan':
       return plan;
     case 'filter':

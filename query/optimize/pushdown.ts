@@ -31,6 +31,7 @@ export function pushdown(plan: Plan): Plan {
     case 'values':
     case 'one_row':
     case 'function_scan':
+    case 'rows_from':
     case 'worktable_scan':
       return plan;
     case 'setop':

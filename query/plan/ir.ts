@@ -242,7 +242,16 @@ export interface TopN {
 
 /** The set-returning functions a function_scan runs. */
 export type SetFunctionName =
-  'generate_series' | 'unnest' | 'jsonb_array_elements' | 'jsonb_array_elements_text' | 'jsonb_each' | 'jsonb_each_text' | 'jsonb_object_keys';
+  | 'generate_series'
+  | 'unnest'
+  | 'regexp_matches'
+  | 'jsonb_to_record'
+  | 'jsonb_to_recordset'
+  | 'jsonb_array_elements'
+  | 'jsonb_array_elements_text'
+  | 'jsonb_each'
+  | 'jsonb_each_text'
+  | 'jsonb_object_keys';
 
 export type Plan =
   | ScanNode
@@ -257,6 +266,12 @@ export type Plan =
       readonly columns: readonly OutputColumn[];
       readonly est?: Estimate;
     }
+  /**
+   * ROWS FROM (f(...), g(...)), `unnest(a, b)` and several set-returning calls in one select list:
+   * the functions run side by side, row i holding each one's i-th row, until the longest ends
+   * (the shorter padded with NULLs, as PostgreSQL 10+ runs them).
+   */
+  | { readonly kind: 'rows_from'; readonly functions: readonly FunctionScanNode[]; readonly columns: readonly OutputColumn[]; readonly est?: Estimate }
   | { readonly kind: 'filter'; readonly input: Plan; readonly predicate: Expr; readonly columns: readonly OutputColumn[]; readonly est?: Estimate }
   | { readonly kind: 'project'; readonly input: Plan; readonly exprs: readonly Expr[]; readonly columns: readonly OutputColumn[]; readonly est?: Estimate }
   | {
@@ -315,6 +330,9 @@ export type Plan =
 
 export type PlanKind = Plan['kind'];
 
+/** One set-returning function in FROM (alone, or one of a rows_from). */
+export type FunctionScanNode = Extract<Plan, { kind: 'function_scan' }>;
+
 /** The children of a node, in order. */
 export function children(plan: Plan): Plan[] {
   switch (plan.kind) {
@@ -322,6 +340,7 @@ export function children(plan: Plan): Plan[] {
     case 'values':
     case 'one_row':
     case 'function_scan':
+    case 'rows_from':
     case 'worktable_scan':
       return [];
     case 'join':

@@ -23,8 +23,9 @@ describe('query binder: parameters in LIMIT, unnest, FOR UPDATE and unsupported 
       ['SELECT a, count(*) FROM t GROUP BY GROUPING SETS ((a), ())', 'GROUP BY GROUPING SETS is not supported'],
       ['SELECT id FROM t ORDER BY id FETCH FIRST 1 ROWS WITH TIES', 'FETCH FIRST ... WITH TIES is not supported'],
       ['WITH d AS (DELETE FROM t RETURNING id) SELECT * FROM d', 'data-modifying statements in WITH (DELETE in "d") are not supported'],
-      ['SELECT * FROM unnest(ARRAY[1], ARRAY[2])', 'unnest with several arrays is not supported'],
-      ['SELECT * FROM ROWS FROM (generate_series(1, 2), generate_series(1, 3))', 'ROWS FROM (...) with several functions is not supported'],
+      // unnest(a, b) and ROWS FROM (f(), g()) run now (select-list-srf.slt); what is left of set-returning functions:
+      ["SELECT jsonb_each('{}'::jsonb)", 'jsonb_each in a select list (a record) is not supported: call it in FROM'],
+      ['SELECT generate_series(1, generate_series(1, 2))', 'set-returning functions nested in the arguments of another are not supported'],
       ['SELECT * FROM lower($$A$$)', 'function lower() in FROM is not supported'],
     ];
     for (const [sql, message] of cases) {

@@ -1,6 +1,8 @@
 import { SvcError } from '../../../core/errors.js';
 import type { QType, QValue } from '../../types/contract.js';
 import type { Expr } from '../../plan/expr.js';
+import type { OutputColumn } from '../../plan/nodes.js';
+import { JsonNull } from '../../../core/json-exact.js';
 import { compile } from '../compile.js';
 import { checkContinue, shouldYield, yieldNow, type Batch, type ExecContext } from '../context.js';
 import { prepare } from '../subquery.js';
@@ -9,6 +11,7 @@ import type { JsonValue } from '../../../core/values.js';
 import { dataError } from '../../types/errors.js';
 import { asTopLevel, isJsonObject, sortedKeys } from '../../types/jsonb.js';
 import { jsonbAsText } from '../../functions/jsonb-ops.js';
+import { compileRegex } from '../../functions/pattern.js';
 
 /**
  * generate_series(start, stop[, step]) over int4 (numbers) or int8 (bigints): rows are produced
@@ -87,4 +90,113 @@ export async function* jsonbSetOp(ctx: ExecContext, fn: JsonbSetFunction, arg: E
     yield rows.slice(i, i + LIMITS.batchRows);
     checkContinue(ctx);
   }
+}
+
+/**
+ * ROWS FROM (f, g, …): row i holds each function's i-th row side by side; a function that has
+ * ended gives NULLs, and the rows end with the longest (PostgreSQL 10+'s lockstep). The inputs
+ * are pulled a batch at a time, so LIMIT still stops an endless series.
+ */
+export async function* rowsFromOp(ctx: ExecContext, inputs: readonly AsyncIterable<Batch>[], widths: readonly number[]): AsyncIterable<Batch> {
+  const iterators = inputs.map((input) => input[Symbol.asyncIterator]());
+  const pending: (Batch | null)[] = inputs.map(() => []);
+  const at = inputs.map(() => 0);
+  try {
+    for (;;) {
+      // Refill each live input whose batch is used up; null marks an input that has ended.
+      for (let i = 0; i < iterators.length; i++) {
+        while (pending[i] !== null && at[i]! >= pending[i]!.length) {
+          const next = await iterators[i]!.next();
+          pending[i] = next.done ? null : next.value;
+          at[i] = 0;
+        }
+      }
+      let take = Infinity;
+      for (let i = 0; i < pending.length; i++) if (pending[i] !== null) take = Math.min(take, pending[i]!.length - at[i]!);
+      if (take === Infinity) return;
+      const batch: Batch = [];
+      for (let r = 0; r < take; r++) {
+        const row: QValue[] = [];
+        for (let i = 0; i < pending.length; i++) {
+          const rows = pending[i]!;
+          if (rows === null) for (let c = 0; c < widths[i]!; c++) row.push(null);
+          else row.push(...rows[at[i]! + r]!);
+        }
+        batch.push(row);
+      }
+      for (let i = 0; i < pending.length; i++) at[i] = at[i]! + take;
+      yield batch;
+      checkContinue(ctx);
+    }
+  } finally {
+    // Leaving early (LIMIT) closes the functions still running.
+    for (let i = 0; i < iterators.length; i++) if (pending[i] !== null) await iterators[i]!.return?.();
+  }
+}
+
+/**
+ * regexp_matches(string, pattern [, flags]): each match as a text[] of its capture groups (a group
+ * that took no part is NULL), or of the whole match when the pattern has none; without flag g
+ * only the first match. A NULL argument gives no rows.
+ */
+export async function* regexpMatchesOp(ctx: ExecContext, args: readonly Expr[]): AsyncIterable<Batch> {
+  const compiled = args.map((e) => compile(e, ctx));
+  await prepare(compiled, [], ctx);
+  const values = compiled.map((c) => c.eval([]));
+  if (values.some((v) => v === null)) return;
+  const [text, pattern, flags = ''] = values as string[];
+  for (const f of flags!) {
+    if (!'bcegimnpqstwx'.includes(f)) throw dataError(`invalid regular expression option: "${f}"`, '22023');
+    if (!'gic'.includes(f)) throw new SvcError('INVALID_QUERY', `regexp_matches option "${f}" is not supported`, { reason: 'unsupported' });
+  }
+  const global = flags!.includes('g');
+  // i and c (case-sensitive): the later one wins, as in PostgreSQL.
+  const caseless = flags!.lastIndexOf('i') > flags!.lastIndexOf('c');
+  const re = compileRegex(pattern!, caseless ? 'ig' : 'g');
+  re.lastIndex = 0; // compileRegex shares one object per pattern: exec starts where it was left
+  const matches = global ? [...text!.matchAll(re)] : [re.exec(text!)].filter((m) => m !== null);
+  yield* inBatches(
+    ctx,
+    matches.map((m) => (m.length > 1 ? m.slice(1).map((g) => g ?? null) : [m[0]])),
+  );
+}
+
+/**
+ * jsonb_to_record(object) (one row; a NULL argument gives a row of NULLs) and
+ * jsonb_to_recordset(array of objects) (a row per object; NULL gives none): each column is the
+ * member of its name, a JSON null or a missing member NULL, jsonb columns the member as it is,
+ * array columns from a JSON array, other types from the member's text by the type's input (a
+ * string's own text: '"5"' reads as 5 into an integer, 5.5 is an error there, as in PostgreSQL).
+ */
+export async function* jsonbToRecordOp(
+  ctx: ExecContext,
+  fn: 'jsonb_to_record' | 'jsonb_to_recordset',
+  arg: Expr,
+  columns: readonly OutputColumn[],
+): AsyncIterable<Batch> {
+  const compiled = compile(arg, ctx);
+  await prepare([compiled], [], ctx);
+  const value = compiled.eval([]) as JsonValue | null;
+  let objects: JsonValue[];
+  if (fn === 'jsonb_to_record') {
+    if (value !== null && !isJsonObject(value)) throw dataError(`cannot call populate_composite on ${Array.isArray(value) ? 'an array' : 'a scalar'}`);
+    objects = [value ?? {}];
+  } else {
+    if (value === null) return;
+    if (!Array.isArray(value)) throw dataError('cannot call jsonb_to_recordset on a non-array');
+    if (!value.every(isJsonObject)) throw dataError('argument of jsonb_to_recordset must be an array of objects');
+    objects = value;
+  }
+  const rows = objects.map((o) => columns.map((c) => memberValue(ctx, (o as Record<string, JsonValue>)[c.name], c.type)));
+  for (let i = 0; i < rows.length; i += LIMITS.batchRows) {
+    yield rows.slice(i, i + LIMITS.batchRows);
+    checkContinue(ctx);
+  }
+}
+
+function memberValue(ctx: ExecContext, member: JsonValue | undefined, type: QType): QValue {
+  if (member === undefined || member === null || member instanceof JsonNull) return null;
+  if (type.name === 'jsonb') return asTopLevel(member) as QValue;
+  if (type.name === 'array' && Array.isArray(member)) return ctx.types.fromJson(type, member);
+  return ctx.types.parseText(type, jsonbAsText(member) as string);
 }

@@ -1,0 +1,141 @@
+/**
+ * to_char(number, format) for integers and numeric, with PostgreSQL's template patterns 9 0 . D
+ * , G S MI SG, the FM prefix and "quoted text" (PG's NUM_processor, as it prints): digits are
+ * right-aligned on the decimal point and rounded half away from zero; a 9 not reached by the
+ * number is a blank (nothing with FM), a 0 a zero, and every position right of the leftmost 0 is
+ * a digit; a group separator before the number starts is a blank; a number too wide for the
+ * template prints # in every digit position. Without S, MI or SG a sign column comes first, its
+ * '-' (or blank) moved right next to the number. FM also drops the fraction's trailing zeros in 9
+ * positions. PR, PL, L, RN, TH, V and EEEE are refused as not supported.
+ */
+import { SvcError } from '../../core/errors.js';
+
+type Token =
+  | { readonly kind: 'digit'; readonly zero: boolean }
+  | { readonly kind: 'point' | 'group' }
+  | { readonly kind: 'sign'; readonly style: 'S' | 'MI' | 'SG' | 'implicit' }
+  | { readonly kind: 'text'; readonly text: string };
+
+const UNSUPPORTED = ['EEEE', 'PR', 'PL', 'RN', 'TH', 'L', 'V'];
+
+function tokenize(format: string): { tokens: Token[]; fm: boolean } {
+  const tokens: Token[] = [];
+  let fm = false;
+  let i = 0;
+  while (i < format.length) {
+    const rest = format.slice(i).toUpperCase();
+    const c = format[i]!;
+    if (rest.startsWith('FM')) {
+      fm = true;
+      i += 2;
+    } else if (c === '"') {
+      const end = format.indexOf('"', i + 1);
+      tokens.push({ kind: 'text', text: format.slice(i + 1, end < 0 ? format.length : end) });
+      i = end < 0 ? format.length : end + 1;
+    } else if (c === '9' || c === '0') {
+      tokens.push({ kind: 'digit', zero: c === '0' });
+      i++;
+    } else if (c === '.' || rest[0] === 'D') {
+      tokens.push({ kind: 'point' });
+      i++;
+    } else if (c === ',' || rest[0] === 'G') {
+      tokens.push({ kind: 'group' });
+      i++;
+    } else if (rest.startsWith('MI') || rest.startsWith('SG')) {
+      tokens.push({ kind: 'sign', style: rest.startsWith('MI') ? 'MI' : 'SG' });
+      i += 2;
+    } else if (rest[0] === 'S') {
+      tokens.push({ kind: 'sign', style: 'S' });
+      i++;
+    } else {
+      const refused = UNSUPPORTED.find((u) => rest.startsWith(u));
+      if (refused)
+        throw new SvcError('INVALID_QUERY', `to_char of a number with "${format.slice(i, i + refused.length)}" is not supported`, { reason: 'unsupported' });
+      tokens.push({ kind: 'text', text: c });
+      i++;
+    }
+  }
+  // Without a sign pattern, a sign column stands before the first digit or point.
+  if (!tokens.some((t) => t.kind === 'sign')) {
+    const first = tokens.findIndex((t) => t.kind === 'digit' || t.kind === 'point');
+    tokens.splice(first < 0 ? tokens.length : first, 0, { kind: 'sign', style: 'implicit' });
+  }
+  return { tokens, fm };
+}
+
+/** `text` (an integer or numeric's text) formatted by `format`; NaN and Infinity are refused. */
+export function toCharNumber(text: string, format: string): string {
+  const { tokens, fm } = tokenize(format);
+  const pointAt = tokens.findIndex((t) => t.kind === 'point');
+  const digitsBefore = tokens.filter((t, i) => t.kind === 'digit' && (pointAt < 0 || i < pointAt)).length;
+  const fracCount = pointAt < 0 ? 0 : tokens.filter((t, i) => t.kind === 'digit' && i > pointAt).length;
+  if (!/^[-+]?\d*\.?\d*$/.test(text)) {
+    throw new SvcError('INVALID_QUERY', `to_char of ${text.replace(/^[-+]/, '')} is not supported`, { reason: 'unsupported' });
+  }
+  // The magnitude rounded to fracCount places, half away from zero, as an integer of fraction units.
+  const [whole = '', frac = ''] = text.replace(/^[-+]/, '').split('.');
+  const kept = BigInt((whole || '0') + frac.padEnd(fracCount, '0').slice(0, fracCount));
+  const units = frac.length > fracCount && frac[fracCount]! >= '5' ? kept + 1n : kept;
+  const all = units.toString().padStart(fracCount + 1, '0');
+  let intDigits = all.slice(0, all.length - fracCount).replace(/^0+/, '');
+  const fracDigits = all.slice(all.length - fracCount);
+  const overflow = intDigits.length > digitsBefore;
+  // The sign is the rounded value's: -0.001 to two places prints no minus.
+  const negative = text.startsWith('-') && units !== 0n;
+  // An integer part of zero shows as 0 in the last position only when there is no fraction.
+  if (intDigits === '' && fracCount === 0) intDigits = '0';
+  const firstZero = tokens.findIndex((t) => t.kind === 'digit' && t.zero);
+
+  const parts: { text: string; number: boolean }[] = [];
+  let intSeen = 0;
+  let fracSeen = 0;
+  let started = false;
+  let signAt = -1;
+  for (let i = 0; i < tokens.length; i++) {
+    const t = tokens[i]!;
+    if (t.kind === 'text') parts.push({ text: t.text, number: false });
+    else if (t.kind === 'sign') {
+      if (t.style === 'implicit' || (t.style === 'S' && !started)) signAt = parts.length;
+      parts.push({ text: signText(t.style, negative, fm), number: false });
+    } else if (t.kind === 'point') {
+      parts.push({ text: overflow || fracCount > 0 ? '.' : '', number: true });
+      started = true;
+    } else if (t.kind === 'group') {
+      parts.push({ text: started ? ',' : fm ? '' : ' ', number: started });
+    } else if (pointAt < 0 || i < pointAt) {
+      const fromRight = digitsBefore - intSeen++;
+      const digit = intDigits.length >= fromRight ? intDigits[intDigits.length - fromRight]! : firstZero >= 0 && i >= firstZero ? '0' : null;
+      if (digit !== null) started = true;
+      parts.push({ text: overflow ? '#' : (digit ?? (fm ? '' : ' ')), number: digit !== null || overflow });
+    } else {
+      parts.push({ text: overflow ? '#' : fracDigits[fracSeen]!, number: true });
+      fracSeen++;
+    }
+  }
+  if (fm && !overflow) trimFraction(parts, tokens, pointAt);
+  // A floating sign moves right past the blanks of digit positions the number did not reach.
+  if (signAt >= 0) {
+    const sign = parts[signAt]!;
+    let j = signAt + 1;
+    while (j < parts.length && !parts[j]!.number && parts[j]!.text.trim() === '' && tokens[j]!.kind !== 'text') j++;
+    parts.splice(signAt, 1);
+    parts.splice(j - 1, 0, sign);
+  }
+  return parts.map((p) => p.text).join('');
+}
+
+function signText(style: 'S' | 'MI' | 'SG' | 'implicit', negative: boolean, fm: boolean): string {
+  if (style === 'S' || style === 'SG') return negative ? '-' : '+';
+  return negative ? '-' : fm ? '' : ' ';
+}
+
+/** FM: the fraction's trailing zeros printed by 9 positions go (those of 0 positions stay). */
+function trimFraction(parts: { text: string }[], tokens: readonly Token[], pointAt: number): void {
+  if (pointAt < 0) return;
+  for (let i = tokens.length - 1; i > pointAt; i--) {
+    const t = tokens[i]!;
+    if (t.kind !== 'digit') continue;
+    if (t.zero || parts[i]!.text !== '0') return;
+    parts[i]!.text = '';
+  }
+}
