@@ -54,9 +54,12 @@ export interface RedeliveryDeps {
   readonly def: WebhookDef;
   readonly ledger: DeliveryLedger;
   readonly limits: EndpointLimits;
-  /** The runner's client and transform while its loop runs; else made for this one attempt (the client closed after it). */
-  readonly client: EndpointClient | null;
-  readonly transform: CompiledTransform | null;
+  /**
+   * The runner's client and transform while its loop runs, asked for after the ledger read (the loop may
+   * stop, and close its client, while that read waits); null: made for this one attempt (the client closed after it).
+   */
+  readonly client: () => EndpointClient | null;
+  readonly transform: () => CompiledTransform | null;
   readonly onAttempt: ((webhookId: string, outcome: 'success' | 'failure', durationMs: number) => void) | undefined;
   readonly now: () => number;
 }
@@ -69,11 +72,12 @@ export async function redeliverDeadLetter(deps: RedeliveryDeps, eventId: string)
   const { def, ledger } = deps;
   const entry = await ledger.get(def.id, eventId);
   if (!entry || entry.status !== 'dead_lettered' || !entry.event) return null;
-  const client = deps.client ?? endpointClient(def, deps.limits);
-  const { body, contentType } = await (deps.transform ?? compileTransform(def.transform)).render(entry.event);
+  const runnerClient = deps.client();
+  const client = runnerClient ?? endpointClient(def, deps.limits);
+  const { body, contentType } = await (deps.transform() ?? compileTransform(def.transform)).render(entry.event);
   const headers = deliveryHeaders({ secret: def.secret, body, eventId: entry.event.event_id, contentType, sentAtMs: deps.now() });
   const result = await client.post(body, headers, attemptTimeoutMs(def.retry));
-  if (client !== deps.client) await client.close();
+  if (client !== runnerClient) await client.close();
   deps.onAttempt?.(def.id, result.outcome === 'success' ? 'success' : 'failure', result.durationMs);
   const next = afterRedelivery(entry, result, deps.now());
   await ledger.put(def.id, next);

@@ -156,7 +156,7 @@ export class WebhookRunner {
     this.redelivering.add(eventId);
     try {
       const { ledger, limits, onAttempt } = this.deps;
-      const deps = { def: this.def, ledger, limits, client: this.client, transform: this.transform, onAttempt, now: this.now };
+      const deps = { def: this.def, ledger, limits, client: () => this.client, transform: () => this.transform, onAttempt, now: this.now };
       const next = await redeliverDeadLetter(deps, eventId);
       if (next?.status === 'delivered') {
         this.counts.delivered++;
