@@ -59,8 +59,9 @@ export function requestValidators(): BuildValidator {
 }
 
 function refuseUppercaseHeaders(part: RoutePart): void {
-  const properties = (part.schema as { properties?: Record<string, unknown> } | null)?.properties ?? {};
-  const named = Object.keys(properties).find((name) => name !== name.toLowerCase());
+  const schema = part.schema as { properties?: Record<string, unknown>; required?: readonly string[] } | null;
+  const names = [...Object.keys(schema?.properties ?? {}), ...(schema?.required ?? [])];
+  const named = names.find((name) => name !== name.toLowerCase());
   if (named !== undefined)
     throw new Error(`${part.method} ${part.url}: the headers schema names "${named}": name headers in lowercase (request-validators.ts)`);
 }

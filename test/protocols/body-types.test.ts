@@ -276,5 +276,10 @@ describe('each part of a request by its own rules (request-validators.ts)', () =
       app.get('/upper', { schema: { headers: { type: 'object', properties: { 'X-Count': integer } } } }, async () => ({}));
     };
     await expect(startHttp({ plugins: [upper] })).rejects.toThrow(/"X-Count": name headers in lowercase/);
+    // Named only in `required`: every request would be refused for lacking it.
+    const required: FastifyPluginAsync = async (app) => {
+      app.get('/required', { schema: { headers: { type: 'object', required: ['X-Trace'] } } }, async () => ({}));
+    };
+    await expect(startHttp({ plugins: [required] })).rejects.toThrow(/"X-Trace": name headers in lowercase/);
   });
 });
