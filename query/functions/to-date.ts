@@ -14,7 +14,8 @@
  */
 import { SvcError } from '../../core/errors.js';
 import { daysFromCivil, daysInMonth, USECS_PER_DAY } from '../types/datetime.js';
-import { dataError } from '../types/errors.js';
+import { isFiniteDate, isFiniteTimestamp, isValidDate, isValidTimestamp } from '../types/datetime-calendar.js';
+import { dataError, outOfRange as outOfRangeOf } from '../types/errors.js';
 import { isSeparatorChar, isSpaceChar, parseTemplate, type NumberNode, type TemplateNode } from './to-date-template.js';
 
 const MONTHS = ['january', 'february', 'march', 'april', 'may', 'june', 'july', 'august', 'september', 'october', 'november', 'december'];
@@ -184,7 +185,12 @@ function read(text: string, format: string): Parsed {
 function readWord(p: Parsed, word: string, written: string, text: string, at: number): number {
   const rest = text.slice(at).toLowerCase();
   const badValue = (): SvcError =>
-    dataError(`invalid value "${text.slice(at, at + 9)}" for "${written}"`, '22007', 'The given value did not match any of the allowed values for this field.');
+    // PostgreSQL shows the input from there up to the next space.
+    dataError(
+      `invalid value "${/^[^ \t\n\r\f]*/.exec(text.slice(at))![0]}" for "${written}"`,
+      '22007',
+      'The given value did not match any of the allowed values for this field.',
+    );
   if (word === 'MONTH' || word === 'MON') {
     const m = MONTHS.findIndex((name) => rest.startsWith(word === 'MON' ? name.slice(0, 3) : name));
     if (m < 0) throw badValue();
@@ -264,13 +270,17 @@ function outOfRange(text: string): SvcError {
   return dataError(`date/time field value out of range: "${text}"`, '22008');
 }
 
-/** to_date: a date (days since 1970-01-01). */
+/** to_date: a date (days since 1970-01-01), in PostgreSQL's range (4714-11-24 BC to 5874897-12-31). */
 export function toDate(text: string, format: string): number {
-  return resolve(text, format)[0];
+  const days = resolve(text, format)[0];
+  if (!isValidDate(days) || !isFiniteDate(days)) throw outOfRangeOf(`date out of range: "${text}"`);
+  return days;
 }
 
 /** to_timestamp(text, format): a timestamptz (µs since the epoch; the session zone is UTC). */
 export function toTimestampFromText(text: string, format: string): bigint {
   const [days, usecs] = resolve(text, format);
-  return BigInt(days) * USECS_PER_DAY + BigInt(usecs);
+  const ts = BigInt(days) * USECS_PER_DAY + BigInt(usecs);
+  if (!isValidTimestamp(ts) || !isFiniteTimestamp(ts)) throw outOfRangeOf('timestamp out of range');
+  return ts;
 }
