@@ -18,6 +18,9 @@ export function hasAggregate(exprs: readonly Expr[]): boolean {
   return collectAggregates(exprs).length > 0;
 }
 
+/** The ordered-set aggregates with a direct argument: percentile_cont(fraction) WITHIN GROUP (ORDER BY x) is bound as (x, fraction). */
+const DIRECT_ARGUMENT_AGGREGATES = new Set(['percentile_cont', 'percentile_disc']);
+
 /**
  * Rewrites an expression over the FROM row into one over the Aggregate node's output
  * (group keys, then aggregate results). A column outside both is PostgreSQL's grouping error.
@@ -28,6 +31,10 @@ export function rewriteOverAggregate(expr: Expr, groupKeys: readonly string[], a
     const g = groupKeys.indexOf(exprKey(e));
     if (g >= 0 && e.kind !== 'const') return { kind: 'column', type: e.type, index: g, name: names(g) };
     if (e.kind === 'agg') {
+      // PostgreSQL evaluates an ordered-set aggregate's direct argument (the fraction) once per
+      // group, outside the aggregate: like the select list, it may read only grouped columns. The
+      // executor takes it from the rows stepped, which is right only for such a value.
+      if (DIRECT_ARGUMENT_AGGREGATES.has(e.call.name) && e.call.args[1] !== undefined) rewriteOverAggregate(e.call.args[1], groupKeys, aggs, names);
       const i = aggIndex.get(aggKey(e.call))!;
       return { kind: 'column', type: e.type, index: groupKeys.length + i, name: e.call.name };
     }

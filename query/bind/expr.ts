@@ -20,7 +20,7 @@ export { negate } from './operators.js';
 import { bindSublink } from './sublinks.js';
 import { bindIndirection } from './subscript.js';
 import { bindTypeName } from './type-names.js';
-import { refuseWholeRow } from './whole-row.js';
+import { refuseWholeRow, scalarWholeRow } from './whole-row.js';
 import { SvcError } from '../../core/errors.js';
 import type { Scope } from './scope.js';
 
@@ -105,7 +105,11 @@ function bindColumnRef(node: ColumnRef, env: ExprEnv): Expr {
     found = env.scope.resolve(table, column);
   } catch (e) {
     // Only a name that is no column at all (an ambiguous one keeps its own error).
-    if (table === null && e instanceof SvcError && e.code === 'COLUMN_NOT_FOUND') refuseWholeRow(column, env.scope);
+    if (table === null && e instanceof SvcError && e.code === 'COLUMN_NOT_FOUND') {
+      const scalar = scalarWholeRow(column, env.scope, node.loc);
+      if (scalar) return bindColumnRef(scalar, env);
+      refuseWholeRow(column, env.scope);
+    }
     throw e;
   }
   const { type } = found.column;

@@ -2,6 +2,7 @@ import type { QType } from '../types/contract.js';
 import { constant, FLOAT8, INT4, INT8, UNKNOWN, type AggCall, type Expr, type SortKey, type WindowCall, type WindowFnName } from '../plan/expr.js';
 import { someExpr } from '../plan/expr-util.js';
 import { isAggregateName } from '../functions/index.js';
+import { isArrayType } from '../types/index.js';
 import type { FuncCall, SortItem, SqlExpr, WindowSpec } from '../parse/ast/index.js';
 import { asCondition, callByName, coerce, unify } from './coerce.js';
 import { invalid, mismatch } from './context.js';
@@ -110,7 +111,13 @@ function aggregateCall(name: string, node: FuncCall, env: ExprEnv): { kind: 'agg
   );
   if (!resolved) {
     if (!known) return null;
-    const shown = args.map((a) => (a.type.name === 'unknown' ? 'unknown' : env.ctx.types.typeText(a.type).toLowerCase())).join(', ');
+    // An ordered-set call is bound as (ordered value, direct arguments): PostgreSQL names the
+    // direct arguments first, and supports an array of fractions, which svcdb does not.
+    const ordered = ORDERED_SET_AGGREGATES.has(name) && args.length > 1;
+    if (ordered && args.slice(1).some((a) => isArrayType(a.type))) throw unsupported(`${name} with an array of fractions`);
+    const shown = (ordered ? [...args.slice(1), args[0]!] : args)
+      .map((a) => (a.type.name === 'unknown' ? 'unknown' : env.ctx.types.typeText(a.type).toLowerCase()))
+      .join(', ');
     throw mismatch(`function ${name}(${star ? '*' : shown}) does not exist`, { function: name });
   }
   if (args.some((a) => someExpr(a, (e) => e.kind === 'window'))) throw invalid('aggregate function calls cannot contain window function calls');

@@ -8,6 +8,7 @@ import { arrayOf, elementType, isArrayType, typeCategory } from '../types/index.
 import { bindExpr, type ExprEnv } from './expr.js';
 import { bindTypeName } from './type-names.js';
 import { renamedColumns, type Scope } from './scope.js';
+import { markScalarFunctionItem } from './whole-row.js';
 
 /** A call of one of the set-returning functions svcdb has (in FROM or in a select list). */
 export function isSetReturningCall(node: SqlExpr | null | undefined): node is FuncCall {
@@ -44,7 +45,9 @@ export function bindFunctionItem(item: FunctionRef, scope: Scope, env: ExprEnv):
   });
   let plan: Plan = functions.length === 1 ? named(functions[0]!, alias) : rowsFrom(functions);
   if (item.withOrdinality) plan = withOrdinality(plan);
-  scope.add(alias, renamedColumns(plan.columns, item.alias?.columns ?? null));
+  const entry = scope.add(alias, renamedColumns(plan.columns, item.alias?.columns ?? null));
+  // One function of one column (no ORDINALITY): its whole row is that scalar (whole-row.ts).
+  if (functions.length === 1 && !item.withOrdinality && plan.columns.length === 1) markScalarFunctionItem(entry);
   return plan;
 }
 

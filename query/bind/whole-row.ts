@@ -1,4 +1,4 @@
-import type { FuncCall, SqlExpr } from '../parse/index.js';
+import type { ColumnRef, FuncCall, SqlExpr } from '../parse/index.js';
 import { invalid } from './context.js';
 import type { RangeEntry, Scope } from './scope.js';
 
@@ -8,6 +8,11 @@ import type { RangeEntry, Scope } from './scope.js';
  * item shows them. svcdb has no record values, so a whole-row reference is bound only here, as
  * jsonb_build_object('c1', o.c1, …) (row_to_json becomes to_jsonb; the json_* names are the jsonb
  * functions, docs/sql.md); anywhere else `o` stays an unknown column, as before.
+ *
+ * A function in FROM that returns a scalar (generate_series, unnest of one array,
+ * jsonb_array_elements, …: one column, no ORDINALITY) is different: PostgreSQL's whole row of it
+ * is that scalar, not a one-key object (`to_jsonb(g) FROM generate_series(1, 2) AS g(n)` is 1, 2),
+ * so the reference is bound as its one column, here and as a bare value.
  */
 const ROW_FUNCTIONS = new Set(['to_jsonb', 'to_json', 'row_to_json', 'jsonb_agg', 'json_agg']);
 
@@ -18,8 +23,36 @@ export function withWholeRow(node: FuncCall, scope: Scope): FuncCall {
   const found = wholeRowEntry(node.args[0]!, scope);
   if (found === null) return node;
   if (name === 'row_to_json' && node.args.length > 1) throw invalid('row_to_json with pretty_bool is not supported', { reason: 'unsupported' });
+  if (SCALAR_FUNCTION_ITEMS.has(found.entry)) {
+    // The scalar itself; row_to_json of it is PostgreSQL's "function row_to_json(integer) does not exist".
+    return { ...node, args: [columnOf(found.entry, node.args[0]!.loc), ...node.args.slice(1)] };
+  }
   const row = rowObject(found.entry, found.nullable, node.args[0]!.loc);
   return { ...node, name: { ...node.name, name: name === 'row_to_json' ? 'to_jsonb' : name }, args: [row, ...node.args.slice(1)] };
+}
+
+/** FROM items that are one function returning a scalar (table-function.ts marks them). */
+const SCALAR_FUNCTION_ITEMS = new WeakSet<RangeEntry>();
+
+/** Marks `entry` as a function item whose whole row is its one column's scalar. */
+export function markScalarFunctionItem(entry: RangeEntry): void {
+  SCALAR_FUNCTION_ITEMS.add(entry);
+}
+
+function columnOf(entry: RangeEntry, loc: number): ColumnRef {
+  return { kind: 'column_ref', qualifier: [entry.alias], column: entry.columns[0]!.name, loc };
+}
+
+/**
+ * A bare name that is no column but the alias of a scalar function item: its column, as
+ * PostgreSQL reads `SELECT g FROM generate_series(1, 2) AS g(n)`; null for any other name.
+ */
+export function scalarWholeRow(name: string, scope: Scope, loc: number): ColumnRef | null {
+  for (let s: Scope | null = scope; s; s = s.parent) {
+    const entry = s.entries.find((e) => e.alias === name);
+    if (entry) return SCALAR_FUNCTION_ITEMS.has(entry) ? columnOf(entry, loc) : null;
+  }
+  return null;
 }
 
 /**

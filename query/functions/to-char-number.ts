@@ -6,7 +6,9 @@
  * a digit; a group separator before the number starts is a blank; a number too wide for the
  * template prints # in every digit position. Without S, MI or SG a sign column comes first, its
  * '-' (or blank) moved right next to the number. FM also drops the fraction's trailing zeros in 9
- * positions. PR, PL, L, RN, TH, V and EEEE are refused as not supported.
+ * positions (and a number that then prints no digit at all shows one 0: '0.'). S floats: it is
+ * printed right before the number, or right after it when written after it. PR, PL, L, RN, TH, V,
+ * EEEE, B, C and SP are refused as not supported, inside words too.
  */
 import { SvcError } from '../../core/errors.js';
 
@@ -16,7 +18,11 @@ type Token =
   | { readonly kind: 'sign'; readonly style: 'S' | 'MI' | 'SG' | 'implicit' }
   | { readonly kind: 'text'; readonly text: string };
 
-const UNSUPPORTED = ['EEEE', 'PR', 'PL', 'RN', 'TH', 'L', 'V'];
+/**
+ * PostgreSQL's other number template patterns: refused, never printed as text. B and C (and SP)
+ * are in the list because PostgreSQL takes them as patterns even inside words ('999 sec').
+ */
+const UNSUPPORTED = ['EEEE', 'PR', 'PL', 'RN', 'TH', 'SP', 'L', 'V', 'B', 'C'];
 
 function tokenize(format: string): { tokens: Token[]; fm: boolean } {
   const tokens: Token[] = [];
@@ -44,7 +50,7 @@ function tokenize(format: string): { tokens: Token[]; fm: boolean } {
     } else if (rest.startsWith('MI') || rest.startsWith('SG')) {
       tokens.push({ kind: 'sign', style: rest.startsWith('MI') ? 'MI' : 'SG' });
       i += 2;
-    } else if (rest[0] === 'S') {
+    } else if (rest[0] === 'S' && !rest.startsWith('SP')) {
       tokens.push({ kind: 'sign', style: 'S' });
       i++;
     } else {
@@ -55,11 +61,11 @@ function tokenize(format: string): { tokens: Token[]; fm: boolean } {
       i++;
     }
   }
-  // Without a sign pattern, a sign column stands before the first digit or point.
-  if (!tokens.some((t) => t.kind === 'sign')) {
-    const first = tokens.findIndex((t) => t.kind === 'digit' || t.kind === 'point');
-    tokens.splice(first < 0 ? tokens.length : first, 0, { kind: 'sign', style: 'implicit' });
-  }
+  if (tokens.filter((t) => t.kind === 'point').length > 1) throw new SvcError('INVALID_QUERY', 'multiple decimal points', { sqlstate: '42601' });
+  // Without a sign pattern, a sign column stands before the first digit or point (a template
+  // with neither has none: to_char(42, '') is empty, as in PostgreSQL).
+  const first = tokens.findIndex((t) => t.kind === 'digit' || t.kind === 'point');
+  if (first >= 0 && !tokens.some((t) => t.kind === 'sign')) tokens.splice(first, 0, { kind: 'sign', style: 'implicit' });
   return { tokens, fm };
 }
 
@@ -79,7 +85,8 @@ export function toCharNumber(text: string, format: string): string {
   const all = units.toString().padStart(fracCount + 1, '0');
   let intDigits = all.slice(0, all.length - fracCount).replace(/^0+/, '');
   const fracDigits = all.slice(all.length - fracCount);
-  const overflow = intDigits.length > digitsBefore;
+  // A zero integer part still takes a position: with none ('.99') every number overflows (' .##').
+  const overflow = Math.max(intDigits.length, 1) > digitsBefore;
   // The sign is the rounded value's: -0.001 to two places prints no minus.
   const negative = text.startsWith('-') && units !== 0n;
   // An integer part of zero shows as 0 in the last position only when there is no fraction.
@@ -91,11 +98,21 @@ export function toCharNumber(text: string, format: string): string {
   let fracSeen = 0;
   let started = false;
   let signAt = -1;
+  let floatingBefore: string | null = null;
+  let floatingAfter: string | null = null;
   for (let i = 0; i < tokens.length; i++) {
     const t = tokens[i]!;
     if (t.kind === 'text') parts.push({ text: t.text, number: false });
     else if (t.kind === 'sign') {
-      if (t.style === 'implicit' || (t.style === 'S' && !started)) signAt = parts.length;
+      if (t.style === 'implicit') signAt = parts.length;
+      // S floats: PostgreSQL prints it right before the number (or right after it when S comes
+      // after the number: '999 units' is '123+ unit'), and nothing where it was written.
+      else if (t.style === 'S') {
+        if (started) floatingAfter = signText('S', negative, fm);
+        else floatingBefore = signText('S', negative, fm);
+        parts.push({ text: '', number: false });
+        continue;
+      }
       parts.push({ text: signText(t.style, negative, fm), number: false });
     } else if (t.kind === 'point') {
       parts.push({ text: overflow || fracCount > 0 ? '.' : '', number: true });
@@ -112,7 +129,18 @@ export function toCharNumber(text: string, format: string): string {
       fracSeen++;
     }
   }
-  if (fm && !overflow) trimFraction(parts, tokens, pointAt);
+  if (fm && !overflow) {
+    trimFraction(parts, tokens, pointAt);
+    // FM of a number that prints no digit at all (0, or 0.001 to two places) shows one 0: '0.'.
+    const lastInt = tokens.findLastIndex((t, i) => t.kind === 'digit' && (pointAt < 0 || i < pointAt));
+    if (lastInt >= 0 && !parts.some((p, i) => tokens[i]!.kind === 'digit' && /[0-9]/.test(p.text))) parts[lastInt] = { text: '0', number: true };
+  }
+  if (floatingBefore !== null || floatingAfter !== null) {
+    const numberAt = parts.findIndex((p) => p.number && p.text !== '');
+    if (numberAt >= 0 && floatingBefore !== null) parts.splice(numberAt, 0, { text: floatingBefore, number: false });
+    const lastNumber = parts.findLastIndex((p) => p.number && p.text !== '');
+    if (lastNumber >= 0 && floatingAfter !== null) parts.splice(lastNumber + 1, 0, { text: floatingAfter, number: false });
+  }
   // A floating sign moves right past the blanks of digit positions the number did not reach.
   if (signAt >= 0) {
     const sign = parts[signAt]!;

@@ -152,13 +152,43 @@ export async function* regexpMatchesOp(ctx: ExecContext, args: readonly Expr[]):
   const global = flags!.includes('g');
   // i and c (case-sensitive): the later one wins, as in PostgreSQL.
   const caseless = flags!.lastIndexOf('i') > flags!.lastIndexOf('c');
-  const re = compileRegex(pattern!, caseless ? 'ig' : 'g');
+  const rows = regexpMatchRows(text!, pattern!, caseless ? 'ig' : 'g', global);
+  yield* inBatches(ctx, rows);
+}
+
+const SURROGATE = /[\uD800-\uDFFF]/;
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/**
+ * regexp_matches' rows. PostgreSQL matches characters; JavaScript's regex matches UTF-16 units
+ * unless given the u flag, so '.' would take half of a character outside the BMP (an emoji) and
+ * hand out a lone surrogate. Text with such characters is matched with u. Only that text: u is
+ * stricter about syntax ('[\w-]' is an error with u) and the other regex functions do not use it,
+ * so text without them matches exactly as before. A pattern u refuses, and a case-insensitive
+ * match, use the plain flags, and an answer that would then split a character is refused, never
+ * given.
+ */
+function regexpMatchRows(text: string, pattern: string, flags: string, global: boolean): (string | null)[][] {
+  let re: RegExp | null = null;
+  const astral = SURROGATE.test(text);
+  // Not with i: u folds case by Unicode's table ('ſ' matches 's'), PostgreSQL does not.
+  if (astral && !flags.includes('i')) {
+    try {
+      re = compileRegex(pattern, `${flags}u`);
+    } catch {
+      re = null; // not valid with u: the plain flags below, checked
+    }
+  }
+  re ??= compileRegex(pattern, flags);
   re.lastIndex = 0; // compileRegex shares one object per pattern: exec starts where it was left
-  const matches = global ? [...text!.matchAll(re)] : [re.exec(text!)].filter((m) => m !== null);
-  yield* inBatches(
-    ctx,
-    matches.map((m) => (m.length > 1 ? m.slice(1).map((g) => g ?? null) : [m[0]])),
-  );
+  const matches = global ? [...text.matchAll(re)] : [re.exec(text)].filter((m) => m !== null);
+  const rows = matches.map((m) => (m.length > 1 ? m.slice(1).map((g) => g ?? null) : [m[0]]));
+  if (astral && !re.unicode && rows.some((r) => r.some((v) => v !== null && LONE_SURROGATE.test(v)))) {
+    throw new SvcError('INVALID_QUERY', 'regexp_matches of this pattern over characters outside the Basic Multilingual Plane is not supported', {
+      reason: 'unsupported',
+    });
+  }
+  return rows;
 }
 
 /**
