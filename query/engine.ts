@@ -123,9 +123,8 @@ export class SqlEngine {
     toText?: (row: JsonRow) => string,
     frame?: RowsFrame,
   ): (QueryResult & { readonly rowsText?: string }) | undefined {
-    if (options.transaction !== undefined || options.efSearch !== undefined || options.signal?.aborted) return undefined;
-    const known = this.cache.get(this.plainKeys.of(options.tenant, sql), this.deps.projections.catalog);
-    if (!known || !this.points.handles(known)) return undefined;
+    const known = this.cachedPoint(sql, options);
+    if (known === undefined) return undefined;
     return this.pointResult(known, options.params ?? [], Math.min(options.maxRows, this.limits.resultRowsMax), toText, frame);
   }
 
@@ -136,12 +135,18 @@ export class SqlEngine {
    * kept is not decoded again for rows nobody reads.
    */
   pointSelectText(sql: string, options: ExecuteOptions, toText: (row: JsonRow) => string, frame: RowsFrame): string | undefined {
-    if (options.transaction !== undefined || options.efSearch !== undefined || options.signal?.aborted) return undefined;
-    const known = this.cache.get(this.plainKeys.of(options.tenant, sql), this.deps.projections.catalog);
-    if (!known || !this.points.handles(known)) return undefined;
+    const known = this.cachedPoint(sql, options);
+    if (known === undefined) return undefined;
     const { converter } = this.selects.outputOf(known);
     const rowsMax = Math.min(options.maxRows, this.limits.resultRowsMax);
     return this.points.rows(known, options.params ?? [], (row) => converter.convert(row), rowsMax, toText, frame, true).rowsText;
+  }
+
+  /** The cached plan of `sql` when it is a point SELECT the direct path answers (pointSelect, pointSelectText); else undefined. */
+  private cachedPoint(sql: string, options: ExecuteOptions): PreparedQuery | undefined {
+    if (options.transaction !== undefined || options.efSearch !== undefined || options.signal?.aborted) return undefined;
+    const known = this.cache.get(this.plainKeys.of(options.tenant, sql), this.deps.projections.catalog);
+    return known !== undefined && this.points.handles(known) ? known : undefined;
   }
 
   private pointResult(
