@@ -48,7 +48,11 @@ function expectRefused(result: { code: number | null; stderr: string }, pattern:
   expect(errorLines[0]).toMatch(pattern);
 }
 
-describe('a private data directory', () => {
+// Each test starts the CLI several times (up to seven): 5-8 s a start on a loaded 2-core machine,
+// past vitest's 60 s default; the time limit is the machine's, not what the tests check.
+const CLI_STARTS_TIMEOUT_MS = 180_000;
+
+describe('a private data directory', { timeout: CLI_STARTS_TIMEOUT_MS }, () => {
   let root = '';
   let remove: () => Promise<void> = async () => {};
   let previousUmask = 0;
