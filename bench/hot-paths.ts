@@ -6,7 +6,7 @@
  * bench/lib/pg-baseline.ts (pg.Pool of 16). Tables: t with BENCH_TABLE_ROWS rows (default 100,000),
  * s with BENCH_MIXED_ROWS (default 10,000) for the mixed load.
  *
- * Cases (BENCH_CASES=a,b,c selects; default all; order alternates svcdb/PostgreSQL from case to case):
+ * Cases (BENCH_CASES=a,b,c selects; default all):
  *   get_row       GET /tables/t/rows/{id}, 50 connections          vs pg, vs hello world
  *   point_select  POST /query SELECT * FROM t WHERE id = $1, 50     vs pg, vs hello world
  *   insert_row    POST /tables/ins/rows, one durable row, 50        vs pg (+p99), vs JSON POST
@@ -22,8 +22,17 @@
  *                 (records/s) and as many 5-row records (1M rows: rows/s), then `svcdb replay` (the CLI) on this
  *                 run's svcdb data dir
  *   vector        bench/vector-http.ts in a child: REST and Pinecone QPS under load at ef 40 vs raw hnswlib-node
- * BENCH_DURATION_S (default 10) per load, after BENCH_WARMUP_S (default 2) of the same load not measured. BENCH_BASELINES=0 runs svcdb alone (no PostgreSQL, no fastify). BENCH_PROFILE=1: each svcdb case runs in a fresh server
- * process with --cpu-prof, and its top BENCH_PROFILE_TOP (25) self-time functions are printed (and
+ * Interleaved rounds (bench/lib/rounds.ts): the machine's pace moves within minutes, so the sides of each load case
+ * (get_row, point_select, insert_row, insert_sql: svcdb, fastify+pg and the fastify hello world or JSON POST; mixed:
+ * svcdb and fastify+pg) take turns. Each side gets one BENCH_WARMUP_S (default 2) warm-up of the case's load, not
+ * measured, then BENCH_ROUNDS (default 5) loads of whole seconds adding up to BENCH_DURATION_S (default 10; fewer
+ * rounds when it has fewer seconds); which side goes first rotates every round (and the first round's order from case
+ * to case). A side's rate is its requests over its measured seconds; its p50/p99 are taken over all its requests
+ * (autocannon's hdr histograms of the rounds merged); `<case>_vs_pg_rounds`, `<case>_vs_hello_rounds` etc. give each
+ * round's ratio. bulk_insert and values_1000 (a few seconds for both sides) run each side once, back to back, which
+ * side first alternating from case to case. BENCH_BASELINES=0 runs svcdb alone (no PostgreSQL, no fastify): one load
+ * of BENCH_DURATION_S per case, nothing to interleave. BENCH_PROFILE=1: each svcdb case runs in a fresh server
+ * process with --cpu-prof (one process for all the rounds of the case; idle while the other sides run), and its top BENCH_PROFILE_TOP (25) self-time functions are printed (and
  * written as markdown to BENCH_PROFILE_MD when set). Any non-2xx answer voids a case: `<case>_void` says why, the
  * other cases run, the exit code is 1.
  * One JSON line on stdout; progress on stderr.
@@ -32,7 +41,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { runCase, type CaseContext, type CaseName, CASE_NAMES } from './lib/hot-cases.js';
-import { printBenchResult, progress } from './lib/print-result.js';
+import { printBenchResult, progress, type BenchValue } from './lib/print-result.js';
 import { postgresAvailable, startPostgres, type PostgresCluster } from './lib/postgres.js';
 import { startFastifyBaseline, startPgBaseline, stopAllProcesses, stopChildrenOnSignals, type ChildServer } from './lib/processes.js';
 import { API_KEY, loadPostgres, loadSvcdb, pgTarget, svcdbTarget } from './lib/hot-targets.js';
@@ -84,7 +93,7 @@ function profilesMarkdown(profiles: ReadonlyMap<string, CaseProfile>, header: st
 async function main(): Promise<void> {
   const cases = selectedCases();
   const needsServers = cases.some((c) => !STANDALONE.includes(c));
-  const result: Record<string, string | number | boolean | null> = { cases: cases.join(',') };
+  const result: Record<string, BenchValue> = { cases: cases.join(',') };
   let postgres: PostgresCluster | null = null;
   let pgServer: ChildServer | null = null;
   let fastify: ChildServer | null = null;
@@ -135,7 +144,7 @@ async function main(): Promise<void> {
     for (const [index, name] of cases.entries()) {
       progress(`== ${name}`);
       try {
-        await runCase(name, context, index % 2 === 1);
+        await runCase(name, context, index);
       } catch (error) {
         // A void case (a non-2xx answer, a failed child) says why; the other cases still run.
         if (interrupted) throw error;

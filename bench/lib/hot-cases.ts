@@ -1,10 +1,13 @@
 /**
  * The cases of bench/hot-paths.ts. Each writes its figures into `context.result` (flat keys,
- * `<case>_<what>`), svcdb and the fastify + pg + PostgreSQL baseline measured back to back.
+ * `<case>_<what>`). The load cases (get_row, point_select, insert_row, insert_sql, mixed) measure
+ * svcdb, fastify + pg + PostgreSQL and the fastify baseline interleaved in rounds (rounds.ts);
+ * bulk_insert and values_1000, whose two sides take a few seconds together, back to back.
  */
 import { PGlite } from '@electric-sql/pglite';
 import { load, ratioOf, rssMiB, slope, type Load, type RequestShape } from './load.js';
-import { progress } from './print-result.js';
+import { measureInRounds, ratiosPerRound, type Side, type SideFigures } from './rounds.js';
+import { progress, type BenchValue } from './print-result.js';
 import { httpSql, svcdbTarget, type MixedPick, type Target } from './hot-targets.js';
 import type { CaseProfile, SvcdbHost } from './svcdb-host.js';
 import { replayFigures, vectorFigures } from './hot-children.js';
@@ -15,6 +18,12 @@ export type CaseName = (typeof CASE_NAMES)[number];
 const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 10);
 /** Seconds of load before each measured one (both sides alike): not measured. */
 const WARMUP_S = Number(process.env.BENCH_WARMUP_S ?? 2);
+/**
+ * Rounds of the request cases and mixed (rounds.ts): each side's BENCH_DURATION_S is split into this
+ * many loads (whole seconds), the sides taking turns, so a ratio compares loads of the same minutes.
+ * 5: 2 s loads at the default 10 s, 1 s loads at the usual BENCH_DURATION_S=5.
+ */
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const CONNECTIONS = 50;
 const MIXED_CONNECTIONS = 32;
 const BULK_ROWS = 10_000;
@@ -39,7 +48,7 @@ export interface CaseContext {
   readonly fastifyUrl: string | null;
   readonly tableRows: number;
   readonly mixedRows: number;
-  readonly result: Record<string, string | number | boolean | null>;
+  readonly result: Record<string, BenchValue>;
   onProfile(name: string, profile: CaseProfile): Promise<void>;
 }
 
@@ -51,25 +60,49 @@ function takeId(key: string, start = 1): number {
   return id;
 }
 
-/** Baselines measured once per run and shared by the cases that compare with them. */
-const baselineCache = new Map<string, Promise<Load>>();
-function fastifyBaseline(context: CaseContext, which: 'hello' | 'echo'): Promise<Load> | null {
-  if (context.fastifyUrl === null) return null;
-  const url = context.fastifyUrl;
-  if (!baselineCache.has(which)) {
-    progress(`fastify ${which === 'hello' ? 'hello world' : 'JSON POST'}`);
-    const request: RequestShape =
-      which === 'hello'
-        ? { method: 'GET', path: '/' }
-        : {
-            method: 'POST',
-            path: '/echo',
-            headers: { 'content-type': 'application/json' },
-            body: JSON.stringify({ row: { id: 1, name: 'name-1', amount: 1.5 } }),
-          };
-    baselineCache.set(which, load(`fastify ${which}`, url, request, CONNECTIONS, DURATION_S, WARMUP_S));
-  }
-  return baselineCache.get(which)!;
+/** The fastify baseline side of a case: hello world (GET /) or JSON POST (/echo), as the cases compare. */
+function baselineSide(url: string, which: 'hello' | 'echo'): Side {
+  const request: RequestShape =
+    which === 'hello'
+      ? { method: 'GET', path: '/' }
+      : {
+          method: 'POST',
+          path: '/echo',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ row: { id: 1, name: 'name-1', amount: 1.5 } }),
+        };
+  return { name: which, url, request };
+}
+
+/**
+ * Measures a load case's sides in rounds (rounds.ts): svcdb, fastify + pg when PostgreSQL runs, and
+ * the fastify baseline when the case has one and baselines run. All of it runs inside svcdb's
+ * forCase, so in profile mode one profiled svcdb process serves every round of the case (it idles
+ * while the other sides run; idle is left out of the profile's shares).
+ */
+async function roundsCase(
+  context: CaseContext,
+  name: CaseName,
+  offset: number,
+  shape: (t: Target) => RequestShape,
+  connections: number,
+  baselineName: 'hello' | 'echo' | '',
+): Promise<void> {
+  const { value: figures, profile } = await context.svcdb!.forCase(name, (server) => {
+    const sides: Side[] = [{ name: 'svcdb', url: server.url, request: shape(svcdbTarget(server.url)) }];
+    if (context.pg) sides.push({ name: 'pg', url: context.pg.url, request: shape(context.pg) });
+    if (baselineName !== '' && context.fastifyUrl !== null) sides.push(baselineSide(context.fastifyUrl, baselineName));
+    return measureInRounds(name, sides, {
+      connections,
+      totalS: DURATION_S,
+      rounds: ROUNDS,
+      warmupS: WARMUP_S,
+      offset,
+      onRound: (round, order, rates) => progress(`${name} round ${round + 1}: ${order.map((side) => `${side} ${rates.get(side)} req/s`).join(', ')}`),
+    });
+  });
+  if (profile) await context.onProfile(name, profile);
+  record(context, name, figures, baselineName);
 }
 
 /** Runs `svcdbPart` (profiled in profile mode) and `pgPart`, in the given order. */
@@ -94,34 +127,41 @@ async function both<T>(
   return [svcdb, await runPg()];
 }
 
-function record(context: CaseContext, name: string, svcdb: Load, pg: Load | null, baseline: Load | null, baselineName: string): void {
+/**
+ * A load case's keys. The keys of earlier runs keep their meaning (a side's rate: its requests over
+ * its measured seconds; its p99 over all its requests); the `_rounds` lists give each round's
+ * figures, so the spread shows. A side that did not run (no PostgreSQL, BENCH_BASELINES=0) is null.
+ */
+function record(context: CaseContext, name: string, figures: ReadonlyMap<string, SideFigures>, baselineName: string): void {
   const r = context.result;
+  const svcdb = figures.get('svcdb')!;
+  const pg = figures.get('pg');
+  const baseline = baselineName === '' ? undefined : figures.get(baselineName);
+  const vsPg = ratioOf(svcdb.reqPerSec, pg?.reqPerSec);
+  const vsPgRounds = ratiosPerRound(svcdb.roundRates, pg?.roundRates);
+  r[`${name}_rounds`] = svcdb.roundRates.length;
   r[`${name}_svcdb_rps`] = svcdb.reqPerSec;
+  r[`${name}_svcdb_p50_ms`] = svcdb.p50Ms;
   r[`${name}_svcdb_p99_ms`] = svcdb.p99Ms;
   r[`${name}_pg_rps`] = pg?.reqPerSec ?? null;
+  r[`${name}_pg_p50_ms`] = pg?.p50Ms ?? null;
   r[`${name}_pg_p99_ms`] = pg?.p99Ms ?? null;
-  r[`${name}_vs_pg`] = ratioOf(svcdb.reqPerSec, pg?.reqPerSec);
+  r[`${name}_vs_pg`] = vsPg;
+  r[`${name}_vs_pg_rounds`] = vsPgRounds;
+  r[`${name}_svcdb_p99_ms_rounds`] = svcdb.roundP99Ms;
+  r[`${name}_pg_p99_ms_rounds`] = pg?.roundP99Ms ?? null;
+  const list = (values: readonly (number | null)[] | null): string => (values === null ? '-' : values.join(' / '));
+  let line = `${name}: svcdb ${svcdb.reqPerSec} req/s (p99 ${svcdb.p99Ms} ms), fastify+pg ${pg?.reqPerSec ?? '-'} req/s (p99 ${pg?.p99Ms ?? '-'} ms), ratio ${vsPg} (rounds ${list(vsPgRounds)})`;
   if (baselineName !== '') {
+    const vsBaseline = ratioOf(svcdb.reqPerSec, baseline?.reqPerSec);
+    const vsBaselineRounds = ratiosPerRound(svcdb.roundRates, baseline?.roundRates);
     r[`${name}_${baselineName}_rps`] = baseline?.reqPerSec ?? null;
-    r[`${name}_vs_${baselineName}`] = ratioOf(svcdb.reqPerSec, baseline?.reqPerSec);
+    r[`${name}_${baselineName}_rps_rounds`] = baseline?.roundRates ?? null;
+    r[`${name}_vs_${baselineName}`] = vsBaseline;
+    r[`${name}_vs_${baselineName}_rounds`] = vsBaselineRounds;
+    line += `; ${baselineName} ${baseline?.reqPerSec ?? '-'} req/s, ratio ${vsBaseline} (rounds ${list(vsBaselineRounds)})`;
   }
-  progress(
-    `${name}: svcdb ${svcdb.reqPerSec} req/s (p99 ${svcdb.p99Ms} ms), fastify+pg ${pg?.reqPerSec ?? '-'} req/s (p99 ${pg?.p99Ms ?? '-'} ms), ratio ${r[`${name}_vs_pg`]}` +
-      (baselineName === '' ? '' : `; ${baselineName} ${baseline?.reqPerSec ?? '-'} req/s, ratio ${r[`${name}_vs_${baselineName}`]}`),
-  );
-}
-
-async function requestCase(
-  context: CaseContext,
-  name: CaseName,
-  pgFirst: boolean,
-  shape: (t: Target) => RequestShape,
-  baselineName: 'hello' | 'echo',
-): Promise<void> {
-  const baseline = await fastifyBaseline(context, baselineName);
-  const measure = (t: Target): Promise<Load> => load(`${name} ${t.name}`, t.url, shape(t), CONNECTIONS, DURATION_S, WARMUP_S);
-  const [svcdb, pg] = await both(context, name, pgFirst, measure, measure);
-  record(context, name, svcdb, pg, baseline, baselineName);
+  progress(line);
 }
 
 async function bulkCase(context: CaseContext, pgFirst: boolean): Promise<void> {
@@ -214,12 +254,6 @@ function mixedPick(context: CaseContext, target: string): MixedPick {
   };
 }
 
-async function mixedCase(context: CaseContext, pgFirst: boolean): Promise<void> {
-  const measure = (t: Target): Promise<Load> => load(`mixed ${t.name}`, t.url, t.mixed(mixedPick(context, t.name)), MIXED_CONNECTIONS, DURATION_S, WARMUP_S);
-  const [svcdb, pg] = await both(context, 'mixed', pgFirst, measure, measure);
-  record(context, 'mixed', svcdb, pg, null, '');
-}
-
 /** svcdb's RSS sampled every MEMORY_SAMPLE_S over MEMORY_S seconds of the mixed load. */
 async function memoryCase(context: CaseContext): Promise<void> {
   const { value: curve } = await context.svcdb!.forCase('memory', async (server) => {
@@ -246,8 +280,12 @@ async function memoryCase(context: CaseContext): Promise<void> {
   progress(`memory: ${JSON.stringify(curve)}; slope ${context.result.memory_rss_slope_mib_per_min} MiB/min`);
 }
 
-/** Runs one case; `pgFirst` alternates which server goes first. */
-export async function runCase(name: CaseName, context: CaseContext, pgFirst: boolean): Promise<void> {
+/**
+ * Runs one case. `index` (the case's place in the run) picks who goes first: the first round's
+ * rotation in the load cases, svcdb or the baseline (alternately) in bulk_insert and values_1000.
+ */
+export async function runCase(name: CaseName, context: CaseContext, index: number): Promise<void> {
+  const pgFirst = index % 2 === 1;
   const rowId = (): number => 1 + Math.floor(Math.random() * context.tableRows);
   const insertRow = (t: string) => (): { id: number; name: string; amount: number } => {
     const id = takeId(`${t}:ins`);
@@ -255,19 +293,19 @@ export async function runCase(name: CaseName, context: CaseContext, pgFirst: boo
   };
   switch (name) {
     case 'get_row':
-      return requestCase(context, name, pgFirst, (t) => t.getRow('t', rowId), 'hello');
+      return roundsCase(context, name, index, (t) => t.getRow('t', rowId), CONNECTIONS, 'hello');
     case 'point_select':
-      return requestCase(context, name, pgFirst, (t) => t.pointSelect(rowId), 'hello');
+      return roundsCase(context, name, index, (t) => t.pointSelect(rowId), CONNECTIONS, 'hello');
     case 'insert_row':
-      return requestCase(context, name, pgFirst, (t) => t.insertRow(insertRow(t.name)), 'echo');
+      return roundsCase(context, name, index, (t) => t.insertRow(insertRow(t.name)), CONNECTIONS, 'echo');
     case 'insert_sql':
-      return requestCase(context, name, pgFirst, (t) => t.insertSql(insertRow(t.name)), 'echo');
+      return roundsCase(context, name, index, (t) => t.insertSql(insertRow(t.name)), CONNECTIONS, 'echo');
     case 'bulk_insert':
       return bulkCase(context, pgFirst);
     case 'values_1000':
       return valuesCase(context, pgFirst);
     case 'mixed':
-      return mixedCase(context, pgFirst);
+      return roundsCase(context, name, index, (t) => t.mixed(mixedPick(context, t.name)), MIXED_CONNECTIONS, '');
     case 'memory':
       return memoryCase(context);
     case 'replay':

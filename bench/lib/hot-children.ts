@@ -6,7 +6,7 @@
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { progress } from './print-result.js';
+import { progress, type BenchValue } from './print-result.js';
 import { httpSql, svcdbTarget } from './hot-targets.js';
 import type { SvcdbHost } from './svcdb-host.js';
 
@@ -42,7 +42,7 @@ function benchJson(stdout: string): Record<string, unknown> {
  * records/s goal) and REPLAY_RECORDS x 5-row records (the rows/s goal; its records/s is printed too), then
  * `svcdb replay` on the svcdb data dir of this run (when there is one).
  */
-export async function replayFigures(svcdb: SvcdbHost | null, result: Record<string, string | number | boolean | null>): Promise<void> {
+export async function replayFigures(svcdb: SvcdbHost | null, result: Record<string, BenchValue>): Promise<void> {
   const replayOf = async (rowsPerRecord: number): Promise<Record<string, unknown>> => {
     progress(`replay: bench/replay.ts, ${REPLAY_RECORDS} records x ${rowsPerRecord} rows`);
     const env = { BENCH_RECORDS: String(REPLAY_RECORDS), BENCH_RECORD_ROWS: String(rowsPerRecord) };
@@ -85,7 +85,7 @@ export async function replayFigures(svcdb: SvcdbHost | null, result: Record<stri
 }
 
 /** bench/vector-http.ts in a child: at ef 40, QPS under autocannon load (REST and Pinecone) against raw hnswlib-node, and recall. */
-export async function vectorFigures(result: Record<string, string | number | boolean | null>): Promise<void> {
+export async function vectorFigures(result: Record<string, BenchValue>): Promise<void> {
   progress('vector: bench/vector-http.ts (BENCH_VECTORS etc. pass through)');
   const vector = benchJson(await runNode(path.join(here, '..', 'vector-http.js'), [], {}));
   for (const key of [

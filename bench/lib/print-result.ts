@@ -1,9 +1,12 @@
 import { cpus, platform, release, totalmem } from 'node:os';
 
+/** A figure of a result line; a list holds one value per round or sample (null: a side skipped). */
+export type BenchValue = string | number | boolean | null | readonly (number | null)[];
+
 /** Fields every benchmark reports; the helper adds machine and date. */
 export interface BenchResult {
   readonly bench: string;
-  readonly [field: string]: string | number | boolean | null;
+  readonly [field: string]: BenchValue;
 }
 
 /** The machine a figure was measured on, so figures from different runs can be compared fairly. */
