@@ -46,8 +46,10 @@ export class InsertCache {
         this.counts.hits += 1;
         // What binding would have inferred for $1..$n: the parameters convert to the same types.
         const { paramTypes } = run.ctx;
-        entry.bound.paramTypes.forEach((type, i) => (paramTypes[i] = type));
-        paramTypes.length = entry.bound.paramTypes.length;
+        const kept = entry.bound.paramTypes;
+        // A plain loop, no closure per run (kept was copied by a spread: it has no holes to skip).
+        for (let i = 0; i < kept.length; i++) paramTypes[i] = kept[i];
+        paramTypes.length = kept.length;
         return runBoundValues(run, entry.bound);
       }
       // A text the parse cache does not keep (a bulk VALUES list) never comes back as this statement: nothing to keep (bound straight into rows).

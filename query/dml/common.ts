@@ -25,6 +25,7 @@ import { execContext } from '../run-query.js';
 import type { StatementEnv } from '../statement.js';
 import type { QValue, TypeSystem } from '../types/contract.js';
 import { txnRecord } from '../ddl/common.js';
+import type { TxnRecord } from '../../core/log-records.js';
 import { StatementWriter, type WriteCounts } from './statement-writer.js';
 import type { CheckEval } from './writer.js';
 
@@ -46,6 +47,12 @@ export interface DmlRun {
   readonly binder: QueryBinder;
   /** An execution context reading through the view; call after binding (it converts the parameters). */
   exec(): ExecContext;
+  /**
+   * The request's parameters converted to the types binding inferred for $1..$n: exec()'s params,
+   * converted once per statement (call after binding). A VALUES row of parameters reads them without
+   * an execution context.
+   */
+  params(): readonly QValue[];
 }
 
 export interface DmlOutcome {
@@ -58,20 +65,28 @@ export async function submitDml(deps: DmlDeps, command: string, body: (run: DmlR
   let outcome: DmlOutcome | null = null;
   const { sequencer } = deps.projections;
   const txn = deps.env.txn;
-  await sequencer.submit(async (sequencerView) => {
-    // In a transaction the statement sees the transaction's changes, and they stay staged in it.
-    const view = txn ? txn.dmlView(sequencerView, sequencer.headLsn) : sequencerView;
-    const run = new StatementRun(deps, view, txn !== null);
+  // What the statement appends, once its body has run (staged in its transaction instead, if any).
+  const built = (run: StatementRun, done: DmlOutcome): { record: TxnRecord; result: null } | null => {
+    outcome = done;
     const writer = run.writer;
-    outcome = await body(run);
     if (writer.ops.length === 0) return null;
     // Without sequence values the writer's own list is the record's (the writer is dropped after this): no copy.
     const ops = writer.hasSequences ? [...writer.ops, ...writer.sequenceOps()] : writer.ops;
     if (txn) {
-      txn.stage(ops, view.catalog);
+      txn.stage(ops, run.view.catalog);
       return null;
     }
     return { record: txnRecord(deps.env.tenant, ops), result: null };
+  };
+  // Not an async builder: a body whose outcome is there at once (a single-row insert of given values)
+  // costs no async frame, promise and turn of its own here. A throw is still the submit's rejection:
+  // the sequencer awaits the builder inside its try.
+  await sequencer.submit((sequencerView) => {
+    // In a transaction the statement sees the transaction's changes, and they stay staged in it.
+    const view = txn ? txn.dmlView(sequencerView, sequencer.headLsn) : sequencerView;
+    const run = new StatementRun(deps, view, txn !== null);
+    const done = body(run);
+    return done instanceof Promise ? done.then((settled) => built(run, settled)) : Promise.resolve(built(run, done));
   });
   const done = outcome as DmlOutcome | null;
   if (!done) return emptyResult(command, 0);
@@ -103,6 +118,7 @@ class StatementRun implements DmlRun {
   readonly writer: StatementWriter;
   private queryBinder: QueryBinder | null = null;
   private execCtx: ExecContext | null = null;
+  private converted: readonly QValue[] | null = null;
 
   constructor(
     private readonly deps: DmlDeps,
@@ -128,9 +144,14 @@ class StatementRun implements DmlRun {
       signal: deps.env.signal,
       stats: null,
       materializedRowsMax: deps.env.limits.materializedRowsMax,
-      params: convertParams(deps.types, fillParamTypes(this.ctx.paramTypes), deps.env.params),
+      params: this.params(),
     });
     return this.execCtx;
+  }
+
+  params(): readonly QValue[] {
+    this.converted ??= convertParams(this.deps.types, fillParamTypes(this.ctx.paramTypes), this.deps.env.params);
+    return this.converted;
   }
 }
 

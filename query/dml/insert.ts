@@ -8,7 +8,7 @@ import type { Expr } from '../plan/expr.js';
 import type { QueryResult } from '../result.js';
 import type { QType, QValue } from '../types/contract.js';
 import { bindReturning, exprEnv, notWritable, refuseWith, returningRow, submitDml, type DmlDeps, type DmlOutcome, type DmlRun } from './common.js';
-import { bindValues, boundValuesRows, insertRows, isPlainValues, valuesRows, type Cell } from './row-source.js';
+import { bindValues, boundValuesRows, insertRows, isPlainValues, plainValuesRows, valuesRows, type Cell } from './row-source.js';
 import { bindAssignments } from './assignments.js';
 
 export interface Conflict {
@@ -64,8 +64,21 @@ export async function bindAndInsert(ast: InsertStatement, run: DmlRun, onBound?:
   return writeProposed(run, table, proposed, conflict, returning);
 }
 
-/** Runs a bound VALUES insert: its rows evaluated (parameters, defaults), validated and written. */
-export async function runBoundValues(run: DmlRun, bound: BoundValuesInsert): Promise<DmlOutcome> {
+/**
+ * Runs a bound VALUES insert: its rows evaluated (parameters, defaults), validated and written.
+ * Rows of constants and parameters are evaluated without a promise (plainValuesRows), and a single
+ * row whose checks need no read is then written at once: its outcome is returned as it is (no
+ * async frame, promise or turn per prepared INSERT; what throws then throws here, and the
+ * sequencer's builder that awaits this makes it the statement's rejection).
+ */
+export function runBoundValues(run: DmlRun, bound: BoundValuesInsert): DmlOutcome | Promise<DmlOutcome> {
+  const plain = plainValuesRows(run, bound.table, bound.targets, bound.rows);
+  if (plain !== null) return writeProposed(run, bound.table, plain, bound.conflict, bound.returning);
+  return runComputedValues(run, bound);
+}
+
+/** runBoundValues of rows with a cell to compute (an expression, a missing parameter): valuesRows. */
+async function runComputedValues(run: DmlRun, bound: BoundValuesInsert): Promise<DmlOutcome> {
   const proposed: QValue[][] = [];
   await valuesRows(run, bound.table, bound.targets, bound.rows, (values) => {
     proposed.push(values);

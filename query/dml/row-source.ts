@@ -162,6 +162,44 @@ export async function valuesRows(
   }
 }
 
+/**
+ * valuesRows without a promise, for rows whose every cell is a constant, a parameter given or
+ * DEFAULT (a prepared `INSERT ... VALUES ($1, $2, $3)`): the same rows with the same values,
+ * evaluated in the same order (row by row: its cells, then its defaults in column order). Null,
+ * having evaluated nothing, when some cell must be computed (valuesRows then runs). Parameters
+ * are read converted (DmlRun.params: no execution context is made for them), and the defaults
+ * are made only once a row leaves a column out (a row giving every column needs none).
+ */
+export function plainValuesRows(run: DmlRun, table: TableDef, targets: readonly number[], rows: readonly (readonly Cell[])[]): QValue[][] | null {
+  const params = run.params();
+  for (let r = 0; r < rows.length; r++) {
+    const cells = rows[r]!;
+    for (let i = 0; i < cells.length; i++) {
+      const c = cells[i]!;
+      if (c !== 'default' && c.kind !== 'const' && (c.kind !== 'param' || c.index >= params.length)) return null;
+    }
+  }
+  const width = table.columns.length;
+  let defaults: ((exec: ExecContext) => QValue)[] | null = null;
+  const out = new Array<QValue[]>(rows.length);
+  for (let r = 0; r < rows.length; r++) {
+    const cells = rows[r]!;
+    const values = new Array<QValue | typeof UNSET>(width).fill(UNSET);
+    for (let i = 0; i < cells.length; i++) {
+      const c = cells[i]!;
+      if (c === 'default') continue;
+      values[targets[i]!] = c.kind === 'const' ? c.value : params[(c as Extract<Expr, { kind: 'param' }>).index]!;
+    }
+    for (let i = 0; i < width; i++) {
+      if (values[i] !== UNSET) continue;
+      defaults ??= defaultsOf(run, table);
+      values[i] = defaults[i]!(run.exec());
+    }
+    out[r] = values as QValue[];
+  }
+  return out;
+}
+
 /** A cell of a VALUES row bound for one run that binding did not settle to a value: evaluated when the rows are (a parameter, an expression). */
 interface OpenCell {
   readonly target: number;

@@ -173,6 +173,26 @@ describe('a cached INSERT binding answers as binding it again would', () => {
     expect(await both('SELECT count(*) AS n FROM f')).toMatchObject({ ok: true, rows: [{ n: 3 }] });
   });
 
+  it('rows of parameters, literals and DEFAULT (run without a promise) take their values and serials in the order binding would', async () => {
+    await both("CREATE TABLE m (id SERIAL PRIMARY KEY, t TEXT NOT NULL, n BIGINT DEFAULT 7, k BIGSERIAL, note TEXT DEFAULT 'd')");
+    const hits = cached.engine.insertCacheStats().hits;
+    // Cells in another order than the table's, several rows, DEFAULT in a row's middle, a literal beside parameters.
+    const insert = "INSERT INTO m (note, t, n) VALUES ($1, $2, DEFAULT), (DEFAULT, 'lit', $3), ($4, $2, $3) RETURNING *";
+    for (let run = 0; run < 3; run++) {
+      expect(await both(insert, [`x${run}`, `t${run}`, 10 + run, null])).toMatchObject({ ok: true, affected: 3 });
+    }
+    // A NULL for NOT NULL t in the second row: refused, nothing of the statement written, its serials not taken twice.
+    expect(await both(insert, ['y', null, 5, 'z'])).toMatchObject({ ok: false, code: 'CONSTRAINT_VIOLATION' });
+    // A parameter of the wrong type in the last row, one parameter too few, then one row computed (the general evaluation).
+    expect(await both(insert, ['y', 't', 'five', 'z'])).toMatchObject({ ok: false });
+    expect(await both(insert, ['y', 't', 5])).toMatchObject({ ok: false, code: 'INVALID_QUERY' });
+    const computed = "INSERT INTO m (note, t) VALUES ($1, $2), ($1 || '!', DEFAULT) RETURNING *";
+    expect(await both(computed, ['c', 'u'])).toMatchObject({ ok: false, code: 'CONSTRAINT_VIOLATION' });
+    expect(await both(insert, ['w', 'v', 9, 'z'])).toMatchObject({ ok: true, affected: 3 });
+    expect(cached.engine.insertCacheStats().hits - hits).toBeGreaterThanOrEqual(5);
+    await sameState('m');
+  });
+
   it('writes the same row changes and sequence values to the log (CDC events are made from them)', async () => {
     expect(await logOps(cached)).toEqual(await logOps(fresh));
     expect((await logOps(cached)).length).toBeGreaterThan(20);
