@@ -103,7 +103,13 @@ export class SqlEngine {
    */
   readByKey(read: KeyRead): KeyReadResult | Promise<KeyReadResult> {
     const reader = (this.pointReader ??= new PointReader(this.deps.projections.store, this.deps.types, this.shapes));
-    if (this.barrier.behind) return this.barrier.wait().then(() => reader.read(read));
+    if (this.barrier.behind) return this.readAfterBarrier(reader, read);
+    return reader.read(read);
+  }
+
+  /** readByKey once every acknowledged write is applied (a method, not a closure: no context allocated on the sync path). */
+  private async readAfterBarrier(reader: PointReader, read: KeyRead): Promise<KeyReadResult> {
+    await this.barrier.wait();
     return reader.read(read);
   }
 
@@ -115,7 +121,18 @@ export class SqlEngine {
    */
   readTextByKey(read: KeyRead, toText: (row: JsonRow) => string, wrap?: AnswerWrap): string | null | undefined | Promise<string | null | undefined> {
     const reader = (this.pointReader ??= new PointReader(this.deps.projections.store, this.deps.types, this.shapes));
-    if (this.barrier.behind) return this.barrier.wait().then(() => reader.readText(read, toText, wrap));
+    if (this.barrier.behind) return this.readTextAfterBarrier(reader, read, toText, wrap);
+    return reader.readText(read, toText, wrap);
+  }
+
+  /** readTextByKey once every acknowledged write is applied (readAfterBarrier's reason). */
+  private async readTextAfterBarrier(
+    reader: PointReader,
+    read: KeyRead,
+    toText: (row: JsonRow) => string,
+    wrap: AnswerWrap | undefined,
+  ): Promise<string | null | undefined> {
+    await this.barrier.wait();
     return reader.readText(read, toText, wrap);
   }
 
