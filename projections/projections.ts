@@ -5,6 +5,7 @@ import type { Log } from '../log/index.js';
 import { AppliedTracker } from './applied-tracker.js';
 import type { CatalogState } from './catalog-state.js';
 import { runConsumer } from './consumer.js';
+import { ReadBarrier } from './read-barrier.js';
 import { RecordHandoff } from './record-handoff.js';
 import { RowVersionedStore } from './row-versions.js';
 import { Sequencer } from './sequencer.js';
@@ -40,6 +41,11 @@ export class Projections {
   readonly applied: AppliedTracker;
   /** Applied by the tables projection alone. */
   readonly tablesApplied: AppliedTracker;
+  /**
+   * Where every read of the projections begins (read-barrier.ts): a row write is answered once
+   * durable, and a read waits here until every write answered before it is applied.
+   */
+  readonly readBarrier: ReadBarrier;
   readonly sequencer: Sequencer;
   private readonly abort: AbortController;
   private loops: Promise<void>[] = [];
@@ -61,7 +67,8 @@ export class Projections {
     this.tablesApplied = tablesApplied;
     this.vectorsAppliedLsn = vectors.offset;
     this.applied = new AppliedTracker(Math.min(tables.offset, vectors.offset) as Lsn);
-    this.sequencer = new Sequencer({ log, store, catalog: tables.catalog, applied: this.applied, handoff, nextSequence });
+    this.readBarrier = new ReadBarrier(this.applied);
+    this.sequencer = new Sequencer({ log, store, catalog: tables.catalog, applied: this.applied, handoff, readBarrier: this.readBarrier, nextSequence });
   }
 
   static async open(log: Log, rawStore: StateStore, options: ProjectionOptions): Promise<Projections> {
@@ -162,6 +169,10 @@ export class Projections {
   /** From the consumers' onApplied only: an offset read mid-batch may cover writes not yet stored. */
   private advanceApplied(target: Lsn, onProgress?: (appliedLsn: Lsn, targetLsn: Lsn) => void): void {
     const offset = Math.min(this.tablesApplied.lsn, this.vectorsAppliedLsn) as Lsn;
+    // The overlay lets go of what the store has now, and reads stop waiting, before the tracker's
+    // waiters (catalog writers, transactions opening a snapshot) wake.
+    this.sequencer.released(offset);
+    this.readBarrier.advanced(offset);
     this.applied.advance(offset);
     onProgress?.(offset, target);
   }
@@ -169,6 +180,10 @@ export class Projections {
   /** Stops the apply loops (after the batches in progress), checkpoints the vectors, refuses new writes. */
   async stop(): Promise<void> {
     this.sequencer.close();
+    // Writes are answered before they are applied: the apply loops finish what was answered before
+    // they stop, so the stored state (and its offsets) covers every acknowledged write. (A restart
+    // would apply the rest from the log; this keeps a stopped server's store complete.)
+    if (this.loops.length > 0 && this.applied.failed === null) await this.readBarrier.wait().catch(() => undefined);
     this.abort.abort();
     await Promise.all(this.loops);
     try {

@@ -1,6 +1,6 @@
 import { assert, SvcError } from '../core/errors.js';
 import { DEFAULT_TENANT } from '../core/catalog.js';
-import type { CatalogState } from '../projections/index.js';
+import type { CatalogState, ReadBarrier } from '../projections/index.js';
 import { type BindContext } from './bind/index.js';
 import { executeDdl } from './ddl/index.js';
 import { InsertCache } from './fast-insert.js';
@@ -63,8 +63,15 @@ export class SqlEngine {
   private readonly writeCounts = new WriteCounts();
   /** The plan cache's keys of plain SELECT texts, the last one kept (plain-select-key.ts). */
   private readonly plainKeys = new PlainSelectKeys();
+  /**
+   * Where every read begins (projections/read-barrier.ts): a row write is answered once durable, and
+   * a read waits here while a write answered before it is not applied yet. DML does not wait: it
+   * reads through the writer's view, which holds those records.
+   */
+  private readonly barrier: ReadBarrier;
 
   constructor(private readonly deps: SqlEngineDeps) {
+    this.barrier = deps.projections.readBarrier;
     this.shapes = new RowShapes(deps.types);
     this.points = new PointSelects(deps.projections.store, deps.types, this.shapes);
     this.vectorSelects = new VectorSelects(deps.projections.store, deps.projections.vectors, deps.types);
@@ -95,8 +102,15 @@ export class SqlEngine {
    * execute() can answer. Synchronous where the store reads synchronously (a promise otherwise).
    */
   readByKey(read: KeyRead): KeyReadResult | Promise<KeyReadResult> {
-    this.pointReader ??= new PointReader(this.deps.projections.store, this.deps.types, this.shapes);
-    return this.pointReader.read(read);
+    const reader = (this.pointReader ??= new PointReader(this.deps.projections.store, this.deps.types, this.shapes));
+    if (this.barrier.behind) return this.readAfterBarrier(reader, read);
+    return reader.read(read);
+  }
+
+  /** readByKey once every acknowledged write is applied (a method, not a closure: no context allocated on the sync path). */
+  private async readAfterBarrier(reader: PointReader, read: KeyRead): Promise<KeyReadResult> {
+    await this.barrier.wait();
+    return reader.read(read);
   }
 
   /**
@@ -106,8 +120,20 @@ export class SqlEngine {
    * nor written again.
    */
   readTextByKey(read: KeyRead, toText: (row: JsonRow) => string, wrap?: AnswerWrap): string | null | undefined | Promise<string | null | undefined> {
-    this.pointReader ??= new PointReader(this.deps.projections.store, this.deps.types, this.shapes);
-    return this.pointReader.readText(read, toText, wrap);
+    const reader = (this.pointReader ??= new PointReader(this.deps.projections.store, this.deps.types, this.shapes));
+    if (this.barrier.behind) return this.readTextAfterBarrier(reader, read, toText, wrap);
+    return reader.readText(read, toText, wrap);
+  }
+
+  /** readTextByKey once every acknowledged write is applied (readAfterBarrier's reason). */
+  private async readTextAfterBarrier(
+    reader: PointReader,
+    read: KeyRead,
+    toText: (row: JsonRow) => string,
+    wrap: AnswerWrap | undefined,
+  ): Promise<string | null | undefined> {
+    await this.barrier.wait();
+    return reader.readText(read, toText, wrap);
   }
 
   /**
@@ -144,7 +170,8 @@ export class SqlEngine {
 
   /** The cached plan of `sql` when it is a point SELECT the direct path answers (pointSelect, pointSelectText); else undefined. */
   private cachedPoint(sql: string, options: ExecuteOptions): PreparedQuery | undefined {
-    if (options.transaction !== undefined || options.efSearch !== undefined || options.signal?.aborted) return undefined;
+    // Behind the read barrier: execute() answers, after waiting for the apply.
+    if (options.transaction !== undefined || options.efSearch !== undefined || options.signal?.aborted || this.barrier.behind) return undefined;
     const known = this.cache.get(this.plainKeys.of(options.tenant, sql), this.deps.projections.catalog);
     return known !== undefined && this.points.handles(known) ? known : undefined;
   }
@@ -216,6 +243,7 @@ export class SqlEngine {
 
   private async vectorResult(prepared: PreparedQuery, sql: string, options: ExecuteOptions): Promise<QueryResult> {
     const env = this.envOf(sql, options);
+    if (this.barrier.behind) await this.barrier.wait();
     const { converter, columns } = this.selects.outputOf(prepared);
     // The fields the direct path reads, in one shape (a spread of env made a new shape per search, read by megamorphic loads).
     const { params, deadlineMs, signal, efSearch, maxRows } = env;
@@ -318,6 +346,7 @@ export class SqlEngine {
     if (statements.length !== 1 || statements[0]!.body.kind !== 'query') {
       throw new SvcError('INVALID_QUERY', 'EXPLAIN takes exactly one SELECT statement', {});
     }
+    if (this.barrier.behind) await this.barrier.wait();
     return explainQuery(this.explainDeps(env), statements[0]!, { analyze: options.analyze ?? false, format: options.format ?? 'json' });
   }
 
@@ -337,6 +366,7 @@ export class SqlEngine {
     if (only?.body.kind !== 'query' || only.explain) {
       return sliceStream(await this.execute(sql, { ...options, maxRows: this.limits.resultRowsMax }), options.batchRows);
     }
+    if (this.barrier.behind) await this.barrier.wait();
     return this.selects.stream(this.selects.prepared(only, env), env, options.batchRows);
   }
 
@@ -383,7 +413,11 @@ export class SqlEngine {
   private async executeStatement(statement: ParsedStatement, env: StatementEnv): Promise<QueryResult> {
     if (env.readOnly) refuseWrite(statement, env.readOnly);
     if (env.txn) refuseInTransaction(statement);
-    if (statement.explain) return explainStatement(this.explainDeps(env), statement);
+    if (statement.explain) {
+      // EXPLAIN ANALYZE runs its query (of a DML statement too) through the projections: a read.
+      if (this.barrier.behind) await this.barrier.wait();
+      return explainStatement(this.explainDeps(env), statement);
+    }
     const { body } = statement;
     const deps = this.dmlDeps(env, statement, statement);
     switch (body.kind) {
@@ -417,6 +451,7 @@ export class SqlEngine {
 
   /** A SELECT collected: at most env.maxRows rows, truncated when more were there. */
   private async select(prepared: PreparedQuery, env: StatementEnv): Promise<QueryResult> {
+    if (this.barrier.behind) await this.barrier.wait();
     if (!env.txn && !env.signal?.aborted && this.points.handles(prepared)) return this.pointResult(prepared, env.params, env.maxRows);
     return this.selects.collect(prepared, env);
   }

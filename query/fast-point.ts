@@ -20,8 +20,8 @@ import type { QValue, TypeSystem } from './types/contract.js';
  * read, without a snapshot, an execution context or operator generators.
  *
  * Why the answer is the same: a statement outside a transaction reads the store as of its start,
- * and every write is acknowledged only once the projections applied it (read-your-writes), so one
- * read of the current store sees exactly what a snapshot taken now would. The plan was bound in
+ * and the engine answers here only once every acknowledged write is applied (the read barrier,
+ * projections/read-barrier.ts), so one read of the current store sees exactly what a snapshot taken now would. The plan was bound in
  * the caller's tenant (the plan cache is keyed by tenant and checked against the catalog), views
  * were expanded by the binder, and the key values, the decoding and the output columns are the
  * plan's own, computed by the same functions the operators use.

@@ -24,8 +24,9 @@ import { CosineRanker } from './fast-vector-dot.js';
  * (rows deleted or changed since the index saw them, k past the index's size, a filter that keeps
  * few), rows() answers null and the caller runs the general path, which grows the search or scans
  * exactly. Snapshot: the candidates are read together as of one moment after the request started
- * (synchronously, or by one getMany: LevelDB's implicit snapshot of that call); every write acknowledged before it was applied to the
- * store and the graphs (read-your-writes), so the search sees it, as a snapshot taken at the start would.
+ * (synchronously, or by one getMany: LevelDB's implicit snapshot of that call); the engine waits at the read barrier
+ * (projections/read-barrier.ts) until every write acknowledged before it is applied to the store and
+ * the graphs, so the search sees it, as a snapshot taken at the start would.
  */
 interface VectorPlan {
   readonly scan: ScanNode;

@@ -13,8 +13,8 @@ import type { TypeSystem } from './types/contract.js';
  * `SELECT <columns> FROM t WHERE pk1 = $1 AND ...` would give it (GET /tables/{t}/rows/{id}).
  *
  * Visibility is the SQL path's: a statement outside a transaction reads the store as of its start,
- * and a write is acknowledged only once the projections applied it (read-your-writes), so one
- * read of the current store sees every acknowledged write. Anything this path cannot answer
+ * and the engine calls this only once every acknowledged write is applied (the read barrier,
+ * projections/read-barrier.ts), so one read of the current store sees every acknowledged write. Anything this path cannot answer
  * exactly as SQL would (views, key types whose equality is not byte equality of the encoded key,
  * an id SQL would refuse with its own error) answers `undefined`: the caller runs the SQL.
  */

@@ -15,5 +15,15 @@ function openLayered(fixture: Fixture, own: readonly RowChange[], tracked: boole
   return { source, close: () => snapshot.close() };
 }
 
-rowSourceSuite({ name: 'LayeredSource (read committed / repeatable read: untracked)', isolated: true, open: async (f, own) => openLayered(f, own, false) });
-rowSourceSuite({ name: 'LayeredSource (serializable: reads tracked)', isolated: true, open: async (f, own) => openLayered(f, own, true) });
+/** A statement's snapshot is opened past the read barrier (writes are answered before they are applied). */
+async function openLayeredAfterBarrier(fixture: Fixture, own: readonly RowChange[], tracked: boolean): Promise<OpenedSource> {
+  await fixture.stack.projections.readBarrier.wait();
+  return openLayered(fixture, own, tracked);
+}
+
+rowSourceSuite({
+  name: 'LayeredSource (read committed / repeatable read: untracked)',
+  isolated: true,
+  open: (f, own) => openLayeredAfterBarrier(f, own, false),
+});
+rowSourceSuite({ name: 'LayeredSource (serializable: reads tracked)', isolated: true, open: (f, own) => openLayeredAfterBarrier(f, own, true) });

@@ -26,12 +26,18 @@ describe('tables projection', () => {
 
     const a = { id: 1n, name: 'a', score: 10 };
     const { lsn } = await stack.projections.sequencer.submit(async () => ({ record: txn([rowChange(table, 'insert', null, a)]), result: null }));
+    // A row write is answered once durable; the read barrier knows its LSN before the answer, and a
+    // read that begins there sees it applied.
+    expect(stack.projections.readBarrier.acknowledged).toBeGreaterThanOrEqual(lsn!);
+    await stack.projections.readBarrier.wait();
     expect(stack.projections.applied.lsn).toBeGreaterThanOrEqual(lsn!);
+    expect(stack.projections.readBarrier.behind).toBe(false);
     const stored = await stack.store.get(keys.rowKey(1, itemKey(1n)));
     expect(stored && Buffer.from(stored).equals(Buffer.from(itemImage(table, a)))).toBe(true);
 
     const b = { id: 1n, name: 'a2', score: 20 };
     await stack.projections.sequencer.submit(async () => ({ record: txn([rowChange(table, 'update', a, b)]), result: null }));
+    await stack.projections.readBarrier.wait();
     const entries = await collectIndex(stack, 7);
     expect(entries).toHaveLength(1);
 
@@ -41,6 +47,7 @@ describe('tables projection', () => {
     expect(stats.indexSizeBytes).toBe(entries[0]!.length);
 
     await stack.projections.sequencer.submit(async () => ({ record: txn([rowChange(table, 'delete', b, null)]), result: null }));
+    await stack.projections.readBarrier.wait();
     expect(await stack.store.get(keys.rowKey(1, itemKey(1n)))).toBeUndefined();
     expect(await collectIndex(stack, 7)).toHaveLength(0);
     expect(stack.projections.catalog.table(1)!.stats).toEqual({ rowCount: 0, sizeBytes: 0, indexSizeBytes: 0 });
@@ -94,6 +101,7 @@ describe('tables projection', () => {
     }
     await Promise.all(writes);
     expect(seen.every(Boolean)).toBe(true);
+    await stack.projections.readBarrier.wait();
     expect(stack.projections.catalog.table(1)!.stats.rowCount).toBe(50);
     expect(stack.projections.sequencer.pendingKeys).toBe(0);
   });
@@ -128,6 +136,7 @@ describe('tables projection', () => {
     expect(outcomes.map((o) => (o.status === 'fulfilled' ? o.value.result : null))).toEqual([1, null, null, 4, null, 6]);
     // The lock is free again: a later submit runs at once.
     expect((await submit(7, 'insert')).result).toBe(7);
+    await stack.projections.readBarrier.wait();
     expect(stack.projections.catalog.table(1)!.stats.rowCount).toBe(4);
   });
 
@@ -150,6 +159,31 @@ describe('tables projection', () => {
     expect(stack.projections.catalog.table(1)!.stats.indexSizeBytes).toBe(0);
   });
 
+  it('answers row writes once durable, and a stop applies every answered write before it ends (the stored offset covers them)', async () => {
+    const { dir, remove } = await tempDir();
+    cleanups.push(remove);
+    let stack = await openStack(dir);
+    const table = itemsTable(1);
+    await stack.projections.sequencer.submit(async () => ({ record: txn([{ kind: 'put_table', table }]), result: null }));
+    const answered = await Promise.all(
+      Array.from({ length: 200 }, (_v, i) =>
+        stack.projections.sequencer.submit(async () => ({
+          record: txn([rowChange(table, 'insert', null, { id: BigInt(i), name: `r${i}`, score: i })]),
+          result: null,
+        })),
+      ),
+    );
+    const last = Math.max(...answered.map((a) => a.lsn!));
+    expect(stack.projections.readBarrier.acknowledged).toBe(last);
+    // Stopped at once, with records answered and maybe not applied yet.
+    await stack.close();
+    // Reopened without catching up: what the store holds is what the stop left.
+    stack = await openStack(dir, { start: false });
+    cleanups.push(() => stack.close());
+    expect(stack.projections.tables.offset).toBe(last);
+    expect(stack.projections.catalog.table(1)!.stats.rowCount).toBe(200);
+  });
+
   it('truncates and drops tables, and survives a restart with the same state', async () => {
     const { dir, remove } = await tempDir();
     cleanups.push(remove);
@@ -168,6 +202,7 @@ describe('tables projection', () => {
     await stack.projections.sequencer.submit(async () => ({ record: txn([{ kind: 'truncate', tableIds: [1] }]), result: null }));
     await stack.projections.sequencer.submit(async () => ({ record: txn([{ kind: 'drop_table', tableId: 2 }]), result: null }));
     await stack.projections.sequencer.submit(async () => ({ record: txn([{ kind: 'sequence', name: 'items_id_seq', lastValue: 42n }]), result: null }));
+    await stack.projections.readBarrier.wait();
     const before = await dumpStore(stack.store);
     await stack.close();
 

@@ -21,6 +21,7 @@ describe('vector index keys', () => {
     const vector = `'[${Array.from({ length: 128 }, (_, i) => i % 7).join(',')}]'`;
     await sql.q(`INSERT INTO items VALUES ${Array.from({ length: 1000 }, (_, i) => `(${i}, ${vector})`).join(',')}`);
     await sql.q('DELETE FROM items WHERE id > 0'); // one row of the 1,000 left
+    await sql.stack.projections.readBarrier.wait(); // answered once durable: applied after
     const table = [...sql.stack.projections.catalog.tables()].find((t) => t.def.name === 'items')!.def;
     const indexId = table.indexes.find((i) => i.name === 'items_emb')!.id;
     const index = sql.stack.projections.vectors.index(indexId) as unknown as { pkOfLabel: Map<number, Uint8Array> };

@@ -25,6 +25,8 @@ async function openDb(dir: string, options: { vectorCheckpointRecordsMax?: numbe
     stack,
     q: (sql, params = []) => engine.execute(sql, { params, timeoutMs: 30_000, maxRows: 10_000, tenant: 'default' }),
     async nearest(name, vector, k) {
+      // A read of the projections begins at the read barrier (writes are answered before they are applied).
+      await stack.projections.readBarrier.wait();
       const table = stack.projections.catalog.tableByName('default', 'public', 'items')!;
       const index = table.def.indexes.find((i) => i.name === name)!;
       const hits = (await stack.projections.vectors.search(index.id, new Float32Array(vector), k, 100)) ?? [];
@@ -57,6 +59,7 @@ async function spreadItems() {
   await seed(db);
   const values = Array.from({ length: 3000 }, (_v, i) => `(${i + 10}, '[${i % 97},${i % 89},${i % 83}]')`).join(', ');
   await db.q(`INSERT INTO items VALUES ${values}`);
+  await db.stack.projections.readBarrier.wait();
   const table = db.stack.projections.catalog.tableByName('default', 'public', 'items')!;
   const index = table.def.indexes.find((i) => i.name === 'items_hnsw')!;
   return { db, index, vectors: db.stack.projections.vectors };
@@ -131,6 +134,7 @@ describe('vector projection', () => {
     const table = db.stack.projections.catalog.tableByName('default', 'public', 'items')!;
     const index = table.def.indexes.find((i) => i.name === 'items_hnsw')!;
     await db.q("INSERT INTO items VALUES (5000, '[1000,1000,1000]')");
+    await db.stack.projections.readBarrier.wait();
     const after = vectors.search(index.id, new Float32Array([1000, 1000, 1000]), 1, 100);
     expect(await before).not.toEqual([pkOf(5000)]);
     expect((await after)?.map((h) => Buffer.from(h.pk).toString('hex'))).toEqual([pkOf(5000)]);
@@ -230,6 +234,7 @@ describe('vector projection', () => {
     await new Promise((resolve) => setImmediate(resolve));
     const before = ask([1000, 1000, 1000], 1, 10);
     await db.q("INSERT INTO items VALUES (5000, '[1000,1000,1000]')");
+    await db.stack.projections.readBarrier.wait();
     const after = ask([1000, 1000, 1000], 1, 10);
     await busy;
     expect((await before)[0]).not.toMatch(new RegExp(`^${pkOf(5000)}:`));

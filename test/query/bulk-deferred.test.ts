@@ -76,6 +76,8 @@ describe('bulk records whose effects are built while the log syncs them', () => 
       'plain',
       rows(10 * big, big, 'lone').map(({ id, name }) => ({ id, name })),
     );
+    // Answered once durable: the projection's write follows (a read would wait for it at the read barrier).
+    await h.stack.projections.readBarrier.wait();
     expect(writes.some((w) => w.prepared === big && w.ops > big)).toBe(true);
 
     // A unique index: its entries are part of the deferred effects, and the next writer checks them.
