@@ -60,7 +60,7 @@ export function bindFunction(call: FuncCall, env: ExprEnv): Expr {
 
 /** The set-returning functions svcdb has: table-function.ts binds them where PostgreSQL allows them. */
 const SET_FUNCTIONS = new Set(
-  ['generate_series', 'unnest', 'regexp_matches'].concat(
+  ['generate_series', 'unnest', 'regexp_matches', 'regexp_split_to_table'].concat(
     ...['array_elements', 'array_elements_text', 'each', 'each_text', 'object_keys'].map((f) => [`jsonb_${f}`, `json_${f}`]),
   ),
 );

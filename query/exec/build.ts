@@ -10,7 +10,7 @@ import { hashJoinOp, lateralJoinOp, nestedLoopJoinOp } from './ops/join.js';
 import { scanOp } from './ops/scan.js';
 import { sortOp } from './ops/sort.js';
 import { windowOp } from './ops/window.js';
-import { generateSeriesOp, jsonbSetOp, jsonbToRecordOp, regexpMatchesOp, rowsFromOp, unnestOp } from './ops/function-scan.js';
+import { generateSeriesOp, jsonbSetOp, jsonbToRecordOp, regexpSetOp, rowsFromOp, unnestOp } from './ops/function-scan.js';
 import { recursiveUnionOp, worktableScanOp } from './ops/recursive-union.js';
 
 type Builder<K extends PlanKind> = (node: Extract<Plan, { kind: K }>, ctx: ExecContext) => AsyncIterable<Batch>;
@@ -56,7 +56,8 @@ function functionScan(node: FunctionScanNode, ctx: ExecContext): AsyncIterable<B
     case 'generate_series':
       return generateSeriesOp(ctx, node.args);
     case 'regexp_matches':
-      return regexpMatchesOp(ctx, node.args);
+    case 'regexp_split_to_table':
+      return regexpSetOp(ctx, node.fn, node.args);
     case 'jsonb_to_record':
     case 'jsonb_to_recordset':
       return jsonbToRecordOp(ctx, node.fn, node.args[0]!, node.columns);

@@ -245,6 +245,7 @@ export type SetFunctionName =
   | 'generate_series'
   | 'unnest'
   | 'regexp_matches'
+  | 'regexp_split_to_table'
   | 'jsonb_to_record'
   | 'jsonb_to_recordset'
   | 'jsonb_array_elements'
