@@ -1,4 +1,4 @@
-import type { GroupingItem, QueryExpr, SelectQuery, SelectTarget, SqlExpr, WindowSpec } from '../parse/index.js';
+import type { QueryExpr, SelectQuery, SelectTarget, SqlExpr, WindowSpec } from '../parse/index.js';
 import { INT8, type Expr, type SortKey } from '../plan/expr.js';
 import { exprKey, someExpr } from '../plan/expr-util.js';
 import type { OutputColumn, Plan } from '../plan/nodes.js';
@@ -12,6 +12,7 @@ import { bindFunction } from './functions.js';
 import { outputName } from './names.js';
 import { Scope } from './scope.js';
 import { resolveWindow } from './window-frame.js';
+import { collectGroupingCalls, expandGroupingSets, hasGroupingCall, hasGroupingSets } from './grouping-sets.js';
 import { bindSetOperation } from './set-ops.js';
 import { bindSelectListSeries } from './select-list-srf.js';
 import { applyOutputTail, bareName, checkLocking, lockingName, positionOf, sortDirection } from './tail.js';
@@ -76,7 +77,7 @@ export class QueryBinder implements SelectBinder {
     const items = this.bindSelectList(series?.targets ?? q.targets, scope);
     let exprs = items.map((i) => i.expr);
     const names = items.map((i) => i.name);
-    const grouping = this.bindGroupBy(q.groupBy, scope, exprs, names);
+    const grouping = this.bindGroupBy(q, scope, exprs, names);
     const having = q.having ? asCondition(this.ctx, bindExpr(q.having, this.env(scope, 'HAVING', true)), 'HAVING') : null;
     const order = this.bindOrderBy(q, scope, exprs, names);
     const distinctOn = q.distinct && q.distinct.length > 0 ? q.distinct.map((e) => this.outputOrInput(e, scope, exprs, names, 'DISTINCT ON')) : null;
@@ -95,13 +96,16 @@ export class QueryBinder implements SelectBinder {
       const groupBy = grouping.keys;
       const keys = groupBy.map(exprKey);
       const groupNames = groupBy.map((g) => (g.kind === 'column' ? g.name : '?column?'));
-      const rewrite = (e: Expr): Expr => rewriteOverAggregate(e, keys, aggs, (i) => groupNames[i]!);
-      plan = aggregateNode(plan, groupBy, aggs, groupNames);
+      const groupingCalls = collectGroupingCalls([...exprs, ...(having ? [having] : []), ...orderExprs, ...(distinctOn ?? [])], keys);
+      const rewrite = (e: Expr): Expr => rewriteOverAggregate(e, keys, aggs, (i) => groupNames[i]!, groupingCalls.keys);
+      plan = aggregateNode(plan, groupBy, aggs, groupNames, grouping.sets, groupingCalls.args);
       exprs = exprs.map(rewrite);
       orderExprs = orderExprs.map(rewrite);
       havingExpr = havingExpr ? rewrite(havingExpr) : null;
       onExprs = onExprs?.map(rewrite) ?? null;
       if (havingExpr) plan = { kind: 'filter', input: plan, predicate: havingExpr, columns: plan.columns };
+    } else if (hasGroupingCall([...exprs, ...(having ? [having] : []), ...orderExprs, ...(distinctOn ?? [])])) {
+      throw invalid('arguments to GROUPING must be grouping expressions of the associated query level');
     } else if (having) {
       plan = { kind: 'filter', input: plan, predicate: having, columns: plan.columns };
     }
@@ -221,36 +225,35 @@ export class QueryBinder implements SelectBinder {
   /**
    * GROUP BY items: a position, an input column, else an output name (PostgreSQL's order for
    * GROUP BY), else an expression. `GROUP BY ()` groups all rows into one; ROLLUP, CUBE and
-   * GROUPING SETS are refused.
+   * GROUPING SETS are expanded into sets of those keys (grouping-sets.ts).
    */
   private bindGroupBy(
-    items: readonly GroupingItem[],
+    q: SelectQuery,
     scope: Scope,
     selectExprs: readonly Expr[],
     names: readonly string[],
-  ): { keys: Expr[]; grouped: boolean } {
+  ): { keys: Expr[]; sets: number[][] | null; grouped: boolean } {
     const env = this.env(scope, 'GROUP BY', false);
-    const keys: Expr[] = [];
-    for (const item of items) {
-      if (item.kind === 'empty') continue;
-      if (item.kind !== 'expr')
-        throw invalid(`GROUP BY ${item.kind === 'sets' ? 'GROUPING SETS' : item.kind.toUpperCase()} is not supported`, { reason: 'unsupported' });
-      const node = item.expr;
+    const bindKey = (node: SqlExpr): Expr => {
       const position = positionOf(node, 'GROUP BY');
       if (position !== null) {
         const e = selectExprs[position - 1];
         if (!e) throw invalid(`GROUP BY position ${position} is not in select list`);
-        keys.push(e);
-        continue;
+        return e;
       }
       const name = bareName(node);
       const at = name === null || scope.lookup(null, name) ? -1 : names.indexOf(name);
-      keys.push(at >= 0 ? selectExprs[at]! : bindExpr(node, env));
-    }
+      return at >= 0 ? selectExprs[at]! : bindExpr(node, env);
+    };
+    const items = q.groupBy;
+    let keys: Expr[] = [];
+    let sets: number[][] | null = null;
+    if (hasGroupingSets(items)) ({ keys, sets } = expandGroupingSets(items, q.groupByDistinct, bindKey));
+    else for (const item of items) if (item.kind === 'expr') keys.push(bindKey(item.expr));
     // A position or output name may point at an aggregate or window call, which cannot be a key.
     if (keys.some((k) => someExpr(k, (e) => e.kind === 'agg'))) throw invalid('aggregate functions are not allowed in GROUP BY');
     if (keys.some((k) => someExpr(k, (e) => e.kind === 'window'))) throw invalid('window functions are not allowed in GROUP BY');
-    return { keys, grouped: items.length > 0 };
+    return { keys, sets, grouped: items.length > 0 };
   }
 
   private bindOrderBy(q: SelectQuery, scope: Scope, selectExprs: readonly Expr[], names: readonly string[]): SortKey[] {

@@ -5,6 +5,7 @@ import { childContext, type Batch, type ExecContext, type NodeStats } from './co
 import { filterOp, limitOp, oneRowOp, projectOp, valuesOp } from './ops/basic.js';
 import { hashAggregateOp } from './ops/aggregate.js';
 import { aggregateScanOp } from './ops/aggregate-scan.js';
+import { groupingSetsOp } from './ops/grouping-sets.js';
 import { distinctOnOp, distinctOp, setOp } from './ops/distinct.js';
 import { hashJoinOp, lateralJoinOp, nestedLoopJoinOp } from './ops/join.js';
 import { scanOp } from './ops/scan.js';
@@ -37,6 +38,7 @@ const BUILDERS: { [K in PlanKind]: Builder<K> } = {
         : nestedLoopJoinOp(run(node.left, ctx), run(node.right, ctx), ctx, node),
   aggregate: (node, ctx) =>
     (node.input.kind === 'scan' && !isPopulated(node.input.table) ? notPopulated(node.input.table.name) : null) ??
+    (node.sets ? groupingSetsOp(run(node.input, ctx), ctx, node.groupBy, node.aggs, node.sets, node.grouping ?? []) : null) ??
     aggregateScanOp(node, ctx, (lookup) => hashAggregateOp(scanOp(node.input as ScanNode, ctx, lookup), ctx, node.groupBy, node.aggs)) ??
     hashAggregateOp(run(node.input, ctx), ctx, node.groupBy, node.aggs),
   window: (node, ctx) => windowOp(run(node.input, ctx), ctx, node.calls),

@@ -280,6 +280,13 @@ export type Plan =
       readonly input: Plan;
       readonly groupBy: readonly Expr[];
       readonly aggs: readonly AggCall[];
+      /**
+       * GROUPING SETS / ROLLUP / CUBE: each set as indexes into groupBy (a key outside the set is
+       * NULL in its rows); absent for a plain GROUP BY. `grouping`: per GROUPING(…) call, its
+       * arguments' indexes into groupBy; the calls' values follow the aggregates in the output.
+       */
+      readonly sets?: readonly (readonly number[])[];
+      readonly grouping?: readonly (readonly number[])[];
       readonly columns: readonly OutputColumn[];
       readonly est?: Estimate;
     }
