@@ -59,7 +59,8 @@ export function applyOption(cflags: number, letter: string, embedded: boolean): 
 
 // Character classes as v-mode class operands.
 const ALPHA = '\\p{Alphabetic}';
-const DIGIT = '[0-9]';
+// JavaScript's \d is ASCII digits in every mode, as PostgreSQL's [[:digit:]] (and matched faster than [0-9]).
+const DIGIT = '\\d';
 const ALNUM = '[\\p{Alphabetic}0-9]';
 const WORD = '[\\p{Alphabetic}0-9_]';
 const SPACE = '\\p{White_Space}';
@@ -78,7 +79,7 @@ export const CLASSES: Record<string, string> = {
   punct: '[[\\p{P}\\p{S}]--\\p{Alphabetic}]',
   xdigit: '[0-9A-Fa-f]',
 };
-export const SHORTHAND: Record<string, string> = { d: DIGIT, s: SPACE, w: WORD, D: `[^${DIGIT}]`, S: '\\P{White_Space}', W: `[^${WORD}]` };
+export const SHORTHAND: Record<string, string> = { d: DIGIT, s: SPACE, w: WORD, D: '\\D', S: '\\P{White_Space}', W: `[^${WORD}]` };
 export const WORD_START = `(?<!${WORD})(?=${WORD})`;
 export const WORD_END = `(?<=${WORD})(?!${WORD})`;
 export const CONSTRAINT_ESCAPES: Record<string, string> = {
