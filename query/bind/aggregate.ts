@@ -25,7 +25,7 @@ const DIRECT_ARGUMENT_AGGREGATES = new Set(['percentile_cont', 'percentile_disc'
 /**
  * Rewrites an expression over the FROM row into one over the Aggregate node's output
  * (group keys, then aggregate results, then GROUPING calls' values). A column outside both is
- * PostgreSQL's grouping error.
+ * PostgreSQL's grouping error; columns from `keptFrom` on are left as they are.
  */
 export function rewriteOverAggregate(
   expr: Expr,
@@ -33,6 +33,7 @@ export function rewriteOverAggregate(
   aggs: readonly AggCall[],
   names: (index: number) => string,
   groupingCalls: readonly string[] = [],
+  keptFrom = Infinity,
 ): Expr {
   const aggIndex = new Map(aggs.map((a, i) => [aggKey(a), i]));
   return mapExpr(expr, (e) => {
@@ -51,6 +52,7 @@ export function rewriteOverAggregate(
       if (i < 0) throw invalid('arguments to GROUPING must be grouping expressions of the associated query level');
       return { kind: 'column', type: e.type, index: groupKeys.length + aggs.length + i, name: 'grouping' };
     }
+    if (e.kind === 'column' && e.index >= keptFrom) return e; // a select-list function's value, crossed after grouping
     if (e.kind === 'column') {
       throw invalid(`column "${e.name}" must appear in the GROUP BY clause or be used in an aggregate function`, { column: e.name });
     }

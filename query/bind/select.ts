@@ -14,7 +14,7 @@ import { Scope } from './scope.js';
 import { resolveWindow } from './window-frame.js';
 import { collectGroupingCalls, expandGroupingSets, hasGroupingCall, hasGroupingSets } from './grouping-sets.js';
 import { bindSetOperation } from './set-ops.js';
-import { bindSelectListSeries } from './select-list-srf.js';
+import { crossSelectListSeries, moveColumns, placeSeries, selectListSeries, SERIES_SLOT } from './select-list-srf.js';
 import { applyOutputTail, bareName, checkLocking, lockingName, positionOf, sortDirection } from './tail.js';
 import type { BoundQuery, SelectBinder } from './bound.js';
 
@@ -72,8 +72,8 @@ export class QueryBinder implements SelectBinder {
       const predicate = asCondition(this.ctx, bindExpr(q.where, this.env(scope, 'WHERE', false)), 'WHERE');
       plan = { kind: 'filter', input: plan, predicate, columns: plan.columns };
     }
-    const series = bindSelectListSeries(q.targets, scope, this.env(scope, 'SELECT', false), plan);
-    if (series) plan = series.plan;
+    const fromWidth = plan.columns.length;
+    const series = selectListSeries(q.targets, scope, this.env(scope, 'SELECT', true));
     const items = this.bindSelectList(series?.targets ?? q.targets, scope);
     let exprs = items.map((i) => i.expr);
     const names = items.map((i) => i.name);
@@ -85,20 +85,33 @@ export class QueryBinder implements SelectBinder {
     let havingExpr = having;
     let onExprs = distinctOn;
 
-    const aggs = collectAggregates([...exprs, ...(having ? [having] : []), ...orderExprs, ...(distinctOn ?? [])]);
+    let functions = series?.functions ?? [];
+    const aggs = collectAggregates([...exprs, ...(having ? [having] : []), ...orderExprs, ...(distinctOn ?? []), ...functions.flatMap((f) => f.args)]);
+    // Where the select list's set-returning functions run (select-list-srf.ts): 'before' grouping
+    // (and windows) when they are grouping keys or nothing is grouped or windowed, else 'after'.
+    const seriesAt = series
+      ? placeSeries(functions, fromWidth, grouping.keys, aggs.length > 0 || grouping.grouped, collectWindows([...exprs, ...orderExprs]).calls.length > 0)
+      : null;
+    if (seriesAt === 'before') plan = crossSelectListSeries(plan, functions);
+    if (seriesAt === 'after') {
+      // Parked at SERIES_SLOT + j while the grouping and window rewrites move the other columns.
+      const park = (e: Expr): Expr => moveColumns(e, fromWidth, functions.length, SERIES_SLOT);
+      exprs = exprs.map(park);
+      orderExprs = orderExprs.map(park);
+      onExprs = onExprs?.map(park) ?? null;
+    }
     if (aggs.length > 0 && this.ctx.worktableRefs.length > worktableRefs)
       throw invalid("aggregate functions are not allowed in a recursive query's recursive term");
     const lock = lockingName(q);
     if (lock && aggs.length > 0) throw invalid(`${lock} is not allowed with aggregate functions`);
     if (aggs.length > 0 || grouping.grouped) {
-      // PostgreSQL runs a select list's set-returning function after grouping; crossing is before.
-      if (series) throw invalid('set-returning functions in the select list of a grouped query are not supported', { reason: 'unsupported' });
       const groupBy = grouping.keys;
       const keys = groupBy.map(exprKey);
       const groupNames = groupBy.map((g) => (g.kind === 'column' ? g.name : '?column?'));
       const groupingCalls = collectGroupingCalls([...exprs, ...(having ? [having] : []), ...orderExprs, ...(distinctOn ?? [])], keys);
-      const rewrite = (e: Expr): Expr => rewriteOverAggregate(e, keys, aggs, (i) => groupNames[i]!, groupingCalls.keys);
+      const rewrite = (e: Expr): Expr => rewriteOverAggregate(e, keys, aggs, (i) => groupNames[i]!, groupingCalls.keys, SERIES_SLOT);
       plan = aggregateNode(plan, groupBy, aggs, groupNames, grouping.sets, groupingCalls.args);
+      if (seriesAt === 'after') functions = functions.map((f) => ({ ...f, args: f.args.map(rewrite) }));
       exprs = exprs.map(rewrite);
       orderExprs = orderExprs.map(rewrite);
       havingExpr = havingExpr ? rewrite(havingExpr) : null;
@@ -113,13 +126,21 @@ export class QueryBinder implements SelectBinder {
     const windows = collectWindows([...exprs, ...orderExprs]);
     if (windows.calls.length > 0) {
       if (lock) throw invalid(`${lock} is not allowed with window functions`);
-      if (series) throw invalid('set-returning functions in the select list of a query with window functions are not supported', { reason: 'unsupported' });
       const width = plan.columns.length;
       plan = windowNode(plan, windows.calls, windows.nodes);
       exprs = exprs.map((e) => rewriteOverWindow(e, windows.keys, width));
       orderExprs = orderExprs.map((e) => rewriteOverWindow(e, windows.keys, width));
     }
     if (lock && series) throw invalid(`${lock} is not allowed with set-returning functions in the target list`);
+    if (seriesAt === 'after') {
+      // PostgreSQL's ProjectSet above the Aggregate and WindowAgg: the functions run once per grouped row.
+      const width = plan.columns.length;
+      plan = crossSelectListSeries(plan, functions);
+      const place = (e: Expr): Expr => moveColumns(e, SERIES_SLOT, functions.length, width);
+      exprs = exprs.map(place);
+      orderExprs = orderExprs.map(place);
+      onExprs = onExprs?.map(place) ?? null;
+    }
     if (!operand) exprs = exprs.map((e) => resolveUnknown(this.ctx, e));
     const sortKeys: SortKey[] = order.map((o, i) => ({ ...o, expr: orderExprs[i]! }));
     return this.finishSelect(plan, { exprs, names, order: sortKeys, distinctOn: onExprs }, q);

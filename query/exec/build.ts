@@ -64,7 +64,7 @@ function functionScan(node: FunctionScanNode, ctx: ExecContext): AsyncIterable<B
     case 'jsonb_to_recordset':
       return jsonbToRecordOp(ctx, node.fn, node.args[0]!, node.columns);
     default:
-      return jsonbSetOp(ctx, node.fn, node.args[0]!);
+      return jsonbSetOp(ctx, node.fn, node.args[0]!, node.record === true);
   }
 }
 

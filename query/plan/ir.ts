@@ -264,6 +264,8 @@ export type Plan =
       readonly kind: 'function_scan';
       readonly fn: SetFunctionName;
       readonly args: readonly Expr[];
+      /** jsonb_each[_text] as a whole select-list item: one text column, each row's record text `(key,value)`. */
+      readonly record?: boolean;
       readonly columns: readonly OutputColumn[];
       readonly est?: Estimate;
     }

@@ -9,7 +9,7 @@ import { prepare } from '../subquery.js';
 import { LIMITS } from '../../limits.js';
 import type { JsonValue } from '../../../core/values.js';
 import { dataError } from '../../types/errors.js';
-import { asTopLevel, isJsonObject, sortedKeys } from '../../types/jsonb.js';
+import { asTopLevel, formatJsonb, isJsonObject, sortedKeys } from '../../types/jsonb.js';
 import { jsonbAsText } from '../../functions/jsonb-ops.js';
 import { compileRegex, regexOptions } from '../../functions/pattern.js';
 import { matchArray, regexMatches, regexpSplit } from '../../functions/fn-regex.js';
@@ -80,13 +80,29 @@ function jsonbRows(fn: JsonbSetFunction, value: JsonValue): QValue[][] {
   return keys.map((k) => [k, fn === 'jsonb_each' ? (asTopLevel(value[k]!) as QValue) : jsonbAsText(value[k])]);
 }
 
+/**
+ * A field of PostgreSQL's record text (record_out): empty for NULL; double-quoted, with quotes and
+ * backslashes doubled, when empty or holding a quote, backslash, parenthesis, comma or space.
+ */
+function recordField(v: string | null): string {
+  if (v === null) return '';
+  return v === '' || /[",\\() \t\n\r\v\f]/.test(v) ? `"${v.replace(/["\\]/g, '$&$&')}"` : v;
+}
+
+/** jsonb_each[_text]'s row as the record text `(key,value)` (a select list's whole item: svcdb has no record values). */
+function recordRow([key, value]: QValue[], jsonb: boolean): QValue[] {
+  const text = jsonb ? formatJsonb(value as JsonValue) : (value as string | null);
+  return [`(${recordField(key as string)},${recordField(text)})`];
+}
+
 /** jsonb_array_elements[_text], jsonb_each[_text], jsonb_object_keys: a NULL argument gives no rows. */
-export async function* jsonbSetOp(ctx: ExecContext, fn: JsonbSetFunction, arg: Expr): AsyncIterable<Batch> {
+export async function* jsonbSetOp(ctx: ExecContext, fn: JsonbSetFunction, arg: Expr, record = false): AsyncIterable<Batch> {
   const compiled = compile(arg, ctx);
   await prepare([compiled], [], ctx);
   const value = compiled.eval([]);
   if (value === null) return;
-  const rows = jsonbRows(fn, value as JsonValue);
+  const pairs = jsonbRows(fn, value as JsonValue);
+  const rows = record ? pairs.map((pair) => recordRow(pair, fn === 'jsonb_each')) : pairs;
   for (let i = 0; i < rows.length; i += LIMITS.batchRows) {
     yield rows.slice(i, i + LIMITS.batchRows);
     checkContinue(ctx);
