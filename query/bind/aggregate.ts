@@ -1,7 +1,8 @@
-import type { AggCall, Expr, WindowCall } from '../plan/expr.js';
+import { INT4, type AggCall, type Expr, type WindowCall } from '../plan/expr.js';
 import { aggKey, exprKey, mapExpr, walkExpr } from '../plan/expr-util.js';
 import type { OutputColumn, Plan } from '../plan/nodes.js';
 import { invalid } from './context.js';
+import { isGroupingCall } from './grouping-sets.js';
 
 /** Aggregate calls found in expressions, de-duplicated. */
 export function collectAggregates(exprs: readonly Expr[]): AggCall[] {
@@ -23,9 +24,17 @@ const DIRECT_ARGUMENT_AGGREGATES = new Set(['percentile_cont', 'percentile_disc'
 
 /**
  * Rewrites an expression over the FROM row into one over the Aggregate node's output
- * (group keys, then aggregate results). A column outside both is PostgreSQL's grouping error.
+ * (group keys, then aggregate results, then GROUPING calls' values). A column outside both is
+ * PostgreSQL's grouping error; columns from `keptFrom` on are left as they are.
  */
-export function rewriteOverAggregate(expr: Expr, groupKeys: readonly string[], aggs: readonly AggCall[], names: (index: number) => string): Expr {
+export function rewriteOverAggregate(
+  expr: Expr,
+  groupKeys: readonly string[],
+  aggs: readonly AggCall[],
+  names: (index: number) => string,
+  groupingCalls: readonly string[] = [],
+  keptFrom = Infinity,
+): Expr {
   const aggIndex = new Map(aggs.map((a, i) => [aggKey(a), i]));
   return mapExpr(expr, (e) => {
     const g = groupKeys.indexOf(exprKey(e));
@@ -38,6 +47,12 @@ export function rewriteOverAggregate(expr: Expr, groupKeys: readonly string[], a
       const i = aggIndex.get(aggKey(e.call))!;
       return { kind: 'column', type: e.type, index: groupKeys.length + i, name: e.call.name };
     }
+    if (isGroupingCall(e)) {
+      const i = groupingCalls.indexOf(exprKey(e));
+      if (i < 0) throw invalid('arguments to GROUPING must be grouping expressions of the associated query level');
+      return { kind: 'column', type: e.type, index: groupKeys.length + aggs.length + i, name: 'grouping' };
+    }
+    if (e.kind === 'column' && e.index >= keptFrom) return e; // a select-list function's value, crossed after grouping
     if (e.kind === 'column') {
       throw invalid(`column "${e.name}" must appear in the GROUP BY clause or be used in an aggregate function`, { column: e.name });
     }
@@ -45,12 +60,23 @@ export function rewriteOverAggregate(expr: Expr, groupKeys: readonly string[], a
   });
 }
 
-export function aggregateNode(input: Plan, groupBy: readonly Expr[], aggs: readonly AggCall[], groupNames: readonly string[]): Plan {
+/** The Aggregate node; `sets` and `grouping` as in its plan type (grouping-sets.ts). */
+export function aggregateNode(
+  input: Plan,
+  groupBy: readonly Expr[],
+  aggs: readonly AggCall[],
+  groupNames: readonly string[],
+  sets: readonly (readonly number[])[] | null = null,
+  grouping: readonly (readonly number[])[] = [],
+): Plan {
   const columns: OutputColumn[] = [
     ...groupBy.map((g, i) => ({ name: groupNames[i] ?? `group${i + 1}`, type: g.type, nullable: true })),
     ...aggs.map((a) => ({ name: a.name, type: a.agg.returnType, nullable: true })),
+    ...grouping.map(() => ({ name: 'grouping', type: INT4, nullable: false })),
   ];
-  return { kind: 'aggregate', input, groupBy, aggs, columns };
+  if (sets === null && grouping.length === 0) return { kind: 'aggregate', input, groupBy, aggs, columns };
+  // GROUPING with a plain GROUP BY is 0: one set of every key.
+  return { kind: 'aggregate', input, groupBy, aggs, sets: sets ?? [groupBy.map((_g, i) => i)], grouping, columns };
 }
 
 /** Window calls found in expressions, de-duplicated by structure. */

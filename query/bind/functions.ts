@@ -9,6 +9,7 @@ import { invalid, mismatch } from './context.js';
 import { bindExpr, type ExprEnv } from './expr.js';
 import { frameOf, hasRangeOffset, resolveWindow } from './window-frame.js';
 import { withWholeRow } from './whole-row.js';
+import { groupingCall } from './grouping-sets.js';
 import { ORDERED_SET_AGGREGATES, orderedSetCall, positionalMakeInterval } from './call-forms.js';
 
 /** ORDER BY key types a RANGE offset frame measures exactly (integers and numeric; float and datetime keys are refused). */
@@ -36,6 +37,13 @@ export function bindFunction(call: FuncCall, env: ExprEnv): Expr {
   if (schema === null && name === 'make_interval' && node.argNames?.some((n) => n !== null)) node = positionalMakeInterval(node, env);
   if (schema === null && ORDERED_SET_AGGREGATES.has(name)) node = orderedSetCall(node);
   if (schema !== null && schema !== 'pg_catalog') throw mismatch(`function ${schema}.${name} does not exist`, { function: name });
+  if (schema === 'pg_catalog' && name === 'grouping') {
+    return groupingCall(
+      node.args.map((a) => bindExpr(a, env)),
+      env.clause,
+      env.allowAggregates,
+    );
+  }
   if (node.argNames !== null && node.argNames.some((n) => n !== null)) throw unsupported(`named arguments (${name})`);
   if (node.variadic) throw unsupported(`VARIADIC arguments (${name})`);
   if (node.withinGroup.length > 0) throw unsupported(`WITHIN GROUP (${name})`);
@@ -60,7 +68,7 @@ export function bindFunction(call: FuncCall, env: ExprEnv): Expr {
 
 /** The set-returning functions svcdb has: table-function.ts binds them where PostgreSQL allows them. */
 const SET_FUNCTIONS = new Set(
-  ['generate_series', 'unnest', 'regexp_matches'].concat(
+  ['generate_series', 'unnest', 'regexp_matches', 'regexp_split_to_table'].concat(
     ...['array_elements', 'array_elements_text', 'each', 'each_text', 'object_keys'].map((f) => [`jsonb_${f}`, `json_${f}`]),
   ),
 );

@@ -1,5 +1,5 @@
 import type { FuncCall, SelectTarget, SqlExpr } from '../parse/index.js';
-import type { Expr } from '../plan/expr.js';
+import { TEXT, type Expr } from '../plan/expr.js';
 import type { FunctionScanNode, Plan } from '../plan/nodes.js';
 import { mapExpr, someExpr } from '../plan/expr-util.js';
 import { isAggregateName } from '../functions/index.js';
@@ -18,35 +18,81 @@ const SRF_ENTRY = 'generate_series()';
  * several, PostgreSQL 10+ runs them in lockstep, padding the shorter with NULLs until the longest
  * ends, which is crossing the input with their rows_from. A row for which every call gives no
  * rows gives no output. Each call is replaced by a reference to its crossed column (hidden, named
- * `#1`, `#2`, …); a target holding a call keeps the name it had. Arguments reading the row run
- * once per row (a LATERAL join).
+ * `#1`, `#2`, …, in a scope entry after the FROM items'); a target holding a call keeps the name
+ * it had. The caller crosses (crossSelectListSeries) below grouping when a call is a grouping key
+ * and above grouping and window functions otherwise, as PostgreSQL places its ProjectSet.
+ * jsonb_each[_text] as a whole select-list item gives its record's text, `(key,value)`.
  */
-export function bindSelectListSeries(
+export function selectListSeries(
   targets: readonly SelectTarget[],
   scope: Scope,
   env: ExprEnv,
-  input: Plan,
-): { plan: Plan; targets: SelectTarget[] } | null {
+): { functions: FunctionScanNode[]; targets: SelectTarget[] } | null {
   const calls: FuncCall[] = [];
+  const whole: boolean[] = [];
   const replaced = targets.map((t) => {
     const count = calls.length;
     const expr = replaceCalls(t.expr, calls, null) as SqlExpr;
+    // The call is the whole item, or the whole item is its text (`jsonb_each(doc)::text`).
+    const item = t.expr.kind === 'cast' && t.expr.type.name === 'text' && t.expr.type.arrayBounds === 0 ? t.expr.arg : t.expr;
+    for (let i = count; i < calls.length; i++) whole.push(calls[i] === item);
     return calls.length === count ? t : { ...t, expr, alias: t.alias ?? outputName(t.expr) };
   });
   if (calls.length === 0) return null;
-  const functions = calls.map((call) => {
+  const functions = calls.map((call, i) => {
     const fn = bindSetCall(call, env);
-    // jsonb_each gives a record (key, value): svcdb has no record values.
-    if (fn.columns.length !== 1) throw invalid(`${fn.fn} in a select list (a record) is not supported: call it in FROM`, { reason: 'unsupported' });
-    return fn;
+    if (fn.columns.length === 1) return fn;
+    // jsonb_each gives a record (key, value): as a whole item, its text; svcdb has no record values to compute with.
+    if (!whole[i])
+      throw invalid(`${fn.fn} in a select list (a record) is not supported other than as a whole item: call it in FROM`, { reason: 'unsupported' });
+    return { ...fn, record: true, columns: [{ name: call.name.name, type: TEXT, nullable: false }] };
   });
-  const shifted = rowReading(functions);
-  const right = shifted.functions.length === 1 ? shifted.functions[0]! : rowsFrom(shifted.functions);
+  const columns = functions.map((f) => ({ ...f.columns[0]!, nullable: functions.length > 1 || f.columns[0]!.nullable }));
   scope.add(
     SRF_ENTRY,
-    right.columns.map((c, i) => ({ ...c, name: `#${i + 1}`, hidden: true })),
+    columns.map((c, i) => ({ ...c, name: `#${i + 1}`, hidden: true })),
   );
-  const plan: Plan = {
+  return { functions, targets: replaced };
+}
+
+/** Where select-list functions' columns wait while grouping and windows are bound (past any row's width). */
+export const SERIES_SLOT = 1_000_000;
+
+/**
+ * Where a select list's set-returning functions run, as PostgreSQL places its ProjectSet:
+ * 'before' grouping when each is a grouping key (`GROUP BY 2`: its values are the groups), or
+ * when nothing is grouped or windowed; 'after' the Aggregate and WindowAgg otherwise (once per
+ * group: `SELECT n, generate_series(1, n) … GROUP BY n`). Some as keys and others not is refused.
+ */
+export function placeSeries(
+  functions: readonly FunctionScanNode[],
+  first: number,
+  keys: readonly Expr[],
+  grouped: boolean,
+  windowed: boolean,
+): 'before' | 'after' {
+  const isKey = functions.map((_f, j) => keys.some((k) => someExpr(k, (e) => e.kind === 'column' && e.index === first + j)));
+  if (isKey.some((k) => k)) {
+    if (!isKey.every((k) => k)) throw invalid('set-returning functions both in GROUP BY and outside it are not supported', { reason: 'unsupported' });
+    if (functions.some((f) => f.args.some((a) => someExpr(a, (e) => e.kind === 'agg')))) throw invalid('aggregate functions are not allowed in GROUP BY');
+    return 'before';
+  }
+  if (functions.some((f) => f.args.some((a) => someExpr(a, (e) => e.kind === 'window')))) {
+    throw invalid('window functions in the arguments of a set-returning function are not supported', { reason: 'unsupported' });
+  }
+  return grouped || windowed ? 'after' : 'before';
+}
+
+/** Columns [from, from + count) of `e` moved to [to, to + count). */
+export function moveColumns(e: Expr, from: number, count: number, to: number): Expr {
+  return mapExpr(e, (n) => (n.kind === 'column' && n.index >= from && n.index < from + count ? { ...n, index: n.index - from + to } : undefined));
+}
+
+/** The input crossed with the select list's functions (arguments reading the input's row run per row). */
+export function crossSelectListSeries(input: Plan, functions: readonly FunctionScanNode[]): Plan {
+  const shifted = rowReading(functions);
+  const right = shifted.functions.length === 1 ? shifted.functions[0]! : rowsFrom(shifted.functions);
+  return {
     kind: 'join',
     joinType: 'cross',
     left: input,
@@ -56,7 +102,6 @@ export function bindSelectListSeries(
     columns: [...input.columns, ...right.columns],
     ...(shifted.lateral ? { lateral: 0 } : {}),
   };
-  return { plan, targets: replaced };
 }
 
 /**

@@ -1,4 +1,4 @@
-import type { GroupingItem, QueryExpr, SelectQuery, SelectTarget, SqlExpr, WindowSpec } from '../parse/index.js';
+import type { QueryExpr, SelectQuery, SelectTarget, SqlExpr, WindowSpec } from '../parse/index.js';
 import { INT8, type Expr, type SortKey } from '../plan/expr.js';
 import { exprKey, someExpr } from '../plan/expr-util.js';
 import type { OutputColumn, Plan } from '../plan/nodes.js';
@@ -12,8 +12,9 @@ import { bindFunction } from './functions.js';
 import { outputName } from './names.js';
 import { Scope } from './scope.js';
 import { resolveWindow } from './window-frame.js';
+import { collectGroupingCalls, expandGroupingSets, hasGroupingCall, hasGroupingSets } from './grouping-sets.js';
 import { bindSetOperation } from './set-ops.js';
-import { bindSelectListSeries } from './select-list-srf.js';
+import { crossSelectListSeries, moveColumns, placeSeries, selectListSeries, SERIES_SLOT } from './select-list-srf.js';
 import { applyOutputTail, bareName, checkLocking, lockingName, positionOf, sortDirection } from './tail.js';
 import type { BoundQuery, SelectBinder } from './bound.js';
 
@@ -71,12 +72,12 @@ export class QueryBinder implements SelectBinder {
       const predicate = asCondition(this.ctx, bindExpr(q.where, this.env(scope, 'WHERE', false)), 'WHERE');
       plan = { kind: 'filter', input: plan, predicate, columns: plan.columns };
     }
-    const series = bindSelectListSeries(q.targets, scope, this.env(scope, 'SELECT', false), plan);
-    if (series) plan = series.plan;
+    const fromWidth = plan.columns.length;
+    const series = selectListSeries(q.targets, scope, this.env(scope, 'SELECT', true));
     const items = this.bindSelectList(series?.targets ?? q.targets, scope);
     let exprs = items.map((i) => i.expr);
     const names = items.map((i) => i.name);
-    const grouping = this.bindGroupBy(q.groupBy, scope, exprs, names);
+    const grouping = this.bindGroupBy(q, scope, exprs, names);
     const having = q.having ? asCondition(this.ctx, bindExpr(q.having, this.env(scope, 'HAVING', true)), 'HAVING') : null;
     const order = this.bindOrderBy(q, scope, exprs, names);
     const distinctOn = q.distinct && q.distinct.length > 0 ? q.distinct.map((e) => this.outputOrInput(e, scope, exprs, names, 'DISTINCT ON')) : null;
@@ -84,24 +85,40 @@ export class QueryBinder implements SelectBinder {
     let havingExpr = having;
     let onExprs = distinctOn;
 
-    const aggs = collectAggregates([...exprs, ...(having ? [having] : []), ...orderExprs, ...(distinctOn ?? [])]);
+    let functions = series?.functions ?? [];
+    const aggs = collectAggregates([...exprs, ...(having ? [having] : []), ...orderExprs, ...(distinctOn ?? []), ...functions.flatMap((f) => f.args)]);
+    // Where the select list's set-returning functions run (select-list-srf.ts): 'before' grouping
+    // (and windows) when they are grouping keys or nothing is grouped or windowed, else 'after'.
+    const seriesAt = series
+      ? placeSeries(functions, fromWidth, grouping.keys, aggs.length > 0 || grouping.grouped, collectWindows([...exprs, ...orderExprs]).calls.length > 0)
+      : null;
+    if (seriesAt === 'before') plan = crossSelectListSeries(plan, functions);
+    if (seriesAt === 'after') {
+      // Parked at SERIES_SLOT + j while the grouping and window rewrites move the other columns.
+      const park = (e: Expr): Expr => moveColumns(e, fromWidth, functions.length, SERIES_SLOT);
+      exprs = exprs.map(park);
+      orderExprs = orderExprs.map(park);
+      onExprs = onExprs?.map(park) ?? null;
+    }
     if (aggs.length > 0 && this.ctx.worktableRefs.length > worktableRefs)
       throw invalid("aggregate functions are not allowed in a recursive query's recursive term");
     const lock = lockingName(q);
     if (lock && aggs.length > 0) throw invalid(`${lock} is not allowed with aggregate functions`);
     if (aggs.length > 0 || grouping.grouped) {
-      // PostgreSQL runs a select list's set-returning function after grouping; crossing is before.
-      if (series) throw invalid('set-returning functions in the select list of a grouped query are not supported', { reason: 'unsupported' });
       const groupBy = grouping.keys;
       const keys = groupBy.map(exprKey);
       const groupNames = groupBy.map((g) => (g.kind === 'column' ? g.name : '?column?'));
-      const rewrite = (e: Expr): Expr => rewriteOverAggregate(e, keys, aggs, (i) => groupNames[i]!);
-      plan = aggregateNode(plan, groupBy, aggs, groupNames);
+      const groupingCalls = collectGroupingCalls([...exprs, ...(having ? [having] : []), ...orderExprs, ...(distinctOn ?? [])], keys);
+      const rewrite = (e: Expr): Expr => rewriteOverAggregate(e, keys, aggs, (i) => groupNames[i]!, groupingCalls.keys, SERIES_SLOT);
+      plan = aggregateNode(plan, groupBy, aggs, groupNames, grouping.sets, groupingCalls.args);
+      if (seriesAt === 'after') functions = functions.map((f) => ({ ...f, args: f.args.map(rewrite) }));
       exprs = exprs.map(rewrite);
       orderExprs = orderExprs.map(rewrite);
       havingExpr = havingExpr ? rewrite(havingExpr) : null;
       onExprs = onExprs?.map(rewrite) ?? null;
       if (havingExpr) plan = { kind: 'filter', input: plan, predicate: havingExpr, columns: plan.columns };
+    } else if (hasGroupingCall([...exprs, ...(having ? [having] : []), ...orderExprs, ...(distinctOn ?? [])])) {
+      throw invalid('arguments to GROUPING must be grouping expressions of the associated query level');
     } else if (having) {
       plan = { kind: 'filter', input: plan, predicate: having, columns: plan.columns };
     }
@@ -109,13 +126,21 @@ export class QueryBinder implements SelectBinder {
     const windows = collectWindows([...exprs, ...orderExprs]);
     if (windows.calls.length > 0) {
       if (lock) throw invalid(`${lock} is not allowed with window functions`);
-      if (series) throw invalid('set-returning functions in the select list of a query with window functions are not supported', { reason: 'unsupported' });
       const width = plan.columns.length;
       plan = windowNode(plan, windows.calls, windows.nodes);
       exprs = exprs.map((e) => rewriteOverWindow(e, windows.keys, width));
       orderExprs = orderExprs.map((e) => rewriteOverWindow(e, windows.keys, width));
     }
     if (lock && series) throw invalid(`${lock} is not allowed with set-returning functions in the target list`);
+    if (seriesAt === 'after') {
+      // PostgreSQL's ProjectSet above the Aggregate and WindowAgg: the functions run once per grouped row.
+      const width = plan.columns.length;
+      plan = crossSelectListSeries(plan, functions);
+      const place = (e: Expr): Expr => moveColumns(e, SERIES_SLOT, functions.length, width);
+      exprs = exprs.map(place);
+      orderExprs = orderExprs.map(place);
+      onExprs = onExprs?.map(place) ?? null;
+    }
     if (!operand) exprs = exprs.map((e) => resolveUnknown(this.ctx, e));
     const sortKeys: SortKey[] = order.map((o, i) => ({ ...o, expr: orderExprs[i]! }));
     return this.finishSelect(plan, { exprs, names, order: sortKeys, distinctOn: onExprs }, q);
@@ -221,36 +246,35 @@ export class QueryBinder implements SelectBinder {
   /**
    * GROUP BY items: a position, an input column, else an output name (PostgreSQL's order for
    * GROUP BY), else an expression. `GROUP BY ()` groups all rows into one; ROLLUP, CUBE and
-   * GROUPING SETS are refused.
+   * GROUPING SETS are expanded into sets of those keys (grouping-sets.ts).
    */
   private bindGroupBy(
-    items: readonly GroupingItem[],
+    q: SelectQuery,
     scope: Scope,
     selectExprs: readonly Expr[],
     names: readonly string[],
-  ): { keys: Expr[]; grouped: boolean } {
+  ): { keys: Expr[]; sets: number[][] | null; grouped: boolean } {
     const env = this.env(scope, 'GROUP BY', false);
-    const keys: Expr[] = [];
-    for (const item of items) {
-      if (item.kind === 'empty') continue;
-      if (item.kind !== 'expr')
-        throw invalid(`GROUP BY ${item.kind === 'sets' ? 'GROUPING SETS' : item.kind.toUpperCase()} is not supported`, { reason: 'unsupported' });
-      const node = item.expr;
+    const bindKey = (node: SqlExpr): Expr => {
       const position = positionOf(node, 'GROUP BY');
       if (position !== null) {
         const e = selectExprs[position - 1];
         if (!e) throw invalid(`GROUP BY position ${position} is not in select list`);
-        keys.push(e);
-        continue;
+        return e;
       }
       const name = bareName(node);
       const at = name === null || scope.lookup(null, name) ? -1 : names.indexOf(name);
-      keys.push(at >= 0 ? selectExprs[at]! : bindExpr(node, env));
-    }
+      return at >= 0 ? selectExprs[at]! : bindExpr(node, env);
+    };
+    const items = q.groupBy;
+    let keys: Expr[] = [];
+    let sets: number[][] | null = null;
+    if (hasGroupingSets(items)) ({ keys, sets } = expandGroupingSets(items, q.groupByDistinct, bindKey));
+    else for (const item of items) if (item.kind === 'expr') keys.push(bindKey(item.expr));
     // A position or output name may point at an aggregate or window call, which cannot be a key.
     if (keys.some((k) => someExpr(k, (e) => e.kind === 'agg'))) throw invalid('aggregate functions are not allowed in GROUP BY');
     if (keys.some((k) => someExpr(k, (e) => e.kind === 'window'))) throw invalid('window functions are not allowed in GROUP BY');
-    return { keys, grouped: items.length > 0 };
+    return { keys, sets, grouped: items.length > 0 };
   }
 
   private bindOrderBy(q: SelectQuery, scope: Scope, selectExprs: readonly Expr[], names: readonly string[]): SortKey[] {

@@ -18,7 +18,7 @@ export function isSetReturningCall(node: SqlExpr | null | undefined): node is Fu
 const JSONB_SET_FUNCTIONS = new Set(['jsonb_array_elements', 'jsonb_array_elements_text', 'jsonb_each', 'jsonb_each_text', 'jsonb_object_keys']);
 /** json_array_elements, json_each, …: the jsonb functions under their json names (svcdb's json is jsonb). */
 const JSON_SET_FUNCTIONS = new Set([...JSONB_SET_FUNCTIONS].map((f) => f.replace('jsonb', 'json')));
-const SET_FUNCTIONS = new Set(['generate_series', 'unnest', 'regexp_matches', ...JSONB_SET_FUNCTIONS, ...JSON_SET_FUNCTIONS]);
+const SET_FUNCTIONS = new Set(['generate_series', 'unnest', 'regexp_matches', 'regexp_split_to_table', ...JSONB_SET_FUNCTIONS, ...JSON_SET_FUNCTIONS]);
 
 /**
  * A function in FROM: `generate_series(1, 3) [WITH ORDINALITY] [AS] g(n [, ord])`. A function
@@ -61,7 +61,7 @@ export function bindSetCall(call: FuncCall, env: ExprEnv): FunctionScanNode {
       throw mismatch(`function unnest(${unnests.map((u) => env.ctx.types.typeText(u.args[0]!.type).toLowerCase()).join(', ')}) does not exist`);
     return unnests[0]!;
   }
-  if (name === 'regexp_matches') return bindRegexpMatches(call, env);
+  if (name === 'regexp_matches' || name === 'regexp_split_to_table') return bindRegexpSet(call, env, name);
   return name === 'generate_series' ? bindSeries(call, env, name) : bindJsonbSet(call, env, name);
 }
 
@@ -159,15 +159,17 @@ function bindUnnests(node: FuncCall, env: ExprEnv): FunctionScanNode[] {
 /**
  * regexp_matches(string, pattern [, flags]): a text[] row per match (the capture groups, or the
  * whole match without groups); the first match only, or every one with flag g.
+ * regexp_split_to_table(string, pattern [, flags]): a text row per piece between matches.
  */
-function bindRegexpMatches(node: FuncCall, env: ExprEnv): FunctionScanNode {
-  const bound = plainArgs(node, 'regexp_matches').map((a) => bindExpr(a, env));
+function bindRegexpSet(node: FuncCall, env: ExprEnv, name: 'regexp_matches' | 'regexp_split_to_table'): FunctionScanNode {
+  const bound = plainArgs(node, name).map((a) => bindExpr(a, env));
   if (bound.length < 2 || bound.length > 3 || !bound.every((e) => e.type.name === 'unknown' || typeCategory(e.type) === 'S')) {
     const shown = bound.map((e) => (e.type.name === 'unknown' ? 'unknown' : env.ctx.types.typeText(e.type).toLowerCase())).join(', ');
-    throw mismatch(`function regexp_matches(${shown}) does not exist`, { function: 'regexp_matches' });
+    throw mismatch(`function ${name}(${shown}) does not exist`, { function: name });
   }
   const args = bound.map((e) => coerce(env.ctx, e, TEXT, 'implicit'));
-  return { kind: 'function_scan', fn: 'regexp_matches', args, columns: [{ name: 'regexp_matches', type: arrayOf(TEXT), nullable: false }] };
+  const type = name === 'regexp_matches' ? arrayOf(TEXT) : TEXT;
+  return { kind: 'function_scan', fn: name, args, columns: [{ name, type, nullable: false }] };
 }
 
 function plainArgs(node: FuncCall, fn: string): readonly SqlExpr[] {

@@ -5,12 +5,13 @@ import { childContext, type Batch, type ExecContext, type NodeStats } from './co
 import { filterOp, limitOp, oneRowOp, projectOp, valuesOp } from './ops/basic.js';
 import { hashAggregateOp } from './ops/aggregate.js';
 import { aggregateScanOp } from './ops/aggregate-scan.js';
+import { groupingSetsOp } from './ops/grouping-sets.js';
 import { distinctOnOp, distinctOp, setOp } from './ops/distinct.js';
 import { hashJoinOp, lateralJoinOp, nestedLoopJoinOp } from './ops/join.js';
 import { scanOp } from './ops/scan.js';
 import { sortOp } from './ops/sort.js';
 import { windowOp } from './ops/window.js';
-import { generateSeriesOp, jsonbSetOp, jsonbToRecordOp, regexpMatchesOp, rowsFromOp, unnestOp } from './ops/function-scan.js';
+import { generateSeriesOp, jsonbSetOp, jsonbToRecordOp, regexpSetOp, rowsFromOp, unnestOp } from './ops/function-scan.js';
 import { recursiveUnionOp, worktableScanOp } from './ops/recursive-union.js';
 
 type Builder<K extends PlanKind> = (node: Extract<Plan, { kind: K }>, ctx: ExecContext) => AsyncIterable<Batch>;
@@ -37,6 +38,7 @@ const BUILDERS: { [K in PlanKind]: Builder<K> } = {
         : nestedLoopJoinOp(run(node.left, ctx), run(node.right, ctx), ctx, node),
   aggregate: (node, ctx) =>
     (node.input.kind === 'scan' && !isPopulated(node.input.table) ? notPopulated(node.input.table.name) : null) ??
+    (node.sets ? groupingSetsOp(run(node.input, ctx), ctx, node.groupBy, node.aggs, node.sets, node.grouping ?? []) : null) ??
     aggregateScanOp(node, ctx, (lookup) => hashAggregateOp(scanOp(node.input as ScanNode, ctx, lookup), ctx, node.groupBy, node.aggs)) ??
     hashAggregateOp(run(node.input, ctx), ctx, node.groupBy, node.aggs),
   window: (node, ctx) => windowOp(run(node.input, ctx), ctx, node.calls),
@@ -56,12 +58,13 @@ function functionScan(node: FunctionScanNode, ctx: ExecContext): AsyncIterable<B
     case 'generate_series':
       return generateSeriesOp(ctx, node.args);
     case 'regexp_matches':
-      return regexpMatchesOp(ctx, node.args);
+    case 'regexp_split_to_table':
+      return regexpSetOp(ctx, node.fn, node.args);
     case 'jsonb_to_record':
     case 'jsonb_to_recordset':
       return jsonbToRecordOp(ctx, node.fn, node.args[0]!, node.columns);
     default:
-      return jsonbSetOp(ctx, node.fn, node.args[0]!);
+      return jsonbSetOp(ctx, node.fn, node.args[0]!, node.record === true);
   }
 }
 

@@ -18,6 +18,8 @@ export interface PlanNode {
   filter?: string;
   sort_key?: string[];
   group_key?: string[];
+  /** GROUPING SETS / ROLLUP / CUBE: one entry per hashed set (a "Hash Key" line each, as PostgreSQL prints them). */
+  hash_keys?: string[];
   estimated_rows: number;
   estimated_cost: number;
   actual_rows: number | null;
@@ -70,11 +72,14 @@ const DESCRIBERS: { [K in PlanKind]: Describer<K> } = {
     } else if (node.on) out.join_filter = exprText(node.on, cols);
     return out;
   },
-  aggregate: (node, d) => ({
-    node_type: node.groupBy.length > 0 ? 'HashAggregate' : 'Aggregate',
-    ...(node.groupBy.length > 0 ? { group_key: node.groupBy.map((g) => exprText(g, names(node.input))) } : {}),
-    plans: [d(node.input)],
-  }),
+  aggregate: (node, d) => {
+    if (node.sets) return groupingSetsNode(node, d);
+    return {
+      node_type: node.groupBy.length > 0 ? 'HashAggregate' : 'Aggregate',
+      ...(node.groupBy.length > 0 ? { group_key: node.groupBy.map((g) => exprText(g, names(node.input))) } : {}),
+      plans: [d(node.input)],
+    };
+  },
   window: (node, d) => ({ node_type: 'WindowAgg', plans: [d(node.input)] }),
   sort: (node, d) => ({
     node_type: 'Sort',
@@ -93,6 +98,23 @@ const DESCRIBERS: { [K in PlanKind]: Describer<K> } = {
   recursive_union: (node, d) => ({ node_type: 'Recursive Union', plans: [d(node.left), d(node.right)] }),
   worktable_scan: (node) => ({ node_type: 'WorkTable Scan', relation: node.name, plans: [] }),
 };
+
+/**
+ * An Aggregate over grouping sets, worded as PostgreSQL's: a "Hash Key" per non-empty set (largest
+ * first), "Group Key: ()" for the empty set; MixedAggregate when it has both, HashAggregate with
+ * hashed sets only, Aggregate with the empty set only.
+ */
+function groupingSetsNode(node: Extract<Plan, { kind: 'aggregate' }>, d: (p: Plan) => PlanNode): ReturnType<Describer<'aggregate'>> {
+  const sets = [...node.sets!].sort((a, b) => b.length - a.length);
+  const hashed = sets.filter((s) => s.length > 0).map((s) => s.map((i) => exprText(node.groupBy[i]!, names(node.input))).join(', '));
+  const empty = sets.length > hashed.length;
+  return {
+    node_type: hashed.length === 0 ? 'Aggregate' : empty ? 'MixedAggregate' : 'HashAggregate',
+    ...(hashed.length > 0 ? { hash_keys: hashed } : {}),
+    ...(empty ? { group_key: ['()'] } : {}),
+    plans: [d(node.input)],
+  };
+}
 
 /** The plan object tree of a physical plan (with actual values when `stats` came from ANALYZE). */
 export function describePlan(plan: Plan, stats: Map<Plan, NodeStats> | null): PlanNode {

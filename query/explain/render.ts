@@ -24,6 +24,7 @@ export function renderText(root: PlanNode): string[] {
     head += `  (cost=0.00..${node.estimated_cost.toFixed(2)} rows=${node.estimated_rows})`;
     if (node.actual_rows !== null) head += ` (actual time=${(node.actual_time_ms ?? 0).toFixed(3)} rows=${node.actual_rows} loops=${node.actual_loops ?? 1})`;
     lines.push(indent + head);
+    for (const keys of node.hash_keys ?? []) lines.push(`${detailIndent}Hash Key: ${keys}`);
     for (const [key, label] of DETAIL_LINES) {
       const value = node[key];
       if (value === undefined) continue;

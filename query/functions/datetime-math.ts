@@ -14,7 +14,7 @@ import {
   timestampFromParts,
   checkDate,
 } from '../types/datetime.js';
-import { dataError, outOfRange } from '../types/errors.js';
+import { dataError, datetimeOutOfRange } from '../types/errors.js';
 import { justifyHours } from '../types/interval.js';
 
 /** timestamp + interval: months first (the day clamped to the month's end), then days, then time. */
@@ -36,7 +36,7 @@ export function timestampPlusInterval(ts: bigint, iv: Interval): bigint {
     return checkTimestamp(t);
   } catch (error) {
     if (!isSvcError(error)) throw error;
-    throw outOfRange('timestamp out of range');
+    throw datetimeOutOfRange('timestamp out of range');
   }
 }
 
@@ -53,7 +53,7 @@ export function timestampDiff(a: bigint, b: bigint): Interval {
 export function datePlusDays(d: number, n: number): number {
   if (!isFiniteDate(d)) return d;
   const r = d + n;
-  if (r === DATE_INFINITY || r === DATE_MINUS_INFINITY) throw outOfRange('date out of range');
+  if (r === DATE_INFINITY || r === DATE_MINUS_INFINITY) throw datetimeOutOfRange('date out of range');
   return checkDate(r);
 }
 

@@ -78,17 +78,16 @@ function widthBucketFloat(operand: number, low: number, high: number, count: num
   return Math.floor(((low - operand) * count) / (low - high)) + 1;
 }
 
-const floatRefused: Impl = () => {
-  throw new SvcError('INVALID_QUERY', 'to_char of a floating-point number is not supported: cast it to numeric', { reason: 'unsupported' });
-};
+/** A float's text for toCharNumber, -0 keeping its sign (printf prints '-0'). */
+const floatText = (v: number): string => (Object.is(v, -0) ? '-0' : String(v));
 
 export const EVERYDAY_FN_DEFS: readonly FnDef[] = [
   fn('to_char', [T.int4, T.text], T.text, ([v, f]) => toCharNumber(String(v as number), f as string)),
   fn('to_char', [T.int8, T.text], T.text, ([v, f]) => toCharNumber(String(v as bigint), f as string)),
   fn('to_char', [T.numeric, T.text], T.text, ([v, f]) => toCharNumber(v as string, f as string)),
-  // PostgreSQL prints a float through C's printf (its own rounding and digit limits): refused, not guessed.
-  fn('to_char', [T.float8, T.text], T.text, floatRefused),
-  fn('to_char', [T.float4, T.text], T.text, floatRefused),
+  // PostgreSQL prints a float through C's printf, to DBL_DIG (15) or FLT_DIG (6) significant digits.
+  fn('to_char', [T.float8, T.text], T.text, ([v, f]) => toCharNumber(floatText(v as number), f as string, 15)),
+  fn('to_char', [T.float4, T.text], T.text, ([v, f]) => toCharNumber(floatText(v as number), f as string, 6)),
   fn('version', [], T.text, () => `PostgreSQL ${PG_VERSION} (svcdb ${SVC_VERSION})`),
   fn('current_setting', [T.text], T.text, ([name]) => currentSetting(name as string, false)),
   {

@@ -10,7 +10,6 @@ import { TEXT_RESULT_CHARS_MAX } from '../types/limits.js';
 import { charLength, chars, utf8Length } from '../types/text-order.js';
 import { formatElement } from '../types/text-io.js';
 import { formatSql } from './format.js';
-import { compileRegex } from './pattern.js';
 import type { FnDef, Impl } from './registry.js';
 
 function fn(name: string, params: QType[], ret: QType, impl: Impl): FnDef {
@@ -138,30 +137,6 @@ function chr(code: number): string {
   return String.fromCodePoint(code);
 }
 
-function regexpReplace(str: string, pattern: string, repl: string, flags: string): string {
-  const global = flags.includes('g');
-  const re = compileRegex(pattern, flags.replace(/g/g, '') + (global ? 'g' : ''));
-  // PostgreSQL: \1..\9 and \& in the replacement; JavaScript: $1 and $&.
-  const jsRepl = repl
-    .replace(/\$/g, '$$$$')
-    .replace(/\\(\d|&)/g, (_, d: string) => (d === '&' ? '$&' : `$${d}`))
-    .replace(/\\\\/g, '\\');
-  re.lastIndex = 0;
-  return str.replace(re, jsRepl);
-}
-
-function regexpMatch(str: string, pattern: string, flags: string): QValue {
-  const m = compileRegex(pattern, flags).exec(str);
-  if (m === null) return null;
-  return m.length > 1 ? m.slice(1).map((g) => g ?? null) : [m[0]];
-}
-
-function substringRegex(str: string, pattern: string): QValue {
-  const m = compileRegex(pattern, '').exec(str);
-  if (m === null) return null;
-  return m.length > 1 ? (m[1] ?? null) : m[0];
-}
-
 function basicDefs(): FnDef[] {
   const defs: FnDef[] = [];
   for (const name of ['length', 'char_length', 'character_length']) defs.push(fn(name, [T.text], T.int4, ([a]) => charLength(s(a))));
@@ -175,7 +150,6 @@ function basicDefs(): FnDef[] {
     fn('substr', [T.text, T.int4, T.int4], T.text, ([a, b, c]) => substring(s(a), n(b), n(c))),
     fn('substring', [T.text, T.int4], T.text, ([a, b]) => substring(s(a), n(b))),
     fn('substring', [T.text, T.int4, T.int4], T.text, ([a, b, c]) => substring(s(a), n(b), n(c))),
-    fn('substring', [T.text, T.text], T.text, ([a, b]) => substringRegex(s(a), s(b))),
     fn('strpos', [T.text, T.text], T.int4, ([a, b]) => strpos(s(a), s(b))),
     fn('position', [T.text, T.text], T.int4, ([a, b]) => strpos(s(a), s(b))),
     fn('left', [T.text, T.int4], T.text, ([a, b]) => leftChars(s(a), n(b))),
@@ -203,12 +177,6 @@ function basicDefs(): FnDef[] {
     fn('quote_literal', [T.text], T.text, ([a]) => quoteLiteral(s(a))),
     fn('to_hex', [T.int4], T.text, ([a]) => (n(a) >>> 0).toString(16)),
     fn('to_hex', [T.int8], T.text, ([a]) => BigInt.asUintN(64, a as bigint).toString(16)),
-    fn('regexp_replace', [T.text, T.text, T.text], T.text, ([a, b, c]) => regexpReplace(s(a), s(b), s(c), '')),
-    fn('regexp_replace', [T.text, T.text, T.text, T.text], T.text, ([a, b, c, d]) => regexpReplace(s(a), s(b), s(c), s(d))),
-    fn('regexp_match', [T.text, T.text], arrayOf(T.text), ([a, b]) => regexpMatch(s(a), s(b), '')),
-    fn('regexp_match', [T.text, T.text, T.text], arrayOf(T.text), ([a, b, c]) => regexpMatch(s(a), s(b), s(c))),
-    fn('regexp_like', [T.text, T.text], T.bool, ([a, b]) => compileRegex(s(b), '').test(s(a))),
-    fn('regexp_like', [T.text, T.text, T.text], T.bool, ([a, b, c]) => compileRegex(s(b), s(c)).test(s(a))),
     fn('string_to_array', [T.text, T.text], arrayOf(T.text), ([a, b]) => (s(a) === '' ? [] : b === null ? chars(s(a)) : s(a).split(s(b)))),
   );
   return defs;

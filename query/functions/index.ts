@@ -11,6 +11,7 @@ import { TEXT_OP_DEFS } from './ops-text.js';
 import { JSONB_OP_DEFS } from './jsonb-ops.js';
 import { MATH_FN_DEFS } from './fn-math.js';
 import { STRING_FN_DEFS } from './fn-string.js';
+import { REGEX_FN_DEFS } from './fn-regex.js';
 import { DATETIME_FN_DEFS } from './fn-datetime.js';
 import { JSON_FN_DEFS, JSONB_FN_DEFS } from './fn-jsonb.js';
 import { MISC_FN_DEFS } from './fn-misc.js';
@@ -27,6 +28,7 @@ register([
   ...JSONB_OP_DEFS,
   ...MATH_FN_DEFS,
   ...STRING_FN_DEFS,
+  ...REGEX_FN_DEFS,
   ...DATETIME_FN_DEFS,
   ...JSONB_FN_DEFS,
   ...JSON_FN_DEFS,

@@ -1,10 +1,12 @@
 /**
  * LIKE/ILIKE and POSIX regular expressions, compiled to JavaScript RegExps and cached.
  * LIKE: '%' any run, '_' one character, '\' escapes the next character (a custom ESCAPE is turned
- * into '\' by like_escape, as PostgreSQL's parser does). Regexes: PostgreSQL's ARE syntax is close
- * to JavaScript's; [[:class:]] and \m \M \y \Y \A \Z are translated, '.' matches newlines as in ARE.
+ * into '\' by like_escape, as PostgreSQL's parser does). Regexes: PostgreSQL's ARE syntax, rewritten
+ * for JavaScript's v flag by regex-translate.ts.
  */
+import { SvcError } from '../../core/errors.js';
 import { dataError } from '../types/errors.js';
+import { applyOption, RE_ICASE, translateRegex } from './regex-translate.js';
 import { PATTERN_CACHE_ENTRIES_MAX } from '../types/limits.js';
 
 /** Cached patterns, most recent kept; bounded so ad-hoc patterns cannot grow memory without limit. */
@@ -91,51 +93,44 @@ export function likeEscape(pattern: string, escape: string): string {
   return out;
 }
 
-const CLASSES: Record<string, string> = {
-  alpha: 'a-zA-Z',
-  digit: '0-9',
-  alnum: 'a-zA-Z0-9',
-  upper: 'A-Z',
-  lower: 'a-z',
-  space: '\\s',
-  punct: '!-\\/:-@\\[-`{-~',
-  xdigit: '0-9A-Fa-f',
-  word: '\\w',
-  blank: ' \\t',
-  cntrl: '\\x00-\\x1f\\x7f',
-  print: '\\x20-\\x7e',
-  graph: '\\x21-\\x7e',
-};
-
-function translateRegex(src: string): string {
-  return src
-    .replace(/\[:([a-z]+):\]/g, (m, name: string) => CLASSES[name] ?? m)
-    .replace(/\\m/g, '\\b(?=\\w)')
-    .replace(/\\M/g, '\\b(?<=\\w)')
-    .replace(/\\y/g, '\\b')
-    .replace(/\\Y/g, '\\B')
-    .replace(/\\A/g, '^')
-    .replace(/\\Z/g, '$(?![\\s\\S])');
+/**
+ * Reads a function's flags argument (PostgreSQL's parse_re_flags): the RE_* compile bits and
+ * whether g was given. `fn` names the function in PostgreSQL's error for g where it takes none.
+ */
+export function regexOptions(options: string, fn: string, globalAllowed: boolean): { cflags: number; global: boolean } {
+  let cflags = 0;
+  let global = false;
+  for (const letter of options) {
+    if (letter !== 'g') cflags = applyOption(cflags, letter, false);
+    else if (globalAllowed) global = true;
+    else {
+      const hint = fn === 'regexp_match' ? { hint: 'Use the regexp_matches function instead.' } : {};
+      throw new SvcError('TYPE_MISMATCH', `${fn}() does not support the "global" option`, { sqlstate: '22023', ...hint });
+    }
+  }
+  return { cflags, global };
 }
 
-/** Compiles a PostgreSQL regular expression ('invalid regular expression' on failure). */
-export function compileRegex(pattern: string, flags: string): RegExp {
-  return cached(`R${flags}/${pattern}`, () => {
-    let src = pattern;
-    let f = flags;
-    const embedded = /^\(\?([a-z]+)\)/.exec(src);
-    if (embedded) {
-      src = src.slice(embedded[0].length);
-      if (embedded[1]!.includes('i')) f += 'i';
-    }
+/**
+ * Compiles a PostgreSQL regular expression (regex-translate.ts) with its RE_* flags, cached. The
+ * RegExp has the g flag (matching starts at lastIndex) and is shared: a caller sets lastIndex
+ * before every exec or test. `indices` adds the d flag (group positions, for regexp_instr).
+ */
+export function compileRegex(pattern: string, cflags: number, indices = false): RegExp {
+  return cached(`R${cflags}${indices ? 'd' : ''}/${pattern}`, () => {
+    const { source, flags } = translateRegex(pattern, cflags);
     try {
-      return new RegExp(translateRegex(src), Array.from(new Set(`${f}s`)).join(''));
+      return new RegExp(source, indices ? `${flags}d` : flags);
     } catch (err) {
+      // The translator writes only what v accepts; this is a pattern it let through that JavaScript refuses.
       throw dataError(`invalid regular expression: ${(err as Error).message}`, '2201B');
     }
   });
 }
 
+/** text ~ pattern (~* when caseInsensitive). */
 export function regexMatch(text: string, pattern: string, caseInsensitive: boolean): boolean {
-  return compileRegex(pattern, caseInsensitive ? 'i' : '').test(text);
+  const re = compileRegex(pattern, caseInsensitive ? RE_ICASE : 0);
+  re.lastIndex = 0;
+  return re.test(text);
 }

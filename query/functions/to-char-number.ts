@@ -69,12 +69,26 @@ function tokenize(format: string): { tokens: Token[]; fm: boolean } {
   return { tokens, fm };
 }
 
-/** `text` (an integer or numeric's text) formatted by `format`; NaN and Infinity are refused. */
-export function toCharNumber(text: string, format: string): string {
+/**
+ * `text` (an integer or numeric's text) formatted by `format`; NaN and Infinity are refused.
+ * `floatDigits` (to_char of float8: 15, float4: 6, C's DBL_DIG and FLT_DIG): PostgreSQL's
+ * float8_to_char prints the value with C's printf to at most that many significant digits, so
+ * fraction positions past them print nothing (no point when none is left), and the sign is the
+ * printed text's (-0.001 to two places is '-.00').
+ */
+export function toCharNumber(text: string, format: string, floatDigits?: number): string {
   const { tokens, fm } = tokenize(format);
   const pointAt = tokens.findIndex((t) => t.kind === 'point');
   const digitsBefore = tokens.filter((t, i) => t.kind === 'digit' && (pointAt < 0 || i < pointAt)).length;
   const fracCount = pointAt < 0 ? 0 : tokens.filter((t, i) => t.kind === 'digit' && i > pointAt).length;
+  let printed = fracCount; // fraction positions that print a digit
+  if (floatDigits !== undefined) {
+    const value = Number(text);
+    if (!Number.isFinite(value)) throw new SvcError('INVALID_QUERY', `to_char of ${text.replace(/^[-+]/, '')} is not supported`, { reason: 'unsupported' });
+    const intLength = printfFixed(Math.abs(value), 0).length;
+    printed = intLength >= floatDigits ? 0 : Math.min(fracCount, floatDigits - intLength);
+    text = printfFixed(value, printed);
+  }
   if (!/^[-+]?\d*\.?\d*$/.test(text)) {
     throw new SvcError('INVALID_QUERY', `to_char of ${text.replace(/^[-+]/, '')} is not supported`, { reason: 'unsupported' });
   }
@@ -87,8 +101,8 @@ export function toCharNumber(text: string, format: string): string {
   const fracDigits = all.slice(all.length - fracCount);
   // A zero integer part still takes a position: with none ('.99') every number overflows (' .##').
   const overflow = Math.max(intDigits.length, 1) > digitsBefore;
-  // The sign is the rounded value's: -0.001 to two places prints no minus.
-  const negative = text.startsWith('-') && units !== 0n;
+  // The sign is the rounded value's: -0.001 to two places prints no minus (a float's: its printed text's).
+  const negative = text.startsWith('-') && (units !== 0n || floatDigits !== undefined);
   // An integer part of zero shows as 0 in the last position only when there is no fraction.
   if (intDigits === '' && fracCount === 0) intDigits = '0';
   const firstZero = tokens.findIndex((t) => t.kind === 'digit' && t.zero);
@@ -115,7 +129,7 @@ export function toCharNumber(text: string, format: string): string {
       }
       parts.push({ text: signText(t.style, negative, fm), number: false });
     } else if (t.kind === 'point') {
-      parts.push({ text: overflow || fracCount > 0 ? '.' : '', number: true });
+      parts.push({ text: overflow || (fracCount > 0 && printed > 0) ? '.' : '', number: true });
       started = true;
     } else if (t.kind === 'group') {
       parts.push({ text: started ? ',' : fm ? '' : ' ', number: started });
@@ -125,7 +139,7 @@ export function toCharNumber(text: string, format: string): string {
       if (digit !== null) started = true;
       parts.push({ text: overflow ? '#' : (digit ?? (fm ? '' : ' ')), number: digit !== null || overflow });
     } else {
-      parts.push({ text: overflow ? '#' : fracDigits[fracSeen]!, number: true });
+      parts.push({ text: fracSeen >= printed ? '' : overflow ? '#' : fracDigits[fracSeen]!, number: fracSeen < printed });
       fracSeen++;
     }
   }
@@ -162,8 +176,39 @@ function trimFraction(parts: { text: string }[], tokens: readonly Token[], point
   if (pointAt < 0) return;
   for (let i = tokens.length - 1; i > pointAt; i--) {
     const t = tokens[i]!;
-    if (t.kind !== 'digit') continue;
+    if (t.kind !== 'digit' || parts[i]!.text === '') continue; // a float's position past its digits
     if (t.zero || parts[i]!.text !== '0') return;
     parts[i]!.text = '';
   }
+}
+
+/**
+ * C's printf("%.*f", digits, x) as glibc prints it: the exact binary value rounded to `digits`
+ * places, a tie to even (JavaScript's toFixed takes the larger of two equally near results).
+ */
+export function printfFixed(x: number, digits: number): string {
+  const abs = Math.abs(x);
+  const sign = x < 0 || Object.is(x, -0) ? '-' : '';
+  if (abs >= 1e21) return sign + BigInt(abs).toString() + (digits > 0 ? `.${'0'.repeat(digits)}` : ''); // an integer, exactly
+  let text = abs.toFixed(digits);
+  if (exactTie(abs, digits) && /[13579]$/.test(text)) {
+    const units = BigInt(text.replace('.', '')) - 1n;
+    const all = units.toString().padStart(digits + 1, '0');
+    text = digits === 0 ? all : `${all.slice(0, -digits)}.${all.slice(-digits)}`;
+  }
+  return sign + text;
+}
+
+/** Whether x * 10^digits lies exactly halfway between two integers (x = mantissa * 2^exponent). */
+function exactTie(x: number, digits: number): boolean {
+  const view = new DataView(new ArrayBuffer(8));
+  view.setFloat64(0, x);
+  const bits = view.getBigUint64(0);
+  const biased = Number((bits >> 52n) & 0x7ffn);
+  const mantissa = biased === 0 ? bits & 0xfffffffffffffn : (bits & 0xfffffffffffffn) | 0x10000000000000n;
+  const exponent = biased === 0 ? -1074 : biased - 1075;
+  if (exponent >= 0) return false; // an integer
+  const twice = mantissa * 10n ** BigInt(digits) * 2n;
+  const den = 1n << BigInt(-exponent);
+  return twice % den === 0n && (twice / den) % 2n === 1n;
 }

@@ -15,7 +15,7 @@
 import { SvcError } from '../../core/errors.js';
 import { daysFromCivil, daysInMonth, USECS_PER_DAY } from '../types/datetime.js';
 import { isFiniteDate, isFiniteTimestamp, isValidDate, isValidTimestamp } from '../types/datetime-calendar.js';
-import { dataError, outOfRange as outOfRangeOf } from '../types/errors.js';
+import { dataError, datetimeOutOfRange as outOfRangeOf } from '../types/errors.js';
 import { isSeparatorChar, isSpaceChar, parseTemplate, type NumberNode, type TemplateNode } from './to-date-template.js';
 
 const MONTHS = ['january', 'february', 'march', 'april', 'may', 'june', 'july', 'august', 'september', 'october', 'november', 'december'];

@@ -245,6 +245,7 @@ export type SetFunctionName =
   | 'generate_series'
   | 'unnest'
   | 'regexp_matches'
+  | 'regexp_split_to_table'
   | 'jsonb_to_record'
   | 'jsonb_to_recordset'
   | 'jsonb_array_elements'
@@ -263,6 +264,8 @@ export type Plan =
       readonly kind: 'function_scan';
       readonly fn: SetFunctionName;
       readonly args: readonly Expr[];
+      /** jsonb_each[_text] as a whole select-list item: one text column, each row's record text `(key,value)`. */
+      readonly record?: boolean;
       readonly columns: readonly OutputColumn[];
       readonly est?: Estimate;
     }
@@ -279,6 +282,13 @@ export type Plan =
       readonly input: Plan;
       readonly groupBy: readonly Expr[];
       readonly aggs: readonly AggCall[];
+      /**
+       * GROUPING SETS / ROLLUP / CUBE: each set as indexes into groupBy (a key outside the set is
+       * NULL in its rows); absent for a plain GROUP BY. `grouping`: per GROUPING(…) call, its
+       * arguments' indexes into groupBy; the calls' values follow the aggregates in the output.
+       */
+      readonly sets?: readonly (readonly number[])[];
+      readonly grouping?: readonly (readonly number[])[];
       readonly columns: readonly OutputColumn[];
       readonly est?: Estimate;
     }

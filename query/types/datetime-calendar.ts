@@ -3,7 +3,7 @@
  * UTC): PostgreSQL's ranges and infinities, proleptic Gregorian day arithmetic and the text output.
  * Text input (and the time zones it reads) is datetime.ts, which re-exports all of this.
  */
-import { outOfRange } from './errors.js';
+import { datetimeOutOfRange } from './errors.js';
 
 export const USECS_PER_SEC = 1_000_000n;
 export const USECS_PER_MINUTE = 60_000_000n;
@@ -19,7 +19,7 @@ export const DATE_MINUS_INFINITY = -2147483648;
 const DATE_DAYS_MIN = -2440588; // 4714-11-24 (astronomical -4713) is Julian day 0
 const DATE_DAYS_MAX = 2147483494 - 2440588; // PostgreSQL's DATE_END_JULIAN - epoch, exclusive
 const TIMESTAMP_USECS_MIN = BigInt(DATE_DAYS_MIN) * USECS_PER_DAY;
-const TIMESTAMP_USECS_END = BigInt(109203489 - 2440588) * USECS_PER_DAY; // TIMESTAMP_END_JULIAN, exclusive
+const TIMESTAMP_USECS_END = BigInt(109203528 - 2440588) * USECS_PER_DAY; // TIMESTAMP_END_JULIAN = date2j(294277, 1, 1), exclusive
 
 export function isFiniteTimestamp(v: bigint): boolean {
   return v !== TIMESTAMP_INFINITY && v !== TIMESTAMP_MINUS_INFINITY;
@@ -38,12 +38,12 @@ export function isValidDate(v: number): boolean {
 }
 
 export function checkTimestamp(v: bigint): bigint {
-  if (!isValidTimestamp(v)) throw outOfRange('timestamp out of range');
+  if (!isValidTimestamp(v)) throw datetimeOutOfRange('timestamp out of range');
   return v;
 }
 
 export function checkDate(v: number): number {
-  if (!isValidDate(v)) throw outOfRange('date out of range');
+  if (!isValidDate(v)) throw datetimeOutOfRange('date out of range');
   return v;
 }
 

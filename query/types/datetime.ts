@@ -5,7 +5,7 @@
  * zone is read as UTC when converted. Years before 1 AD print with ' BC' (year 0 is 1 BC).
  * +-infinity are the extreme values of the representation, as in PostgreSQL.
  */
-import { dataError, invalidInput, outOfRange } from './errors.js';
+import { dataError, datetimeOutOfRange, invalidInput } from './errors.js';
 import { ZONE_CACHE_ENTRIES_MAX } from './limits.js';
 
 import {
@@ -239,7 +239,7 @@ export function parseTimestamp(text: string, withZone: boolean): bigint {
   const p = parseFields(text, kind);
   let ts = timestampFromParts(p.days, p.timeUs);
   if (withZone && p.offsetSec !== null) ts -= BigInt(p.offsetSec) * USECS_PER_SEC;
-  if (!isValidTimestamp(ts) || !isFiniteTimestamp(ts)) throw outOfRange(`timestamp out of range: "${text}"`);
+  if (!isValidTimestamp(ts) || !isFiniteTimestamp(ts)) throw datetimeOutOfRange(`timestamp out of range: "${text}"`);
   return ts;
 }
 
@@ -252,7 +252,7 @@ export function parseDate(text: string): number {
     return splitTimestamp(sp).days;
   }
   const p = parseFields(text, 'date');
-  if (!isValidDate(p.days) || !isFiniteDate(p.days)) throw outOfRange(`date out of range: "${text}"`);
+  if (!isValidDate(p.days) || !isFiniteDate(p.days)) throw datetimeOutOfRange(`date out of range: "${text}"`);
   return p.days;
 }
 

@@ -16,6 +16,11 @@ export function outOfRange(message: string, detail?: string): SvcError {
   return new SvcError('TYPE_MISMATCH', message, detail === undefined ? { sqlstate: '22003' } : { sqlstate: '22003', detail });
 }
 
+/** 22008: a date, timestamp or interval past the type's range ('timestamp out of range', 'interval out of range'). */
+export function datetimeOutOfRange(message: string): SvcError {
+  return new SvcError('TYPE_MISMATCH', message, { sqlstate: '22008' });
+}
+
 /** 22012. */
 export function divisionByZero(): SvcError {
   return new SvcError('TYPE_MISMATCH', 'division by zero', { sqlstate: '22012' });

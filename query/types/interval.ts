@@ -4,7 +4,7 @@
  * Text output is the 'postgres' IntervalStyle: '1 year 2 mons 3 days 04:05:06' (text input: interval-parse.ts).
  */
 import type { Interval } from './contract.js';
-import { dataError, outOfRange } from './errors.js';
+import { dataError, datetimeOutOfRange } from './errors.js';
 import { USECS_PER_DAY, USECS_PER_HOUR, USECS_PER_MINUTE, USECS_PER_SEC, formatFraction } from './datetime.js';
 
 export type { Interval };
@@ -34,7 +34,7 @@ export function checkInterval(v: Interval): Interval {
     v.micros < INT64_MIN ||
     v.micros > INT64_MAX
   ) {
-    throw outOfRange('interval out of range');
+    throw datetimeOutOfRange('interval out of range');
   }
   return v;
 }
@@ -82,7 +82,7 @@ function scaleInterval(span: Interval, apply: (x: number) => number): Interval {
   const monthD = apply(span.months);
   const dayD = apply(span.days);
   if (!Number.isFinite(monthD) || !Number.isFinite(dayD) || monthD < INT32_MIN || monthD > INT32_MAX || dayD < INT32_MIN || dayD > INT32_MAX) {
-    throw outOfRange('interval out of range');
+    throw datetimeOutOfRange('interval out of range');
   }
   const months = Math.trunc(monthD);
   let days = Math.trunc(dayD);
@@ -94,18 +94,18 @@ function scaleInterval(span: Interval, apply: (x: number) => number): Interval {
   }
   days += Math.trunc(monthRemainderDays);
   const timeD = rint(apply(Number(span.micros)) + secRemainder * 1e6);
-  if (!Number.isFinite(timeD) || timeD < -9.223372036854776e18 || timeD >= 9.223372036854776e18) throw outOfRange('interval out of range');
+  if (!Number.isFinite(timeD) || timeD < -9.223372036854776e18 || timeD >= 9.223372036854776e18) throw datetimeOutOfRange('interval out of range');
   return checkInterval({ months, days, micros: BigInt(timeD) });
 }
 
 export function mulInterval(span: Interval, factor: number): Interval {
-  if (Number.isNaN(factor)) throw outOfRange('interval out of range');
+  if (Number.isNaN(factor)) throw datetimeOutOfRange('interval out of range');
   return scaleInterval(span, (x) => x * factor);
 }
 
 export function divInterval(span: Interval, factor: number): Interval {
   if (factor === 0) throw dataError('division by zero', '22012');
-  if (Number.isNaN(factor)) throw outOfRange('interval out of range');
+  if (Number.isNaN(factor)) throw datetimeOutOfRange('interval out of range');
   return scaleInterval(span, (x) => x / factor);
 }
 

@@ -28,6 +28,20 @@ describe('errors: codes and PostgreSQL messages', () => {
     expect((await failure(h.q('   '))).code).toBe('INVALID_QUERY');
   });
 
+  it('22008 (datetime value out of range) for dates, timestamps and intervals past their range, as PostgreSQL', async () => {
+    const cases: [string, string][] = [
+      ["SELECT '294277-01-01'::timestamp", 'timestamp out of range: "294277-01-01"'],
+      ["SELECT '5874898-01-01'::date", 'date out of range: "5874898-01-01"'],
+      ["SELECT timestamp '294276-12-31 23:59:59' + interval '1 day'", 'timestamp out of range'],
+      ["SELECT date '5874897-12-31' + 1", 'date out of range'],
+      ["SELECT interval '178000000 years' * 100", 'interval out of range'],
+      ["SELECT to_date('5874898-01-01', 'YYYY-MM-DD')", 'date out of range: "5874898-01-01"'],
+    ];
+    for (const [sql, message] of cases) {
+      expect(await failure(h.q(sql)), sql).toMatchObject({ code: 'TYPE_MISMATCH', message, details: { sqlstate: '22008' } });
+    }
+  });
+
   it('TABLE_NOT_FOUND and COLUMN_NOT_FOUND', async () => {
     expect(await failure(h.q('SELECT * FROM missing'))).toMatchObject({ code: 'TABLE_NOT_FOUND', message: 'relation "missing" does not exist' });
     expect(await failure(h.q('SELECT * FROM public.missing'))).toMatchObject({ code: 'TABLE_NOT_FOUND', message: 'relation "public.missing" does not exist' });

@@ -16,6 +16,7 @@ const CASES: Record<string, string> = {
   'index-ordered-limit': 'SELECT id, score FROM items ORDER BY score DESC LIMIT 5',
   'pk-ordered-limit': 'SELECT id FROM items ORDER BY id LIMIT 3',
   'nested-loop': 'SELECT count(*) FROM items i JOIN cats c ON i.cat_id < c.id',
+  'grouping-sets': 'SELECT cat_id, score, count(*) FROM items GROUP BY ROLLUP (cat_id, score)',
 };
 
 describe('EXPLAIN plan shapes (golden files)', () => {

@@ -16,15 +16,14 @@ describe('query binder: parameters in LIMIT, unnest, FOR UPDATE and unsupported 
     await h.close();
   });
 
-  it('refuses grouping sets, WITH TIES and data-modifying CTEs', async () => {
+  it('refuses WITH TIES and data-modifying CTEs', async () => {
+    // ROLLUP, CUBE and GROUPING SETS run now (test/sql/grouping-sets.slt).
     const cases: [string, string][] = [
-      ['SELECT a, count(*) FROM t GROUP BY ROLLUP (a)', 'GROUP BY ROLLUP is not supported'],
-      ['SELECT a, count(*) FROM t GROUP BY CUBE (a)', 'GROUP BY CUBE is not supported'],
-      ['SELECT a, count(*) FROM t GROUP BY GROUPING SETS ((a), ())', 'GROUP BY GROUPING SETS is not supported'],
       ['SELECT id FROM t ORDER BY id FETCH FIRST 1 ROWS WITH TIES', 'FETCH FIRST ... WITH TIES is not supported'],
       ['WITH d AS (DELETE FROM t RETURNING id) SELECT * FROM d', 'data-modifying statements in WITH (DELETE in "d") are not supported'],
       // unnest(a, b) and ROWS FROM (f(), g()) run now (select-list-srf.slt); what is left of set-returning functions:
-      ["SELECT jsonb_each('{}'::jsonb)", 'jsonb_each in a select list (a record) is not supported: call it in FROM'],
+      // as a whole select-list item it gives the record's text (srf-grouped.slt)
+      ["SELECT to_jsonb(jsonb_each('{}'::jsonb))", 'jsonb_each in a select list (a record) is not supported other than as a whole item: call it in FROM'],
       ['SELECT generate_series(1, generate_series(1, 2))', 'set-returning functions nested in the arguments of another are not supported'],
       ['SELECT * FROM lower($$A$$)', 'function lower() in FROM is not supported'],
     ];

@@ -6,7 +6,7 @@ import { needsPrepare, prepare } from '../subquery.js';
 import { batches, rowHasher, valueKeyer } from './materialize.js';
 import { keyComparator } from './sort.js';
 
-interface AggRuntime {
+export interface AggRuntime {
   readonly call: AggCall;
   readonly args: Evaluator[];
   /** Reused argument array for aggregates that only step (states never keep the array). */
@@ -18,7 +18,7 @@ interface AggRuntime {
   readonly hashArgs: ((values: readonly QValue[]) => string) | null;
 }
 
-interface Group {
+export interface Group {
   readonly keys: QValue[];
   readonly states: AggregateState[];
   readonly seen: (Set<string> | null)[];
@@ -26,7 +26,7 @@ interface Group {
   readonly buffered: ({ key: QValue[]; args: QValue[] }[] | null)[];
 }
 
-function runtime(call: AggCall, ctx: ExecContext): AggRuntime {
+export function runtime(call: AggCall, ctx: ExecContext): AggRuntime {
   return {
     call,
     args: call.args.map((a) => compile(a, ctx).eval),
@@ -38,7 +38,7 @@ function runtime(call: AggCall, ctx: ExecContext): AggRuntime {
   };
 }
 
-function newGroup(keys: QValue[], aggs: readonly AggRuntime[]): Group {
+export function newGroup(keys: QValue[], aggs: readonly AggRuntime[]): Group {
   return {
     keys,
     states: aggs.map((a) => a.call.agg.newState()),
@@ -47,7 +47,7 @@ function newGroup(keys: QValue[], aggs: readonly AggRuntime[]): Group {
   };
 }
 
-function step(group: Group, aggs: readonly AggRuntime[], row: Row): void {
+export function step(group: Group, aggs: readonly AggRuntime[], row: Row): void {
   for (let i = 0; i < aggs.length; i++) {
     const a = aggs[i]!;
     if (a.plain) {
@@ -76,7 +76,7 @@ function step(group: Group, aggs: readonly AggRuntime[], row: Row): void {
   }
 }
 
-function finish(group: Group, aggs: readonly AggRuntime[], ctx: ExecContext): Row {
+export function finish(group: Group, aggs: readonly AggRuntime[], ctx: ExecContext): Row {
   const values = aggs.map((a, i) => {
     const buffer = group.buffered[i];
     if (buffer) {

@@ -9,9 +9,10 @@ import { prepare } from '../subquery.js';
 import { LIMITS } from '../../limits.js';
 import type { JsonValue } from '../../../core/values.js';
 import { dataError } from '../../types/errors.js';
-import { asTopLevel, isJsonObject, sortedKeys } from '../../types/jsonb.js';
+import { asTopLevel, formatJsonb, isJsonObject, sortedKeys } from '../../types/jsonb.js';
 import { jsonbAsText } from '../../functions/jsonb-ops.js';
-import { compileRegex } from '../../functions/pattern.js';
+import { compileRegex, regexOptions } from '../../functions/pattern.js';
+import { matchArray, regexMatches, regexpSplit } from '../../functions/fn-regex.js';
 
 /**
  * generate_series(start, stop[, step]) over int4 (numbers) or int8 (bigints): rows are produced
@@ -79,13 +80,29 @@ function jsonbRows(fn: JsonbSetFunction, value: JsonValue): QValue[][] {
   return keys.map((k) => [k, fn === 'jsonb_each' ? (asTopLevel(value[k]!) as QValue) : jsonbAsText(value[k])]);
 }
 
+/**
+ * A field of PostgreSQL's record text (record_out): empty for NULL; double-quoted, with quotes and
+ * backslashes doubled, when empty or holding a quote, backslash, parenthesis, comma or space.
+ */
+function recordField(v: string | null): string {
+  if (v === null) return '';
+  return v === '' || /[",\\() \t\n\r\v\f]/.test(v) ? `"${v.replace(/["\\]/g, '$&$&')}"` : v;
+}
+
+/** jsonb_each[_text]'s row as the record text `(key,value)` (a select list's whole item: svcdb has no record values). */
+function recordRow([key, value]: QValue[], jsonb: boolean): QValue[] {
+  const text = jsonb ? formatJsonb(value as JsonValue) : (value as string | null);
+  return [`(${recordField(key as string)},${recordField(text)})`];
+}
+
 /** jsonb_array_elements[_text], jsonb_each[_text], jsonb_object_keys: a NULL argument gives no rows. */
-export async function* jsonbSetOp(ctx: ExecContext, fn: JsonbSetFunction, arg: Expr): AsyncIterable<Batch> {
+export async function* jsonbSetOp(ctx: ExecContext, fn: JsonbSetFunction, arg: Expr, record = false): AsyncIterable<Batch> {
   const compiled = compile(arg, ctx);
   await prepare([compiled], [], ctx);
   const value = compiled.eval([]);
   if (value === null) return;
-  const rows = jsonbRows(fn, value as JsonValue);
+  const pairs = jsonbRows(fn, value as JsonValue);
+  const rows = record ? pairs.map((pair) => recordRow(pair, fn === 'jsonb_each')) : pairs;
   for (let i = 0; i < rows.length; i += LIMITS.batchRows) {
     yield rows.slice(i, i + LIMITS.batchRows);
     checkContinue(ctx);
@@ -137,58 +154,27 @@ export async function* rowsFromOp(ctx: ExecContext, inputs: readonly AsyncIterab
 /**
  * regexp_matches(string, pattern [, flags]): each match as a text[] of its capture groups (a group
  * that took no part is NULL), or of the whole match when the pattern has none; without flag g
- * only the first match. A NULL argument gives no rows.
+ * only the first match. regexp_split_to_table(string, pattern [, flags]): the pieces between
+ * matches. A NULL argument gives no rows. The matching is functions/fn-regex.ts's.
  */
-export async function* regexpMatchesOp(ctx: ExecContext, args: readonly Expr[]): AsyncIterable<Batch> {
+export async function* regexpSetOp(ctx: ExecContext, fn: 'regexp_matches' | 'regexp_split_to_table', args: readonly Expr[]): AsyncIterable<Batch> {
   const compiled = args.map((e) => compile(e, ctx));
   await prepare(compiled, [], ctx);
   const values = compiled.map((c) => c.eval([]));
   if (values.some((v) => v === null)) return;
   const [text, pattern, flags = ''] = values as string[];
-  for (const f of flags!) {
-    if (!'bcegimnpqstwx'.includes(f)) throw dataError(`invalid regular expression option: "${f}"`, '22023');
-    if (!'gic'.includes(f)) throw new SvcError('INVALID_QUERY', `regexp_matches option "${f}" is not supported`, { reason: 'unsupported' });
+  if (fn === 'regexp_split_to_table') {
+    yield* inBatches(ctx, regexpSplit(text!, pattern!, flags!, fn));
+    return;
   }
-  const global = flags!.includes('g');
-  // i and c (case-sensitive): the later one wins, as in PostgreSQL.
-  const caseless = flags!.lastIndexOf('i') > flags!.lastIndexOf('c');
-  const rows = regexpMatchRows(text!, pattern!, caseless ? 'ig' : 'g', global);
+  const { cflags, global } = regexOptions(flags!, fn, true);
+  const re = compileRegex(pattern!, cflags);
+  const rows: QValue[] = [];
+  for (const m of regexMatches(re, text!, 0)) {
+    rows.push(matchArray(m));
+    if (!global) break;
+  }
   yield* inBatches(ctx, rows);
-}
-
-const SURROGATE = /[\uD800-\uDFFF]/;
-const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
-
-/**
- * regexp_matches' rows. PostgreSQL matches characters; JavaScript's regex matches UTF-16 units
- * unless given the u flag, so '.' would take half of a character outside the BMP (an emoji) and
- * hand out a lone surrogate. Text with such characters is matched with u. Only that text: u is
- * stricter about syntax ('[\w-]' is an error with u) and the other regex functions do not use it,
- * so text without them matches exactly as before. A pattern u refuses, and a case-insensitive
- * match, use the plain flags, and an answer that would then split a character is refused, never
- * given.
- */
-function regexpMatchRows(text: string, pattern: string, flags: string, global: boolean): (string | null)[][] {
-  let re: RegExp | null = null;
-  const astral = SURROGATE.test(text);
-  // Not with i: u folds case by Unicode's table ('ſ' matches 's'), PostgreSQL does not.
-  if (astral && !flags.includes('i')) {
-    try {
-      re = compileRegex(pattern, `${flags}u`);
-    } catch {
-      re = null; // not valid with u: the plain flags below, checked
-    }
-  }
-  re ??= compileRegex(pattern, flags);
-  re.lastIndex = 0; // compileRegex shares one object per pattern: exec starts where it was left
-  const matches = global ? [...text.matchAll(re)] : [re.exec(text)].filter((m) => m !== null);
-  const rows = matches.map((m) => (m.length > 1 ? m.slice(1).map((g) => g ?? null) : [m[0]]));
-  if (astral && !re.unicode && rows.some((r) => r.some((v) => v !== null && LONE_SURROGATE.test(v)))) {
-    throw new SvcError('INVALID_QUERY', 'regexp_matches of this pattern over characters outside the Basic Multilingual Plane is not supported', {
-      reason: 'unsupported',
-    });
-  }
-  return rows;
 }
 
 /**

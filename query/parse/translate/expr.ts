@@ -15,6 +15,7 @@ import type {
   CollateClause,
   ColumnRef as RawColumnRef,
   FuncCall as RawFuncCall,
+  GroupingFunc,
   MinMaxExpr,
   Node,
   NullTest as RawNullTest,
@@ -52,7 +53,29 @@ const NODES: Readonly<Record<string, Translator>> = {
   A_Indirection: (b: A_Indirection, loc) => indirection(b, loc),
   CollateClause: (b: CollateClause, loc) => collate(b, loc),
   SetToDefault: (_b: never, loc) => ({ kind: 'default', loc }),
+  GroupingFunc: (b: GroupingFunc, loc) => groupingCall(b, loc),
 };
+
+/**
+ * GROUPING(a, b): the grammar's own node (GROUPING is a keyword, not a function name). It is a
+ * call of `pg_catalog.grouping`, which bind/grouping-sets.ts binds against the query's grouping sets.
+ */
+function groupingCall(b: GroupingFunc, loc: number): SqlExpr {
+  return {
+    kind: 'func',
+    name: { schema: 'pg_catalog', name: 'grouping' },
+    args: exprList(b.args),
+    argNames: null,
+    star: false,
+    distinct: false,
+    orderBy: [],
+    withinGroup: [],
+    filter: null,
+    over: null,
+    variadic: false,
+    loc,
+  };
+}
 
 /** svcdb's SqlExpr for one raw expression node (reached through recurse.ts's translateExpr). */
 export function expressionOf(node: Node): SqlExpr {

@@ -1,0 +1,440 @@
+/**
+ * PostgreSQL's regular expressions (ARE, "Advanced Regular Expressions", manual §9.7.3) rewritten
+ * as the source of a JavaScript RegExp with the v flag.
+ *
+ * Why a translator and not the pattern as it is: PostgreSQL matches characters (code points) and
+ * JavaScript without u/v matches UTF-16 units, so '.' took half of an emoji; with u/v the pattern
+ * syntax is strict ('[\w-]', a lone '{' are errors) and differs from ARE in places ('\b' is a
+ * backspace in ARE, '\B' a backslash, '\y' a word boundary; '^' after a newline only with the n
+ * flag; parentheses inside a lookahead do not capture). Every construct is read here and written
+ * out in the form v understands, so each character is one character and the errors are
+ * PostgreSQL's (`invalid regular expression: quantifier operand invalid`, …).
+ *
+ * Character classes (regex-syntax.ts) are PostgreSQL's own Unicode definitions (pg_u_is*): alpha is
+ * Unicode's Alphabetic, upper/lower Uppercase/Lowercase, space White_Space, punct the punctuation
+ * and symbol categories less Alphabetic, digit and xdigit ASCII only; \w is [[:alnum:]_].
+ * Case-insensitive matching is PostgreSQL's: a letter stands for its lower and upper case
+ * (allcases() in regc_locale.c), spelled out here rather than left to JavaScript's i flag, whose
+ * Unicode case folding differs ('ſ' would match 's').
+ *
+ * Not the same: JavaScript picks the first alternative that matches where PostgreSQL's engine
+ * picks the longest overall match of a pattern without quantifiers ('a|ab' takes 'ab' there).
+ */
+import {
+  applyOption,
+  badRegex,
+  CHAR_ESCAPES,
+  CLASSES,
+  COLLATING_NAMES,
+  CONSTRAINT_ESCAPES,
+  DUP_MAX,
+  RE_EXPANDED,
+  RE_ICASE,
+  RE_NLANCH,
+  RE_NLSTOP,
+  RE_QUOTE,
+  SHORTHAND,
+  WORD_END,
+  WORD_START,
+} from './regex-syntax.js';
+
+export { applyOption, RE_ICASE } from './regex-syntax.js';
+
+export interface TranslatedRegex {
+  readonly source: string;
+  /** 'gsv', plus 'i' where a back reference must compare without case. */
+  readonly flags: string;
+}
+
+/** One character as v-mode source: ASCII letters and digits as they are, anything else as \u{…}. */
+function lit(cp: number): string {
+  return (cp >= 0x30 && cp <= 0x39) || (cp >= 0x41 && cp <= 0x5a) || (cp >= 0x61 && cp <= 0x7a) ? String.fromCodePoint(cp) : `\\u{${cp.toString(16)}}`;
+}
+
+/** A one-character case mapping (towlower/towupper): a mapping to several characters keeps the character. */
+function mapOne(cp: number, upper: boolean): number {
+  const c = String.fromCodePoint(cp);
+  const m = upper ? c.toUpperCase() : c.toLowerCase();
+  const first = m.codePointAt(0)!;
+  return m.length === (first > 0xffff ? 2 : 1) ? first : cp;
+}
+
+/** PostgreSQL's allcases(c): the lower and the upper case of c (not c itself when it is neither, as 'ǅ'). */
+function allCases(cp: number): number[] {
+  const lc = mapOne(cp, false);
+  const uc = mapOne(cp, true);
+  return lc === uc ? [lc] : [lc, uc];
+}
+
+type BracketItem = { kind: 'char'; cp: number } | { kind: 'class'; text: string };
+
+class Translator {
+  private pos = 0;
+  private groups = 0;
+  private lookaround = 0;
+  private backref = false;
+  private readonly cps: number[];
+
+  constructor(
+    pattern: string,
+    private cflags: number,
+  ) {
+    this.cps = Array.from(pattern, (c) => c.codePointAt(0)!);
+  }
+
+  translate(): TranslatedRegex {
+    this.prefix();
+    let source: string;
+    if (this.cflags & RE_QUOTE) {
+      source = '';
+      while (this.pos < this.cps.length) source += this.literal(this.cps[this.pos++]!);
+    } else {
+      source = this.alternation();
+      if (this.pos < this.cps.length) throw badRegex('parentheses () not balanced'); // a ')' with no '('
+    }
+    const icaseBackref = this.backref && (this.cflags & RE_ICASE) !== 0;
+    return { source, flags: icaseBackref ? 'gisv' : 'gsv' };
+  }
+
+  /** `***=` (the rest is literal), `***:` (the rest is an ARE) and embedded options `(?inx)` at the start. */
+  private prefix(): void {
+    if (this.startsWith('***=')) {
+      this.pos = 4;
+      this.cflags |= RE_QUOTE;
+      return;
+    }
+    if (this.startsWith('***:')) this.pos = 4;
+    if (this.cflags & RE_QUOTE) return;
+    if (this.peek() === 0x28 && this.peek(1) === 0x3f && this.isLetter(this.peek(2))) {
+      let i = this.pos + 2;
+      while (i < this.cps.length && this.isLetter(this.cps[i])) this.cflags = applyOption(this.cflags, String.fromCodePoint(this.cps[i++]!), true);
+      if (this.cps[i] !== 0x29) throw badRegex('invalid embedded option');
+      this.pos = i + 1;
+    }
+  }
+
+  private alternation(): string {
+    let out = this.branch();
+    while (this.peek() === 0x7c) {
+      this.pos++;
+      out += `|${this.branch()}`;
+    }
+    return out;
+  }
+
+  private branch(): string {
+    let out = '';
+    for (;;) {
+      this.skipExpanded();
+      const c = this.peek();
+      if (c === undefined || c === 0x7c || c === 0x29) return out;
+      if (this.isQuantifierStart()) throw badRegex('quantifier operand invalid');
+      const atom = this.atom();
+      this.skipExpanded();
+      if (this.isQuantifierStart()) {
+        if (atom.constraint) throw badRegex('quantifier operand invalid');
+        out += atom.text + this.quantifier();
+        this.skipExpanded();
+        if (this.isQuantifierStart()) throw badRegex('quantifier operand invalid');
+      } else {
+        out += atom.text;
+      }
+    }
+  }
+
+  private isQuantifierStart(): boolean {
+    const c = this.peek();
+    return c === 0x2a || c === 0x2b || c === 0x3f || (c === 0x7b && this.isDigit(this.peek(1)));
+  }
+
+  private quantifier(): string {
+    const c = this.cps[this.pos++]!;
+    let q: string;
+    if (c === 0x7b) {
+      const m = this.number();
+      let n: number | null = m;
+      let text = `{${m}`;
+      if (this.peek() === 0x2c) {
+        this.pos++;
+        n = this.isDigit(this.peek()) ? this.number() : null;
+        text += n === null ? ',' : `,${n}`;
+      }
+      if (this.peek() !== 0x7d) throw badRegex('braces {} not balanced');
+      this.pos++;
+      if (m > DUP_MAX || (n !== null && (n > DUP_MAX || n < m))) throw badRegex('invalid repetition count(s)');
+      q = `${text}}`;
+    } else {
+      q = String.fromCodePoint(c);
+    }
+    if (this.peek() === 0x3f) {
+      this.pos++;
+      q += '?';
+    }
+    return q;
+  }
+
+  private number(): number {
+    let v = 0;
+    let digits = 0;
+    while (this.isDigit(this.peek())) {
+      v = v * 10 + (this.cps[this.pos++]! - 0x30);
+      if (++digits > 6) throw badRegex('invalid repetition count(s)');
+    }
+    return v;
+  }
+
+  /** One atom; `constraint` atoms (anchors, lookarounds, word boundaries) take no quantifier. */
+  private atom(): { text: string; constraint: boolean } {
+    const c = this.cps[this.pos++]!;
+    switch (c) {
+      case 0x28:
+        return this.group();
+      case 0x5b:
+        if (this.startsWithAt(this.pos - 1, '[[:<:]]') || this.startsWithAt(this.pos - 1, '[[:>:]]')) {
+          const start = this.cps[this.pos + 2] === 0x3c;
+          this.pos += 6;
+          return { text: start ? WORD_START : WORD_END, constraint: true };
+        }
+        return { text: this.bracket(), constraint: false };
+      case 0x2e:
+        return { text: this.cflags & RE_NLSTOP ? '[^\\n]' : '.', constraint: false };
+      case 0x5e:
+        return { text: this.cflags & RE_NLANCH ? '(?<![^\\n])' : '^', constraint: true };
+      case 0x24:
+        return { text: this.cflags & RE_NLANCH ? '(?![^\\n])' : '$', constraint: true };
+      case 0x5c:
+        return this.escape();
+      default:
+        return { text: this.literal(c), constraint: false };
+    }
+  }
+
+  private group(): { text: string; constraint: boolean } {
+    let open = '(';
+    let constraint = false;
+    if (this.peek() === 0x3f) {
+      const kinds = ['?:', '?=', '?!', '?<=', '?<!'];
+      const kind = kinds.find((k) => this.startsWith(k));
+      if (kind === undefined) throw badRegex('quantifier operand invalid');
+      this.pos += kind.length;
+      open = `(${kind}`;
+      constraint = kind !== '?:';
+    } else if (this.lookaround > 0) {
+      open = '(?:'; // parentheses inside a lookahead or lookbehind do not capture in PostgreSQL
+    } else {
+      this.groups++;
+    }
+    if (constraint) this.lookaround++;
+    const inner = this.alternation();
+    if (constraint) this.lookaround--;
+    if (this.peek() !== 0x29) throw badRegex('parentheses () not balanced');
+    this.pos++;
+    return { text: `${open}${inner})`, constraint };
+  }
+
+  private escape(): { text: string; constraint: boolean } {
+    const c = this.peek();
+    if (c === undefined) throw badRegex('invalid escape \\ sequence');
+    const ch = String.fromCodePoint(c);
+    if (!this.isAlnum(c)) {
+      this.pos++;
+      return { text: this.literal(c), constraint: false };
+    }
+    if (CONSTRAINT_ESCAPES[ch] !== undefined) {
+      this.pos++;
+      return { text: CONSTRAINT_ESCAPES[ch], constraint: true };
+    }
+    if (SHORTHAND[ch] !== undefined) {
+      this.pos++;
+      return { text: SHORTHAND[ch], constraint: false };
+    }
+    if (c >= 0x31 && c <= 0x39) {
+      // A back reference, PostgreSQL's heuristic: one digit, or a number no larger than the groups so far; else octal.
+      const save = this.pos;
+      const n = this.number();
+      if (this.pos === save + 1 || (n > 0 && n <= this.groups)) {
+        if (n > this.groups || this.lookaround > 0) throw badRegex('invalid backreference number');
+        this.backref = true;
+        return { text: `(?:\\${n})`, constraint: false };
+      }
+      this.pos = save;
+    }
+    return { text: this.literal(this.charEscape()), constraint: false };
+  }
+
+  /** A character-entry escape (the backslash read): \n \t \x41 \u0041 \U0001F600 \101 \cX …. */
+  private charEscape(): number {
+    const c = this.cps[this.pos++]!;
+    const ch = String.fromCodePoint(c);
+    if (CHAR_ESCAPES[ch] !== undefined) return CHAR_ESCAPES[ch];
+    if (ch === 'c') {
+      const x = this.cps[this.pos++];
+      if (x === undefined) throw badRegex('invalid escape \\ sequence');
+      return x & 0x1f;
+    }
+    if (ch === 'x' || ch === 'u' || ch === 'U') {
+      const [min, max] = ch === 'x' ? [1, 8] : ch === 'u' ? [4, 4] : [8, 8];
+      return this.digitsValue(16, min, max);
+    }
+    if (c >= 0x30 && c <= 0x37) {
+      this.pos--;
+      const v = this.digitsValue(8, 1, 3);
+      if (v > 0xff) throw badRegex('invalid escape \\ sequence');
+      return v;
+    }
+    throw badRegex('invalid escape \\ sequence');
+  }
+
+  private digitsValue(base: number, min: number, max: number): number {
+    let v = 0;
+    let n = 0;
+    while (n < max) {
+      const c = this.peek();
+      const d = c === undefined ? NaN : parseInt(String.fromCodePoint(c), base);
+      if (Number.isNaN(d)) break;
+      v = v * base + d;
+      n++;
+      this.pos++;
+    }
+    if (n < min || v > 0x10ffff || (v >= 0xd800 && v <= 0xdfff)) throw badRegex('invalid escape \\ sequence');
+    return v;
+  }
+
+  /** An ordinary character; case-insensitive, the class of its cases. */
+  private literal(cp: number): string {
+    if (!(this.cflags & RE_ICASE)) return lit(cp);
+    const cases = allCases(cp);
+    return cases.length === 1 ? lit(cases[0]!) : `[${cases.map(lit).join('')}]`;
+  }
+
+  /** A bracket expression, the '[' read. */
+  private bracket(): string {
+    let negate = false;
+    if (this.peek() === 0x5e) {
+      negate = true;
+      this.pos++;
+    }
+    let body = '';
+    let first = true;
+    for (;;) {
+      const c = this.peek();
+      if (c === undefined) throw badRegex('brackets [] not balanced');
+      if (c === 0x5d && !first) {
+        this.pos++;
+        break;
+      }
+      first = false;
+      const item = this.bracketItem();
+      // A range: a character, '-', and a character other than the closing ']'.
+      if (item.kind === 'char' && this.peek() === 0x2d && this.peek(1) !== undefined && this.peek(1) !== 0x5d) {
+        this.pos++;
+        const end = this.bracketItem();
+        if (end.kind !== 'char' || end.cp < item.cp) throw badRegex('invalid character range');
+        body += this.range(item.cp, end.cp);
+      } else if (item.kind === 'class' && this.peek() === 0x2d && this.peek(1) !== undefined && this.peek(1) !== 0x5d) {
+        throw badRegex('invalid character range'); // a class cannot start a range
+      } else if (item.kind === 'char') {
+        body += this.cflags & RE_ICASE ? allCases(item.cp).map(lit).join('') : lit(item.cp);
+      } else {
+        body += item.text;
+      }
+    }
+    if (negate && this.cflags & RE_NLSTOP) body += '\\n';
+    if (body === '') return negate ? '[^]' : '[]';
+    return `[${negate ? '^' : ''}${body}]`;
+  }
+
+  /** a-b; case-insensitive, with the cases of its characters that fall outside it (regc_locale.c range()). */
+  private range(a: number, b: number): string {
+    let out = `${lit(a)}-${lit(b)}`;
+    if (!(this.cflags & RE_ICASE)) return out;
+    if (b - a >= 100_000) throw badRegex('regular expression is too big');
+    const extra = new Set<number>();
+    for (let c = a; c <= b; c++) {
+      for (const cc of [mapOne(c, false), mapOne(c, true)]) if (cc < a || cc > b) extra.add(cc);
+    }
+    for (const cc of extra) out += lit(cc);
+    return out;
+  }
+
+  private bracketItem(): BracketItem {
+    const c = this.cps[this.pos++]!;
+    if (c === 0x5b && (this.peek() === 0x3a || this.peek() === 0x2e || this.peek() === 0x3d)) {
+      const delim = this.cps[this.pos++]!;
+      const start = this.pos;
+      while (this.pos < this.cps.length && !(this.cps[this.pos] === delim && this.cps[this.pos + 1] === 0x5d)) this.pos++;
+      if (this.pos >= this.cps.length) throw badRegex('brackets [] not balanced');
+      const name = String.fromCodePoint(...this.cps.slice(start, this.pos));
+      this.pos += 2;
+      if (delim === 0x3a) {
+        const cls = this.cflags & RE_ICASE && (name === 'upper' || name === 'lower') ? 'alpha' : name;
+        const text = CLASSES[cls];
+        if (text === undefined) throw badRegex('invalid character class');
+        return { kind: 'class', text };
+      }
+      const cps = Array.from(name, (x) => x.codePointAt(0)!);
+      if (cps.length === 1) return { kind: 'char', cp: cps[0]! };
+      const named = delim === 0x2e ? COLLATING_NAMES[name] : undefined;
+      if (named === undefined) throw badRegex('invalid collating element');
+      return { kind: 'char', cp: named };
+    }
+    if (c === 0x5c) {
+      const e = this.peek();
+      if (e === undefined) throw badRegex('brackets [] not balanced');
+      if (!this.isAlnum(e)) {
+        this.pos++;
+        return { kind: 'char', cp: e };
+      }
+      const ch = String.fromCodePoint(e);
+      if (SHORTHAND[ch] !== undefined) {
+        this.pos++;
+        return { kind: 'class', text: SHORTHAND[ch] };
+      }
+      return { kind: 'char', cp: this.charEscape() };
+    }
+    return { kind: 'char', cp: c };
+  }
+
+  /** Expanded syntax (x): white space and #-comments between tokens are not part of the pattern. */
+  private skipExpanded(): void {
+    if (!(this.cflags & RE_EXPANDED)) return;
+    for (;;) {
+      const c = this.peek();
+      if (c === undefined) return;
+      if (/\s/u.test(String.fromCodePoint(c))) this.pos++;
+      else if (c === 0x23) {
+        while (this.pos < this.cps.length && this.cps[this.pos] !== 0x0a) this.pos++;
+      } else return;
+    }
+  }
+
+  private peek(ahead = 0): number | undefined {
+    return this.cps[this.pos + ahead];
+  }
+
+  private startsWith(text: string): boolean {
+    return this.startsWithAt(this.pos, text);
+  }
+
+  private startsWithAt(at: number, text: string): boolean {
+    for (let i = 0; i < text.length; i++) if (this.cps[at + i] !== text.charCodeAt(i)) return false;
+    return true;
+  }
+
+  private isDigit(c: number | undefined): boolean {
+    return c !== undefined && c >= 0x30 && c <= 0x39;
+  }
+
+  private isLetter(c: number | undefined): boolean {
+    return c !== undefined && ((c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a));
+  }
+
+  private isAlnum(c: number): boolean {
+    return this.isDigit(c) || this.isLetter(c);
+  }
+}
+
+/** Rewrites a PostgreSQL pattern compiled with `cflags` (RE_* bits) as a JavaScript v-mode RegExp's source and flags. */
+export function translateRegex(pattern: string, cflags: number): TranslatedRegex {
+  return new Translator(pattern, cflags).translate();
+}
