@@ -43,7 +43,8 @@ export class Projections {
   readonly tablesApplied: AppliedTracker;
   /**
    * Where every read of the projections begins (read-barrier.ts): a row write is answered once
-   * durable, and a read waits here until every write answered before it is applied.
+   * durable, and a read waits here until every write answered before it is applied by the
+   * projections it reads (the tables alone, or the tables and the vector graphs for a vector search).
    */
   readonly readBarrier: ReadBarrier;
   readonly sequencer: Sequencer;
@@ -67,7 +68,7 @@ export class Projections {
     this.tablesApplied = tablesApplied;
     this.vectorsAppliedLsn = vectors.offset;
     this.applied = new AppliedTracker(Math.min(tables.offset, vectors.offset) as Lsn);
-    this.readBarrier = new ReadBarrier(this.applied);
+    this.readBarrier = new ReadBarrier(tablesApplied, this.applied);
     this.sequencer = new Sequencer({ log, store, catalog: tables.catalog, applied: this.applied, handoff, readBarrier: this.readBarrier, nextSequence });
   }
 
@@ -172,7 +173,7 @@ export class Projections {
     // The overlay lets go of what the store has now, and reads stop waiting, before the tracker's
     // waiters (catalog writers, transactions opening a snapshot) wake.
     this.sequencer.released(offset);
-    this.readBarrier.advanced(offset);
+    this.readBarrier.advanced(this.tablesApplied.lsn, offset);
     this.applied.advance(offset);
     onProgress?.(offset, target);
   }

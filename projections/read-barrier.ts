@@ -1,16 +1,33 @@
 import { LSN_NONE, type Lsn } from '../core/units.js';
 import type { AppliedTracker } from './applied-tracker.js';
 
+/** How long a read may wait at the barrier: the statement's own deadline and cancel signal. */
+export interface BarrierLimit {
+  /** Date.now() after which the statement is cancelled. */
+  readonly deadlineMs: number;
+  readonly signal: AbortSignal | undefined;
+}
+
 /**
  * Read-your-writes without making the writer wait for the apply.
  *
  * A row write is answered once its record is durable (fdatasync): the tables projection's LevelDB
  * write and the vector projection's apply run after the answer, not before it. What a read must
  * see is every write answered before it began, so every read of the projections begins here: when
- * nothing answered is still unapplied (`behind` false, two numbers compared) it reads at once;
- * otherwise it waits (`wait()`) until the projections applied the highest LSN answered so far.
+ * nothing answered is still unapplied (two numbers compared) it reads at once; otherwise it waits
+ * until the projections it reads applied the highest LSN answered so far.
+ *
+ * Two projections, two waits. Most reads use the tables projection alone (the store: GET row,
+ * point and general SELECTs, REST lists, GraphQL, collections): they wait for it only
+ * (`tablesBehind`, waitTables). A vector search also reads the hnsw graphs: it waits for both
+ * (`behind`, waitAll). The vector apply of a bulk upsert into an hnsw index takes seconds; a read of
+ * a plain table must not wait for it.
+ *
+ * A wait given a limit ends with the statement's deadline or cancel signal (false: the caller
+ * throws the statement's timeout or cancel error) and leaves no waiter behind in the tracker.
+ *
  * Writers do not wait here: they validate against the store plus the pending overlay, which holds
- * every appended record until it is applied.
+ * every appended record until every projection applied it.
  *
  * The acknowledged LSN is raised before the answer leaves (the sequencer, right after the record
  * is durable), so a read that starts after any client saw an answer waits for that answer's
@@ -20,16 +37,28 @@ import type { AppliedTracker } from './applied-tracker.js';
 export class ReadBarrier {
   /** The highest LSN answered as durable before being applied. */
   private acknowledgedLsn: Lsn = LSN_NONE;
-  /** A plain copy of the tracker's LSN (its own getter goes through an RxJS subject). */
-  private appliedLsn: Lsn;
+  /** Plain copies of the trackers' LSNs (their getters go through an RxJS subject). */
+  private tablesLsn: Lsn;
+  private allLsn: Lsn;
 
-  constructor(private readonly applied: AppliedTracker) {
-    this.appliedLsn = applied.lsn;
+  constructor(
+    /** Applied by the tables projection. */
+    private readonly tables: AppliedTracker,
+    /** Applied by every projection (the lower of tables and vectors). */
+    private readonly all: AppliedTracker,
+  ) {
+    this.tablesLsn = tables.lsn;
+    this.allLsn = all.lsn;
   }
 
-  /** True while a write was answered that the projections have not applied yet: a read must wait(). */
+  /** True while a write was answered that some projection has not applied yet: a vector search must waitAll(). */
   get behind(): boolean {
-    return this.appliedLsn < this.acknowledgedLsn;
+    return this.allLsn < this.acknowledgedLsn;
+  }
+
+  /** True while a write was answered that the tables projection has not applied yet: a read of the store must waitTables(). Implies `behind`. */
+  get tablesBehind(): boolean {
+    return this.tablesLsn < this.acknowledgedLsn;
   }
 
   /** The highest LSN answered before it was applied (LSN_NONE: none). */
@@ -42,16 +71,37 @@ export class ReadBarrier {
     if (lsn > this.acknowledgedLsn) this.acknowledgedLsn = lsn;
   }
 
-  /** Called with every LSN the projections (all that reads use) have applied. */
-  advanced(lsn: Lsn): void {
-    if (lsn > this.appliedLsn) this.appliedLsn = lsn;
+  /** Called on every advance: what the tables projection applied, and what every projection applied. */
+  advanced(tables: Lsn, all: Lsn): void {
+    if (tables > this.tablesLsn) this.tablesLsn = tables;
+    if (all > this.allLsn) this.allLsn = all;
   }
 
   /**
-   * Resolves once every write answered so far is applied; rejects with the tracker's failure when a
-   * projection stopped (a read would otherwise miss an acknowledged write, or wait forever).
+   * Waits until the tables projection applied every write answered so far: resolves true then, or
+   * false once `limit`'s deadline passed or its signal aborted (no limit: never gives up). Rejects
+   * with the tracker's failure when the tables projection stopped (a read would otherwise miss an
+   * acknowledged write, or wait forever).
+   */
+  waitTables(limit?: BarrierLimit): Promise<boolean> {
+    return wait(this.tables, this.acknowledgedLsn, limit);
+  }
+
+  /**
+   * Resolves once every projection applied every write answered so far (no limit): for the stop, and
+   * for tests that read below the engine.
    */
   wait(): Promise<void> {
-    return this.applied.waitFor(this.acknowledgedLsn);
+    return this.all.waitFor(this.acknowledgedLsn);
   }
+
+  /** waitTables for every projection (the tables and the vector graphs): for reads that search an hnsw index. */
+  waitAll(limit?: BarrierLimit): Promise<boolean> {
+    return wait(this.all, this.acknowledgedLsn, limit);
+  }
+}
+
+function wait(tracker: AppliedTracker, lsn: Lsn, limit: BarrierLimit | undefined): Promise<boolean> {
+  // No deadline: no timer either (waitWithin sets none past setTimeout's range).
+  return tracker.waitWithin(lsn, limit?.deadlineMs ?? Infinity, limit?.signal);
 }

@@ -64,7 +64,12 @@ export interface WriteView {
 export type AppendObserver = (lsn: Lsn, keys: () => readonly Uint8Array[] | null) => void;
 
 /** A builder returns the record to append (and its result), or null to append nothing. */
-export type TxnBuilder<T> = (view: WriteView) => Promise<{ record: TxnRecord; result: T } | null>;
+/**
+ * What a writer appends (null: nothing), built against the writer's view. A builder whose outcome is
+ * there at once returns it as it is, not in a promise: submit() goes on to the append in the same
+ * turn (an await of a settled promise is still a turn of the microtask queue per write).
+ */
+export type TxnBuilder<T> = (view: WriteView) => Promise<{ record: TxnRecord; result: T } | null> | { record: TxnRecord; result: T } | null;
 
 export interface SequencerDeps {
   readonly log: Log;
@@ -122,7 +127,9 @@ export class Sequencer {
       this.assertWritable();
       // Backpressure: while the log has too much unwritten, writers queue here (bounded memory).
       if (!this.deps.log.writable) await this.deps.log.whenWritable();
-      const built = await build(this.writeView);
+      // A sync builder's throw is still this submit's rejection (inside the try of an async function).
+      const building = build(this.writeView);
+      const built = building instanceof Promise ? await building : building;
       if (!built) return { lsn: null, result: null };
       result = built.result;
       // Stamped here, in append order: change-event sequences follow commit order.

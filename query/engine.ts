@@ -11,6 +11,7 @@ import { WriteCounts } from './dml/statement-writer.js';
 import type { DmlDeps } from './dml/common.js';
 import { explainStatement, explainQuery, type ExplainOptionsInput, type ExplainResult } from './explain/index.js';
 import { DEFAULT_SQL_LIMITS, LIMITS, type SqlLimits } from './limits.js';
+import { checkContinue } from './exec/context.js';
 import { parseSql, type ParsedStatement } from './parse/index.js';
 import { efSearchOf, withinTransaction, type ExecuteOptions, type StreamOptions } from './engine-options.js';
 import { ddlInTransaction, isCdcStatement, refuseInTransaction, refuseWrite, transactionControl } from './statement-guards.js';
@@ -65,8 +66,9 @@ export class SqlEngine {
   private readonly plainKeys = new PlainSelectKeys();
   /**
    * Where every read begins (projections/read-barrier.ts): a row write is answered once durable, and
-   * a read waits here while a write answered before it is not applied yet. DML does not wait: it
-   * reads through the writer's view, which holds those records.
+   * a read waits here while a write answered before it is not applied yet by the projections it
+   * reads: the tables projection for reads of rows, the vector graphs too for a search of an hnsw
+   * index (untilApplied). DML does not wait: it reads through the writer's view, which holds those records.
    */
   private readonly barrier: ReadBarrier;
 
@@ -103,13 +105,16 @@ export class SqlEngine {
    */
   readByKey(read: KeyRead): KeyReadResult | Promise<KeyReadResult> {
     const reader = (this.pointReader ??= new PointReader(this.deps.projections.store, this.deps.types, this.shapes));
-    if (this.barrier.behind) return this.readAfterBarrier(reader, read);
+    if (this.barrier.tablesBehind) return this.readAfterBarrier(reader, read);
     return reader.read(read);
   }
 
-  /** readByKey once every acknowledged write is applied (a method, not a closure: no context allocated on the sync path). */
+  /**
+   * readByKey once the tables projection applied every acknowledged write (a method, not a closure: no
+   * context allocated on the sync path). No deadline: a read by key has none (the route gives none).
+   */
   private async readAfterBarrier(reader: PointReader, read: KeyRead): Promise<KeyReadResult> {
-    await this.barrier.wait();
+    await this.barrier.waitTables();
     return reader.read(read);
   }
 
@@ -121,7 +126,7 @@ export class SqlEngine {
    */
   readTextByKey(read: KeyRead, toText: (row: JsonRow) => string, wrap?: AnswerWrap): string | null | undefined | Promise<string | null | undefined> {
     const reader = (this.pointReader ??= new PointReader(this.deps.projections.store, this.deps.types, this.shapes));
-    if (this.barrier.behind) return this.readTextAfterBarrier(reader, read, toText, wrap);
+    if (this.barrier.tablesBehind) return this.readTextAfterBarrier(reader, read, toText, wrap);
     return reader.readText(read, toText, wrap);
   }
 
@@ -132,7 +137,7 @@ export class SqlEngine {
     toText: (row: JsonRow) => string,
     wrap: AnswerWrap | undefined,
   ): Promise<string | null | undefined> {
-    await this.barrier.wait();
+    await this.barrier.waitTables();
     return reader.readText(read, toText, wrap);
   }
 
@@ -170,8 +175,8 @@ export class SqlEngine {
 
   /** The cached plan of `sql` when it is a point SELECT the direct path answers (pointSelect, pointSelectText); else undefined. */
   private cachedPoint(sql: string, options: ExecuteOptions): PreparedQuery | undefined {
-    // Behind the read barrier: execute() answers, after waiting for the apply.
-    if (options.transaction !== undefined || options.efSearch !== undefined || options.signal?.aborted || this.barrier.behind) return undefined;
+    // Behind the read barrier (a point read reads the store alone): execute() answers, after waiting for the apply.
+    if (options.transaction !== undefined || options.efSearch !== undefined || options.signal?.aborted || this.barrier.tablesBehind) return undefined;
     const known = this.cache.get(this.plainKeys.of(options.tenant, sql), this.deps.projections.catalog);
     return known !== undefined && this.points.handles(known) ? known : undefined;
   }
@@ -243,7 +248,8 @@ export class SqlEngine {
 
   private async vectorResult(prepared: PreparedQuery, sql: string, options: ExecuteOptions): Promise<QueryResult> {
     const env = this.envOf(sql, options);
-    if (this.barrier.behind) await this.barrier.wait();
+    // A search of the hnsw graphs: it waits for the vector projection's apply too.
+    if (this.barrier.behind) await this.untilApplied(null, env);
     const { converter, columns } = this.selects.outputOf(prepared);
     // The fields the direct path reads, in one shape (a spread of env made a new shape per search, read by megamorphic loads).
     const { params, deadlineMs, signal, efSearch, maxRows } = env;
@@ -346,7 +352,7 @@ export class SqlEngine {
     if (statements.length !== 1 || statements[0]!.body.kind !== 'query') {
       throw new SvcError('INVALID_QUERY', 'EXPLAIN takes exactly one SELECT statement', {});
     }
-    if (this.barrier.behind) await this.barrier.wait();
+    if (this.barrier.behind) await this.untilApplied(null, env);
     return explainQuery(this.explainDeps(env), statements[0]!, { analyze: options.analyze ?? false, format: options.format ?? 'json' });
   }
 
@@ -366,8 +372,9 @@ export class SqlEngine {
     if (only?.body.kind !== 'query' || only.explain) {
       return sliceStream(await this.execute(sql, { ...options, maxRows: this.limits.resultRowsMax }), options.batchRows);
     }
-    if (this.barrier.behind) await this.barrier.wait();
-    return this.selects.stream(this.selects.prepared(only, env), env, options.batchRows);
+    const prepared = this.selects.prepared(only, env);
+    if (this.barrier.behind) await this.untilApplied(prepared, env);
+    return this.selects.stream(prepared, env, options.batchRows);
   }
 
   private envOf(sql: string, options: ExecuteOptions, txn: TxnContext | null = null): StatementEnv {
@@ -415,7 +422,7 @@ export class SqlEngine {
     if (env.txn) refuseInTransaction(statement);
     if (statement.explain) {
       // EXPLAIN ANALYZE runs its query (of a DML statement too) through the projections: a read.
-      if (this.barrier.behind) await this.barrier.wait();
+      if (this.barrier.behind) await this.untilApplied(null, env);
       return explainStatement(this.explainDeps(env), statement);
     }
     const { body } = statement;
@@ -451,8 +458,38 @@ export class SqlEngine {
 
   /** A SELECT collected: at most env.maxRows rows, truncated when more were there. */
   private async select(prepared: PreparedQuery, env: StatementEnv): Promise<QueryResult> {
-    if (this.barrier.behind) await this.barrier.wait();
+    if (this.barrier.behind) await this.untilApplied(prepared, env);
     if (!env.txn && !env.signal?.aborted && this.points.handles(prepared)) return this.pointResult(prepared, env.params, env.maxRows);
     return this.selects.collect(prepared, env);
   }
+
+  /**
+   * The wait at the read barrier of a statement (called only when `barrier.behind`: caught up, a read
+   * compares two numbers and goes on). `prepared` reads the tables projection alone unless it may
+   * search an hnsw index (mayScanVectors); null: a vector search, or a statement whose plan is not
+   * at hand here (EXPLAIN), which waits for every projection. The statement's deadline and cancel
+   * signal end the wait with the errors they end its execution with (checkContinue's).
+   */
+  private async untilApplied(prepared: PreparedQuery | null, env: StatementEnv): Promise<void> {
+    const barrier = this.barrier;
+    const all = prepared === null || mayScanVectors(prepared);
+    if (!all && !barrier.tablesBehind) return;
+    // false: the wait gave up at the deadline or the cancel, and checkContinue throws (a timer that
+    // fired a little early waits again).
+    while (!(await (all ? barrier.waitAll(env) : barrier.waitTables(env)))) checkContinue(env);
+  }
+}
+
+/**
+ * Whether running `prepared` may search an hnsw index (read the vector projection's graphs): only a
+ * table with one can be searched so, and the plan names every table it reads, views and subqueries
+ * included (tablesUsed). Cheaper than walking the plan and its subqueries' plans for vector scans,
+ * and errs on the waiting side only: a SELECT of an hnsw-indexed table without a vector ORDER BY
+ * waits for that table's vector apply too.
+ */
+function mayScanVectors(prepared: PreparedQuery): boolean {
+  for (const def of prepared.tablesUsed.values()) {
+    for (const index of def.indexes) if (index.kind === 'hnsw') return true;
+  }
+  return false;
 }

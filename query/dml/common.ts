@@ -79,14 +79,14 @@ export async function submitDml(deps: DmlDeps, command: string, body: (run: DmlR
     return { record: txnRecord(deps.env.tenant, ops), result: null };
   };
   // Not an async builder: a body whose outcome is there at once (a single-row insert of given values)
-  // costs no async frame, promise and turn of its own here. A throw is still the submit's rejection:
-  // the sequencer awaits the builder inside its try.
+  // costs no async frame, promise and turn of its own here, nor in the sequencer (TxnBuilder). A throw
+  // is still the submit's rejection: the sequencer calls the builder inside its try.
   await sequencer.submit((sequencerView) => {
     // In a transaction the statement sees the transaction's changes, and they stay staged in it.
     const view = txn ? txn.dmlView(sequencerView, sequencer.headLsn) : sequencerView;
     const run = new StatementRun(deps, view, txn !== null);
     const done = body(run);
-    return done instanceof Promise ? done.then((settled) => built(run, settled)) : Promise.resolve(built(run, done));
+    return done instanceof Promise ? done.then((settled) => built(run, settled)) : built(run, done);
   });
   const done = outcome as DmlOutcome | null;
   if (!done) return emptyResult(command, 0);

@@ -48,7 +48,8 @@ export interface ExecContext {
   readonly run: (plan: Plan, ctx: ExecContext) => AsyncIterable<Batch>;
 }
 
-export function checkContinue(ctx: ExecContext): void {
+/** Throws the statement's QUERY_TIMEOUT error once it is cancelled or past its deadline (an execution's, or a statement's env at the read barrier). */
+export function checkContinue(ctx: Pick<ExecContext, 'signal' | 'deadlineMs'>): void {
   if (ctx.signal?.aborted) throw new SvcError('QUERY_TIMEOUT', 'canceling statement due to user request', { reason: 'cancelled' });
   if (Date.now() > ctx.deadlineMs) throw new SvcError('QUERY_TIMEOUT', 'canceling statement due to statement timeout', { reason: 'timeout' });
 }

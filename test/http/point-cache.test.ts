@@ -399,6 +399,9 @@ describe('point reads over HTTP never answer a stale row', () => {
     expect(Object.isFrozen(first.rows[0])).toBe(true);
     expect(select().rows[0]).toBe(first.rows[0]);
     await sql("UPDATE p SET v = 'changed' WHERE id = 20");
+    // The update is answered once durable: until the tables projection applied it, the direct path
+    // hands over to execute() (undefined), which waits at the read barrier. A read waits there first.
+    await server!.sql.execute('SELECT 1', options);
     const second = select();
     expect(second.rows[0]).toEqual({ id: 20, v: 'changed', n: 0 });
     expect(second.rowsText).toBe('[{"id":20,"v":"changed","n":0}]');

@@ -133,6 +133,62 @@ describe('a write acknowledged, then read at once from another connection, by ev
     }
   }, 120_000);
 
+  it('a bulk vector upsert (seconds of hnsw apply) holds neither GET row nor SELECTs of another table; a vector search after it sees the vectors', async () => {
+    const DIMS = 64;
+    const BATCHES = 6;
+    const PER_BATCH = 1000;
+    // A costly graph (ef_construction 200): the vector projection's apply of these upserts takes far
+    // longer than the tables projection's (a LevelDB batch of their rows).
+    await sql(writer, `CREATE TABLE bulkvecs (id INT PRIMARY KEY, emb VECTOR(${DIMS}), metadata JSONB)`);
+    await sql(writer, 'CREATE INDEX bulkvecs_hnsw ON bulkvecs USING hnsw (emb vector_l2_ops) WITH (m = 16, ef_construction = 200)');
+    await sql(writer, 'CREATE TABLE side (id INT PRIMARY KEY, v INT NOT NULL)');
+    await ok(writer, 'POST', '/api/v1/tables/side/rows', { id: 1, v: 1 });
+    let seed = 7;
+    const random = (): number => {
+      seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648;
+      return seed / 2_147_483_648;
+    };
+    const vectors = Array.from({ length: BATCHES * PER_BATCH }, (_, i) => ({
+      id: i + 1,
+      vector: Array.from({ length: DIMS }, () => Math.round(random() * 1000) / 1000),
+    }));
+    const uploaders = Array.from({ length: BATCHES }, () => new http.Agent({ keepAlive: true, maxSockets: 1 }));
+    try {
+      await Promise.all(
+        uploaders.map((agent, b) =>
+          ok(agent, 'POST', '/api/v1/vectors/upsert', { table: 'bulkvecs', vectors: vectors.slice(b * PER_BATCH, (b + 1) * PER_BATCH) }),
+        ),
+      );
+    } finally {
+      for (const agent of uploaders) agent.destroy();
+    }
+    // Every upsert is answered (durable): now the reads, at once, each on its own connection.
+    const searcher = new http.Agent({ keepAlive: true, maxSockets: 1 });
+    const counter = new http.Agent({ keepAlive: true, maxSockets: 1 });
+    const started = performance.now();
+    const done: Record<string, number> = {};
+    const timed = <T>(name: string, p: Promise<T>): Promise<T> => p.then((value) => ((done[name] = performance.now() - started), value));
+    const probe = vectors[BATCHES * PER_BATCH - 1]!;
+    try {
+      const [search, row, point, count] = await Promise.all([
+        timed('search', sql(searcher, 'SELECT id FROM bulkvecs ORDER BY emb <-> $1 LIMIT 5', [JSON.stringify(probe.vector)])),
+        timed('row', ok(reader, 'GET', '/api/v1/tables/side/rows/1')),
+        timed('point', sql(writer, 'SELECT * FROM side WHERE id = $1', [1])),
+        timed('count', sql(counter, 'SELECT count(*)::int AS n FROM side')),
+      ]);
+      expect(row.data).toEqual({ id: 1, v: 1 });
+      expect(point).toEqual([{ id: 1, v: 1 }]);
+      expect(count).toEqual([{ n: 1 }]);
+      // Read-your-writes over the hnsw graphs: the search waited for the vector apply.
+      expect(search.map((r) => r.id)).toContain(probe.id);
+      // The reads of `side` did not wait for that apply: each answered long before the search.
+      for (const name of ['row', 'point', 'count']) expect(done[name], `${name} (${JSON.stringify(done)})`).toBeLessThan(done.search! / 2);
+    } finally {
+      searcher.destroy();
+      counter.destroy();
+    }
+  }, 120_000);
+
   it('vector search (the hnsw projection): the row just inserted is the nearest', async () => {
     for (let round = 1; round <= ROUNDS; round++) {
       const at = `[${round * 10},${round * 10},${round * 10}]`;
