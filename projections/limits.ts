@@ -42,6 +42,14 @@ export const PROJECTION_LIMITS = Object.freeze({
    * before the append: single-row writes would only pay the extra wait.
    */
   deferredEffectsOpsMin: 512,
+  /**
+   * Row and index keys appended but not yet applied (the pending overlay) past which a writer is
+   * answered only once its record is applied (sequencer.ts submit). Below it a write is answered
+   * once durable and reads wait at the read barrier for the apply; this bounds that wait (~0.1-0.3 s
+   * of apply) and the overlay's memory when writers outrun the apply. Single-row writes at 50
+   * connections keep a few hundred keys pending.
+   */
+  unappliedKeysMax: 65_536,
   /** Rows per batch of the writer's view scans (sequencer.ts). */
   writerScanBatchRows: 1024,
   /** Deletes and backfills run in chunks of this many keys (each chunk one LevelDB batch). */

@@ -69,6 +69,10 @@ export class Projections {
     this.vectorsAppliedLsn = vectors.offset;
     this.applied = new AppliedTracker(Math.min(tables.offset, vectors.offset) as Lsn);
     this.readBarrier = new ReadBarrier(tablesApplied, this.applied);
+    // Every record durable in the log may have been answered before a crash, applied or not: a
+    // read after a restart waits until the catch-up applied them all (found by review: the server
+    // listens before it catches up, and a first read missed acknowledged rows).
+    this.readBarrier.acknowledge(log.durableLsn);
     this.sequencer = new Sequencer({ log, store, catalog: tables.catalog, applied: this.applied, handoff, readBarrier: this.readBarrier, nextSequence });
   }
 

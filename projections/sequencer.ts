@@ -166,6 +166,10 @@ export class Sequencer {
       throw error;
     }
     this.deps.readBarrier.acknowledge(done.lsn);
+    // Bounded: while the apply is far behind (bulk writers outrun it; found by review: a 20 s wait for
+    // an unrelated read and twice the memory), a writer is answered once its record is applied, as
+    // before the read barrier, so the backlog every read waits for and the overlay stay bounded.
+    if (this.overlay.size > PROJECTION_LIMITS.unappliedKeysMax) await this.deps.applied.waitFor(done.lsn);
     return { lsn: done.lsn, result };
   }
 

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LogEntry } from '../../log/index.js';
 import type { ExecuteOptions, QueryResult } from '../../query/index.js';
+import { PROJECTION_LIMITS } from '../../projections/limits.js';
 import { caught, openSql, type SqlHarness } from '../query/helpers.js';
 
 /**
@@ -154,5 +155,33 @@ describe('the read barrier: what each read waits for, and for how long', () => {
     }
     expect((await run('SELECT * FROM plain WHERE id = $1', [3])).rows).toEqual([{ id: 3, v: 30 }]);
     expect(projections.tablesApplied.waiting).toBe(0);
+  });
+
+  it('writers that outrun a held apply: past unappliedKeysMax a write is answered only once applied, so the backlog stays bounded', async () => {
+    const { projections } = h.stack;
+    const rowsPerWrite = 10_000;
+    const bound = PROJECTION_LIMITS.unappliedKeysMax;
+    const release = hold('tables');
+    let held: Promise<QueryResult> | 'pending' | null = null;
+    let answered = 0;
+    try {
+      // Each write answered once durable adds its keys to the backlog (the pending overlay) that every
+      // later read waits for; without the bound they would go on being answered, the backlog unbounded.
+      for (let n = 0; n < Math.ceil((3 * bound) / rowsPerWrite) && held === null; n++) {
+        const first = 1_000_000 + n * rowsPerWrite;
+        const write = run('INSERT INTO plain SELECT g, 0 FROM generate_series($1::int, $2::int) g', [first, first + rowsPerWrite - 1]);
+        if ((await within(write, 3000)) === 'pending') held = write;
+        else answered++;
+      }
+      expect(held, 'a write answered with the backlog past the bound').not.toBeNull();
+      // Answered while the backlog stayed at or under the bound; the write that took it past waits.
+      expect(answered).toBe(Math.floor(bound / rowsPerWrite));
+      expect(projections.sequencer.pendingKeys).toBeLessThanOrEqual(bound + rowsPerWrite);
+    } finally {
+      release();
+    }
+    expect((await held)!.affectedRows).toBe(rowsPerWrite);
+    expect((await run('SELECT count(*)::int AS n FROM plain WHERE id >= 1000000')).rows).toEqual([{ n: (answered + 1) * rowsPerWrite }]);
+    expect(projections.sequencer.pendingKeys).toBe(0);
   });
 });

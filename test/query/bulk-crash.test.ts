@@ -17,15 +17,21 @@ describe('bulk insert crash safety', () => {
     try {
       for (let round = 1; round <= ROUNDS; round++) {
         acknowledged.push(...(await runUntilKilled(writer, [dir, String(round * 10_000_000)], 1500 + Math.floor(Math.random() * 2000))));
-        const stack = await openStack(dir);
+        // Read while the projections catch up with the log, as the server does (it listens first): a
+        // write answered once durable may not have been applied before the SIGKILL, and the read must
+        // wait for it at the read barrier, not answer from the store as it is.
+        const stack = await openStack(dir, { start: false });
         try {
+          expect(stack.projections.readBarrier.acknowledged).toBeGreaterThanOrEqual(stack.log.durableLsn);
           const engine = new SqlEngine({ projections: stack.projections, types: typeSystem, logger: silentLogger });
+          const catchingUp = stack.projections.start();
           const result = await engine.execute('SELECT name, count(*) AS n, min(id) AS lo, max(id) AS hi FROM bulk GROUP BY name', {
             params: [],
             timeoutMs: 60_000,
             maxRows: 100_000,
             tenant: 'default',
           });
+          await catchingUp;
           const groups = new Map(result.rows.map((r) => [r.name as string, r]));
           for (const ack of acknowledged) expect(groups.has(ack), `acknowledged request ${ack} is missing after round ${round}`).toBe(true);
           for (const [name, row] of groups) {
