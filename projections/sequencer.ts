@@ -127,6 +127,10 @@ export class Sequencer {
       this.assertWritable();
       // Backpressure: while the log has too much unwritten, writers queue here (bounded memory).
       if (!this.deps.log.writable) await this.deps.log.whenWritable();
+      // And while the apply is far behind (bulk writers outrun it; found by review: an unrelated read
+      // waited 20 s at the read barrier and the overlay doubled the memory), until it has caught up:
+      // the backlog every read may wait for stays under unappliedKeysMax plus one record.
+      if (this.overlay.size > PROJECTION_LIMITS.unappliedKeysMax) await this.deps.applied.waitFor(this.deps.log.headLsn);
       // A sync builder's throw is still this submit's rejection (inside the try of an async function).
       const building = build(this.writeView);
       const built = building instanceof Promise ? await building : building;
@@ -166,10 +170,6 @@ export class Sequencer {
       throw error;
     }
     this.deps.readBarrier.acknowledge(done.lsn);
-    // Bounded: while the apply is far behind (bulk writers outrun it; found by review: a 20 s wait for
-    // an unrelated read and twice the memory), a writer is answered once its record is applied, as
-    // before the read barrier, so the backlog every read waits for and the overlay stay bounded.
-    if (this.overlay.size > PROJECTION_LIMITS.unappliedKeysMax) await this.deps.applied.waitFor(done.lsn);
     return { lsn: done.lsn, result };
   }
 
