@@ -97,6 +97,15 @@ export class SqlEngine {
     return { ...this.inserts.counts };
   }
 
+  /**
+   * For readers of what the projections keep outside SQL (a table's row count and sizes, in the
+   * catalog's stats, updated as writes are applied): undefined when every write answered so far is
+   * applied, else a promise that resolves once it is. Await it, then read the catalog entry.
+   */
+  settled(): Promise<void> | undefined {
+    return this.barrier.behind ? this.barrier.wait() : undefined;
+  }
+
   private pointReader: PointReader | null = null;
 
   /**

@@ -164,6 +164,15 @@ function upsertRecords(vectors: UpsertBody['vectors']): UpsertRecord[] {
   );
 }
 
+/**
+ * Before the index (its rowCount, from the catalog's stats) is read for upsert's limit: the stats
+ * count only applied writes, so wait for every write answered so far (a vector acknowledged but not
+ * yet applied would otherwise let the index grow past SVC_VECTOR_MAX_VECTORS).
+ */
+function settledCount(deps: DataPlaneDeps): Promise<void> | undefined {
+  return deps.engine.settled();
+}
+
 /** One upsert: every record of the body in one INSERT ... ON CONFLICT (one log record). */
 async function upsert(deps: DataPlaneDeps, index: VectorIndex, run: Run, body: UpsertBody): Promise<{ upsertedCount: number }> {
   const records = upsertRecords(body.vectors);
@@ -187,11 +196,13 @@ export function dataWriteRoutes(deps: DataPlaneDeps): FastifyPluginAsync {
   return async (app) => {
     for (const path of ['/indexes/:index_name/vectors/upsert', '/indexes/:index_name/upsert']) {
       app.post<{ Params: Params; Body: UpsertBody }>(path, { schema: { params: indexParams, body: schema.upsert } }, async (request) => {
+        await settledCount(deps);
         const { index, run } = indexRequest(deps, request);
         return upsert(deps, index, run, request.body);
       });
     }
     app.post<{ Body: UpsertBody }>('/upsert', { schema: { body: schema.rootUpsert } }, async (request) => {
+      await settledCount(deps);
       const { index, run } = rootIndexRequest(deps, request, request.body.index);
       return upsert(deps, index, run, request.body);
     });

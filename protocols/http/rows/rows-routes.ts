@@ -105,6 +105,9 @@ export function rowsRoutes(deps: RowRouteDeps): FastifyPluginAsync {
       '/tables/:table_name/rows',
       { schema: { params: rowsParams, querystring: listRowsQuery(textBytesMax) } },
       async (request, reply) => {
+        // total_count comes from the table's stats: wait for every write answered so far first, then read the entry.
+        const settled = engine.settled();
+        if (settled !== undefined) await settled;
         const { ref, entry, options } = rowTarget(deps, request);
         return untilClientLeaves(reply, (signal) => readPage(engine, entry, ref, request.query, { ...options, signal, textBytesMax }));
       },

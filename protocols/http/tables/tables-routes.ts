@@ -69,13 +69,19 @@ export function tablesRoutes(deps: TableRouteDeps): FastifyPluginAsync {
   const created = (entry: TableEntry) => ({ name: entry.def.name, schema: entry.def.schema, created_at: isoOfMicros(entry.def.createdAtMicros) });
 
   return async (app) => {
+    // Row counts and sizes come from the catalog's stats, updated as writes are applied: both GETs wait
+    // for every write answered so far (engine.settled()) before they read the catalog.
     app.get<{ Querystring: ListQuery }>('/tables', { schema: { querystring: listTablesQuery } }, async (request) => {
+      const settled = engine.settled();
+      if (settled !== undefined) await settled;
       const query = request.query;
       const all = listTables(catalog, tenantOf(request), query);
       return { tables: all.slice(query.offset, query.offset + query.limit).map(tableSummary), total_count: all.length };
     });
 
     app.get<{ Params: NameParams }>('/tables/:table_name', { schema: { params: tableParams } }, async (request) => {
+      const settled = engine.settled();
+      if (settled !== undefined) await settled;
       return tableDetail(findTable(catalog, tenantOf(request), tableRefOf(request.params.table_name)), new Date());
     });
 
