@@ -99,11 +99,12 @@ export class SqlEngine {
 
   /**
    * For readers of what the projections keep outside SQL (a table's row count and sizes, in the
-   * catalog's stats, updated as writes are applied): undefined when every write answered so far is
-   * applied, else a promise that resolves once it is. Await it, then read the catalog entry.
+   * catalog's stats, which the tables projection updates as it applies writes): undefined when the
+   * tables projection applied every write answered so far, else a promise that resolves once it
+   * has. Await it, then read the catalog entry. (Not the vector projection: the stats are not its.)
    */
   settled(): Promise<void> | undefined {
-    return this.barrier.behind ? this.barrier.wait() : undefined;
+    return this.barrier.tablesBehind ? this.barrier.waitTables().then(() => undefined) : undefined;
   }
 
   private pointReader: PointReader | null = null;
