@@ -141,3 +141,24 @@ export function hasGroupingCall(exprs: readonly Expr[]): boolean {
   }
   return found;
 }
+
+/**
+ * The select items that are constant grouping keys, as select index → key index. Under grouping
+ * sets such an item is the key's column, NULL in the sets that leave the key out:
+ * `SELECT 1 AS one, count(*) … GROUP BY ROLLUP (one)` is (1, n), (NULL, n). Every other constant
+ * stays a constant, as PostgreSQL matches the key to one target entry (its sortgroupref), not
+ * by value: in `SELECT 1 AS one, 1 AS uno, a + 1 … ROLLUP (one, a)` uno is always 1 and a + 1 is
+ * NULL only where a is. The item is the one the key names by position or output name
+ * (`itemOfKey`, by the key's structure), else the first item equal to it (findTargetlistEntrySQL99).
+ * Non-constant keys need none of this: rewriteOverAggregate replaces them wherever they appear.
+ */
+export function constantKeyItems(keys: readonly Expr[], selectExprs: readonly Expr[], itemOfKey: ReadonlyMap<string, number>): Map<number, number> {
+  const items = new Map<number, number>();
+  keys.forEach((k, g) => {
+    if (k.kind !== 'const') return;
+    const key = exprKey(k);
+    const at = itemOfKey.get(key) ?? selectExprs.findIndex((e) => exprKey(e) === key);
+    if (at >= 0 && !items.has(at)) items.set(at, g);
+  });
+  return items;
+}
