@@ -103,6 +103,8 @@ const GROUPING_FN: ResolvedFunction = {
 
 /** GROUPING(args) as bound in a clause that allows aggregates (PostgreSQL's error elsewhere). */
 export function groupingCall(args: Expr[], clause: string, allowed: boolean): Expr {
+  // Its value is a 32-bit integer of one bit per argument (parse_agg.c transformGroupingFunc).
+  if (args.length > 31) throw invalid('GROUPING must have fewer than 32 arguments', { sqlstate: '54023' });
   if (!allowed) throw invalid(`grouping operations are not allowed in ${clause}`);
   return { kind: 'call', type: INT4, fn: GROUPING_FN, args, label: 'grouping' };
 }
