@@ -103,6 +103,8 @@ const GROUPING_FN: ResolvedFunction = {
 
 /** GROUPING(args) as bound in a clause that allows aggregates (PostgreSQL's error elsewhere). */
 export function groupingCall(args: Expr[], clause: string, allowed: boolean): Expr {
+  // Its value is a 32-bit integer of one bit per argument (parse_agg.c transformGroupingFunc).
+  if (args.length > 31) throw invalid('GROUPING must have fewer than 32 arguments', { sqlstate: '54023' });
   if (!allowed) throw invalid(`grouping operations are not allowed in ${clause}`);
   return { kind: 'call', type: INT4, fn: GROUPING_FN, args, label: 'grouping' };
 }
@@ -140,4 +142,25 @@ export function hasGroupingCall(exprs: readonly Expr[]): boolean {
     });
   }
   return found;
+}
+
+/**
+ * The select items that are constant grouping keys, as select index → key index. Under grouping
+ * sets such an item is the key's column, NULL in the sets that leave the key out:
+ * `SELECT 1 AS one, count(*) … GROUP BY ROLLUP (one)` is (1, n), (NULL, n). Every other constant
+ * stays a constant, as PostgreSQL matches the key to one target entry (its sortgroupref), not
+ * by value: in `SELECT 1 AS one, 1 AS uno, a + 1 … ROLLUP (one, a)` uno is always 1 and a + 1 is
+ * NULL only where a is. The item is the one the key names by position or output name
+ * (`itemOfKey`, by the key's structure), else the first item equal to it (findTargetlistEntrySQL99).
+ * Non-constant keys need none of this: rewriteOverAggregate replaces them wherever they appear.
+ */
+export function constantKeyItems(keys: readonly Expr[], selectExprs: readonly Expr[], itemOfKey: ReadonlyMap<string, number>): Map<number, number> {
+  const items = new Map<number, number>();
+  keys.forEach((k, g) => {
+    if (k.kind !== 'const') return;
+    const key = exprKey(k);
+    const at = itemOfKey.get(key) ?? selectExprs.findIndex((e) => exprKey(e) === key);
+    if (at >= 0 && !items.has(at)) items.set(at, g);
+  });
+  return items;
 }

@@ -12,7 +12,7 @@ import { bindFunction } from './functions.js';
 import { outputName } from './names.js';
 import { Scope } from './scope.js';
 import { resolveWindow } from './window-frame.js';
-import { collectGroupingCalls, expandGroupingSets, hasGroupingCall, hasGroupingSets } from './grouping-sets.js';
+import { collectGroupingCalls, constantKeyItems, expandGroupingSets, hasGroupingCall, hasGroupingSets } from './grouping-sets.js';
 import { bindSetOperation } from './set-ops.js';
 import { crossSelectListSeries, moveColumns, placeSeries, selectListSeries, SERIES_SLOT } from './select-list-srf.js';
 import { applyOutputTail, bareName, checkLocking, lockingName, positionOf, sortDirection } from './tail.js';
@@ -112,10 +112,17 @@ export class QueryBinder implements SelectBinder {
       const rewrite = (e: Expr): Expr => rewriteOverAggregate(e, keys, aggs, (i) => groupNames[i]!, groupingCalls.keys, SERIES_SLOT);
       plan = aggregateNode(plan, groupBy, aggs, groupNames, grouping.sets, groupingCalls.args);
       if (seriesAt === 'after') functions = functions.map((f) => ({ ...f, args: f.args.map(rewrite) }));
-      exprs = exprs.map(rewrite);
-      orderExprs = orderExprs.map(rewrite);
+      // A select item that is a constant key (grouping-sets.ts constantKeyItems) becomes the key's
+      // column, and so does an ORDER BY / DISTINCT ON item naming that select item.
+      const keyColumn = new Map([...grouping.constantItems].map(([at, g]) => [items[at]!.expr, g]));
+      const rewriteItem = (original: Expr, e: Expr): Expr => {
+        const g = keyColumn.get(original);
+        return g === undefined ? rewrite(e) : { kind: 'column', type: groupBy[g]!.type, index: g, name: groupNames[g]! };
+      };
+      exprs = exprs.map((e, i) => rewriteItem(items[i]!.expr, e));
+      orderExprs = orderExprs.map((e, i) => rewriteItem(order[i]!.expr, e));
       havingExpr = havingExpr ? rewrite(havingExpr) : null;
-      onExprs = onExprs?.map(rewrite) ?? null;
+      onExprs = onExprs?.map((e, i) => rewriteItem(distinctOn![i]!, e)) ?? null;
       if (havingExpr) plan = { kind: 'filter', input: plan, predicate: havingExpr, columns: plan.columns };
     } else if (hasGroupingCall([...exprs, ...(having ? [having] : []), ...orderExprs, ...(distinctOn ?? [])])) {
       throw invalid('arguments to GROUPING must be grouping expressions of the associated query level');
@@ -253,18 +260,19 @@ export class QueryBinder implements SelectBinder {
     scope: Scope,
     selectExprs: readonly Expr[],
     names: readonly string[],
-  ): { keys: Expr[]; sets: number[][] | null; grouped: boolean } {
+  ): { keys: Expr[]; sets: number[][] | null; grouped: boolean; constantItems: Map<number, number> } {
     const env = this.env(scope, 'GROUP BY', false);
+    // The select item each key names by position or output name, by the key's structure (first wins).
+    const itemOfKey = new Map<string, number>();
     const bindKey = (node: SqlExpr): Expr => {
       const position = positionOf(node, 'GROUP BY');
-      if (position !== null) {
-        const e = selectExprs[position - 1];
-        if (!e) throw invalid(`GROUP BY position ${position} is not in select list`);
-        return e;
-      }
-      const name = bareName(node);
-      const at = name === null || scope.lookup(null, name) ? -1 : names.indexOf(name);
-      return at >= 0 ? selectExprs[at]! : bindExpr(node, env);
+      const name = position === null ? bareName(node) : null;
+      const at = position !== null ? position - 1 : name === null || scope.lookup(null, name) ? -1 : names.indexOf(name);
+      if (position !== null && !selectExprs[at]) throw invalid(`GROUP BY position ${position} is not in select list`);
+      if (at < 0) return bindExpr(node, env);
+      const e = selectExprs[at]!;
+      if (!itemOfKey.has(exprKey(e))) itemOfKey.set(exprKey(e), at);
+      return e;
     };
     const items = q.groupBy;
     let keys: Expr[] = [];
@@ -274,7 +282,7 @@ export class QueryBinder implements SelectBinder {
     // A position or output name may point at an aggregate or window call, which cannot be a key.
     if (keys.some((k) => someExpr(k, (e) => e.kind === 'agg'))) throw invalid('aggregate functions are not allowed in GROUP BY');
     if (keys.some((k) => someExpr(k, (e) => e.kind === 'window'))) throw invalid('window functions are not allowed in GROUP BY');
-    return { keys, sets, grouped: items.length > 0 };
+    return { keys, sets, grouped: items.length > 0, constantItems: sets === null ? new Map() : constantKeyItems(keys, selectExprs, itemOfKey) };
   }
 
   private bindOrderBy(q: SelectQuery, scope: Scope, selectExprs: readonly Expr[], names: readonly string[]): SortKey[] {

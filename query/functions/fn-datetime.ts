@@ -100,10 +100,27 @@ function toTimestamp(seconds: number): bigint {
   if (Number.isNaN(seconds)) throw dataError('timestamp cannot be NaN', '22008');
   if (seconds === Infinity) return TIMESTAMP_INFINITY;
   if (seconds === -Infinity) return TIMESTAMP_MINUS_INFINITY;
-  const us = rint(seconds * 1e6);
-  if (!Number.isFinite(us) || Math.abs(us) > 9.2e18) throw dataError(`timestamp out of range: "${seconds}"`, '22008');
-  return checkTimestamp(BigInt(us));
+  // PostgreSQL's float8_timestamptz: the range check on the seconds, then the shift to its epoch
+  // (2000-01-01) before rounding to µs, so that the float rounds as there near the ends
+  // (9224318015999 → 294276-12-31 23:59:58.999552; µs from 1970 would pass int64's range).
+  if (seconds < TO_TIMESTAMP_SECONDS_MIN || seconds >= TO_TIMESTAMP_SECONDS_END) throw dataError(`timestamp out of range: "${printfG(seconds)}"`, '22008');
+  const us = rint((seconds - POSTGRES_EPOCH_SECONDS) * 1e6);
+  return checkTimestamp(BigInt(us) + BigInt(POSTGRES_EPOCH_SECONDS) * 1_000_000n);
 }
+
+/** C's printf %g (6 significant digits), as PostgreSQL's message prints the seconds: 9.22432e+12. */
+function printfG(x: number): string {
+  const [mantissa, exp] = x.toExponential(5).split('e') as [string, string];
+  const e = Number(exp);
+  const trim = (t: string): string => (t.includes('.') ? t.replace(/\.?0+$/, '') : t);
+  if (e < -4 || e >= 6) return `${trim(mantissa)}e${e < 0 ? '-' : '+'}${String(Math.abs(e)).padStart(2, '0')}`;
+  return trim(x.toFixed(5 - e));
+}
+
+/** Seconds from 1970-01-01 to PostgreSQL's epoch 2000-01-01, and to_timestamp's range (Julian days 0 .. TIMESTAMP_END_JULIAN). */
+const POSTGRES_EPOCH_SECONDS = 946_684_800;
+const TO_TIMESTAMP_SECONDS_MIN = 86_400 * (0 - 2_440_588);
+const TO_TIMESTAMP_SECONDS_END = 86_400 * (109_203_528 - 2_440_588);
 
 function makeInterval(args: readonly QValue[]): Interval {
   const [years = 0, months = 0, weeks = 0, days = 0, hours = 0, mins = 0] = args.slice(0, 6) as number[];

@@ -63,23 +63,39 @@ const ALPHA = '\\p{Alphabetic}';
 const DIGIT = '\\d';
 const ALNUM = '[\\p{Alphabetic}0-9]';
 const WORD = '[\\p{Alphabetic}0-9_]';
-const SPACE = '\\p{White_Space}';
-const GRAPH = '[^\\p{Cc}\\p{Cs}\\p{Cn}\\p{White_Space}]';
+// PostgreSQL asks the C library (iswspace, iswlower, ...); glibc and musl both leave the no-break
+// spaces (U+00A0, U+2007, U+202F) out of space and blank: they join words, as a letter does.
+const NO_BREAK_SPACES = '\\u00a0\\u2007\\u202f';
+const SPACE = `[\\p{White_Space}--[${NO_BREAK_SPACES}]]`;
+// The C library's lower is "has a (simple) uppercase mapping" (towupper(c) != c) and its upper
+// "has a lowercase mapping": not Unicode's Lowercase/Uppercase, which count ª, º and ʰ (no
+// uppercase) and ĸ (a lowercase letter with no uppercase) but not the titlecase ǅ, which is both.
+// Changes_When_Lowercased is exactly that for upper. Changes_When_Uppercased also counts the
+// letters whose only uppercase is several characters (ß → SS, ﬁ → FI, Greek with iota): the C
+// library has no uppercase for them, save ß, which glibc names lowercase by hand.
+const UPPERCASE_ONLY_FULL =
+  '\\u0149\\u01f0\\u0390\\u03b0\\u0587\\u1e96-\\u1e9a\\u1f50\\u1f52\\u1f54\\u1f56\\u1f88-\\u1f8f\\u1f98-\\u1f9f\\u1fa8-\\u1faf' +
+  '\\u1fb2\\u1fb4\\u1fb6\\u1fb7\\u1fbc\\u1fc2\\u1fc4\\u1fc6\\u1fc7\\u1fcc\\u1fd2\\u1fd3\\u1fd6\\u1fd7\\u1fe2-\\u1fe4\\u1fe6\\u1fe7' +
+  '\\u1ff2\\u1ff4\\u1ff6\\u1ff7\\u1ffc\\ufb00-\\ufb06\\ufb13-\\ufb17';
+const GRAPH = `[^\\p{Cc}\\p{Cs}\\p{Cn}${SPACE}]`;
 export const CLASSES: Record<string, string> = {
   alpha: ALPHA,
   digit: DIGIT,
   alnum: ALNUM,
-  upper: '\\p{Uppercase}',
-  lower: '\\p{Lowercase}',
+  upper: '\\p{Changes_When_Lowercased}',
+  lower: `[\\p{Changes_When_Uppercased}--[${UPPERCASE_ONLY_FULL}]]`,
   space: SPACE,
-  blank: '[\\t\\p{Zs}]',
+  blank: `[\\t[\\p{Zs}--[${NO_BREAK_SPACES}]]]`,
   cntrl: '\\p{Cc}',
   graph: GRAPH,
   print: `[${GRAPH}\\p{Zs}]`,
   punct: '[[\\p{P}\\p{S}]--\\p{Alphabetic}]',
   xdigit: '[0-9A-Fa-f]',
+  // regc_locale.c's two classes past POSIX's: word is alnum and '_' (\\w), ascii U+0000 to U+007F.
+  word: WORD,
+  ascii: '\\p{ASCII}',
 };
-export const SHORTHAND: Record<string, string> = { d: DIGIT, s: SPACE, w: WORD, D: '\\D', S: '\\P{White_Space}', W: `[^${WORD}]` };
+export const SHORTHAND: Record<string, string> = { d: DIGIT, s: SPACE, w: WORD, D: '\\D', S: `[^${SPACE}]`, W: `[^${WORD}]` };
 export const WORD_START = `(?<!${WORD})(?=${WORD})`;
 export const WORD_END = `(?<=${WORD})(?!${WORD})`;
 export const CONSTRAINT_ESCAPES: Record<string, string> = {

@@ -10,9 +10,11 @@
  * out in the form v understands, so each character is one character and the errors are
  * PostgreSQL's (`invalid regular expression: quantifier operand invalid`, …).
  *
- * Character classes (regex-syntax.ts) are PostgreSQL's own Unicode definitions (pg_u_is*): alpha is
- * Unicode's Alphabetic, upper/lower Uppercase/Lowercase, space White_Space, punct the punctuation
- * and symbol categories less Alphabetic, digit and xdigit ASCII only; \w is [[:alnum:]_].
+ * Character classes (regex-syntax.ts) follow PostgreSQL's Unicode definitions (pg_u_is*) where the
+ * C libraries agree, and the C library's where they part (PostgreSQL asks iswlower() and friends):
+ * alpha is Unicode's Alphabetic, upper and lower the letters with a lowercase or uppercase mapping,
+ * space White_Space less the no-break spaces, punct the punctuation and symbol categories less
+ * Alphabetic, digit and xdigit ASCII only; \w and [[:word:]] are [[:alnum:]_].
  * Case-insensitive matching is PostgreSQL's: a letter stands for its lower and upper case
  * (allcases() in regc_locale.c), spelled out here rather than left to JavaScript's i flag, whose
  * Unicode case folding differs ('ſ' would match 's').
@@ -331,6 +333,8 @@ class Translator {
         const end = this.bracketItem();
         if (end.kind !== 'char' || end.cp < item.cp) throw badRegex('invalid character range');
         body += this.range(item.cp, end.cp);
+        // A '-' right after a range starts another one from nothing ([a-c-e]); only before ']' is it a '-'.
+        if (this.peek() === 0x2d && this.peek(1) !== undefined && this.peek(1) !== 0x5d) throw badRegex('invalid character range');
       } else if (item.kind === 'class' && this.peek() === 0x2d && this.peek(1) !== undefined && this.peek(1) !== 0x5d) {
         throw badRegex('invalid character range'); // a class cannot start a range
       } else if (item.kind === 'char') {

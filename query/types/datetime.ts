@@ -17,7 +17,6 @@ import {
   USECS_PER_HOUR,
   USECS_PER_MINUTE,
   USECS_PER_SEC,
-  checkTimestamp,
   daysFromCivil,
   daysInMonth,
   isFiniteDate,
@@ -259,7 +258,10 @@ export function parseDate(text: string): number {
 export function dateToTimestamp(days: number): bigint {
   if (days === DATE_INFINITY) return TIMESTAMP_INFINITY;
   if (days === DATE_MINUS_INFINITY) return TIMESTAMP_MINUS_INFINITY;
-  return checkTimestamp(BigInt(days) * USECS_PER_DAY);
+  const ts = BigInt(days) * USECS_PER_DAY;
+  // PostgreSQL's date2timestamp names the date: dates reach 5874897, timestamps 294276.
+  if (!isValidTimestamp(ts)) throw datetimeOutOfRange('date out of range for timestamp');
+  return ts;
 }
 
 export function timestampToDate(ts: bigint): number {
