@@ -1,5 +1,6 @@
 import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { agentOk } from '../helpers/api-calls.js';
 import { startTestServer, type TestServer } from '../helpers/sql-server.js';
 
 /**
@@ -19,40 +20,7 @@ describe('a write acknowledged, then read at once from another connection, by ev
   let writing = true;
   let background: Promise<void>[] = [];
 
-  /** One request over `agent`: status and parsed JSON body. */
-  const request = (agent: http.Agent, method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> =>
-    new Promise((resolve, reject) => {
-      const payload = body === undefined ? undefined : JSON.stringify(body);
-      const url = new URL(path, server.baseUrl);
-      const req = http.request(
-        url,
-        {
-          agent,
-          method,
-          headers: {
-            authorization: `Bearer ${server.apiKey}`,
-            'x-api-key': server.apiKey,
-            ...(payload === undefined ? {} : { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) }),
-          },
-        },
-        (res) => {
-          const chunks: Buffer[] = [];
-          res.on('data', (chunk: Buffer) => chunks.push(chunk));
-          res.on('end', () => {
-            const text = Buffer.concat(chunks).toString('utf8');
-            resolve({ status: res.statusCode ?? 0, body: text === '' ? undefined : JSON.parse(text) });
-          });
-          res.on('error', reject);
-        },
-      );
-      req.on('error', reject);
-      req.end(payload);
-    });
-  const ok = async (agent: http.Agent, method: string, path: string, body?: unknown): Promise<any> => {
-    const reply = await request(agent, method, path, body);
-    if (reply.status < 200 || reply.status > 299) throw new Error(`${method} ${path}: ${reply.status} ${JSON.stringify(reply.body)}`);
-    return reply.body;
-  };
+  const ok = (agent: http.Agent, method: string, path: string, body?: unknown): Promise<any> => agentOk(server, agent, method, path, body);
   const sql = async (agent: http.Agent, text: string, params: unknown[] = []): Promise<any[]> =>
     (await ok(agent, 'POST', '/api/v1/query', { sql: text, params })).data as any[];
   const graphql = async (agent: http.Agent, query: string, variables: Record<string, unknown>): Promise<any> => {

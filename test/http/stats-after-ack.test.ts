@@ -1,5 +1,6 @@
 import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { agentCall, agentOk } from '../helpers/api-calls.js';
 import { startTestServer, type TestServer } from '../helpers/sql-server.js';
 
 /**
@@ -21,39 +22,9 @@ describe('row counts from the catalog, read at once after an acknowledged write'
   let background: Promise<void>[] = [];
   const CAP = 4;
 
-  /** One request over `agent`: status and parsed JSON body. */
   const request = (agent: http.Agent, method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> =>
-    new Promise((resolve, reject) => {
-      const payload = body === undefined ? undefined : JSON.stringify(body);
-      const req = http.request(
-        new URL(path, server.baseUrl),
-        {
-          agent,
-          method,
-          headers: {
-            authorization: `Bearer ${server.apiKey}`,
-            'api-key': server.apiKey,
-            ...(payload === undefined ? {} : { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) }),
-          },
-        },
-        (res) => {
-          const chunks: Buffer[] = [];
-          res.on('data', (chunk: Buffer) => chunks.push(chunk));
-          res.on('end', () => {
-            const text = Buffer.concat(chunks).toString('utf8');
-            resolve({ status: res.statusCode ?? 0, body: text === '' ? undefined : JSON.parse(text) });
-          });
-          res.on('error', reject);
-        },
-      );
-      req.on('error', reject);
-      req.end(payload);
-    });
-  const ok = async (agent: http.Agent, method: string, path: string, body?: unknown): Promise<any> => {
-    const reply = await request(agent, method, path, body);
-    if (reply.status < 200 || reply.status > 299) throw new Error(`${method} ${path}: ${reply.status} ${JSON.stringify(reply.body)}`);
-    return reply.body;
-  };
+    agentCall(server, agent, method, path, body);
+  const ok = (agent: http.Agent, method: string, path: string, body?: unknown): Promise<any> => agentOk(server, agent, method, path, body);
 
   beforeAll(async () => {
     server = await startTestServer({ env: { SVC_VECTOR_MAX_VECTORS: String(CAP) } });
