@@ -44,11 +44,11 @@ export const PROJECTION_LIMITS = Object.freeze({
   deferredEffectsOpsMin: 512,
   /**
    * Row and index keys appended but not yet applied (the pending overlay) past which the next writer
-   * waits, before it builds its record, until the projections applied everything appended
+   * waits, before it builds its record, until the projections applied everything durable
    * (sequencer.ts submit). A write is answered once durable and reads wait at the read barrier for
-   * the apply: this bounds that wait (this many keys plus one record's) and the overlay's memory
-   * when bulk writers outrun the apply. Single-row writes at 50 connections keep a few hundred keys
-   * pending.
+   * the apply: this bounds that wait (this many keys plus the records still syncing) and the
+   * overlay's memory when bulk writers outrun the apply. Single-row writes at 50 connections keep a
+   * few hundred keys pending.
    */
   unappliedKeysMax: 65_536,
   /** Rows per batch of the writer's view scans (sequencer.ts). */

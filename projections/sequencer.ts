@@ -129,8 +129,11 @@ export class Sequencer {
       if (!this.deps.log.writable) await this.deps.log.whenWritable();
       // And while the apply is far behind (bulk writers outrun it; found by review: an unrelated read
       // waited 20 s at the read barrier and the overlay doubled the memory), until it has caught up:
-      // the backlog every read may wait for stays under unappliedKeysMax plus one record.
-      if (this.overlay.size > PROJECTION_LIMITS.unappliedKeysMax) await this.deps.applied.waitFor(this.deps.log.headLsn);
+      // the backlog every read may wait for stays under unappliedKeysMax plus the records still syncing
+      // (bounded by the log's unwritten bytes above). Until everything durable is applied, not everything
+      // appended: a record whose fdatasync failed is never applied, and the writer must then get the
+      // log's failure, not wait for it forever.
+      if (this.overlay.size > PROJECTION_LIMITS.unappliedKeysMax) await this.deps.applied.waitFor(this.deps.log.durableLsn);
       // A sync builder's throw is still this submit's rejection (inside the try of an async function).
       const building = build(this.writeView);
       const built = building instanceof Promise ? await building : building;
