@@ -60,3 +60,22 @@ export async function agentOk(server: TestServer, agent: http.Agent, method: str
   if (reply.status < 200 || reply.status > 299) throw new Error(`${method} ${path}: ${reply.status} ${JSON.stringify(reply.body)}`);
   return reply.body;
 }
+
+/**
+ * `count` clients inserting rows into `table` (id INT PRIMARY KEY, v INT) over `agent` until the
+ * returned stop is awaited: keeps the group commit and the apply busy around what a test checks.
+ */
+export function busyWriters(server: TestServer, agent: http.Agent, table: string, count: number): () => Promise<void> {
+  let writing = true;
+  let next = 0;
+  const loops = Array.from({ length: count }, async () => {
+    while (writing) {
+      next += 1;
+      await agentOk(server, agent, 'POST', `/api/v1/tables/${table}/rows`, { id: next, v: next });
+    }
+  });
+  return async () => {
+    writing = false;
+    await Promise.allSettled(loops);
+  };
+}

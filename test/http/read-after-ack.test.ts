@@ -1,6 +1,6 @@
 import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { agentOk } from '../helpers/api-calls.js';
+import { agentOk, busyWriters } from '../helpers/api-calls.js';
 import { startTestServer, type TestServer } from '../helpers/sql-server.js';
 
 /**
@@ -17,8 +17,7 @@ describe('a write acknowledged, then read at once from another connection, by ev
   const writer = new http.Agent({ keepAlive: true, maxSockets: 1 });
   const reader = new http.Agent({ keepAlive: true, maxSockets: 1 });
   const noise = new http.Agent({ keepAlive: true, maxSockets: 16 });
-  let writing = true;
-  let background: Promise<void>[] = [];
+  let stopWriters: () => Promise<void> = async () => undefined;
 
   const ok = (agent: http.Agent, method: string, path: string, body?: unknown): Promise<any> => agentOk(server, agent, method, path, body);
   const sql = async (agent: http.Agent, text: string, params: unknown[] = []): Promise<any[]> =>
@@ -36,18 +35,10 @@ describe('a write acknowledged, then read at once from another connection, by ev
     await sql(writer, 'CREATE TABLE vecs (id INT PRIMARY KEY, emb VECTOR(3))');
     await sql(writer, 'CREATE INDEX vecs_hnsw ON vecs USING hnsw (emb vector_l2_ops) WITH (m = 8, ef_construction = 32)');
     // Sixteen clients inserting all along: the write that is checked shares group commits and applies with theirs.
-    writing = true;
-    let next = 0;
-    background = Array.from({ length: 16 }, async () => {
-      while (writing) {
-        next += 1;
-        await ok(noise, 'POST', '/api/v1/tables/busy/rows', { id: next, v: next });
-      }
-    });
+    stopWriters = busyWriters(server, noise, 'busy', 16);
   });
   afterAll(async () => {
-    writing = false;
-    await Promise.allSettled(background);
+    await stopWriters();
     writer.destroy();
     reader.destroy();
     noise.destroy();

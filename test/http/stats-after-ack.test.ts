@@ -1,6 +1,6 @@
 import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { agentCall, agentOk } from '../helpers/api-calls.js';
+import { agentCall, agentOk, busyWriters } from '../helpers/api-calls.js';
 import { startTestServer, type TestServer } from '../helpers/sql-server.js';
 
 /**
@@ -18,8 +18,7 @@ describe('row counts from the catalog, read at once after an acknowledged write'
   const writer = new http.Agent({ keepAlive: true, maxSockets: 1 });
   const reader = new http.Agent({ keepAlive: true, maxSockets: 1 });
   const noise = new http.Agent({ keepAlive: true, maxSockets: 16 });
-  let writing = true;
-  let background: Promise<void>[] = [];
+  let stopWriters: () => Promise<void> = async () => undefined;
   const CAP = 4;
 
   const request = (agent: http.Agent, method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> =>
@@ -31,18 +30,10 @@ describe('row counts from the catalog, read at once after an acknowledged write'
     await ok(writer, 'POST', '/api/v1/query', { sql: 'CREATE TABLE counted (id INT PRIMARY KEY, v INT NOT NULL)' });
     await ok(writer, 'POST', '/api/v1/query', { sql: 'CREATE TABLE busy (id INT PRIMARY KEY, v INT NOT NULL)' });
     // Sixteen clients inserting all along (into another table, so that `counted` holds exactly the rows acknowledged here).
-    writing = true;
-    let next = 0;
-    background = Array.from({ length: 16 }, async () => {
-      while (writing) {
-        next += 1;
-        await ok(noise, 'POST', '/api/v1/tables/busy/rows', { id: next, v: next });
-      }
-    });
+    stopWriters = busyWriters(server, noise, 'busy', 16);
   });
   afterAll(async () => {
-    writing = false;
-    await Promise.allSettled(background);
+    await stopWriters();
     writer.destroy();
     reader.destroy();
     noise.destroy();
