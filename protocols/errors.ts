@@ -235,8 +235,11 @@ export function sendError(
 ): FastifyReply {
   const error = toSvcError(original, context);
   const status = httpStatusOf(error.code);
-  // The client left (and so its query was cancelled): the answer goes nowhere.
-  const clientLeft = request.raw.destroyed;
+  // The client left (and so its query was cancelled): the answer goes nowhere. Asked of the response,
+  // which node destroys when its connection closes: the request is destroyed too once its body has
+  // been read, whether the client is still there or not (every POST that failed after a turn of the
+  // event loop was logged as a client that left, and a server failure at info without its stack).
+  const clientLeft = (reply.raw as { destroyed?: boolean }).destroyed === true;
   logFailure(request.log, { error, original, clientLeft }, { method: request.method, url: request.url }, REQUEST_LOG_MESSAGES);
   const resetAt = error.code === 'RATE_LIMIT_EXCEEDED' ? error.details['reset_at'] : undefined;
   if (typeof resetAt === 'string' && !reply.hasHeader('retry-after')) {

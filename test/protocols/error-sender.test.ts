@@ -23,6 +23,11 @@ function failingRoutes(prefix: string): FastifyPluginAsync {
       // A 429 whose thrower set no Retry-After: the sender adds it from details.reset_at.
       throw new SvcError('RATE_LIMIT_EXCEEDED', 'slow down', { limit: 1, remaining: 0, reset_at: new Date(Date.now() + 2_500).toISOString() });
     });
+    app.post(`${prefix}/late`, async () => {
+      // A POST (its body read) that fails after a turn of the event loop, its client still waiting.
+      await new Promise((resolve) => setTimeout(resolve, 10));
+      throw new Error('failed late');
+    });
     app.get(`${prefix}/left`, async (request) => {
       // Runs until the client hangs up, then fails as a cancelled query does.
       await new Promise((resolve) => request.raw.socket.once('close', resolve));
@@ -112,6 +117,18 @@ describe.each([
     const mine = lines.filter((l) => l['request_id'] === `limited-${protocol}` && l.level >= 30);
     expect(mine).toHaveLength(1);
     expect(mine[0]).toMatchObject({ level: 30, msg: 'request rejected', code: 'RATE_LIMIT_EXCEEDED', statusCode: 429, method: 'GET' });
+  });
+
+  it('logs a POST that fails after its body was read as a failure, not as a client that left', async () => {
+    const requestId = `late-${protocol}`;
+    const res = await fetch(`${url}${path}/late`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-request-id': requestId },
+      body: JSON.stringify({ a: 1 }),
+    });
+    expect(res.status).toBe(500);
+    expect(await lineOf(requestId, 'request failed')).toMatchObject({ level: 50, code: 'INTERNAL_ERROR', statusCode: 500 });
+    expect(lines.filter((l) => l['request_id'] === requestId && l.msg === 'client closed the request')).toEqual([]);
   });
 
   it('logs a request whose client left at info, not as a server failure', async () => {
