@@ -1,4 +1,5 @@
-import { maxHeaderSize, type IncomingMessage, type Server } from 'node:http';
+import { createServer, maxHeaderSize, type Server } from 'node:http';
+import type { Socket } from 'node:net';
 import type { Http2ServerRequest, Http2Session, Http2SecureServer } from 'node:http2';
 import Fastify, {
   LogController,
@@ -10,26 +11,19 @@ import Fastify, {
   type FastifyRequest,
   type preSerializationHookHandler,
 } from 'fastify';
-import { newUlid } from '../../core/ids.js';
 import { stringifyJson } from '../../core/json-exact.js';
 import { SvcError, shuttingDown } from '../../core/errors.js';
 import { errorEnvelopeSchema, installErrorHandlers, sendError, type ErrorContext } from '../errors.js';
 import type { RateLimitGate } from '../auth/rate-limit.js';
 import { answerClientError } from './client-errors.js';
+import { directHandler, type DirectListener, type DirectRoutes } from './direct/direct-lane.js';
+import { cannotPoison, keptValue } from './direct/kept-body.js';
 import { lazyChildLogger } from './lazy-logger.js';
 import { countUnmatched, showLimit } from './rate-limit-headers.js';
 import { ajvOptions, requestValidators } from './request-validators.js';
+import { REQUEST_ID_HEADER, requestIdOf } from './request-id.js';
 
-export const REQUEST_ID_HEADER = 'x-request-id';
-
-/** Visible ASCII, no spaces: safe to echo and to log. Longer or odd ids are replaced, not refused. */
-const CLIENT_REQUEST_ID = /^[\x21-\x7e]{1,128}$/;
-
-/** The client's X-Request-ID when it is sane, else a fresh ULID (sortable by time). */
-export function requestIdOf(raw: IncomingMessage): string {
-  const header = raw.headers[REQUEST_ID_HEADER];
-  return typeof header === 'string' && CLIENT_REQUEST_ID.test(header) ? header : newUlid();
-}
+export { REQUEST_ID_HEADER, requestIdOf } from './request-id.js';
 
 /**
  * fastify's request lines, tuned to the house style: no "incoming request" line, the completion
@@ -73,6 +67,11 @@ export interface BaseServerOptions {
   readonly admit?: (request: FastifyRequest, reply: FastifyReply) => Error | undefined;
   /** Every payload sent passes through it (e.g. content negotiation): what to send instead, or the payload itself. */
   readonly reencode?: (request: FastifyRequest, reply: FastifyReply, payload: unknown) => unknown;
+  /**
+   * Set on a plain HTTP listener: the direct path (direct/direct-lane.ts) answers the point reads in
+   * front of fastify; `refuses` says a connection was accepted past the connection limit.
+   */
+  readonly direct?: { readonly routes: DirectRoutes; refuses(socket: Socket): boolean };
 }
 
 /** Idle keep-alive connections and HTTP/2 sessions are closed after this long (as nginx's 75 s). */
@@ -109,7 +108,9 @@ export function createBaseServer(options: BaseServerOptions): FastifyInstance {
     headerBytesMax: maxHeaderSize,
     ...(options.rateLimit ? { rateLimit: options.rateLimit } : {}),
   };
-  const app = createFastify(options, {
+  // close() has begun (the preClose hook below): requests are answered SHUTTING_DOWN.
+  let closing = false;
+  const app = createFastify(options, () => closing, {
     loggerInstance: options.logger,
     logController: new SvcLogController({ requestIdLogLabel: 'request_id' }),
     // A request's logger is made only when it logs (lazy-logger.ts says why).
@@ -146,7 +147,6 @@ export function createBaseServer(options: BaseServerOptions): FastifyInstance {
   serializeJsonbExactly(app);
   awaitHandlersOnClose(app);
 
-  let closing = false;
   app.addHook('preClose', async () => {
     closing = true;
   });
@@ -300,6 +300,12 @@ function acceptEmptyJsonBodies(app: FastifyInstance): void {
       return;
     }
     const text = body as string;
+    // A body the direct path read and parsed before handing the request over (direct/kept-body.ts).
+    const kept = keptValue(request.raw, text);
+    if (kept !== undefined) {
+      done(null, kept);
+      return;
+    }
     if (cannotPoison(text)) {
       try {
         done(null, JSON.parse(text));
@@ -313,22 +319,40 @@ function acceptEmptyJsonBodies(app: FastifyInstance): void {
   });
 }
 
-/**
- * True when a JSON text cannot hold a "__proto__" or "constructor" key, spelled plainly or with
- * \u escapes, nor start with a byte-order mark: JSON.parse alone then gives what fastify's parser
- * gives. That parser (secure-json-parse) runs two regular expressions over the whole text after
- * JSON.parse: on a 10,000-row bulk insert (~0.5 MB) they cost about as much again as the parse;
- * three substring searches cost ~1% of it.
- */
-function cannotPoison(text: string): boolean {
-  return text.charCodeAt(0) !== 0xfeff && !text.includes('__proto__') && !text.includes('constructor') && !text.includes('\\u');
-}
-
 type FastifyOptions = FastifyHttpOptions<Server, FastifyBaseLogger>;
 
-/** Plain HTTP/1.1, or with `tls` node's HTTP/2 secure server with the HTTP/1.1 fallback. */
-function createFastify(options: BaseServerOptions, common: FastifyOptions): FastifyInstance {
-  if (options.tls === undefined) return Fastify(common);
+/**
+ * Plain HTTP/1.1, or with `tls` node's HTTP/2 secure server with the HTTP/1.1 fallback. A plain
+ * listener with `direct` gets the server fastify would make (its HTTP/1 settings, the same), whose
+ * requests go to the direct path first.
+ */
+function createFastify(options: BaseServerOptions, closing: () => boolean, common: FastifyOptions): FastifyInstance {
+  if (options.tls === undefined) {
+    const direct = options.direct;
+    if (direct === undefined) return Fastify(common);
+    const logger = options.logger as FastifyBaseLogger & { isLevelEnabled?: (level: string) => boolean };
+    let server: Server | undefined;
+    const listener: DirectListener = {
+      closing,
+      refuses: (socket) => direct.refuses(socket),
+      logsEveryRequest: () => logger.isLevelEnabled?.('debug') !== false,
+      // As the onResponse hook of createBaseServer does for fastify's answers.
+      answered: () => {
+        if (closing()) setImmediate(() => server?.closeIdleConnections());
+      },
+    };
+    return Fastify({
+      ...common,
+      serverFactory: (handler) => {
+        // What fastify does with these settings for a plain listener it makes itself (lib/server.js getServerInstance).
+        server = createServer(common.http ?? {}, directHandler(direct.routes, listener, options.bodyLimitBytes, handler));
+        server.keepAliveTimeout = common.keepAliveTimeout!;
+        server.requestTimeout = common.requestTimeout!;
+        server.setTimeout(common.connectionTimeout);
+        return server;
+      },
+    });
+  }
   const { key, cert } = options.tls;
   const secure: FastifyHttp2SecureOptions<Http2SecureServer, FastifyBaseLogger> = {
     ...withoutHttpOptions(common),
