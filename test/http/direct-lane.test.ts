@@ -101,7 +101,8 @@ describe('the direct path of the point reads', () => {
         const body = JSON.stringify({ sql: select, params: [id] });
         // Twice each: the first reads the store, the second the point-read cache.
         for (let i = 0; i < 2; i++) {
-          const headers = { ...json(), 'x-request-id': `q-${id}-${i}` };
+          const type = i === 0 ? 'application/json' : 'application/json;charset=UTF-8';
+          const headers = { ...json(), 'content-type': type, 'x-request-id': `q-${id}-${i}` };
           const direct = await send(server, 'POST', '/api/v1/query', headers, body);
           const routed = await send(server, 'POST', '/api/v1/query', viaFastify(headers), body);
           expect(direct.status).toBe(200);

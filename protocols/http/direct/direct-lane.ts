@@ -107,11 +107,20 @@ function ordinary(req: IncomingMessage, listener: DirectListener): boolean {
 
 const JSON_TYPE = 'application/json';
 
+/** The Content-Type of a JSON body as common clients send it (fastify's parser takes each the same way: the body read as UTF-8). */
+const JSON_BODY_TYPES: ReadonlySet<string> = new Set([
+  JSON_TYPE,
+  JSON_CONTENT_TYPE,
+  'application/json; charset=UTF-8',
+  'application/json;charset=utf-8',
+  'application/json;charset=UTF-8',
+]);
+
 /** The body's length when the direct path may read it: a JSON body of known length, not encoded, within `max`; else undefined. */
 function bodyLength(req: IncomingMessage, max: number): number | undefined {
   const headers = req.headers;
   const type = headers['content-type'];
-  if (type !== JSON_TYPE && type !== JSON_CONTENT_TYPE) return undefined;
+  if (type === undefined || !JSON_BODY_TYPES.has(type)) return undefined;
   if (headers['transfer-encoding'] !== undefined || headers['content-encoding'] !== undefined) return undefined;
   const declared = headers['content-length'];
   if (declared === undefined) return undefined;
