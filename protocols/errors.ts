@@ -239,7 +239,9 @@ export function sendError(
   // which node destroys when its connection closes: the request is destroyed too once its body has
   // been read, whether the client is still there or not (every POST that failed after a turn of the
   // event loop was logged as a client that left, and a server failure at info without its stack).
-  const clientLeft = (reply.raw as { destroyed?: boolean }).destroyed === true;
+  // (HTTP/2's response has no `destroyed`: its stream's says the same.)
+  const raw = reply.raw as { destroyed?: boolean; stream?: { destroyed: boolean } };
+  const clientLeft = raw.destroyed === true || raw.stream?.destroyed === true;
   logFailure(request.log, { error, original, clientLeft }, { method: request.method, url: request.url }, REQUEST_LOG_MESSAGES);
   const resetAt = error.code === 'RATE_LIMIT_EXCEEDED' ? error.details['reset_at'] : undefined;
   if (typeof resetAt === 'string' && !reply.hasHeader('retry-after')) {
