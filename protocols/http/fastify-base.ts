@@ -1,4 +1,4 @@
-import { createServer, maxHeaderSize, type Server } from 'node:http';
+import { maxHeaderSize, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Http2ServerRequest, Http2Session, Http2SecureServer } from 'node:http2';
 import Fastify, {
@@ -17,7 +17,7 @@ import { errorEnvelopeSchema, installErrorHandlers, sendError, type ErrorContext
 import type { RateLimitGate } from '../auth/rate-limit.js';
 import { answerClientError } from './client-errors.js';
 import { directHandler, type DirectListener, type DirectRoutes } from './direct/direct-lane.js';
-import { cannotPoison, keptValue } from './direct/kept-body.js';
+import { cannotPoison, keptValue, takenBeforeClosing } from './direct/kept-body.js';
 import { lazyChildLogger } from './lazy-logger.js';
 import { countUnmatched, showLimit } from './rate-limit-headers.js';
 import { ajvOptions, requestValidators } from './request-validators.js';
@@ -183,7 +183,8 @@ function installRequestHooks(app: FastifyInstance, options: BaseServerOptions, c
       if (refused !== undefined) return done(refused);
     }
     reply.header(REQUEST_ID_HEADER, request.id);
-    if (closing()) {
+    // (A request the direct path took in before close() began was taken in then: answered as such.)
+    if (closing() && !takenBeforeClosing(request.raw)) {
       closeAfterResponse(request, reply);
       return done(shuttingDown());
     }
@@ -323,35 +324,13 @@ type FastifyOptions = FastifyHttpOptions<Server, FastifyBaseLogger>;
 
 /**
  * Plain HTTP/1.1, or with `tls` node's HTTP/2 secure server with the HTTP/1.1 fallback. A plain
- * listener with `direct` gets the server fastify would make (its HTTP/1 settings, the same), whose
- * requests go to the direct path first.
+ * listener with `direct` sends its requests to the direct path first (directPathFirst).
  */
 function createFastify(options: BaseServerOptions, closing: () => boolean, common: FastifyOptions): FastifyInstance {
   if (options.tls === undefined) {
-    const direct = options.direct;
-    if (direct === undefined) return Fastify(common);
-    const logger = options.logger as FastifyBaseLogger & { isLevelEnabled?: (level: string) => boolean };
-    let server: Server | undefined;
-    const listener: DirectListener = {
-      closing,
-      refuses: (socket) => direct.refuses(socket),
-      logsEveryRequest: () => logger.isLevelEnabled?.('debug') !== false,
-      // As the onResponse hook of createBaseServer does for fastify's answers.
-      answered: () => {
-        if (closing()) setImmediate(() => server?.closeIdleConnections());
-      },
-    };
-    return Fastify({
-      ...common,
-      serverFactory: (handler) => {
-        // What fastify does with these settings for a plain listener it makes itself (lib/server.js getServerInstance).
-        server = createServer(common.http ?? {}, directHandler(direct.routes, listener, options.bodyLimitBytes, handler));
-        server.keepAliveTimeout = common.keepAliveTimeout!;
-        server.requestTimeout = common.requestTimeout!;
-        server.setTimeout(common.connectionTimeout);
-        return server;
-      },
-    });
+    const app = Fastify(common);
+    if (options.direct !== undefined) directPathFirst(app, options, options.direct, closing);
+    return app;
   }
   const { key, cert } = options.tls;
   const secure: FastifyHttp2SecureOptions<Http2SecureServer, FastifyBaseLogger> = {
@@ -367,6 +346,30 @@ function createFastify(options: BaseServerOptions, closing: () => boolean, commo
   const app = Fastify(secure) as unknown as FastifyInstance;
   configureSecureServer(app, options);
   return app;
+}
+
+/**
+ * The direct path (direct/direct-lane.ts) in front of fastify's request handler on the server fastify
+ * made (its own, with all its settings): the handler is taken off the server's 'request' event and
+ * given to the direct path, which calls it for every request it does not answer. (The extra servers
+ * fastify opens when the host is `localhost`, one per address, keep fastify's handler alone.)
+ */
+function directPathFirst(app: FastifyInstance, options: BaseServerOptions, direct: NonNullable<BaseServerOptions['direct']>, closing: () => boolean): void {
+  const server = app.server as Server;
+  const handlers = server.listeners('request') as ((req: IncomingMessage, res: ServerResponse) => void)[];
+  if (handlers.length !== 1) throw new Error(`fastify's server has ${handlers.length} request handlers, not one: the direct path cannot go in front of it`);
+  const logger = options.logger as FastifyBaseLogger & { isLevelEnabled?: (level: string) => boolean };
+  const listener: DirectListener = {
+    closing,
+    refuses: (socket) => direct.refuses(socket),
+    logsEveryRequest: () => logger.isLevelEnabled?.('debug') !== false,
+    // As the onResponse hook of createBaseServer does for fastify's answers.
+    afterAnswer: () => {
+      if (closing()) setImmediate(() => server.closeIdleConnections());
+    },
+  };
+  server.removeListener('request', handlers[0]!);
+  server.on('request', directHandler(direct.routes, listener, options.bodyLimitBytes, handlers[0]!));
 }
 
 function withoutHttpOptions(common: FastifyOptions): Omit<FastifyOptions, 'http'> {

@@ -355,8 +355,14 @@ describe('the direct path of the point reads', () => {
     ]);
   });
 
-  it('keeps serving when a client leaves in the middle of a body, and takes a body sent in pieces', async () => {
+  it('keeps serving when a client leaves in the middle of a body, counting it, and takes a body sent in pieces', async () => {
     const port = Number(new URL(server.baseUrl).port);
+    const remaining = async (): Promise<number> =>
+      Number((await send(server, 'GET', '/api/v1/tables/t/rows/a-1', bearer(TEST_API_KEY))).headers.find(([name]) => name === 'x-ratelimit-remaining')![1]);
+    // A fresh one-second window with room for the whole exchange (~200 ms).
+    await new Promise((resolve) => setTimeout(resolve, 1005 - (Date.now() % 1000)));
+    const window = Math.floor(Date.now() / 1000);
+    const before = await remaining();
     await new Promise<void>((resolve) => {
       const socket = net.connect(port, '127.0.0.1', () => {
         socket.write(
@@ -368,6 +374,10 @@ describe('the direct path of the point reads', () => {
         }, 50);
       });
     });
+    await new Promise((resolve) => setTimeout(resolve, 100)); // the server sees the connection close
+    const after = await remaining();
+    // The request whose client left counts against the limit as fastify's path counts it (at its headers).
+    if (Math.floor(Date.now() / 1000) === window) expect(before - after).toBe(2);
     const payload = JSON.stringify({ sql: 'SELECT v FROM t WHERE id = $1', params: ['a-1'] });
     const text = await new Promise<string>((resolve, reject) => {
       const socket = net.connect(port, '127.0.0.1', () => {
@@ -384,6 +394,45 @@ describe('the direct path of the point reads', () => {
     });
     expect(text.startsWith('HTTP/1.1 200')).toBe(true);
     expect(text.endsWith('{"success":true,"data":[{"v":1}]}')).toBe(true);
+  });
+});
+
+describe('the direct path and the query metrics', () => {
+  it('times a point SELECT from its body, as the route does, not from its headers', async () => {
+    const server = await startTestServer();
+    try {
+      const payload = JSON.stringify({ sql: 'SELECT id FROM d WHERE id = $1', params: [1] });
+      for (const sql of ['CREATE TABLE d (id INT PRIMARY KEY)', 'INSERT INTO d VALUES (1)']) {
+        await send(server, 'POST', '/api/v1/query', json(), JSON.stringify({ sql }));
+      }
+      await send(server, 'POST', '/api/v1/query', json(), payload);
+      const sum = async (): Promise<number> => {
+        const text = await (await fetch(`${server.baseUrl}/api/v1/metrics`, { headers: bearer(TEST_API_KEY) })).text();
+        return Number(/^svc_query_duration_seconds_sum\{database="default"\} (\S+)$/m.exec(text)?.[1]);
+      };
+      const directBefore = await directAnswers(server);
+      const before = await sum();
+      const port = Number(new URL(server.baseUrl).port);
+      const answer = await new Promise<string>((resolve, reject) => {
+        const socket = net.connect(port, '127.0.0.1', () => {
+          socket.write(
+            `POST /api/v1/query HTTP/1.1\r\nHost: x\r\nConnection: close\r\nAuthorization: Bearer ${TEST_API_KEY}\r\nContent-Type: application/json\r\nContent-Length: ${payload.length}\r\n\r\n`,
+          );
+          setTimeout(() => socket.end(payload), 400);
+        });
+        let received = '';
+        socket.setEncoding('utf8');
+        socket.on('data', (chunk: string) => (received += chunk));
+        socket.on('close', () => resolve(received));
+        socket.on('error', reject);
+      });
+      expect(answer.endsWith('{"success":true,"data":[{"id":1}]}')).toBe(true);
+      expect((await directAnswers(server)).query).toBe(directBefore.query + 1);
+      // The 400 ms the body took to come are not the statement's (the metrics requests in between are not queries).
+      expect((await sum()) - before).toBeLessThan(0.2);
+    } finally {
+      await server.close();
+    }
   });
 });
 
@@ -429,6 +478,17 @@ describe('the direct path while the server closes', () => {
       socket.setEncoding('utf8');
       socket.on('data', (chunk: string) => (received += chunk));
       const ended = new Promise<void>((resolve) => socket.once('close', () => resolve()));
+      // A write (handed to fastify once its body is read) begun before close() too, on another connection.
+      const insert = JSON.stringify({ sql: 'INSERT INTO c VALUES ($1)', params: [2] });
+      const writer = net.connect(port, '127.0.0.1');
+      await new Promise((resolve) => writer.once('connect', resolve));
+      let written = '';
+      writer.setEncoding('utf8');
+      writer.on('data', (chunk: string) => (written += chunk));
+      const writerEnded = new Promise<void>((resolve) => writer.once('close', () => resolve()));
+      writer.write(
+        `POST /api/v1/query HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${TEST_API_KEY}\r\nContent-Type: application/json\r\nContent-Length: ${insert.length}\r\n\r\n`,
+      );
       // The request begins before close() (the direct path takes it); its body arrives after.
       socket.write(
         `POST /api/v1/query HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${TEST_API_KEY}\r\nContent-Type: application/json\r\nContent-Length: ${payload.length}\r\n\r\n`,
@@ -438,8 +498,12 @@ describe('the direct path while the server closes', () => {
       const closed = server.close();
       await new Promise((resolve) => setTimeout(resolve, 50));
       socket.write(payload);
+      writer.write(insert);
       await closed;
-      await ended;
+      await Promise.all([ended, writerEnded]);
+      // Taken in before close() began: carried out and answered, not refused SHUTTING_DOWN.
+      expect(written.slice(0, 12)).toBe('HTTP/1.1 200');
+      expect(written.endsWith('{"success":true,"data":[]}')).toBe(true);
       expect(Date.now() - started).toBeLessThan(10_000);
       expect(received.slice(0, 12)).toBe('HTTP/1.1 200');
       expect(received.endsWith('{"success":true,"data":[{"id":1}]}')).toBe(true);

@@ -4,6 +4,7 @@
  * per status and the client-left branch.
  */
 import { request as httpRequest } from 'node:http';
+import { connect } from 'node:net';
 import type { FastifyPluginAsync } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SvcError } from '../../core/errors.js';
@@ -129,6 +130,22 @@ describe.each([
     expect(res.status).toBe(500);
     expect(await lineOf(requestId, 'request failed')).toMatchObject({ level: 50, code: 'INTERNAL_ERROR', statusCode: 500 });
     expect(lines.filter((l) => l['request_id'] === requestId && l.msg === 'client closed the request')).toEqual([]);
+  });
+
+  it('logs pipelined requests whose client left at info, the one waiting behind another too', async () => {
+    const ids = [`pipe-a-${protocol}`, `pipe-b-${protocol}`];
+    await new Promise<void>((resolve) => {
+      const socket = connect(Number(new URL(url).port), '127.0.0.1', () => {
+        socket.write(ids.map((id) => `GET ${path}/left HTTP/1.1\r\nHost: x\r\nX-Request-ID: ${id}\r\n\r\n`).join(''));
+        setTimeout(() => {
+          socket.destroy();
+          resolve();
+        }, 200);
+      });
+      socket.on('error', () => resolve());
+    });
+    for (const id of ids) expect(await lineOf(id, 'client closed the request'), id).toMatchObject({ level: 30 });
+    expect(lines.filter((l) => ids.includes(l['request_id'] as string) && l.level >= 50)).toEqual([]);
   });
 
   it('logs a request whose client left at info, not as a server failure', async () => {

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer } from '../../bin/app.js';
 import type { ServeHandle } from '../../bin/app-types.js';
 import { loadTlsMaterial } from '../../protocols/http/tls.js';
+import { untilClientLeaves } from '../../protocols/http/client-abort.js';
 import { createHttpServer } from '../../protocols/http/server.js';
 import { listen } from '../../protocols/listen.js';
 import { needs } from '../helpers/optional-tool.js';
@@ -153,13 +154,17 @@ describe.skipIf(!OPENSSL)(`${needs('openssl')} HTTPS listener: connection limit 
     return { app, url };
   }
 
-  it('logs an HTTP/2 request failed after its body as a failure, and one whose client reset its stream as a client that left', async () => {
+  it('logs an HTTP/2 request failed after its body as a failure, one whose client reset its stream as a client that left, and cancels its statement', async () => {
     const { lines, logger } = captureLogger();
+    let cancelled = 0;
     const routes: FastifyPluginAsync = async (app) => {
       app.post('/late', async () => {
         await new Promise((resolve) => setTimeout(resolve, 10));
         throw new Error('failed late');
       });
+      app.post('/cancel', async (_request, reply) =>
+        untilClientLeaves(reply, (signal) => new Promise((resolve) => signal.addEventListener('abort', () => resolve((cancelled += 1))))),
+      );
       app.post('/left', async (request) => {
         await new Promise((resolve) =>
           (request.raw as unknown as { stream: { once(e: string, f: () => void): void } }).stream.once('close', () => resolve(undefined)),
@@ -189,6 +194,14 @@ describe.skipIf(!OPENSSL)(`${needs('openssl')} HTTPS listener: connection limit 
       await new Promise((resolve) => setTimeout(resolve, 100));
       stream.close();
       expect(await lineOf('h2-left', 'client closed the request')).toMatchObject({ level: 30 });
+      // A statement run through untilClientLeaves (POST /query's) is cancelled when its client resets the stream.
+      const running = session.request({ ...post, ':path': '/api/v1/cancel' }, { endStream: false });
+      running.on('error', () => undefined);
+      running.end('{"a":1}');
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      running.close();
+      for (let i = 0; i < 100 && cancelled === 0; i++) await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(cancelled).toBe(1);
     } finally {
       session.destroy();
       await app.close();

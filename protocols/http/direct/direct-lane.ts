@@ -4,7 +4,7 @@ import { rememberedCaller, type AuthGate, type CredentialMemo } from '../../auth
 import { secondsUntil } from '../../auth/rate-limit.js';
 import type { QueryMetrics } from '../../metrics/query-metrics.js';
 import { API_PREFIX } from '../api-prefix.js';
-import { negotiate } from '../content-negotiation.js';
+import { JSON_TYPE, negotiate } from '../content-negotiation.js';
 import { requestIdOf, REQUEST_ID_HEADER } from '../request-id.js';
 import { JSON_CONTENT_TYPE } from '../json-reply.js';
 import { cannotPoison, keepBody } from './kept-body.js';
@@ -51,7 +51,7 @@ export interface DirectListener {
   /** Every request is logged (debug): fastify's path logs it. */
   logsEveryRequest(): boolean;
   /** Called after each direct answer (what fastify's onResponse hook does: once closing, close the connections gone idle). */
-  answered(): void;
+  afterAnswer(): void;
 }
 
 export const ROW_PREFIX = `${API_PREFIX}/tables/`;
@@ -69,7 +69,6 @@ type Handler = (req: IncomingMessage, res: ServerResponse) => void;
 export function directHandler(routes: DirectRoutes, listener: DirectListener, bodyLimitBytes: number, handler: Handler): Handler {
   const bodyBytesMax = Math.min(DIRECT_BODY_BYTES_MAX, bodyLimitBytes);
   return (req, res) => {
-    const started = performance.now();
     const method = req.method;
     const url = req.url ?? '';
     const row = method === 'GET' && url.startsWith(ROW_PREFIX);
@@ -77,23 +76,38 @@ export function directHandler(routes: DirectRoutes, listener: DirectListener, bo
     if (!(row || query) || !ordinary(req, listener)) return handler(req, res);
     const nowMs = Date.now();
     const caller = rememberedCaller(routes.gate, req.headers, nowMs);
-    if (caller === undefined) return handler(req, res);
+    // A caller past its limit costs no read: fastify's path answers the 429 (and counts nothing, as a refused request is not).
+    if (caller === undefined || !withinLimit(routes.gate, caller, nowMs)) return handler(req, res);
     if (row) {
+      const started = performance.now();
       const text = attempt(() => routes.row(caller.home.tenant, url));
       if (text === undefined || !answered(routes, 'row', caller, req, res, text, nowMs, started)) return handler(req, res);
-      return listener.answered();
+      return listener.afterAnswer();
     }
     const length = bodyLength(req, bodyBytesMax);
     if (length === undefined) return handler(req, res);
-    readBody(req, (body) => {
+    // Taken in before close() began: fastify's path answers it whatever happens meanwhile, as it would have (kept-body.ts).
+    readBody(req, (body, failure) => {
+      if (failure !== undefined) {
+        // The client left mid-body: fastify's path counts the request and logs it, as it does for a body it reads.
+        keepBody(req, body, undefined, failure);
+        return handler(req, res);
+      }
+      // Timed from the body's end, as the route (after fastify has read the body) times a statement.
+      const started = performance.now();
       const parsed = body.length === length ? parseObject(body) : undefined;
       const text = parsed === undefined ? undefined : attempt(() => routes.query(caller, parsed.value));
-      if (text !== undefined && answered(routes, 'query', caller, req, res, text, Date.now(), started)) return listener.answered();
+      if (text !== undefined && answered(routes, 'query', caller, req, res, text, Date.now(), started)) return listener.afterAnswer();
       // fastify parses the same bytes (and, where the text is the one parsed here, takes the object made of it).
       keepBody(req, body, parsed);
       handler(req, res);
     });
   };
+}
+
+/** The caller's rate limit would let one more request through now (nothing counted). */
+function withinLimit(gate: AuthGate, caller: CredentialMemo, nowMs: number): boolean {
+  return gate.limiter.peek(caller.bucket, caller.requestsMax ?? gate.rateLimitRequestsMax, nowMs).allowed;
 }
 
 /** Nothing about the request or the listener that only fastify's path handles. */
@@ -104,8 +118,6 @@ function ordinary(req: IncomingMessage, listener: DirectListener): boolean {
   if (accept !== undefined && accept !== '*/*' && accept !== JSON_TYPE && negotiate(accept).format !== 'json') return false;
   return !listener.closing() && !listener.refuses(req.socket) && !listener.logsEveryRequest();
 }
-
-const JSON_TYPE = 'application/json';
 
 /** The Content-Type of a JSON body as common clients send it (fastify's parser takes each the same way: the body read as UTF-8). */
 const JSON_BODY_TYPES: ReadonlySet<string> = new Set([
@@ -128,13 +140,13 @@ function bodyLength(req: IncomingMessage, max: number): number | undefined {
   return Number.isInteger(length) && length > 0 && length <= max ? length : undefined;
 }
 
-/** Reads the whole body; a request whose client went away is dropped (nothing left to answer). */
-function readBody(req: IncomingMessage, then: (body: Buffer) => void): void {
+/** Reads the whole body, or what came of it before the connection failed (and the failure). */
+function readBody(req: IncomingMessage, then: (body: Buffer, failure?: Error) => void): void {
   const chunks: Buffer[] = [];
+  const bytes = (): Buffer => (chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks));
   req.on('data', (chunk: Buffer) => chunks.push(chunk));
-  req.on('end', () => then(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)));
-  // The connection failed mid-body: fastify would answer into a closed socket; node closes it.
-  req.on('error', () => undefined);
+  req.on('end', () => then(bytes()));
+  req.once('error', (error: Error) => then(bytes(), error));
 }
 
 /** The body as fastify's JSON parser reads it (fastify-base.ts), when that is a plain JSON object; else undefined. */

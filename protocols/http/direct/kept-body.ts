@@ -14,12 +14,23 @@ const KEPT = Symbol('svcdb.keptBody');
 interface Kept {
   readonly bytes: Buffer;
   readonly parsed: { readonly text: string; readonly value: unknown } | undefined;
+  /** The connection failed mid-body: what came of it is `bytes`, and fastify's reader gets this error after them. */
+  readonly failure: Error | undefined;
 }
 
 type WithKept = IncomingMessage & { [KEPT]?: Kept };
 
-export function keepBody(req: IncomingMessage, bytes: Buffer, parsed: Kept['parsed']): void {
-  (req as WithKept)[KEPT] = { bytes, parsed };
+export function keepBody(req: IncomingMessage, bytes: Buffer, parsed: Kept['parsed'], failure?: Error): void {
+  (req as WithKept)[KEPT] = { bytes, parsed, failure };
+}
+
+/**
+ * True when the direct path took the request in (and then handed it over): it did so only before
+ * close() began, so the request is answered as fastify would have answered one it had taken in
+ * then, not SHUTTING_DOWN (fastify-base.ts's onRequest hook asks).
+ */
+export function takenBeforeClosing(req: IncomingMessage): boolean {
+  return (req as WithKept)[KEPT] !== undefined;
 }
 
 /**
@@ -32,9 +43,15 @@ export const replayKeptBody: preParsingHookHandler = (request, _reply, payload, 
     done(null, payload);
     return;
   }
-  const replay = new Readable({ read() {} });
+  const failure = kept.failure;
+  // A failed body fails once fastify reads it, as the request stream would have.
+  const replay: Readable = new Readable({
+    read(): void {
+      if (failure !== undefined) this.destroy(failure);
+    },
+  });
   replay.push(kept.bytes);
-  replay.push(null);
+  if (failure === undefined) replay.push(null);
   done(null, replay);
 };
 
