@@ -39,7 +39,7 @@ import {
 import { ConnectionLimiter, infoRoutes, loadTlsMaterial, metricsRoutes, ProgressWatch, ServiceMetrics, type MetricsSource } from '../protocols/index.js';
 import { countedAsQueries, rowRoutes, rowsRoutes, tablesRoutes } from '../protocols/index.js';
 import { cdcRoutes, vectorProtocol, vectorRoutes, webhookRoutes } from '../protocols/index.js';
-import { collectionProtocol } from '../protocols/index.js';
+import { collectionProtocol, pointRoutes, type DirectRoutes } from '../protocols/index.js';
 import { graphqlRoutes, graphqlWebSocket, mutationTransactions, TenantSchemas, wsSchemaResolver } from '../protocols/index.js';
 import { SqlEngine, TxnManager, typeSystem, type SqlLimits } from '../query/index.js';
 import { createCdcStreams, createChangeFeed, createWebhooks, parseCidrList } from '../sinks/index.js';
@@ -179,6 +179,9 @@ export async function startServer(config: Config, rootLogger: PinoLogger): Promi
     // The WebSocket handler joins GET /graphql, which graphqlRoutes declares after it.
     route: 'attach',
   });
+  // The point reads answered in front of fastify (protocols/http/direct), counted on /metrics.
+  const direct = pointRoutes({ engine, catalog: projections.catalog, limits: config, gate: auth, metrics });
+  metrics.registerDirect(() => direct.answers);
   const { http, https, ops, vector } = createListeners({
     config,
     rootLogger,
@@ -192,6 +195,7 @@ export async function startServer(config: Config, rootLogger: PinoLogger): Promi
     graphql,
     graphqlWs: graphqlWs.plugin,
     rateLimit: auth,
+    direct,
   });
 
   let closing: Promise<void> | null = null;
@@ -253,6 +257,8 @@ interface ListenerDeps {
   readonly collections: FastifyPluginAsync;
   /** The auth gate's limiter: every answer of every listener carries X-RateLimit-*. */
   readonly rateLimit: AuthGate;
+  /** The point reads answered in front of fastify (protocols/http/direct): on the plain HTTP listener only. */
+  readonly direct: DirectRoutes;
   /** /graphql and /graphiql, at the root of the API listeners. */
   readonly graphql: FastifyPluginAsync;
   /** GraphQL over WebSocket on GET /graphql: registered before `graphql`, whose GET route it joins. */
@@ -272,7 +278,7 @@ function createListeners(deps: ListenerDeps): Listeners {
     await app.register(deps.graphql);
   };
   const rootPlugins = own ? [deps.collections, graphql] : [deps.collections, deps.vectors, graphql];
-  const http = createHttpServer({ config, logger, status, plugins, connections, rootPlugins, rateLimit });
+  const http = createHttpServer({ config, logger, status, plugins, connections, rootPlugins, rateLimit, direct: deps.direct });
   const https = tls === null ? null : createHttpServer({ config, logger, status, plugins, connections, tls, rootPlugins, rateLimit });
   const ops = config.opsPort === 0 ? null : createOpsServer({ config, logger, status, connections, metrics, rateLimit });
   const vector = own ? createHttpServer({ config, logger, status, plugins: [], connections, rootPlugins: [deps.vectors], rateLimit }) : null;

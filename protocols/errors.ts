@@ -235,8 +235,14 @@ export function sendError(
 ): FastifyReply {
   const error = toSvcError(original, context);
   const status = httpStatusOf(error.code);
-  // The client left (and so its query was cancelled): the answer goes nowhere.
-  const clientLeft = request.raw.destroyed;
+  // The client left (and so its query was cancelled): the answer goes nowhere. Asked of the response,
+  // which node destroys when its connection closes: the request is destroyed too once its body has
+  // been read, whether the client is still there or not (every POST that failed after a turn of the
+  // event loop was logged as a client that left, and a server failure at info without its stack).
+  // (HTTP/2's response has no `destroyed`: its stream's says the same. A pipelined request's response
+  // waiting behind another has no socket yet, and node does not destroy it: the request's socket says it.)
+  const raw = reply.raw as { destroyed?: boolean; stream?: { destroyed: boolean } };
+  const clientLeft = raw.destroyed === true || raw.stream?.destroyed === true || request.raw.socket?.destroyed === true;
   logFailure(request.log, { error, original, clientLeft }, { method: request.method, url: request.url }, REQUEST_LOG_MESSAGES);
   const resetAt = error.code === 'RATE_LIMIT_EXCEEDED' ? error.details['reset_at'] : undefined;
   if (typeof resetAt === 'string' && !reply.hasHeader('retry-after')) {

@@ -17,6 +17,8 @@ export {
   type ErrorEnvelopeHook,
 } from './errors.js';
 export { API_PREFIX, createHttpServer } from './http/server.js';
+export { pointRoutes } from './http/direct/point-routes.js';
+export type { DirectRoutes } from './http/direct/direct-lane.js';
 export { connectionGauge, type ConnectionGauge } from './http/connections.js';
 export { REQUEST_ID_HEADER } from './http/fastify-base.js';
 export type { EngineStatus, HttpServerDeps } from './http/types.js';

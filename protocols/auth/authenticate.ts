@@ -1,3 +1,4 @@
+import type { IncomingHttpHeaders } from 'node:http';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest, onRequestAsyncHookHandler, onRequestHookHandler } from 'fastify';
 import { DEFAULT_TENANT } from '../../core/catalog.js';
 import { SvcError } from '../../core/errors.js';
@@ -8,7 +9,7 @@ import { guardReadOnly } from './roles.js';
 import { requestTenant } from './tenancy.js';
 
 /** The presented credential: `Authorization: Bearer <key|JWT>` or `X-API-Key: <key>`; null when none. */
-export function presentedKey(request: FastifyRequest): string | null {
+export function presentedKey(request: { readonly headers: IncomingHttpHeaders }): string | null {
   const auth = request.headers.authorization;
   // The common form, `Bearer <token>` with one space and no space around the token: what the
   // regex and trims below give, without them (a header value is latin1: no other JS white space).
@@ -48,8 +49,10 @@ async function verify(gate: AuthGate, request: FastifyRequest, nowMs: number): P
 }
 
 /** What every request of one credential shares: its rate-limit bucket and its principal in its home tenant. */
-interface CredentialMemo {
+export interface CredentialMemo {
   readonly bucket: string;
+  /** Its own requests per window (Credential.rateLimitRequestsMax); null: the gate's. */
+  readonly requestsMax: number | null;
   readonly home: Principal;
   /** The request logger's bindings naming the caller (frozen: shared by every request of the credential). */
   readonly logBindings: Readonly<Record<string, unknown>>;
@@ -66,6 +69,7 @@ function memoOf(credential: Credential): CredentialMemo {
   if (memo === undefined) {
     memo = {
       bucket: `${credential.kind}:${credential.subject}`,
+      requestsMax: credential.rateLimitRequestsMax,
       home: Object.freeze(principalFor(credential, credential.tenant ?? DEFAULT_TENANT)),
       logBindings: Object.freeze({ subject: credential.subject }),
     };
@@ -75,11 +79,25 @@ function memoOf(credential: Credential): CredentialMemo {
 }
 
 /**
+ * The caller of a request whose credential was verified before (Authenticator.remembered), as the
+ * hook would establish it in the credential's home tenant (the caller of a request without
+ * X-Tenant-ID); undefined for anything else: no credential, a JWT, a key not remembered (the hook
+ * verifies those). For the direct path (protocols/http/direct/direct-lane.ts), which answers
+ * without the hook and counts the request against `bucket` itself.
+ */
+export function rememberedCaller(gate: AuthGate, headers: IncomingHttpHeaders, nowMs: number): CredentialMemo | undefined {
+  const presented = presentedKey({ headers });
+  const known = presented === null ? undefined : gate.authenticator.remembered?.(presented, nowMs);
+  return known === undefined ? undefined : memoOf(known);
+}
+
+/**
  * Count the request against its credential's limit (or its client address when it has no valid
  * credential) and put the X-RateLimit-* headers on the reply, so every answer carries them.
  */
 function limit(gate: AuthGate, request: FastifyRequest, reply: FastifyReply, credential: Credential | null, nowMs: number): void {
   const bucket = credential === null ? addressBucket(request.ip) : memoOf(credential).bucket;
+  // (The direct path counts as this does: CredentialMemo.requestsMax ?? the gate's.)
   const decision = gate.limiter.hit(bucket, credential?.rateLimitRequestsMax ?? gate.rateLimitRequestsMax, nowMs);
   setRateLimitHeaders(reply, decision, nowMs);
   if (!decision.allowed) throw rateLimitExceeded(reply, decision, nowMs, gate.rateLimitWindowMs);

@@ -75,7 +75,7 @@ export interface RateLimitGate {
 export const addressBucket = (ip: string): string => `ip:${ip}`;
 
 /** Whole seconds until the window ends (rounded up, so waiting that long is always enough). */
-const secondsUntil = (resetAtMs: number, nowMs: number): number => Math.max(0, Math.ceil((resetAtMs - nowMs) / 1000));
+export const secondsUntil = (resetAtMs: number, nowMs: number): number => Math.max(0, Math.ceil((resetAtMs - nowMs) / 1000));
 
 /** The X-RateLimit-* headers of a decision (lower case, as node sends them). */
 export function rateLimitHeaders(decision: RateLimitDecision, nowMs: number): Record<string, string> {

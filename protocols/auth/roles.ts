@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import { SvcError } from '../../core/errors.js';
-import { API_PREFIX } from '../http/server.js';
+import { API_PREFIX } from '../http/api-prefix.js';
 import { principalOf, type Principal, type Role } from './principal.js';
 
 const RANK: Readonly<Record<Role, number>> = Object.freeze({ read_only: 0, read_write: 1, admin: 2 });

@@ -7,7 +7,9 @@ import type { FastifyReply } from 'fastify';
 export async function untilClientLeaves<T>(reply: FastifyReply, work: (signal: AbortSignal) => Promise<T>): Promise<T> {
   const abort = new AbortController();
   const onClose = (): void => {
-    if (!reply.raw.writableFinished) abort.abort();
+    // HTTP/2: a stream the client reset reports its response finished, though nothing ended it.
+    const raw = reply.raw as { writableFinished: boolean; writableEnded: boolean; stream?: { destroyed: boolean } };
+    if (!raw.writableFinished || (raw.stream?.destroyed === true && !raw.writableEnded)) abort.abort();
   };
   reply.raw.once('close', onClose);
   try {

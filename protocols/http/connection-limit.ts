@@ -40,7 +40,12 @@ export class ConnectionLimiter implements ConnectionGauge {
   /** True when the request came on a connection accepted past the limit. */
   isRefused(request: FastifyRequest): boolean {
     // For HTTP/2 `raw.socket` is node's proxy of the session's socket; it reads properties through.
-    return (request.raw.socket as MarkedSocket | undefined)?.[OVER_LIMIT] === true;
+    return this.refuses(request.raw.socket);
+  }
+
+  /** True when `socket` was accepted past the limit (its requests are answered TOO_MANY_CONNECTIONS). */
+  refuses(socket: Socket | undefined | null): boolean {
+    return (socket as MarkedSocket | undefined | null)?.[OVER_LIMIT] === true;
   }
 
   count(): Promise<number> {

@@ -1,4 +1,5 @@
-import { maxHeaderSize, type IncomingMessage, type Server } from 'node:http';
+import { maxHeaderSize, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import type { Http2ServerRequest, Http2Session, Http2SecureServer } from 'node:http2';
 import Fastify, {
   LogController,
@@ -10,26 +11,19 @@ import Fastify, {
   type FastifyRequest,
   type preSerializationHookHandler,
 } from 'fastify';
-import { newUlid } from '../../core/ids.js';
 import { stringifyJson } from '../../core/json-exact.js';
 import { SvcError, shuttingDown } from '../../core/errors.js';
 import { errorEnvelopeSchema, installErrorHandlers, sendError, type ErrorContext } from '../errors.js';
 import type { RateLimitGate } from '../auth/rate-limit.js';
 import { answerClientError } from './client-errors.js';
+import { directHandler, type DirectListener, type DirectRoutes } from './direct/direct-lane.js';
+import { cannotPoison, keptValue, takenBeforeClosing } from './direct/kept-body.js';
 import { lazyChildLogger } from './lazy-logger.js';
 import { countUnmatched, showLimit } from './rate-limit-headers.js';
 import { ajvOptions, requestValidators } from './request-validators.js';
+import { REQUEST_ID_HEADER, requestIdOf } from './request-id.js';
 
-export const REQUEST_ID_HEADER = 'x-request-id';
-
-/** Visible ASCII, no spaces: safe to echo and to log. Longer or odd ids are replaced, not refused. */
-const CLIENT_REQUEST_ID = /^[\x21-\x7e]{1,128}$/;
-
-/** The client's X-Request-ID when it is sane, else a fresh ULID (sortable by time). */
-export function requestIdOf(raw: IncomingMessage): string {
-  const header = raw.headers[REQUEST_ID_HEADER];
-  return typeof header === 'string' && CLIENT_REQUEST_ID.test(header) ? header : newUlid();
-}
+export { REQUEST_ID_HEADER, requestIdOf } from './request-id.js';
 
 /**
  * fastify's request lines, tuned to the house style: no "incoming request" line, the completion
@@ -73,6 +67,11 @@ export interface BaseServerOptions {
   readonly admit?: (request: FastifyRequest, reply: FastifyReply) => Error | undefined;
   /** Every payload sent passes through it (e.g. content negotiation): what to send instead, or the payload itself. */
   readonly reencode?: (request: FastifyRequest, reply: FastifyReply, payload: unknown) => unknown;
+  /**
+   * Set on a plain HTTP listener: the direct path (direct/direct-lane.ts) answers the point reads in
+   * front of fastify; `refuses` says a connection was accepted past the connection limit.
+   */
+  readonly direct?: { readonly routes: DirectRoutes; refuses(socket: Socket): boolean };
 }
 
 /** Idle keep-alive connections and HTTP/2 sessions are closed after this long (as nginx's 75 s). */
@@ -109,7 +108,9 @@ export function createBaseServer(options: BaseServerOptions): FastifyInstance {
     headerBytesMax: maxHeaderSize,
     ...(options.rateLimit ? { rateLimit: options.rateLimit } : {}),
   };
-  const app = createFastify(options, {
+  // close() has begun (the preClose hook below): requests are answered SHUTTING_DOWN.
+  let closing = false;
+  const app = createFastify(options, () => closing, {
     loggerInstance: options.logger,
     logController: new SvcLogController({ requestIdLogLabel: 'request_id' }),
     // A request's logger is made only when it logs (lazy-logger.ts says why).
@@ -146,7 +147,6 @@ export function createBaseServer(options: BaseServerOptions): FastifyInstance {
   serializeJsonbExactly(app);
   awaitHandlersOnClose(app);
 
-  let closing = false;
   app.addHook('preClose', async () => {
     closing = true;
   });
@@ -183,7 +183,8 @@ function installRequestHooks(app: FastifyInstance, options: BaseServerOptions, c
       if (refused !== undefined) return done(refused);
     }
     reply.header(REQUEST_ID_HEADER, request.id);
-    if (closing()) {
+    // (A request the direct path took in before close() began was taken in then: answered as such.)
+    if (closing() && !takenBeforeClosing(request.raw)) {
       closeAfterResponse(request, reply);
       return done(shuttingDown());
     }
@@ -300,6 +301,12 @@ function acceptEmptyJsonBodies(app: FastifyInstance): void {
       return;
     }
     const text = body as string;
+    // A body the direct path read and parsed before handing the request over (direct/kept-body.ts).
+    const kept = keptValue(request.raw, text);
+    if (kept !== undefined) {
+      done(null, kept);
+      return;
+    }
     if (cannotPoison(text)) {
       try {
         done(null, JSON.parse(text));
@@ -313,22 +320,18 @@ function acceptEmptyJsonBodies(app: FastifyInstance): void {
   });
 }
 
-/**
- * True when a JSON text cannot hold a "__proto__" or "constructor" key, spelled plainly or with
- * \u escapes, nor start with a byte-order mark: JSON.parse alone then gives what fastify's parser
- * gives. That parser (secure-json-parse) runs two regular expressions over the whole text after
- * JSON.parse: on a 10,000-row bulk insert (~0.5 MB) they cost about as much again as the parse;
- * three substring searches cost ~1% of it.
- */
-function cannotPoison(text: string): boolean {
-  return text.charCodeAt(0) !== 0xfeff && !text.includes('__proto__') && !text.includes('constructor') && !text.includes('\\u');
-}
-
 type FastifyOptions = FastifyHttpOptions<Server, FastifyBaseLogger>;
 
-/** Plain HTTP/1.1, or with `tls` node's HTTP/2 secure server with the HTTP/1.1 fallback. */
-function createFastify(options: BaseServerOptions, common: FastifyOptions): FastifyInstance {
-  if (options.tls === undefined) return Fastify(common);
+/**
+ * Plain HTTP/1.1, or with `tls` node's HTTP/2 secure server with the HTTP/1.1 fallback. A plain
+ * listener with `direct` sends its requests to the direct path first (directPathFirst).
+ */
+function createFastify(options: BaseServerOptions, closing: () => boolean, common: FastifyOptions): FastifyInstance {
+  if (options.tls === undefined) {
+    const app = Fastify(common);
+    if (options.direct !== undefined) directPathFirst(app, options, options.direct, closing);
+    return app;
+  }
   const { key, cert } = options.tls;
   const secure: FastifyHttp2SecureOptions<Http2SecureServer, FastifyBaseLogger> = {
     ...withoutHttpOptions(common),
@@ -343,6 +346,30 @@ function createFastify(options: BaseServerOptions, common: FastifyOptions): Fast
   const app = Fastify(secure) as unknown as FastifyInstance;
   configureSecureServer(app, options);
   return app;
+}
+
+/**
+ * The direct path (direct/direct-lane.ts) in front of fastify's request handler on the server fastify
+ * made (its own, with all its settings): the handler is taken off the server's 'request' event and
+ * given to the direct path, which calls it for every request it does not answer. (The extra servers
+ * fastify opens when the host is `localhost`, one per address, keep fastify's handler alone.)
+ */
+function directPathFirst(app: FastifyInstance, options: BaseServerOptions, direct: NonNullable<BaseServerOptions['direct']>, closing: () => boolean): void {
+  const server = app.server as Server;
+  const handlers = server.listeners('request') as ((req: IncomingMessage, res: ServerResponse) => void)[];
+  if (handlers.length !== 1) throw new Error(`fastify's server has ${handlers.length} request handlers, not one: the direct path cannot go in front of it`);
+  const logger = options.logger as FastifyBaseLogger & { isLevelEnabled?: (level: string) => boolean };
+  const listener: DirectListener = {
+    closing,
+    refuses: (socket) => direct.refuses(socket),
+    logsEveryRequest: () => logger.isLevelEnabled?.('debug') !== false,
+    // As the onResponse hook of createBaseServer does for fastify's answers.
+    afterAnswer: () => {
+      if (closing()) setImmediate(() => server.closeIdleConnections());
+    },
+  };
+  server.removeListener('request', handlers[0]!);
+  server.on('request', directHandler(direct.routes, listener, options.bodyLimitBytes, handlers[0]!));
 }
 
 function withoutHttpOptions(common: FastifyOptions): Omit<FastifyOptions, 'http'> {

@@ -5,9 +5,9 @@ import { reencoded } from './content-negotiation.js';
 import { createBaseServer } from './fastify-base.js';
 import { installOpenApi } from './openapi/openapi.js';
 import type { HttpServerDeps } from './types.js';
+import { API_PREFIX } from './api-prefix.js';
 
-/** The REST interface's root; every resource plugin is registered under it. */
-export const API_PREFIX = '/api/v1';
+export { API_PREFIX } from './api-prefix.js';
 
 /**
  * An API listener: admin routes plus the resource plugins, not yet listening. Plain HTTP
@@ -26,6 +26,8 @@ export function createHttpServer(deps: HttpServerDeps): FastifyInstance {
     // The connection limit and content negotiation run inside the base server's own hooks.
     admit: connectionRefusal(connections),
     reencode: reencoded,
+    // The direct path on plain HTTP only (HTTP/2's requests are not node's IncomingMessage).
+    ...(deps.direct !== undefined && !tls ? { direct: { routes: deps.direct, refuses: (socket) => connections.refuses(socket) } } : {}),
   });
   installConnectionLimit(app, connections, { tls });
   if ((deps.plugins ?? []).length > 0) installOpenApi(app, { swaggerUi: deps.config.swaggerUiEnabled });

@@ -1,6 +1,7 @@
 import type { FastifyBaseLogger, FastifyPluginAsync } from 'fastify';
 import type { Config } from '../../core/config.js';
 import type { ConnectionLimiter } from './connection-limit.js';
+import type { DirectRoutes } from './direct/direct-lane.js';
 import type { TlsMaterial } from './fastify-base.js';
 import type { RateLimitGate } from '../auth/rate-limit.js';
 
@@ -35,4 +36,6 @@ export interface HttpServerDeps {
   readonly rateLimit?: RateLimitGate;
   /** The max_connections count shared by every API listener; default: one of its own (config.connectionsMax). */
   readonly connections?: ConnectionLimiter;
+  /** The direct path's routes (direct/direct-lane.ts), answered in front of fastify on a plain HTTP listener. */
+  readonly direct?: DirectRoutes;
 }

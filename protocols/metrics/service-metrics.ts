@@ -1,7 +1,7 @@
 import { registerCdcMetrics, type CdcMetricRow } from './cdc-metrics.js';
 import type { WebhookMetricRow } from '../../core/webhook-api.js';
 import { registerWebhookMetrics, type WebhookMetrics } from './webhook-metrics.js';
-import { Gauge, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
 import { DEFAULT_TENANT } from '../../core/catalog.js';
 import type { ConnectionGauge } from '../http/connections.js';
 import type { QueryMetrics, QuerySample } from './query-metrics.js';
@@ -75,6 +75,22 @@ export class ServiceMetrics implements QueryMetrics, MetricsSource {
   registerEvents(streams: () => readonly CdcMetricRow[], webhooks: () => readonly WebhookMetricRow[]): WebhookMetrics {
     registerCdcMetrics(this.registry, streams, webhooks);
     return registerWebhookMetrics(this.registry, webhooks, streams);
+  }
+
+  /** Adds svc_http_direct_answers_total: the requests the direct path answered, by route (called once by the composition root). */
+  registerDirect(answers: () => Readonly<Record<'row' | 'query', number>>): void {
+    new Counter({
+      name: 'svc_http_direct_answers_total',
+      help: 'Requests answered by the direct path in front of the router (GET of a row by id: row; a point SELECT over POST /query: query)',
+      labelNames: ['route'],
+      registers: [this.registry],
+      collect(this: Counter<'route'>) {
+        const now = answers();
+        this.reset();
+        this.inc({ route: 'row' }, now.row);
+        this.inc({ route: 'query' }, now.query);
+      },
+    });
   }
 
   constructor(deps: ServiceMetricsDeps) {

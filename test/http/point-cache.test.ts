@@ -432,6 +432,8 @@ describe('point reads over HTTP never answer a stale row', () => {
       expect(select()).toBe('[{"id":21,"v":"framed","n":0}]');
     }
     await sql("UPDATE p SET v = 'moved' WHERE id = 21");
+    // Answered once durable: the in-process point SELECT (no read barrier of its own: undefined while behind) after the apply.
+    await server!.sql.settled();
     expect(select(frame)).toBe('{"data":[{"id":21,"v":"moved","n":0}]}');
     expect(select(frame, [998])).toBe('{"data":[]}');
     expect(server!.sql.pointSelect('SELECT * FROM p WHERE id = $1', { ...options, maxRows: 0 }, toText, frame)!.rowsText).toBe('{"data":[]}');

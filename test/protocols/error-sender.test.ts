@@ -4,6 +4,7 @@
  * per status and the client-left branch.
  */
 import { request as httpRequest } from 'node:http';
+import { connect } from 'node:net';
 import type { FastifyPluginAsync } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SvcError } from '../../core/errors.js';
@@ -22,6 +23,11 @@ function failingRoutes(prefix: string): FastifyPluginAsync {
     app.get(`${prefix}/limited`, async () => {
       // A 429 whose thrower set no Retry-After: the sender adds it from details.reset_at.
       throw new SvcError('RATE_LIMIT_EXCEEDED', 'slow down', { limit: 1, remaining: 0, reset_at: new Date(Date.now() + 2_500).toISOString() });
+    });
+    app.post(`${prefix}/late`, async () => {
+      // A POST (its body read) that fails after a turn of the event loop, its client still waiting.
+      await new Promise((resolve) => setTimeout(resolve, 10));
+      throw new Error('failed late');
     });
     app.get(`${prefix}/left`, async (request) => {
       // Runs until the client hangs up, then fails as a cancelled query does.
@@ -112,6 +118,34 @@ describe.each([
     const mine = lines.filter((l) => l['request_id'] === `limited-${protocol}` && l.level >= 30);
     expect(mine).toHaveLength(1);
     expect(mine[0]).toMatchObject({ level: 30, msg: 'request rejected', code: 'RATE_LIMIT_EXCEEDED', statusCode: 429, method: 'GET' });
+  });
+
+  it('logs a POST that fails after its body was read as a failure, not as a client that left', async () => {
+    const requestId = `late-${protocol}`;
+    const res = await fetch(`${url}${path}/late`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-request-id': requestId },
+      body: JSON.stringify({ a: 1 }),
+    });
+    expect(res.status).toBe(500);
+    expect(await lineOf(requestId, 'request failed')).toMatchObject({ level: 50, code: 'INTERNAL_ERROR', statusCode: 500 });
+    expect(lines.filter((l) => l['request_id'] === requestId && l.msg === 'client closed the request')).toEqual([]);
+  });
+
+  it('logs pipelined requests whose client left at info, the one waiting behind another too', async () => {
+    const ids = [`pipe-a-${protocol}`, `pipe-b-${protocol}`];
+    await new Promise<void>((resolve) => {
+      const socket = connect(Number(new URL(url).port), '127.0.0.1', () => {
+        socket.write(ids.map((id) => `GET ${path}/left HTTP/1.1\r\nHost: x\r\nX-Request-ID: ${id}\r\n\r\n`).join(''));
+        setTimeout(() => {
+          socket.destroy();
+          resolve();
+        }, 200);
+      });
+      socket.on('error', () => resolve());
+    });
+    for (const id of ids) expect(await lineOf(id, 'client closed the request'), id).toMatchObject({ level: 30 });
+    expect(lines.filter((l) => ids.includes(l['request_id'] as string) && l.level >= 50)).toEqual([]);
   });
 
   it('logs a request whose client left at info, not as a server failure', async () => {

@@ -2,11 +2,13 @@ import { connect as h2connect, type ClientHttp2Session, type IncomingHttpHeaders
 import { Agent, request as httpsRequest } from 'node:https';
 import type { Socket } from 'node:net';
 import { decode } from '@msgpack/msgpack';
+import type { FastifyPluginAsync } from 'fastify';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer } from '../../bin/app.js';
 import type { ServeHandle } from '../../bin/app-types.js';
 import { loadTlsMaterial } from '../../protocols/http/tls.js';
+import { untilClientLeaves } from '../../protocols/http/client-abort.js';
 import { createHttpServer } from '../../protocols/http/server.js';
 import { listen } from '../../protocols/listen.js';
 import { needs } from '../helpers/optional-tool.js';
@@ -151,6 +153,60 @@ describe.skipIf(!OPENSSL)(`${needs('openssl')} HTTPS listener: connection limit 
     const url = await listen(app, { host: '127.0.0.1', port: 0, settingName: 'SVC_HTTPS_PORT' });
     return { app, url };
   }
+
+  it('logs an HTTP/2 request failed after its body as a failure, one whose client reset its stream as a client that left, and cancels its statement', async () => {
+    const { lines, logger } = captureLogger();
+    let cancelled = 0;
+    const routes: FastifyPluginAsync = async (app) => {
+      app.post('/late', async () => {
+        await new Promise((resolve) => setTimeout(resolve, 10));
+        throw new Error('failed late');
+      });
+      app.post('/cancel', async (_request, reply) =>
+        untilClientLeaves(reply, (signal) => new Promise((resolve) => signal.addEventListener('abort', () => resolve((cancelled += 1))))),
+      );
+      app.post('/left', async (request) => {
+        await new Promise((resolve) =>
+          (request.raw as unknown as { stream: { once(e: string, f: () => void): void } }).stream.once('close', () => resolve(undefined)),
+        );
+        throw new Error('cancelled because the client left');
+      });
+    };
+    const app = createHttpServer({ config: testConfig(), logger, status: new FakeEngineStatus(), tls: { key: cert.key, cert: cert.cert }, plugins: [routes] });
+    const url = await listen(app, { host: '127.0.0.1', port: 0, settingName: 'SVC_HTTPS_PORT' });
+    const session = await openSession(url, cert.cert);
+    const lineOf = async (id: string, msg: string): Promise<Record<string, unknown> | undefined> => {
+      for (let i = 0; i < 250; i++) {
+        const line = lines.find((l) => l['request_id'] === id && l.msg === msg);
+        if (line !== undefined) return line;
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      return undefined;
+    };
+    try {
+      const post = { ':method': 'POST', 'content-type': 'application/json' };
+      const late = await h2Request(session, { ...post, ':path': '/api/v1/late', 'x-request-id': 'h2-late' }, '{"a":1}');
+      expect(late.status).toBe(500);
+      expect(await lineOf('h2-late', 'request failed')).toMatchObject({ level: 50, statusCode: 500 });
+      const stream = session.request({ ...post, ':path': '/api/v1/left', 'x-request-id': 'h2-left' }, { endStream: false });
+      stream.on('error', () => undefined);
+      stream.end('{"a":1}');
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      stream.close();
+      expect(await lineOf('h2-left', 'client closed the request')).toMatchObject({ level: 30 });
+      // A statement run through untilClientLeaves (POST /query's) is cancelled when its client resets the stream.
+      const running = session.request({ ...post, ':path': '/api/v1/cancel' }, { endStream: false });
+      running.on('error', () => undefined);
+      running.end('{"a":1}');
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      running.close();
+      for (let i = 0; i < 100 && cancelled === 0; i++) await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(cancelled).toBe(1);
+    } finally {
+      session.destroy();
+      await app.close();
+    }
+  });
 
   it('answers an HTTP/2 session past max_connections with 503 TOO_MANY_CONNECTIONS and a GOAWAY', async () => {
     const { app, url } = await startTls({ 'max-connections': '1' });

@@ -1,10 +1,12 @@
 import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 import { newUlid } from '../../../core/ids.js';
-import type { ExecuteOptions, QueryResult, RowsFrame, SqlEngine } from '../../../query/index.js';
+import type { ExecuteOptions, QueryResult, SqlEngine } from '../../../query/index.js';
 import { engineScope } from '../../auth/principal.js';
 import { measured, type QueryMetrics } from '../../metrics/query-metrics.js';
 import { untilClientLeaves } from '../client-abort.js';
 import { rowJson, rowsJson, sendJsonText } from '../json-reply.js';
+import { replayKeptBody } from '../direct/kept-body.js';
+import { ANSWER_FRAME } from './query-direct.js';
 import { resultMetadataView } from './result-view.js';
 import { maxRowsProperty, sqlBodySchema, type QueryRouteLimits } from './sql-body-schema.js';
 
@@ -21,12 +23,6 @@ interface QueryBody {
 function bodySchema(limits: QueryRouteLimits) {
   return sqlBodySchema(limits, { include_metadata: { type: 'boolean', default: false }, max_rows: maxRowsProperty(limits) });
 }
-
-/**
- * The answer around a point SELECT's rows without metadata: the point-read cache then keeps the whole
- * answer text with the row (query/fast-point.ts), sent as it is (no string built around it per request).
- */
-const ANSWER_FRAME: RowsFrame = Object.freeze({ before: '{"success":true,"data":', after: '}' });
 
 /**
  * A point SELECT answered at once (SqlEngine.pointSelectText without metadata: the whole answer's text
@@ -108,7 +104,8 @@ export function queryRoutes(options: { engine: SqlEngine; limits: QueryRouteLimi
   return async (app) => {
     // Not an async handler: a point SELECT answered from the store is sent before the handler
     // returns (no promise, no turn of the event loop); every other statement returns its promise.
-    app.post<{ Body: QueryBody }>('/query', { schema }, (request, reply) => {
+    // The direct path (protocols/http/direct) may have read the body already: replayKeptBody hands it to fastify.
+    app.post<{ Body: QueryBody }>('/query', { schema, preParsing: replayKeptBody }, (request, reply) => {
       const started = performance.now();
       const body = request.body;
       // Field by field, not a spread of engineScope's object: a spread on a record made per request takes V8's slow path.

@@ -32,7 +32,7 @@ export const rowAnswerJson = (row: Readonly<Record<string, unknown>>): string =>
  * piece). The row's text (rowJson) is made once and shared with POST /query's point SELECT of the same
  * columns (query/row-shapes.ts): a row one route read is not decoded nor written again by the other.
  */
-const ROW_ANSWER_WRAP: AnswerWrap = Object.freeze({ before: '{"data":', after: '}' });
+export const ROW_ANSWER_WRAP: AnswerWrap = Object.freeze({ before: '{"data":', after: '}' });
 
 /** What a GET of one row asked for: the SQL path needs it when the direct read cannot answer. */
 interface RowAsked {

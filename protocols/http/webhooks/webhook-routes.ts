@@ -8,7 +8,7 @@ import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import type { DeliveryQuery, WebhookApi, WebhookInput } from '../../../core/webhook-api.js';
 import { principalOf } from '../../auth/principal.js';
 import { requireRole } from '../../auth/roles.js';
-import { API_PREFIX } from '../server.js';
+import { API_PREFIX } from '../api-prefix.js';
 import { createWebhookSchema, deliveriesQuery, deliveryParams, patchWebhookSchema, webhookParams } from './webhook-schemas.js';
 
 export interface WebhookRouteDeps {
