@@ -1,4 +1,4 @@
-import { maxHeaderSize, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { maxHeaderSize, type Server } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Http2ServerRequest, Http2Session, Http2SecureServer } from 'node:http2';
 import Fastify, {
@@ -16,7 +16,8 @@ import { SvcError, shuttingDown } from '../../core/errors.js';
 import { errorEnvelopeSchema, installErrorHandlers, sendError, type ErrorContext } from '../errors.js';
 import type { RateLimitGate } from '../auth/rate-limit.js';
 import { answerClientError } from './client-errors.js';
-import { directHandler, type DirectListener, type DirectRoutes } from './direct/direct-lane.js';
+import type { DirectRoutes } from './direct/direct-lane.js';
+import { inFrontOfFastify } from './in-front.js';
 import { cannotPoison, keptValue, takenBeforeClosing } from './direct/kept-body.js';
 import { lazyChildLogger } from './lazy-logger.js';
 import { countUnmatched, showLimit } from './rate-limit-headers.js';
@@ -323,13 +324,14 @@ function acceptEmptyJsonBodies(app: FastifyInstance): void {
 type FastifyOptions = FastifyHttpOptions<Server, FastifyBaseLogger>;
 
 /**
- * Plain HTTP/1.1, or with `tls` node's HTTP/2 secure server with the HTTP/1.1 fallback. A plain
- * listener with `direct` sends its requests to the direct path first (directPathFirst).
+ * Plain HTTP/1.1, or with `tls` node's HTTP/2 secure server with the HTTP/1.1 fallback. Requests go
+ * through in-front.ts first: pipelined writes in order, and on a plain listener with `direct` the
+ * direct path of the point reads.
  */
 function createFastify(options: BaseServerOptions, closing: () => boolean, common: FastifyOptions): FastifyInstance {
   if (options.tls === undefined) {
     const app = Fastify(common);
-    if (options.direct !== undefined) directPathFirst(app, options, options.direct, closing);
+    inFrontOfFastify(app.server, { direct: options.direct, bodyLimitBytes: options.bodyLimitBytes, logger: options.logger, closing });
     return app;
   }
   const { key, cert } = options.tls;
@@ -345,31 +347,9 @@ function createFastify(options: BaseServerOptions, closing: () => boolean, commo
   // request and response offer the same API (tested in test/protocols/https-server.test.ts).
   const app = Fastify(secure) as unknown as FastifyInstance;
   configureSecureServer(app, options);
+  // (No direct path here: HTTP/2's requests are not node's IncomingMessage; the HTTP/1.1 fallback's pipelining is kept in order.)
+  inFrontOfFastify(app.server, { direct: undefined, bodyLimitBytes: options.bodyLimitBytes, logger: options.logger, closing });
   return app;
-}
-
-/**
- * The direct path (direct/direct-lane.ts) in front of fastify's request handler on the server fastify
- * made (its own, with all its settings): the handler is taken off the server's 'request' event and
- * given to the direct path, which calls it for every request it does not answer. (The extra servers
- * fastify opens when the host is `localhost`, one per address, keep fastify's handler alone.)
- */
-function directPathFirst(app: FastifyInstance, options: BaseServerOptions, direct: NonNullable<BaseServerOptions['direct']>, closing: () => boolean): void {
-  const server = app.server as Server;
-  const handlers = server.listeners('request') as ((req: IncomingMessage, res: ServerResponse) => void)[];
-  if (handlers.length !== 1) throw new Error(`fastify's server has ${handlers.length} request handlers, not one: the direct path cannot go in front of it`);
-  const logger = options.logger as FastifyBaseLogger & { isLevelEnabled?: (level: string) => boolean };
-  const listener: DirectListener = {
-    closing,
-    refuses: (socket) => direct.refuses(socket),
-    logsEveryRequest: () => logger.isLevelEnabled?.('debug') !== false,
-    // As the onResponse hook of createBaseServer does for fastify's answers.
-    afterAnswer: () => {
-      if (closing()) setImmediate(() => server.closeIdleConnections());
-    },
-  };
-  server.removeListener('request', handlers[0]!);
-  server.on('request', directHandler(direct.routes, listener, options.bodyLimitBytes, handlers[0]!));
 }
 
 function withoutHttpOptions(common: FastifyOptions): Omit<FastifyOptions, 'http'> {

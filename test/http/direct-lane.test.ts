@@ -314,17 +314,19 @@ describe('the direct path of the point reads', () => {
     expect(JSON.parse(inserted.body.toString())).toEqual({ data: { id: 'ins', v: 9 } });
   });
 
-  it('answers pipelined requests in order, direct and handed over alike', async () => {
+  it('answers pipelined requests in order, direct and handed over alike, a read behind a write seeing it', async () => {
     const body = (value: unknown): string => JSON.stringify(value);
-    const post = (payload: string): string =>
-      `POST /api/v1/query HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${TEST_API_KEY}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(payload)}\r\n\r\n${payload}`;
+    const post = (payload: string, extra = ''): string =>
+      `POST /api/v1/query HTTP/1.1\r\nHost: x\r\n${extra}Authorization: Bearer ${TEST_API_KEY}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(payload)}\r\n\r\n${payload}`;
     const get = (path: string): string => `GET ${path} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${TEST_API_KEY}\r\n\r\n`;
     const requests = [
       post(body({ sql: 'SELECT v FROM t WHERE id = $1', params: ['a-1'] })),
       post(body({ sql: 'INSERT INTO t VALUES ($1, $2)', params: ['pipe', 7] })),
       get('/api/v1/tables/t/rows/b_2.x~'),
-      // (Not the row just inserted: node runs pipelined requests as they arrive, the INSERT may not be applied yet.)
-      post(body({ sql: 'SELECT v FROM t WHERE id = $1', params: ['sp ace'] })),
+      // The row just inserted: a request pipelined behind a write runs once the write is answered (pipelining.ts).
+      post(body({ sql: 'SELECT v FROM t WHERE id = $1', params: ['pipe'] })),
+      get('/api/v1/tables/t/rows/pipe'),
+      post(body({ sql: 'SELECT v FROM t WHERE id = $1', params: ['pipe'] }), 'X-Tenant-ID: default\r\n'),
       get('/api/v1/tables/t/rows/nope'),
       post(body({ sql: 'SELECT v FROM t WHERE id = $1', params: ['b_2.x~'] })),
     ];
@@ -349,7 +351,9 @@ describe('the direct path of the point reads', () => {
       '200 {"success":true,"data":[{"v":1}]}',
       '200 {"success":true,"data":[]}',
       '200 {"data":{"id":"b_2.x~","v":2}}',
-      '200 {"success":true,"data":[{"v":4}]}',
+      '200 {"success":true,"data":[{"v":7}]}',
+      '200 {"data":{"id":"pipe","v":7}}',
+      '200 {"success":true,"data":[{"v":7}]}',
       expect.stringMatching(/^404 \{"error":\{"code":"NOT_FOUND"/),
       '200 {"success":true,"data":[{"v":2}]}',
     ]);

@@ -81,7 +81,7 @@ export function directHandler(routes: DirectRoutes, listener: DirectListener, bo
     if (row) {
       const started = performance.now();
       const text = attempt(() => routes.row(caller.home.tenant, url));
-      if (text === undefined || !answered(routes, 'row', caller, req, res, text, nowMs, started)) return handler(req, res);
+      if (text === undefined || !sendAnswer(routes, 'row', caller, req, res, text, nowMs, started)) return handler(req, res);
       return listener.afterAnswer();
     }
     const length = bodyLength(req, bodyBytesMax);
@@ -97,7 +97,7 @@ export function directHandler(routes: DirectRoutes, listener: DirectListener, bo
       const started = performance.now();
       const parsed = body.length === length ? parseObject(body) : undefined;
       const text = parsed === undefined ? undefined : attempt(() => routes.query(caller, parsed.value));
-      if (text !== undefined && answered(routes, 'query', caller, req, res, text, Date.now(), started)) return listener.afterAnswer();
+      if (text !== undefined && sendAnswer(routes, 'query', caller, req, res, text, Date.now(), started)) return listener.afterAnswer();
       // fastify parses the same bytes (and, where the text is the one parsed here, takes the object made of it).
       keepBody(req, body, parsed);
       handler(req, res);
@@ -176,7 +176,7 @@ function attempt(work: () => string | undefined): string | undefined {
  * fastify's path sends (request id, X-RateLimit-*, content type, Vary); false, having sent nothing,
  * when the limit refuses it (fastify's path answers the 429; a refused request is not counted).
  */
-function answered(
+function sendAnswer(
   routes: DirectRoutes,
   route: keyof DirectAnswers,
   caller: CredentialMemo,
