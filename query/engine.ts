@@ -11,9 +11,9 @@ import { WriteCounts } from './dml/statement-writer.js';
 import type { DmlDeps } from './dml/common.js';
 import { explainStatement, explainQuery, type ExplainOptionsInput, type ExplainResult } from './explain/index.js';
 import { DEFAULT_SQL_LIMITS, LIMITS, type SqlLimits } from './limits.js';
-import { checkContinue } from './exec/context.js';
 import { parseSql, type ParsedStatement } from './parse/index.js';
-import { efSearchOf, withinTransaction, type ExecuteOptions, type StreamOptions } from './engine-options.js';
+import { statementEnv, withinTransaction, type ExecuteOptions, type StreamOptions } from './engine-options.js';
+import { readAfterBarrier, readTextAfterBarrier, untilApplied } from './barrier-wait.js';
 import { ddlInTransaction, isCdcStatement, refuseInTransaction, refuseWrite, transactionControl } from './statement-guards.js';
 import { executeCdc } from './cdc/statements.js';
 import type { CdcRuntime } from './cdc/runtime.js';
@@ -115,16 +115,7 @@ export class SqlEngine {
    */
   readByKey(read: KeyRead): KeyReadResult | Promise<KeyReadResult> {
     const reader = (this.pointReader ??= new PointReader(this.deps.projections.store, this.deps.types, this.shapes));
-    if (this.barrier.tablesBehind) return this.readAfterBarrier(reader, read);
-    return reader.read(read);
-  }
-
-  /**
-   * readByKey once the tables projection applied every acknowledged write (a method, not a closure: no
-   * context allocated on the sync path). No deadline: a read by key has none (the route gives none).
-   */
-  private async readAfterBarrier(reader: PointReader, read: KeyRead): Promise<KeyReadResult> {
-    await this.barrier.waitTables();
+    if (this.barrier.tablesBehind) return readAfterBarrier(this.barrier, reader, read);
     return reader.read(read);
   }
 
@@ -136,18 +127,7 @@ export class SqlEngine {
    */
   readTextByKey(read: KeyRead, toText: (row: JsonRow) => string, wrap?: AnswerWrap): string | null | undefined | Promise<string | null | undefined> {
     const reader = (this.pointReader ??= new PointReader(this.deps.projections.store, this.deps.types, this.shapes));
-    if (this.barrier.tablesBehind) return this.readTextAfterBarrier(reader, read, toText, wrap);
-    return reader.readText(read, toText, wrap);
-  }
-
-  /** readTextByKey once every acknowledged write is applied (readAfterBarrier's reason). */
-  private async readTextAfterBarrier(
-    reader: PointReader,
-    read: KeyRead,
-    toText: (row: JsonRow) => string,
-    wrap: AnswerWrap | undefined,
-  ): Promise<string | null | undefined> {
-    await this.barrier.waitTables();
+    if (this.barrier.tablesBehind) return readTextAfterBarrier(this.barrier, reader, read, toText, wrap);
     return reader.readText(read, toText, wrap);
   }
 
@@ -259,7 +239,7 @@ export class SqlEngine {
   private async vectorResult(prepared: PreparedQuery, sql: string, options: ExecuteOptions): Promise<QueryResult> {
     const env = this.envOf(sql, options);
     // A search of the hnsw graphs: it waits for the vector projection's apply too.
-    if (this.barrier.behind) await this.untilApplied(null, env);
+    if (this.barrier.behind) await untilApplied(this.barrier, null, env);
     const { converter, columns } = this.selects.outputOf(prepared);
     // The fields the direct path reads, in one shape (a spread of env made a new shape per search, read by megamorphic loads).
     const { params, deadlineMs, signal, efSearch, maxRows } = env;
@@ -362,7 +342,7 @@ export class SqlEngine {
     if (statements.length !== 1 || statements[0]!.body.kind !== 'query') {
       throw new SvcError('INVALID_QUERY', 'EXPLAIN takes exactly one SELECT statement', {});
     }
-    if (this.barrier.behind) await this.untilApplied(null, env);
+    if (this.barrier.behind) await untilApplied(this.barrier, null, env);
     return explainQuery(this.explainDeps(env), statements[0]!, { analyze: options.analyze ?? false, format: options.format ?? 'json' });
   }
 
@@ -383,28 +363,12 @@ export class SqlEngine {
       return sliceStream(await this.execute(sql, { ...options, maxRows: this.limits.resultRowsMax }), options.batchRows);
     }
     const prepared = this.selects.prepared(only, env);
-    if (this.barrier.behind) await this.untilApplied(prepared, env);
+    if (this.barrier.behind) await untilApplied(this.barrier, prepared, env);
     return this.selects.stream(prepared, env, options.batchRows);
   }
 
   private envOf(sql: string, options: ExecuteOptions, txn: TxnContext | null = null): StatementEnv {
-    const bytesMax = this.limits.queryTextBytesMax;
-    // A UTF-16 unit is at most 3 bytes of UTF-8: most texts need no byte count.
-    if (sql.length > bytesMax || (sql.length * 3 > bytesMax && Buffer.byteLength(sql, 'utf8') > bytesMax)) {
-      throw new SvcError('LIMIT_EXCEEDED', `query text is larger than ${bytesMax} bytes`, { max_query_size_bytes: bytesMax });
-    }
-    return {
-      tenant: options.tenant,
-      params: options.params ?? [],
-      deadlineMs: Date.now() + options.timeoutMs,
-      signal: options.signal,
-      maxRows: Math.min(options.maxRows, this.limits.resultRowsMax),
-      readOnly: options.readOnly ?? null,
-      txn,
-      limits: this.limits,
-      scanCache: this.scanCache,
-      efSearch: efSearchOf(options.efSearch, this.limits.efSearchDefault),
-    };
+    return statementEnv(sql, options, this.limits, this.scanCache, txn);
   }
 
   private bindContext(env: StatementEnv, statement: ParsedStatement | null) {
@@ -432,7 +396,7 @@ export class SqlEngine {
     if (env.txn) refuseInTransaction(statement);
     if (statement.explain) {
       // EXPLAIN ANALYZE runs its query (of a DML statement too) through the projections: a read.
-      if (this.barrier.behind) await this.untilApplied(null, env);
+      if (this.barrier.behind) await untilApplied(this.barrier, null, env);
       return explainStatement(this.explainDeps(env), statement);
     }
     const { body } = statement;
@@ -468,38 +432,8 @@ export class SqlEngine {
 
   /** A SELECT collected: at most env.maxRows rows, truncated when more were there. */
   private async select(prepared: PreparedQuery, env: StatementEnv): Promise<QueryResult> {
-    if (this.barrier.behind) await this.untilApplied(prepared, env);
+    if (this.barrier.behind) await untilApplied(this.barrier, prepared, env);
     if (!env.txn && !env.signal?.aborted && this.points.handles(prepared)) return this.pointResult(prepared, env.params, env.maxRows);
     return this.selects.collect(prepared, env);
   }
-
-  /**
-   * The wait at the read barrier of a statement (called only when `barrier.behind`: caught up, a read
-   * compares two numbers and goes on). `prepared` reads the tables projection alone unless it may
-   * search an hnsw index (mayScanVectors); null: a vector search, or a statement whose plan is not
-   * at hand here (EXPLAIN), which waits for every projection. The statement's deadline and cancel
-   * signal end the wait with the errors they end its execution with (checkContinue's).
-   */
-  private async untilApplied(prepared: PreparedQuery | null, env: StatementEnv): Promise<void> {
-    const barrier = this.barrier;
-    const all = prepared === null || mayScanVectors(prepared);
-    if (!all && !barrier.tablesBehind) return;
-    // false: the wait gave up at the deadline or the cancel, and checkContinue throws (a timer that
-    // fired a little early waits again).
-    while (!(await (all ? barrier.waitAll(env) : barrier.waitTables(env)))) checkContinue(env);
-  }
-}
-
-/**
- * Whether running `prepared` may search an hnsw index (read the vector projection's graphs): only a
- * table with one can be searched so, and the plan names every table it reads, views and subqueries
- * included (tablesUsed). Cheaper than walking the plan and its subqueries' plans for vector scans,
- * and errs on the waiting side only: a SELECT of an hnsw-indexed table without a vector ORDER BY
- * waits for that table's vector apply too.
- */
-function mayScanVectors(prepared: PreparedQuery): boolean {
-  for (const def of prepared.tablesUsed.values()) {
-    for (const index of def.indexes) if (index.kind === 'hnsw') return true;
-  }
-  return false;
 }

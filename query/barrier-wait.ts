@@ -1,0 +1,64 @@
+/**
+ * The SQL engine's waits at the read barrier (projections/read-barrier.ts): a row write is answered
+ * once durable, and a read that finds a write answered but not yet applied by the projections it
+ * reads waits here for the apply. Callers check `barrier.tablesBehind` / `barrier.behind` first
+ * (caught up, a read compares two numbers and goes on) and call these only when behind, so the
+ * synchronous paths (GET row's and the point SELECT's) allocate nothing for them.
+ */
+import type { ReadBarrier } from '../projections/index.js';
+import { checkContinue } from './exec/context.js';
+import type { PointReader, KeyRead, KeyReadResult } from './point-read.js';
+import type { PreparedQuery } from './prepare.js';
+import type { JsonRow } from './result.js';
+import type { AnswerWrap } from './row-shapes.js';
+import type { StatementEnv } from './statement.js';
+
+/**
+ * PointReader.read once the tables projection applied every acknowledged write (a function, not a
+ * closure: no context allocated on the sync path). No deadline: a read by key has none (the route gives none).
+ */
+export async function readAfterBarrier(barrier: ReadBarrier, reader: PointReader, read: KeyRead): Promise<KeyReadResult> {
+  await barrier.waitTables();
+  return reader.read(read);
+}
+
+/** PointReader.readText once every acknowledged write is applied (readAfterBarrier's reason). */
+export async function readTextAfterBarrier(
+  barrier: ReadBarrier,
+  reader: PointReader,
+  read: KeyRead,
+  toText: (row: JsonRow) => string,
+  wrap: AnswerWrap | undefined,
+): Promise<string | null | undefined> {
+  await barrier.waitTables();
+  return reader.readText(read, toText, wrap);
+}
+
+/**
+ * The wait at the read barrier of a statement (called only when `barrier.behind`). `prepared` reads
+ * the tables projection alone unless it may search an hnsw index (mayScanVectors); null: a vector
+ * search, or a statement whose plan is not at hand (EXPLAIN), which waits for every projection.
+ * The statement's deadline and cancel signal end the wait with the errors they end its execution
+ * with (checkContinue's).
+ */
+export async function untilApplied(barrier: ReadBarrier, prepared: PreparedQuery | null, env: StatementEnv): Promise<void> {
+  const all = prepared === null || mayScanVectors(prepared);
+  if (!all && !barrier.tablesBehind) return;
+  // false: the wait gave up at the deadline or the cancel, and checkContinue throws (a timer that
+  // fired a little early waits again).
+  while (!(await (all ? barrier.waitAll(env) : barrier.waitTables(env)))) checkContinue(env);
+}
+
+/**
+ * Whether running `prepared` may search an hnsw index (read the vector projection's graphs): only a
+ * table with one can be searched so, and the plan names every table it reads, views and subqueries
+ * included (tablesUsed). Cheaper than walking the plan and its subqueries' plans for vector scans,
+ * and errs on the waiting side only: a SELECT of an hnsw-indexed table without a vector ORDER BY
+ * waits for that table's vector apply too.
+ */
+function mayScanVectors(prepared: PreparedQuery): boolean {
+  for (const def of prepared.tablesUsed.values()) {
+    for (const index of def.indexes) if (index.kind === 'hnsw') return true;
+  }
+  return false;
+}
