@@ -5,7 +5,7 @@
  * (caught up, a read compares two numbers and goes on) and call these only when behind, so the
  * synchronous paths (GET row's and the point SELECT's) allocate nothing for them.
  */
-import type { ReadBarrier } from '../projections/index.js';
+import type { BarrierLimit, ReadBarrier } from '../projections/index.js';
 import { checkContinue } from './exec/context.js';
 import type { PointReader, KeyRead, KeyReadResult } from './point-read.js';
 import type { PreparedQuery } from './prepare.js';
@@ -15,23 +15,33 @@ import type { StatementEnv } from './statement.js';
 
 /**
  * PointReader.read once the tables projection applied every acknowledged write (a function, not a
- * closure: no context allocated on the sync path). No deadline: a read by key has none (the route gives none).
+ * closure: no context allocated on the sync path). A read by key is given no deadline by its route,
+ * so it gets `timeoutMs` (the default statement timeout): past it, the QUERY_TIMEOUT error a SELECT
+ * waiting here that long gets, rather than a request held for as long as the apply takes.
  */
-export async function readAfterBarrier(barrier: ReadBarrier, reader: PointReader, read: KeyRead): Promise<KeyReadResult> {
-  await barrier.waitTables();
+export async function readAfterBarrier(barrier: ReadBarrier, reader: PointReader, read: KeyRead, timeoutMs: number): Promise<KeyReadResult> {
+  await untilTablesApplied(barrier, timeoutMs);
   return reader.read(read);
 }
 
-/** PointReader.readText once every acknowledged write is applied (readAfterBarrier's reason). */
+/** PointReader.readText once every acknowledged write is applied, within `timeoutMs` (readAfterBarrier's reasons). */
 export async function readTextAfterBarrier(
   barrier: ReadBarrier,
   reader: PointReader,
   read: KeyRead,
   toText: (row: JsonRow) => string,
   wrap: AnswerWrap | undefined,
+  timeoutMs: number,
 ): Promise<string | null | undefined> {
-  await barrier.waitTables();
+  await untilTablesApplied(barrier, timeoutMs);
   return reader.readText(read, toText, wrap);
+}
+
+/** Waits for the tables projection's apply of every acknowledged write; throws checkContinue's timeout error past `timeoutMs`. */
+async function untilTablesApplied(barrier: ReadBarrier, timeoutMs: number): Promise<void> {
+  const limit: BarrierLimit = { deadlineMs: Date.now() + timeoutMs, signal: undefined };
+  // false: the wait gave up at the deadline (a timer that fired a little early waits again).
+  while (!(await barrier.waitTables(limit))) checkContinue(limit);
 }
 
 /**

@@ -10,7 +10,7 @@ import { remove, update } from './dml/update-delete.js';
 import { WriteCounts } from './dml/statement-writer.js';
 import type { DmlDeps } from './dml/common.js';
 import { explainStatement, explainQuery, type ExplainOptionsInput, type ExplainResult } from './explain/index.js';
-import { DEFAULT_SQL_LIMITS, LIMITS, type SqlLimits } from './limits.js';
+import { DEFAULT_SQL_LIMITS, LIMITS, READ_TIMEOUT_MS_DEFAULT, type SqlLimits } from './limits.js';
 import { parseSql, type ParsedStatement } from './parse/index.js';
 import { statementEnv, withinTransaction, type ExecuteOptions, type StreamOptions } from './engine-options.js';
 import { readAfterBarrier, readTextAfterBarrier, untilApplied } from './barrier-wait.js';
@@ -41,6 +41,8 @@ export type { ExecuteOptions, ReadOnlyReason, StreamOptions, TransactionRef } fr
  */
 export class SqlEngine {
   private readonly limits: SqlLimits;
+  /** How long readByKey and readTextByKey may wait at the read barrier (they are given no timeout). */
+  private readonly readTimeoutMs: number;
   private readonly cache: PlanCache;
   private readonly parses: ParseCache;
   /** SELECTs prepared (through the plan cache), collected or streamed (select-runner.ts). */
@@ -78,6 +80,7 @@ export class SqlEngine {
     this.points = new PointSelects(deps.projections.store, deps.types, this.shapes);
     this.vectorSelects = new VectorSelects(deps.projections.store, deps.projections.vectors, deps.types);
     this.limits = deps.limits ?? DEFAULT_SQL_LIMITS;
+    this.readTimeoutMs = this.limits.readTimeoutMsDefault ?? READ_TIMEOUT_MS_DEFAULT;
     this.cache = new PlanCache(this.limits.planCacheEntriesMax);
     this.selects = new SelectRunner(deps, this.cache);
     this.parses = new ParseCache(this.limits.planCacheEntriesMax);
@@ -112,10 +115,11 @@ export class SqlEngine {
   /**
    * A row by primary key without SQL (point-read.ts): null when there is none, undefined when only
    * execute() can answer. Synchronous where the store reads synchronously (a promise otherwise).
+   * Behind the read barrier it waits for the apply, at most limits.readTimeoutMsDefault (then QUERY_TIMEOUT).
    */
   readByKey(read: KeyRead): KeyReadResult | Promise<KeyReadResult> {
     const reader = (this.pointReader ??= new PointReader(this.deps.projections.store, this.deps.types, this.shapes));
-    if (this.barrier.tablesBehind) return readAfterBarrier(this.barrier, reader, read);
+    if (this.barrier.tablesBehind) return readAfterBarrier(this.barrier, reader, read, this.readTimeoutMs);
     return reader.read(read);
   }
 
@@ -127,7 +131,7 @@ export class SqlEngine {
    */
   readTextByKey(read: KeyRead, toText: (row: JsonRow) => string, wrap?: AnswerWrap): string | null | undefined | Promise<string | null | undefined> {
     const reader = (this.pointReader ??= new PointReader(this.deps.projections.store, this.deps.types, this.shapes));
-    if (this.barrier.tablesBehind) return readTextAfterBarrier(this.barrier, reader, read, toText, wrap);
+    if (this.barrier.tablesBehind) return readTextAfterBarrier(this.barrier, reader, read, toText, wrap, this.readTimeoutMs);
     return reader.readText(read, toText, wrap);
   }
 
