@@ -5,6 +5,7 @@
  * (caught up, a read compares two numbers and goes on) and call these only when behind, so the
  * synchronous paths (GET row's and the point SELECT's) allocate nothing for them.
  */
+import type { TableId } from '../core/catalog.js';
 import type { BarrierLimit, ReadBarrier } from '../projections/index.js';
 import { checkContinue } from './exec/context.js';
 import type { PointReader, KeyRead, KeyReadResult } from './point-read.js';
@@ -20,7 +21,7 @@ import type { StatementEnv } from './statement.js';
  * waiting here that long gets, rather than a request held for as long as the apply takes.
  */
 export async function readAfterBarrier(barrier: ReadBarrier, reader: PointReader, read: KeyRead, timeoutMs: number): Promise<KeyReadResult> {
-  await untilTablesApplied(barrier, timeoutMs);
+  await untilTableApplied(barrier, read.table.id, timeoutMs);
   return reader.read(read);
 }
 
@@ -33,30 +34,36 @@ export async function readTextAfterBarrier(
   wrap: AnswerWrap | undefined,
   timeoutMs: number,
 ): Promise<string | null | undefined> {
-  await untilTablesApplied(barrier, timeoutMs);
+  await untilTableApplied(barrier, read.table.id, timeoutMs);
   return reader.readText(read, toText, wrap);
 }
 
-/** Waits for the tables projection's apply of every acknowledged write; throws checkContinue's timeout error past `timeoutMs`. */
-async function untilTablesApplied(barrier: ReadBarrier, timeoutMs: number): Promise<void> {
+/** Waits for the tables projection's apply of every write acknowledged to table `tableId`; throws checkContinue's timeout error past `timeoutMs`. */
+async function untilTableApplied(barrier: ReadBarrier, tableId: TableId, timeoutMs: number): Promise<void> {
   const limit: BarrierLimit = { deadlineMs: Date.now() + timeoutMs, signal: undefined };
   // false: the wait gave up at the deadline (a timer that fired a little early waits again).
-  while (!(await barrier.waitTables(limit))) checkContinue(limit);
+  while (!(await barrier.waitTable(tableId, limit))) checkContinue(limit);
 }
 
 /**
  * The wait at the read barrier of a statement (called only when `barrier.behind`). `prepared` reads
- * the tables projection alone unless it may search an hnsw index (mayScanVectors); null: a vector
- * search, or a statement whose plan is not at hand (EXPLAIN), which waits for every projection.
- * The statement's deadline and cancel signal end the wait with the errors they end its execution
- * with (checkContinue's).
+ * the tables projection alone unless it may search an hnsw index (mayScanVectors), and only the
+ * tables its plan names (tablesUsed: views and subqueries included): it waits for the writes
+ * answered to them (to every table when it names none). null: a vector search, or a statement
+ * whose plan is not at hand (EXPLAIN), which waits for every write and every projection. The
+ * statement's deadline and cancel signal end the wait with the errors they end its execution with
+ * (checkContinue's).
  */
 export async function untilApplied(barrier: ReadBarrier, prepared: PreparedQuery | null, env: StatementEnv): Promise<void> {
   const all = prepared === null || mayScanVectors(prepared);
   if (!all && !barrier.tablesBehind) return;
+  // A plan that reads no table (SELECT 1) waits for every table, as before: a caller may use one as a
+  // sync point after its writes, and it has nothing to gain.
+  const tables = all || prepared.tablesUsed.size === 0 ? null : prepared.tablesUsed;
+  if (tables !== null && !barrier.tablesBehindOf(tables.keys())) return;
   // false: the wait gave up at the deadline or the cancel, and checkContinue throws (a timer that
   // fired a little early waits again).
-  while (!(await (all ? barrier.waitAll(env) : barrier.waitTables(env)))) checkContinue(env);
+  while (!(await (all ? barrier.waitAll(env) : tables ? barrier.waitTablesOf(tables.keys(), env) : barrier.waitTables(env)))) checkContinue(env);
 }
 
 /**

@@ -119,7 +119,8 @@ export class SqlEngine {
    */
   readByKey(read: KeyRead): KeyReadResult | Promise<KeyReadResult> {
     const reader = (this.pointReader ??= new PointReader(this.deps.projections.store, this.deps.types, this.shapes));
-    if (this.barrier.tablesBehind) return readAfterBarrier(this.barrier, reader, read, this.readTimeoutMs);
+    // Behind for another table's writes only: read at once (the wait is per table).
+    if (this.barrier.tablesBehind && this.barrier.tableBehind(read.table.id)) return readAfterBarrier(this.barrier, reader, read, this.readTimeoutMs);
     return reader.read(read);
   }
 
@@ -131,7 +132,8 @@ export class SqlEngine {
    */
   readTextByKey(read: KeyRead, toText: (row: JsonRow) => string, wrap?: AnswerWrap): string | null | undefined | Promise<string | null | undefined> {
     const reader = (this.pointReader ??= new PointReader(this.deps.projections.store, this.deps.types, this.shapes));
-    if (this.barrier.tablesBehind) return readTextAfterBarrier(this.barrier, reader, read, toText, wrap, this.readTimeoutMs);
+    if (this.barrier.tablesBehind && this.barrier.tableBehind(read.table.id))
+      return readTextAfterBarrier(this.barrier, reader, read, toText, wrap, this.readTimeoutMs);
     return reader.readText(read, toText, wrap);
   }
 
@@ -169,10 +171,11 @@ export class SqlEngine {
 
   /** The cached plan of `sql` when it is a point SELECT the direct path answers (pointSelect, pointSelectText); else undefined. */
   private cachedPoint(sql: string, options: ExecuteOptions): PreparedQuery | undefined {
-    // Behind the read barrier (a point read reads the store alone): execute() answers, after waiting for the apply.
-    if (options.transaction !== undefined || options.efSearch !== undefined || options.signal?.aborted || this.barrier.tablesBehind) return undefined;
+    if (options.transaction !== undefined || options.efSearch !== undefined || options.signal?.aborted) return undefined;
     const known = this.cache.get(this.plainKeys.of(options.tenant, sql), this.deps.projections.catalog);
-    return known !== undefined && this.points.handles(known) ? known : undefined;
+    if (known === undefined || !this.points.handles(known)) return undefined;
+    // Behind the read barrier for its table (a point read reads the store alone): execute() answers, after waiting for the apply.
+    return this.barrier.tablesBehind && this.barrier.tablesBehindOf(known.tablesUsed.keys()) ? undefined : known;
   }
 
   private pointResult(
