@@ -38,11 +38,15 @@ export async function readTextAfterBarrier(
   return reader.readText(read, toText, wrap);
 }
 
-/** Waits for the tables projection's apply of every write acknowledged to table `tableId`; throws checkContinue's timeout error past `timeoutMs`. */
-async function untilTableApplied(barrier: ReadBarrier, tableId: TableId, timeoutMs: number): Promise<void> {
+/**
+ * Waits for the tables projection's apply of every write acknowledged to table `tableId` (null: to
+ * any table, for SqlEngine.settled(): the stats of every table); throws checkContinue's timeout error
+ * past `timeoutMs`, which its callers take from the default statement timeout (they are given none).
+ */
+export async function untilTableApplied(barrier: ReadBarrier, tableId: TableId | null, timeoutMs: number): Promise<void> {
   const limit: BarrierLimit = { deadlineMs: Date.now() + timeoutMs, signal: undefined };
   // false: the wait gave up at the deadline (a timer that fired a little early waits again).
-  while (!(await barrier.waitTable(tableId, limit))) checkContinue(limit);
+  while (!(await (tableId === null ? barrier.waitTables(limit) : barrier.waitTable(tableId, limit)))) checkContinue(limit);
 }
 
 /**

@@ -13,7 +13,7 @@ import { explainStatement, explainQuery, type ExplainOptionsInput, type ExplainR
 import { DEFAULT_SQL_LIMITS, LIMITS, READ_TIMEOUT_MS_DEFAULT, type SqlLimits } from './limits.js';
 import { parseSql, type ParsedStatement } from './parse/index.js';
 import { statementEnv, withinTransaction, type ExecuteOptions, type StreamOptions } from './engine-options.js';
-import { readAfterBarrier, readTextAfterBarrier, untilApplied } from './barrier-wait.js';
+import { readAfterBarrier, readTextAfterBarrier, untilApplied, untilTableApplied } from './barrier-wait.js';
 import { ddlInTransaction, isCdcStatement, refuseInTransaction, refuseWrite, transactionControl } from './statement-guards.js';
 import { executeCdc } from './cdc/statements.js';
 import type { CdcRuntime } from './cdc/runtime.js';
@@ -105,9 +105,10 @@ export class SqlEngine {
    * catalog's stats, which the tables projection updates as it applies writes): undefined when the
    * tables projection applied every write answered so far, else a promise that resolves once it
    * has. Await it, then read the catalog entry. (Not the vector projection: the stats are not its.)
+   * It rejects with QUERY_TIMEOUT past limits.readTimeoutMsDefault, as a SELECT waiting that long would.
    */
   settled(): Promise<void> | undefined {
-    return this.barrier.tablesBehind ? this.barrier.waitTables().then(() => undefined) : undefined;
+    return this.barrier.tablesBehind ? untilTableApplied(this.barrier, null, this.readTimeoutMs) : undefined;
   }
 
   private pointReader: PointReader | null = null;

@@ -9,9 +9,10 @@ import { caught, openSql, type SqlHarness } from '../query/helpers.js';
  * barrier like every read, but its route gives it no deadline: it gets the default statement
  * timeout (limits.readTimeoutMsDefault, 30 s in the server; 1 s here) and then fails as a
  * SELECT waiting there that long fails (QUERY_TIMEOUT, statement timeout), leaving no waiter in
- * the tracker. Before, it waited for as long as the apply took.
+ * the tracker. Before, it waited for as long as the apply took. SqlEngine.settled(), the wait of the
+ * routes that read row counts from the catalog's stats, is given no timeout either, and gets the same.
  */
-describe('a read by key behind the read barrier ends at the default statement timeout', () => {
+describe('a read by key (and settled()) behind the read barrier ends at the default statement timeout', () => {
   const TIMEOUT_MS = 1000;
   let h: SqlHarness;
   let read: KeyRead;
@@ -27,7 +28,7 @@ describe('a read by key behind the read barrier ends at the default statement ti
     await h?.close();
   });
 
-  it('readByKey and readTextByKey answer QUERY_TIMEOUT in time while the tables apply is held, then see the write', async () => {
+  it('readByKey, readTextByKey and settled() answer QUERY_TIMEOUT in time while the tables apply is held, then see the write', async () => {
     const tracker = h.stack.projections.tablesApplied;
     const toText = (row: unknown): string => JSON.stringify(row);
     // Cached before the write: a read that did not wait would answer the old row.
@@ -53,10 +54,18 @@ describe('a read by key behind the read barrier ends at the default statement ti
       for (const error of await Promise.all(many)) expect(error.code).toBe('QUERY_TIMEOUT');
       expect(tracker.waiting).toBe(0);
 
+      // settled() (the row counts of the table routes, which read the catalog's stats) waits as long and no longer.
+      const stats = h.engine.settled();
+      expect(stats).toBeInstanceOf(Promise);
+      expect(await within(caught(stats!), 5000)).toEqual(timeout);
+      expect(tracker.waiting).toBe(0);
+
       // A read that the apply reaches before its deadline answers the new row.
       const caughtUp = h.engine.readTextByKey(read, toText);
+      const settled = h.engine.settled();
       release();
       expect(await caughtUp).toBe('{"id":1,"v":11}');
+      await settled;
     } finally {
       release();
     }
