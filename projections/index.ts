@@ -7,7 +7,7 @@ export { scanDataDirModes, type ModeEntry, type ModeScan } from './data-dir-mode
 export * as keys from './keys.js';
 export { Projections, VECTOR_CHECKPOINT_DEFAULTS, type ConsumerOffset, type ProjectionOptions } from './projections.js';
 export { CachedRow, droppedSlotBytes as rowCacheDroppedSlotBytes, latin1 as rowCacheName, MEMO_OVERHEAD_BYTES, stringBytes } from './cached-row.js';
-export { ReadBarrier } from './read-barrier.js';
+export { ReadBarrier, type BarrierLimit } from './read-barrier.js';
 export { RowVersionedStore, type RowWrite, type RowWriteListener } from './row-versions.js';
 export { rebuildProjections, type RebuildProgress } from './rebuild.js';
 export { overlaid, type KeyRange, type OverlayEntry } from './merged-range.js';

@@ -121,6 +121,7 @@ export class Sequencer {
     if (this.locked) await new Promise<void>((resolve) => this.lockWaiters.push(resolve));
     else this.locked = true;
     let appended: { lsn: Lsn; durable: Promise<void> } | null = null;
+    let ops: readonly TxnOp[] = [];
     let result: T | null = null;
     let drain = false;
     try {
@@ -141,6 +142,7 @@ export class Sequencer {
       result = built.result;
       // Stamped here, in append order: change-event sequences follow commit order.
       const record = stamped(built.record, this.nextSequence);
+      ops = record.ops;
       const shape = rowRecordShape(record.ops, this.tableOf);
       drain = shape === null;
       const append = this.deps.log.append(encodeLogRecordForAppend(record));
@@ -172,7 +174,8 @@ export class Sequencer {
       this.discard(done.lsn);
       throw error;
     }
-    this.deps.readBarrier.acknowledge(done.lsn);
+    // Per table: a read of another table does not wait for this record's apply.
+    this.deps.readBarrier.acknowledgeRows(done.lsn, ops);
     return { lsn: done.lsn, result };
   }
 

@@ -1,6 +1,8 @@
 /** What a caller of the SQL engine passes with a statement (SqlEngine.execute, stream), and a transaction's statement's scope of it. */
 import { SvcError } from '../core/errors.js';
-import { LIMITS } from './limits.js';
+import type { ScanCache } from './exec/scan-cache.js';
+import { LIMITS, type SqlLimits } from './limits.js';
+import type { StatementEnv } from './statement.js';
 import type { TxnContext } from './txn/context.js';
 import type { TxnScope } from './txn/scope.js';
 
@@ -27,6 +29,30 @@ export function efSearchOf(value: number | undefined, defaultEf: number): number
   if (!Number.isInteger(value) || value < 1 || value > LIMITS.efSearchCandidatesMax)
     throw new SvcError('INVALID_QUERY', `ef_search must be an integer from 1 to ${LIMITS.efSearchCandidatesMax}`, { ef_search: value });
   return value;
+}
+
+/**
+ * What a statement runs with (StatementEnv), from its caller's options: its deadline starts now.
+ * Refuses a text longer than the limit (the spec's max_query_size_bytes) before anything parses it.
+ */
+export function statementEnv(sql: string, options: ExecuteOptions, limits: SqlLimits, scanCache: ScanCache | null, txn: TxnContext | null): StatementEnv {
+  const bytesMax = limits.queryTextBytesMax;
+  // A UTF-16 unit is at most 3 bytes of UTF-8: most texts need no byte count.
+  if (sql.length > bytesMax || (sql.length * 3 > bytesMax && Buffer.byteLength(sql, 'utf8') > bytesMax)) {
+    throw new SvcError('LIMIT_EXCEEDED', `query text is larger than ${bytesMax} bytes`, { max_query_size_bytes: bytesMax });
+  }
+  return {
+    tenant: options.tenant,
+    params: options.params ?? [],
+    deadlineMs: Date.now() + options.timeoutMs,
+    signal: options.signal,
+    maxRows: Math.min(options.maxRows, limits.resultRowsMax),
+    readOnly: options.readOnly ?? null,
+    txn,
+    limits,
+    scanCache,
+    efSearch: efSearchOf(options.efSearch, limits.efSearchDefault),
+  };
 }
 
 /** Why writes are refused (ExecuteOptions.readOnly). */

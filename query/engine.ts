@@ -10,10 +10,10 @@ import { remove, update } from './dml/update-delete.js';
 import { WriteCounts } from './dml/statement-writer.js';
 import type { DmlDeps } from './dml/common.js';
 import { explainStatement, explainQuery, type ExplainOptionsInput, type ExplainResult } from './explain/index.js';
-import { DEFAULT_SQL_LIMITS, LIMITS, type SqlLimits } from './limits.js';
-import { checkContinue } from './exec/context.js';
+import { DEFAULT_SQL_LIMITS, LIMITS, READ_TIMEOUT_MS_DEFAULT, type SqlLimits } from './limits.js';
 import { parseSql, type ParsedStatement } from './parse/index.js';
-import { efSearchOf, withinTransaction, type ExecuteOptions, type StreamOptions } from './engine-options.js';
+import { statementEnv, withinTransaction, type ExecuteOptions, type StreamOptions } from './engine-options.js';
+import { readAfterBarrier, readTextAfterBarrier, untilApplied, untilTableApplied } from './barrier-wait.js';
 import { ddlInTransaction, isCdcStatement, refuseInTransaction, refuseWrite, transactionControl } from './statement-guards.js';
 import { executeCdc } from './cdc/statements.js';
 import type { CdcRuntime } from './cdc/runtime.js';
@@ -41,6 +41,8 @@ export type { ExecuteOptions, ReadOnlyReason, StreamOptions, TransactionRef } fr
  */
 export class SqlEngine {
   private readonly limits: SqlLimits;
+  /** How long readByKey and readTextByKey may wait at the read barrier (they are given no timeout). */
+  private readonly readTimeoutMs: number;
   private readonly cache: PlanCache;
   private readonly parses: ParseCache;
   /** SELECTs prepared (through the plan cache), collected or streamed (select-runner.ts). */
@@ -78,6 +80,7 @@ export class SqlEngine {
     this.points = new PointSelects(deps.projections.store, deps.types, this.shapes);
     this.vectorSelects = new VectorSelects(deps.projections.store, deps.projections.vectors, deps.types);
     this.limits = deps.limits ?? DEFAULT_SQL_LIMITS;
+    this.readTimeoutMs = this.limits.readTimeoutMsDefault ?? READ_TIMEOUT_MS_DEFAULT;
     this.cache = new PlanCache(this.limits.planCacheEntriesMax);
     this.selects = new SelectRunner(deps, this.cache);
     this.parses = new ParseCache(this.limits.planCacheEntriesMax);
@@ -102,9 +105,10 @@ export class SqlEngine {
    * catalog's stats, which the tables projection updates as it applies writes): undefined when the
    * tables projection applied every write answered so far, else a promise that resolves once it
    * has. Await it, then read the catalog entry. (Not the vector projection: the stats are not its.)
+   * It rejects with QUERY_TIMEOUT past limits.readTimeoutMsDefault, as a SELECT waiting that long would.
    */
   settled(): Promise<void> | undefined {
-    return this.barrier.tablesBehind ? this.barrier.waitTables().then(() => undefined) : undefined;
+    return this.barrier.tablesBehind ? untilTableApplied(this.barrier, null, this.readTimeoutMs) : undefined;
   }
 
   private pointReader: PointReader | null = null;
@@ -112,19 +116,12 @@ export class SqlEngine {
   /**
    * A row by primary key without SQL (point-read.ts): null when there is none, undefined when only
    * execute() can answer. Synchronous where the store reads synchronously (a promise otherwise).
+   * Behind the read barrier it waits for the apply, at most limits.readTimeoutMsDefault (then QUERY_TIMEOUT).
    */
   readByKey(read: KeyRead): KeyReadResult | Promise<KeyReadResult> {
     const reader = (this.pointReader ??= new PointReader(this.deps.projections.store, this.deps.types, this.shapes));
-    if (this.barrier.tablesBehind) return this.readAfterBarrier(reader, read);
-    return reader.read(read);
-  }
-
-  /**
-   * readByKey once the tables projection applied every acknowledged write (a method, not a closure: no
-   * context allocated on the sync path). No deadline: a read by key has none (the route gives none).
-   */
-  private async readAfterBarrier(reader: PointReader, read: KeyRead): Promise<KeyReadResult> {
-    await this.barrier.waitTables();
+    // Behind for another table's writes only: read at once (the wait is per table).
+    if (this.barrier.tablesBehind && this.barrier.tableBehind(read.table.id)) return readAfterBarrier(this.barrier, reader, read, this.readTimeoutMs);
     return reader.read(read);
   }
 
@@ -136,18 +133,8 @@ export class SqlEngine {
    */
   readTextByKey(read: KeyRead, toText: (row: JsonRow) => string, wrap?: AnswerWrap): string | null | undefined | Promise<string | null | undefined> {
     const reader = (this.pointReader ??= new PointReader(this.deps.projections.store, this.deps.types, this.shapes));
-    if (this.barrier.tablesBehind) return this.readTextAfterBarrier(reader, read, toText, wrap);
-    return reader.readText(read, toText, wrap);
-  }
-
-  /** readTextByKey once every acknowledged write is applied (readAfterBarrier's reason). */
-  private async readTextAfterBarrier(
-    reader: PointReader,
-    read: KeyRead,
-    toText: (row: JsonRow) => string,
-    wrap: AnswerWrap | undefined,
-  ): Promise<string | null | undefined> {
-    await this.barrier.waitTables();
+    if (this.barrier.tablesBehind && this.barrier.tableBehind(read.table.id))
+      return readTextAfterBarrier(this.barrier, reader, read, toText, wrap, this.readTimeoutMs);
     return reader.readText(read, toText, wrap);
   }
 
@@ -185,10 +172,11 @@ export class SqlEngine {
 
   /** The cached plan of `sql` when it is a point SELECT the direct path answers (pointSelect, pointSelectText); else undefined. */
   private cachedPoint(sql: string, options: ExecuteOptions): PreparedQuery | undefined {
-    // Behind the read barrier (a point read reads the store alone): execute() answers, after waiting for the apply.
-    if (options.transaction !== undefined || options.efSearch !== undefined || options.signal?.aborted || this.barrier.tablesBehind) return undefined;
+    if (options.transaction !== undefined || options.efSearch !== undefined || options.signal?.aborted) return undefined;
     const known = this.cache.get(this.plainKeys.of(options.tenant, sql), this.deps.projections.catalog);
-    return known !== undefined && this.points.handles(known) ? known : undefined;
+    if (known === undefined || !this.points.handles(known)) return undefined;
+    // Behind the read barrier for its table (a point read reads the store alone): execute() answers, after waiting for the apply.
+    return this.barrier.tablesBehind && this.barrier.tablesBehindOf(known.tablesUsed.keys()) ? undefined : known;
   }
 
   private pointResult(
@@ -259,7 +247,7 @@ export class SqlEngine {
   private async vectorResult(prepared: PreparedQuery, sql: string, options: ExecuteOptions): Promise<QueryResult> {
     const env = this.envOf(sql, options);
     // A search of the hnsw graphs: it waits for the vector projection's apply too.
-    if (this.barrier.behind) await this.untilApplied(null, env);
+    if (this.barrier.behind) await untilApplied(this.barrier, null, env);
     const { converter, columns } = this.selects.outputOf(prepared);
     // The fields the direct path reads, in one shape (a spread of env made a new shape per search, read by megamorphic loads).
     const { params, deadlineMs, signal, efSearch, maxRows } = env;
@@ -362,7 +350,7 @@ export class SqlEngine {
     if (statements.length !== 1 || statements[0]!.body.kind !== 'query') {
       throw new SvcError('INVALID_QUERY', 'EXPLAIN takes exactly one SELECT statement', {});
     }
-    if (this.barrier.behind) await this.untilApplied(null, env);
+    if (this.barrier.behind) await untilApplied(this.barrier, null, env);
     return explainQuery(this.explainDeps(env), statements[0]!, { analyze: options.analyze ?? false, format: options.format ?? 'json' });
   }
 
@@ -383,28 +371,12 @@ export class SqlEngine {
       return sliceStream(await this.execute(sql, { ...options, maxRows: this.limits.resultRowsMax }), options.batchRows);
     }
     const prepared = this.selects.prepared(only, env);
-    if (this.barrier.behind) await this.untilApplied(prepared, env);
+    if (this.barrier.behind) await untilApplied(this.barrier, prepared, env);
     return this.selects.stream(prepared, env, options.batchRows);
   }
 
   private envOf(sql: string, options: ExecuteOptions, txn: TxnContext | null = null): StatementEnv {
-    const bytesMax = this.limits.queryTextBytesMax;
-    // A UTF-16 unit is at most 3 bytes of UTF-8: most texts need no byte count.
-    if (sql.length > bytesMax || (sql.length * 3 > bytesMax && Buffer.byteLength(sql, 'utf8') > bytesMax)) {
-      throw new SvcError('LIMIT_EXCEEDED', `query text is larger than ${bytesMax} bytes`, { max_query_size_bytes: bytesMax });
-    }
-    return {
-      tenant: options.tenant,
-      params: options.params ?? [],
-      deadlineMs: Date.now() + options.timeoutMs,
-      signal: options.signal,
-      maxRows: Math.min(options.maxRows, this.limits.resultRowsMax),
-      readOnly: options.readOnly ?? null,
-      txn,
-      limits: this.limits,
-      scanCache: this.scanCache,
-      efSearch: efSearchOf(options.efSearch, this.limits.efSearchDefault),
-    };
+    return statementEnv(sql, options, this.limits, this.scanCache, txn);
   }
 
   private bindContext(env: StatementEnv, statement: ParsedStatement | null) {
@@ -432,7 +404,7 @@ export class SqlEngine {
     if (env.txn) refuseInTransaction(statement);
     if (statement.explain) {
       // EXPLAIN ANALYZE runs its query (of a DML statement too) through the projections: a read.
-      if (this.barrier.behind) await this.untilApplied(null, env);
+      if (this.barrier.behind) await untilApplied(this.barrier, null, env);
       return explainStatement(this.explainDeps(env), statement);
     }
     const { body } = statement;
@@ -468,38 +440,8 @@ export class SqlEngine {
 
   /** A SELECT collected: at most env.maxRows rows, truncated when more were there. */
   private async select(prepared: PreparedQuery, env: StatementEnv): Promise<QueryResult> {
-    if (this.barrier.behind) await this.untilApplied(prepared, env);
+    if (this.barrier.behind) await untilApplied(this.barrier, prepared, env);
     if (!env.txn && !env.signal?.aborted && this.points.handles(prepared)) return this.pointResult(prepared, env.params, env.maxRows);
     return this.selects.collect(prepared, env);
   }
-
-  /**
-   * The wait at the read barrier of a statement (called only when `barrier.behind`: caught up, a read
-   * compares two numbers and goes on). `prepared` reads the tables projection alone unless it may
-   * search an hnsw index (mayScanVectors); null: a vector search, or a statement whose plan is not
-   * at hand here (EXPLAIN), which waits for every projection. The statement's deadline and cancel
-   * signal end the wait with the errors they end its execution with (checkContinue's).
-   */
-  private async untilApplied(prepared: PreparedQuery | null, env: StatementEnv): Promise<void> {
-    const barrier = this.barrier;
-    const all = prepared === null || mayScanVectors(prepared);
-    if (!all && !barrier.tablesBehind) return;
-    // false: the wait gave up at the deadline or the cancel, and checkContinue throws (a timer that
-    // fired a little early waits again).
-    while (!(await (all ? barrier.waitAll(env) : barrier.waitTables(env)))) checkContinue(env);
-  }
-}
-
-/**
- * Whether running `prepared` may search an hnsw index (read the vector projection's graphs): only a
- * table with one can be searched so, and the plan names every table it reads, views and subqueries
- * included (tablesUsed). Cheaper than walking the plan and its subqueries' plans for vector scans,
- * and errs on the waiting side only: a SELECT of an hnsw-indexed table without a vector ORDER BY
- * waits for that table's vector apply too.
- */
-function mayScanVectors(prepared: PreparedQuery): boolean {
-  for (const def of prepared.tablesUsed.values()) {
-    for (const index of def.indexes) if (index.kind === 'hnsw') return true;
-  }
-  return false;
 }

@@ -60,7 +60,16 @@ export interface SqlLimits {
   readonly scanCacheBytesMax: number;
   /** hnsw search beam of a vector index scan whose query names none (pgvector's hnsw.ef_search). */
   readonly efSearchDefault: number;
+  /**
+   * How long a read that is given no timeout (GET /tables/{t}/rows/{id}'s direct read by key) may wait
+   * at the read barrier before it fails with QUERY_TIMEOUT: the REST routes' default timeout_ms, which
+   * its SQL path runs with (min(30 s, queryTimeoutMsMax)). Absent: READ_TIMEOUT_MS_DEFAULT.
+   */
+  readonly readTimeoutMsDefault?: number;
 }
+
+/** readTimeoutMsDefault when a config gives none: the REST routes' default statement timeout (30 s). */
+export const READ_TIMEOUT_MS_DEFAULT = 30_000;
 
 /** The defaults of core/settings.ts, for engines built without a config (tests, benchmarks). */
 export const DEFAULT_SQL_LIMITS: SqlLimits = Object.freeze({
@@ -72,4 +81,5 @@ export const DEFAULT_SQL_LIMITS: SqlLimits = Object.freeze({
   scanCacheRowsMax: 2_000_000,
   scanCacheBytesMax: 128 * 1024 * 1024, // PostgreSQL's shared_buffers default
   efSearchDefault: 40, // pgvector's hnsw.ef_search
+  readTimeoutMsDefault: READ_TIMEOUT_MS_DEFAULT,
 });

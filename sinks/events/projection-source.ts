@@ -4,7 +4,7 @@
  * like every consumer's offset; sinks write no table).
  */
 import type { Lsn } from '../../core/units.js';
-import { keys, type Projections, type StateStore } from '../../projections/index.js';
+import { keys, type AppliedTracker, type Projections, type StateStore } from '../../projections/index.js';
 import type { OffsetStore } from '../cdc/stream-runner.js';
 import type { EventSourceDeps } from './event-source.js';
 
@@ -12,7 +12,7 @@ export function projectionEventSource(projections: Projections): EventSourceDeps
   return {
     log: projections.log,
     tableDefAt: (tableId, lsn) => projections.tables.tableDefAt(tableId, lsn as Lsn),
-    waitTablesApplied: (lsn, signal) => abortable(projections.tablesApplied.waitFor(lsn as Lsn), signal),
+    waitTablesApplied: (lsn, signal) => appliedOrStopped(projections.tablesApplied, lsn as Lsn, signal),
     snapshotRows: (createdLsn, skip) => snapshotRows(projections.store, createdLsn, skip),
   };
 }
@@ -30,13 +30,16 @@ async function* snapshotRows(store: StateStore, createdLsn: number, skip: bigint
   }
 }
 
-function abortable(wait: Promise<void>, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const onAbort = (): void => reject(new Error('stopped while waiting for the tables projection'));
-    if (signal.aborted) return onAbort();
-    signal.addEventListener('abort', onAbort, { once: true });
-    wait.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
-  });
+/**
+ * Resolves once `lsn` is applied; rejects once `signal` aborts (the stream stops) or the tracker fails.
+ * waitWithin, not waitFor raced with the signal: a waitFor's waiter stays in the tracker until its LSN
+ * is applied, and a stream that stops while waiting for the next record (again and again, as a
+ * restarted or paused stream does) would leave one behind each time.
+ */
+async function appliedOrStopped(tracker: AppliedTracker, lsn: Lsn, signal: AbortSignal): Promise<void> {
+  // A stopped stream stops here even when the LSN is applied (as it always has). No deadline
+  // (Infinity: no timer): waitWithin answers false only when the signal aborted, its waiter gone then.
+  if (signal.aborted || !(await tracker.waitWithin(lsn, Infinity, signal))) throw new Error('stopped while waiting for the tables projection');
 }
 
 /** Local stream offsets: sink state `cdc-offset:<stream id>` -> JSON {lsn, afterSequence} (kept across replay). */

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { LogEntry } from '../../log/index.js';
 import type { ExecuteOptions, QueryResult } from '../../query/index.js';
 import { PROJECTION_LIMITS } from '../../projections/limits.js';
+import { holdApply, within } from '../helpers/hold-apply.js';
 import { caught, openSql, type SqlHarness } from '../query/helpers.js';
 
 /**
@@ -9,10 +9,8 @@ import { caught, openSql, type SqlHarness } from '../query/helpers.js';
  * apply held: a row write is answered once durable, so while the vector projection (or the tables
  * projection) is held the barrier is behind. A read of the tables must not wait for the vector
  * projection; a vector search must; and a wait must end with the statement's deadline or cancel
- * signal (the executor's QUERY_TIMEOUT errors) and leave no waiter behind.
- *
- * Held, not replaced: the projection's applyBatch is the real one, called once the gate opens (as
- * a bulk upsert of vectors into an hnsw index keeps the vector apply busy for seconds).
+ * signal (the executor's QUERY_TIMEOUT errors) and leave no waiter behind. How the apply is held:
+ * test/helpers/hold-apply.ts.
  */
 describe('the read barrier: what each read waits for, and for how long', () => {
   let h: SqlHarness;
@@ -20,32 +18,7 @@ describe('the read barrier: what each read waits for, and for how long', () => {
   const run = (sql: string, params: unknown[] = [], extra: Partial<ExecuteOptions> = {}): Promise<QueryResult> =>
     h.engine.execute(sql, options({ params, ...extra }));
 
-  /** Holds `which` projection's apply until the returned function is called (then the held batches run, in order). */
-  const hold = (which: 'vectors' | 'tables'): (() => void) => {
-    const consumer = h.stack.projections[which];
-    const applyBatch = consumer.applyBatch.bind(consumer);
-    let open: () => void = () => undefined;
-    const gate = new Promise<void>((resolve) => (open = resolve));
-    consumer.applyBatch = async (entries: readonly LogEntry[]) => {
-      await gate;
-      return applyBatch(entries);
-    };
-    return () => {
-      consumer.applyBatch = applyBatch;
-      open();
-    };
-  };
-
-  /** `p`'s outcome, or 'pending' when it has none within `ms`. */
-  const within = async <T>(p: Promise<T>, ms: number): Promise<T | 'pending'> => {
-    let timer: NodeJS.Timeout | undefined;
-    const late = new Promise<'pending'>((resolve) => (timer = setTimeout(() => resolve('pending'), ms)));
-    try {
-      return await Promise.race([p, late]);
-    } finally {
-      clearTimeout(timer);
-    }
-  };
+  const hold = (which: 'vectors' | 'tables'): (() => void) => holdApply(h.stack.projections, which);
 
   /** The form the direct path answers (fast-vector.ts: a projection over the index scan). */
   const VECTOR_SEARCH = 'SELECT id, emb <-> $1 AS d FROM vecs ORDER BY emb <-> $1 LIMIT 1';
