@@ -41,7 +41,7 @@ import { countedAsQueries, rowRoutes, rowsRoutes, tablesRoutes } from '../protoc
 import { cdcRoutes, vectorProtocol, vectorRoutes, webhookRoutes } from '../protocols/index.js';
 import { collectionProtocol, pointRoutes, type DirectRoutes } from '../protocols/index.js';
 import { graphqlRoutes, graphqlWebSocket, mutationTransactions, TenantSchemas, wsSchemaResolver } from '../protocols/index.js';
-import { SqlEngine, TxnManager, typeSystem, type SqlLimits } from '../query/index.js';
+import { READ_TIMEOUT_MS_DEFAULT, SqlEngine, TxnManager, typeSystem, type SqlLimits } from '../query/index.js';
 import { createCdcStreams, createChangeFeed, createWebhooks, parseCidrList } from '../sinks/index.js';
 import type { AppCommands, InspectReport, ReplayProgress, ReplayReport, ServeHandle } from './app-types.js';
 import { SVC_VERSION } from '../core/version.js';
@@ -371,5 +371,7 @@ function sqlLimitsOf(config: Config): SqlLimits {
     scanCacheRowsMax: config.sqlScanCacheRowsMax,
     scanCacheBytesMax: config.sqlScanCacheBytesMax,
     efSearchDefault: config.vectorEfSearchDefault,
+    // What the REST routes' statements run with by default (30 s, at most the configured maximum).
+    readTimeoutMsDefault: Math.min(READ_TIMEOUT_MS_DEFAULT, config.queryTimeoutMsMax),
   };
 }

@@ -8,7 +8,7 @@ export { collectRows, type ResultSummary, type RowStream } from './stream.js';
 export { asSvcError } from './failure.js';
 export type { SqlEngineDeps } from './statement.js';
 export type { ExplainOptionsInput, ExplainResult, PlanNode } from './explain/index.js';
-export { DEFAULT_SQL_LIMITS, type SqlLimits } from './limits.js';
+export { DEFAULT_SQL_LIMITS, READ_TIMEOUT_MS_DEFAULT, type SqlLimits } from './limits.js';
 export { typeSystem } from './types/index.js';
 export { TxnManager, type BeginOptions, type TxnLimits, type TxnManagerDeps } from './txn/manager.js';
 export type { TxnCaller, TxnScope } from './txn/scope.js';
