@@ -10,8 +10,8 @@
  * out in the form v understands, so each character is one character and the errors are
  * PostgreSQL's (`invalid regular expression: quantifier operand invalid`, …).
  *
- * Character classes (regex-syntax.ts) follow PostgreSQL's Unicode definitions (pg_u_is*) where the
- * C libraries agree, and the C library's where they part (PostgreSQL asks iswlower() and friends):
+ * Bracket expressions are read by regex-bracket.ts. Character classes (regex-syntax.ts) follow
+ * PostgreSQL's Unicode definitions (pg_u_is*) where the C libraries agree, and the C library's where they part (PostgreSQL asks iswlower() and friends):
  * alpha is Unicode's Alphabetic, upper and lower the letters with a lowercase or uppercase mapping,
  * space White_Space less the no-break spaces, punct the punctuation and symbol categories less
  * Alphabetic, digit and xdigit ASCII only; \w and [[:word:]] are [[:alnum:]_].
@@ -22,12 +22,11 @@
  * Not the same: JavaScript picks the first alternative that matches where PostgreSQL's engine
  * picks the longest overall match of a pattern without quantifiers ('a|ab' takes 'ab' there).
  */
+import { allCases, lit, readBracket, type PatternCursor } from './regex-bracket.js';
 import {
   applyOption,
   badRegex,
   CHAR_ESCAPES,
-  CLASSES,
-  COLLATING_NAMES,
   CONSTRAINT_ESCAPES,
   DUP_MAX,
   RE_EXPANDED,
@@ -48,38 +47,16 @@ export interface TranslatedRegex {
   readonly flags: string;
 }
 
-/** One character as v-mode source: ASCII letters and digits as they are, anything else as \u{…}. */
-function lit(cp: number): string {
-  return (cp >= 0x30 && cp <= 0x39) || (cp >= 0x41 && cp <= 0x5a) || (cp >= 0x61 && cp <= 0x7a) ? String.fromCodePoint(cp) : `\\u{${cp.toString(16)}}`;
-}
-
-/** A one-character case mapping (towlower/towupper): a mapping to several characters keeps the character. */
-function mapOne(cp: number, upper: boolean): number {
-  const c = String.fromCodePoint(cp);
-  const m = upper ? c.toUpperCase() : c.toLowerCase();
-  const first = m.codePointAt(0)!;
-  return m.length === (first > 0xffff ? 2 : 1) ? first : cp;
-}
-
-/** PostgreSQL's allcases(c): the lower and the upper case of c (not c itself when it is neither, as 'ǅ'). */
-function allCases(cp: number): number[] {
-  const lc = mapOne(cp, false);
-  const uc = mapOne(cp, true);
-  return lc === uc ? [lc] : [lc, uc];
-}
-
-type BracketItem = { kind: 'char'; cp: number } | { kind: 'class'; text: string };
-
-class Translator {
-  private pos = 0;
+class Translator implements PatternCursor {
+  pos = 0;
   private groups = 0;
   private lookaround = 0;
   private backref = false;
-  private readonly cps: number[];
+  readonly cps: number[];
 
   constructor(
     pattern: string,
-    private cflags: number,
+    public cflags: number,
   ) {
     this.cps = Array.from(pattern, (c) => c.codePointAt(0)!);
   }
@@ -197,7 +174,7 @@ class Translator {
           this.pos += 6;
           return { text: start ? WORD_START : WORD_END, constraint: true };
         }
-        return { text: this.bracket(), constraint: false };
+        return { text: readBracket(this), constraint: false };
       case 0x2e:
         return { text: this.cflags & RE_NLSTOP ? '[^\\n]' : '.', constraint: false };
       case 0x5e:
@@ -265,7 +242,7 @@ class Translator {
   }
 
   /** A character-entry escape (the backslash read): \n \t \x41 \u0041 \U0001F600 \101 \cX …. */
-  private charEscape(): number {
+  charEscape(): number {
     const c = this.cps[this.pos++]!;
     const ch = String.fromCodePoint(c);
     if (CHAR_ESCAPES[ch] !== undefined) return CHAR_ESCAPES[ch];
@@ -309,96 +286,6 @@ class Translator {
     return cases.length === 1 ? lit(cases[0]!) : `[${cases.map(lit).join('')}]`;
   }
 
-  /** A bracket expression, the '[' read. */
-  private bracket(): string {
-    let negate = false;
-    if (this.peek() === 0x5e) {
-      negate = true;
-      this.pos++;
-    }
-    let body = '';
-    let first = true;
-    for (;;) {
-      const c = this.peek();
-      if (c === undefined) throw badRegex('brackets [] not balanced');
-      if (c === 0x5d && !first) {
-        this.pos++;
-        break;
-      }
-      first = false;
-      const item = this.bracketItem();
-      // A range: a character, '-', and a character other than the closing ']'.
-      if (item.kind === 'char' && this.peek() === 0x2d && this.peek(1) !== undefined && this.peek(1) !== 0x5d) {
-        this.pos++;
-        const end = this.bracketItem();
-        if (end.kind !== 'char' || end.cp < item.cp) throw badRegex('invalid character range');
-        body += this.range(item.cp, end.cp);
-        // A '-' right after a range starts another one from nothing ([a-c-e]); only before ']' is it a '-'.
-        if (this.peek() === 0x2d && this.peek(1) !== undefined && this.peek(1) !== 0x5d) throw badRegex('invalid character range');
-      } else if (item.kind === 'class' && this.peek() === 0x2d && this.peek(1) !== undefined && this.peek(1) !== 0x5d) {
-        throw badRegex('invalid character range'); // a class cannot start a range
-      } else if (item.kind === 'char') {
-        body += this.cflags & RE_ICASE ? allCases(item.cp).map(lit).join('') : lit(item.cp);
-      } else {
-        body += item.text;
-      }
-    }
-    if (negate && this.cflags & RE_NLSTOP) body += '\\n';
-    if (body === '') return negate ? '[^]' : '[]';
-    return `[${negate ? '^' : ''}${body}]`;
-  }
-
-  /** a-b; case-insensitive, with the cases of its characters that fall outside it (regc_locale.c range()). */
-  private range(a: number, b: number): string {
-    let out = `${lit(a)}-${lit(b)}`;
-    if (!(this.cflags & RE_ICASE)) return out;
-    if (b - a >= 100_000) throw badRegex('regular expression is too big');
-    const extra = new Set<number>();
-    for (let c = a; c <= b; c++) {
-      for (const cc of [mapOne(c, false), mapOne(c, true)]) if (cc < a || cc > b) extra.add(cc);
-    }
-    for (const cc of extra) out += lit(cc);
-    return out;
-  }
-
-  private bracketItem(): BracketItem {
-    const c = this.cps[this.pos++]!;
-    if (c === 0x5b && (this.peek() === 0x3a || this.peek() === 0x2e || this.peek() === 0x3d)) {
-      const delim = this.cps[this.pos++]!;
-      const start = this.pos;
-      while (this.pos < this.cps.length && !(this.cps[this.pos] === delim && this.cps[this.pos + 1] === 0x5d)) this.pos++;
-      if (this.pos >= this.cps.length) throw badRegex('brackets [] not balanced');
-      const name = String.fromCodePoint(...this.cps.slice(start, this.pos));
-      this.pos += 2;
-      if (delim === 0x3a) {
-        const cls = this.cflags & RE_ICASE && (name === 'upper' || name === 'lower') ? 'alpha' : name;
-        const text = CLASSES[cls];
-        if (text === undefined) throw badRegex('invalid character class');
-        return { kind: 'class', text };
-      }
-      const cps = Array.from(name, (x) => x.codePointAt(0)!);
-      if (cps.length === 1) return { kind: 'char', cp: cps[0]! };
-      const named = delim === 0x2e ? COLLATING_NAMES[name] : undefined;
-      if (named === undefined) throw badRegex('invalid collating element');
-      return { kind: 'char', cp: named };
-    }
-    if (c === 0x5c) {
-      const e = this.peek();
-      if (e === undefined) throw badRegex('brackets [] not balanced');
-      if (!this.isAlnum(e)) {
-        this.pos++;
-        return { kind: 'char', cp: e };
-      }
-      const ch = String.fromCodePoint(e);
-      if (SHORTHAND[ch] !== undefined) {
-        this.pos++;
-        return { kind: 'class', text: SHORTHAND[ch] };
-      }
-      return { kind: 'char', cp: this.charEscape() };
-    }
-    return { kind: 'char', cp: c };
-  }
-
   /** Expanded syntax (x): white space and #-comments between tokens are not part of the pattern. */
   private skipExpanded(): void {
     if (!(this.cflags & RE_EXPANDED)) return;
@@ -412,7 +299,7 @@ class Translator {
     }
   }
 
-  private peek(ahead = 0): number | undefined {
+  peek(ahead = 0): number | undefined {
     return this.cps[this.pos + ahead];
   }
 
@@ -433,7 +320,7 @@ class Translator {
     return c !== undefined && ((c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a));
   }
 
-  private isAlnum(c: number): boolean {
+  isAlnum(c: number): boolean {
     return this.isDigit(c) || this.isLetter(c);
   }
 }
