@@ -6,6 +6,7 @@
  * range, ']' first is a character, and most escapes mean something else than outside.
  */
 import { badRegex, CLASSES, COLLATING_NAMES, RE_ICASE, RE_NLSTOP, SHORTHAND } from './regex-syntax.js';
+import { classRanges, complement, normalize, utf16Source } from './regex-utf16.js';
 
 /** What the bracket reader needs of the translator: its place in the pattern and its escape reader. */
 export interface PatternCursor {
@@ -41,14 +42,19 @@ export function allCases(cp: number): number[] {
 
 type BracketItem = { kind: 'char'; cp: number } | { kind: 'class'; text: string };
 
-/** A bracket expression, the '[' read. */
-export function readBracket(r: PatternCursor): string {
+/**
+ * A bracket expression, the '[' read: as a v-mode class, or with `utf16` (a limit, regex-utf16.ts
+ * LATIN1 or ANY) as the UTF-16 source of its code point set up to that limit.
+ */
+export function readBracket(r: PatternCursor, utf16: number | null): string {
   let negate = false;
   if (r.peek() === 0x5e) {
     negate = true;
     r.pos++;
   }
   let body = '';
+  // The set as [lo, hi] pairs and class operands, for the UTF-16 form.
+  const pairs: number[] = [];
   let first = true;
   for (;;) {
     const c = r.peek();
@@ -64,32 +70,43 @@ export function readBracket(r: PatternCursor): string {
       r.pos++;
       const end = bracketItem(r);
       if (end.kind !== 'char' || end.cp < item.cp) throw badRegex('invalid character range');
-      body += range(r, item.cp, end.cp);
+      body += range(r, item.cp, end.cp, pairs);
       // A '-' right after a range starts another one from nothing ([a-c-e]); only before ']' is it a '-'.
       if (r.peek() === 0x2d && r.peek(1) !== undefined && r.peek(1) !== 0x5d) throw badRegex('invalid character range');
     } else if (item.kind === 'class' && r.peek() === 0x2d && r.peek(1) !== undefined && r.peek(1) !== 0x5d) {
       throw badRegex('invalid character range'); // a class cannot start a range
     } else if (item.kind === 'char') {
-      body += r.cflags & RE_ICASE ? allCases(item.cp).map(lit).join('') : lit(item.cp);
+      const cases = r.cflags & RE_ICASE ? allCases(item.cp) : [item.cp];
+      body += cases.map(lit).join('');
+      for (const cp of cases) pairs.push(cp, cp);
     } else {
       body += item.text;
+      if (utf16 !== null) pairs.push(...classRanges(item.text, utf16));
     }
   }
-  if (negate && r.cflags & RE_NLSTOP) body += '\\n';
+  if (negate && r.cflags & RE_NLSTOP) {
+    body += '\\n';
+    pairs.push(0x0a, 0x0a);
+  }
+  if (utf16 !== null) return utf16Source(negate ? complement(normalize(pairs)) : normalize(pairs), utf16);
   if (body === '') return negate ? '[^]' : '[]';
   return `[${negate ? '^' : ''}${body}]`;
 }
 
 /** a-b; case-insensitive, with the cases of its characters that fall outside it (regc_locale.c range()). */
-function range(r: PatternCursor, a: number, b: number): string {
+function range(r: PatternCursor, a: number, b: number, pairs: number[]): string {
   let out = `${lit(a)}-${lit(b)}`;
+  pairs.push(a, b);
   if (!(r.cflags & RE_ICASE)) return out;
   if (b - a >= 100_000) throw badRegex('regular expression is too big');
   const extra = new Set<number>();
   for (let c = a; c <= b; c++) {
     for (const cc of [mapOne(c, false), mapOne(c, true)]) if (cc < a || cc > b) extra.add(cc);
   }
-  for (const cc of extra) out += lit(cc);
+  for (const cc of extra) {
+    out += lit(cc);
+    pairs.push(cc, cc);
+  }
   return out;
 }
 

@@ -23,6 +23,7 @@
  * picks the longest overall match of a pattern without quantifiers ('a|ab' takes 'ab' there).
  */
 import { allCases, lit, readBracket, type PatternCursor } from './regex-bracket.js';
+import { ALL, classRanges, complement, normalize, utf16Char, utf16Source } from './regex-utf16.js';
 import {
   applyOption,
   badRegex,
@@ -41,6 +42,10 @@ import {
 
 export { applyOption, RE_ICASE } from './regex-syntax.js';
 
+/** Thrown by the UTF-16 translation at a construct V8's linear engine cannot run. */
+const NOT_LINEAR = new Error('no linear form');
+const ALL_BUT_NEWLINE = complement([0x0a, 0x0a]);
+
 export interface TranslatedRegex {
   readonly source: string;
   /** 'gsv', plus 'i' where a back reference must compare without case. */
@@ -57,6 +62,8 @@ class Translator implements PatternCursor {
   constructor(
     pattern: string,
     public cflags: number,
+    /** Write the UTF-16 form (regex-utf16.ts) for text up to this code point: no u or v flag, so V8's linear engine can take it. */
+    private readonly utf16: number | null = null,
   ) {
     this.cps = Array.from(pattern, (c) => c.codePointAt(0)!);
   }
@@ -71,6 +78,7 @@ class Translator implements PatternCursor {
       source = this.alternation();
       if (this.pos < this.cps.length) throw badRegex('parentheses () not balanced'); // a ')' with no '('
     }
+    if (this.utf16 !== null) return { source, flags: 'g' };
     const icaseBackref = this.backref && (this.cflags & RE_ICASE) !== 0;
     return { source, flags: icaseBackref ? 'gisv' : 'gsv' };
   }
@@ -172,15 +180,16 @@ class Translator implements PatternCursor {
         if (this.startsWithAt(this.pos - 1, '[[:<:]]') || this.startsWithAt(this.pos - 1, '[[:>:]]')) {
           const start = this.cps[this.pos + 2] === 0x3c;
           this.pos += 6;
-          return { text: start ? WORD_START : WORD_END, constraint: true };
+          return { text: this.notLinear(start ? WORD_START : WORD_END), constraint: true };
         }
-        return { text: readBracket(this), constraint: false };
+        return { text: readBracket(this, this.utf16), constraint: false };
       case 0x2e:
+        if (this.utf16 !== null) return { text: utf16Source(this.cflags & RE_NLSTOP ? ALL_BUT_NEWLINE : ALL, this.utf16), constraint: false };
         return { text: this.cflags & RE_NLSTOP ? '[^\\n]' : '.', constraint: false };
       case 0x5e:
-        return { text: this.cflags & RE_NLANCH ? '(?<![^\\n])' : '^', constraint: true };
+        return { text: this.cflags & RE_NLANCH ? this.notLinear('(?<![^\\n])') : '^', constraint: true };
       case 0x24:
-        return { text: this.cflags & RE_NLANCH ? '(?![^\\n])' : '$', constraint: true };
+        return { text: this.cflags & RE_NLANCH ? this.notLinear('(?![^\\n])') : '$', constraint: true };
       case 0x5c:
         return this.escape();
       default:
@@ -198,6 +207,7 @@ class Translator implements PatternCursor {
       this.pos += kind.length;
       open = `(${kind}`;
       constraint = kind !== '?:';
+      if (constraint) this.notLinear(open);
     } else if (this.lookaround > 0) {
       open = '(?:'; // parentheses inside a lookahead or lookbehind do not capture in PostgreSQL
     } else {
@@ -221,11 +231,13 @@ class Translator implements PatternCursor {
     }
     if (CONSTRAINT_ESCAPES[ch] !== undefined) {
       this.pos++;
-      return { text: CONSTRAINT_ESCAPES[ch], constraint: true };
+      // \A and \Z are ^ and $; the word constraints are lookarounds.
+      const text = CONSTRAINT_ESCAPES[ch];
+      return { text: text === '^' || text === '$' ? text : this.notLinear(text), constraint: true };
     }
     if (SHORTHAND[ch] !== undefined) {
       this.pos++;
-      return { text: SHORTHAND[ch], constraint: false };
+      return { text: this.utf16 !== null ? utf16Source(classRanges(SHORTHAND[ch], this.utf16), this.utf16) : SHORTHAND[ch], constraint: false };
     }
     if (c >= 0x31 && c <= 0x39) {
       // A back reference, PostgreSQL's heuristic: one digit, or a number no larger than the groups so far; else octal.
@@ -234,6 +246,7 @@ class Translator implements PatternCursor {
       if (this.pos === save + 1 || (n > 0 && n <= this.groups)) {
         if (n > this.groups || this.lookaround > 0) throw badRegex('invalid backreference number');
         this.backref = true;
+        this.notLinear('a back reference');
         return { text: `(?:\\${n})`, constraint: false };
       }
       this.pos = save;
@@ -281,9 +294,22 @@ class Translator implements PatternCursor {
 
   /** An ordinary character; case-insensitive, the class of its cases. */
   private literal(cp: number): string {
+    if (this.utf16 !== null) {
+      const cases = this.cflags & RE_ICASE ? allCases(cp) : [cp];
+      return cases.length === 1 ? utf16Char(cases[0]!) : utf16Source(normalize(cases.flatMap((c) => [c, c])), this.utf16);
+    }
     if (!(this.cflags & RE_ICASE)) return lit(cp);
     const cases = allCases(cp);
     return cases.length === 1 ? lit(cases[0]!) : `[${cases.map(lit).join('')}]`;
+  }
+
+  /**
+   * `text` (a lookaround or back reference) in the v form; the UTF-16 form stops here: V8's linear
+   * engine takes neither, so that form would backtrack as the v form does and buys nothing.
+   */
+  private notLinear(text: string): string {
+    if (this.utf16 !== null) throw NOT_LINEAR;
+    return text;
   }
 
   /** Expanded syntax (x): white space and #-comments between tokens are not part of the pattern. */
@@ -328,4 +354,20 @@ class Translator implements PatternCursor {
 /** Rewrites a PostgreSQL pattern compiled with `cflags` (RE_* bits) as a JavaScript v-mode RegExp's source and flags. */
 export function translateRegex(pattern: string, cflags: number): TranslatedRegex {
   return new Translator(pattern, cflags).translate();
+}
+
+/**
+ * The same pattern for UTF-16 units (regex-utf16.ts; flags 'g'), which V8 runs on its linear-time
+ * engine once a match backtracks too much; null when the pattern has a lookaround, a word
+ * constraint, a back reference or ^/$ at newlines (n flag): that engine takes none of them. For
+ * text whose code points are all at most `limit` (regex-utf16.ts LATIN1 or ANY). Call after
+ * translateRegex accepted the pattern (this one does not check it again).
+ */
+export function translateRegexUtf16(pattern: string, cflags: number, limit: number): TranslatedRegex | null {
+  try {
+    return new Translator(pattern, cflags, limit).translate();
+  } catch (err) {
+    if (err === NOT_LINEAR) return null;
+    throw err;
+  }
 }
