@@ -19,7 +19,7 @@ import { SvcError } from '../../core/errors.js';
 import { dataError } from '../types/errors.js';
 import { applyOption, RE_ICASE, translateRegex, translateRegexUtf16 } from './regex-translate.js';
 import { PATTERN_CACHE_ENTRIES_MAX } from '../types/limits.js';
-import { ANY, LATIN1 } from './regex-utf16.js';
+import { ANY, BMP, LATIN1 } from './regex-utf16.js';
 
 // V8 reads this when a RegExp is created: every regex created after it (ours are compiled at query
 // time, below) that the linear engine can run switches to it after 50,000 backtracks
@@ -41,21 +41,30 @@ function cached<T extends RegExp | LikeMatcher>(key: string, build: () => T): T 
 }
 
 /**
- * The UTF-16 forms of a compiled regex (translateRegexUtf16), each written the first time a text
- * needs it: for Latin-1 text and for any well-formed text; null when the pattern has none.
+ * The UTF-16 forms of a compiled regex (translateRegexUtf16). `narrow`: the one form of a pattern
+ * that takes no character past U+00FF, for every text. Else each form is written the first time a
+ * text needs it: for Latin-1 text, for text without surrogates, for any well-formed text.
  */
 interface Utf16Forms {
   readonly pattern: string;
   readonly cflags: number;
+  readonly narrow: RegExp | null;
   latin1?: RegExp | null;
+  bmp?: RegExp | null;
   any?: RegExp | null;
 }
 const UTF16_FORMS = new WeakMap<RegExp, Utf16Forms>();
-const LATIN1_TEXT = /^[\0-\xff]*$/;
+const SURROGATE = /[\ud800-\udfff]/;
 
 function utf16Form(pattern: string, cflags: number, limit: number): RegExp | null {
   const t = translateRegexUtf16(pattern, cflags, limit);
   return t === null ? null : new RegExp(t.source, t.flags);
+}
+
+/** Whether every character of `text` is Latin-1. */
+function isLatin1(text: string): boolean {
+  for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) > 0xff) return false;
+  return true;
 }
 
 /**
@@ -66,13 +75,27 @@ function utf16Form(pattern: string, cflags: number, limit: number): RegExp | nul
 export function regexFor(re: RegExp, text: string): RegExp {
   const forms = UTF16_FORMS.get(re);
   if (forms === undefined) return re;
-  if (LATIN1_TEXT.test(text)) {
+  // Most patterns: no look at the text (which cost more than the match of a short row).
+  if (forms.narrow !== null) return forms.narrow;
+  if (isLatin1(text)) {
     if (forms.latin1 === undefined) forms.latin1 = utf16Form(forms.pattern, forms.cflags, LATIN1);
     return forms.latin1 ?? re;
+  }
+  if (!SURROGATE.test(text)) {
+    if (forms.bmp === undefined) forms.bmp = utf16Form(forms.pattern, forms.cflags, BMP);
+    return forms.bmp ?? re;
   }
   if (!(text as string & { isWellFormed(): boolean }).isWellFormed()) return re;
   if (forms.any === undefined) forms.any = utf16Form(forms.pattern, forms.cflags, ANY);
   return forms.any ?? re;
+}
+
+/** Registers `re`'s UTF-16 forms, if the pattern has them (none for a lookaround or a back reference). */
+function addUtf16Forms(re: RegExp, pattern: string, cflags: number): void {
+  const latin1 = translateRegexUtf16(pattern, cflags, LATIN1);
+  if (latin1 === null) return;
+  const form = new RegExp(latin1.source, latin1.flags);
+  UTF16_FORMS.set(re, latin1.wide === true ? { pattern, cflags, narrow: null, latin1: form } : { pattern, cflags, narrow: form });
 }
 
 function escapeRegex(c: string): string {
@@ -229,7 +252,7 @@ export function compileRegex(pattern: string, cflags: number, indices = false): 
     try {
       const re = new RegExp(source, indices ? `${flags}d` : flags);
       // The d flag (group positions) keeps V8's linear engine out: no UTF-16 form then.
-      if (!indices) UTF16_FORMS.set(re, { pattern, cflags });
+      if (!indices) addUtf16Forms(re, pattern, cflags);
       return re;
     } catch (err) {
       // The translator writes only what v accepts; this is a pattern it let through that JavaScript refuses.

@@ -18,7 +18,12 @@ export interface PatternCursor {
   /** A character-entry escape (\n, \x41, \u0041, …), the backslash read. */
   charEscape(): number;
   isAlnum(c: number): boolean;
+  /** Set once the UTF-16 form takes a character past U+00FF: it then depends on the text's characters. */
+  wide: boolean;
 }
+
+/** The class operands with no character past U+00FF: digit (\\d), xdigit, ascii, cntrl. */
+const NARROW_CLASSES = new Set([CLASSES['digit'], CLASSES['xdigit'], CLASSES['ascii'], CLASSES['cntrl']]);
 
 /** One character as v-mode source: ASCII letters and digits as they are, anything else as \u{…}. */
 export function lit(cp: number): string {
@@ -44,7 +49,7 @@ type BracketItem = { kind: 'char'; cp: number } | { kind: 'class'; text: string 
 
 /**
  * A bracket expression, the '[' read: as a v-mode class, or with `utf16` (a limit, regex-utf16.ts
- * LATIN1 or ANY) as the UTF-16 source of its code point set up to that limit.
+ * LATIN1, BMP or ANY) as the UTF-16 source of its code point set up to that limit.
  */
 export function readBracket(r: PatternCursor, utf16: number | null): string {
   let negate = false;
@@ -82,12 +87,14 @@ export function readBracket(r: PatternCursor, utf16: number | null): string {
     } else {
       body += item.text;
       if (utf16 !== null) pairs.push(...classRanges(item.text, utf16));
+      if (!NARROW_CLASSES.has(item.text)) r.wide = true;
     }
   }
   if (negate && r.cflags & RE_NLSTOP) {
     body += '\\n';
     pairs.push(0x0a, 0x0a);
   }
+  if (negate || pairs.some((cp) => cp > 0xff)) r.wide = true;
   if (utf16 !== null) return utf16Source(negate ? complement(normalize(pairs)) : normalize(pairs), utf16);
   if (body === '') return negate ? '[^]' : '[]';
   return `[${negate ? '^' : ''}${body}]`;

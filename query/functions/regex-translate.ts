@@ -50,10 +50,17 @@ export interface TranslatedRegex {
   readonly source: string;
   /** 'gsv', plus 'i' where a back reference must compare without case. */
   readonly flags: string;
+  /**
+   * UTF-16 form only: whether it takes any character past U+00FF. When not, the form is the same
+   * for every text and serves any text, a lone surrogate too: no atom of it matches a surrogate or
+   * can start inside a pair, under either flag.
+   */
+  readonly wide?: boolean;
 }
 
 class Translator implements PatternCursor {
   pos = 0;
+  wide = false;
   private groups = 0;
   private lookaround = 0;
   private backref = false;
@@ -78,7 +85,7 @@ class Translator implements PatternCursor {
       source = this.alternation();
       if (this.pos < this.cps.length) throw badRegex('parentheses () not balanced'); // a ')' with no '('
     }
-    if (this.utf16 !== null) return { source, flags: 'g' };
+    if (this.utf16 !== null) return { source, flags: 'g', wide: this.wide };
     const icaseBackref = this.backref && (this.cflags & RE_ICASE) !== 0;
     return { source, flags: icaseBackref ? 'gisv' : 'gsv' };
   }
@@ -184,6 +191,7 @@ class Translator implements PatternCursor {
         }
         return { text: readBracket(this, this.utf16), constraint: false };
       case 0x2e:
+        this.wide = true;
         if (this.utf16 !== null) return { text: utf16Source(this.cflags & RE_NLSTOP ? ALL_BUT_NEWLINE : ALL, this.utf16), constraint: false };
         return { text: this.cflags & RE_NLSTOP ? '[^\\n]' : '.', constraint: false };
       case 0x5e:
@@ -237,6 +245,7 @@ class Translator implements PatternCursor {
     }
     if (SHORTHAND[ch] !== undefined) {
       this.pos++;
+      if (ch !== 'd') this.wide = true;
       return { text: this.utf16 !== null ? utf16Source(classRanges(SHORTHAND[ch], this.utf16), this.utf16) : SHORTHAND[ch], constraint: false };
     }
     if (c >= 0x31 && c <= 0x39) {
@@ -296,6 +305,7 @@ class Translator implements PatternCursor {
   private literal(cp: number): string {
     if (this.utf16 !== null) {
       const cases = this.cflags & RE_ICASE ? allCases(cp) : [cp];
+      if (cases.some((c) => c > 0xff)) this.wide = true;
       return cases.length === 1 ? utf16Char(cases[0]!) : utf16Source(normalize(cases.flatMap((c) => [c, c])), this.utf16);
     }
     if (!(this.cflags & RE_ICASE)) return lit(cp);
@@ -360,7 +370,7 @@ export function translateRegex(pattern: string, cflags: number): TranslatedRegex
  * The same pattern for UTF-16 units (regex-utf16.ts; flags 'g'), which V8 runs on its linear-time
  * engine once a match backtracks too much; null when the pattern has a lookaround, a word
  * constraint, a back reference or ^/$ at newlines (n flag): that engine takes none of them. For
- * text whose code points are all at most `limit` (regex-utf16.ts LATIN1 or ANY). Call after
+ * text whose code points are all at most `limit` (regex-utf16.ts LATIN1, BMP or ANY). Call after
  * translateRegex accepted the pattern (this one does not check it again).
  */
 export function translateRegexUtf16(pattern: string, cflags: number, limit: number): TranslatedRegex | null {
