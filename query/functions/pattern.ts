@@ -28,9 +28,9 @@ import { ANY, BMP, LATIN1 } from './regex-utf16.js';
 setFlagsFromString('--enable-experimental-regexp-engine-on-excessive-backtracks');
 
 /** Cached patterns, most recent kept; bounded so ad-hoc patterns cannot grow memory without limit. */
-const cache = new Map<string, RegExp | LikeMatcher>();
+const cache = new Map<string, CompiledRegex | LikeMatcher>();
 
-function cached<T extends RegExp | LikeMatcher>(key: string, build: () => T): T {
+function cached<T extends CompiledRegex | LikeMatcher>(key: string, build: () => T): T {
   let re = cache.get(key) as T | undefined;
   if (re === undefined) {
     re = build();
@@ -40,26 +40,7 @@ function cached<T extends RegExp | LikeMatcher>(key: string, build: () => T): T 
   return re;
 }
 
-/**
- * The UTF-16 forms of a compiled regex (translateRegexUtf16). `narrow`: the one form of a pattern
- * that takes no character past U+00FF, for every text. Else each form is written the first time a
- * text needs it: for Latin-1 text, for text without surrogates, for any well-formed text.
- */
-interface Utf16Forms {
-  readonly pattern: string;
-  readonly cflags: number;
-  readonly narrow: RegExp | null;
-  latin1?: RegExp | null;
-  bmp?: RegExp | null;
-  any?: RegExp | null;
-}
-const UTF16_FORMS = new WeakMap<RegExp, Utf16Forms>();
 const SURROGATE = /[\ud800-\udfff]/;
-
-function utf16Form(pattern: string, cflags: number, limit: number): RegExp | null {
-  const t = translateRegexUtf16(pattern, cflags, limit);
-  return t === null ? null : new RegExp(t.source, t.flags);
-}
 
 /** Whether every character of `text` is Latin-1. */
 function isLatin1(text: string): boolean {
@@ -68,34 +49,64 @@ function isLatin1(text: string): boolean {
 }
 
 /**
- * The RegExp to run on `text`: `re`'s UTF-16 form for it when there is one and `text` is well
- * formed (no lone surrogate, which the v form matches as a character and the UTF-16 form never
- * does), else `re`. Both find the same matches at the same indexes; set lastIndex on the one returned.
+ * A compiled regex: its v form, and its UTF-16 forms (translateRegexUtf16), which V8 can move to
+ * its linear engine. `narrow`: the one UTF-16 form of a pattern that takes no character past
+ * U+00FF, for every text. Else each form is written the first time a text needs it: for Latin-1
+ * text, for text without surrogates, for any well-formed text. None (`linear` false) for a
+ * lookaround or a back reference, nor with the d flag.
  */
-export function regexFor(re: RegExp, text: string): RegExp {
-  const forms = UTF16_FORMS.get(re);
-  if (forms === undefined) return re;
-  // Most patterns: no look at the text (which cost more than the match of a short row).
-  if (forms.narrow !== null) return forms.narrow;
-  if (isLatin1(text)) {
-    if (forms.latin1 === undefined) forms.latin1 = utf16Form(forms.pattern, forms.cflags, LATIN1);
-    return forms.latin1 ?? re;
+class CompiledRegex {
+  readonly narrow: RegExp | null;
+  private readonly linear: boolean;
+  private latin1: RegExp | null | undefined;
+  private bmp: RegExp | null | undefined;
+  private any: RegExp | null | undefined;
+
+  constructor(
+    readonly v: RegExp,
+    private readonly pattern: string,
+    private readonly cflags: number,
+    withForms: boolean,
+  ) {
+    const latin1 = withForms ? translateRegexUtf16(pattern, cflags, LATIN1) : null;
+    this.linear = latin1 !== null;
+    const form = latin1 === null ? null : new RegExp(latin1.source, latin1.flags);
+    this.narrow = latin1?.wide === false ? form : null;
+    this.latin1 = form;
   }
-  if (!SURROGATE.test(text)) {
-    if (forms.bmp === undefined) forms.bmp = utf16Form(forms.pattern, forms.cflags, BMP);
-    return forms.bmp ?? re;
+
+  /**
+   * The RegExp to run on `text`: the UTF-16 form for it when there is one and `text` is well
+   * formed (no lone surrogate, which the v form matches as a character and the UTF-16 form never
+   * does), else the v form. Both find the same matches at the same indexes; set lastIndex on the
+   * one returned.
+   */
+  forText(text: string): RegExp {
+    // Most patterns: no look at the text (which costs more than the match of a short row).
+    if (this.narrow !== null) return this.narrow;
+    if (!this.linear) return this.v;
+    if (isLatin1(text)) return this.latin1 ?? this.v;
+    if (!SURROGATE.test(text)) {
+      if (this.bmp === undefined) this.bmp = this.form(BMP);
+      return this.bmp ?? this.v;
+    }
+    if (!(text as string & { isWellFormed(): boolean }).isWellFormed()) return this.v;
+    if (this.any === undefined) this.any = this.form(ANY);
+    return this.any ?? this.v;
   }
-  if (!(text as string & { isWellFormed(): boolean }).isWellFormed()) return re;
-  if (forms.any === undefined) forms.any = utf16Form(forms.pattern, forms.cflags, ANY);
-  return forms.any ?? re;
+
+  private form(limit: number): RegExp | null {
+    const t = translateRegexUtf16(this.pattern, this.cflags, limit);
+    return t === null ? null : new RegExp(t.source, t.flags);
+  }
 }
 
-/** Registers `re`'s UTF-16 forms, if the pattern has them (none for a lookaround or a back reference). */
-function addUtf16Forms(re: RegExp, pattern: string, cflags: number): void {
-  const latin1 = translateRegexUtf16(pattern, cflags, LATIN1);
-  if (latin1 === null) return;
-  const form = new RegExp(latin1.source, latin1.flags);
-  UTF16_FORMS.set(re, latin1.wide === true ? { pattern, cflags, narrow: null, latin1: form } : { pattern, cflags, narrow: form });
+/** compileRegex's RegExp to its CompiledRegex, for regexFor. */
+const COMPILED = new WeakMap<RegExp, CompiledRegex>();
+
+/** The RegExp to run on `text` for `re` from compileRegex (CompiledRegex.forText); set lastIndex on it. */
+export function regexFor(re: RegExp, text: string): RegExp {
+  return COMPILED.get(re)?.forText(text) ?? re;
 }
 
 function escapeRegex(c: string): string {
@@ -241,29 +252,37 @@ export function regexOptions(options: string, fn: string, globalAllowed: boolean
   return { cflags, global };
 }
 
-/**
- * Compiles a PostgreSQL regular expression (regex-translate.ts) with its RE_* flags, cached. The
- * RegExp has the g flag (matching starts at lastIndex) and is shared: a caller sets lastIndex
- * before every exec or test. `indices` adds the d flag (group positions, for regexp_instr).
- */
-export function compileRegex(pattern: string, cflags: number, indices = false): RegExp {
+/** The cached CompiledRegex of a PostgreSQL regular expression with its RE_* flags (compileRegex). */
+function compiledRegex(pattern: string, cflags: number, indices: boolean): CompiledRegex {
   return cached(`R${cflags}${indices ? 'd' : ''}/${pattern}`, () => {
     const { source, flags } = translateRegex(pattern, cflags);
+    let re: RegExp;
     try {
-      const re = new RegExp(source, indices ? `${flags}d` : flags);
-      // The d flag (group positions) keeps V8's linear engine out: no UTF-16 form then.
-      if (!indices) addUtf16Forms(re, pattern, cflags);
-      return re;
+      re = new RegExp(source, indices ? `${flags}d` : flags);
     } catch (err) {
       // The translator writes only what v accepts; this is a pattern it let through that JavaScript refuses.
       throw dataError(`invalid regular expression: ${(err as Error).message}`, '2201B');
     }
+    // The d flag (group positions) keeps V8's linear engine out: no UTF-16 form then.
+    const compiled = new CompiledRegex(re, pattern, cflags, !indices);
+    COMPILED.set(re, compiled);
+    return compiled;
   });
+}
+
+/**
+ * Compiles a PostgreSQL regular expression (regex-translate.ts) with its RE_* flags, cached. The
+ * RegExp has the g flag (matching starts at lastIndex) and is shared: a caller sets lastIndex
+ * before every exec or test, on regexFor(re, text). `indices` adds the d flag (group positions,
+ * for regexp_instr).
+ */
+export function compileRegex(pattern: string, cflags: number, indices = false): RegExp {
+  return compiledRegex(pattern, cflags, indices).v;
 }
 
 /** text ~ pattern (~* when caseInsensitive). */
 export function regexMatch(text: string, pattern: string, caseInsensitive: boolean): boolean {
-  const re = regexFor(compileRegex(pattern, caseInsensitive ? RE_ICASE : 0), text);
+  const re = compiledRegex(pattern, caseInsensitive ? RE_ICASE : 0, false).forText(text);
   re.lastIndex = 0;
   return re.test(text);
 }
