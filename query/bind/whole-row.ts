@@ -1,4 +1,4 @@
-import type { ColumnRef, FuncCall, SqlExpr } from '../parse/index.js';
+import { plainCall, type ColumnRef, type FuncCall, type SqlExpr } from '../parse/index.js';
 import { invalid } from './context.js';
 import type { RangeEntry, Scope } from './scope.js';
 
@@ -82,20 +82,7 @@ function wholeRowEntry(arg: SqlExpr, scope: Scope): { entry: RangeEntry; nullabl
 function rowObject(entry: RangeEntry, nullable: boolean, loc: number): SqlExpr {
   const ref = (column: string): SqlExpr => ({ kind: 'column_ref', qualifier: [entry.alias], column, loc });
   const args: SqlExpr[] = entry.columns.flatMap((c) => [{ kind: 'string', value: c.name, loc } as SqlExpr, ref(c.name)]);
-  const object: SqlExpr = {
-    kind: 'func',
-    name: { schema: null, name: 'jsonb_build_object' },
-    args,
-    argNames: null,
-    star: false,
-    distinct: false,
-    orderBy: [],
-    withinGroup: [],
-    filter: null,
-    over: null,
-    variadic: false,
-    loc,
-  };
+  const object = plainCall(null, 'jsonb_build_object', args, loc);
   if (!nullable) return object;
   const key = entry.columns.find((c) => !c.nullable);
   if (!key) {

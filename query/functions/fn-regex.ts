@@ -14,7 +14,7 @@ import { SvcError } from '../../core/errors.js';
 import type { QType, QValue } from '../types/contract.js';
 import { dataError } from '../types/errors.js';
 import { arrayOf, T } from '../types/qtype.js';
-import { compileRegex, regexOptions } from './pattern.js';
+import { compileRegex, regexFor, regexOptions } from './pattern.js';
 import type { FnDef, Impl } from './registry.js';
 
 function fn(name: string, params: QType[], ret: QType, impl: Impl): FnDef {
@@ -45,12 +45,14 @@ function charCount(str: string, units: number): number {
 }
 
 /**
- * The matches of `re` (from compileRegex: global, shared, so lastIndex is set here) in `str`
+ * The matches of `compiled` (from compileRegex: global, shared, so lastIndex is set here; its
+ * UTF-16 form where it has one, pattern.ts regexFor) in `str`
  * from unit index `from`, PostgreSQL's way: the next search starts at the end of a match, one
  * character later after an empty one. `degenerate: false` skips the empty matches
  * regexp_split_* ignores: at the end of the string or right where the previous match ended.
  */
-export function* regexMatches(re: RegExp, str: string, from: number, degenerate = true): Generator<RegExpExecArray> {
+export function* regexMatches(compiled: RegExp, str: string, from: number, degenerate = true): Generator<RegExpExecArray> {
+  const re = regexFor(compiled, str);
   let start = from;
   let prevEnd = 0;
   while (start <= str.length) {
@@ -140,7 +142,7 @@ export function matchArray(m: RegExpExecArray): (string | null)[] {
 
 function firstMatch(str: string, pattern: string, flags: string, fnName: string, from = 0): RegExpExecArray | null {
   const { cflags } = regexOptions(flags, fnName, false);
-  const re = compileRegex(pattern, cflags);
+  const re = regexFor(compileRegex(pattern, cflags), str);
   re.lastIndex = from;
   return re.exec(str);
 }

@@ -3,17 +3,35 @@
  * LIKE: '%' any run, '_' one character, '\' escapes the next character (a custom ESCAPE is turned
  * into '\' by like_escape, as PostgreSQL's parser does). Regexes: PostgreSQL's ARE syntax, rewritten
  * for JavaScript's v flag by regex-translate.ts.
+ *
+ * No pattern may hold the event loop for long (one statement would stall every request, and a
+ * statement timeout cannot interrupt a running RegExp). JavaScript's engine backtracks: '(a+)+$'
+ * against 'aaaa…!' is exponential, and LIKE '%a%a%a%b' written as /^.*a.*a.*a.*b$/ is cubic. So:
+ * - LIKE never runs as one RegExp with '%' in it: its pieces between the '%' are found in order,
+ *   each at its leftmost place (likeMatches), which is linear in the text for each piece.
+ * - A regex also gets a UTF-16 form (regex-utf16.ts) that V8 moves to its linear-time engine once a
+ *   match has backtracked too much (the flag set below); used on well-formed text (regexFor).
+ * - What that engine cannot run (lookarounds, the word constraints \m \M \y \Y, back references, the
+ *   n flag's anchors, regexp_instr's subexpression positions) still backtracks: docs/sql.md says so.
  */
+import { setFlagsFromString } from 'node:v8';
 import { SvcError } from '../../core/errors.js';
 import { dataError } from '../types/errors.js';
-import { applyOption, RE_ICASE, translateRegex } from './regex-translate.js';
+import { applyOption, RE_ICASE, translateRegex, translateRegexUtf16 } from './regex-translate.js';
 import { PATTERN_CACHE_ENTRIES_MAX } from '../types/limits.js';
+import { ANY, BMP, LATIN1 } from './regex-utf16.js';
+
+// V8 reads this when a RegExp is created: every regex created after it (ours are compiled at query
+// time, below) that the linear engine can run switches to it after 50,000 backtracks
+// (--regexp-backtracks-before-fallback) instead of backtracking on exponentially. Set here, where the
+// patterns are compiled, so every process that runs SQL has it (svcdb serve, replay, in-process tests).
+setFlagsFromString('--enable-experimental-regexp-engine-on-excessive-backtracks');
 
 /** Cached patterns, most recent kept; bounded so ad-hoc patterns cannot grow memory without limit. */
-const cache = new Map<string, RegExp>();
+const cache = new Map<string, CompiledRegex | LikeMatcher>();
 
-function cached(key: string, build: () => RegExp): RegExp {
-  let re = cache.get(key);
+function cached<T extends CompiledRegex | LikeMatcher>(key: string, build: () => T): T {
+  let re = cache.get(key) as T | undefined;
   if (re === undefined) {
     re = build();
     if (cache.size >= PATTERN_CACHE_ENTRIES_MAX) cache.delete(cache.keys().next().value!);
@@ -22,11 +40,85 @@ function cached(key: string, build: () => RegExp): RegExp {
   return re;
 }
 
+const SURROGATE = /[\ud800-\udfff]/;
+
+/** Whether every character of `text` is Latin-1. */
+function isLatin1(text: string): boolean {
+  for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) > 0xff) return false;
+  return true;
+}
+
+/**
+ * A compiled regex: its v form, and its UTF-16 forms (translateRegexUtf16), which V8 can move to
+ * its linear engine. `narrow`: the one UTF-16 form of a pattern that takes no character past
+ * U+00FF, for every text. Else each form is written the first time a text needs it: for Latin-1
+ * text, for text without surrogates, for any well-formed text. None (`linear` false) for a
+ * lookaround or a back reference, nor with the d flag.
+ */
+class CompiledRegex {
+  readonly narrow: RegExp | null;
+  private readonly linear: boolean;
+  private latin1: RegExp | null | undefined;
+  private bmp: RegExp | null | undefined;
+  private any: RegExp | null | undefined;
+
+  constructor(
+    readonly v: RegExp,
+    private readonly pattern: string,
+    private readonly cflags: number,
+    withForms: boolean,
+  ) {
+    const latin1 = withForms ? translateRegexUtf16(pattern, cflags, LATIN1) : null;
+    this.linear = latin1 !== null;
+    const form = latin1 === null ? null : new RegExp(latin1.source, latin1.flags);
+    this.narrow = latin1?.wide === false ? form : null;
+    this.latin1 = form;
+  }
+
+  /**
+   * The RegExp to run on `text`: the UTF-16 form for it when there is one and `text` is well
+   * formed (no lone surrogate, which the v form matches as a character and the UTF-16 form never
+   * does), else the v form. Both find the same matches at the same indexes; set lastIndex on the
+   * one returned.
+   */
+  forText(text: string): RegExp {
+    // Most patterns: no look at the text (which costs more than the match of a short row).
+    if (this.narrow !== null) return this.narrow;
+    if (!this.linear) return this.v;
+    if (isLatin1(text)) return this.latin1 ?? this.v;
+    if (!SURROGATE.test(text)) {
+      if (this.bmp === undefined) this.bmp = this.form(BMP);
+      return this.bmp ?? this.v;
+    }
+    if (!(text as string & { isWellFormed(): boolean }).isWellFormed()) return this.v;
+    if (this.any === undefined) this.any = this.form(ANY);
+    return this.any ?? this.v;
+  }
+
+  private form(limit: number): RegExp | null {
+    const t = translateRegexUtf16(this.pattern, this.cflags, limit);
+    return t === null ? null : new RegExp(t.source, t.flags);
+  }
+}
+
+/** compileRegex's RegExp to its CompiledRegex, for regexFor. */
+const COMPILED = new WeakMap<RegExp, CompiledRegex>();
+
+/** The RegExp to run on `text` for `re` from compileRegex (CompiledRegex.forText); set lastIndex on it. */
+export function regexFor(re: RegExp, text: string): RegExp {
+  return COMPILED.get(re)?.forText(text) ?? re;
+}
+
 function escapeRegex(c: string): string {
   return /[\\^$.*+?()[\]{}|/-]/.test(c) ? `\\${c}` : c;
 }
 
-function likeToRegex(pattern: string, caseInsensitive: boolean): RegExp {
+/**
+ * A LIKE pattern as the RegExp sources of its pieces between the '%' ('_' is '.', one character;
+ * the rest literal): 'ab%c_%' is ['ab', 'c.', ''].
+ */
+function likePieces(pattern: string): string[] {
+  const pieces: string[] = [];
   let src = '';
   const cs = Array.from(pattern);
   for (let i = 0; i < cs.length; i++) {
@@ -35,27 +127,76 @@ function likeToRegex(pattern: string, caseInsensitive: boolean): RegExp {
       if (i + 1 >= cs.length) throw dataError('LIKE pattern must not end with escape character', '22025');
       src += escapeRegex(cs[++i]!);
     } else if (c === '%') {
-      src += '.*';
+      pieces.push(src);
+      src = '';
     } else if (c === '_') {
       src += '.';
     } else {
       src += escapeRegex(c);
     }
   }
-  return new RegExp(`^${src}$`, caseInsensitive ? 'isu' : 'su');
+  pieces.push(src);
+  return pieces;
+}
+
+/**
+ * A compiled LIKE pattern: with no '%', one anchored RegExp (`whole`); else the first piece
+ * anchored at the start, the middle ones searched for in order, the last anchored at the end.
+ */
+interface LikeMatcher {
+  readonly whole: RegExp | null;
+  readonly head: RegExp | null;
+  readonly middle: readonly RegExp[];
+  readonly tail: RegExp | null;
+}
+
+function likeMatcher(pattern: string, caseInsensitive: boolean): LikeMatcher {
+  const flags = caseInsensitive ? 'isu' : 'su';
+  const pieces = likePieces(pattern);
+  if (pieces.length === 1) return { whole: new RegExp(`^${pieces[0]!}$`, flags), head: null, middle: [], tail: null };
+  const head = pieces[0]!;
+  const tail = pieces[pieces.length - 1]!;
+  return {
+    whole: null,
+    head: head === '' ? null : new RegExp(head, `y${flags}`),
+    middle: pieces.slice(1, -1).flatMap((p) => (p === '' ? [] : [new RegExp(p, `g${flags}`)])),
+    tail: tail === '' ? null : new RegExp(`(?:${tail})$`, `g${flags}`),
+  };
+}
+
+/**
+ * Whether `text` matches. Each piece matches a fixed number of characters, so taking every middle
+ * piece at its leftmost place after the one before leaves the most text to the rest: the pattern
+ * matches exactly when this finds a place for each. Each search is linear in the text (times the
+ * piece), where one RegExp with a '.*' per '%' backtracks to the power of the number of '%'.
+ */
+function likeMatches(m: LikeMatcher, text: string): boolean {
+  if (m.whole !== null) return m.whole.test(text);
+  let at = 0;
+  if (m.head !== null) {
+    m.head.lastIndex = 0;
+    if (!m.head.test(text)) return false;
+    at = m.head.lastIndex;
+  }
+  for (const re of m.middle) {
+    re.lastIndex = at;
+    if (!re.test(text)) return false;
+    at = re.lastIndex;
+  }
+  if (m.tail === null) return true;
+  m.tail.lastIndex = at;
+  return m.tail.test(text);
 }
 
 /**
  * A pattern ending in a lone escape fails only when matching reaches that escape with text left
- * (PostgreSQL's MatchText): otherwise the match is simply false.
+ * (PostgreSQL's MatchText): otherwise the match is simply false. Reaching it with text left is
+ * the rest of the pattern matching, then one character, then anything: `rest_%`.
  */
 function likeTrailingEscape(text: string, pattern: string, caseInsensitive: boolean): boolean {
-  const head = pattern.slice(0, -1);
-  const re = cached(`${caseInsensitive ? 'i' : 'l'}${head}`, () => {
-    const full = likeToRegex(head, caseInsensitive);
-    return new RegExp(full.source.replace(/\$$/, '.'), full.flags);
-  });
-  if (re.test(text)) throw dataError('LIKE pattern must not end with escape character', '22025');
+  const reached = `${pattern.slice(0, -1)}_%`;
+  const m = cached(`${caseInsensitive ? 'I' : 'L'}${reached}`, () => likeMatcher(reached, caseInsensitive));
+  if (likeMatches(m, text)) throw dataError('LIKE pattern must not end with escape character', '22025');
   return false;
 }
 
@@ -67,8 +208,8 @@ function endsWithLoneEscape(pattern: string): boolean {
 /** text LIKE pattern (ILIKE when caseInsensitive). */
 export function like(text: string, pattern: string, caseInsensitive: boolean): boolean {
   if (endsWithLoneEscape(pattern)) return likeTrailingEscape(text, pattern, caseInsensitive);
-  const re = cached(`${caseInsensitive ? 'I' : 'L'}${pattern}`, () => likeToRegex(pattern, caseInsensitive));
-  return re.test(text);
+  const m = cached(`${caseInsensitive ? 'I' : 'L'}${pattern}`, () => likeMatcher(pattern, caseInsensitive));
+  return likeMatches(m, text);
 }
 
 /** like_escape(pattern, escape): rewrites a pattern with a custom escape character to use '\'. */
@@ -111,26 +252,37 @@ export function regexOptions(options: string, fn: string, globalAllowed: boolean
   return { cflags, global };
 }
 
-/**
- * Compiles a PostgreSQL regular expression (regex-translate.ts) with its RE_* flags, cached. The
- * RegExp has the g flag (matching starts at lastIndex) and is shared: a caller sets lastIndex
- * before every exec or test. `indices` adds the d flag (group positions, for regexp_instr).
- */
-export function compileRegex(pattern: string, cflags: number, indices = false): RegExp {
+/** The cached CompiledRegex of a PostgreSQL regular expression with its RE_* flags (compileRegex). */
+function compiledRegex(pattern: string, cflags: number, indices: boolean): CompiledRegex {
   return cached(`R${cflags}${indices ? 'd' : ''}/${pattern}`, () => {
     const { source, flags } = translateRegex(pattern, cflags);
+    let re: RegExp;
     try {
-      return new RegExp(source, indices ? `${flags}d` : flags);
+      re = new RegExp(source, indices ? `${flags}d` : flags);
     } catch (err) {
       // The translator writes only what v accepts; this is a pattern it let through that JavaScript refuses.
       throw dataError(`invalid regular expression: ${(err as Error).message}`, '2201B');
     }
+    // The d flag (group positions) keeps V8's linear engine out: no UTF-16 form then.
+    const compiled = new CompiledRegex(re, pattern, cflags, !indices);
+    COMPILED.set(re, compiled);
+    return compiled;
   });
+}
+
+/**
+ * Compiles a PostgreSQL regular expression (regex-translate.ts) with its RE_* flags, cached. The
+ * RegExp has the g flag (matching starts at lastIndex) and is shared: a caller sets lastIndex
+ * before every exec or test, on regexFor(re, text). `indices` adds the d flag (group positions,
+ * for regexp_instr).
+ */
+export function compileRegex(pattern: string, cflags: number, indices = false): RegExp {
+  return compiledRegex(pattern, cflags, indices).v;
 }
 
 /** text ~ pattern (~* when caseInsensitive). */
 export function regexMatch(text: string, pattern: string, caseInsensitive: boolean): boolean {
-  const re = compileRegex(pattern, caseInsensitive ? RE_ICASE : 0);
+  const re = compiledRegex(pattern, caseInsensitive ? RE_ICASE : 0, false).forText(text);
   re.lastIndex = 0;
   return re.test(text);
 }

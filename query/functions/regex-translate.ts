@@ -10,8 +10,8 @@
  * out in the form v understands, so each character is one character and the errors are
  * PostgreSQL's (`invalid regular expression: quantifier operand invalid`, …).
  *
- * Character classes (regex-syntax.ts) follow PostgreSQL's Unicode definitions (pg_u_is*) where the
- * C libraries agree, and the C library's where they part (PostgreSQL asks iswlower() and friends):
+ * Bracket expressions are read by regex-bracket.ts. Character classes (regex-syntax.ts) follow
+ * PostgreSQL's Unicode definitions (pg_u_is*) where the C libraries agree, and the C library's where they part (PostgreSQL asks iswlower() and friends):
  * alpha is Unicode's Alphabetic, upper and lower the letters with a lowercase or uppercase mapping,
  * space White_Space less the no-break spaces, punct the punctuation and symbol categories less
  * Alphabetic, digit and xdigit ASCII only; \w and [[:word:]] are [[:alnum:]_].
@@ -22,12 +22,12 @@
  * Not the same: JavaScript picks the first alternative that matches where PostgreSQL's engine
  * picks the longest overall match of a pattern without quantifiers ('a|ab' takes 'ab' there).
  */
+import { allCases, lit, readBracket, type PatternCursor } from './regex-bracket.js';
+import { ALL, classRanges, complement, normalize, utf16Char, utf16Source } from './regex-utf16.js';
 import {
   applyOption,
   badRegex,
   CHAR_ESCAPES,
-  CLASSES,
-  COLLATING_NAMES,
   CONSTRAINT_ESCAPES,
   DUP_MAX,
   RE_EXPANDED,
@@ -42,44 +42,35 @@ import {
 
 export { applyOption, RE_ICASE } from './regex-syntax.js';
 
+/** Thrown by the UTF-16 translation at a construct V8's linear engine cannot run. */
+const NOT_LINEAR = new Error('no linear form');
+const ALL_BUT_NEWLINE = complement([0x0a, 0x0a]);
+
 export interface TranslatedRegex {
   readonly source: string;
   /** 'gsv', plus 'i' where a back reference must compare without case. */
   readonly flags: string;
+  /**
+   * UTF-16 form only: whether it takes any character past U+00FF. When not, the form is the same
+   * for every text and serves any text, a lone surrogate too: no atom of it matches a surrogate or
+   * can start inside a pair, under either flag.
+   */
+  readonly wide?: boolean;
 }
 
-/** One character as v-mode source: ASCII letters and digits as they are, anything else as \u{…}. */
-function lit(cp: number): string {
-  return (cp >= 0x30 && cp <= 0x39) || (cp >= 0x41 && cp <= 0x5a) || (cp >= 0x61 && cp <= 0x7a) ? String.fromCodePoint(cp) : `\\u{${cp.toString(16)}}`;
-}
-
-/** A one-character case mapping (towlower/towupper): a mapping to several characters keeps the character. */
-function mapOne(cp: number, upper: boolean): number {
-  const c = String.fromCodePoint(cp);
-  const m = upper ? c.toUpperCase() : c.toLowerCase();
-  const first = m.codePointAt(0)!;
-  return m.length === (first > 0xffff ? 2 : 1) ? first : cp;
-}
-
-/** PostgreSQL's allcases(c): the lower and the upper case of c (not c itself when it is neither, as 'ǅ'). */
-function allCases(cp: number): number[] {
-  const lc = mapOne(cp, false);
-  const uc = mapOne(cp, true);
-  return lc === uc ? [lc] : [lc, uc];
-}
-
-type BracketItem = { kind: 'char'; cp: number } | { kind: 'class'; text: string };
-
-class Translator {
-  private pos = 0;
+class Translator implements PatternCursor {
+  pos = 0;
+  wide = false;
   private groups = 0;
   private lookaround = 0;
   private backref = false;
-  private readonly cps: number[];
+  readonly cps: number[];
 
   constructor(
     pattern: string,
-    private cflags: number,
+    public cflags: number,
+    /** Write the UTF-16 form (regex-utf16.ts) for text up to this code point: no u or v flag, so V8's linear engine can take it. */
+    private readonly utf16: number | null = null,
   ) {
     this.cps = Array.from(pattern, (c) => c.codePointAt(0)!);
   }
@@ -94,6 +85,7 @@ class Translator {
       source = this.alternation();
       if (this.pos < this.cps.length) throw badRegex('parentheses () not balanced'); // a ')' with no '('
     }
+    if (this.utf16 !== null) return { source, flags: 'g', wide: this.wide };
     const icaseBackref = this.backref && (this.cflags & RE_ICASE) !== 0;
     return { source, flags: icaseBackref ? 'gisv' : 'gsv' };
   }
@@ -195,15 +187,17 @@ class Translator {
         if (this.startsWithAt(this.pos - 1, '[[:<:]]') || this.startsWithAt(this.pos - 1, '[[:>:]]')) {
           const start = this.cps[this.pos + 2] === 0x3c;
           this.pos += 6;
-          return { text: start ? WORD_START : WORD_END, constraint: true };
+          return { text: this.notLinear(start ? WORD_START : WORD_END), constraint: true };
         }
-        return { text: this.bracket(), constraint: false };
+        return { text: readBracket(this, this.utf16), constraint: false };
       case 0x2e:
+        this.wide = true;
+        if (this.utf16 !== null) return { text: utf16Source(this.cflags & RE_NLSTOP ? ALL_BUT_NEWLINE : ALL, this.utf16), constraint: false };
         return { text: this.cflags & RE_NLSTOP ? '[^\\n]' : '.', constraint: false };
       case 0x5e:
-        return { text: this.cflags & RE_NLANCH ? '(?<![^\\n])' : '^', constraint: true };
+        return { text: this.cflags & RE_NLANCH ? this.notLinear('(?<![^\\n])') : '^', constraint: true };
       case 0x24:
-        return { text: this.cflags & RE_NLANCH ? '(?![^\\n])' : '$', constraint: true };
+        return { text: this.cflags & RE_NLANCH ? this.notLinear('(?![^\\n])') : '$', constraint: true };
       case 0x5c:
         return this.escape();
       default:
@@ -221,6 +215,7 @@ class Translator {
       this.pos += kind.length;
       open = `(${kind}`;
       constraint = kind !== '?:';
+      if (constraint) this.notLinear(open);
     } else if (this.lookaround > 0) {
       open = '(?:'; // parentheses inside a lookahead or lookbehind do not capture in PostgreSQL
     } else {
@@ -244,11 +239,14 @@ class Translator {
     }
     if (CONSTRAINT_ESCAPES[ch] !== undefined) {
       this.pos++;
-      return { text: CONSTRAINT_ESCAPES[ch], constraint: true };
+      // \A and \Z are ^ and $; the word constraints are lookarounds.
+      const text = CONSTRAINT_ESCAPES[ch];
+      return { text: text === '^' || text === '$' ? text : this.notLinear(text), constraint: true };
     }
     if (SHORTHAND[ch] !== undefined) {
       this.pos++;
-      return { text: SHORTHAND[ch], constraint: false };
+      if (ch !== 'd') this.wide = true;
+      return { text: this.utf16 !== null ? utf16Source(classRanges(SHORTHAND[ch], this.utf16), this.utf16) : SHORTHAND[ch], constraint: false };
     }
     if (c >= 0x31 && c <= 0x39) {
       // A back reference, PostgreSQL's heuristic: one digit, or a number no larger than the groups so far; else octal.
@@ -257,6 +255,7 @@ class Translator {
       if (this.pos === save + 1 || (n > 0 && n <= this.groups)) {
         if (n > this.groups || this.lookaround > 0) throw badRegex('invalid backreference number');
         this.backref = true;
+        this.notLinear('a back reference');
         return { text: `(?:\\${n})`, constraint: false };
       }
       this.pos = save;
@@ -265,7 +264,7 @@ class Translator {
   }
 
   /** A character-entry escape (the backslash read): \n \t \x41 \u0041 \U0001F600 \101 \cX …. */
-  private charEscape(): number {
+  charEscape(): number {
     const c = this.cps[this.pos++]!;
     const ch = String.fromCodePoint(c);
     if (CHAR_ESCAPES[ch] !== undefined) return CHAR_ESCAPES[ch];
@@ -304,99 +303,23 @@ class Translator {
 
   /** An ordinary character; case-insensitive, the class of its cases. */
   private literal(cp: number): string {
+    if (this.utf16 !== null) {
+      const cases = this.cflags & RE_ICASE ? allCases(cp) : [cp];
+      if (cases.some((c) => c > 0xff)) this.wide = true;
+      return cases.length === 1 ? utf16Char(cases[0]!) : utf16Source(normalize(cases.flatMap((c) => [c, c])), this.utf16);
+    }
     if (!(this.cflags & RE_ICASE)) return lit(cp);
     const cases = allCases(cp);
     return cases.length === 1 ? lit(cases[0]!) : `[${cases.map(lit).join('')}]`;
   }
 
-  /** A bracket expression, the '[' read. */
-  private bracket(): string {
-    let negate = false;
-    if (this.peek() === 0x5e) {
-      negate = true;
-      this.pos++;
-    }
-    let body = '';
-    let first = true;
-    for (;;) {
-      const c = this.peek();
-      if (c === undefined) throw badRegex('brackets [] not balanced');
-      if (c === 0x5d && !first) {
-        this.pos++;
-        break;
-      }
-      first = false;
-      const item = this.bracketItem();
-      // A range: a character, '-', and a character other than the closing ']'.
-      if (item.kind === 'char' && this.peek() === 0x2d && this.peek(1) !== undefined && this.peek(1) !== 0x5d) {
-        this.pos++;
-        const end = this.bracketItem();
-        if (end.kind !== 'char' || end.cp < item.cp) throw badRegex('invalid character range');
-        body += this.range(item.cp, end.cp);
-        // A '-' right after a range starts another one from nothing ([a-c-e]); only before ']' is it a '-'.
-        if (this.peek() === 0x2d && this.peek(1) !== undefined && this.peek(1) !== 0x5d) throw badRegex('invalid character range');
-      } else if (item.kind === 'class' && this.peek() === 0x2d && this.peek(1) !== undefined && this.peek(1) !== 0x5d) {
-        throw badRegex('invalid character range'); // a class cannot start a range
-      } else if (item.kind === 'char') {
-        body += this.cflags & RE_ICASE ? allCases(item.cp).map(lit).join('') : lit(item.cp);
-      } else {
-        body += item.text;
-      }
-    }
-    if (negate && this.cflags & RE_NLSTOP) body += '\\n';
-    if (body === '') return negate ? '[^]' : '[]';
-    return `[${negate ? '^' : ''}${body}]`;
-  }
-
-  /** a-b; case-insensitive, with the cases of its characters that fall outside it (regc_locale.c range()). */
-  private range(a: number, b: number): string {
-    let out = `${lit(a)}-${lit(b)}`;
-    if (!(this.cflags & RE_ICASE)) return out;
-    if (b - a >= 100_000) throw badRegex('regular expression is too big');
-    const extra = new Set<number>();
-    for (let c = a; c <= b; c++) {
-      for (const cc of [mapOne(c, false), mapOne(c, true)]) if (cc < a || cc > b) extra.add(cc);
-    }
-    for (const cc of extra) out += lit(cc);
-    return out;
-  }
-
-  private bracketItem(): BracketItem {
-    const c = this.cps[this.pos++]!;
-    if (c === 0x5b && (this.peek() === 0x3a || this.peek() === 0x2e || this.peek() === 0x3d)) {
-      const delim = this.cps[this.pos++]!;
-      const start = this.pos;
-      while (this.pos < this.cps.length && !(this.cps[this.pos] === delim && this.cps[this.pos + 1] === 0x5d)) this.pos++;
-      if (this.pos >= this.cps.length) throw badRegex('brackets [] not balanced');
-      const name = String.fromCodePoint(...this.cps.slice(start, this.pos));
-      this.pos += 2;
-      if (delim === 0x3a) {
-        const cls = this.cflags & RE_ICASE && (name === 'upper' || name === 'lower') ? 'alpha' : name;
-        const text = CLASSES[cls];
-        if (text === undefined) throw badRegex('invalid character class');
-        return { kind: 'class', text };
-      }
-      const cps = Array.from(name, (x) => x.codePointAt(0)!);
-      if (cps.length === 1) return { kind: 'char', cp: cps[0]! };
-      const named = delim === 0x2e ? COLLATING_NAMES[name] : undefined;
-      if (named === undefined) throw badRegex('invalid collating element');
-      return { kind: 'char', cp: named };
-    }
-    if (c === 0x5c) {
-      const e = this.peek();
-      if (e === undefined) throw badRegex('brackets [] not balanced');
-      if (!this.isAlnum(e)) {
-        this.pos++;
-        return { kind: 'char', cp: e };
-      }
-      const ch = String.fromCodePoint(e);
-      if (SHORTHAND[ch] !== undefined) {
-        this.pos++;
-        return { kind: 'class', text: SHORTHAND[ch] };
-      }
-      return { kind: 'char', cp: this.charEscape() };
-    }
-    return { kind: 'char', cp: c };
+  /**
+   * `text` (a lookaround or back reference) in the v form; the UTF-16 form stops here: V8's linear
+   * engine takes neither, so that form would backtrack as the v form does and buys nothing.
+   */
+  private notLinear(text: string): string {
+    if (this.utf16 !== null) throw NOT_LINEAR;
+    return text;
   }
 
   /** Expanded syntax (x): white space and #-comments between tokens are not part of the pattern. */
@@ -412,7 +335,7 @@ class Translator {
     }
   }
 
-  private peek(ahead = 0): number | undefined {
+  peek(ahead = 0): number | undefined {
     return this.cps[this.pos + ahead];
   }
 
@@ -433,7 +356,7 @@ class Translator {
     return c !== undefined && ((c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a));
   }
 
-  private isAlnum(c: number): boolean {
+  isAlnum(c: number): boolean {
     return this.isDigit(c) || this.isLetter(c);
   }
 }
@@ -441,4 +364,20 @@ class Translator {
 /** Rewrites a PostgreSQL pattern compiled with `cflags` (RE_* bits) as a JavaScript v-mode RegExp's source and flags. */
 export function translateRegex(pattern: string, cflags: number): TranslatedRegex {
   return new Translator(pattern, cflags).translate();
+}
+
+/**
+ * The same pattern for UTF-16 units (regex-utf16.ts; flags 'g'), which V8 runs on its linear-time
+ * engine once a match backtracks too much; null when the pattern has a lookaround, a word
+ * constraint, a back reference or ^/$ at newlines (n flag): that engine takes none of them. For
+ * text whose code points are all at most `limit` (regex-utf16.ts LATIN1, BMP or ANY). Call after
+ * translateRegex accepted the pattern (this one does not check it again).
+ */
+export function translateRegexUtf16(pattern: string, cflags: number, limit: number): TranslatedRegex | null {
+  try {
+    return new Translator(pattern, cflags, limit).translate();
+  } catch (err) {
+    if (err === NOT_LINEAR) return null;
+    throw err;
+  }
 }

@@ -26,6 +26,7 @@ import type {
   TypeCast as RawTypeCast,
 } from '@pgsql/types';
 import type { IndirectionStep, Literal, SqlExpr } from '../ast/index.js';
+import { plainCall } from '../ast/build.js';
 import { translateFuncCall, translateSqlValue } from './func.js';
 import { bodyOf, listItems, locOf, names, operatorName, req, tagOf, unsupportedNode } from './nodes.js';
 import { exprList, optExpr, translateExpr, translateQuery } from './recurse.js';
@@ -61,20 +62,7 @@ const NODES: Readonly<Record<string, Translator>> = {
  * call of `pg_catalog.grouping`, which bind/grouping-sets.ts binds against the query's grouping sets.
  */
 function groupingCall(b: GroupingFunc, loc: number): SqlExpr {
-  return {
-    kind: 'func',
-    name: { schema: 'pg_catalog', name: 'grouping' },
-    args: exprList(b.args),
-    argNames: null,
-    star: false,
-    distinct: false,
-    orderBy: [],
-    withinGroup: [],
-    filter: null,
-    over: null,
-    variadic: false,
-    loc,
-  };
+  return plainCall('pg_catalog', 'grouping', exprList(b.args), loc);
 }
 
 /** svcdb's SqlExpr for one raw expression node (reached through recurse.ts's translateExpr). */
