@@ -51,6 +51,33 @@ async function directAnswers(server: TestServer): Promise<{ row: number; query: 
   return { row: count('row'), query: count('query') };
 }
 
+/** A POST /query's request head (Content-Length of `payload`), `extra` header lines before Authorization. */
+const queryHead = (payload: string, extra = ''): string =>
+  `POST /api/v1/query HTTP/1.1\r\nHost: x\r\n${extra}Authorization: Bearer ${TEST_API_KEY}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(payload)}\r\n\r\n`;
+
+/** Everything the server sends on a raw connection that `talk` writes to, until the connection closes. */
+function exchange(server: TestServer, talk: (socket: net.Socket) => void): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = net.connect(Number(new URL(server.baseUrl).port), '127.0.0.1', () => talk(socket));
+    let received = '';
+    socket.setEncoding('utf8');
+    socket.on('data', (chunk: string) => (received += chunk));
+    socket.on('close', () => resolve(received));
+    socket.on('error', reject);
+  });
+}
+
+/** A server of its own with a one-row table `table` (id 1) and its point SELECT planned: the direct path answers `payload`. */
+async function serverWithPointRow(table: string): Promise<{ server: TestServer; payload: string }> {
+  const server = await startTestServer();
+  const payload = JSON.stringify({ sql: `SELECT id FROM ${table} WHERE id = $1`, params: [1] });
+  for (const sql of [`CREATE TABLE ${table} (id INT PRIMARY KEY)`, `INSERT INTO ${table} VALUES (1)`]) {
+    await send(server, 'POST', '/api/v1/query', json(), JSON.stringify({ sql }));
+  }
+  await send(server, 'POST', '/api/v1/query', json(), payload);
+  return { server, payload };
+}
+
 describe('the direct path of the point reads', () => {
   let server: TestServer;
   const sql = async (text: string, params: unknown[] = [], key = TEST_API_KEY): Promise<any> => {
@@ -383,18 +410,9 @@ describe('the direct path of the point reads', () => {
     // The request whose client left counts against the limit as fastify's path counts it (at its headers).
     if (Math.floor(Date.now() / 1000) === window) expect(before - after).toBe(2);
     const payload = JSON.stringify({ sql: 'SELECT v FROM t WHERE id = $1', params: ['a-1'] });
-    const text = await new Promise<string>((resolve, reject) => {
-      const socket = net.connect(port, '127.0.0.1', () => {
-        socket.write(
-          `POST /api/v1/query HTTP/1.1\r\nHost: x\r\nConnection: close\r\nAuthorization: Bearer ${TEST_API_KEY}\r\nContent-Type: application/json\r\nContent-Length: ${payload.length}\r\n\r\n${payload.slice(0, 10)}`,
-        );
-        setTimeout(() => socket.end(payload.slice(10)), 50);
-      });
-      let received = '';
-      socket.setEncoding('utf8');
-      socket.on('data', (chunk: string) => (received += chunk));
-      socket.on('end', () => resolve(received));
-      socket.on('error', reject);
+    const text = await exchange(server, (socket) => {
+      socket.write(`${queryHead(payload, 'Connection: close\r\n')}${payload.slice(0, 10)}`);
+      setTimeout(() => socket.end(payload.slice(10)), 50);
     });
     expect(text.startsWith('HTTP/1.1 200')).toBe(true);
     expect(text.endsWith('{"success":true,"data":[{"v":1}]}')).toBe(true);
@@ -403,32 +421,17 @@ describe('the direct path of the point reads', () => {
 
 describe('the direct path and the query metrics', () => {
   it('times a point SELECT from its body, as the route does, not from its headers', async () => {
-    const server = await startTestServer();
+    const { server, payload } = await serverWithPointRow('d');
     try {
-      const payload = JSON.stringify({ sql: 'SELECT id FROM d WHERE id = $1', params: [1] });
-      for (const sql of ['CREATE TABLE d (id INT PRIMARY KEY)', 'INSERT INTO d VALUES (1)']) {
-        await send(server, 'POST', '/api/v1/query', json(), JSON.stringify({ sql }));
-      }
-      await send(server, 'POST', '/api/v1/query', json(), payload);
       const sum = async (): Promise<number> => {
         const text = await (await fetch(`${server.baseUrl}/api/v1/metrics`, { headers: bearer(TEST_API_KEY) })).text();
         return Number(/^svc_query_duration_seconds_sum\{database="default"\} (\S+)$/m.exec(text)?.[1]);
       };
       const directBefore = await directAnswers(server);
       const before = await sum();
-      const port = Number(new URL(server.baseUrl).port);
-      const answer = await new Promise<string>((resolve, reject) => {
-        const socket = net.connect(port, '127.0.0.1', () => {
-          socket.write(
-            `POST /api/v1/query HTTP/1.1\r\nHost: x\r\nConnection: close\r\nAuthorization: Bearer ${TEST_API_KEY}\r\nContent-Type: application/json\r\nContent-Length: ${payload.length}\r\n\r\n`,
-          );
-          setTimeout(() => socket.end(payload), 400);
-        });
-        let received = '';
-        socket.setEncoding('utf8');
-        socket.on('data', (chunk: string) => (received += chunk));
-        socket.on('close', () => resolve(received));
-        socket.on('error', reject);
+      const answer = await exchange(server, (socket) => {
+        socket.write(queryHead(payload, 'Connection: close\r\n'));
+        setTimeout(() => socket.end(payload), 400);
       });
       expect(answer.endsWith('{"success":true,"data":[{"id":1}]}')).toBe(true);
       expect((await directAnswers(server)).query).toBe(directBefore.query + 1);
@@ -452,14 +455,7 @@ describe('the direct path and the connection limit', () => {
     const request = `GET /api/v1/tables/t/rows/1 HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${TEST_API_KEY}\r\n\r\n`;
     const first = net.connect(port, '127.0.0.1');
     await new Promise((resolve) => first.once('connect', resolve));
-    const answer = await new Promise<string>((resolve, reject) => {
-      const second = net.connect(port, '127.0.0.1', () => second.write(request));
-      let received = '';
-      second.setEncoding('utf8');
-      second.on('data', (chunk: string) => (received += chunk));
-      second.on('close', () => resolve(received));
-      second.on('error', reject);
-    });
+    const answer = await exchange(server, (second) => second.write(request));
     first.destroy();
     expect(answer.startsWith('HTTP/1.1 503')).toBe(true);
     expect(answer).toContain('TOO_MANY_CONNECTIONS');
@@ -468,43 +464,26 @@ describe('the direct path and the connection limit', () => {
 
 describe('the direct path while the server closes', () => {
   it('closes a kept-alive connection once its answer is sent, so close() does not wait for the keep-alive timeout', async () => {
-    const server = await startTestServer();
+    const { server, payload } = await serverWithPointRow('c');
     try {
-      const payload = JSON.stringify({ sql: 'SELECT id FROM c WHERE id = $1', params: [1] });
-      for (const sql of ['CREATE TABLE c (id INT PRIMARY KEY)', 'INSERT INTO c VALUES (1)']) {
-        await send(server, 'POST', '/api/v1/query', json(), JSON.stringify({ sql }));
-      }
-      await send(server, 'POST', '/api/v1/query', json(), payload);
-      const port = Number(new URL(server.baseUrl).port);
-      const socket = net.connect(port, '127.0.0.1');
-      await new Promise((resolve) => socket.once('connect', resolve));
-      let received = '';
-      socket.setEncoding('utf8');
-      socket.on('data', (chunk: string) => (received += chunk));
-      const ended = new Promise<void>((resolve) => socket.once('close', () => resolve()));
-      // A write (handed to fastify once its body is read) begun before close() too, on another connection.
+      // Two requests begun before close(), their bodies sent after it began: the point SELECT (the
+      // direct path takes it) and a write (handed to fastify once its body is read).
       const insert = JSON.stringify({ sql: 'INSERT INTO c VALUES ($1)', params: [2] });
-      const writer = net.connect(port, '127.0.0.1');
-      await new Promise((resolve) => writer.once('connect', resolve));
-      let written = '';
-      writer.setEncoding('utf8');
-      writer.on('data', (chunk: string) => (written += chunk));
-      const writerEnded = new Promise<void>((resolve) => writer.once('close', () => resolve()));
-      writer.write(
-        `POST /api/v1/query HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${TEST_API_KEY}\r\nContent-Type: application/json\r\nContent-Length: ${insert.length}\r\n\r\n`,
-      );
-      // The request begins before close() (the direct path takes it); its body arrives after.
-      socket.write(
-        `POST /api/v1/query HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${TEST_API_KEY}\r\nContent-Type: application/json\r\nContent-Length: ${payload.length}\r\n\r\n`,
+      let sendBodies: () => void = () => undefined;
+      const bodiesSent = new Promise<void>((resolve) => (sendBodies = resolve));
+      const answers = [payload, insert].map((body) =>
+        exchange(server, (socket) => {
+          socket.write(queryHead(body));
+          void bodiesSent.then(() => socket.write(body));
+        }),
       );
       await new Promise((resolve) => setTimeout(resolve, 50));
       const started = Date.now();
       const closed = server.close();
       await new Promise((resolve) => setTimeout(resolve, 50));
-      socket.write(payload);
-      writer.write(insert);
+      sendBodies();
       await closed;
-      await Promise.all([ended, writerEnded]);
+      const [received = '', written = ''] = await Promise.all(answers);
       // Taken in before close() began: carried out and answered, not refused SHUTTING_DOWN.
       expect(written.slice(0, 12)).toBe('HTTP/1.1 200');
       expect(written.endsWith('{"success":true,"data":[]}')).toBe(true);
