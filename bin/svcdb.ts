@@ -1,4 +1,4 @@
-#!/usr/bin/env -S node --max-semi-space-size=64
+#!/usr/bin/env -S node --max-semi-space-size=16
 /**
  * The `svcdb` executable: parses the command line, resolves the settings, and hands over to the
  * composition root (./app.js). Wiring and printing only.

@@ -274,7 +274,7 @@ describe('Dockerfile', () => {
     ).toContain(`"${imageEnv.get('SVC_DATA_DIR')}"`);
     const exposed = runtimeStage.filter((i) => i.op === 'EXPOSE').flatMap((i) => i.args.split(/\s+/));
     expect(exposed).toEqual(expect.arrayContaining([imageEnv.get('SVC_HTTP_PORT'), imageEnv.get('SVC_OPS_PORT')]));
-    expect(execForm(ops('CMD').at(-1)!)).toEqual(['node', '--max-semi-space-size=64', 'dist/bin/svcdb.js', 'serve']);
+    expect(execForm(ops('CMD').at(-1)!)).toEqual(['node', '--max-semi-space-size=16', 'dist/bin/svcdb.js', 'serve']);
   });
 
   it('copies every source directory the build compiles, and .dockerignore lets each through', () => {

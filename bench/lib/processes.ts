@@ -9,7 +9,7 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 /** dist/bin/svcdb.js, from dist/bench/lib/. */
 const SVCDB_BIN = path.join(here, '..', '..', 'bin', 'svcdb.js');
 /** The node options svcdb serve is started with everywhere else. */
-const SERVE_NODE_ARGS = ['--max-semi-space-size=64'];
+const SERVE_NODE_ARGS = ['--max-semi-space-size=16'];
 
 /** A free TCP port on 127.0.0.1 (bound and released: a child process then listens on it). */
 export async function freePort(): Promise<number> {

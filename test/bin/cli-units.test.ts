@@ -204,9 +204,9 @@ describe('output', () => {
 
 describe('node options of svcdb serve', () => {
   // A V8 heap size is fixed when node starts: every place that starts `svcdb serve` passes it (docs/configuration.md).
-  it('passes --max-semi-space-size=64 in the executable, npm start and the Docker image', async () => {
+  it('passes --max-semi-space-size=16 in the executable, npm start and the Docker image', async () => {
     const { readFile } = await import('node:fs/promises');
-    const flag = '--max-semi-space-size=64';
+    const flag = '--max-semi-space-size=16';
     const shebang = (await readFile('bin/svcdb.ts', 'utf8')).split('\n')[0];
     expect(shebang).toBe(`#!/usr/bin/env -S node ${flag}`);
     const pkg = JSON.parse(await readFile('package.json', 'utf8')) as { scripts: Record<string, string> };
