@@ -14,6 +14,7 @@ import { helpText } from './cli-help.js';
 import { createRootLogger } from './cli-logger.js';
 import { formatInspect, formatRepair, formatReplay } from './cli-output.js';
 import { createProgressReporter } from './cli-progress.js';
+import { applyServeV8Settings } from './v8-settings.js';
 
 /** Loaded only by commands that need the engine, so --help and usage errors stay instant. */
 async function loadApp(): Promise<AppCommands> {
@@ -69,6 +70,7 @@ const CLOSE_GRACE_MS = 5_000;
  * honoured as soon as the server is up.
  */
 async function serve(config: Config): Promise<void> {
+  applyServeV8Settings();
   const logger = createRootLogger(config.logLevel);
   // Assigned once, but `stop` reads it before then (a signal during start-up): const would throw.
   // eslint-disable-next-line prefer-const

@@ -47,11 +47,14 @@ export interface Serving {
 
 /**
  * Start `svcdb serve`; resolve once it logged its URL line. `wrapper` runs it under another
- * program (e.g. strace and its options); `env` adds SVC_* settings.
+ * program (e.g. strace and its options); `nodeArgs` go to node before the script; `env` adds SVC_* settings.
  */
-export function serve(args: string[], options: { wrapper?: readonly string[]; env?: Record<string, string> } = {}): Promise<Serving> {
+export function serve(
+  args: string[],
+  options: { wrapper?: readonly string[]; nodeArgs?: readonly string[]; env?: Record<string, string> } = {},
+): Promise<Serving> {
   return new Promise((resolvePromise, reject) => {
-    const command = [...(options.wrapper ?? []), process.execPath, CLI, 'serve', ...args];
+    const command = [...(options.wrapper ?? []), process.execPath, ...(options.nodeArgs ?? []), CLI, 'serve', ...args];
     const child = spawn(command[0]!, command.slice(1), { env: cleanEnv(options.env), stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
