@@ -23,9 +23,21 @@ export interface ProjectionOptions {
   /** A vector checkpoint after this many records or this many ms, whichever first (defaults: 10000, 60000). */
   readonly vectorCheckpointRecordsMax?: number;
   readonly vectorCheckpointIntervalMs?: number;
+  /** How long stop() lets the projections apply what was answered before it (default STOP_DRAIN_MS_DEFAULT). */
+  readonly stopDrainMsMax?: number;
 }
 
 export const VECTOR_CHECKPOINT_DEFAULTS = { recordsMax: 10_000, intervalMs: 60_000 };
+
+/**
+ * stop() waits at most this long for the projections to apply every acknowledged write. The
+ * tables keep up within milliseconds; the vector graphs can be seconds or minutes behind after a
+ * bulk upsert (200,000 vectors took ~14 s to stop), and the process gives up on a shutdown after
+ * SVC_SHUTDOWN_TIMEOUT_MS + 5 s (docker stop sends SIGKILL after 10). Past it the projections stop
+ * after the batch in hand, the vector checkpoint holds what was applied, and the next start
+ * applies the rest from the log before it is ready, as after a crash: nothing acknowledged is lost.
+ */
+export const STOP_DRAIN_MS_DEFAULT = 5_000;
 
 export interface ConsumerOffset {
   readonly name: string;
@@ -186,15 +198,37 @@ export class Projections {
   async stop(): Promise<void> {
     this.sequencer.close();
     // Writes are answered before they are applied: the apply loops finish what was answered before
-    // they stop, so the stored state (and its offsets) covers every acknowledged write. (A restart
-    // would apply the rest from the log; this keeps a stopped server's store complete.)
-    if (this.loops.length > 0 && this.applied.failed === null) await this.readBarrier.wait().catch(() => undefined);
+    // they stop, so the stored state (and its offsets) covers every acknowledged write — for up to
+    // STOP_DRAIN_MS_DEFAULT; past it the next start applies the rest from the log (as after a crash).
+    if (this.loops.length > 0 && this.applied.failed === null) await this.drain(this.options.stopDrainMsMax ?? STOP_DRAIN_MS_DEFAULT);
     this.abort.abort();
     await Promise.all(this.loops);
     try {
       if (this.applied.failed === null) await this.vectors.checkpoint();
     } finally {
       await this.vectors.close();
+    }
+  }
+
+  /** Waits up to `msMax` for every acknowledged write to be applied; says so when it stops short. */
+  private async drain(msMax: number): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    const timedOut = new Promise<boolean>((resolve) => {
+      timer = setTimeout(() => resolve(false), msMax);
+    });
+    const drained = await Promise.race([
+      this.readBarrier.wait().then(
+        () => true,
+        () => true,
+      ),
+      timedOut,
+    ]);
+    clearTimeout(timer);
+    if (!drained) {
+      this.options.logger.info(
+        { tablesAppliedLsn: this.tablesApplied.lsn, vectorsAppliedLsn: this.vectorsAppliedLsn, durableLsn: this.log.durableLsn, drainMsMax: msMax },
+        'stopping before the projections applied every acknowledged write; the next start applies the rest from the log',
+      );
     }
   }
 

@@ -38,7 +38,14 @@ export async function openLogAt(logDir: string, overrides: { segmentSizeBytesMax
 
 export async function openStack(
   dataDir: string,
-  options: { start?: boolean; segmentSizeBytesMax?: number; readBatchBytesMax?: number; retentionEnabled?: boolean; vectorCheckpointRecordsMax?: number } = {},
+  options: {
+    start?: boolean;
+    segmentSizeBytesMax?: number;
+    readBatchBytesMax?: number;
+    retentionEnabled?: boolean;
+    vectorCheckpointRecordsMax?: number;
+    stopDrainMsMax?: number;
+  } = {},
 ): Promise<Stack> {
   const layout = await prepareDataDir(dataDir, { create: true });
   const store = await openStateStore(layout.stateDir);
@@ -52,6 +59,7 @@ export async function openStack(
     logger: silentLogger,
     vectorDir: layout.vectorDir,
     ...vectorCheckpoint,
+    ...(options.stopDrainMsMax === undefined ? {} : { stopDrainMsMax: options.stopDrainMsMax }),
   });
   if (options.start !== false) await projections.start();
   let closed = false;
