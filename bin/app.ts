@@ -9,12 +9,14 @@ import { dataDirModePolicy } from '../core/file-modes.js';
 import type { Logger } from '../core/logger.js';
 import { inspectLogDir, openLog, repairLog, type Log, type LogOptions } from '../log/index.js';
 import {
+  checkpointLsn,
   openStateStore,
   prepareDataDir,
   Projections,
   rebuildProjections,
   scanDataDirModes,
   TablesProjection,
+  VECTORS_CONSUMER,
   type DataDirLayout,
   type StateStore,
 } from '../projections/index.js';
@@ -317,7 +319,9 @@ export async function inspect(config: Config, rootLogger: PinoLogger): Promise<I
   try {
     store = await openStateStore(layout.stateDir);
     const projection = await TablesProjection.load(store, rootLogger as unknown as Logger);
-    consumers = [{ name: projection.name, offsetLsn: projection.offset }];
+    // The vector graphs' offset is their last checkpoint: the next start applies the log above it.
+    const vectorsLsn = await checkpointLsn(layout.vectorDir);
+    consumers = [{ name: projection.name, offsetLsn: projection.offset }, ...(vectorsLsn === null ? [] : [{ name: VECTORS_CONSUMER, offsetLsn: vectorsLsn }])];
     tables = [...projection.catalog.tables()].length;
   } catch (error) {
     if ((error as { code?: string }).code !== 'DATA_DIR_LOCKED') throw error;

@@ -26,4 +26,5 @@ export {
 } from './state-store.js';
 export { TablesProjection, TABLES_CONSUMER } from './tables-projection.js';
 export { VectorProjection, VECTORS_CONSUMER } from './vector-projection.js';
+export { checkpointLsn } from './vector-checkpoint.js';
 export { hnswSpecs, metricOf, type VectorHit, type VectorIndexSpec, type VectorMetric } from './vector-index.js';

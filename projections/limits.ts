@@ -59,6 +59,12 @@ export const PROJECTION_LIMITS = Object.freeze({
   vectorBackfillBatchRows: 1000,
   /** Rows decoded and queued between two turns of the event loop (a 50k-row record must not hold it). */
   vectorApplyRowsPerTurn: 4096,
+  /**
+   * Graph changes posted to the hnsw worker before the apply waits for it, at the next record
+   * boundary: a stop past its drain (projections.ts STOP_DRAIN_MS_DEFAULT) then waits for about
+   * this many inserts (~0.5 s at 128 dimensions), not a whole read batch (4 MiB of vectors).
+   */
+  vectorSyncRowsMax: 2048,
   /** First capacity of a new hnsw index, in elements; it doubles as it fills. */
   vectorIndexElementCountInitial: 1024,
   /** Changes buffered before they are posted to the hnsw worker in one message. */

@@ -34,8 +34,10 @@ export const VECTOR_CHECKPOINT_DEFAULTS = { recordsMax: 10_000, intervalMs: 60_0
  * tables keep up within milliseconds; the vector graphs can be seconds or minutes behind after a
  * bulk upsert (200,000 vectors took ~14 s to stop), and the process gives up on a shutdown after
  * SVC_SHUTDOWN_TIMEOUT_MS + 5 s (docker stop sends SIGKILL after 10). Past it the projections stop
- * after the batch in hand, the vector checkpoint holds what was applied, and the next start
- * applies the rest from the log before it is ready, as after a crash: nothing acknowledged is lost.
+ * at a record boundary (the vector apply waits for the hnsw worker every vectorSyncRowsMax inserts,
+ * so that is at most about that much more work, then the checkpoint), the vector checkpoint holds
+ * what was applied, and the next start applies the rest from the log before it is ready, as after
+ * a crash: nothing acknowledged is lost.
  */
 export const STOP_DRAIN_MS_DEFAULT = 5_000;
 
@@ -103,6 +105,7 @@ export class Projections {
       checkpointIntervalMs: options.vectorCheckpointIntervalMs ?? VECTOR_CHECKPOINT_DEFAULTS.intervalMs,
       logger: options.logger.child({ component: 'vector-projection' }),
       handoff,
+      stopping: abort.signal,
     });
     // The log's last record says where sequences continue; the projection's copy covers a log whose
     // records are gone (an empty active segment after retention).
@@ -210,20 +213,10 @@ export class Projections {
     }
   }
 
-  /** Waits up to `msMax` for every acknowledged write to be applied; says so when it stops short. */
+  /** Waits up to `msMax` for every acknowledged write to be applied (no waiter left behind); says so when it stops short. */
   private async drain(msMax: number): Promise<void> {
-    let timer: NodeJS.Timeout | undefined;
-    const timedOut = new Promise<boolean>((resolve) => {
-      timer = setTimeout(() => resolve(false), msMax);
-    });
-    const drained = await Promise.race([
-      this.readBarrier.wait().then(
-        () => true,
-        () => true,
-      ),
-      timedOut,
-    ]);
-    clearTimeout(timer);
+    // A failed projection ends the wait too (it applies nothing more): stop() then skips the checkpoint.
+    const drained = await this.readBarrier.waitAll({ deadlineMs: Date.now() + msMax, signal: undefined }).catch(() => true);
     if (!drained) {
       this.options.logger.info(
         { tablesAppliedLsn: this.tablesApplied.lsn, vectorsAppliedLsn: this.vectorsAppliedLsn, durableLsn: this.log.durableLsn, drainMsMax: msMax },

@@ -63,6 +63,16 @@ export async function loadCheckpoint(dir: string, worker: HnswWorker): Promise<L
   return { lsn: manifest.lsn as Lsn, indexes };
 }
 
+/** The LSN the last checkpoint in `dir` covers, read without loading it (null: none, or unreadable): for `svcdb inspect`. */
+export async function checkpointLsn(dir: string): Promise<Lsn | null> {
+  try {
+    const manifest = JSON.parse(await readFile(path.join(dir, MANIFEST), 'utf8')) as Partial<Manifest>;
+    return typeof manifest.lsn === 'number' ? (manifest.lsn as Lsn) : null;
+  } catch {
+    return null;
+  }
+}
+
 /** Writes every index and its labels, then the manifest (the commit point), then removes old files. */
 export async function writeCheckpoint(dir: string, lsn: Lsn, indexes: readonly VectorIndex[]): Promise<void> {
   await mkdir(dir, { recursive: true, mode: DATA_DIR_CREATE_MODE });

@@ -30,9 +30,11 @@ export interface VectorProjectionOptions {
   readonly logger: Logger;
   /** Says which records change only rows (null: decode every record, as a replay does). */
   readonly handoff?: RecordHandoff | null;
+  /** Aborted when the projections stop: a batch being applied ends at the next record boundary. */
+  readonly stopping?: AbortSignal;
 }
 
-const { vectorBackfillBatchRows, vectorApplyRowsPerTurn } = PROJECTION_LIMITS;
+const { vectorBackfillBatchRows, vectorApplyRowsPerTurn, vectorSyncRowsMax } = PROJECTION_LIMITS;
 
 /**
  * The vector projection: one hnsw index per hnsw IndexDef, fed by the log. The graphs live in a
@@ -50,6 +52,8 @@ export class VectorProjection implements Consumer {
   private recordsSinceCheckpoint = 0;
   private lastCheckpointMs = Date.now();
   private rowsThisTurn = 0;
+  /** Graph changes posted to the worker since the apply last waited for it. */
+  private rowsSinceSync = 0;
   /** The checkpoint being written (or the last one): checkpoints run one at a time, in order. */
   private checkpointing: Promise<void> = Promise.resolve();
   private besidePending = false;
@@ -111,22 +115,23 @@ export class VectorProjection implements Consumer {
     try {
       for (const entry of entries) {
         if (entry.lsn <= this.appliedOffset) continue;
+        // A stop: what is applied so far is this batch's (the next start applies the rest from the log).
+        if (this.options.stopping?.aborted === true) break;
         const rowsOnly = this.options.handoff?.takeRowsOnly(entry.lsn) ?? false;
         // Row changes without any vector index change nothing here: no need to decode them.
         if (!rowsOnly || this.indexes.size > 0) for (const op of decodeLogRecord(entry.payload).ops) await this.applyOp(op, entry.lsn);
         this.appliedOffset = entry.lsn;
         applied += 1;
         posted ||= this.indexes.size > 0;
+        // The worker kept at most about vectorSyncRowsMax inserts behind: a stop waits for those only.
+        if (this.rowsSinceSync >= vectorSyncRowsMax) await this.synced();
       }
     } finally {
       this.applying = false;
     }
     // Applied means in the graphs: wait for the worker (this also bounds what is queued for it).
     // With no index there is nothing to wait for: a write then skips a round trip to the thread.
-    if (posted) {
-      for (const index of this.indexes.values()) index.flush();
-      await this.worker.call({ kind: 'sync' });
-    }
+    if (posted) await this.synced();
     this.recordsSinceCheckpoint += applied;
     // Without indexes a checkpoint is a manifest alone. It is not written on a short timer (its two
     // fsyncs would compete with the log's own under a write load): retention asks for one when the
@@ -222,10 +227,18 @@ export class VectorProjection implements Consumer {
     }
   }
 
+  /** Posts every index's buffered changes and waits until the worker has applied them. */
+  private async synced(): Promise<void> {
+    for (const index of this.indexes.values()) index.flush();
+    this.rowsSinceSync = 0;
+    await this.worker.call({ kind: 'sync' });
+  }
+
   private async applyRow(change: RowChange): Promise<void> {
     for (const index of this.indexes.values()) {
       if (index.spec.tableId !== change.tableId) continue;
       index.upsert(change.key, change.after ? vectorOf(index.spec, change.after) : null);
+      this.rowsSinceSync += 1;
       if (++this.rowsThisTurn >= vectorApplyRowsPerTurn) {
         this.rowsThisTurn = 0;
         await nextTurn();

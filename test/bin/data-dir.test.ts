@@ -121,7 +121,11 @@ describe('data directory', () => {
 
     const inspected = await runCli(['inspect', '--data', dir, '--json']);
     const report = JSON.parse(inspected.stdout) as { consumers: { name: string; offsetLsn: number }[]; tables: number; lastLsn: number };
-    expect(report.consumers).toEqual([{ name: 'tables', offsetLsn: 51 }]);
+    // replay writes the vector checkpoint too (no vector index: a manifest alone), at the same LSN.
+    expect(report.consumers).toEqual([
+      { name: 'tables', offsetLsn: 51 },
+      { name: 'vectors', offsetLsn: 51 },
+    ]);
     expect(report.lastLsn).toBe(51);
     expect(report.tables).toBe(1);
   });

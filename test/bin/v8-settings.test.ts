@@ -15,15 +15,15 @@ import { CLI, serve } from '../helpers/cli.js';
 
 const PROBE = resolve('dist/test/helpers/pretenure-probe-preload.js');
 const NODE_ARGS = ['--trace-pretenuring-statistics', `--import=${PROBE}`];
+const READY = 'pretenure probe ready';
 const DONE = 'pretenure probe done';
 
-/** Sends the probe its signal and resolves with everything on stdout once it says it is done. */
-function probe(child: ChildProcess, stdout: () => string): Promise<string> {
-  child.kill('SIGUSR2');
+/** Resolves with everything on stdout once it includes `line`. */
+function untilPrinted(child: ChildProcess, stdout: () => string, line: string): Promise<string> {
   return new Promise((done, fail) => {
-    const timer = setTimeout(() => fail(new Error(`the probe did not finish; stdout: ${stdout().slice(-2000)}`)), 20_000);
+    const timer = setTimeout(() => fail(new Error(`the probe did not print "${line}"; stdout: ${stdout().slice(-2000)}`)), 20_000);
     const check = (): void => {
-      if (!stdout().includes(DONE)) return;
+      if (!stdout().includes(line)) return;
       clearTimeout(timer);
       child.stdout?.off('data', check);
       done(stdout());
@@ -31,6 +31,13 @@ function probe(child: ChildProcess, stdout: () => string): Promise<string> {
     child.stdout?.on('data', check);
     check();
   });
+}
+
+/** Sends the probe its signal once its handler is in place; resolves with everything on stdout once it is done. */
+async function probe(child: ChildProcess, stdout: () => string): Promise<string> {
+  await untilPrinted(child, stdout, READY);
+  child.kill('SIGUSR2');
+  return untilPrinted(child, stdout, DONE);
 }
 
 describe('V8 settings of svcdb serve', () => {
@@ -52,8 +59,6 @@ describe('V8 settings of svcdb serve', () => {
     children.push(child);
     let stdout = '';
     child.stdout.on('data', (c: Buffer) => (stdout += c.toString('utf8')));
-    // The preload has installed its handler once node runs the -e script: wait for the process to be up.
-    await new Promise((done) => setTimeout(done, 500));
     const out = await probe(child, () => stdout);
     expect(out).toMatch(/pretenuring:/);
   });
