@@ -61,7 +61,8 @@ function isLatin1(text: string): boolean {
  * U+00FF, for every text. Else each form is written the first time a text needs it: for Latin-1
  * text, for text without surrogates, for any well-formed text. None (`linear` false) for a
  * lookaround or a back reference, nor with the d flag, nor for bounds V8's linear engine refuses
- * (linearForm): the v form then, which may backtrack (mayBacktrack).
+ * (linearForm): the v form then, which may backtrack (mayBacktrack) unless `bounded`
+ * (TranslatedRegex.bounded: no quantifier, alternative or back reference, so one path per start).
  */
 class CompiledRegex {
   readonly narrow: RegExp | null;
@@ -75,6 +76,7 @@ class CompiledRegex {
     private readonly pattern: string,
     private readonly cflags: number,
     withForms: boolean,
+    readonly bounded: boolean,
   ) {
     const latin1 = withForms ? translateRegexUtf16(pattern, cflags, LATIN1) : null;
     const form = linearForm(latin1);
@@ -126,11 +128,12 @@ function linearForm(t: TranslatedRegex | null): RegExp | null {
 
 /**
  * Whether `form`, regexFor's RegExp for `compiled` and a text, is the v form (compileRegex's own
- * RegExp), which V8 never moves to its linear engine: its match may backtrack without end and
- * runs guarded (regex-guard.ts). Every UTF-16 form it keeps is one that engine takes.
+ * RegExp), which V8 never moves to its linear engine, of a pattern that is not `bounded`: its
+ * match may backtrack without end and runs guarded (regex-guard.ts). Every UTF-16 form it keeps
+ * is one that engine takes.
  */
 export function mayBacktrack(compiled: RegExp, form: RegExp): boolean {
-  return form === compiled;
+  return form === compiled && COMPILED.get(compiled)?.bounded !== true;
 }
 
 /** compileRegex's RegExp to its CompiledRegex, for regexFor. */
@@ -287,7 +290,7 @@ export function regexOptions(options: string, fn: string, globalAllowed: boolean
 /** The cached CompiledRegex of a PostgreSQL regular expression with its RE_* flags (compileRegex). */
 function compiledRegex(pattern: string, cflags: number, indices: boolean): CompiledRegex {
   return cached(`R${cflags}${indices ? 'd' : ''}/${pattern}`, () => {
-    const { source, flags } = translateRegex(pattern, cflags);
+    const { source, flags, bounded } = translateRegex(pattern, cflags);
     let re: RegExp;
     try {
       re = new RegExp(source, indices ? `${flags}d` : flags);
@@ -296,7 +299,7 @@ function compiledRegex(pattern: string, cflags: number, indices: boolean): Compi
       throw dataError(`invalid regular expression: ${(err as Error).message}`, '2201B');
     }
     // The d flag (group positions) keeps V8's linear engine out: no UTF-16 form then.
-    const compiled = new CompiledRegex(re, pattern, cflags, !indices);
+    const compiled = new CompiledRegex(re, pattern, cflags, !indices, bounded === true);
     COMPILED.set(re, compiled);
     return compiled;
   });
@@ -317,6 +320,6 @@ export function regexMatch(text: string, pattern: string, caseInsensitive: boole
   const compiled = compiledRegex(pattern, caseInsensitive ? RE_ICASE : 0, false);
   const re = compiled.forText(text);
   re.lastIndex = 0;
-  if (re !== compiled.v) return re.test(text);
+  if (re !== compiled.v || compiled.bounded) return re.test(text);
   return guarded(() => re.test(text));
 }

@@ -53,24 +53,40 @@ describe('regex matches under the watchdog: which, and their answers', () => {
     }
   });
 
-  it('lookarounds, word constraints, back references, the n flag, subexpression positions, large bounds and a lone surrogate do', async () => {
+  it('lookarounds, word constraints, back references, the n flag, subexpression positions, large bounds and a lone surrogate do, with a quantifier or an alternative', async () => {
     for (const sql of [
       `SELECT t ~ '(?=.*\\d)[a-z]' FROM s`,
-      `SELECT t ~ '(?<!a)b' FROM s`,
-      `SELECT regexp_replace(t, '\\y', '|', 'g') FROM s`,
+      `SELECT t ~ '(?<!a)b+' FROM s`,
+      `SELECT regexp_replace(t, '\\y\\w+', '|', 'g') FROM s`,
       `SELECT regexp_count(t, '(\\w)\\1') FROM s`,
-      `SELECT regexp_like(t, '^b', 'n') FROM s`,
-      `SELECT regexp_instr(t, '(\\d)', 1, 1, 0, '', 1) FROM s`,
+      `SELECT regexp_like(t, '^b|c$', 'n') FROM s`,
+      `SELECT regexp_instr(t, '(\\d+)', 1, 1, 0, '', 1) FROM s`,
       `SELECT t ~ '(ab){2,20}' FROM s`,
       `SELECT t ~ 'a{0,255}c' FROM s`,
-      `SELECT count(*) FROM s, regexp_matches(t, '(?=[a-c])', 'g')`,
+      `SELECT count(*) FROM s, regexp_matches(t, '(?=[a-c])[a-z]*', 'g')`,
     ]) {
       expect({ sql, runs: (await runsOf(sql)) > 0 }).toEqual({ sql, runs: true });
     }
     // Text with a lone surrogate keeps the v form (the UTF-16 forms serve well-formed text only).
     const before = guardedRuns();
-    expect((await h.q(`SELECT $1 ~ '^a.b$' AS r`, ['a\ud83db'])).rows).toEqual([{ r: true }]);
+    expect((await h.q(`SELECT $1 ~ '^a.+b$' AS r`, ['a\ud83db'])).rows).toEqual([{ r: true }]);
     expect(guardedRuns()).toBeGreaterThan(before);
+  });
+
+  it('the same without quantifier, alternative or back reference do not: one path per start, however the text', async () => {
+    for (const sql of [
+      `SELECT t ~ '(?<!a)b' FROM s`,
+      `SELECT regexp_replace(t, '\\yhello\\y', 'X', 'g'), regexp_count(t, '\\m[a-z]'), regexp_like(t, 'o\\M') FROM s`,
+      `SELECT regexp_like(t, '^b', 'n'), regexp_instr(t, '(\\d)', 1, 1, 0, '', 1), t ~ '\\Yl\\Y' FROM s`,
+      `SELECT count(*) FROM s, regexp_matches(t, '(?=[a-c])', 'g')`,
+      // 100,000 a's: a lookahead at every start, each a step.
+      `SELECT regexp_count(repeat('a', 100000), '(?=a)a') AS r`,
+    ]) {
+      expect({ sql, runs: await runsOf(sql) }).toEqual({ sql, runs: 0 });
+    }
+    const before = guardedRuns();
+    expect((await h.q(`SELECT $1 ~ '^a.b$' AS r`, ['a\ud83db'])).rows).toEqual([{ r: true }]);
+    expect(guardedRuns()).toBe(before);
   });
 
   it('ordinary lookarounds and back references answer as PostgreSQL does', async () => {
