@@ -52,7 +52,7 @@ function build(expr: Expr, ctx: ExecContext, subs: SubqueryExpr[]): Evaluator {
       return () => ctx.outer[depth - 1]![index] as QValue;
     }
     case 'call':
-      return withDeadline(expr.fn.name, ctx, plainComparison(expr.fn, expr.args.map(b)) ?? buildCall(expr.fn.impl, expr.fn.strict, expr.args.map(b)));
+      return withDeadline(expr.fn, ctx, plainComparison(expr.fn, expr.args.map(b)) ?? buildCall(expr.fn.impl, expr.fn.strict, expr.args.map(b)));
     case 'cast': {
       const arg = b(expr.arg);
       const cast = expr.cast;
@@ -133,7 +133,7 @@ function build(expr: Expr, ctx: ExecContext, subs: SubqueryExpr[]): Evaluator {
       return (row) => elements.map((e) => e(row));
     }
     case 'quantified':
-      return withDeadline(expr.op.name, ctx, buildQuantified(b(expr.arg), b(expr.array), expr.op.impl, expr.op.strict, expr.all));
+      return withDeadline(expr.op, ctx, buildQuantified(b(expr.arg), b(expr.array), expr.op.impl, expr.op.strict, expr.all));
     case 'subquery': {
       subs.push(expr);
       if (expr.tuple)
@@ -143,7 +143,7 @@ function build(expr: Expr, ctx: ExecContext, subs: SubqueryExpr[]): Evaluator {
           expr.tuple.map((t) => b(t.left)),
         );
       if (expr.mode === 'in' || expr.mode === 'any' || expr.mode === 'all')
-        return withDeadline(expr.test!.op.name, ctx, buildSubqueryTest(expr, ctx, b(expr.test!.left)));
+        return withDeadline(expr.test!.op, ctx, buildSubqueryTest(expr, ctx, b(expr.test!.left)));
       // ARRAY(SELECT ...): the subquery's column, in its order, as one array value.
       if (expr.mode === 'array') return () => (lookup(ctx, expr) as { values: readonly QValue[] }).values;
       return () => (lookup(ctx, expr) as { value: QValue }).value;
@@ -221,8 +221,8 @@ function plainComparison(fn: ResolvedFunction, args: Evaluator[]): Evaluator | n
  * the statement's deadline set: a match that may backtrack stops there (functions/regex-guard.ts).
  * Any other call as it is.
  */
-function withDeadline(name: string, ctx: ExecContext, evaluate: Evaluator): Evaluator {
-  if (!readsDeadline(name)) return evaluate;
+function withDeadline(fn: ResolvedFunction, ctx: ExecContext, evaluate: Evaluator): Evaluator {
+  if (!readsDeadline(fn.name, fn.argTypes)) return evaluate;
   const deadlineMs = ctx.deadlineMs;
   return (row) => {
     const outer = enterDeadline(deadlineMs);

@@ -39,7 +39,6 @@ const DEADLINE_FUNCTIONS = new Set([
   '!~',
   '~*',
   '!~*',
-  'substring',
   'regexp_replace',
   'regexp_match',
   'regexp_like',
@@ -49,8 +48,12 @@ const DEADLINE_FUNCTIONS = new Set([
   'regexp_split_to_array',
 ]);
 
-/** Whether a call of the function or operator `name` may run a match that backtracks (and so needs the statement's deadline). */
-export function readsDeadline(name: string): boolean {
+/**
+ * Whether a call of the function or operator `name` with parameters `params` may run a match that
+ * backtracks (and so needs the statement's deadline): substring only in its regex form (text, text).
+ */
+export function readsDeadline(name: string, params: readonly { readonly name: string }[]): boolean {
+  if (name === 'substring') return params.length === 2 && params[1]!.name === 'text';
   return DEADLINE_FUNCTIONS.has(name);
 }
 
