@@ -23,7 +23,7 @@
  * (its error is left for run time) and the call is evaluated when the statement runs, under the
  * statement's deadline.
  */
-import { createContext, Script } from 'node:vm';
+import { createContext, Script, type Context } from 'node:vm';
 import { SvcError } from '../../core/errors.js';
 
 /**
@@ -82,16 +82,19 @@ export function withDeadline<T>(ms: number, evaluate: () => T): T {
   }
 }
 
-// One context and one script for every guarded run: the script only calls the closure it is given.
-const box = createContext({ run: null as (() => unknown) | null });
-const script = new Script('run()', { filename: 'svcdb-regex-guard.js' });
+/**
+ * One context and one script for every guarded run: the script only calls the closure it is
+ * given. Made at the first guarded run (a context is a new global object: a process that never
+ * needs one, as most never do, does not pay for it).
+ */
+let sandbox: { readonly box: Context; readonly script: Script } | null = null;
 
 /** Whether a guarded run is under way (a nested one needs no watchdog of its own). */
 let running = false;
 /** Guarded runs since the process started: tests read it to show which matches take this path. */
 let runs = 0;
 
-/** The number of guarded runs so far (test/query/regex-deadline.test.ts). */
+/** The number of guarded runs so far (test/query/regex-guard.test.ts). */
 export function guardedRuns(): number {
   return runs;
 }
@@ -105,6 +108,8 @@ export function guarded<T>(match: () => T): T {
   if (running) return match();
   const timeout = deadlineMs === 0 ? NO_DEADLINE_MS : Math.max(1, Math.ceil(deadlineMs - Date.now()));
   runs++;
+  sandbox ??= { box: createContext({ run: null }), script: new Script('run()', { filename: 'svcdb-regex-guard.js' }) };
+  const { box, script } = sandbox;
   running = true;
   box.run = match;
   try {
