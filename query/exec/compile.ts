@@ -2,6 +2,7 @@ import { assert, fail, SvcError } from '../../core/errors.js';
 import type { QValue, ResolvedFunction } from '../types/contract.js';
 import type { Expr, SubqueryExpr } from '../plan/expr.js';
 import type { ExecContext, Row, SubResult } from './context.js';
+import { enterDeadline, leaveDeadline, readsDeadline } from '../functions/regex-guard.js';
 
 /** An expression compiled to a closure over one execution's context. */
 export type Evaluator = (row: Row) => QValue;
@@ -51,7 +52,7 @@ function build(expr: Expr, ctx: ExecContext, subs: SubqueryExpr[]): Evaluator {
       return () => ctx.outer[depth - 1]![index] as QValue;
     }
     case 'call':
-      return plainComparison(expr.fn, expr.args.map(b)) ?? buildCall(expr.fn.impl, expr.fn.strict, expr.args.map(b));
+      return withDeadline(expr.fn, ctx, plainComparison(expr.fn, expr.args.map(b)) ?? buildCall(expr.fn.impl, expr.fn.strict, expr.args.map(b)));
     case 'cast': {
       const arg = b(expr.arg);
       const cast = expr.cast;
@@ -132,7 +133,7 @@ function build(expr: Expr, ctx: ExecContext, subs: SubqueryExpr[]): Evaluator {
       return (row) => elements.map((e) => e(row));
     }
     case 'quantified':
-      return buildQuantified(b(expr.arg), b(expr.array), expr.op.impl, expr.op.strict, expr.all);
+      return withDeadline(expr.op, ctx, buildQuantified(b(expr.arg), b(expr.array), expr.op.impl, expr.op.strict, expr.all));
     case 'subquery': {
       subs.push(expr);
       if (expr.tuple)
@@ -141,7 +142,8 @@ function build(expr: Expr, ctx: ExecContext, subs: SubqueryExpr[]): Evaluator {
           ctx,
           expr.tuple.map((t) => b(t.left)),
         );
-      if (expr.mode === 'in' || expr.mode === 'any' || expr.mode === 'all') return buildSubqueryTest(expr, ctx, b(expr.test!.left));
+      if (expr.mode === 'in' || expr.mode === 'any' || expr.mode === 'all')
+        return withDeadline(expr.test!.op, ctx, buildSubqueryTest(expr, ctx, b(expr.test!.left)));
       // ARRAY(SELECT ...): the subquery's column, in its order, as one array value.
       if (expr.mode === 'array') return () => (lookup(ctx, expr) as { values: readonly QValue[] }).values;
       return () => (lookup(ctx, expr) as { value: QValue }).value;
@@ -212,6 +214,24 @@ function plainComparison(fn: ResolvedFunction, args: Evaluator[]): Evaluator | n
     default:
       return null;
   }
+}
+
+/**
+ * A call of a regex function or operator (`x ~ p`, `x ~ ANY(…)`, regexp_replace…), evaluated with
+ * the statement's deadline set: a match that may backtrack stops there (functions/regex-guard.ts).
+ * Any other call as it is.
+ */
+function withDeadline(fn: ResolvedFunction, ctx: ExecContext, evaluate: Evaluator): Evaluator {
+  if (!readsDeadline(fn.name, fn.argTypes)) return evaluate;
+  const deadlineMs = ctx.deadlineMs;
+  return (row) => {
+    const outer = enterDeadline(deadlineMs);
+    try {
+      return evaluate(row);
+    } finally {
+      leaveDeadline(outer);
+    }
+  };
 }
 
 function buildCall(impl: (args: readonly QValue[]) => QValue, strict: boolean, args: Evaluator[]): Evaluator {

@@ -14,7 +14,8 @@ import { SvcError } from '../../core/errors.js';
 import type { QType, QValue } from '../types/contract.js';
 import { dataError } from '../types/errors.js';
 import { arrayOf, T } from '../types/qtype.js';
-import { compileRegex, regexFor, regexOptions } from './pattern.js';
+import { compileRegex, mayBacktrack, regexFor, regexOptions } from './pattern.js';
+import { guarded } from './regex-guard.js';
 import type { FnDef, Impl } from './registry.js';
 
 function fn(name: string, params: QType[], ret: QType, impl: Impl): FnDef {
@@ -44,15 +45,25 @@ function charCount(str: string, units: number): number {
   return c;
 }
 
+/** Takes one match; false: no more wanted. */
+export type MatchVisitor = (m: RegExpExecArray) => boolean;
+
 /**
  * The matches of `compiled` (from compileRegex: global, shared, so lastIndex is set here; its
- * UTF-16 form where it has one, pattern.ts regexFor) in `str`
- * from unit index `from`, PostgreSQL's way: the next search starts at the end of a match, one
- * character later after an empty one. `degenerate: false` skips the empty matches
+ * UTF-16 form where it has one, pattern.ts regexFor) in `str` from unit index `from`, each given
+ * to `visit` until it returns false, PostgreSQL's way: the next search starts at the end of a
+ * match, one character later after an empty one. `degenerate: false` skips the empty matches
  * regexp_split_* ignores: at the end of the string or right where the previous match ended.
+ * A form that may backtrack (pattern.ts mayBacktrack) walks all its matches as one guarded run,
+ * stopped at the statement's deadline: `visit` keeps its state in its caller's variables.
  */
-export function* regexMatches(compiled: RegExp, str: string, from: number, degenerate = true): Generator<RegExpExecArray> {
+export function eachMatch(compiled: RegExp, str: string, from: number, degenerate: boolean, visit: MatchVisitor): void {
   const re = regexFor(compiled, str);
+  if (mayBacktrack(compiled, re)) guarded(() => walkMatches(re, str, from, degenerate, visit));
+  else walkMatches(re, str, from, degenerate, visit);
+}
+
+function walkMatches(re: RegExp, str: string, from: number, degenerate: boolean, visit: MatchVisitor): void {
   let start = from;
   let prevEnd = 0;
   while (start <= str.length) {
@@ -60,7 +71,7 @@ export function* regexMatches(compiled: RegExp, str: string, from: number, degen
     const m = re.exec(str);
     if (m === null) return;
     const end = m.index + m[0].length;
-    if (degenerate || (m.index < str.length && end > prevEnd)) yield m;
+    if ((degenerate || (m.index < str.length && end > prevEnd)) && !visit(m)) return;
     prevEnd = end;
     start = end;
     if (m[0].length === 0) start = unitAfter(str, end);
@@ -125,13 +136,13 @@ function regexpReplace(str: string, pattern: string, repl: string, start: number
   let out = '';
   let copied = 0;
   let count = 0;
-  for (const m of regexMatches(re, str, unitIndex(str, start - 1))) {
+  eachMatch(re, str, unitIndex(str, start - 1), true, (m) => {
     count++;
-    if (which > 0 && count < which) continue;
+    if (which > 0 && count < which) return true;
     out += str.slice(copied, m.index) + expandReplacement(repl, m);
     copied = m.index + m[0].length;
-    if (which > 0) break;
-  }
+    return which === 0;
+  });
   return count === 0 ? str : out + str.slice(copied);
 }
 
@@ -140,11 +151,12 @@ export function matchArray(m: RegExpExecArray): (string | null)[] {
   return m.length > 1 ? m.slice(1).map((g) => g ?? null) : [m[0]];
 }
 
-function firstMatch(str: string, pattern: string, flags: string, fnName: string, from = 0): RegExpExecArray | null {
+function firstMatch(str: string, pattern: string, flags: string, fnName: string): RegExpExecArray | null {
   const { cflags } = regexOptions(flags, fnName, false);
-  const re = regexFor(compileRegex(pattern, cflags), str);
-  re.lastIndex = from;
-  return re.exec(str);
+  const compiled = compileRegex(pattern, cflags);
+  const re = regexFor(compiled, str);
+  re.lastIndex = 0;
+  return mayBacktrack(compiled, re) ? guarded(() => re.exec(str)) : re.exec(str);
 }
 
 /** The nth match at or after character `start` (1-based), with group indices (d flag) when `indices`. */
@@ -152,8 +164,13 @@ function nthMatch(str: string, pattern: string, start: number, nth: number, flag
   const { cflags } = regexOptions(flags, fnName, false);
   const re = compileRegex(pattern, cflags, indices);
   let count = 0;
-  for (const m of regexMatches(re, str, unitIndex(str, start - 1))) if (++count === nth) return m;
-  return null;
+  let found: RegExpExecArray | null = null;
+  eachMatch(re, str, unitIndex(str, start - 1), true, (m) => {
+    if (++count < nth) return true;
+    found = m;
+    return false;
+  });
+  return found;
 }
 
 /** regexp_count(string, pattern [, start [, flags]]): the matches at or after start. */
@@ -162,7 +179,10 @@ function regexpCount(str: string, pattern: string, start: number, flags: string)
   checkPositive('start', start);
   const re = compileRegex(pattern, cflags);
   let count = 0;
-  for (const _ of regexMatches(re, str, unitIndex(str, start - 1))) count++;
+  eachMatch(re, str, unitIndex(str, start - 1), true, () => {
+    count++;
+    return true;
+  });
   return count;
 }
 
@@ -195,10 +215,11 @@ export function regexpSplit(str: string, pattern: string, flags: string, fnName:
   const re = compileRegex(pattern, cflags);
   const pieces: string[] = [];
   let from = 0;
-  for (const m of regexMatches(re, str, 0, false)) {
+  eachMatch(re, str, 0, false, (m) => {
     pieces.push(str.slice(from, m.index));
     from = m.index + m[0].length;
-  }
+    return true;
+  });
   pieces.push(str.slice(from));
   return pieces;
 }

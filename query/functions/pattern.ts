@@ -12,12 +12,15 @@
  * - A regex also gets a UTF-16 form (regex-utf16.ts) that V8 moves to its linear-time engine once a
  *   match has backtracked too much (the flag set below); used on well-formed text (regexFor).
  * - What that engine cannot run (lookarounds, the word constraints \m \M \y \Y, back references, the
- *   n flag's anchors, regexp_instr's subexpression positions) still backtracks: docs/sql.md says so.
+ *   n flag's anchors, regexp_instr's subexpression positions, bounds it refuses: `{0,255}`,
+ *   `(ab){2,20}`) still backtracks, and runs under regex-guard.ts's watchdog, which stops it at
+ *   the statement's deadline (QUERY_TIMEOUT, as any statement past its timeout_ms).
  */
 import { setFlagsFromString } from 'node:v8';
 import { SvcError } from '../../core/errors.js';
 import { dataError } from '../types/errors.js';
-import { applyOption, RE_ICASE, translateRegex, translateRegexUtf16 } from './regex-translate.js';
+import { applyOption, RE_ICASE, translateRegex, translateRegexUtf16, type TranslatedRegex } from './regex-translate.js';
+import { guarded } from './regex-guard.js';
 import { PATTERN_CACHE_ENTRIES_MAX } from '../types/limits.js';
 import { ANY, BMP, LATIN1 } from './regex-utf16.js';
 
@@ -26,6 +29,10 @@ import { ANY, BMP, LATIN1 } from './regex-utf16.js';
 // (--regexp-backtracks-before-fallback) instead of backtracking on exponentially. Set here, where the
 // patterns are compiled, so every process that runs SQL has it (svcdb serve, replay, in-process tests).
 setFlagsFromString('--enable-experimental-regexp-engine-on-excessive-backtracks');
+// And the l flag (a RegExp only that engine runs), which V8 refuses at once for a pattern that
+// engine cannot take: linearForm asks it so, which is how a UTF-16 form with bounds too large for
+// it is known (V8 then never falls back, and the match has to run under the watchdog).
+setFlagsFromString('--enable-experimental-regexp-engine');
 
 /** Cached patterns, most recent kept; bounded so ad-hoc patterns cannot grow memory without limit. */
 const cache = new Map<string, CompiledRegex | LikeMatcher>();
@@ -53,7 +60,9 @@ function isLatin1(text: string): boolean {
  * its linear engine. `narrow`: the one UTF-16 form of a pattern that takes no character past
  * U+00FF, for every text. Else each form is written the first time a text needs it: for Latin-1
  * text, for text without surrogates, for any well-formed text. None (`linear` false) for a
- * lookaround or a back reference, nor with the d flag.
+ * lookaround or a back reference, nor with the d flag, nor for bounds V8's linear engine refuses
+ * (linearForm): the v form then, which may backtrack (mayBacktrack) unless `bounded`
+ * (TranslatedRegex.bounded: no quantifier, alternative or back reference, so one path per start).
  */
 class CompiledRegex {
   readonly narrow: RegExp | null;
@@ -67,10 +76,11 @@ class CompiledRegex {
     private readonly pattern: string,
     private readonly cflags: number,
     withForms: boolean,
+    readonly bounded: boolean,
   ) {
     const latin1 = withForms ? translateRegexUtf16(pattern, cflags, LATIN1) : null;
-    this.linear = latin1 !== null;
-    const form = latin1 === null ? null : new RegExp(latin1.source, latin1.flags);
+    const form = linearForm(latin1);
+    this.linear = form !== null;
     this.narrow = latin1?.wide === false ? form : null;
     this.latin1 = form;
   }
@@ -96,9 +106,34 @@ class CompiledRegex {
   }
 
   private form(limit: number): RegExp | null {
-    const t = translateRegexUtf16(this.pattern, this.cflags, limit);
-    return t === null ? null : new RegExp(t.source, t.flags);
+    return linearForm(translateRegexUtf16(this.pattern, this.cflags, limit));
   }
+}
+
+/**
+ * A UTF-16 form as a RegExp, or null when V8's linear engine cannot run it. The l flag (a RegExp
+ * only that engine runs) is refused at once for such a pattern: a bound above 16 (`{0,255}`), or
+ * bounds that nest to more than 16 copies (`(ab){2,20}`, `(a{2,5}){4}`); V8 never falls back to
+ * that engine for them, so the form would backtrack as the v form does, and the v form is used.
+ */
+function linearForm(t: TranslatedRegex | null): RegExp | null {
+  if (t === null) return null;
+  try {
+    if (!new RegExp(t.source, `${t.flags}l`).flags.includes('l')) return null;
+  } catch {
+    return null;
+  }
+  return new RegExp(t.source, t.flags);
+}
+
+/**
+ * Whether `form`, regexFor's RegExp for `compiled` and a text, is the v form (compileRegex's own
+ * RegExp), which V8 never moves to its linear engine, of a pattern that is not `bounded`: its
+ * match may backtrack without end and runs guarded (regex-guard.ts). Every UTF-16 form it keeps
+ * is one that engine takes.
+ */
+export function mayBacktrack(compiled: RegExp, form: RegExp): boolean {
+  return form === compiled && COMPILED.get(compiled)?.bounded !== true;
 }
 
 /** compileRegex's RegExp to its CompiledRegex, for regexFor. */
@@ -255,7 +290,7 @@ export function regexOptions(options: string, fn: string, globalAllowed: boolean
 /** The cached CompiledRegex of a PostgreSQL regular expression with its RE_* flags (compileRegex). */
 function compiledRegex(pattern: string, cflags: number, indices: boolean): CompiledRegex {
   return cached(`R${cflags}${indices ? 'd' : ''}/${pattern}`, () => {
-    const { source, flags } = translateRegex(pattern, cflags);
+    const { source, flags, bounded } = translateRegex(pattern, cflags);
     let re: RegExp;
     try {
       re = new RegExp(source, indices ? `${flags}d` : flags);
@@ -264,7 +299,7 @@ function compiledRegex(pattern: string, cflags: number, indices: boolean): Compi
       throw dataError(`invalid regular expression: ${(err as Error).message}`, '2201B');
     }
     // The d flag (group positions) keeps V8's linear engine out: no UTF-16 form then.
-    const compiled = new CompiledRegex(re, pattern, cflags, !indices);
+    const compiled = new CompiledRegex(re, pattern, cflags, !indices, bounded === true);
     COMPILED.set(re, compiled);
     return compiled;
   });
@@ -273,16 +308,18 @@ function compiledRegex(pattern: string, cflags: number, indices: boolean): Compi
 /**
  * Compiles a PostgreSQL regular expression (regex-translate.ts) with its RE_* flags, cached. The
  * RegExp has the g flag (matching starts at lastIndex) and is shared: a caller sets lastIndex
- * before every exec or test, on regexFor(re, text). `indices` adds the d flag (group positions,
- * for regexp_instr).
+ * before every exec or test, on regexFor(re, text), and runs that guarded (regex-guard.ts) when
+ * mayBacktrack says so. `indices` adds the d flag (group positions, for regexp_instr).
  */
 export function compileRegex(pattern: string, cflags: number, indices = false): RegExp {
   return compiledRegex(pattern, cflags, indices).v;
 }
 
-/** text ~ pattern (~* when caseInsensitive). */
+/** text ~ pattern (~* when caseInsensitive); a match that may backtrack runs guarded (stopped at the statement's deadline). */
 export function regexMatch(text: string, pattern: string, caseInsensitive: boolean): boolean {
-  const re = compiledRegex(pattern, caseInsensitive ? RE_ICASE : 0, false).forText(text);
+  const compiled = compiledRegex(pattern, caseInsensitive ? RE_ICASE : 0, false);
+  const re = compiled.forText(text);
   re.lastIndex = 0;
-  return re.test(text);
+  if (re !== compiled.v || compiled.bounded) return re.test(text);
+  return guarded(() => re.test(text));
 }

@@ -56,6 +56,13 @@ export interface TranslatedRegex {
    * can start inside a pair, under either flag.
    */
   readonly wide?: boolean;
+  /**
+   * v form only: no quantifier, no alternative (`|`) and no back reference. Matched by
+   * backtracking, such a pattern has one path per start position (the only alternatives it holds
+   * are \y's and \Y's, which exclude each other), so a match takes time linear in the text times
+   * the pattern, as on the linear engine: pattern.ts runs it without the watchdog.
+   */
+  readonly bounded?: boolean;
 }
 
 class Translator implements PatternCursor {
@@ -64,6 +71,8 @@ class Translator implements PatternCursor {
   private groups = 0;
   private lookaround = 0;
   private backref = false;
+  /** A quantifier or an alternative was read (TranslatedRegex.bounded). */
+  private choices = false;
   readonly cps: number[];
 
   constructor(
@@ -87,7 +96,7 @@ class Translator implements PatternCursor {
     }
     if (this.utf16 !== null) return { source, flags: 'g', wide: this.wide };
     const icaseBackref = this.backref && (this.cflags & RE_ICASE) !== 0;
-    return { source, flags: icaseBackref ? 'gisv' : 'gsv' };
+    return { source, flags: icaseBackref ? 'gisv' : 'gsv', bounded: !this.choices && !this.backref };
   }
 
   /** `***=` (the rest is literal), `***:` (the rest is an ARE) and embedded options `(?inx)` at the start. */
@@ -111,6 +120,7 @@ class Translator implements PatternCursor {
     let out = this.branch();
     while (this.peek() === 0x7c) {
       this.pos++;
+      this.choices = true;
       out += `|${this.branch()}`;
     }
     return out;
@@ -127,6 +137,7 @@ class Translator implements PatternCursor {
       this.skipExpanded();
       if (this.isQuantifierStart()) {
         if (atom.constraint) throw badRegex('quantifier operand invalid');
+        this.choices = true;
         out += atom.text + this.quantifier();
         this.skipExpanded();
         if (this.isQuantifierStart()) throw badRegex('quantifier operand invalid');

@@ -12,7 +12,8 @@ import { dataError } from '../../types/errors.js';
 import { asTopLevel, formatJsonb, isJsonObject, sortedKeys } from '../../types/jsonb.js';
 import { jsonbAsText } from '../../functions/jsonb-ops.js';
 import { compileRegex, regexOptions } from '../../functions/pattern.js';
-import { matchArray, regexMatches, regexpSplit } from '../../functions/fn-regex.js';
+import { eachMatch, matchArray, regexpSplit } from '../../functions/fn-regex.js';
+import { withDeadline } from '../../functions/regex-guard.js';
 
 /**
  * generate_series(start, stop[, step]) over int4 (numbers) or int8 (bigints): rows are produced
@@ -155,7 +156,8 @@ export async function* rowsFromOp(ctx: ExecContext, inputs: readonly AsyncIterab
  * regexp_matches(string, pattern [, flags]): each match as a text[] of its capture groups (a group
  * that took no part is NULL), or of the whole match when the pattern has none; without flag g
  * only the first match. regexp_split_to_table(string, pattern [, flags]): the pieces between
- * matches. A NULL argument gives no rows. The matching is functions/fn-regex.ts's.
+ * matches. A NULL argument gives no rows. The matching is functions/fn-regex.ts's, with the
+ * statement's deadline (a match that may backtrack stops there: functions/regex-guard.ts).
  */
 export async function* regexpSetOp(ctx: ExecContext, fn: 'regexp_matches' | 'regexp_split_to_table', args: readonly Expr[]): AsyncIterable<Batch> {
   const compiled = args.map((e) => compile(e, ctx));
@@ -164,16 +166,21 @@ export async function* regexpSetOp(ctx: ExecContext, fn: 'regexp_matches' | 'reg
   if (values.some((v) => v === null)) return;
   const [text, pattern, flags = ''] = values as string[];
   if (fn === 'regexp_split_to_table') {
-    yield* inBatches(ctx, regexpSplit(text!, pattern!, flags!, fn));
+    yield* inBatches(
+      ctx,
+      withDeadline(ctx.deadlineMs, () => regexpSplit(text!, pattern!, flags!, fn)),
+    );
     return;
   }
   const { cflags, global } = regexOptions(flags!, fn, true);
   const re = compileRegex(pattern!, cflags);
   const rows: QValue[] = [];
-  for (const m of regexMatches(re, text!, 0)) {
-    rows.push(matchArray(m));
-    if (!global) break;
-  }
+  withDeadline(ctx.deadlineMs, () =>
+    eachMatch(re, text!, 0, true, (m) => {
+      rows.push(matchArray(m));
+      return global;
+    }),
+  );
   yield* inBatches(ctx, rows);
 }
 
