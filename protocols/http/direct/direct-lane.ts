@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { rememberedCaller, type AuthGate, type CredentialMemo } from '../../auth/authenticate.js';
-import { secondsUntil } from '../../auth/rate-limit.js';
+import { requestsMaxOf, writeRateLimitHeaders } from '../../auth/rate-limit.js';
 import type { QueryMetrics } from '../../metrics/query-metrics.js';
 import { API_PREFIX } from '../api-prefix.js';
 import { JSON_TYPE, negotiate } from '../content-negotiation.js';
@@ -107,7 +107,7 @@ export function directHandler(routes: DirectRoutes, listener: DirectListener, bo
 
 /** The caller's rate limit would let one more request through now (nothing counted). */
 function withinLimit(gate: AuthGate, caller: CredentialMemo, nowMs: number): boolean {
-  return gate.limiter.peek(caller.bucket, caller.requestsMax ?? gate.rateLimitRequestsMax, nowMs).allowed;
+  return gate.limiter.peek(caller.bucket, requestsMaxOf(gate, caller.requestsMax), nowMs).allowed;
 }
 
 /** Nothing about the request or the listener that only fastify's path handles. */
@@ -187,27 +187,30 @@ function sendAnswer(
   started: number,
 ): boolean {
   const gate = routes.gate;
-  const decision = gate.limiter.hit(caller.bucket, caller.requestsMax ?? gate.rateLimitRequestsMax, nowMs);
+  const decision = gate.limiter.hit(caller.bucket, requestsMaxOf(gate, caller.requestsMax), nowMs);
   if (!decision.allowed) return false;
   // In fastify's order (its onRequest hooks, then the reply's content type, then the onSend hook's Vary).
-  res.writeHead(200, [
+  const head = [
     REQUEST_ID_HEADER,
     requestIdOf(req),
-    'x-ratelimit-limit',
-    String(decision.limit),
-    'x-ratelimit-remaining',
-    String(decision.remaining),
-    'x-ratelimit-reset',
-    String(Math.ceil(decision.resetAtMs / 1000)),
-    'x-ratelimit-reset-after',
-    String(secondsUntil(decision.resetAtMs, nowMs)),
+    // The four X-RateLimit-* headers, written in below (a literal of the whole list: no array grown per answer).
+    '',
+    '',
+    '',
+    '',
+    '',
+    '',
+    '',
+    '',
     'content-type',
     JSON_CONTENT_TYPE,
     'vary',
     'Accept',
     'content-length',
     String(Buffer.byteLength(text)),
-  ]);
+  ];
+  writeRateLimitHeaders(head, 2, decision, nowMs);
+  res.writeHead(200, head);
   res.end(text);
   // Counted as fastify's path counts it (query-routes.ts, countedAsQueries): one query, its time from the request's start.
   routes.metrics?.observe({ database: caller.home.tenant, durationSeconds: (performance.now() - started) / 1000, ok: true });
