@@ -183,7 +183,10 @@ export async function startServer(config: Config, rootLogger: PinoLogger): Promi
   });
   // The point reads answered in front of fastify (protocols/http/direct), counted on /metrics.
   const direct = pointRoutes({ engine, catalog: projections.catalog, limits: config, gate: auth, metrics });
-  metrics.registerDirect(() => direct.answers);
+  metrics.registerDirect(
+    () => direct.answers,
+    () => direct.declines,
+  );
   const { http, https, ops, vector } = createListeners({
     config,
     rootLogger,

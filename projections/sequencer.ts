@@ -8,7 +8,6 @@ import type { CatalogState, TableEntry } from './catalog-state.js';
 import { ID_PREFIX_BYTES, idRange, indexPrefix, KeySpace, pkOfRowKey, rowKey, rowKeys } from './keys.js';
 import { PROJECTION_LIMITS } from './limits.js';
 import { mergedRange, type KeyRange } from './merged-range.js';
-import { PendingOverlay } from './pending-overlay.js';
 import { DeferredRecord } from './deferred-record.js';
 import { rowRecordOps, rowRecordShape, type RowRecordEffects, type RowRecordShape } from './row-ops.js';
 import { RowKeyBounds } from './row-key-bounds.js';
@@ -16,6 +15,7 @@ import type { RecordHandoff } from './record-handoff.js';
 import type { ReadBarrier } from './read-barrier.js';
 import type { StateStore } from './state-store.js';
 import { prefixUpperBound } from '../core/key-encoding.js';
+import { WriteBacklog } from './write-backlog.js';
 
 /**
  * What a writer validates against: the applied state plus every change appended but not yet
@@ -63,7 +63,6 @@ export interface WriteView {
  */
 export type AppendObserver = (lsn: Lsn, keys: () => readonly Uint8Array[] | null) => void;
 
-/** A builder returns the record to append (and its result), or null to append nothing. */
 /**
  * What a writer appends (null: nothing), built against the writer's view. A builder whose outcome is
  * there at once returns it as it is, not in a promise: submit() goes on to the append in the same
@@ -92,10 +91,8 @@ export interface SequencerDeps {
  * A record that changes the catalog resolves only once applied: later writers validate by it.
  */
 export class Sequencer {
-  private readonly overlay = new PendingOverlay();
-  private readonly pendingSequences = new Map<string, { value: bigint; lsn: Lsn }>();
-  /** Sequence values handed out by open transactions, not yet in any record (like PostgreSQL, never given twice). */
-  private readonly reservedSequences = new Map<string, bigint>();
+  /** What is appended and not yet applied (the pending overlay, sequences in flight), and the bound that admits writers (write-backlog.ts). */
+  private readonly backlog: WriteBacklog;
   private readonly observers = new Set<AppendObserver>();
   private readonly rowKeyBounds = new RowKeyBounds();
   /** A builder runs (the write lock is held); the next ones wait in `lockWaiters`, first come first served. */
@@ -108,12 +105,13 @@ export class Sequencer {
 
   constructor(private readonly deps: SequencerDeps) {
     this.nextSequence = deps.nextSequence;
+    this.backlog = new WriteBacklog(deps);
     this.writeView = this.view();
   }
 
   /** Number of row/index keys appended but not yet applied (for tests and metrics). */
   get pendingKeys(): number {
-    return this.overlay.size;
+    return this.backlog.size;
   }
 
   async submit<T>(build: TxnBuilder<T>): Promise<{ lsn: Lsn | null; result: T | null }> {
@@ -126,15 +124,8 @@ export class Sequencer {
     let drain = false;
     try {
       this.assertWritable();
-      // Backpressure: while the log has too much unwritten, writers queue here (bounded memory).
-      if (!this.deps.log.writable) await this.deps.log.whenWritable();
-      // And while the apply is far behind (bulk writers outrun it; found by review: an unrelated read
-      // waited 20 s at the read barrier and the overlay doubled the memory), until it has caught up:
-      // the backlog every read may wait for stays under unappliedKeysMax plus the records still syncing
-      // (bounded by the log's unwritten bytes above). Until everything durable is applied, not everything
-      // appended: a record whose fdatasync failed is never applied, and the writer must then get the
-      // log's failure, not wait for it forever.
-      if (this.overlay.size > PROJECTION_LIMITS.unappliedKeysMax) await this.deps.applied.waitFor(this.deps.log.durableLsn);
+      // Backpressure: while the log has too much unwritten or the apply is far behind, writers queue here (WriteBacklog.untilAdmitted).
+      if (!this.backlog.admits()) await this.backlog.untilAdmitted();
       // A sync builder's throw is still this submit's rejection (inside the try of an async function).
       const building = build(this.writeView);
       const built = building instanceof Promise ? await building : building;
@@ -149,7 +140,7 @@ export class Sequencer {
       // A row-only record's ops take one sequence each (RowRecordEffects.sequences).
       this.nextSequence += shape ? BigInt(record.ops.length) : sequenceSpan(record);
       appended = append;
-      this.trackSequences(shape ? shape.sequences : record.ops, append.lsn);
+      this.backlog.sequencesTaken(shape ? shape.sequences : record.ops, append.lsn);
       if (shape) {
         // A small record's effects are in place already (no promise, no turn): only a deferred one is awaited.
         const deferred = this.appendedRows(append.lsn, record, shape);
@@ -216,7 +207,7 @@ export class Sequencer {
   }
 
   private rowsAppended(lsn: Lsn, record: TxnRecord, effects: RowRecordEffects): void {
-    this.overlay.add(lsn, effects.ops);
+    this.backlog.overlay.add(lsn, effects.ops);
     this.rowKeyBounds.appended(record.ops);
     if (this.observers.size > 0) this.notify(lsn, effects);
   }
@@ -247,7 +238,7 @@ export class Sequencer {
    * writers continue above them. Forgotten at restart, when no transaction is open any more.
    */
   reserveSequence(name: string, value: bigint): void {
-    if (value > (this.reservedSequences.get(name) ?? 0n)) this.reservedSequences.set(name, value);
+    this.backlog.reserveSequence(name, value);
   }
 
   /** Waits until an appended record is durable and applied (submit does the same inline for row records). */
@@ -259,7 +250,7 @@ export class Sequencer {
       this.discard(appended.lsn);
       throw error;
     } finally {
-      this.settled();
+      this.backlog.settled();
     }
   }
 
@@ -273,18 +264,7 @@ export class Sequencer {
    * before waiters wake): it leaves the overlay and the pending sequences, as the store has it now.
    */
   released(applied: Lsn): void {
-    this.overlay.release(applied);
-    // Most inserts touch no sequence: no iterator over an empty map per insert.
-    if (this.pendingSequences.size > 0) {
-      for (const [name, pending] of this.pendingSequences) {
-        if (pending.lsn <= applied) this.pendingSequences.delete(name);
-      }
-    }
-  }
-
-  /** After a wait for a catalog record (either way): released() as far as is applied (a failed projection applies nothing more). */
-  private settled(): void {
-    if (this.deps.applied.failed === null) this.released(this.deps.applied.lsn);
+    this.backlog.released(applied);
   }
 
   private assertWritable(): void {
@@ -292,15 +272,10 @@ export class Sequencer {
     if (this.deps.applied.failed) throw this.deps.applied.failed;
   }
 
-  private trackSequences(ops: readonly TxnOp[], lsn: Lsn): void {
-    for (const op of ops) {
-      if (op.kind === 'sequence') this.pendingSequences.set(op.name, { value: op.lastValue, lsn });
-    }
-  }
-
   private view(): WriteView {
     const { store, catalog } = this.deps;
-    const overlay = this.overlay;
+    const backlog = this.backlog;
+    const overlay = backlog.overlay;
     const view: WriteView = {
       catalog,
       async getRow(tableId, pk) {
@@ -358,11 +333,7 @@ export class Sequencer {
         this.rowKeyBounds.learn(tableId, last);
         return last;
       },
-      sequence: (name) => {
-        const current = this.pendingSequences.get(name)?.value ?? catalog.sequence(name);
-        const reserved = this.reservedSequences.get(name);
-        return current !== undefined && reserved !== undefined && reserved > current ? reserved : current;
-      },
+      sequence: (name) => backlog.sequence(name),
     };
     return view;
   }

@@ -13,14 +13,15 @@ import { explainStatement, explainQuery, type ExplainOptionsInput, type ExplainR
 import { DEFAULT_SQL_LIMITS, LIMITS, READ_TIMEOUT_MS_DEFAULT, type SqlLimits } from './limits.js';
 import { parseSql, type ParsedStatement } from './parse/index.js';
 import { statementEnv, withinTransaction, type ExecuteOptions, type StreamOptions } from './engine-options.js';
-import { readAfterBarrier, readTextAfterBarrier, untilApplied, untilTableApplied } from './barrier-wait.js';
+import { untilApplied } from './barrier-wait.js';
 import { ddlInTransaction, isCdcStatement, refuseInTransaction, refuseWrite, transactionControl } from './statement-guards.js';
 import { executeCdc } from './cdc/statements.js';
 import type { CdcRuntime } from './cdc/runtime.js';
 import { newBindContext, PlanCache, type PreparedQuery } from './prepare.js';
 import { PlainSelectKeys, plainSelectKey } from './plain-select-key.js';
 import { emptyResult, type JsonRow, type QueryResult } from './result.js';
-import { PointReader, type KeyRead, type KeyReadResult } from './point-read.js';
+import type { KeyRead, KeyReadResult } from './point-read.js';
+import { KeyReads } from './key-reads.js';
 import { PointSelects, type RowsFrame } from './fast-point.js';
 import { RowShapes, type AnswerWrap } from './row-shapes.js';
 import { VectorSelects, type VectorSelectEnv } from './fast-vector.js';
@@ -41,8 +42,6 @@ export type { ExecuteOptions, ReadOnlyReason, StreamOptions, TransactionRef } fr
  */
 export class SqlEngine {
   private readonly limits: SqlLimits;
-  /** How long readByKey and readTextByKey may wait at the read barrier (they are given no timeout). */
-  private readonly readTimeoutMs: number;
   private readonly cache: PlanCache;
   private readonly parses: ParseCache;
   /** SELECTs prepared (through the plan cache), collected or streamed (select-runner.ts). */
@@ -73,6 +72,8 @@ export class SqlEngine {
    * index (untilApplied). DML does not wait: it reads through the writer's view, which holds those records.
    */
   private readonly barrier: ReadBarrier;
+  /** The reads that are not statements, behind the same barrier (key-reads.ts): readByKey, readTextByKey, settled. */
+  private readonly keyReads: KeyReads;
 
   constructor(private readonly deps: SqlEngineDeps) {
     this.barrier = deps.projections.readBarrier;
@@ -80,7 +81,8 @@ export class SqlEngine {
     this.points = new PointSelects(deps.projections.store, deps.types, this.shapes);
     this.vectorSelects = new VectorSelects(deps.projections.store, deps.projections.vectors, deps.types);
     this.limits = deps.limits ?? DEFAULT_SQL_LIMITS;
-    this.readTimeoutMs = this.limits.readTimeoutMsDefault ?? READ_TIMEOUT_MS_DEFAULT;
+    // Their routes give them no timeout: a wait at the barrier lasts at most the default read timeout.
+    this.keyReads = new KeyReads(deps.projections.store, deps.types, this.shapes, this.barrier, this.limits.readTimeoutMsDefault ?? READ_TIMEOUT_MS_DEFAULT);
     this.cache = new PlanCache(this.limits.planCacheEntriesMax);
     this.selects = new SelectRunner(deps, this.cache);
     this.parses = new ParseCache(this.limits.planCacheEntriesMax);
@@ -108,10 +110,8 @@ export class SqlEngine {
    * It rejects with QUERY_TIMEOUT past limits.readTimeoutMsDefault, as a SELECT waiting that long would.
    */
   settled(): Promise<void> | undefined {
-    return this.barrier.tablesBehind ? untilTableApplied(this.barrier, null, this.readTimeoutMs) : undefined;
+    return this.keyReads.settled();
   }
-
-  private pointReader: PointReader | null = null;
 
   /**
    * A row by primary key without SQL (point-read.ts): null when there is none, undefined when only
@@ -119,10 +119,7 @@ export class SqlEngine {
    * Behind the read barrier it waits for the apply, at most limits.readTimeoutMsDefault (then QUERY_TIMEOUT).
    */
   readByKey(read: KeyRead): KeyReadResult | Promise<KeyReadResult> {
-    const reader = (this.pointReader ??= new PointReader(this.deps.projections.store, this.deps.types, this.shapes));
-    // Behind for another table's writes only: read at once (the wait is per table).
-    if (this.barrier.tablesBehind && this.barrier.tableBehind(read.table.id)) return readAfterBarrier(this.barrier, reader, read, this.readTimeoutMs);
-    return reader.read(read);
+    return this.keyReads.read(read);
   }
 
   /**
@@ -132,10 +129,7 @@ export class SqlEngine {
    * nor written again.
    */
   readTextByKey(read: KeyRead, toText: (row: JsonRow) => string, wrap?: AnswerWrap): string | null | undefined | Promise<string | null | undefined> {
-    const reader = (this.pointReader ??= new PointReader(this.deps.projections.store, this.deps.types, this.shapes));
-    if (this.barrier.tablesBehind && this.barrier.tableBehind(read.table.id))
-      return readTextAfterBarrier(this.barrier, reader, read, toText, wrap, this.readTimeoutMs);
-    return reader.readText(read, toText, wrap);
+    return this.keyReads.readText(read, toText, wrap);
   }
 
   /**

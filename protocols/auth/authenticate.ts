@@ -4,7 +4,7 @@ import { DEFAULT_TENANT } from '../../core/catalog.js';
 import { SvcError } from '../../core/errors.js';
 import { principalFor, type Authenticator, type Credential } from './credential.js';
 import type { Principal } from './principal.js';
-import { addressBucket, rateLimitExceeded, setRateLimitHeaders, type RateLimitGate } from './rate-limit.js';
+import { addressBucket, credentialBucket, rateLimitExceeded, requestsMaxOf, setRateLimitHeaders, type RateLimitGate } from './rate-limit.js';
 import { guardReadOnly } from './roles.js';
 import { requestTenant } from './tenancy.js';
 
@@ -68,7 +68,7 @@ function memoOf(credential: Credential): CredentialMemo {
   let memo = memos.get(credential);
   if (memo === undefined) {
     memo = {
-      bucket: `${credential.kind}:${credential.subject}`,
+      bucket: credentialBucket(credential),
       requestsMax: credential.rateLimitRequestsMax,
       home: Object.freeze(principalFor(credential, credential.tenant ?? DEFAULT_TENANT)),
       logBindings: Object.freeze({ subject: credential.subject }),
@@ -97,8 +97,8 @@ export function rememberedCaller(gate: AuthGate, headers: IncomingHttpHeaders, n
  */
 function limit(gate: AuthGate, request: FastifyRequest, reply: FastifyReply, credential: Credential | null, nowMs: number): void {
   const bucket = credential === null ? addressBucket(request.ip) : memoOf(credential).bucket;
-  // (The direct path counts as this does: CredentialMemo.requestsMax ?? the gate's.)
-  const decision = gate.limiter.hit(bucket, credential?.rateLimitRequestsMax ?? gate.rateLimitRequestsMax, nowMs);
+  // (The direct path counts the same way: the memo's bucket against requestsMaxOf its requestsMax.)
+  const decision = gate.limiter.hit(bucket, requestsMaxOf(gate, credential?.rateLimitRequestsMax), nowMs);
   setRateLimitHeaders(reply, decision, nowMs);
   if (!decision.allowed) throw rateLimitExceeded(reply, decision, nowMs, gate.rateLimitWindowMs);
 }

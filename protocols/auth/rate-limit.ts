@@ -74,26 +74,63 @@ export interface RateLimitGate {
 /** The counter of requests without a valid credential: one per client address. */
 export const addressBucket = (ip: string): string => `ip:${ip}`;
 
+/**
+ * The counter of a credential's requests: one per kind and subject, on every protocol (/api/v1, the
+ * vector protocol, GraphQL over WebSocket), so a key's requests count together wherever they come in.
+ */
+export const credentialBucket = (credential: { readonly kind: string; readonly subject: string }): string => `${credential.kind}:${credential.subject}`;
+
+/** Requests per window of a caller: its credential's own limit (Credential.rateLimitRequestsMax) when it has one, else the gate's. */
+export const requestsMaxOf = (gate: RateLimitGate, own: number | null | undefined): number => own ?? gate.rateLimitRequestsMax;
+
 /** Whole seconds until the window ends (rounded up, so waiting that long is always enough). */
 export const secondsUntil = (resetAtMs: number, nowMs: number): number => Math.max(0, Math.ceil((resetAtMs - nowMs) / 1000));
 
-/** The X-RateLimit-* headers of a decision (lower case, as node sends them). */
-export function rateLimitHeaders(decision: RateLimitDecision, nowMs: number): Record<string, string> {
-  return {
-    'x-ratelimit-limit': String(decision.limit),
-    'x-ratelimit-remaining': String(decision.remaining),
-    'x-ratelimit-reset': String(Math.ceil(decision.resetAtMs / 1000)),
-    'x-ratelimit-reset-after': String(secondsUntil(decision.resetAtMs, nowMs)),
-  };
+/** Entries writeRateLimitHeaders writes: four headers, each a name and a value. */
+export const RATE_LIMIT_HEADER_ENTRIES = 8;
+
+/**
+ * Writes the X-RateLimit-* headers of a decision into `raw` from index `at` on, as node's raw header
+ * list has them (name, value, name, value, …: RATE_LIMIT_HEADER_ENTRIES entries; names in lower
+ * case, as node sends them). The one place their names, order and values are made: fastify's
+ * replies (setRateLimitHeaders), the answers of bad requests (rateLimitHeaders) and the direct path's
+ * writeHead (protocols/http/direct/direct-lane.ts) all take them from here. It writes into the
+ * caller's array, so a request's answer builds no object for them.
+ */
+export function writeRateLimitHeaders(raw: string[], at: number, decision: RateLimitDecision, nowMs: number): void {
+  raw[at] = 'x-ratelimit-limit';
+  raw[at + 1] = String(decision.limit);
+  raw[at + 2] = 'x-ratelimit-remaining';
+  raw[at + 3] = String(decision.remaining);
+  raw[at + 4] = 'x-ratelimit-reset';
+  raw[at + 5] = String(Math.ceil(decision.resetAtMs / 1000));
+  raw[at + 6] = 'x-ratelimit-reset-after';
+  raw[at + 7] = String(secondsUntil(decision.resetAtMs, nowMs));
 }
+
+/** The X-RateLimit-* headers of a decision as an object (lower case, as node sends them). */
+export function rateLimitHeaders(decision: RateLimitDecision, nowMs: number): Record<string, string> {
+  const raw = new Array<string>(RATE_LIMIT_HEADER_ENTRIES).fill('');
+  writeRateLimitHeaders(raw, 0, decision, nowMs);
+  const headers: Record<string, string> = {};
+  for (let i = 0; i < raw.length; i += 2) headers[raw[i]!] = raw[i + 1]!;
+  return headers;
+}
+
+/**
+ * setRateLimitHeaders' scratch list: written and read in one synchronous call, so one array serves
+ * every request (reply.header copies what it is given).
+ */
+const scratch: string[] = new Array<string>(RATE_LIMIT_HEADER_ENTRIES).fill('');
 
 /** Put the X-RateLimit-* headers on a reply (they stay on an error answered later). */
 export function setRateLimitHeaders(reply: FastifyReply, decision: RateLimitDecision, nowMs: number): void {
-  // The same four headers as rateLimitHeaders(), set one by one: no object built per request.
-  reply.header('x-ratelimit-limit', String(decision.limit));
-  reply.header('x-ratelimit-remaining', String(decision.remaining));
-  reply.header('x-ratelimit-reset', String(Math.ceil(decision.resetAtMs / 1000)));
-  reply.header('x-ratelimit-reset-after', String(secondsUntil(decision.resetAtMs, nowMs)));
+  writeRateLimitHeaders(scratch, 0, decision, nowMs);
+  // Set one by one: no object built per request.
+  reply.header(scratch[0]!, scratch[1]!);
+  reply.header(scratch[2]!, scratch[3]!);
+  reply.header(scratch[4]!, scratch[5]!);
+  reply.header(scratch[6]!, scratch[7]!);
 }
 
 /** The 429 of a refused request, with Retry-After set on the reply (at least 1 s). */

@@ -18,6 +18,12 @@ export const OTHER_DATABASE = '_other';
 /** From a point lookup (1 ms) to the longest sensible synchronous query (5 min). */
 export const QUERY_DURATION_BUCKETS_SECONDS = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300];
 
+/** The direct path's routes and the reasons of its declines (protocols/http/direct/direct-lane.ts), as the metrics label them. */
+const DIRECT_ROUTES = ['row', 'query'] as const;
+const DECLINE_REASONS = ['refused', 'error'] as const;
+type DirectRoute = (typeof DIRECT_ROUTES)[number];
+type DeclineReason = (typeof DECLINE_REASONS)[number];
+
 export interface ServiceMetricsDeps {
   /** Open connections of the API listeners. */
   readonly connections: ConnectionGauge;
@@ -77,8 +83,15 @@ export class ServiceMetrics implements QueryMetrics, MetricsSource {
     return registerWebhookMetrics(this.registry, webhooks, streams);
   }
 
-  /** Adds svc_http_direct_answers_total: the requests the direct path answered, by route (called once by the composition root). */
-  registerDirect(answers: () => Readonly<Record<'row' | 'query', number>>): void {
+  /**
+   * Adds svc_http_direct_answers_total: the requests the direct path answered, by route; and
+   * svc_http_direct_declines_total: those it began and handed to the router because its work threw,
+   * by route and reason (refused: the client's error; error: a fault). Called once by the composition root.
+   */
+  registerDirect(
+    answers: () => Readonly<Record<DirectRoute, number>>,
+    declines: () => Readonly<Record<DirectRoute, Readonly<Record<DeclineReason, number>>>>,
+  ): void {
     new Counter({
       name: 'svc_http_direct_answers_total',
       help: 'Requests answered by the direct path in front of the router (GET of a row by id: row; a point SELECT over POST /query: query)',
@@ -89,6 +102,19 @@ export class ServiceMetrics implements QueryMetrics, MetricsSource {
         this.reset();
         this.inc({ route: 'row' }, now.row);
         this.inc({ route: 'query' }, now.query);
+      },
+    });
+    new Counter({
+      name: 'svc_http_direct_declines_total',
+      help: 'Requests the direct path began and handed to the router because its work threw, by route and reason (refused: an error the router answers 4xx; error: any other throw)',
+      labelNames: ['route', 'reason'],
+      registers: [this.registry],
+      collect(this: Counter<'route' | 'reason'>) {
+        const now = declines();
+        this.reset();
+        for (const route of DIRECT_ROUTES) {
+          for (const reason of DECLINE_REASONS) this.inc({ route, reason }, now[route][reason]);
+        }
       },
     });
   }

@@ -3,7 +3,7 @@ import type { FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify
 import { SvcError } from '../../core/errors.js';
 import type { AuthGate } from '../auth/authenticate.js';
 import { principalFor, type Credential } from '../auth/credential.js';
-import { addressBucket, rateLimitExceeded, setRateLimitHeaders } from '../auth/rate-limit.js';
+import { addressBucket, credentialBucket, rateLimitExceeded, requestsMaxOf, setRateLimitHeaders } from '../auth/rate-limit.js';
 import { requestTenant } from '../auth/tenancy.js';
 
 /** The vector protocol key (SVC_VECTOR_API_KEY): an unbound admin, like the admin key. */
@@ -66,8 +66,8 @@ function admitted(
   nowMs: number,
 ): Error | undefined {
   try {
-    const bucket = credential === null ? addressBucket(request.ip) : `${credential.kind}:${credential.subject}`;
-    const decision = gate.limiter.hit(bucket, credential?.rateLimitRequestsMax ?? gate.rateLimitRequestsMax, nowMs);
+    const bucket = credential === null ? addressBucket(request.ip) : credentialBucket(credential);
+    const decision = gate.limiter.hit(bucket, requestsMaxOf(gate, credential?.rateLimitRequestsMax), nowMs);
     setRateLimitHeaders(reply, decision, nowMs);
     if (!decision.allowed) throw rateLimitExceeded(reply, decision, nowMs, gate.rateLimitWindowMs);
     if (credential === null)

@@ -51,6 +51,19 @@ async function directAnswers(server: TestServer): Promise<{ row: number; query: 
   return { row: count('row'), query: count('query') };
 }
 
+type Declines = Record<'row' | 'query', Record<'refused' | 'error', number>>;
+
+/** svc_http_direct_declines_total by route and reason (NaN where a series is missing). */
+async function directDeclines(server: TestServer): Promise<Declines> {
+  const text = await (await fetch(`${server.baseUrl}/api/v1/metrics`, { headers: bearer(TEST_API_KEY) })).text();
+  const count = (route: string, reason: string): number =>
+    Number(new RegExp(`^svc_http_direct_declines_total\\{route="${route}",reason="${reason}"\\} (\\d+)$`, 'm').exec(text)?.[1] ?? NaN);
+  return {
+    row: { refused: count('row', 'refused'), error: count('row', 'error') },
+    query: { refused: count('query', 'refused'), error: count('query', 'error') },
+  };
+}
+
 /** A POST /query's request head (Content-Length of `payload`), `extra` header lines before Authorization. */
 const queryHead = (payload: string, extra = ''): string =>
   `POST /api/v1/query HTTP/1.1\r\nHost: x\r\n${extra}Authorization: Bearer ${TEST_API_KEY}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(payload)}\r\n\r\n`;
@@ -416,6 +429,31 @@ describe('the direct path of the point reads', () => {
     });
     expect(text.startsWith('HTTP/1.1 200')).toBe(true);
     expect(text.endsWith('{"success":true,"data":[{"v":1}]}')).toBe(true);
+  });
+
+  it("counts what it hands over because its work threw: refused for the client's error, error (none here) for a fault", async () => {
+    await sql('CREATE TABLE nopk (v INT)');
+    await sql('INSERT INTO nopk VALUES (1)');
+    const wrongType = JSON.stringify({ sql: 'SELECT * FROM kinds WHERE id = $1', params: ['x'] });
+    // Planned first (fastify's path), so the direct path takes the statement and its binding throws.
+    await send(server, 'POST', '/api/v1/query', json(), JSON.stringify({ sql: 'SELECT * FROM kinds WHERE id = $1', params: [1] }));
+    const before = await directDeclines(server);
+    const SENT = 3;
+    for (let i = 0; i < SENT; i++) {
+      // A row id of a table without a primary key: the direct path's id parse throws INVALID_QUERY, fastify answers it.
+      const row = await send(server, 'GET', '/api/v1/tables/nopk/rows/1', bearer(TEST_API_KEY));
+      expect([row.status, JSON.parse(row.body.toString()).error.details.reason]).toEqual([400, 'no_primary_key']);
+      const query = await send(server, 'POST', '/api/v1/query', json(), wrongType);
+      expect([query.status, JSON.parse(query.body.toString()).error.details.sqlstate]).toEqual([422, '22P02']);
+    }
+    const after = await directDeclines(server);
+    // Each, but for a request that comes when the key file is due to be read again (fastify's hook takes it: see the first test).
+    for (const route of ['row', 'query'] as const) {
+      expect(after[route].refused - before[route].refused, route).toBeGreaterThanOrEqual(SENT - 1);
+      expect(after[route].refused - before[route].refused, route).toBeLessThanOrEqual(SENT);
+    }
+    // No request of the tests above made the direct path throw anything but the route's own 4xx error.
+    expect({ row: after.row.error, query: after.query.error }).toEqual({ row: 0, query: 0 });
   });
 });
 

@@ -1,7 +1,6 @@
 import http from 'node:http';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { agentOk, busyWriters } from '../helpers/api-calls.js';
-import { startTestServer, type TestServer } from '../helpers/sql-server.js';
+import { describe, expect, it } from 'vitest';
+import { busyServer } from '../helpers/busy-server.js';
 
 /**
  * A row write is answered once its record is durable, before the projections apply it
@@ -13,13 +12,14 @@ import { startTestServer, type TestServer } from '../helpers/sql-server.js';
  * from the scan cache, counts, GraphQL, collections, vector search from the hnsw projection).
  */
 describe('a write acknowledged, then read at once from another connection, by every read route', () => {
-  let server: TestServer;
-  const writer = new http.Agent({ keepAlive: true, maxSockets: 1 });
-  const reader = new http.Agent({ keepAlive: true, maxSockets: 1 });
-  const noise = new http.Agent({ keepAlive: true, maxSockets: 16 });
-  let stopWriters: () => Promise<void> = async () => undefined;
-
-  const ok = (agent: http.Agent, method: string, path: string, body?: unknown): Promise<any> => agentOk(server, agent, method, path, body);
+  // Sixteen clients inserting all along (busyServer): the write that is checked shares group commits and applies with theirs.
+  const { writer, reader, ok } = busyServer({
+    setup: [
+      'CREATE TABLE acked (id INT PRIMARY KEY, v INT NOT NULL)',
+      'CREATE TABLE vecs (id INT PRIMARY KEY, emb VECTOR(3))',
+      'CREATE INDEX vecs_hnsw ON vecs USING hnsw (emb vector_l2_ops) WITH (m = 8, ef_construction = 32)',
+    ],
+  });
   const sql = async (agent: http.Agent, text: string, params: unknown[] = []): Promise<any[]> =>
     (await ok(agent, 'POST', '/api/v1/query', { sql: text, params })).data as any[];
   const graphql = async (agent: http.Agent, query: string, variables: Record<string, unknown>): Promise<any> => {
@@ -27,23 +27,6 @@ describe('a write acknowledged, then read at once from another connection, by ev
     if (body.errors) throw new Error(JSON.stringify(body.errors));
     return body.data;
   };
-
-  beforeAll(async () => {
-    server = await startTestServer();
-    await sql(writer, 'CREATE TABLE acked (id INT PRIMARY KEY, v INT NOT NULL)');
-    await sql(writer, 'CREATE TABLE busy (id INT PRIMARY KEY, v INT NOT NULL)');
-    await sql(writer, 'CREATE TABLE vecs (id INT PRIMARY KEY, emb VECTOR(3))');
-    await sql(writer, 'CREATE INDEX vecs_hnsw ON vecs USING hnsw (emb vector_l2_ops) WITH (m = 8, ef_construction = 32)');
-    // Sixteen clients inserting all along: the write that is checked shares group commits and applies with theirs.
-    stopWriters = busyWriters(server, noise, 'busy', 16);
-  });
-  afterAll(async () => {
-    await stopWriters();
-    writer.destroy();
-    reader.destroy();
-    noise.destroy();
-    await server?.close();
-  });
 
   const ROUNDS = 120;
   /** A cached row's update is missed only while its record is not even being applied yet: more rounds. */

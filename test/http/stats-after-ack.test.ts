@@ -1,7 +1,5 @@
-import http from 'node:http';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { agentCall, agentOk, busyWriters } from '../helpers/api-calls.js';
-import { startTestServer, type TestServer } from '../helpers/sql-server.js';
+import { describe, expect, it } from 'vitest';
+import { busyServer } from '../helpers/busy-server.js';
 
 /**
  * A row write is answered once durable, before the tables projection applies it and updates the
@@ -14,30 +12,11 @@ import { startTestServer, type TestServer } from '../helpers/sql-server.js';
  * awaited by those routes, total_count trails the rows in `data` by one in some rounds.
  */
 describe('row counts from the catalog, read at once after an acknowledged write', () => {
-  let server: TestServer;
-  const writer = new http.Agent({ keepAlive: true, maxSockets: 1 });
-  const reader = new http.Agent({ keepAlive: true, maxSockets: 1 });
-  const noise = new http.Agent({ keepAlive: true, maxSockets: 16 });
-  let stopWriters: () => Promise<void> = async () => undefined;
   const CAP = 4;
-
-  const request = (agent: http.Agent, method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> =>
-    agentCall(server, agent, method, path, body);
-  const ok = (agent: http.Agent, method: string, path: string, body?: unknown): Promise<any> => agentOk(server, agent, method, path, body);
-
-  beforeAll(async () => {
-    server = await startTestServer({ env: { SVC_VECTOR_MAX_VECTORS: String(CAP) } });
-    await ok(writer, 'POST', '/api/v1/query', { sql: 'CREATE TABLE counted (id INT PRIMARY KEY, v INT NOT NULL)' });
-    await ok(writer, 'POST', '/api/v1/query', { sql: 'CREATE TABLE busy (id INT PRIMARY KEY, v INT NOT NULL)' });
-    // Sixteen clients inserting all along (into another table, so that `counted` holds exactly the rows acknowledged here).
-    stopWriters = busyWriters(server, noise, 'busy', 16);
-  });
-  afterAll(async () => {
-    await stopWriters();
-    writer.destroy();
-    reader.destroy();
-    noise.destroy();
-    await server?.close();
+  // Sixteen clients inserting all along (busyServer), into another table, so that `counted` holds exactly the rows acknowledged here.
+  const { writer, reader, request, ok } = busyServer({
+    env: { SVC_VECTOR_MAX_VECTORS: String(CAP) },
+    setup: ['CREATE TABLE counted (id INT PRIMARY KEY, v INT NOT NULL)'],
   });
 
   const ROUNDS = 300;

@@ -3,7 +3,7 @@
  * RATE_LIMIT_EXCEEDED with details and Retry-After, per-key limits, and the memory bound.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FixedWindowRateLimiter } from '../../protocols/auth/rate-limit.js';
+import { FixedWindowRateLimiter, rateLimitHeaders, RATE_LIMIT_HEADER_ENTRIES, requestsMaxOf, writeRateLimitHeaders } from '../../protocols/auth/rate-limit.js';
 import { api, bearer, newKey, query, untilStatus } from '../helpers/auth.js';
 import { startTestServer, TEST_API_KEY, type TestServer } from '../helpers/sql-server.js';
 
@@ -166,5 +166,35 @@ describe('FixedWindowRateLimiter', () => {
     expect(limiter.size).toBe(100);
     limiter.hit('late', 5, 11_000);
     expect(limiter.size).toBe(1);
+  });
+});
+
+describe('the X-RateLimit-* headers of a decision', () => {
+  it('are made in one place: the same names, order and values as a raw header list and as an object', () => {
+    // The window ends at 6.001 s: reset is its whole second rounded up, reset-after the seconds to wait (never 0 too early, never negative).
+    const decision = { allowed: true, limit: 5, remaining: 2, resetAtMs: 6_001 };
+    const raw = ['before', 'b', ...new Array<string>(RATE_LIMIT_HEADER_ENTRIES).fill(''), 'after', 'a'];
+    writeRateLimitHeaders(raw, 2, decision, 5_000);
+    expect(raw).toEqual([
+      'before',
+      'b',
+      'x-ratelimit-limit',
+      '5',
+      'x-ratelimit-remaining',
+      '2',
+      'x-ratelimit-reset',
+      '7',
+      'x-ratelimit-reset-after',
+      '2',
+      'after',
+      'a',
+    ]);
+    expect(Object.entries(rateLimitHeaders(decision, 5_000)).flat()).toEqual(raw.slice(2, 2 + RATE_LIMIT_HEADER_ENTRIES));
+    expect(rateLimitHeaders(decision, 9_000)['x-ratelimit-reset-after']).toBe('0');
+  });
+
+  it("count against a credential's own limit, else the gate's", () => {
+    const gate = { limiter: new FixedWindowRateLimiter({ windowMs: 1000, countersMax: 10 }), rateLimitRequestsMax: 100, rateLimitWindowMs: 1000 };
+    expect([requestsMaxOf(gate, 3), requestsMaxOf(gate, null), requestsMaxOf(gate, undefined)]).toEqual([3, 100, 100]);
   });
 });

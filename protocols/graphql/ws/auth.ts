@@ -10,7 +10,7 @@ import { SvcError } from '../../../core/errors.js';
 import type { AuthGate } from '../../auth/authenticate.js';
 import { principalFor } from '../../auth/credential.js';
 import type { Principal } from '../../auth/principal.js';
-import { addressBucket } from '../../auth/rate-limit.js';
+import { addressBucket, credentialBucket, requestsMaxOf } from '../../auth/rate-limit.js';
 import { requestTenant, TENANT_HEADER } from '../../auth/tenancy.js';
 
 /** What a connection presented. */
@@ -62,7 +62,7 @@ export async function authenticateWs(gate: AuthGate, credentials: ConnectionCred
     hit(gate, addressBucket(credentials.ip), gate.rateLimitRequestsMax, nowMs);
     throw error;
   }
-  hit(gate, `${credential.kind}:${credential.subject}`, credential.rateLimitRequestsMax ?? gate.rateLimitRequestsMax, nowMs);
+  hit(gate, credentialBucket(credential), requestsMaxOf(gate, credential.rateLimitRequestsMax), nowMs);
   // requestTenant reads only the request's headers: the tenant rule of every /api/v1 request.
   const headers = credentials.tenant === undefined ? {} : { [TENANT_HEADER]: credentials.tenant };
   const tenant = requestTenant({ headers } as unknown as FastifyRequest, credential);

@@ -1,8 +1,10 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
+import { isSvcError } from '../../../core/errors.js';
 import { rememberedCaller, type AuthGate, type CredentialMemo } from '../../auth/authenticate.js';
-import { secondsUntil } from '../../auth/rate-limit.js';
+import { requestsMaxOf, writeRateLimitHeaders } from '../../auth/rate-limit.js';
 import type { QueryMetrics } from '../../metrics/query-metrics.js';
+import { httpStatusOf } from '../../errors.js';
 import { API_PREFIX } from '../api-prefix.js';
 import { JSON_TYPE, negotiate } from '../content-negotiation.js';
 import { requestIdOf, REQUEST_ID_HEADER } from '../request-id.js';
@@ -22,7 +24,8 @@ import { cannotPoison, keepBody } from './kept-body.js';
  * read, no wait at the read barrier). Everything else — and anything that throws — is handed to
  * fastify untouched, which answers it as before (errors, 404s, 429s, metadata, other tenants, debug
  * logging, a closing server, a connection past the limit). A POST body the direct path has read is
- * handed over with the request (kept-body.ts), so fastify parses the same bytes.
+ * handed over with the request (kept-body.ts), so fastify parses the same bytes. A throw is counted
+ * (DirectDeclines): fastify's answer hides it, and a fault of the direct path alone would show nowhere else.
  */
 
 /** Requests the direct path answered since start, by route (the ops port's svc_http_direct_answers_total). */
@@ -31,11 +34,26 @@ export class DirectAnswers {
   query = 0;
 }
 
+/** How a throw of the direct path's work is counted: the client's error (fastify answers it 4xx), or a fault. */
+export interface DeclineCounts {
+  /** Anything else: an error fastify's path answers 5xx, or not an SvcError at all (a bug, if only the direct path throws it). */
+  error: number;
+  /** An SvcError fastify's path answers with a 4xx status (the client's input: an id of a table without a primary key, a parameter of the wrong type). */
+  refused: number;
+}
+
+/** Requests the direct path began and handed to fastify because its work threw, by route (the ops port's svc_http_direct_declines_total). */
+export class DirectDeclines {
+  readonly row: DeclineCounts = { error: 0, refused: 0 };
+  readonly query: DeclineCounts = { error: 0, refused: 0 };
+}
+
 /** What the direct path answers; each returns the whole answer's JSON text, or undefined: fastify answers. */
 export interface DirectRoutes {
   readonly gate: AuthGate;
   readonly metrics?: QueryMetrics;
   readonly answers: DirectAnswers;
+  readonly declines: DirectDeclines;
   /** GET of one row by its URL (no query string), in `tenant`. */
   readonly row: (tenant: string, url: string) => string | undefined;
   /** POST /query with its JSON body parsed (an object), for `caller`. */
@@ -80,7 +98,7 @@ export function directHandler(routes: DirectRoutes, listener: DirectListener, bo
     if (caller === undefined || !withinLimit(routes.gate, caller, nowMs)) return handler(req, res);
     if (row) {
       const started = performance.now();
-      const text = attempt(() => routes.row(caller.home.tenant, url));
+      const text = attempt(() => routes.row(caller.home.tenant, url), routes.declines.row);
       if (text === undefined || !sendAnswer(routes, 'row', caller, req, res, text, nowMs, started)) return handler(req, res);
       return listener.afterAnswer();
     }
@@ -96,7 +114,7 @@ export function directHandler(routes: DirectRoutes, listener: DirectListener, bo
       // Timed from the body's end, as the route (after fastify has read the body) times a statement.
       const started = performance.now();
       const parsed = body.length === length ? parseObject(body) : undefined;
-      const text = parsed === undefined ? undefined : attempt(() => routes.query(caller, parsed.value));
+      const text = parsed === undefined ? undefined : attempt(() => routes.query(caller, parsed.value), routes.declines.query);
       if (text !== undefined && sendAnswer(routes, 'query', caller, req, res, text, Date.now(), started)) return listener.afterAnswer();
       // fastify parses the same bytes (and, where the text is the one parsed here, takes the object made of it).
       keepBody(req, body, parsed);
@@ -107,7 +125,7 @@ export function directHandler(routes: DirectRoutes, listener: DirectListener, bo
 
 /** The caller's rate limit would let one more request through now (nothing counted). */
 function withinLimit(gate: AuthGate, caller: CredentialMemo, nowMs: number): boolean {
-  return gate.limiter.peek(caller.bucket, caller.requestsMax ?? gate.rateLimitRequestsMax, nowMs).allowed;
+  return gate.limiter.peek(caller.bucket, requestsMaxOf(gate, caller.requestsMax), nowMs).allowed;
 }
 
 /** Nothing about the request or the listener that only fastify's path handles. */
@@ -162,11 +180,16 @@ function parseObject(body: Buffer): { text: string; value: Record<string, unknow
   return typeof value === 'object' && value !== null && !Array.isArray(value) ? { text, value: value as Record<string, unknown> } : undefined;
 }
 
-/** `work`'s answer; undefined when it throws (fastify's path runs it again and answers the error in the envelope). */
-function attempt(work: () => string | undefined): string | undefined {
+/**
+ * `work`'s answer; undefined when it throws (fastify's path runs it again and answers the error in
+ * the envelope), the throw counted in `declines` by what fastify's path will answer.
+ */
+function attempt(work: () => string | undefined, declines: DeclineCounts): string | undefined {
   try {
     return work();
-  } catch {
+  } catch (error) {
+    if (isSvcError(error) && httpStatusOf(error.code) < 500) declines.refused += 1;
+    else declines.error += 1;
     return undefined;
   }
 }
@@ -187,27 +210,30 @@ function sendAnswer(
   started: number,
 ): boolean {
   const gate = routes.gate;
-  const decision = gate.limiter.hit(caller.bucket, caller.requestsMax ?? gate.rateLimitRequestsMax, nowMs);
+  const decision = gate.limiter.hit(caller.bucket, requestsMaxOf(gate, caller.requestsMax), nowMs);
   if (!decision.allowed) return false;
   // In fastify's order (its onRequest hooks, then the reply's content type, then the onSend hook's Vary).
-  res.writeHead(200, [
+  const head = [
     REQUEST_ID_HEADER,
     requestIdOf(req),
-    'x-ratelimit-limit',
-    String(decision.limit),
-    'x-ratelimit-remaining',
-    String(decision.remaining),
-    'x-ratelimit-reset',
-    String(Math.ceil(decision.resetAtMs / 1000)),
-    'x-ratelimit-reset-after',
-    String(secondsUntil(decision.resetAtMs, nowMs)),
+    // The four X-RateLimit-* headers, written in below (a literal of the whole list: no array grown per answer).
+    '',
+    '',
+    '',
+    '',
+    '',
+    '',
+    '',
+    '',
     'content-type',
     JSON_CONTENT_TYPE,
     'vary',
     'Accept',
     'content-length',
     String(Buffer.byteLength(text)),
-  ]);
+  ];
+  writeRateLimitHeaders(head, 2, decision, nowMs);
+  res.writeHead(200, head);
   res.end(text);
   // Counted as fastify's path counts it (query-routes.ts, countedAsQueries): one query, its time from the request's start.
   routes.metrics?.observe({ database: caller.home.tenant, durationSeconds: (performance.now() - started) / 1000, ok: true });

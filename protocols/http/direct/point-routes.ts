@@ -6,7 +6,7 @@ import { directQuery } from '../query/query-direct.js';
 import type { QueryRouteLimits } from '../query/sql-body-schema.js';
 import { directRow } from '../rows/row-direct.js';
 import type { RowRouteLimits } from '../rows/rows-routes.js';
-import { DirectAnswers, ROW_PREFIX, type DirectRoutes } from './direct-lane.js';
+import { DirectAnswers, DirectDeclines, ROW_PREFIX, type DirectRoutes } from './direct-lane.js';
 
 export interface PointRouteDeps {
   readonly engine: SqlEngine;
@@ -23,6 +23,7 @@ export function pointRoutes(deps: PointRouteDeps): DirectRoutes {
   return {
     gate: deps.gate,
     answers: new DirectAnswers(),
+    declines: new DirectDeclines(),
     ...(deps.metrics ? { metrics: deps.metrics } : {}),
     row: directRow({ engine, catalog, limits }, ROW_PREFIX),
     query: directQuery(engine, limits),
