@@ -13,7 +13,7 @@
  *   insert_sql    POST /query INSERT ... VALUES ($1, $2, $3), 50    vs pg (+p99), vs JSON POST
  *   bulk_insert   BENCH_BULK_REQUESTS (20) x 10,000 rows, one request at a time: rows/s vs pg (unnest arrays);
  *                 bodies made before the clock, after BENCH_BULK_WARMUP (2) requests not measured
- *   values_1000   BENCH_VALUES_STATEMENTS (20) INSERTs of 1,000-row VALUES over POST /query vs PGlite in process,
+ *   values_1000   BENCH_VALUES_STATEMENTS (200) INSERTs of 1,000-row VALUES over POST /query vs PGlite in process,
  *                 after BENCH_VALUES_WARMUP (2) statements not measured (on both)
  *   mixed         32 connections, one autocannon whose setupRequest picks at random: ⅓ insert into s,
  *                 ⅓ GET s by id, ⅓ SELECT count(*), max(n) FROM s WHERE n > $1    vs pg on the same mix

@@ -29,7 +29,11 @@ const MIXED_CONNECTIONS = 32;
 const BULK_ROWS = 10_000;
 const BULK_REQUESTS = Number(process.env.BENCH_BULK_REQUESTS ?? 20);
 const VALUES_ROWS = 1000;
-const VALUES_STATEMENTS = Number(process.env.BENCH_VALUES_STATEMENTS ?? 20);
+/**
+ * 200: at ~150,000-230,000 rows/s twenty statements were ~0.1 s of work, and one scavenge more or
+ * less on either side moved the ratio from 1.0x to 1.8x between runs; two hundred give ~1 s.
+ */
+const VALUES_STATEMENTS = Number(process.env.BENCH_VALUES_STATEMENTS ?? 200);
 /**
  * Requests (statements) of the same shape sent before the measured ones, on every side alike and
  * not measured, as the load cases' BENCH_WARMUP_S: the first 10,000-row request of a server compiles
