@@ -88,6 +88,20 @@ export function serve(
   });
 }
 
+/**
+ * SIGTERM, then SIGKILL if the server has not exited after `graceMs`: a server stuck in a long
+ * synchronous piece of work (a regex match) never gets to its SIGTERM handler.
+ */
+export async function stopEvenIfStuck(serving: Serving, graceMs = 5000): Promise<Finished> {
+  serving.child.kill('SIGTERM');
+  const stuck = setTimeout(() => serving.child.kill('SIGKILL'), graceMs);
+  try {
+    return await serving.exited;
+  } finally {
+    clearTimeout(stuck);
+  }
+}
+
 /** A port that was free a moment ago (the ops port cannot be 0: 0 turns it off). */
 export async function freePort(): Promise<number> {
   const probe = createServer();

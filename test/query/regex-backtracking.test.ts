@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { serve, type Serving } from '../helpers/cli.js';
+import { serve, stopEvenIfStuck, type Serving } from '../helpers/cli.js';
 import { tempDir } from '../helpers/stack.js';
 
 const KEY = 'regex-backtracking-key';
@@ -49,11 +49,8 @@ describe('regexes and LIKE cannot stall the server', () => {
     server = await serve(['--host', '127.0.0.1', '--port', '0', '--ops-port', '0', '--data', dir.dir, '--api-key', KEY]);
   }, 60_000);
   afterAll(async () => {
-    server.child.kill('SIGTERM');
     // A server stuck in a match never gets to its SIGTERM handler: do not leave it spinning.
-    const stuck = setTimeout(() => server.child.kill('SIGKILL'), 5000);
-    await server.exited;
-    clearTimeout(stuck);
+    await stopEvenIfStuck(server);
     await remove();
   }, 20_000);
 

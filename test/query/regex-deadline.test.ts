@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { serve, type Serving } from '../helpers/cli.js';
+import { serve, stopEvenIfStuck, type Serving } from '../helpers/cli.js';
 import { tempDir } from '../helpers/stack.js';
 
 const KEY = 'regex-deadline-key';
@@ -63,11 +63,8 @@ describe('a regex that backtracks stops at its statement deadline', () => {
     expect(filled.status).toBe(200);
   }, 60_000);
   afterAll(async () => {
-    server.child.kill('SIGTERM');
     // A server stuck in a match never gets to its SIGTERM handler: do not leave it spinning.
-    const stuck = setTimeout(() => server.child.kill('SIGKILL'), 5000);
-    await server.exited;
-    clearTimeout(stuck);
+    await stopEvenIfStuck(server);
     await remove();
   }, 20_000);
 
