@@ -105,6 +105,15 @@ class CompiledRegex {
     return this.any ?? this.v;
   }
 
+  /**
+   * Whether `form` (forText's RegExp for a text) is the v form, which V8 never moves to its linear
+   * engine, of a pattern that is not `bounded`: its match may backtrack without end and runs guarded
+   * (regex-guard.ts). Every UTF-16 form kept is one that engine takes.
+   */
+  mayBacktrack(form: RegExp): boolean {
+    return form === this.v && !this.bounded;
+  }
+
   private form(limit: number): RegExp | null {
     return linearForm(translateRegexUtf16(this.pattern, this.cflags, limit));
   }
@@ -126,14 +135,9 @@ function linearForm(t: TranslatedRegex | null): RegExp | null {
   return new RegExp(t.source, t.flags);
 }
 
-/**
- * Whether `form`, regexFor's RegExp for `compiled` and a text, is the v form (compileRegex's own
- * RegExp), which V8 never moves to its linear engine, of a pattern that is not `bounded`: its
- * match may backtrack without end and runs guarded (regex-guard.ts). Every UTF-16 form it keeps
- * is one that engine takes.
- */
+/** CompiledRegex.mayBacktrack for compileRegex's RegExp `compiled` and `form`, regexFor's RegExp for it and a text. */
 export function mayBacktrack(compiled: RegExp, form: RegExp): boolean {
-  return form === compiled && COMPILED.get(compiled)?.bounded !== true;
+  return COMPILED.get(compiled)?.mayBacktrack(form) ?? form === compiled;
 }
 
 /** compileRegex's RegExp to its CompiledRegex, for regexFor. */
@@ -320,6 +324,5 @@ export function regexMatch(text: string, pattern: string, caseInsensitive: boole
   const compiled = compiledRegex(pattern, caseInsensitive ? RE_ICASE : 0, false);
   const re = compiled.forText(text);
   re.lastIndex = 0;
-  if (re !== compiled.v || compiled.bounded) return re.test(text);
-  return guarded(() => re.test(text));
+  return compiled.mayBacktrack(re) ? guarded(() => re.test(text)) : re.test(text);
 }
