@@ -93,9 +93,10 @@ export function rememberedCaller(gate: AuthGate, headers: IncomingHttpHeaders, n
 
 /**
  * Count the request against its credential's limit (or its client address when it has no valid
- * credential) and put the X-RateLimit-* headers on the reply, so every answer carries them.
+ * credential) and put the X-RateLimit-* headers on the reply, so every answer carries them; throws
+ * the 429 past the limit. /api/v1's hook and the vector protocol's (protocols/pinecone/auth.ts) count alike.
  */
-function limit(gate: AuthGate, request: FastifyRequest, reply: FastifyReply, credential: Credential | null, nowMs: number): void {
+export function limit(gate: AuthGate, request: FastifyRequest, reply: FastifyReply, credential: Credential | null, nowMs: number): void {
   const bucket = credential === null ? addressBucket(request.ip) : memoOf(credential).bucket;
   // (The direct path counts the same way: the memo's bucket against requestsMaxOf its requestsMax.)
   const decision = gate.limiter.hit(bucket, requestsMaxOf(gate, credential?.rateLimitRequestsMax), nowMs);

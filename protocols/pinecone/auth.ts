@@ -1,9 +1,8 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify';
 import { SvcError } from '../../core/errors.js';
-import type { AuthGate } from '../auth/authenticate.js';
+import { limit, type AuthGate } from '../auth/authenticate.js';
 import { principalFor, type Credential } from '../auth/credential.js';
-import { addressBucket, credentialBucket, rateLimitExceeded, requestsMaxOf, setRateLimitHeaders } from '../auth/rate-limit.js';
 import { requestTenant } from '../auth/tenancy.js';
 
 /** The vector protocol key (SVC_VECTOR_API_KEY): an unbound admin, like the admin key. */
@@ -66,10 +65,7 @@ function admitted(
   nowMs: number,
 ): Error | undefined {
   try {
-    const bucket = credential === null ? addressBucket(request.ip) : credentialBucket(credential);
-    const decision = gate.limiter.hit(bucket, requestsMaxOf(gate, credential?.rateLimitRequestsMax), nowMs);
-    setRateLimitHeaders(reply, decision, nowMs);
-    if (!decision.allowed) throw rateLimitExceeded(reply, decision, nowMs, gate.rateLimitWindowMs);
+    limit(gate, request, reply, credential, nowMs);
     if (credential === null)
       throw failure !== null ? failure.error : new SvcError('AUTHENTICATION_REQUIRED', 'authentication required: send Api-Key: <key>', {});
     // As on /api/v1: add the caller to the request's own logger rather than nest a child per request.
