@@ -100,8 +100,7 @@ export class ServiceMetrics implements QueryMetrics, MetricsSource {
       collect(this: Counter<'route'>) {
         const now = answers();
         this.reset();
-        this.inc({ route: 'row' }, now.row);
-        this.inc({ route: 'query' }, now.query);
+        for (const route of DIRECT_ROUTES) this.inc({ route }, now[route]);
       },
     });
     new Counter({
